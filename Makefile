@@ -1,0 +1,40 @@
+# The whole set-up on a fresh machine is `make test` and `make run`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: test lint typecheck pytest run generate check-generated bench clean
+
+$(STAMP): pyproject.toml clients/python/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e clients/python -e '.[dev]'
+	touch $(STAMP)
+
+test: $(STAMP) lint typecheck check-generated pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check service tests bench
+	$(VENV)/bin/ruff format --check service tests bench
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+pytest: $(STAMP)
+	$(PY) -m pytest -q
+
+run: $(STAMP)
+	$(PY) -m scopa.server
+
+generate: $(STAMP)
+	$(PY) tools/generate.py
+
+check-generated: $(STAMP)
+	$(PY) tools/generate.py --check
+
+bench: $(STAMP)
+	$(PY) bench/engine.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
