@@ -1,0 +1,84 @@
+"""Domain errors of the rules engine, each with a stable machine-readable reason."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+__all__ = [
+    "CaptureChoiceRequired",
+    "CaptureNotLegal",
+    "CardNotInHand",
+    "GameOver",
+    "InvalidDeck",
+    "InvalidOption",
+    "InvalidSeat",
+    "InvalidState",
+    "NotYourTurn",
+    "RulesError",
+]
+
+
+class RulesError(Exception):
+    """A move or request the rules do not allow. The state it was tried on is unchanged."""
+
+    reason: ClassVar[str] = "RULES_ERROR"
+    """Stable upper-case reason, used as google.rpc.ErrorInfo.reason by the service."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class NotYourTurn(RulesError):
+    """The seat tried to play out of turn."""
+
+    reason = "NOT_YOUR_TURN"
+
+
+class CardNotInHand(RulesError):
+    """The played card is not in the seat's hand."""
+
+    reason = "CARD_NOT_IN_HAND"
+
+
+class CaptureNotLegal(RulesError):
+    """The named capture is not one of the legal captures for the card."""
+
+    reason = "CAPTURE_NOT_LEGAL"
+
+
+class CaptureChoiceRequired(RulesError):
+    """The card has several legal captures and the move did not name one."""
+
+    reason = "CAPTURE_CHOICE_REQUIRED"
+
+
+class GameOver(RulesError):
+    """The game is over; no more moves."""
+
+    reason = "GAME_OVER"
+
+
+class InvalidSeat(RulesError):
+    """No such seat in this game."""
+
+    reason = "INVALID_SEAT"
+
+
+class InvalidOption(RulesError):
+    """An unknown preset or option, or an option value out of range."""
+
+    reason = "INVALID_OPTION"
+
+
+class InvalidDeck(RulesError):
+    """A stacked deck that is not a permutation of the 40 cards."""
+
+    reason = "INVALID_DECK"
+
+
+class InvalidState(RulesError):
+    """Serialised state that cannot be read (corrupt, or an unknown format version)."""
+
+    reason = "INVALID_STATE"

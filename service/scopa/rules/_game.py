@@ -1,0 +1,605 @@
+"""The match: state, dealing, legal moves, applying a move, and match flow.
+
+Everything here is pure. A match is created from a ruleset and either an RNG or stacked decks
+(RULINGS.md: index 0 is the top; hands are dealt one card at a time round-robin from the
+leading seat, then the table cards). :func:`apply_move` returns a new state and the events it
+caused and never changes its input; an illegal move raises a :class:`RulesError` subclass.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import insort
+from enum import StrEnum
+from typing import NamedTuple
+
+from ._capture import capture_options, table_key
+from ._cards import ALL_CARDS, DECK_SIZE, Card, rank_of, suit_of
+from ._errors import (
+    CaptureChoiceRequired,
+    CaptureNotLegal,
+    CardNotInHand,
+    GameOver,
+    InvalidDeck,
+    InvalidSeat,
+    NotYourTurn,
+)
+from ._options import AcesOnTable, Options, Ruleset
+from ._scoring import HandScore, SideTally, score_hand
+
+__all__ = [
+    "AceReturned",
+    "CardPlayed",
+    "CardsDealt",
+    "Event",
+    "FinishReason",
+    "GameFinished",
+    "HandResult",
+    "HandScored",
+    "HandStarted",
+    "LeftoverTaken",
+    "MatchState",
+    "Move",
+    "Redealt",
+    "SeatResigned",
+    "apply_move",
+    "legal_moves",
+    "new_match",
+    "resign",
+]
+
+_ACE = 1
+_KING = 10
+_MAX_REDEALS = 100
+
+
+class FinishReason(StrEnum):
+    """Why a finished game ended."""
+
+    NONE = ""
+    TARGET = "target"
+    NAPOLEONE = "napoleone"
+    RESIGNED = "resigned"
+
+
+class Move(NamedTuple):
+    """A card to play and the exact table cards it takes.
+
+    ``capture`` is a tuple of table cards (any order), ``()`` to lay the card, or ``None`` to let
+    the engine pick the only legal choice (error when there are several).
+    """
+
+    card: Card
+    capture: tuple[Card, ...] | None = None
+
+
+# --- events --------------------------------------------------------------------------------
+
+
+class HandStarted(NamedTuple):
+    """A hand (smazzata) begins: who deals and the cards face up on the table."""
+
+    hand_number: int
+    dealer: int
+    table: tuple[Card, ...]
+
+
+class Redealt(NamedTuple):
+    """The starting deal was void and dealt again (``kings`` or ``aces`` on the table)."""
+
+    hand_number: int
+    reason: str
+
+
+class AceReturned(NamedTuple):
+    """An ace turned onto the starting table went back under the stock."""
+
+    card: Card
+
+
+class CardsDealt(NamedTuple):
+    """Cards dealt to one seat. Only that seat may see ``cards``; others see ``n_cards``."""
+
+    seat: int
+    n_cards: int
+    cards: tuple[Card, ...]
+
+
+class CardPlayed(NamedTuple):
+    """A seat played a card: laid it (``taken`` false) or captured ``captured`` with it."""
+
+    seat: int
+    card: Card
+    captured: tuple[Card, ...]
+    taken: bool
+    sweep: bool
+    picula: bool
+    bagher_points: int
+
+
+class LeftoverTaken(NamedTuple):
+    """At the end of a hand the table cards go to the last capturer (or the dealer)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+
+class HandResult(NamedTuple):
+    """The score sheet of one finished hand and the match totals after it."""
+
+    hand_number: int
+    score: HandScore
+    totals: tuple[int, ...]
+
+
+class HandScored(NamedTuple):
+    """A hand was scored."""
+
+    result: HandResult
+
+
+class GameFinished(NamedTuple):
+    """The game is over."""
+
+    winners: tuple[int, ...]
+    reason: FinishReason
+    scores: tuple[int, ...]
+
+
+class SeatResigned(NamedTuple):
+    """A seat resigned; its side loses."""
+
+    seat: int
+
+
+Event = (
+    HandStarted
+    | Redealt
+    | AceReturned
+    | CardsDealt
+    | CardPlayed
+    | LeftoverTaken
+    | HandScored
+    | GameFinished
+    | SeatResigned
+)
+
+
+# --- state ---------------------------------------------------------------------------------
+
+
+class MatchState(NamedTuple):
+    """The whole truth of one match. Hidden parts (hands, stock, decks) never leave the server."""
+
+    ruleset: Ruleset
+    version: int
+    """Bumped by every accepted move; the service uses it for compare-and-set and etags."""
+    hand_number: int
+    dealer: int
+    turn: int
+    """Seat to play, or -1 once the game is over."""
+    hands: tuple[tuple[Card, ...], ...]
+    table: tuple[Card, ...]
+    """Face-up cards, sorted by rank then suit."""
+    stock: tuple[Card, ...]
+    """Undealt cards of this hand, top first."""
+    piles: tuple[tuple[Card, ...], ...]
+    """Cards captured this hand, per side."""
+    sweeps: tuple[int, ...]
+    picule: tuple[int, ...]
+    bagher: tuple[int, ...]
+    last_capturer: int
+    last_laid: Card
+    """The card the previous play laid without capturing, or -1 (for the picula)."""
+    history: tuple[CardPlayed, ...]
+    """The plays of the current hand (public)."""
+    scores: tuple[int, ...]
+    results: tuple[HandResult, ...]
+    winners: tuple[int, ...]
+    finish_reason: FinishReason
+    decks: tuple[tuple[Card, ...], ...]
+    """Stacked decks not used yet, for the next deals (tests and replays)."""
+
+    @property
+    def options(self) -> Options:
+        """The options of this match's ruleset."""
+        return self.ruleset.options
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game is over."""
+        return self.finish_reason is not FinishReason.NONE
+
+
+# --- creating a match and dealing ----------------------------------------------------------
+
+
+def _check_deck(deck: tuple[Card, ...]) -> tuple[Card, ...]:
+    if len(deck) != DECK_SIZE or sorted(deck) != list(ALL_CARDS):
+        raise InvalidDeck(
+            "a stacked deck must hold each of the 40 cards exactly once", field="stacked_decks"
+        )
+    return deck
+
+
+def _next_deck(
+    decks: tuple[tuple[Card, ...], ...], rng: random.Random | None
+) -> tuple[tuple[Card, ...], tuple[tuple[Card, ...], ...]]:
+    if decks:
+        return decks[0], decks[1:]
+    if rng is None:
+        raise InvalidDeck(
+            "no stacked deck left and no RNG to shuffle a new one", field="stacked_decks"
+        )
+    deck = list(ALL_CARDS)
+    rng.shuffle(deck)
+    return tuple(deck), decks
+
+
+def _deal_round(
+    stock: tuple[Card, ...], players: int, leader: int, per_seat: int
+) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
+    """Deal ``per_seat`` cards one at a time round-robin from ``leader``."""
+    taken = players * per_seat
+    dealt = stock[:taken]
+    hands: list[tuple[Card, ...]] = [()] * players
+    for offset in range(players):
+        seat = (leader + offset) % players
+        hands[seat] = tuple(dealt[offset::players])
+    return tuple(hands), stock[taken:]
+
+
+def _void_reason(options: Options, table: list[Card]) -> str:
+    if options.kings_redeal and sum(rank_of(c) == _KING for c in table) >= options.kings_redeal:
+        return "kings"
+    if options.aces_on_table is AcesOnTable.RETURN and sum(rank_of(c) == _ACE for c in table) > 1:
+        return "aces"
+    return ""
+
+
+def _start_hand(
+    options: Options,
+    hand_number: int,
+    dealer: int,
+    decks: tuple[tuple[Card, ...], ...],
+    rng: random.Random | None,
+) -> tuple[
+    tuple[tuple[Card, ...], ...],
+    tuple[Card, ...],
+    tuple[Card, ...],
+    tuple[tuple[Card, ...], ...],
+    list[Event],
+]:
+    """Deal a new hand. Returns hands, table, stock, remaining decks and the events."""
+    events: list[Event] = []
+    leader = (dealer + 1) % options.players
+    for _ in range(_MAX_REDEALS):
+        deck, decks = _next_deck(decks, rng)
+        hands, stock = _deal_round(deck, options.players, leader, options.hand_size)
+        table = list(stock[: options.table_cards])
+        stock = stock[options.table_cards :]
+        returned: list[Event] = []
+        if options.aces_on_table is AcesOnTable.RETURN:
+            while not _void_reason(options, table) and any(rank_of(c) == _ACE for c in table):
+                ace = next(c for c in table if rank_of(c) == _ACE)
+                table.remove(ace)
+                table.append(stock[0])
+                stock = stock[1:] + (ace,)
+                returned.append(AceReturned(ace))
+        reason = _void_reason(options, table)
+        if reason:
+            events.append(Redealt(hand_number, reason))
+            continue
+        events.extend(returned)
+        table.sort(key=table_key)
+        events.append(HandStarted(hand_number, dealer, tuple(table)))
+        events.extend(_dealt_events(hands, leader))
+        return hands, tuple(table), stock, decks, events
+    raise InvalidDeck("too many redeals in a row", field="stacked_decks")
+
+
+def _dealt_events(hands: tuple[tuple[Card, ...], ...], leader: int) -> list[Event]:
+    n = len(hands)
+    return [
+        CardsDealt((leader + i) % n, len(hands[(leader + i) % n]), hands[(leader + i) % n])
+        for i in range(n)
+    ]
+
+
+def new_match(
+    ruleset: Ruleset,
+    *,
+    rng: random.Random | None = None,
+    decks: tuple[tuple[Card, ...], ...] | list[list[Card]] = (),
+) -> tuple[MatchState, list[Event]]:
+    """Create a match and deal its first hand.
+
+    ``decks`` are stacked decks used in order for each deal (redeals included); once they run
+    out, ``rng`` shuffles new ones. One of the two must be given.
+    """
+    options = ruleset.options
+    stacked = tuple(_check_deck(tuple(d)) for d in decks)
+    if not stacked and rng is None:
+        raise InvalidDeck("new_match needs an RNG or stacked decks", field="stacked_decks")
+    dealer = options.first_dealer if options.first_dealer >= 0 else options.players - 1
+    hands, table, stock, rest, events = _start_hand(options, 1, dealer, stacked, rng)
+    sides = options.sides
+    zeros = (0,) * sides
+    state = MatchState(
+        ruleset=ruleset,
+        version=1,
+        hand_number=1,
+        dealer=dealer,
+        turn=(dealer + 1) % options.players,
+        hands=hands,
+        table=table,
+        stock=stock,
+        piles=((),) * sides,
+        sweeps=zeros,
+        picule=zeros,
+        bagher=zeros,
+        last_capturer=-1,
+        last_laid=-1,
+        history=(),
+        scores=zeros,
+        results=(),
+        winners=(),
+        finish_reason=FinishReason.NONE,
+        decks=rest,
+    )
+    return state, events
+
+
+# --- legal moves ---------------------------------------------------------------------------
+
+
+def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
+    """Every legal move of the seat to play (one entry per capture choice).
+
+    With ``seat`` given, the list is empty unless it is that seat's turn.
+    """
+    if state.finish_reason is not FinishReason.NONE:
+        return []
+    turn = state.turn
+    if seat is not None and seat != turn:
+        return []
+    options = state.ruleset.options
+    table = state.table
+    moves: list[Move] = []
+    for card in state.hands[turn]:
+        captures = capture_options(options, table, card)
+        if captures:
+            moves.extend(Move(card, c) for c in captures)
+        else:
+            moves.append(Move(card, ()))
+    return moves
+
+
+# --- applying a move -----------------------------------------------------------------------
+
+
+def _choose_capture(options: Options, table: tuple[Card, ...], move: Move) -> tuple[Card, ...]:
+    captures = capture_options(options, table, move.card)
+    if move.capture is None:
+        if len(captures) > 1:
+            raise CaptureChoiceRequired(
+                f"card {move.card} has {len(captures)} legal captures; name one",
+                field="capture",
+            )
+        return captures[0] if captures else ()
+    wanted = tuple(sorted(move.capture, key=table_key))
+    if not captures:
+        if wanted:
+            raise CaptureNotLegal("this card captures nothing; it must be laid", field="capture")
+        return ()
+    if wanted not in captures:
+        raise CaptureNotLegal(
+            "capturing is compulsory and must take one of the legal sets"
+            if not wanted
+            else "that set of table cards is not a legal capture for this card",
+            field="capture",
+        )
+    return wanted
+
+
+def _replace_at(items: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
+    return items[:index] + (value,) + items[index + 1 :]
+
+
+def apply_move(
+    state: MatchState, seat: int, move: Move, rng: random.Random | None = None
+) -> tuple[MatchState, list[Event]]:
+    """Play ``move`` for ``seat``. Returns the new state and the events, in order.
+
+    ``rng`` shuffles the next hand's deck when this move ends a hand and no stacked deck is
+    left. Raises a :class:`RulesError` subclass, leaving ``state`` untouched, when illegal.
+    """
+    if state.finish_reason is not FinishReason.NONE:
+        raise GameOver("the game is over")
+    options = state.ruleset.options
+    if not 0 <= seat < options.players:
+        raise InvalidSeat(f"no seat {seat}", field="seat")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    hand = state.hands[seat]
+    card = move.card
+    if card not in hand:
+        raise CardNotInHand("that card is not in your hand", field="card")
+    table = state.table
+    capture = _choose_capture(options, table, move)
+
+    new_hand = tuple(c for c in hand if c != card)
+    hands = state.hands[:seat] + (new_hand,) + state.hands[seat + 1 :]
+    last_card = not state.stock and not any(hands)
+    side = options.side_of(seat)
+    ace_alone = (
+        not capture
+        and not table
+        and options.ace_takes_all
+        and options.ace_on_empty_table_sweeps
+        and rank_of(card) == _ACE
+    )
+    taken = bool(capture) or ace_alone
+    piles, sweeps, picule, bagher = state.piles, state.sweeps, state.picule, state.bagher
+    sweep = picula = False
+    bagher_points = 0
+    if taken:
+        rest = tuple(c for c in table if c not in capture) if capture else table
+        sweep = _is_sweep(options, table, card, capture, rest, last_card)
+        specials = not last_card or options.specials_on_last_card
+        picula = (
+            options.picula
+            and specials
+            and len(capture) == 1
+            and capture[0] == state.last_laid
+            and rank_of(capture[0]) == rank_of(card)
+        )
+        if options.bagher and specials and len(capture) >= 2:
+            suit = suit_of(card)
+            if all(suit_of(c) == suit for c in capture):
+                bagher_points = len(capture) + 1
+        piles = piles[:side] + (piles[side] + capture + (card,),) + piles[side + 1 :]
+        if sweep:
+            sweeps = _replace_at(sweeps, side, sweeps[side] + options.sweep_points)
+        if picula:
+            picule = _replace_at(picule, side, picule[side] + 1)
+        if bagher_points:
+            bagher = _replace_at(bagher, side, bagher[side] + bagher_points)
+        table = rest
+        last_capturer = seat
+        last_laid = -1
+    else:
+        table_list = list(table)
+        insort(table_list, card, key=table_key)
+        table = tuple(table_list)
+        last_capturer = state.last_capturer
+        last_laid = card
+    played = CardPlayed(seat, card, capture, taken, sweep, picula, bagher_points)
+    events: list[Event] = [played]
+    state = state._replace(
+        version=state.version + 1,
+        turn=(seat + 1) % options.players,
+        hands=hands,
+        table=table,
+        piles=piles,
+        sweeps=sweeps,
+        picule=picule,
+        bagher=bagher,
+        last_capturer=last_capturer,
+        last_laid=last_laid,
+        history=(*state.history, played),
+    )
+    if not any(hands):
+        state = _deal_again(state, events) if state.stock else _end_hand(state, events, rng)
+    return state, events
+
+
+def _is_sweep(
+    options: Options,
+    table: tuple[Card, ...],
+    card: Card,
+    capture: tuple[Card, ...],
+    rest: tuple[Card, ...],
+    last_card: bool,
+) -> bool:
+    if rest or (last_card and not options.sweep_on_last_card):
+        return False
+    if options.ace_takes_all and rank_of(card) == _ACE:
+        if not table:
+            return True  # ace on an empty table, option ace_on_empty_table_sweeps
+        by_ace_rule = not (
+            options.ace_takes_only_table_ace and any(rank_of(c) == _ACE for c in table)
+        )
+        if by_ace_rule:
+            return options.ace_sweep_counts
+    return bool(capture)
+
+
+def _deal_again(state: MatchState, events: list[Event]) -> MatchState:
+    options = state.ruleset.options
+    leader = (state.dealer + 1) % options.players
+    hands, stock = _deal_round(state.stock, options.players, leader, options.hand_size)
+    events.extend(_dealt_events(hands, leader))
+    return state._replace(hands=hands, stock=stock, turn=leader)
+
+
+def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None) -> MatchState:
+    options = state.ruleset.options
+    piles = state.piles
+    if state.table:
+        taker = state.last_capturer if state.last_capturer >= 0 else state.dealer
+        events.append(LeftoverTaken(taker, state.table))
+        side = options.side_of(taker)
+        piles = piles[:side] + (piles[side] + state.table,) + piles[side + 1 :]
+    tallies = [
+        SideTally(piles[s], state.sweeps[s], state.picule[s], state.bagher[s])
+        for s in range(options.sides)
+    ]
+    score = score_hand(options, tallies)
+    scores = tuple(a + b for a, b in zip(state.scores, score.totals, strict=True))
+    result = HandResult(state.hand_number, score, scores)
+    events.append(HandScored(result))
+    state = state._replace(
+        table=(),
+        piles=((),) * options.sides,
+        scores=scores,
+        results=(*state.results, result),
+        history=(),
+    )
+    winners, reason = _match_winner(options, score, scores)
+    if winners:
+        events.append(GameFinished(winners, reason, scores))
+        return state._replace(turn=-1, winners=winners, finish_reason=reason)
+    dealer = (state.dealer + 1) % options.players
+    hand_number = state.hand_number + 1
+    hands, table, stock, decks, dealt = _start_hand(options, hand_number, dealer, state.decks, rng)
+    events.extend(dealt)
+    zeros = (0,) * options.sides
+    return state._replace(
+        hand_number=hand_number,
+        dealer=dealer,
+        turn=(dealer + 1) % options.players,
+        hands=hands,
+        table=table,
+        stock=stock,
+        decks=decks,
+        sweeps=zeros,
+        picule=zeros,
+        bagher=zeros,
+        last_capturer=-1,
+        last_laid=-1,
+    )
+
+
+def _match_winner(
+    options: Options, score: HandScore, scores: tuple[int, ...]
+) -> tuple[tuple[int, ...], FinishReason]:
+    if options.napoleone_wins:
+        napoleone = tuple(s for s, has in enumerate(score.napoleone) if has)
+        if napoleone:
+            return napoleone, FinishReason.NAPOLEONE
+    top = max(scores)
+    if top >= options.target_score:
+        leaders = tuple(s for s, v in enumerate(scores) if v == top)
+        if len(leaders) == 1:
+            return leaders, FinishReason.TARGET
+    return (), FinishReason.NONE
+
+
+def resign(state: MatchState, seat: int) -> tuple[MatchState, list[Event]]:
+    """``seat`` resigns (or leaves): the game ends and every other side wins."""
+    if state.finish_reason is not FinishReason.NONE:
+        raise GameOver("the game is over")
+    options = state.ruleset.options
+    if not 0 <= seat < options.players:
+        raise InvalidSeat(f"no seat {seat}", field="seat")
+    loser = options.side_of(seat)
+    winners = tuple(s for s in range(options.sides) if s != loser)
+    events: list[Event] = [
+        SeatResigned(seat),
+        GameFinished(winners, FinishReason.RESIGNED, state.scores),
+    ]
+    new = state._replace(
+        version=state.version + 1, turn=-1, winners=winners, finish_reason=FinishReason.RESIGNED
+    )
+    return new, events

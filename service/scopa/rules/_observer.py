@@ -1,0 +1,91 @@
+"""What one seat, or a spectator, may see of a match.
+
+The observer builds a view from the full truth. A view holds the seat's own hand and, for
+everyone else, only counts: other hands, the stock and stacked decks are never copied into it,
+and events are filtered the same way until the game is over.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ._cards import Card
+from ._game import (
+    CardPlayed,
+    CardsDealt,
+    Event,
+    FinishReason,
+    HandResult,
+    MatchState,
+    Move,
+    legal_moves,
+)
+
+__all__ = ["SeatView", "observe", "visible_events"]
+
+
+class SeatView(NamedTuple):
+    """One seat's (or a spectator's, ``seat is None``) view of a match."""
+
+    seat: int | None
+    preset: str
+    version: int
+    hand_number: int
+    dealer: int
+    turn: int
+    """Seat to play, -1 when the game is over."""
+    hand: tuple[Card, ...]
+    """The viewer's own cards; empty for spectators."""
+    hand_sizes: tuple[int, ...]
+    table: tuple[Card, ...]
+    stock_size: int
+    side_of_seat: tuple[int, ...]
+    captured_counts: tuple[int, ...]
+    sweeps: tuple[int, ...]
+    scores: tuple[int, ...]
+    history: tuple[CardPlayed, ...]
+    results: tuple[HandResult, ...]
+    legal_moves: tuple[Move, ...]
+    """Every legal move, only when it is the viewer's turn."""
+    winners: tuple[int, ...]
+    finish_reason: FinishReason
+
+
+def observe(state: MatchState, seat: int | None) -> SeatView:
+    """Build what ``seat`` may see (``None``: a spectator)."""
+    options = state.ruleset.options
+    own: tuple[Card, ...] = ()
+    moves: tuple[Move, ...] = ()
+    if seat is not None:
+        own = state.hands[seat]
+        if seat == state.turn:
+            moves = tuple(legal_moves(state, seat))
+    return SeatView(
+        seat=seat,
+        preset=state.ruleset.preset,
+        version=state.version,
+        hand_number=state.hand_number,
+        dealer=state.dealer,
+        turn=state.turn,
+        hand=own,
+        hand_sizes=tuple(len(h) for h in state.hands),
+        table=state.table,
+        stock_size=len(state.stock),
+        side_of_seat=tuple(options.side_of(s) for s in range(options.players)),
+        captured_counts=tuple(len(p) for p in state.piles),
+        sweeps=state.sweeps,
+        scores=state.scores,
+        history=state.history,
+        results=state.results,
+        legal_moves=moves,
+        winners=state.winners,
+        finish_reason=state.finish_reason,
+    )
+
+
+def visible_events(events: list[Event] | tuple[Event, ...], seat: int | None) -> list[Event]:
+    """The events as ``seat`` may see them: other seats' dealt cards become counts only."""
+    return [
+        CardsDealt(e.seat, e.n_cards, ()) if isinstance(e, CardsDealt) and e.seat != seat else e
+        for e in events
+    ]

@@ -1,0 +1,488 @@
+"""Rulesets as data: every option with its default, description and source, and named presets.
+
+An :class:`Options` value is immutable; a :class:`Ruleset` is a preset id plus the options it
+resolves to. Presets only override defaults, so any option can be combined with any preset
+where it makes sense; :func:`make_ruleset` validates the combination.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final
+
+from ._errors import InvalidOption
+
+__all__ = [
+    "PRESETS",
+    "AcesOnTable",
+    "MazzoTies",
+    "OptionInfo",
+    "Options",
+    "Preset",
+    "PrimieraMethod",
+    "Ruleset",
+    "list_options",
+    "make_ruleset",
+]
+
+
+class PrimieraMethod(StrEnum):
+    """How the primiera point is decided."""
+
+    STANDARD = "standard"
+    """Best card per suit, 7=21 6=18 A=16 5=15 4=14 3=13 2=12 figures=10 (seeds 001, 002, 004)."""
+    VENETO = "veneto"
+    """Face value, ace 5.5, figures 0.5 (seed 004)."""
+    MILAN = "milan"
+    """Most 7s, then most 6s, then most aces (seed 004)."""
+
+
+class MazzoTies(StrEnum):
+    """What a tie in a "most cards of ..." component gives."""
+
+    UNASSIGNED = "unassigned"
+    """Nobody scores (Scopa, Spatola)."""
+    SPLIT = "split"
+    """Every tied side scores ``max(1, points // tied_sides)`` (Spazzino: 2 points, 1 each)."""
+
+
+class AcesOnTable(StrEnum):
+    """What happens when aces are turned onto the starting table."""
+
+    KEEP = "keep"
+    """Nothing special."""
+    RETURN = "return"
+    """A single ace goes to the bottom of the stock and another card is turned; two or more
+    aces on the starting table force a redeal (seed 002)."""
+
+
+def _opt(default: Any, description: str, source: str) -> Any:
+    return field(default=default, metadata={"description": description, "source": source})
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Every rule of the engine, as plain data. Defaults are the 2-player Scopa of seed 002."""
+
+    # --- table and deal ---------------------------------------------------------------
+    players: int = _opt(2, "Number of seats: 2, 3, 4 or 6.", "seeds 002, 004")
+    partnerships: bool = _opt(
+        True,
+        "With 4 or 6 players, play in two teams of alternate seats (0+2 vs 1+3, 0+2+4 vs 1+3+5).",
+        "RULINGS.md conventions; seed 004",
+    )
+    hand_size: int = _opt(3, "Cards dealt to each seat at every deal.", "seeds 000-004")
+    table_cards: int = _opt(4, "Cards laid face up on the table at the start of a hand.", "seeds")
+    first_dealer: int = _opt(
+        -1, "Seat that deals the first hand; -1 means the last seat, so seat 0 leads.", "RULINGS.md"
+    )
+    kings_redeal: int = _opt(
+        0,
+        "Redeal when at least this many kings lie on the starting table (0 = never; 3 per "
+        "seed 004, 2 regionally per seed 002).",
+        "seeds 002, 004",
+    )
+    aces_on_table: AcesOnTable = _opt(
+        AcesOnTable.KEEP,
+        "Aces turned onto the starting table: keep, or return to the stock (two aces: redeal).",
+        "seed 002",
+    )
+    # --- capturing --------------------------------------------------------------------
+    equal_card_precedence: bool = _opt(
+        True,
+        "If a table card equals the played card, the player must take one equal card, no sum.",
+        "seeds 002, 004; RULINGS.md 3",
+    )
+    figures_capture_only_figures: bool = _opt(
+        False, "Figures (8, 9, 10) capture only an equal figure, never a sum.", "seed 000"
+    )
+    ace_takes_all: bool = _opt(
+        False, "Asso piglia tutto: a played ace takes every card on the table.", "seeds 002, 004"
+    )
+    ace_sweep_counts: bool = _opt(
+        False, "With ace_takes_all, clearing the table with an ace scores a sweep.", "seed 002"
+    )
+    ace_takes_only_table_ace: bool = _opt(
+        True,
+        "With ace_takes_all, an ace played while an ace lies on the table takes only that ace.",
+        "seed 004 (Scopa d'assi)",
+    )
+    ace_on_empty_table_sweeps: bool = _opt(
+        False,
+        "With ace_takes_all, an ace played on an empty table takes itself and scores a sweep "
+        "(default: it is laid like any card).",
+        "RULINGS.md",
+    )
+    capture_15: bool = _opt(
+        False,
+        "Scopa a 15: a card takes table cards that with it add up to 15, fewest cards first.",
+        "seeds 002, 004",
+    )
+    capture_15_only: bool = _opt(
+        True,
+        "With capture_15, the ordinary captures (equal card or sum) are not allowed (seed 002); "
+        "false keeps them beside the 15 captures (seed 004's reading).",
+        "seeds 002, 004",
+    )
+    capture_11: bool = _opt(
+        False,
+        "Scopa a 11 / Cocchiaundici: a card may also take cards that with it add up to 11, even "
+        "when an equal card lies on the table.",
+        "seed 004",
+    )
+    sweep_on_last_card: bool = _opt(
+        False, "A sweep made with the last card of the hand scores.", "seeds 000, 002, 004"
+    )
+    sweep_points: int = _opt(1, "Points for each sweep (scopa, spazzino, spatola).", "seeds")
+    # --- Spazzino / Spatola specials --------------------------------------------------
+    picula: bool = _opt(
+        False,
+        "Picula / piccola, 1 point: take with an equal card exactly the card the previous player "
+        "just laid without capturing.",
+        "seeds 000, 001",
+    )
+    bagher: bool = _opt(
+        False,
+        "Bagher: a capture of two or more cards all of the played card's suit scores 1 point per "
+        "card, the played card included.",
+        "seeds 000, 001",
+    )
+    specials_on_last_card: bool = _opt(
+        False, "Picula and bagher also score on the last card of the hand.", "seed 000; Cuperativa"
+    )
+    # --- scoring ------------------------------------------------------------------------
+    cards_points: int = _opt(1, "Points for most cards (carte, la lunga).", "seeds")
+    denari_points: int = _opt(1, "Points for most denari (ori).", "seeds 001, 002, 004")
+    spade_points: int = _opt(0, "Points for most spade.", "seeds 000, 001")
+    primiera_points: int = _opt(1, "Points for the primiera.", "seeds 001, 002, 004")
+    primiera_method: PrimieraMethod = _opt(
+        PrimieraMethod.STANDARD, "How the primiera is decided.", "seed 004"
+    )
+    settebello_points: int = _opt(1, "Points for the 7 of denari.", "seeds")
+    re_bello: bool = _opt(False, "Re bello: the re of denari scores 1 point.", "seeds 001, 002")
+    rosmarino: bool = _opt(False, "Rosmarino: the fante of spade scores 1 point.", "seeds 000, 001")
+    two_of_spade: bool = _opt(False, "The 2 of spade scores 1 point.", "seeds 000, 001")
+    denari_each: bool = _opt(
+        False,
+        "Scopone romano: every denaro scores 1 point (settebello per settebello_points) instead "
+        "of a point for most denari.",
+        "seed 004",
+    )
+    settanta: bool = _opt(False, "Settanta: all four 7s score 1 more point.", "seed 004")
+    napola_denari: bool = _opt(
+        False,
+        "Napola of denari: ace, 2, 3 of denari = 3 points, +1 per next rank in an unbroken run.",
+        "seeds 001, 002, 004",
+    )
+    napola_spade: bool = _opt(False, "Napola of spade, counted the same way.", "seeds 000, 001")
+    napoleone_wins: bool = _opt(
+        False, "Napoleone (all ten denari) wins the game at once.", "seeds 002, 004"
+    )
+    mazzo_ties: MazzoTies = _opt(
+        MazzoTies.UNASSIGNED, "Ties in most cards / denari / spade / primiera.", "seeds"
+    )
+    target_score: int = _opt(11, "The game is won by reaching this score.", "seeds")
+
+    @property
+    def sides(self) -> int:
+        """Number of scoring sides (teams, or single players)."""
+        if self.partnerships and self.players in (4, 6):
+            return 2
+        return self.players
+
+    def side_of(self, seat: int) -> int:
+        """The side (team) that ``seat`` scores for."""
+        return seat % self.sides
+
+
+@dataclass(frozen=True, slots=True)
+class OptionInfo:
+    """What a frontend needs to render one option in a "new game" form."""
+
+    name: str
+    type: str
+    default: Any
+    description: str
+    source: str
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A named ruleset: overrides of the option defaults."""
+
+    id: str
+    name: str
+    description: str
+    source: str
+    overrides: dict[str, Any]
+
+    def options(self) -> Options:
+        """The options this preset resolves to."""
+        return Options(**self.overrides)
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """A preset id and the options it resolved to after the caller's overrides."""
+
+    preset: str
+    options: Options
+
+    def overrides(self) -> dict[str, Any]:
+        """The options that differ from the preset's own."""
+        base = PRESETS[self.preset].options()
+        return {
+            f.name: getattr(self.options, f.name)
+            for f in dataclasses.fields(Options)
+            if getattr(self.options, f.name) != getattr(base, f.name)
+        }
+
+
+_SPAZZINO_SCORING: Final[dict[str, Any]] = {
+    "cards_points": 2,
+    "spade_points": 2,
+    "denari_points": 0,
+    "primiera_points": 0,
+    "rosmarino": True,
+    "two_of_spade": True,
+    "napola_spade": True,
+    "picula": True,
+    "bagher": True,
+}
+
+_PRESET_LIST: Final[tuple[Preset, ...]] = (
+    Preset(
+        "scopa", "Scopa (2 players)", "Scopa for two, 6 deals of 3, game to 11.", "seed 002", {}
+    ),
+    Preset(
+        "scopa3",
+        "Scopa (3 players)",
+        "Scopa for three, 4 deals of 3, game to 21.",
+        "seeds 002, 004",
+        {"players": 3, "target_score": 21},
+    ),
+    Preset(
+        "scopa4",
+        "Scopa (4 players in pairs)",
+        "Two pairs, 3 deals of 3, game to 21.",
+        "seeds 002, 004",
+        {"players": 4, "target_score": 21},
+    ),
+    Preset(
+        "scopa6",
+        "Scopa (6 players, two teams of three)",
+        "2 deals of 3, game to 21.",
+        "seed 004",
+        {"players": 6, "target_score": 21},
+    ),
+    Preset(
+        "scopone",
+        "Scopone",
+        "4 players in pairs, 9 cards each and 4 on the table.",
+        "seed 004",
+        {"players": 4, "hand_size": 9, "target_score": 21},
+    ),
+    Preset(
+        "scopone_scientifico",
+        "Scopone scientifico",
+        "4 players in pairs, 10 cards each and none on the table.",
+        "seed 004",
+        {"players": 4, "hand_size": 10, "table_cards": 0, "target_score": 21},
+    ),
+    Preset(
+        "scopone_romano",
+        "Scopone romano",
+        "Scopone scoring every denaro 1, settebello 2, carte 1, primiera 1 (13 a hand).",
+        "seed 004",
+        {
+            "players": 4,
+            "hand_size": 9,
+            "target_score": 21,
+            "denari_each": True,
+            "denari_points": 0,
+            "settebello_points": 2,
+        },
+    ),
+    Preset(
+        "spazzino",
+        "Spazzino",
+        "Cuperativa's Spazzino for two: picula, bagher, napola of "
+        "spade, figures take only figures, game to 21.",
+        "seed 000",
+        {
+            **_SPAZZINO_SCORING,
+            "equal_card_precedence": False,
+            "figures_capture_only_figures": True,
+            "mazzo_ties": MazzoTies.SPLIT,
+            "target_score": 21,
+        },
+    ),
+    Preset(
+        "spatola",
+        "Spatola (2 players)",
+        "Scopa crossed with Spazzino, game to 61.",
+        "seed 001",
+        {
+            "cards_points": 2,
+            "spade_points": 2,
+            "denari_points": 2,
+            "primiera_points": 1,
+            "re_bello": True,
+            "rosmarino": True,
+            "two_of_spade": True,
+            "napola_spade": True,
+            "napola_denari": True,
+            "picula": True,
+            "bagher": True,
+            "equal_card_precedence": False,
+            "target_score": 61,
+        },
+    ),
+    Preset(
+        "spatola4",
+        "Spatola (4 players in pairs)",
+        "Spatola for two pairs, game to 61.",
+        "seed 001",
+        {
+            "players": 4,
+            "cards_points": 2,
+            "spade_points": 2,
+            "denari_points": 2,
+            "primiera_points": 1,
+            "re_bello": True,
+            "rosmarino": True,
+            "two_of_spade": True,
+            "napola_spade": True,
+            "napola_denari": True,
+            "picula": True,
+            "bagher": True,
+            "equal_card_precedence": False,
+            "target_score": 61,
+        },
+    ),
+    Preset(
+        "scopa15",
+        "Scopa a 15",
+        "A card takes the table cards that with it add up to 15.",
+        "seeds 002, 004",
+        {"capture_15": True},
+    ),
+    Preset(
+        "scopa11",
+        "Scopa a 11",
+        "Normal captures plus taking cards that with the played card add up to 11.",
+        "seed 004",
+        {"capture_11": True},
+    ),
+    Preset(
+        "asso_piglia_tutto",
+        "Asso piglia tutto",
+        "An ace takes the whole table; it does not count as a scopa.",
+        "seed 002",
+        {"ace_takes_all": True},
+    ),
+    Preset(
+        "scopa_d_assi",
+        "Scopa d'assi",
+        "An ace takes the whole table and counts as a scopa;"
+        " an ace on the table is taken alone; with napola.",
+        "seed 004",
+        {"ace_takes_all": True, "ace_sweep_counts": True, "napola_denari": True},
+    ),
+    Preset(
+        "scopa_napola",
+        "Scopa with Napola",
+        "Scopa with the napola of denari; a napoleone wins the game at once.",
+        "seed 002",
+        {"napola_denari": True, "napoleone_wins": True},
+    ),
+)
+
+PRESETS: Final[dict[str, Preset]] = {p.id: p for p in _PRESET_LIST}
+
+
+def _option_type(f: dataclasses.Field[Any]) -> tuple[str, tuple[str, ...]]:
+    default = f.default
+    if isinstance(default, StrEnum):
+        return "enum", tuple(m.value for m in type(default))
+    if isinstance(default, bool):
+        return "bool", ()
+    return "int", ()
+
+
+def list_options() -> tuple[OptionInfo, ...]:
+    """Every option with its type, default, description and source."""
+    infos = []
+    for f in dataclasses.fields(Options):
+        kind, choices = _option_type(f)
+        default = f.default.value if isinstance(f.default, StrEnum) else f.default
+        infos.append(
+            OptionInfo(
+                f.name, kind, default, f.metadata["description"], f.metadata["source"], choices
+            )
+        )
+    return tuple(infos)
+
+
+def _coerce(name: str, value: Any) -> Any:
+    fields = {f.name: f for f in dataclasses.fields(Options)}
+    if name not in fields:
+        raise InvalidOption(f"unknown option {name!r}", field=name)
+    default = fields[name].default
+    if isinstance(default, StrEnum):
+        try:
+            return type(default)(value)
+        except ValueError:
+            choices = ", ".join(m.value for m in type(default))
+            raise InvalidOption(f"{name} must be one of {choices}", field=name) from None
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise InvalidOption(f"{name} must be a boolean", field=name)
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidOption(f"{name} must be an integer", field=name)
+    return value
+
+
+def _validate(o: Options) -> None:
+    if o.players not in (2, 3, 4, 6):
+        raise InvalidOption("players must be 2, 3, 4 or 6", field="players")
+    if o.hand_size < 1 or o.table_cards < 0:
+        raise InvalidOption("hand_size must be >= 1 and table_cards >= 0", field="hand_size")
+    dealt = 40 - o.table_cards
+    if dealt % (o.players * o.hand_size) != 0:
+        raise InvalidOption(
+            f"{o.players} seats x {o.hand_size} cards must divide the {dealt} cards dealt",
+            field="hand_size",
+        )
+    if not -1 <= o.first_dealer < o.players:
+        raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")
+    if o.target_score < 1:
+        raise InvalidOption("target_score must be >= 1", field="target_score")
+    if o.kings_redeal < 0 or o.kings_redeal > 4 or o.kings_redeal == 1:
+        raise InvalidOption("kings_redeal must be 0, 2, 3 or 4", field="kings_redeal")
+    for name in (
+        "cards_points",
+        "denari_points",
+        "spade_points",
+        "primiera_points",
+        "settebello_points",
+        "sweep_points",
+    ):
+        if not 0 <= getattr(o, name) <= 10:
+            raise InvalidOption(f"{name} must be between 0 and 10", field=name)
+
+
+def make_ruleset(preset: str = "scopa", overrides: dict[str, Any] | None = None) -> Ruleset:
+    """Resolve ``preset`` plus option ``overrides`` into a validated :class:`Ruleset`."""
+    if preset not in PRESETS:
+        raise InvalidOption(f"unknown preset {preset!r}", field="preset")
+    values = dict(PRESETS[preset].overrides)
+    for name, value in (overrides or {}).items():
+        values[name] = _coerce(name, value)
+    options = Options(**values)
+    _validate(options)
+    return Ruleset(preset, options)

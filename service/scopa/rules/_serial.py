@@ -1,0 +1,220 @@
+"""Compact, versioned serialisation of match state and events.
+
+Format: one byte :data:`FORMAT_VERSION`, then zlib-compressed JSON of plain lists. Cards are
+small integers, so a live 2-player game stays well under 2 KiB. Unknown versions and corrupt
+input raise :class:`InvalidState`.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from enum import StrEnum
+from typing import Any, Final
+
+from ._errors import InvalidState, RulesError
+from ._game import (
+    AceReturned,
+    CardPlayed,
+    CardsDealt,
+    Event,
+    FinishReason,
+    GameFinished,
+    HandResult,
+    HandScored,
+    HandStarted,
+    LeftoverTaken,
+    MatchState,
+    Redealt,
+    SeatResigned,
+)
+from ._options import make_ruleset
+from ._scoring import Component, HandScore
+
+__all__ = ["FORMAT_VERSION", "dump_events", "dump_state", "load_events", "load_state"]
+
+FORMAT_VERSION: Final = 1
+
+_EVENT_TAGS: Final[dict[type[Any], str]] = {
+    HandStarted: "hs",
+    Redealt: "rd",
+    AceReturned: "ar",
+    CardsDealt: "cd",
+    CardPlayed: "cp",
+    LeftoverTaken: "lt",
+    HandScored: "sc",
+    GameFinished: "gf",
+    SeatResigned: "sr",
+}
+
+
+def _pack(payload: Any) -> bytes:
+    raw = json.dumps(payload, separators=(",", ":")).encode()
+    return bytes([FORMAT_VERSION]) + zlib.compress(raw, 6)
+
+
+def _unpack(blob: bytes) -> Any:
+    if not blob or blob[0] != FORMAT_VERSION:
+        raise InvalidState("unknown state format version")
+    try:
+        return json.loads(zlib.decompress(blob[1:]))
+    except (zlib.error, ValueError) as exc:
+        raise InvalidState("corrupt state") from exc
+
+
+def _tuples(rows: list[list[int]]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(r) for r in rows)
+
+
+def _result_out(r: HandResult) -> list[Any]:
+    comps = [[c.name, list(c.points), list(c.values)] for c in r.score.components]
+    return [r.hand_number, comps, list(r.score.totals), list(r.score.napoleone), list(r.totals)]
+
+
+def _result_in(row: list[Any]) -> HandResult:
+    hand_number, comps, totals, napoleone, match_totals = row
+    score = HandScore(
+        components=tuple(Component(n, tuple(p), tuple(v)) for n, p, v in comps),
+        totals=tuple(totals),
+        napoleone=tuple(napoleone),
+    )
+    return HandResult(hand_number, score, tuple(match_totals))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def dump_state(state: MatchState) -> bytes:
+    """Serialise ``state`` (hidden parts included: this is for the server's store only)."""
+    return _pack(
+        [
+            state.ruleset.preset,
+            {k: _plain(v) for k, v in state.ruleset.overrides().items()},
+            state.version,
+            state.hand_number,
+            state.dealer,
+            state.turn,
+            _plain(state.hands),
+            _plain(state.table),
+            _plain(state.stock),
+            _plain(state.piles),
+            _plain(state.sweeps),
+            _plain(state.picule),
+            _plain(state.bagher),
+            state.last_capturer,
+            state.last_laid,
+            [_plain(p) for p in state.history],
+            _plain(state.scores),
+            [_result_out(r) for r in state.results],
+            _plain(state.winners),
+            state.finish_reason.value,
+            _plain(state.decks),
+        ]
+    )
+
+
+def load_state(blob: bytes) -> MatchState:
+    """Read a state written by :func:`dump_state`."""
+    row = _unpack(blob)
+    try:
+        (
+            preset,
+            overrides,
+            version,
+            hand_number,
+            dealer,
+            turn,
+            hands,
+            table,
+            stock,
+            piles,
+            sweeps,
+            picule,
+            bagher,
+            last_capturer,
+            last_laid,
+            history,
+            scores,
+            results,
+            winners,
+            finish_reason,
+            decks,
+        ) = row
+        return MatchState(
+            ruleset=make_ruleset(preset, overrides),
+            version=version,
+            hand_number=hand_number,
+            dealer=dealer,
+            turn=turn,
+            hands=_tuples(hands),
+            table=tuple(table),
+            stock=tuple(stock),
+            piles=_tuples(piles),
+            sweeps=tuple(sweeps),
+            picule=tuple(picule),
+            bagher=tuple(bagher),
+            last_capturer=last_capturer,
+            last_laid=last_laid,
+            history=tuple(_played_in(p) for p in history),
+            scores=tuple(scores),
+            results=tuple(_result_in(r) for r in results),
+            winners=tuple(winners),
+            finish_reason=FinishReason(finish_reason),
+            decks=_tuples(decks),
+        )
+    except (TypeError, ValueError, RulesError) as exc:
+        raise InvalidState("corrupt state") from exc
+
+
+def _played_in(p: list[Any]) -> CardPlayed:
+    seat, card, captured, taken, sweep, picula, bagher = p
+    return CardPlayed(seat, card, tuple(captured), taken, sweep, picula, bagher)
+
+
+def _event_out(event: Event) -> list[Any]:
+    tag = _EVENT_TAGS[type(event)]
+    if isinstance(event, HandScored):
+        return [tag, _result_out(event.result)]
+    return [tag, *(_plain(v) for v in event)]
+
+
+def _event_in(row: list[Any]) -> Event:
+    tag, *fields = row
+    if tag == "hs":
+        return HandStarted(fields[0], fields[1], tuple(fields[2]))
+    if tag == "rd":
+        return Redealt(fields[0], fields[1])
+    if tag == "ar":
+        return AceReturned(fields[0])
+    if tag == "cd":
+        return CardsDealt(fields[0], fields[1], tuple(fields[2]))
+    if tag == "cp":
+        return _played_in(fields)
+    if tag == "lt":
+        return LeftoverTaken(fields[0], tuple(fields[1]))
+    if tag == "sc":
+        return HandScored(_result_in(fields[0]))
+    if tag == "gf":
+        return GameFinished(tuple(fields[0]), FinishReason(fields[1]), tuple(fields[2]))
+    if tag == "sr":
+        return SeatResigned(fields[0])
+    raise InvalidState(f"unknown event tag {tag!r}")
+
+
+def dump_events(events: list[Event] | tuple[Event, ...]) -> bytes:
+    """Serialise a batch of events (full truth: filter with ``visible_events`` before showing)."""
+    return _pack([_event_out(e) for e in events])
+
+
+def load_events(blob: bytes) -> list[Event]:
+    """Read a batch written by :func:`dump_events`."""
+    rows = _unpack(blob)
+    try:
+        return [_event_in(r) for r in rows]
+    except (TypeError, ValueError, IndexError) as exc:
+        raise InvalidState("corrupt event batch") from exc
