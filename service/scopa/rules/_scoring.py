@@ -1,0 +1,326 @@
+"""Scoring of one hand (smazzata) as a list of independent scoring rules.
+
+Every line of the score sheet is produced by one :class:`ScoringRule`; :func:`scoring_rules`
+picks the rules that an :class:`~scopa.rules._options.Options` value enables, and
+:func:`score_hand` runs them over what each side gathered. A new variant's scoring is a new
+rule plus a line in :func:`scoring_rules`. The components follow RULINGS.md ("Spazzino
+specials", "Spatola specials", "Scopa").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from ._cards import Card, Suit, card_of, rank_of, suit_of
+from ._options import MazzoTies, Options, PrimieraMethod
+
+__all__ = [
+    "CardRule",
+    "Component",
+    "CountRule",
+    "HandScore",
+    "MostRule",
+    "NapolaRule",
+    "ScoringRule",
+    "SideTally",
+    "hand_points_bound",
+    "napola_length",
+    "primiera_value",
+    "score_hand",
+    "scoring_rules",
+]
+
+SETTEBELLO: Final[Card] = card_of(Suit.DENARI, 7)
+RE_BELLO: Final[Card] = card_of(Suit.DENARI, 10)
+ROSMARINO: Final[Card] = card_of(Suit.SPADE, 8)
+TWO_OF_SPADE: Final[Card] = card_of(Suit.SPADE, 2)
+
+_STANDARD_VALUES: Final[dict[int, float]] = {
+    1: 16, 2: 12, 3: 13, 4: 14, 5: 15, 6: 18, 7: 21, 8: 10, 9: 10, 10: 10,
+}  # fmt: skip
+_VENETO_VALUES: Final[dict[int, float]] = {
+    1: 5.5, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 0.5, 9: 0.5, 10: 0.5,
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class SideTally:
+    """What one side (team or single player) gathered in one hand."""
+
+    cards: tuple[Card, ...]
+    """Every card the side captured, the table's leftovers included."""
+    sweeps: int = 0
+    """Sweeps scored (already filtered by the engine, e.g. none on the last card)."""
+    picule: int = 0
+    """Picula / piccola count."""
+    bagher_points: int = 0
+    """Bagher points, already computed capture by capture by the engine."""
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """One line of the score sheet: points and the detail they come from, per side."""
+
+    name: str
+    """Stable id, e.g. ``"cards"``, ``"primiera"``, ``"napola_spade"``."""
+    points: tuple[int, ...]
+    values: tuple[float, ...]
+    """Per side: card count, denari count, primiera value, napola run length, sweeps, ..."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandScore:
+    """The score sheet of one hand."""
+
+    components: tuple[Component, ...]
+    totals: tuple[int, ...]
+    """Points per side: the sum of every component's points."""
+    napoleone: tuple[bool, ...]
+    """Per side: it took all ten denari (the instant win of ``napoleone_wins``)."""
+
+
+class ScoringRule(Protocol):
+    """One line of the score sheet."""
+
+    @property
+    def name(self) -> str:
+        """The stable id of the component this rule produces."""
+        ...
+
+    def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
+        """Score the hand's tallies, one per side."""
+        ...
+
+    def max_points(self, options: Options, plays_per_hand: int) -> int:
+        """An upper bound on the points this rule gives one side in one hand."""
+        ...
+
+
+# --- measures -----------------------------------------------------------------------------
+
+
+def primiera_value(
+    cards: Iterable[Card], method: PrimieraMethod = PrimieraMethod.STANDARD
+) -> float:
+    """The primiera value of ``cards``; 0 when a suit is missing (STANDARD and VENETO).
+
+    STANDARD sums the best card of each suit, 7=21 6=18 A=16 5=15 4=14 3=13 2=12 figures=10
+    (at most 84); VENETO the same with face values, ace 5.5, figures 0.5 (at most 28).
+    MILAN compares the number of 7s, then of 6s, then of aces: the value is
+    ``100 * sevens + 10 * sixes + aces`` (each count is 0..4, so comparing values compares
+    the counts in that order); no suit is required.
+    """
+    held = tuple(cards)
+    if method is PrimieraMethod.MILAN:
+        ranks = [rank_of(c) for c in held]
+        return float(100 * ranks.count(7) + 10 * ranks.count(6) + ranks.count(1))
+    table = _VENETO_VALUES if method is PrimieraMethod.VENETO else _STANDARD_VALUES
+    best: dict[Suit, float] = {}
+    for card in held:
+        suit = suit_of(card)
+        best[suit] = max(best.get(suit, 0.0), table[rank_of(card)])
+    if len(best) < len(Suit):
+        return 0.0
+    return float(sum(best.values()))
+
+
+def napola_length(cards: Iterable[Card], suit: Suit) -> int:
+    """The napola of ``suit`` in ``cards``: 0 without its ace, 2 and 3, else the run's length."""
+    ranks = {rank_of(c) for c in cards if suit_of(c) == suit}
+    if not {1, 2, 3} <= ranks:
+        return 0
+    length = 3
+    while length + 1 in ranks:
+        length += 1
+    return length
+
+
+def _suit_count(suit: Suit) -> Callable[[SideTally, Options], float]:
+    def measure(tally: SideTally, options: Options) -> float:
+        return float(sum(1 for c in tally.cards if suit_of(c) == suit))
+
+    return measure
+
+
+def _card_count(tally: SideTally, options: Options) -> float:
+    return float(len(tally.cards))
+
+
+def _primiera(tally: SideTally, options: Options) -> float:
+    return primiera_value(tally.cards, options.primiera_method)
+
+
+def _leaders(values: Sequence[float]) -> list[int]:
+    """The sides with the highest positive value (none if every value is 0)."""
+    top = max(values, default=0.0)
+    if top <= 0:
+        return []
+    return [i for i, v in enumerate(values) if v == top]
+
+
+# --- rules --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MostRule:
+    """Points to the side with the highest measure; ties follow ``options.mazzo_ties``.
+
+    A side whose measure is 0 (e.g. a primiera without all four suits) never wins.
+    """
+
+    name: str
+    points: Callable[[Options], int]
+    measure: Callable[[SideTally, Options], float]
+
+    def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
+        """Give the points to the unique leader, or split / withhold them on a tie."""
+        values = tuple(self.measure(t, options) for t in tallies)
+        leaders = _leaders(values)
+        points = self.points(options)
+        if len(leaders) > 1:
+            split = options.mazzo_ties is MazzoTies.SPLIT
+            points = max(1, points // len(leaders)) if split else 0
+        won = tuple(points if i in leaders else 0 for i in range(len(tallies)))
+        return Component(self.name, won, values)
+
+    def max_points(self, options: Options, plays_per_hand: int) -> int:
+        """The configured points (a split share is never larger)."""
+        return self.points(options)
+
+
+@dataclass(frozen=True, slots=True)
+class CardRule:
+    """Points to the side holding one card (settebello, re bello, rosmarino, 2 of spade)."""
+
+    name: str
+    card: Card
+    points: Callable[[Options], int]
+
+    def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
+        """Give the points to the holder; the value is 1 for the holder, 0 otherwise."""
+        held = tuple(1.0 if self.card in t.cards else 0.0 for t in tallies)
+        points = self.points(options)
+        return Component(self.name, tuple(int(h) * points for h in held), held)
+
+    def max_points(self, options: Options, plays_per_hand: int) -> int:
+        """The configured points."""
+        return self.points(options)
+
+
+@dataclass(frozen=True, slots=True)
+class CountRule:
+    """Points that each side earns by itself from a count (sweeps, picule, bagher, ...)."""
+
+    name: str
+    count: Callable[[SideTally], int]
+    points: Callable[[int, Options], int]
+    """Points for a count."""
+    bound: Callable[[Options, int], int]
+    """Upper bound on one side's points, from the options and the plays per hand."""
+
+    def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
+        """Score every side's count independently."""
+        counts = tuple(self.count(t) for t in tallies)
+        return Component(
+            self.name, tuple(self.points(n, options) for n in counts), tuple(map(float, counts))
+        )
+
+    def max_points(self, options: Options, plays_per_hand: int) -> int:
+        """The rule's own bound."""
+        return self.bound(options, plays_per_hand)
+
+
+@dataclass(frozen=True, slots=True)
+class NapolaRule:
+    """The napola of a suit: ace, 2 and 3 score 3, plus 1 per next rank in an unbroken run."""
+
+    name: str
+    suit: Suit
+
+    def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
+        """Each side scores its own run length (only one side can hold ace, 2 and 3)."""
+        lengths = tuple(napola_length(t.cards, self.suit) for t in tallies)
+        return Component(self.name, lengths, tuple(map(float, lengths)))
+
+    def max_points(self, options: Options, plays_per_hand: int) -> int:
+        """All ten cards of the suit."""
+        return 10
+
+
+def _sevens(tally: SideTally) -> int:
+    return sum(1 for c in tally.cards if rank_of(c) == 7)
+
+
+def _denari_but_settebello(tally: SideTally) -> int:
+    return sum(1 for c in tally.cards if suit_of(c) == Suit.DENARI and c != SETTEBELLO)
+
+
+def _one(options: Options) -> int:
+    return 1
+
+
+_SWEEPS: Final = CountRule(
+    "sweeps",
+    lambda t: t.sweeps,
+    lambda n, o: n * o.sweep_points,
+    lambda o, plays: plays * o.sweep_points,
+)
+_CARDS: Final = MostRule("cards", lambda o: o.cards_points, _card_count)
+_DENARI: Final = MostRule("denari", lambda o: o.denari_points, _suit_count(Suit.DENARI))
+_SPADE: Final = MostRule("spade", lambda o: o.spade_points, _suit_count(Suit.SPADE))
+_PRIMIERA: Final = MostRule("primiera", lambda o: o.primiera_points, _primiera)
+_SETTEBELLO: Final = CardRule("settebello", SETTEBELLO, lambda o: o.settebello_points)
+_RE_BELLO: Final = CardRule("re_bello", RE_BELLO, _one)
+_ROSMARINO: Final = CardRule("rosmarino", ROSMARINO, _one)
+_TWO_OF_SPADE: Final = CardRule("two_of_spade", TWO_OF_SPADE, _one)
+_DENARI_EACH: Final = CountRule(
+    "denari_each", _denari_but_settebello, lambda n, o: n, lambda o, plays: 9
+)
+_SETTANTA: Final = CountRule(
+    "settanta", _sevens, lambda n, o: 1 if n == 4 else 0, lambda o, plays: 1
+)
+_NAPOLA_DENARI: Final = NapolaRule("napola_denari", Suit.DENARI)
+_NAPOLA_SPADE: Final = NapolaRule("napola_spade", Suit.SPADE)
+_PICULE: Final = CountRule("picule", lambda t: t.picule, lambda n, o: n, lambda o, plays: plays)
+_BAGHER: Final = CountRule(
+    "bagher", lambda t: t.bagher_points, lambda n, o: n, lambda o, plays: len(Suit) * 10
+)
+
+
+def scoring_rules(options: Options) -> tuple[ScoringRule, ...]:
+    """The rules ``options`` enable, in score-sheet order; rules worth 0 points are left out."""
+    candidates: tuple[tuple[ScoringRule, bool], ...] = (
+        (_SWEEPS, options.sweep_points > 0),
+        (_CARDS, options.cards_points > 0),
+        (_DENARI, options.denari_points > 0 and not options.denari_each),
+        (_SPADE, options.spade_points > 0),
+        (_PRIMIERA, options.primiera_points > 0),
+        (_SETTEBELLO, options.settebello_points > 0),
+        (_RE_BELLO, options.re_bello),
+        (_ROSMARINO, options.rosmarino),
+        (_TWO_OF_SPADE, options.two_of_spade),
+        (_DENARI_EACH, options.denari_each),
+        (_SETTANTA, options.settanta),
+        (_NAPOLA_DENARI, options.napola_denari),
+        (_NAPOLA_SPADE, options.napola_spade),
+        (_PICULE, options.picula),
+        (_BAGHER, options.bagher),
+    )
+    return tuple(rule for rule, enabled in candidates if enabled)
+
+
+def score_hand(options: Options, tallies: Sequence[SideTally]) -> HandScore:
+    """Score one hand: one tally per side (``options.sides`` of them), in side order."""
+    if len(tallies) != options.sides:
+        raise ValueError(f"expected {options.sides} tallies, got {len(tallies)}")
+    components = tuple(rule.score(tallies, options) for rule in scoring_rules(options))
+    totals = tuple(sum(c.points[i] for c in components) for i in range(len(tallies)))
+    napoleone = tuple(napola_length(t.cards, Suit.DENARI) == 10 for t in tallies)
+    return HandScore(components, totals, napoleone)
+
+
+def hand_points_bound(options: Options, plays_per_hand: int) -> int:
+    """An upper bound on the points one side can score in one hand of ``plays_per_hand`` plays."""
+    return sum(rule.max_points(options, plays_per_hand) for rule in scoring_rules(options))

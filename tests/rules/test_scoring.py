@@ -1,0 +1,469 @@
+"""Tests of hand scoring (scopa.rules._scoring), with the seeds' worked examples."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scopa.rules._cards import ALL_CARDS, Card, Suit, card_of, parse_card
+from scopa.rules._options import PRESETS, MazzoTies, Options, PrimieraMethod
+from scopa.rules._scoring import (
+    Component,
+    HandScore,
+    SideTally,
+    hand_points_bound,
+    napola_length,
+    primiera_value,
+    score_hand,
+    scoring_rules,
+)
+
+EVENT_COMPONENTS = frozenset({"sweeps", "picule", "bagher"})
+NAPOLA_COMPONENTS = frozenset({"napola_denari", "napola_spade"})
+
+
+def cards(codes: str) -> tuple[Card, ...]:
+    """Parse space-separated card codes such as ``"7C 7D 6S"``."""
+    return tuple(parse_card(code) for code in codes.split())
+
+
+def suit_cards(suit: Suit, *ranks: int) -> tuple[Card, ...]:
+    """The cards of ``suit`` with ``ranks`` (all ten when no rank is given)."""
+    return tuple(card_of(suit, r) for r in (ranks or range(1, 11)))
+
+
+def complement(*held: tuple[Card, ...]) -> tuple[Card, ...]:
+    """Every card of the deck not in ``held``."""
+    taken = {c for group in held for c in group}
+    return tuple(c for c in ALL_CARDS if c not in taken)
+
+
+def component(score: HandScore, name: str) -> Component:
+    """The component called ``name`` of ``score``."""
+    matches = [c for c in score.components if c.name == name]
+    assert len(matches) == 1, f"{name} appears {len(matches)} times"
+    return matches[0]
+
+
+def mazzo_total(score: HandScore, *, napola: bool = False) -> int:
+    """Points of the card-based components (no sweeps, picule, bagher; napola if asked)."""
+    excluded = EVENT_COMPONENTS if napola else EVENT_COMPONENTS | NAPOLA_COMPONENTS
+    return sum(sum(c.points) for c in score.components if c.name not in excluded)
+
+
+def two_sides(side0: tuple[Card, ...]) -> list[SideTally]:
+    """Tallies for two sides: ``side0`` and every other card."""
+    return [SideTally(side0), SideTally(complement(side0))]
+
+
+# --- primiera -----------------------------------------------------------------------------
+
+
+def test_primiera_81_beats_75() -> None:
+    """Seed 001 (Spatola): 7 coppe, 7 bastoni, 7 denari, 6 spade = 81 beats 7 spade + 6s = 75."""
+    side0 = cards("7C 7B 7D 6S")
+    side1 = cards("7S 6C 6D 6B")
+    assert primiera_value(side0) == 81
+    assert primiera_value(side1) == 75
+    score = score_hand(Options(), [SideTally(side0), SideTally(side1)])
+    primiera = component(score, "primiera")
+    assert primiera.values == (81.0, 75.0)
+    assert primiera.points == (1, 0)
+
+
+def test_primiera_76_beats_75() -> None:
+    """Seed 002 (Fabio and Deborha): 21 + 21 + 18 + 16 = 76 beats 21 + 21 + 18 + 15 = 75."""
+    fabio = cards("7C 7D 6B 1S 3S")
+    deborha = cards("7B 7S 6C 5D 2D")
+    assert primiera_value(fabio) == 76
+    assert primiera_value(deborha) == 75
+    score = score_hand(Options(), [SideTally(fabio), SideTally(deborha)])
+    assert component(score, "primiera").points == (1, 0)
+
+
+def test_primiera_maximum_is_84() -> None:
+    """Seed 004: the maximum primiera is 84, the four 7s (also with the whole deck)."""
+    assert primiera_value(cards("7C 7D 7B 7S")) == 84
+    assert primiera_value(ALL_CARDS) == 84
+
+
+def test_primiera_takes_best_card_of_each_suit() -> None:
+    """RULINGS.md Scopa: only the best card per suit counts (figures 10, ace 16 over a 5)."""
+    assert primiera_value(cards("10C 1C 5C 10D 8B 9S")) == 16 + 10 + 10 + 10
+
+
+def test_primiera_missing_suit_is_zero_and_cannot_win() -> None:
+    """Seeds 001, 004: a side without all four suits cannot win the primiera."""
+    strong = cards("7C 7D 7B 6C 6D 6B")
+    weak = cards("2C 2D 2B 2S")
+    assert primiera_value(strong) == 0
+    score = score_hand(Options(), [SideTally(strong), SideTally(weak)])
+    assert component(score, "primiera").points == (0, 1)
+
+
+def test_primiera_nobody_has_all_suits() -> None:
+    """Seeds 001, 004: when no side has all four suits the primiera is not given."""
+    score = score_hand(Options(), [SideTally(cards("7C 7D")), SideTally(cards("7B 7S"))])
+    assert component(score, "primiera").points == (0, 0)
+
+
+def test_primiera_tie_gives_nobody() -> None:
+    """Seed 001: two 7s and the 6s of the other suits each is a tie, not given."""
+    side0 = cards("7C 7D 6B 6S")
+    side1 = cards("7B 7S 6C 6D")
+    score = score_hand(Options(), [SideTally(side0), SideTally(side1)])
+    assert component(score, "primiera").points == (0, 0)
+
+
+def test_veneto_primiera_values() -> None:
+    """Seed 004: Veneto primiera uses face value, ace 5.5 and figures 0.5."""
+    veneto = PrimieraMethod.VENETO
+    assert primiera_value(cards("7C 1D 10B 8S"), veneto) == 7 + 5.5 + 0.5 + 0.5
+    assert primiera_value(cards("6C 5C 1C 2D 3B 4S"), veneto) == 6 + 2 + 3 + 4
+    assert primiera_value(cards("7C 7D 7B"), veneto) == 0
+    options = Options(primiera_method=veneto)
+    side0 = cards("6C 6D 6B 6S")  # 24 Veneto, 72 standard
+    side1 = cards("1C 1D 1B 7S")  # 23.5 Veneto, 69 standard
+    score = score_hand(options, [SideTally(side0), SideTally(side1)])
+    assert component(score, "primiera").values == (24.0, 23.5)
+    assert component(score, "primiera").points == (1, 0)
+
+
+def test_veneto_and_standard_can_disagree() -> None:
+    """Seed 004: the same cards can win by standard values and tie by Veneto values."""
+    side0 = cards("1C 1D 1B 1S")  # standard 64, Veneto 22
+    side1 = cards("5C 5D 5B 6S")  # standard 63, Veneto 21
+    tallies = [SideTally(side0), SideTally(side1)]
+    assert component(score_hand(Options(), tallies), "primiera").points == (1, 0)
+    side1 = cards("5C 5D 6B 6S")  # standard 66, Veneto 22
+    tallies = [SideTally(side0), SideTally(side1)]
+    assert component(score_hand(Options(), tallies), "primiera").points == (0, 1)
+    veneto = Options(primiera_method=PrimieraMethod.VENETO)
+    assert component(score_hand(veneto, tallies), "primiera").points == (0, 0)
+
+
+def test_milan_primiera_most_sevens_then_sixes_then_aces() -> None:
+    """Seed 004: in Milan the primiera goes to most 7s, then most 6s, then most aces."""
+    options = Options(primiera_method=PrimieraMethod.MILAN)
+
+    def winner(side0: str, side1: str) -> tuple[int, ...]:
+        tallies = [SideTally(cards(side0)), SideTally(cards(side1))]
+        return component(score_hand(options, tallies), "primiera").points
+
+    assert winner("7C 7D", "7B 6C 6D 6B 6S 1C") == (1, 0)
+    assert winner("7C 6C 6D", "7D 6B 1C 1D 1B") == (1, 0)
+    assert winner("7C 6C 1S", "7D 6B 1C 1D") == (0, 1)
+    assert winner("7C 6C 1S 2D", "7D 6B 1C 3C") == (0, 0)
+
+
+def test_milan_value_encoding() -> None:
+    """The Milan value is 100 * sevens + 10 * sixes + aces and needs no suit."""
+    assert primiera_value(cards("7C 7D 6S 1B 1C 1D"), PrimieraMethod.MILAN) == 213
+    assert primiera_value(cards("2C 3D"), PrimieraMethod.MILAN) == 0
+
+
+# --- napola -------------------------------------------------------------------------------
+
+
+def test_napola_ace_two_three_is_three() -> None:
+    """Seeds 000, 001, 002: ace, 2 and 3 of the suit make a napola of 3."""
+    assert napola_length(suit_cards(Suit.SPADE, 1, 2, 3), Suit.SPADE) == 3
+    assert napola_length(suit_cards(Suit.SPADE, 1, 2, 3), Suit.DENARI) == 0
+
+
+def test_napola_run_to_five() -> None:
+    """Seeds 000, 001: ace to 5 is worth 5."""
+    assert napola_length(suit_cards(Suit.DENARI, 1, 2, 3, 4, 5), Suit.DENARI) == 5
+
+
+def test_napola_without_the_two_is_nothing() -> None:
+    """Seed 002: Fabio took every denaro but the 2: no napoli points."""
+    held = suit_cards(Suit.DENARI, 1, 3, 4, 5, 6, 7, 8, 9, 10)
+    assert napola_length(held, Suit.DENARI) == 0
+
+
+def test_napola_stops_at_first_gap() -> None:
+    """Seed 002: Deborha's ace, 2, 3, 4, 5 and fante of denari are 5 napoli points."""
+    held = suit_cards(Suit.DENARI, 1, 2, 3, 4, 5, 8)
+    assert napola_length(held, Suit.DENARI) == 5
+
+
+def test_napoleone_all_ten_denari() -> None:
+    """Seed 002: all ten denari are a napola of 10, the napoleone that wins the game."""
+    options = PRESETS["scopa_napola"].options()
+    score = score_hand(options, two_sides(suit_cards(Suit.DENARI)))
+    assert component(score, "napola_denari").points == (10, 0)
+    assert score.napoleone == (True, False)
+    score = score_hand(options, two_sides(suit_cards(Suit.DENARI, *range(1, 10))))
+    assert component(score, "napola_denari").points == (9, 0)
+    assert score.napoleone == (False, False)
+
+
+def test_napola_of_spade_all_ten() -> None:
+    """Seed 000: all ten spade are a napola of 10; the napoleone flag is about denari only."""
+    score = score_hand(PRESETS["spazzino"].options(), two_sides(suit_cards(Suit.SPADE)))
+    assert component(score, "napola_spade").points == (10, 0)
+    assert score.napoleone == (False, True)
+
+
+# --- whole hands per game -----------------------------------------------------------------
+
+
+def test_spazzino_mazzo_is_seven() -> None:
+    """Seed 000: cards 2, spade 2, 7 of denari, fante and 2 of spade: 7 mazzo points."""
+    side0 = suit_cards(Suit.COPPE) + suit_cards(Suit.BASTONI) + suit_cards(Suit.SPADE, *range(1, 7))
+    score = score_hand(PRESETS["spazzino"].options(), two_sides(side0))
+    assert component(score, "cards").points == (2, 0)
+    assert component(score, "spade").points == (2, 0)
+    assert component(score, "settebello").points == (0, 1)
+    assert component(score, "rosmarino").points == (0, 1)
+    assert component(score, "two_of_spade").points == (1, 0)
+    assert component(score, "napola_spade").points == (6, 0)
+    assert mazzo_total(score) == 7
+    assert score.totals == (2 + 2 + 1 + 6, 2)
+    names = {c.name for c in score.components}
+    assert "denari" not in names
+    assert "primiera" not in names
+
+
+def test_spazzino_ties_split_one_each() -> None:
+    """Seed 000: a tie in cards or spade gives 1 point to each player."""
+    side0 = (
+        suit_cards(Suit.COPPE)
+        + suit_cards(Suit.SPADE, 1, 2, 3, 4, 5)
+        + suit_cards(Suit.DENARI, 1, 2, 3, 4, 5)
+    )
+    score = score_hand(PRESETS["spazzino"].options(), two_sides(side0))
+    assert component(score, "cards").values == (20.0, 20.0)
+    assert component(score, "cards").points == (1, 1)
+    assert component(score, "spade").points == (1, 1)
+
+
+def test_split_tie_among_three_gives_at_least_one() -> None:
+    """MazzoTies.SPLIT gives each tied side max(1, points // tied); the trailing side nothing."""
+    options = Options(players=3, mazzo_ties=MazzoTies.SPLIT, cards_points=2)
+    tallies = [
+        SideTally(suit_cards(Suit.COPPE) + suit_cards(Suit.SPADE, 1, 2, 3, 4, 5)),
+        SideTally(suit_cards(Suit.BASTONI) + suit_cards(Suit.SPADE, 6, 7, 8, 9, 10)),
+        SideTally(suit_cards(Suit.DENARI)),
+    ]
+    assert component(score_hand(options, tallies), "cards").points == (1, 1, 0)
+
+
+def test_spatola_mazzo_is_eleven() -> None:
+    """Seed 001: cards 2, spade 2, denari 2, primiera 1, four honours 1 each: 11 points."""
+    side0 = (
+        suit_cards(Suit.COPPE)
+        + suit_cards(Suit.BASTONI)
+        + suit_cards(Suit.SPADE, 4, 5, 6, 7, 9, 10)
+    )
+    side0 += suit_cards(Suit.DENARI, 4, 5, 6, 7, 8, 9)
+    score = score_hand(PRESETS["spatola"].options(), two_sides(side0))
+    expected = {
+        "cards": (2, 0),
+        "spade": (2, 0),
+        "denari": (2, 0),
+        "primiera": (1, 0),
+        "settebello": (1, 0),
+        "re_bello": (0, 1),
+        "rosmarino": (0, 1),
+        "two_of_spade": (0, 1),
+        "napola_spade": (0, 3),
+        "napola_denari": (0, 3),
+    }
+    assert {c.name: c.points for c in score.components if c.name in expected} == expected
+    assert mazzo_total(score) == 11
+
+
+def test_spatola_ties_give_nobody() -> None:
+    """Seed 001: a tie in cards, spade, denari or primiera gives nobody the points."""
+    side0 = (
+        suit_cards(Suit.COPPE)
+        + suit_cards(Suit.SPADE, 1, 2, 3, 4, 5)
+        + suit_cards(Suit.DENARI, 1, 2, 3, 4, 5)
+    )
+    score = score_hand(PRESETS["spatola"].options(), two_sides(side0))
+    for name in ("cards", "spade", "denari"):
+        assert component(score, name).points == (0, 0), name
+
+
+def test_scopa_ties_give_nobody() -> None:
+    """Seed 002: ties in carte, denari and primiera leave those points unassigned."""
+    side0 = cards("7C 7D 6B 6S 1C 2C 3C 4C 1D 2D 3D 4D 1B 2B 3B 4B 1S 2S 3S 4S")
+    score = score_hand(Options(), two_sides(side0))
+    assert component(score, "cards").values == (20.0, 20.0)
+    assert component(score, "denari").values == (5.0, 5.0)
+    for name in ("cards", "denari", "primiera"):
+        assert component(score, name).points == (0, 0), name
+    assert component(score, "settebello").points == (1, 0)
+    assert score.totals == (1, 0)
+
+
+def test_scopa_four_mazzo_points_and_sweeps() -> None:
+    """Seed 002: up to 4 mazzo points plus 1 per scopa."""
+    side0 = suit_cards(Suit.COPPE) + suit_cards(Suit.DENARI) + suit_cards(Suit.BASTONI)
+    side0 += suit_cards(Suit.SPADE, 2)
+    tallies = [SideTally(side0, sweeps=2), SideTally(complement(side0), sweeps=3)]
+    score = score_hand(Options(), tallies)
+    assert [c.name for c in score.components] == [
+        "sweeps", "cards", "denari", "primiera", "settebello",
+    ]  # fmt: skip
+    assert component(score, "sweeps").points == (2, 3)
+    assert component(score, "sweeps").values == (2.0, 3.0)
+    assert component(score, "primiera").points == (1, 0)
+    assert score.totals == (2 + 4, 3)
+
+
+def test_sweep_points_multiply() -> None:
+    """Option sweep_points: every sweep is worth that many points."""
+    options = Options(sweep_points=3)
+    score = score_hand(options, [SideTally((), sweeps=2), SideTally(ALL_CARDS)])
+    assert component(score, "sweeps").points == (6, 0)
+
+
+def test_scopone_romano_totals_thirteen() -> None:
+    """Seed 004: scopone romano, every denaro 1, settebello 2, carte 1, primiera 1: 13."""
+    options = PRESETS["scopone_romano"].options()
+    side0 = suit_cards(Suit.COPPE) + suit_cards(Suit.DENARI) + suit_cards(Suit.BASTONI, 1, 2, 3)
+    side0 += suit_cards(Suit.SPADE, 1)
+    score = score_hand(options, two_sides(side0))
+    assert "denari" not in {c.name for c in score.components}
+    assert component(score, "denari_each").points == (9, 0)
+    assert component(score, "settebello").points == (2, 0)
+    assert component(score, "primiera").points == (1, 0)
+    assert component(score, "cards").points == (1, 0)
+    assert score.totals == (13, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 1), min_size=40, max_size=40))
+def test_scopone_romano_distributes_everything(owners: list[int]) -> None:
+    """Seed 004: every one of the 13 points is given unless carte or primiera is tied."""
+    options = PRESETS["scopone_romano"].options()
+    held = [tuple(c for c in ALL_CARDS if owners[c] == side) for side in (0, 1)]
+    score = score_hand(options, [SideTally(h) for h in held])
+    primiere = [primiera_value(h) for h in held]
+    lost = int(len(held[0]) == len(held[1]))
+    lost += int(primiere[0] == primiere[1])
+    assert sum(score.totals) == 13 - lost
+    assert sum(component(score, "denari_each").points) == 9
+
+
+def test_settanta_all_four_sevens() -> None:
+    """Seed 004: a primiera made of all four 7s scores 1 more point (settanta)."""
+    options = Options(settanta=True)
+    score = score_hand(options, two_sides(cards("7C 7D 7B 7S")))
+    assert component(score, "settanta").points == (1, 0)
+    assert component(score, "settanta").values == (4.0, 0.0)
+    score = score_hand(options, two_sides(cards("7C 7D 7B")))
+    assert component(score, "settanta").points == (0, 0)
+    assert "settanta" not in {c.name for c in score_hand(Options(), two_sides(())).components}
+
+
+def test_re_bello() -> None:
+    """Seeds 001, 002: with re bello the re of denari scores 1 for whoever takes it."""
+    score = score_hand(Options(re_bello=True), two_sides(cards("10D")))
+    assert component(score, "re_bello").points == (1, 0)
+    assert component(score, "re_bello").values == (1.0, 0.0)
+    assert "re_bello" not in {c.name for c in score_hand(Options(), two_sides(())).components}
+
+
+def test_picule_and_bagher() -> None:
+    """Seeds 000, 001: each picula 1 point, bagher points as counted by the engine."""
+    options = PRESETS["spazzino"].options()
+    tallies = [
+        SideTally(ALL_CARDS[:20], picule=2, bagher_points=3),
+        SideTally(ALL_CARDS[20:], picule=0, bagher_points=4),
+    ]
+    score = score_hand(options, tallies)
+    assert component(score, "picule").points == (2, 0)
+    assert component(score, "bagher").points == (3, 4)
+    assert "picule" not in {c.name for c in score_hand(Options(), two_sides(())).components}
+
+
+def test_zero_point_components_are_omitted() -> None:
+    """A component configured at 0 points has no line on the score sheet."""
+    options = Options(cards_points=0, sweep_points=0, settebello_points=0)
+    names = {rule.name for rule in scoring_rules(options)}
+    assert names == {"denari", "primiera"}
+
+
+def test_wrong_number_of_tallies_is_rejected() -> None:
+    """score_hand wants exactly one tally per side."""
+    with pytest.raises(ValueError, match="expected 2 tallies"):
+        score_hand(PRESETS["scopa4"].options(), [SideTally(ALL_CARDS)] * 4)
+
+
+# --- properties over every preset ---------------------------------------------------------
+
+
+def configured_mazzo(options: Options) -> int:
+    """The most card-based points the options can hand out in one hand, all sides together."""
+    total = options.cards_points + options.spade_points + options.primiera_points
+    total += options.settebello_points
+    total += 9 if options.denari_each else options.denari_points
+    flags = (options.re_bello, options.rosmarino, options.two_of_spade, options.settanta)
+    total += sum(flags)
+    total += 10 * (options.napola_denari + options.napola_spade)
+    return total
+
+
+def random_tallies(options: Options, owners: list[int], events: list[int]) -> list[SideTally]:
+    """Split the deck by ``owners`` (taken modulo the sides) and add sweeps and specials."""
+    sides = options.sides
+    return [
+        SideTally(
+            tuple(c for c in ALL_CARDS if owners[c] % sides == side),
+            sweeps=events[side % len(events)],
+            picule=events[(side + 1) % len(events)],
+            bagher_points=events[(side + 2) % len(events)],
+        )
+        for side in range(sides)
+    ]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@settings(max_examples=60, deadline=None)
+@given(
+    owners=st.lists(st.integers(0, 5), min_size=40, max_size=40),
+    method=st.sampled_from(list(PrimieraMethod)),
+)
+def test_mazzo_never_exceeds_configured_points(
+    preset: str, owners: list[int], method: PrimieraMethod
+) -> None:
+    """For any split of the deck the card-based points handed out stay within the configured."""
+    options = dataclasses.replace(PRESETS[preset].options(), primiera_method=method)
+    score = score_hand(options, random_tallies(options, owners, [0]))
+    assert mazzo_total(score, napola=True) <= configured_mazzo(options)
+    assert all(sum(c.points) == 0 for c in score.components if c.name in EVENT_COMPONENTS)
+    honours = {"settebello": options.settebello_points, "re_bello": 1, "rosmarino": 1}
+    honours["two_of_spade"] = 1
+    for line in score.components:
+        if line.name in honours:
+            assert sum(line.points) == honours[line.name], line.name
+    assert sum(score.totals) == sum(sum(c.points) for c in score.components)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@settings(max_examples=60, deadline=None)
+@given(
+    owners=st.lists(st.integers(0, 5), min_size=40, max_size=40),
+    events=st.lists(st.integers(0, 8), min_size=1, max_size=3),
+)
+def test_totals_within_hand_bound(preset: str, owners: list[int], events: list[int]) -> None:
+    """No side's total ever exceeds hand_points_bound for the hand's number of plays."""
+    options = PRESETS[preset].options()
+    plays = 40 - options.table_cards
+    bound = hand_points_bound(options, plays)
+    score = score_hand(options, random_tallies(options, owners, events))
+    assert max(score.totals) <= bound
+    assert bound >= configured_mazzo(options)
+
+
+def test_hand_bound_counts_sweeps() -> None:
+    """hand_points_bound grows with the plays (each may be a sweep)."""
+    options = Options()
+    assert hand_points_bound(options, 36) - hand_points_bound(options, 35) == 1
+    assert hand_points_bound(options, 0) == 4
