@@ -1,0 +1,36 @@
+"""Versioned storage of opaque game blobs: an embedded store and a Redis store, one contract."""
+
+from scopa.storage._errors import (
+    DuplicateRequest,
+    GameExists,
+    GameNotFound,
+    StorageError,
+    StorageUnavailable,
+    VersionConflict,
+)
+from scopa.storage._factory import open_store
+from scopa.storage._keys import channel, events_key, game_key
+from scopa.storage._memory import MemoryStore
+from scopa.storage._protocol import GameStore
+from scopa.storage._redis import RedisStore
+from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
+
+__all__ = [
+    "INITIAL_VERSION",
+    "CreateResult",
+    "DuplicateRequest",
+    "Event",
+    "GameExists",
+    "GameNotFound",
+    "GameStore",
+    "MemoryStore",
+    "RedisStore",
+    "Snapshot",
+    "StorageError",
+    "StorageUnavailable",
+    "VersionConflict",
+    "channel",
+    "events_key",
+    "game_key",
+    "open_store",
+]

@@ -1,0 +1,47 @@
+"""Typed failures raised by every game store."""
+
+from __future__ import annotations
+
+
+class StorageError(Exception):
+    """Base class of all storage failures."""
+
+
+class StorageUnavailable(StorageError):
+    """The backend could not be reached or timed out."""
+
+
+class GameNotFound(StorageError):
+    """The game does not exist (never created, or expired)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} not found")
+        self.game_id = game_id
+
+
+class GameExists(StorageError):
+    """A game with this id already exists."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} already exists")
+        self.game_id = game_id
+
+
+class VersionConflict(StorageError):
+    """The stored version differs from the version the caller expected."""
+
+    def __init__(self, game_id: str, expected: int, current: int) -> None:
+        super().__init__(f"game {game_id!r} is at version {current}, expected {expected}")
+        self.game_id = game_id
+        self.expected = expected
+        self.current = current
+
+
+class DuplicateRequest(StorageError):
+    """The request id was already applied to this game; carries the stored response."""
+
+    def __init__(self, game_id: str, request_id: str, response: bytes) -> None:
+        super().__init__(f"request {request_id!r} already applied to game {game_id!r}")
+        self.game_id = game_id
+        self.request_id = request_id
+        self.response = response

@@ -1,0 +1,31 @@
+"""Redis key and channel names; all names of one game share the hash tag ``{game_id}``."""
+
+from __future__ import annotations
+
+PREFIX = "scopa"
+
+
+def check_game_id(game_id: str) -> None:
+    """Raise ValueError unless ``game_id`` is non-empty and free of hash-tag braces."""
+    if not game_id or "{" in game_id or "}" in game_id:
+        raise ValueError(f"invalid game id {game_id!r}")
+
+
+def game_key(game_id: str) -> str:
+    """Return the hash holding state, meta, version and ``req:<id>`` fields."""
+    return f"{PREFIX}:{{{game_id}}}:g"
+
+
+def events_key(game_id: str) -> str:
+    """Return the stream holding the event log (entry ids are ``<version>-<seq>``)."""
+    return f"{PREFIX}:{{{game_id}}}:ev"
+
+
+def channel(game_id: str) -> str:
+    """Return the pub/sub channel on which new versions are announced."""
+    return f"{PREFIX}:{{{game_id}}}:ch"
+
+
+def request_field(request_id: str) -> str:
+    """Return the hash field recording the response of ``request_id``."""
+    return f"req:{request_id}"

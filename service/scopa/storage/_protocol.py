@@ -1,0 +1,72 @@
+"""The contract every game store implements."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol, runtime_checkable
+
+from scopa.storage._types import CreateResult, Event, Snapshot
+
+
+@runtime_checkable
+class GameStore(Protocol):
+    """Versioned, TTL-bound storage of opaque game blobs with compare-and-set commits."""
+
+    async def create(
+        self,
+        game_id: str,
+        state: bytes,
+        meta: bytes,
+        events: Sequence[bytes],
+        ttl_s: float,
+        request_id: str | None = None,
+        response: bytes | None = None,
+    ) -> CreateResult:
+        """Atomically create a game at version 1.
+
+        Raises GameExists if the game exists, unless ``request_id`` was recorded on it, in
+        which case the recorded response is returned with ``created=False``.
+        """
+        ...
+
+    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot:
+        """Return the game (and the response cached for ``request_id``); raise GameNotFound."""
+        ...
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        meta: bytes,
+        events: Sequence[bytes],
+        ttl_s: float,
+        request_id: str | None = None,
+        response: bytes | None = None,
+    ) -> int:
+        """Compare-and-set the game and return its new version.
+
+        Raises GameNotFound, DuplicateRequest (request already applied) or VersionConflict.
+        """
+        ...
+
+    async def events_since(self, game_id: str, version: int) -> list[Event]:
+        """Return the events tagged with a version greater than ``version``, oldest first."""
+        ...
+
+    def subscribe(self, game_id: str) -> AbstractAsyncContextManager[AsyncIterator[int]]:
+        """Return a context manager yielding the stream of newly committed versions.
+
+        The subscription is active once the context is entered, so a caller can enter it, then
+        read ``events_since`` and never miss a version.
+        """
+        ...
+
+    async def ping(self) -> None:
+        """Raise StorageError unless the store is ready."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections and wake up subscribers."""
+        ...

@@ -1,0 +1,210 @@
+"""Redis game store: one HMGET per load, one EVALSHA per create or commit."""
+
+from __future__ import annotations
+
+import importlib.resources
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any, Protocol, cast
+
+from redis.asyncio import ConnectionPool, Redis
+from redis.asyncio.connection import Connection
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from scopa.storage._errors import (
+    DuplicateRequest,
+    GameExists,
+    GameNotFound,
+    StorageUnavailable,
+    VersionConflict,
+)
+from scopa.storage._keys import channel, check_game_id, events_key, game_key, request_field
+from scopa.storage._types import CreateResult, Event, Snapshot
+
+_OK, _NOT_FOUND, _CONFLICT, _DUPLICATE, _EXISTS = 0, 1, 2, 3, 4
+_EVENT_FIELD = b"e"
+
+
+class _AsyncClosable(Protocol):
+    async def aclose(self) -> None: ...
+
+
+def _script(name: str) -> str:
+    """Return the text of a Lua script shipped in ``scopa.storage.lua``."""
+    return importlib.resources.files("scopa.storage.lua").joinpath(name).read_text("utf-8")
+
+
+def _ttl_ms(ttl_s: float) -> int:
+    if ttl_s <= 0:
+        raise ValueError(f"ttl must be positive, got {ttl_s}")
+    return max(1, round(ttl_s * 1000))
+
+
+def _request_args(request_id: str | None, response: bytes | None) -> list[str | bytes]:
+    """Return the (mode, field, response) script arguments for an optional request id."""
+    if request_id is None:
+        return ["0", "", b""]
+    if response is None:
+        return ["1", request_field(request_id), b""]
+    return ["2", request_field(request_id), response]
+
+
+@contextmanager
+def _translate() -> Iterator[None]:
+    """Turn connection failures and timeouts into StorageUnavailable."""
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError) as exc:
+        raise StorageUnavailable(str(exc)) from exc
+
+
+class RedisStore:
+    """A GameStore on Redis (or any Redis Cluster node set: one hash tag per game)."""
+
+    def __init__(self, pool: ConnectionPool[Connection]) -> None:
+        self._pool = pool
+        self._client: Redis[bytes] = Redis(connection_pool=pool)
+        self._create = self._client.register_script(_script("create.lua"))
+        self._commit = self._client.register_script(_script("commit.lua"))
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        max_connections: int | None = None,
+        socket_timeout: float = 5.0,
+    ) -> RedisStore:
+        """Build a store with its own connection pool (hiredis parser when installed)."""
+        pool: ConnectionPool[Connection] = ConnectionPool.from_url(
+            url,
+            max_connections=max_connections,
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=socket_timeout,
+            decode_responses=False,
+        )
+        return cls(pool)
+
+    @property
+    def pool(self) -> ConnectionPool[Connection]:
+        """The connection pool shared by all operations."""
+        return self._pool
+
+    async def create(
+        self,
+        game_id: str,
+        state: bytes,
+        meta: bytes,
+        events: Sequence[bytes],
+        ttl_s: float,
+        request_id: str | None = None,
+        response: bytes | None = None,
+    ) -> CreateResult:
+        """Atomically create a game at version 1 (see GameStore.create)."""
+        check_game_id(game_id)
+        args: list[Any] = [state, meta, _ttl_ms(ttl_s)]
+        args += _request_args(request_id, response)
+        args += events
+        with _translate():
+            result = await self._create(keys=[game_key(game_id), events_key(game_id)], args=args)
+        code = int(result[0])
+        if code == _OK:
+            return CreateResult(version=int(result[1]), created=True, response=response)
+        if code == _DUPLICATE:
+            return CreateResult(version=int(result[1]), created=False, response=bytes(result[2]))
+        raise GameExists(game_id)
+
+    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot:
+        """Return the game and the response cached for ``request_id`` in one HMGET."""
+        fields = ["state", "meta", "version"]
+        if request_id is not None:
+            fields.append(request_field(request_id))
+        with _translate():
+            values = await self._client.hmget(game_key(game_id), fields)
+        state, meta, version = values[0], values[1], values[2]
+        if state is None or meta is None or version is None:
+            raise GameNotFound(game_id)
+        cached = values[3] if request_id is not None else None
+        return Snapshot(state, meta, int(version), cached)
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        meta: bytes,
+        events: Sequence[bytes],
+        ttl_s: float,
+        request_id: str | None = None,
+        response: bytes | None = None,
+    ) -> int:
+        """Compare-and-set the game in one EVALSHA and return its new version."""
+        args: list[Any] = [expected_version, state, meta, _ttl_ms(ttl_s)]
+        args += _request_args(request_id, response)
+        args.append(channel(game_id))
+        args += events
+        with _translate():
+            result = await self._commit(keys=[game_key(game_id), events_key(game_id)], args=args)
+        code = int(result[0])
+        if code == _OK:
+            return int(result[1])
+        if code == _NOT_FOUND:
+            raise GameNotFound(game_id)
+        if code == _CONFLICT:
+            raise VersionConflict(game_id, expected_version, int(result[1]))
+        if code == _DUPLICATE and request_id is not None:
+            raise DuplicateRequest(game_id, request_id, bytes(result[1]))
+        raise AssertionError(f"unexpected commit.lua result {result!r}")
+
+    async def events_since(self, game_id: str, version: int) -> list[Event]:
+        """Return the events tagged with a version greater than ``version`` (one pipeline)."""
+        async with self._client.pipeline(transaction=False) as pipe:
+            pipe.exists(game_key(game_id))
+            pipe.xrange(events_key(game_id), min=f"{max(version + 1, 0)}-0", max="+")
+            with _translate():
+                exists, entries = await pipe.execute()
+        if not exists:
+            raise GameNotFound(game_id)
+        return [
+            Event(int(entry_id.split(b"-", 1)[0]), fields[_EVENT_FIELD])
+            for entry_id, fields in entries
+        ]
+
+    @asynccontextmanager
+    async def subscribe(self, game_id: str) -> AsyncIterator[AsyncIterator[int]]:
+        """Yield the versions published while the context is open (subscription confirmed)."""
+        pubsub = self._client.pubsub()
+        try:
+            with _translate():
+                await pubsub.subscribe(channel(game_id))
+                messages = pubsub.listen()
+                await _confirmed(messages)
+            yield _versions(messages)
+        finally:
+            await cast(_AsyncClosable, pubsub).aclose()
+
+    async def ping(self) -> None:
+        """Raise StorageUnavailable unless Redis answers PING."""
+        with _translate():
+            await self._client.ping()
+
+    async def close(self) -> None:
+        """Close the client and every pooled connection, subscriptions included."""
+        await cast(_AsyncClosable, self._client).aclose()
+        await self._pool.disconnect()
+
+
+async def _confirmed(messages: AsyncIterator[Any]) -> None:
+    """Wait for the server's subscribe confirmation."""
+    async for message in messages:
+        if message["type"] == "subscribe":
+            return
+
+
+async def _versions(messages: AsyncIterator[Any]) -> AsyncIterator[int]:
+    """Turn pub/sub messages into versions; ends when the subscription ends."""
+    with _translate():
+        async for message in messages:
+            if message["type"] == "message":
+                yield int(message["data"])

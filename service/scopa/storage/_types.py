@@ -1,0 +1,35 @@
+"""Value types returned by game stores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+INITIAL_VERSION = 1
+"""Version of a freshly created game; every commit adds one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A game as loaded: opaque state and meta, its version, and a cached response if any."""
+
+    state: bytes
+    meta: bytes
+    version: int
+    cached_response: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateResult:
+    """Outcome of a create: either a new game, or the response recorded by an earlier create."""
+
+    version: int
+    created: bool
+    response: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One entry of a game's event log, tagged with the version that produced it."""
+
+    version: int
+    payload: bytes

@@ -1,0 +1,1 @@
+"""Lua scripts run atomically by the Redis game store."""

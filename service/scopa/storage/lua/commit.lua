@@ -1,0 +1,41 @@
+-- Compare-and-set commit of one game; every key is passed through KEYS.
+-- KEYS[1]  game hash (fields: state, meta, version, req:<request_id>)
+-- KEYS[2]  event stream (entry ids are <version>-<seq>)
+-- ARGV[1]  expected version
+-- ARGV[2]  state
+-- ARGV[3]  meta
+-- ARGV[4]  ttl in milliseconds
+-- ARGV[5]  request mode: '0' no request id, '1' check it, '2' check it and record ARGV[7]
+-- ARGV[6]  request hash field (req:<request_id>)
+-- ARGV[7]  response recorded for the request (mode '2' only)
+-- ARGV[8]  pub/sub channel (not a key; it carries the same hash tag)
+-- ARGV[9..] events, tagged with the new version
+-- Returns {0, new_version} | {1, 0} not found | {2, current_version} conflict
+--       | {3, stored_response} duplicate request
+local game, log = KEYS[1], KEYS[2]
+local current = redis.call('HGET', game, 'version')
+if not current then
+  return {1, 0}
+end
+if ARGV[5] ~= '0' then
+  local stored = redis.call('HGET', game, ARGV[6])
+  if stored then
+    return {3, stored}
+  end
+end
+current = tonumber(current)
+if current ~= tonumber(ARGV[1]) then
+  return {2, current}
+end
+local version = current + 1
+redis.call('HSET', game, 'state', ARGV[2], 'meta', ARGV[3], 'version', version)
+if ARGV[5] == '2' then
+  redis.call('HSET', game, ARGV[6], ARGV[7])
+end
+for i = 9, #ARGV do
+  redis.call('XADD', log, version .. '-' .. (i - 9), 'e', ARGV[i])
+end
+redis.call('PEXPIRE', game, ARGV[4])
+redis.call('PEXPIRE', log, ARGV[4])
+redis.call('PUBLISH', ARGV[8], version)
+return {0, version}
