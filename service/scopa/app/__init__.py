@@ -1,0 +1,64 @@
+"""The application core of the game service: load, rules, save; auth, idempotency, updates.
+
+It knows the rules (:mod:`scopa.rules`) and the store contract (:mod:`scopa.storage`), and no
+transport: gRPC and REST only convert their messages into these calls.
+"""
+
+from ._core import (
+    AppEvent,
+    CoreSettings,
+    CreateGameCommand,
+    CreateResult,
+    GameCore,
+    GameSnapshot,
+    GameStatus,
+    JoinResult,
+    PlayResult,
+    SeatJoined,
+    SeatSpec,
+    VersionedEvent,
+)
+from ._errors import (
+    AppError,
+    ConcurrentUpdate,
+    GameNotFoundError,
+    InvalidArgument,
+    InviteInvalid,
+    PermissionDenied,
+    SeatTaken,
+    StackedDecksDisabled,
+    StaleEtag,
+    Unauthenticated,
+    WaitingForPlayers,
+)
+from ._meta import GameMeta, SeatMeta
+from ._tokens import TokenAuthority
+
+__all__ = [
+    "AppError",
+    "AppEvent",
+    "ConcurrentUpdate",
+    "CoreSettings",
+    "CreateGameCommand",
+    "CreateResult",
+    "GameCore",
+    "GameMeta",
+    "GameNotFoundError",
+    "GameSnapshot",
+    "GameStatus",
+    "InvalidArgument",
+    "InviteInvalid",
+    "JoinResult",
+    "PermissionDenied",
+    "PlayResult",
+    "SeatJoined",
+    "SeatMeta",
+    "SeatSpec",
+    "SeatTaken",
+    "StackedDecksDisabled",
+    "StaleEtag",
+    "TokenAuthority",
+    "Unauthenticated",
+    "VersionedEvent",
+    "WaitingForPlayers",
+]

@@ -1,0 +1,556 @@
+"""The application core: load, apply the rules, save; plus auth, idempotency and live updates.
+
+No transport types here: the gRPC servicer (and later the REST gateway) only convert their
+messages into these calls and the results back. Every write is one compare-and-set commit, so
+two replicas racing for the same turn cannot both win, and a retried ``request_id`` returns the
+first response instead of playing twice.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import random
+import re
+import secrets
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+import structlog
+from opentelemetry import trace
+
+from scopa import rules
+from scopa.storage import (
+    DuplicateRequest,
+    GameExists,
+    GameNotFound,
+    GameStore,
+    Snapshot,
+    VersionConflict,
+)
+
+from ._errors import (
+    ConcurrentUpdate,
+    GameNotFoundError,
+    InvalidArgument,
+    InviteInvalid,
+    PermissionDenied,
+    SeatTaken,
+    StackedDecksDisabled,
+    StaleEtag,
+    Unauthenticated,
+    WaitingForPlayers,
+)
+from ._meta import GameMeta, SeatMeta
+from ._tokens import TokenAuthority
+
+__all__ = [
+    "AppEvent",
+    "CoreSettings",
+    "CreateGameCommand",
+    "CreateResult",
+    "GameCore",
+    "GameSnapshot",
+    "GameStatus",
+    "JoinResult",
+    "PlayResult",
+    "SeatJoined",
+    "SeatSpec",
+    "VersionedEvent",
+]
+
+_log = structlog.get_logger("scopa.app")
+_tracer = trace.get_tracer("scopa.app")
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_NAME_LIMIT = 64
+
+
+class GameStatus(StrEnum):
+    """Where a game stands."""
+
+    WAITING_FOR_PLAYERS = "waiting_for_players"
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+class SeatJoined(NamedTuple):
+    """An open seat was claimed."""
+
+    seat: int
+    name: str
+
+
+AppEvent = rules.Event | SeatJoined
+
+
+class VersionedEvent(NamedTuple):
+    """An event as the caller may see it, with the game version that produced it."""
+
+    version: int
+    event: AppEvent
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """A seat at creation: held by the creator, or open for an invite."""
+
+    name: str
+    open: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CreateGameCommand:
+    """Everything CreateGame needs."""
+
+    preset: str
+    options: Mapping[str, bool | int | str]
+    seats: Sequence[SeatSpec]
+    first_dealer: int | None = None
+    stacked_decks: Sequence[Sequence[int]] = ()
+    request_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CoreSettings:
+    """Policy knobs of the core."""
+
+    allow_stacked_decks: bool = False
+    active_ttl_s: float = 7 * 24 * 3600
+    finished_ttl_s: float = 24 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class GameSnapshot:
+    """A game as one caller may see it."""
+
+    game_id: str
+    version: int
+    status: GameStatus
+    seats: tuple[SeatMeta, ...]
+    view: rules.SeatView
+
+    @property
+    def etag(self) -> str:
+        """Opaque tag of this version, for optimistic concurrency."""
+        return f"v{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class CreateResult:
+    """A created game: the creator's seat tokens, the invite codes and the first view."""
+
+    game_id: str
+    tokens: tuple[tuple[int, str], ...]
+    invites: tuple[tuple[int, str], ...]
+    snapshot: GameSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class PlayResult:
+    """What a move (or a watch update) returns: the events it caused and the new view."""
+
+    events: tuple[VersionedEvent, ...]
+    snapshot: GameSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class JoinResult:
+    """A claimed seat and its token."""
+
+    seat: int
+    token: str
+    snapshot: GameSnapshot
+
+
+# --- event log payloads --------------------------------------------------------------------
+
+
+def _encode_log(events: Sequence[AppEvent]) -> bytes:
+    joined = [e for e in events if isinstance(e, SeatJoined)]
+    if joined:
+        return b"J" + json.dumps([[e.seat, e.name] for e in joined]).encode()
+    engine = [e for e in events if not isinstance(e, SeatJoined)]
+    return b"R" + rules.dump_events(engine)
+
+
+def _decode_log(payload: bytes) -> list[AppEvent]:
+    if payload[:1] == b"J":
+        return [SeatJoined(seat, name) for seat, name in json.loads(payload[1:])]
+    return list(rules.load_events(payload[1:]))
+
+
+def _visible(events: Sequence[AppEvent], seat: int | None) -> list[AppEvent]:
+    engine = [e for e in events if not isinstance(e, SeatJoined)]
+    shown = iter(rules.visible_events(engine, seat))
+    return [e if isinstance(e, SeatJoined) else next(shown) for e in events]
+
+
+# --- the core ------------------------------------------------------------------------------
+
+
+class GameCore:
+    """Use cases of the game service, on top of a :class:`GameStore` and the rules."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        tokens: TokenAuthority,
+        settings: CoreSettings | None = None,
+        rng: random.Random | None = None,
+        on_game_created: Callable[[str], None] | None = None,
+        on_game_finished: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self._store = store
+        self._tokens = tokens
+        self._settings = settings or CoreSettings()
+        self._rng = rng or random.SystemRandom()
+        self._on_created = on_game_created or (lambda preset: None)
+        self._on_finished = on_game_finished or (lambda preset, reason: None)
+
+    # -- helpers --
+
+    @staticmethod
+    def _check_game_id(game_id: str) -> None:
+        if not _GAME_ID.match(game_id):
+            raise InvalidArgument("name must be games/<id>", field="name")
+
+    @staticmethod
+    def _check_request_id(request_id: str) -> str | None:
+        if not request_id:
+            return None
+        if not _REQUEST_ID.match(request_id):
+            raise InvalidArgument(
+                "request_id must be 1-128 characters of A-Z a-z 0-9 . _ : -", field="request_id"
+            )
+        return request_id
+
+    def _seat_of(self, token: str | None, game_id: str, players: int) -> int | None:
+        if token is None:
+            return None
+        seat = self._tokens.verify(token, game_id)
+        if seat >= players:
+            raise PermissionDenied("this token does not act for this game")
+        return seat
+
+    def _ttl(self, state: rules.MatchState) -> float:
+        s = self._settings
+        return s.finished_ttl_s if state.finished else s.active_ttl_s
+
+    async def _load(self, game_id: str, request_id: str | None = None) -> Snapshot:
+        self._check_game_id(game_id)
+        try:
+            return await self._store.load(game_id, request_id)
+        except GameNotFound:
+            raise GameNotFoundError(f"no game games/{game_id}") from None
+
+    @staticmethod
+    def _snapshot(
+        game_id: str, version: int, state: rules.MatchState, meta: GameMeta, seat: int | None
+    ) -> GameSnapshot:
+        if state.finished:
+            status = GameStatus.FINISHED
+        elif meta.waiting:
+            status = GameStatus.WAITING_FOR_PLAYERS
+        else:
+            status = GameStatus.ACTIVE
+        view = rules.observe(state, seat)
+        if status is GameStatus.WAITING_FOR_PLAYERS:
+            view = view._replace(legal_moves=())
+        public = tuple(SeatMeta(s.name, s.open, s.joined) for s in meta.seats)
+        return GameSnapshot(game_id, version, status, public, view)
+
+    # -- use cases --
+
+    @staticmethod
+    def list_rulesets() -> tuple[tuple[rules.Preset, ...], tuple[rules.OptionInfo, ...]]:
+        """Every preset and every option, for a "new game" form."""
+        return tuple(rules.PRESETS.values()), rules.list_options()
+
+    async def create_game(self, cmd: CreateGameCommand) -> CreateResult:
+        """Create a game; seats not marked open are held by the creator and get tokens."""
+        request_id = self._check_request_id(cmd.request_id)
+        overrides: dict[str, Any] = dict(cmd.options)
+        if cmd.first_dealer is not None:
+            overrides["first_dealer"] = cmd.first_dealer
+        if cmd.seats:
+            overrides.setdefault("players", len(cmd.seats))
+        ruleset = rules.make_ruleset(cmd.preset or "scopa", overrides)
+        players = ruleset.options.players
+        specs = list(cmd.seats) or [SeatSpec(f"Player {i + 1}") for i in range(players)]
+        if len(specs) != players:
+            raise InvalidArgument(f"this ruleset needs {players} seats", field="seats")
+        for spec in specs:
+            if len(spec.name) > _NAME_LIMIT:
+                raise InvalidArgument("a seat name is at most 64 characters", field="seats")
+        if cmd.stacked_decks and not self._settings.allow_stacked_decks:
+            raise StackedDecksDisabled("this server does not accept stacked decks")
+        decks = tuple(tuple(d) for d in cmd.stacked_decks)
+        state, events = rules.new_match(ruleset, rng=self._rng, decks=decks)
+
+        game_id = self._tokens.derive_game_id(request_id) if request_id else _new_id()
+        seats: list[SeatMeta] = []
+        invites: list[tuple[int, str]] = []
+        for seat, spec in enumerate(specs):
+            if spec.open:
+                code, digest = self._tokens.new_invite(game_id, seat, request_id)
+                invites.append((seat, code))
+                seats.append(SeatMeta(spec.name, True, False, digest))
+            else:
+                seats.append(SeatMeta(spec.name or f"Player {seat + 1}", False, True))
+        meta = GameMeta(tuple(seats))
+        tokens = tuple(
+            (s, self._tokens.issue(game_id, s, request_id))
+            for s in range(players)
+            if not specs[s].open
+        )
+        # Tokens and invites are derived from the request_id, so nothing secret is stored.
+        response = b"created"
+        with _tracer.start_as_current_span("scopa.create_game") as span:
+            span.set_attribute("scopa.game_id", game_id)
+            span.set_attribute("scopa.preset", ruleset.preset)
+            span.set_attribute("scopa.players", players)
+            try:
+                result = await self._store.create(
+                    game_id,
+                    rules.dump_state(state),
+                    meta.dump(),
+                    [_encode_log(events)],
+                    self._ttl(state),
+                    request_id,
+                    response,
+                )
+            except GameExists:
+                raise ConcurrentUpdate("a game with this id already exists; retry") from None
+        if not result.created:
+            # A retried create: return what the first one returned.
+            snap = await self._load(game_id)
+            stored_state = rules.load_state(snap.state)
+            stored_meta = GameMeta.load(snap.meta)
+            first_seat = tokens[0][0] if tokens else None
+            return CreateResult(
+                game_id,
+                tokens,
+                tuple(invites),
+                self._snapshot(game_id, snap.version, stored_state, stored_meta, first_seat),
+            )
+        self._on_created(ruleset.preset)
+        _log.info("game_created", game_id=game_id, preset=ruleset.preset, players=players)
+        first_seat = tokens[0][0] if tokens else None
+        return CreateResult(
+            game_id,
+            tokens,
+            tuple(invites),
+            self._snapshot(game_id, result.version, state, meta, first_seat),
+        )
+
+    async def get_state(self, game_id: str, token: str | None) -> GameSnapshot:
+        """The game as the token's seat (or a spectator, without a token) may see it."""
+        snap = await self._load(game_id)
+        state = rules.load_state(snap.state)
+        seat = self._seat_of(token, game_id, state.ruleset.options.players)
+        return self._snapshot(game_id, snap.version, state, GameMeta.load(snap.meta), seat)
+
+    async def play_card(
+        self,
+        game_id: str,
+        token: str | None,
+        move: rules.Move,
+        etag: str = "",
+        request_id: str = "",
+    ) -> PlayResult:
+        """Play ``move`` for the token's seat: one load, the rules, one compare-and-set."""
+        rid = self._check_request_id(request_id)
+        if token is None:
+            raise Unauthenticated("playing a card needs a seat token")
+        snap = await self._load(game_id, rid)
+        state = rules.load_state(snap.state)
+        seat = self._seat_of(token, game_id, state.ruleset.options.players)
+        assert seat is not None
+        meta = GameMeta.load(snap.meta)
+        if snap.cached_response is not None:
+            return self._replayed(game_id, seat, snap.cached_response, meta)
+        if etag and etag != f"v{snap.version}":
+            raise StaleEtag(f"etag {etag} is stale; the game is at v{snap.version}")
+        if meta.waiting and not state.finished:
+            raise WaitingForPlayers("the game is waiting for players to join")
+        with _tracer.start_as_current_span("scopa.engine.apply_move") as span:
+            span.set_attribute("scopa.game_id", game_id)
+            span.set_attribute("scopa.preset", state.ruleset.preset)
+            span.set_attribute("scopa.seat", seat)
+            span.set_attribute("scopa.hand_number", state.hand_number)
+            new_state, events = rules.apply_move(state, seat, move, self._rng)
+            played = events[0]
+            assert isinstance(played, rules.CardPlayed)
+            span.set_attribute("scopa.cards_captured", len(played.captured))
+            span.set_attribute("scopa.sweep", played.sweep)
+            span.set_attribute("scopa.game_over", new_state.finished)
+        return await self._commit(game_id, snap.version, new_state, meta, seat, events, rid)
+
+    async def resign(self, game_id: str, token: str | None, request_id: str = "") -> PlayResult:
+        """The token's seat resigns: the game ends and the other sides win."""
+        rid = self._check_request_id(request_id)
+        if token is None:
+            raise Unauthenticated("resigning needs a seat token")
+        snap = await self._load(game_id, rid)
+        state = rules.load_state(snap.state)
+        seat = self._seat_of(token, game_id, state.ruleset.options.players)
+        assert seat is not None
+        meta = GameMeta.load(snap.meta)
+        if snap.cached_response is not None:
+            return self._replayed(game_id, seat, snap.cached_response, meta)
+        new_state, events = rules.resign(state, seat)
+        return await self._commit(game_id, snap.version, new_state, meta, seat, events, rid)
+
+    async def _commit(
+        self,
+        game_id: str,
+        version: int,
+        state: rules.MatchState,
+        meta: GameMeta,
+        seat: int,
+        events: Sequence[AppEvent],
+        request_id: str | None,
+    ) -> PlayResult:
+        new_version = version + 1
+        blob = rules.dump_state(state)
+        response = _encode_response(seat, new_version, blob, events)
+        try:
+            await self._store.commit(
+                game_id,
+                version,
+                blob,
+                meta.dump(),
+                [_encode_log(events)],
+                self._ttl(state),
+                request_id,
+                response if request_id else None,
+            )
+        except VersionConflict:
+            raise ConcurrentUpdate("another move was made at the same time; reload") from None
+        except DuplicateRequest as dup:
+            return self._replayed(game_id, seat, dup.response, meta)
+        except GameNotFound:
+            raise GameNotFoundError(f"no game games/{game_id}") from None
+        if state.finished:
+            self._on_finished(state.ruleset.preset, state.finish_reason.value)
+        return self._result(game_id, seat, new_version, state, meta, events)
+
+    def _result(
+        self,
+        game_id: str,
+        seat: int,
+        version: int,
+        state: rules.MatchState,
+        meta: GameMeta,
+        events: Sequence[AppEvent],
+    ) -> PlayResult:
+        shown = tuple(VersionedEvent(version, e) for e in _visible(events, seat))
+        return PlayResult(shown, self._snapshot(game_id, version, state, meta, seat))
+
+    def _replayed(self, game_id: str, seat: int, cached: bytes, meta: GameMeta) -> PlayResult:
+        first_seat, version, state_blob, events = _decode_response(cached)
+        if first_seat != seat:
+            raise InvalidArgument("request_id was already used by another seat", field="request_id")
+        state = rules.load_state(state_blob)
+        return self._result(game_id, seat, version, state, meta, events)
+
+    async def join_game(
+        self, game_id: str, invite_code: str, name: str, request_id: str = ""
+    ) -> JoinResult:
+        """Claim the open seat that ``invite_code`` was issued for."""
+        rid = self._check_request_id(request_id)
+        if len(name) > _NAME_LIMIT:
+            raise InvalidArgument("display_name is at most 64 characters", field="display_name")
+        snap = await self._load(game_id, rid)
+        state = rules.load_state(snap.state)
+        meta = GameMeta.load(snap.meta)
+        seat = self._invited_seat(game_id, meta, invite_code)
+        if snap.cached_response is not None:
+            replay = self._replayed(game_id, seat, snap.cached_response, meta)
+            return JoinResult(seat, self._tokens.issue(game_id, seat, rid), replay.snapshot)
+        if meta.seats[seat].joined:
+            raise SeatTaken("that seat was already claimed")
+        meta = meta.with_joined(seat, name)
+        events: list[AppEvent] = [SeatJoined(seat, meta.seats[seat].name)]
+        result = await self._commit(game_id, snap.version, state, meta, seat, events, rid)
+        return JoinResult(seat, self._tokens.issue(game_id, seat, rid), result.snapshot)
+
+    def _invited_seat(self, game_id: str, meta: GameMeta, code: str) -> int:
+        if not code:
+            raise InvalidArgument("invite_code is required", field="invite_code")
+        for seat, s in enumerate(meta.seats):
+            if (
+                s.open
+                and s.invite_digest
+                and _same(s.invite_digest, self._tokens.invite_digest(game_id, seat, code))
+            ):
+                return seat
+        raise InviteInvalid("this invite code opens no seat of this game")
+
+    async def watch(
+        self, game_id: str, token: str | None, from_version: int = 0
+    ) -> AsyncIterator[PlayResult]:
+        """Updates after ``from_version``: first what was missed, then each new version live.
+
+        The stream ends after the game is over.
+        """
+        snap = await self._load(game_id)
+        state = rules.load_state(snap.state)
+        seat = self._seat_of(token, game_id, state.ruleset.options.players)
+        last = max(0, from_version)
+        async with self._store.subscribe(game_id) as versions:
+            update, last, done = await self._catch_up(game_id, seat, last)
+            if update is not None:
+                yield update
+            if done:
+                return
+            async for version in versions:
+                if version <= last:
+                    continue
+                update, last, done = await self._catch_up(game_id, seat, last)
+                if update is not None:
+                    yield update
+                if done:
+                    return
+
+    async def _catch_up(
+        self, game_id: str, seat: int | None, last: int
+    ) -> tuple[PlayResult | None, int, bool]:
+        snap = await self._load(game_id)
+        state = rules.load_state(snap.state)
+        if snap.version <= last:
+            return None, last, state.finished
+        logged = await self._store.events_since(game_id, last)
+        shown: list[VersionedEvent] = []
+        for entry in logged:
+            if entry.version > snap.version:
+                break
+            shown.extend(
+                VersionedEvent(entry.version, e) for e in _visible(_decode_log(entry.payload), seat)
+            )
+        meta = GameMeta.load(snap.meta)
+        result = PlayResult(tuple(shown), self._snapshot(game_id, snap.version, state, meta, seat))
+        return result, snap.version, state.finished
+
+
+def _new_id() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+def _encode_response(seat: int, version: int, state: bytes, events: Sequence[AppEvent]) -> bytes:
+    head = json.dumps([seat, version, len(state)]).encode()
+    return len(head).to_bytes(2, "big") + head + state + _encode_log(events)
+
+
+def _decode_response(blob: bytes) -> tuple[int, int, bytes, list[AppEvent]]:
+    size = int.from_bytes(blob[:2], "big")
+    seat, version, state_len = json.loads(blob[2 : 2 + size])
+    rest = blob[2 + size :]
+    return seat, version, rest[:state_len], _decode_log(rest[state_len:])

@@ -1,0 +1,94 @@
+"""Errors of the application core, each with a stable machine-readable reason.
+
+Like :class:`scopa.rules.RulesError`, every error has ``reason``, ``message`` and ``field``;
+the transports map them to status codes in one place.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+__all__ = [
+    "AppError",
+    "ConcurrentUpdate",
+    "GameNotFoundError",
+    "InvalidArgument",
+    "InviteInvalid",
+    "PermissionDenied",
+    "SeatTaken",
+    "StackedDecksDisabled",
+    "StaleEtag",
+    "Unauthenticated",
+    "WaitingForPlayers",
+]
+
+
+class AppError(Exception):
+    """A request the application core refuses. Nothing was changed."""
+
+    reason: ClassVar[str] = "APP_ERROR"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class InvalidArgument(AppError):
+    """A malformed request field; ``field`` names it."""
+
+    reason = "INVALID_ARGUMENT"
+
+
+class GameNotFoundError(AppError):
+    """No game of that name (or it expired)."""
+
+    reason = "GAME_NOT_FOUND"
+
+
+class Unauthenticated(AppError):
+    """No token where one is required, or a token that does not verify."""
+
+    reason = "UNAUTHENTICATED"
+
+
+class PermissionDenied(AppError):
+    """A valid token for another game."""
+
+    reason = "PERMISSION_DENIED"
+
+
+class StaleEtag(AppError):
+    """The request's etag is not the game's current one."""
+
+    reason = "STALE_ETAG"
+
+
+class ConcurrentUpdate(AppError):
+    """Another write to the same game won the race; retry with the same request_id."""
+
+    reason = "CONCURRENT_UPDATE"
+
+
+class StackedDecksDisabled(AppError):
+    """Stacked decks were sent to a server that does not allow them."""
+
+    reason = "STACKED_DECKS_DISABLED"
+
+
+class InviteInvalid(AppError):
+    """The invite code does not open any seat of this game."""
+
+    reason = "INVITE_INVALID"
+
+
+class SeatTaken(AppError):
+    """The invited seat was already claimed."""
+
+    reason = "SEAT_TAKEN"
+
+
+class WaitingForPlayers(AppError):
+    """The game cannot start until every open seat is claimed."""
+
+    reason = "WAITING_FOR_PLAYERS"

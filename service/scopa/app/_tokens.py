@@ -1,0 +1,83 @@
+"""Seat tokens and invite codes.
+
+A seat token is ``<nonce>.<mac>`` (URL-safe base64): a 128-bit random nonce and an HMAC-SHA256
+over the game id, the seat and the nonce. Verifying needs only the server secret, so any replica
+can check any token; comparison is constant-time. A token acts for one seat of one game.
+Invite codes are 128-bit random strings; only their HMAC is stored.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import secrets
+
+from ._errors import PermissionDenied, Unauthenticated
+
+__all__ = ["TokenAuthority"]
+
+_NONCE_BYTES = 16
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class TokenAuthority:
+    """Issues and verifies seat tokens and invite codes with one server secret."""
+
+    def __init__(self, secret: bytes) -> None:
+        if len(secret) < 16:
+            raise ValueError("the token secret must be at least 16 bytes")
+        self._secret = secret
+
+    def _mac(self, *parts: str | bytes) -> bytes:
+        mac = hmac.new(self._secret, digestmod=hashlib.sha256)
+        for part in parts:
+            data = part.encode() if isinstance(part, str) else part
+            mac.update(len(data).to_bytes(4, "big") + data)
+        return mac.digest()
+
+    def _nonce(self, kind: str, game_id: str, seat: int, salt: str | None) -> bytes:
+        if salt is None:
+            return secrets.token_bytes(_NONCE_BYTES)
+        return self._mac("nonce", kind, game_id, str(seat), salt)[:_NONCE_BYTES]
+
+    def issue(self, game_id: str, seat: int, salt: str | None = None) -> str:
+        """A token for ``seat`` of ``game_id``: random, or derived from ``salt`` (a request_id)
+        so that a retried request gets the same token without the server storing it."""
+        nonce = self._nonce("seat", game_id, seat, salt)
+        return f"{seat}.{_b64(nonce)}.{_b64(self._mac('seat', game_id, str(seat), nonce))}"
+
+    def verify(self, token: str, game_id: str) -> int:
+        """The seat ``token`` acts for in ``game_id``; raise if it does not verify."""
+        try:
+            seat_text, nonce_text, mac_text = token.split(".")
+            seat = int(seat_text)
+            nonce, mac = _unb64(nonce_text), _unb64(mac_text)
+        except (ValueError, binascii.Error):
+            raise Unauthenticated("malformed seat token") from None
+        if len(nonce) != _NONCE_BYTES or seat < 0:
+            raise Unauthenticated("malformed seat token")
+        if not hmac.compare_digest(mac, self._mac("seat", game_id, str(seat), nonce)):
+            raise PermissionDenied("this token does not act for this game")
+        return seat
+
+    def new_invite(self, game_id: str, seat: int, salt: str | None = None) -> tuple[str, str]:
+        """An invite code for ``seat`` (random, or derived from ``salt``) and its digest."""
+        code = _b64(self._nonce("invite", game_id, seat, salt))
+        return code, self.invite_digest(game_id, seat, code)
+
+    def invite_digest(self, game_id: str, seat: int, code: str) -> str:
+        """The stored form of an invite ``code``."""
+        return _b64(self._mac("invite", game_id, str(seat), code))
+
+    def derive_game_id(self, request_id: str) -> str:
+        """A game id derived from a create request_id, so a retried create finds its game."""
+        return _b64(self._mac("create", request_id))[:22]

@@ -1,0 +1,188 @@
+"""Regenerate (or check) the Python code generated from proto/scopa/v1/scopa.proto.
+
+Usage (from anywhere; paths are relative to the repository root):
+
+    python tools/generate.py            # write clients/python/src/scopa_client/v1, then buf lint
+    python tools/generate.py --no-lint  # write only
+    python tools/generate.py --check    # exit 1 if the committed generated code is stale
+    python tools/generate.py --lint     # buf lint only (needs npx; skipped with a warning)
+
+Code is generated with grpcio-tools (python -m grpc_tools.protoc) plus mypy-protobuf
+(.pyi stubs for messages and for the gRPC stubs/servicers). protoc writes modules named
+`scopa.v1.*`; the import lines are rewritten to `scopa_client.v1.*` so the generated code
+never lives under (or shadows) the server's top-level `scopa` package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import filecmp
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTO_ROOT = ROOT / "proto"
+THIRD_PARTY = PROTO_ROOT / "third_party"
+PROTO_FILES = ("scopa/v1/scopa.proto",)
+PROTOC_PACKAGE = "scopa/v1"
+OUT_DIR = ROOT / "clients" / "python" / "src" / "scopa_client" / "v1"
+
+# mypy-protobuf's grpc stubs carry `type: ignore` comments that are unused when grpc has no
+# type stubs (the project's case); keep `mypy --strict` quiet about that either way.
+PYI_PREAMBLE = '# mypy: disable-error-code="unused-ignore"\n'
+
+INIT_TEXT = '"""Generated code for the scopa.v1 API (do not edit; see tools/generate.py)."""\n'
+
+# protoc names our modules `scopa.v1.<mod>`; they live at `scopa_client.v1.<mod>`. The
+# look-behind keeps gRPC method paths such as "/scopa.v1.GameService/PlayCard" intact.
+_MODULE_REF = re.compile(r"(?<![\w./])scopa\.v1(?=\.scopa_pb2|\s+import\s)")
+_MODULE_NAME_LITERAL = re.compile(r"'scopa\.v1\.(scopa_pb2\w*)'")
+
+
+def _rewrite_imports(text: str) -> str:
+    """Point references to the `scopa.v1` modules at `scopa_client.v1`."""
+    text = _MODULE_REF.sub("scopa_client.v1", text)
+    return _MODULE_NAME_LITERAL.sub(r"'scopa_client.v1.\1'", text)
+
+
+def _plugin_path(name: str) -> str:
+    """Find a protoc plugin next to the running interpreter, else on PATH."""
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name)
+    if found is None:
+        sys.exit(f"generate.py: {name} not found (pip install mypy-protobuf)")
+    return found
+
+
+def _run_protoc(out: Path) -> None:
+    """Run grpc_tools.protoc with the python, grpc and mypy generators into `out`."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "grpc_tools.protoc",
+        f"--proto_path={PROTO_ROOT}",
+        f"--proto_path={THIRD_PARTY}",
+        f"--plugin=protoc-gen-mypy={_plugin_path('protoc-gen-mypy')}",
+        f"--plugin=protoc-gen-mypy_grpc={_plugin_path('protoc-gen-mypy_grpc')}",
+        f"--python_out={out}",
+        f"--grpc_python_out={out}",
+        f"--mypy_out={out}",
+        f"--mypy_grpc_out={out}",
+        *PROTO_FILES,
+    ]
+    result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        sys.exit(f"generate.py: protoc failed:\n{result.stdout}{result.stderr}")
+
+
+def generate_into(dest: Path) -> None:
+    """Generate the finished `scopa_client/v1` package contents into `dest`."""
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="scopa-protoc-") as raw:
+        _run_protoc(Path(raw))
+        produced = sorted((Path(raw) / PROTOC_PACKAGE).iterdir())
+        for src in produced:
+            text = _rewrite_imports(src.read_text())
+            if src.suffix == ".pyi":
+                text = PYI_PREAMBLE + text
+            (dest / src.name).write_text(text)
+    (dest / "__init__.py").write_text(INIT_TEXT)
+
+
+def _generated_names(directory: Path) -> set[str]:
+    """Names of the generated files in `directory` (caches ignored)."""
+    if not directory.is_dir():
+        return set()
+    return {p.name for p in directory.iterdir() if p.is_file() and p.suffix in {".py", ".pyi"}}
+
+
+def _stale_report(fresh: Path, committed: Path) -> list[str]:
+    """Describe every difference between fresh and committed generated code."""
+    problems: list[str] = []
+    want, have = _generated_names(fresh), _generated_names(committed)
+    problems += [f"missing: {committed / n}" for n in sorted(want - have)]
+    problems += [f"unexpected: {committed / n}" for n in sorted(have - want)]
+    for name in sorted(want & have):
+        if filecmp.cmp(fresh / name, committed / name, shallow=False):
+            continue
+        diff = difflib.unified_diff(
+            (committed / name).read_text().splitlines(),
+            (fresh / name).read_text().splitlines(),
+            f"committed/{name}",
+            f"fresh/{name}",
+            lineterm="",
+            n=1,
+        )
+        lines = list(diff)
+        shown = "\n".join(lines[:20]) + ("\n..." if len(lines) > 20 else "")
+        problems.append(f"differs: {committed / name}\n{shown}")
+    return problems
+
+
+def check() -> int:
+    """Return 0 when the committed generated code equals a fresh generation, else 1."""
+    with tempfile.TemporaryDirectory(prefix="scopa-gen-check-") as tmp:
+        fresh = Path(tmp) / "v1"
+        generate_into(fresh)
+        problems = _stale_report(fresh, OUT_DIR)
+    if not problems:
+        print(f"generate.py: generated code in {OUT_DIR.relative_to(ROOT)} is up to date")
+        return 0
+    print("generate.py: generated code is STALE; run `python tools/generate.py` and commit.")
+    print("(Differences only in version lines mean another grpcio-tools/protobuf is installed.)")
+    for problem in problems:
+        print(problem)
+    return 1
+
+
+def write() -> None:
+    """Replace the committed generated code with a fresh generation."""
+    with tempfile.TemporaryDirectory(prefix="scopa-gen-") as tmp:
+        fresh = Path(tmp) / "v1"
+        generate_into(fresh)
+        if OUT_DIR.exists():
+            shutil.rmtree(OUT_DIR)
+        shutil.copytree(fresh, OUT_DIR)
+    print(f"generate.py: wrote {OUT_DIR.relative_to(ROOT)}")
+
+
+def lint() -> int:
+    """Run `buf lint` on the proto module; skip with a warning when npx is missing."""
+    npx = shutil.which("npx")
+    if npx is None:
+        print("generate.py: WARNING: npx not found, skipping buf lint", file=sys.stderr)
+        return 0
+    cmd = [npx, "--yes", "@bufbuild/buf", "lint"]
+    result = subprocess.run(cmd, cwd=PROTO_ROOT, check=False)
+    if result.returncode != 0:
+        print("generate.py: buf lint failed", file=sys.stderr)
+        return 1
+    print("generate.py: buf lint clean")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments and run the requested steps."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if generated code is stale")
+    parser.add_argument("--lint", action="store_true", help="run buf lint (with --check: also)")
+    parser.add_argument("--no-lint", action="store_true", help="skip buf lint when generating")
+    args = parser.parse_args(argv)
+    if args.check:
+        status = check()
+        return max(status, lint()) if args.lint else status
+    if args.lint:
+        return lint()
+    write()
+    return 0 if args.no_lint else lint()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
