@@ -1,0 +1,112 @@
+"""Tests of capturing (scopa.rules._capture) against RULINGS.md "Capturing" and the seeds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rules_helpers import cards
+from scopa.rules import capture_options, card_code, make_ruleset, parse_card
+from scopa.rules._capture import table_key
+
+
+def takes(preset: str, table: str, card: str, **overrides: Any) -> set[str]:
+    """The legal captures of ``card`` on ``table``, each as sorted space-separated codes."""
+    options = make_ruleset(preset, overrides).options
+    laid = tuple(sorted(cards(table), key=table_key))
+    found = capture_options(options, laid, parse_card(card))
+    return {" ".join(sorted(card_code(c) for c in s)) for s in found}
+
+
+@pytest.mark.parametrize("rank", range(1, 8))
+def test_each_rank_one_to_seven_takes_an_equal_card(rank: int) -> None:
+    """RULINGS.md capturing 1: a played card takes one table card of equal rank."""
+    assert takes("scopa", f"{rank}C 10B", f"{rank}D") == {f"{rank}C"}
+
+
+def test_a_sum_of_two_or_more_cards_is_taken() -> None:
+    """RULINGS.md capturing 1: a card takes a set of cards whose ranks add up to its rank."""
+    assert takes("scopa", "1C 2B 4S 9D", "7D") == {"1C 2B 4S"}
+    assert takes("scopa", "2C 3B 5S 9D", "5D") == {"5S"}  # equal first, Scopa default
+    assert takes("scopa", "2C 3B 4S 1D", "5D") == {"1D 4S", "2C 3B"}
+
+
+def test_no_capture_when_nothing_matches() -> None:
+    """RULINGS.md capturing 2: a card that can take nothing has no capture (it is laid)."""
+    assert takes("scopa", "8C 9B", "6D") == set()
+    assert takes("scopa", "", "6D") == set()
+
+
+def test_every_legal_set_is_listed() -> None:
+    """RULINGS.md capturing 4: every legal capture set is offered, each once."""
+    found = takes("spazzino", "1C 2C 3B 4S 6D", "7D")
+    assert found == {"1C 2C 4S", "1C 6D", "3B 4S"}
+
+
+def test_equal_card_precedence_in_scopa() -> None:
+    """RULINGS.md capturing 3 (seeds 002, 004): with an equal card on the table, no sum."""
+    assert takes("scopa", "7C 3B 4S", "7D") == {"7C"}
+    assert takes("scopa", "7C 7S 3B 4S", "7D") == {"7C", "7S"}
+
+
+def test_free_choice_in_spazzino() -> None:
+    """RULINGS.md capturing 3: Spazzino's 7 on 7, 3, 4 may take [7] or [3, 4]."""
+    assert takes("spazzino", "7C 3B 4S", "7D") == {"7C", "3B 4S"}
+    assert takes("scopa", "7C 3B 4S", "7D", equal_card_precedence=False) == {"7C", "3B 4S"}
+
+
+def test_figures_take_only_figures_in_spazzino() -> None:
+    """RULINGS.md capturing 5 (seed 000): a Spazzino figure takes an equal figure, never a sum."""
+    assert takes("spazzino", "3C 5B 2S", "8D") == set()
+    assert takes("spazzino", "8C 3B 5S", "8D") == {"8C"}
+    assert takes("spazzino", "3C 7B", "10D") == set()
+    assert takes("spatola", "3C 5B", "8D") == {"3C 5B"}  # Spatola has no such restriction
+    assert takes("scopa", "3C 7B", "10D") == {"3C 7B"}
+
+
+def test_asso_piglia_tutto_takes_the_whole_table() -> None:
+    """RULINGS.md asso piglia tutto (seeds 002, 004): an ace takes every card on the table."""
+    assert takes("asso_piglia_tutto", "2C 5B 9S", "1D") == {"2C 5B 9S"}
+    assert takes("scopa", "2C 5B 9S", "1D") == set()
+
+
+def test_asso_piglia_tutto_with_an_ace_on_the_table_takes_only_that_ace() -> None:
+    """RULINGS.md asso piglia tutto (seed 004): with an ace on the table, the ace takes just it."""
+    assert takes("asso_piglia_tutto", "1C 5B 9S", "1D") == {"1C"}
+    assert takes("asso_piglia_tutto", "1C 1B 9S", "1D") == {"1C", "1B"}
+    both = takes("asso_piglia_tutto", "1C 5B 9S", "1D", ace_takes_only_table_ace=False)
+    assert both == {"1C 5B 9S"}
+
+
+def test_asso_piglia_tutto_on_an_empty_table_takes_nothing() -> None:
+    """RULINGS.md asso piglia tutto: on an empty table the ace has no capture (default: laid)."""
+    assert takes("asso_piglia_tutto", "", "1D") == set()
+
+
+def test_asso_piglia_tutto_leaves_other_cards_alone() -> None:
+    """Asso piglia tutto changes only aces: other cards capture as in Scopa."""
+    assert takes("asso_piglia_tutto", "2C 5B 9S", "7D") == {"2C 5B"}
+
+
+def test_scopa_a_15_takes_the_fewest_cards() -> None:
+    """Seed 004 example: on A, 3, 4, 5, fante a 6 takes A+fante or 4+5, not A+3+5."""
+    assert takes("scopa15", "1C 3B 4S 5D 8C", "6B") == {"1C 8C", "4S 5D"}
+
+
+def test_scopa_a_15_alone_or_beside_ordinary_captures() -> None:
+    """RULINGS.md scopa a 15: by default only 15-captures; capture_15_only=False adds the others."""
+    assert takes("scopa15", "2C 3B", "5D") == set()
+    assert takes("scopa15", "2C 3B 10S", "5D") == {"10S"}
+    assert takes("scopa15", "2C 3B 10S", "5D", capture_15_only=False) == {"10S", "2C 3B"}
+
+
+def test_scopa_a_11_fante_takes_a_three() -> None:
+    """RULINGS.md scopa a 11 (seed 004): a fante may also take a 3 (8 + 3 = 11)."""
+    assert takes("scopa11", "3C 5B", "8D") == {"3C", "3C 5B"}
+    assert takes("scopa", "3C 5B", "8D") == {"3C 5B"}
+
+
+def test_scopa_a_11_even_with_an_equal_card_on_the_table() -> None:
+    """RULINGS.md scopa a 11: the 11-capture is allowed even when an equal card lies there."""
+    assert takes("scopa11", "3C 8B", "8D") == {"3C", "8B"}
+    assert takes("scopa", "3C 8B", "8D") == {"8B"}
