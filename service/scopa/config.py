@@ -1,0 +1,312 @@
+"""Service settings, read once at start-up from environment variables only.
+
+`Settings.from_env(os.environ)` parses and validates every variable; an invalid value raises
+`ConfigError` naming the variable, so the process fails at start rather than at first use.
+`settings_table()` renders the variables as the Markdown table used in the README.
+The standard `OTEL_*` variables are read by the OpenTelemetry SDK itself; the few that choose an
+exporter are also reflected here so that the choice is visible and testable.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+__all__ = [
+    "ENV_VARS",
+    "ConfigError",
+    "EnvVar",
+    "Settings",
+    "settings_table",
+]
+
+LogFormat = Literal["json", "console", "auto"]
+Exporter = Literal["otlp", "console", "none"]
+
+_T = TypeVar("_T")
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+_LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+_MIN_SECRET_BYTES = 16
+_DAY_S = 86_400
+
+
+class ConfigError(ValueError):
+    """An environment variable holds a value the service cannot use."""
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    """One documented environment variable: its name, default and meaning."""
+
+    name: str
+    default: str
+    description: str
+
+
+ENV_VARS: tuple[EnvVar, ...] = (
+    EnvVar("SCOPA_HOST", "`0.0.0.0`", "Address the gRPC server binds to."),
+    EnvVar("SCOPA_PORT", "`50051`", "TCP port of the gRPC server (`0` picks a free port)."),
+    EnvVar(
+        "REDIS_URL",
+        "unset",
+        "Redis URL for game state (e.g. `redis://host:6379/0`); unset uses the embedded "
+        "in-process store (single replica, lost on restart).",
+    ),
+    EnvVar(
+        "SCOPA_TOKEN_SECRET",
+        "random",
+        "HMAC key for seat tokens (at least 16 bytes). Unset: a random key is generated at start "
+        "and a warning is logged, because tokens then do not survive restarts or span replicas.",
+    ),
+    EnvVar(
+        "SCOPA_ALLOW_STACKED_DECKS",
+        "`false`",
+        "Accept a caller-supplied deck order when creating a game (tests, tournaments).",
+    ),
+    EnvVar("SCOPA_GAME_TTL_S", "`604800` (7 days)", "Expiry of an unfinished game, in seconds."),
+    EnvVar(
+        "SCOPA_FINISHED_TTL_S",
+        "`86400` (1 day)",
+        "How long a finished game stays readable, in seconds.",
+    ),
+    EnvVar(
+        "SCOPA_GRACE_S",
+        "`10`",
+        "Shutdown grace: seconds in-flight RPCs get after SIGTERM/SIGINT.",
+    ),
+    EnvVar(
+        "SCOPA_MAX_CONNECTION_AGE_S",
+        "off",
+        "Close client connections after this many seconds (`grpc.max_connection_age_ms`) so "
+        "clients re-balance across replicas; `0`/`off` disables.",
+    ),
+    EnvVar(
+        "SCOPA_LOG_FORMAT",
+        "`auto`",
+        "`json` (one JSON object a line), `console` (coloured, for people) or `auto` "
+        "(console when stderr is a terminal, JSON otherwise).",
+    ),
+    EnvVar(
+        "SCOPA_LOG_LEVEL",
+        "`info`",
+        "`debug`, `info`, `warning`, `error` or `critical`.",
+    ),
+    EnvVar(
+        "SCOPA_TRACING",
+        "`on`",
+        "OpenTelemetry traces and metrics on/off. When on and no exporter is configured, spans "
+        "are still created (trace ids appear in logs) but not exported.",
+    ),
+    EnvVar("OTEL_SERVICE_NAME", "`scopa`", "Service name on spans and metrics."),
+    EnvVar(
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "unset",
+        "OTLP/gRPC collector endpoint (e.g. `http://otel-collector:4317`); setting it turns on "
+        "OTLP export of traces and metrics. Other `OTEL_EXPORTER_OTLP_*` variables are honoured "
+        "by the SDK.",
+    ),
+    EnvVar(
+        "OTEL_TRACES_EXPORTER",
+        "`otlp` if an endpoint is set, else `none`",
+        "`otlp`, `console` (spans printed to stdout) or `none`.",
+    ),
+    EnvVar(
+        "OTEL_METRICS_EXPORTER",
+        "`otlp` if an endpoint is set, else `none`",
+        "`otlp`, `console` or `none`.",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of the service process, validated."""
+
+    host: str = "0.0.0.0"
+    port: int = 50051
+    redis_url: str | None = None
+    token_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+    token_secret_generated: bool = True
+    allow_stacked_decks: bool = False
+    game_ttl_s: int = 7 * _DAY_S
+    finished_ttl_s: int = _DAY_S
+    grace_s: float = 10.0
+    max_connection_age_s: float | None = None
+    log_format: LogFormat = "auto"
+    log_level: str = "info"
+    tracing: bool = True
+    service_name: str = "scopa"
+    traces_exporter: Exporter = "none"
+    metrics_exporter: Exporter = "none"
+
+    @property
+    def address(self) -> str:
+        """The `host:port` string the server binds to."""
+        host = self.host
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"{host}:{self.port}"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        """Parse and validate settings from an environment mapping; raise ConfigError if invalid."""
+        env = _Env(environ)
+        secret_text = env.raw("SCOPA_TOKEN_SECRET")
+        if secret_text is None:
+            secret, generated = secrets.token_bytes(32), True
+        else:
+            secret, generated = secret_text.encode(), False
+            if len(secret) < _MIN_SECRET_BYTES:
+                raise ConfigError(
+                    f"SCOPA_TOKEN_SECRET must be at least {_MIN_SECRET_BYTES} bytes long"
+                )
+        endpoint = env.raw("OTEL_EXPORTER_OTLP_ENDPOINT")
+        default_exporter: Exporter = "otlp" if endpoint else "none"
+        traces_endpoint = env.raw("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        metrics_endpoint = env.raw("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+        return cls(
+            host=env.get("SCOPA_HOST", "0.0.0.0", _non_empty),
+            port=env.get("SCOPA_PORT", 50051, _port),
+            redis_url=env.raw("REDIS_URL"),
+            token_secret=secret,
+            token_secret_generated=generated,
+            allow_stacked_decks=env.get("SCOPA_ALLOW_STACKED_DECKS", False, _bool),
+            game_ttl_s=env.get("SCOPA_GAME_TTL_S", 7 * _DAY_S, _positive_int),
+            finished_ttl_s=env.get("SCOPA_FINISHED_TTL_S", _DAY_S, _positive_int),
+            grace_s=env.get("SCOPA_GRACE_S", 10.0, _non_negative_float),
+            max_connection_age_s=env.get("SCOPA_MAX_CONNECTION_AGE_S", None, _optional_seconds),
+            log_format=env.get("SCOPA_LOG_FORMAT", "auto", _log_format),
+            log_level=env.get("SCOPA_LOG_LEVEL", "info", _log_level),
+            tracing=env.get("SCOPA_TRACING", True, _bool),
+            service_name=env.get("OTEL_SERVICE_NAME", "scopa", _non_empty),
+            traces_exporter=env.get(
+                "OTEL_TRACES_EXPORTER",
+                "otlp" if traces_endpoint else default_exporter,
+                _exporter,
+            ),
+            metrics_exporter=env.get(
+                "OTEL_METRICS_EXPORTER",
+                "otlp" if metrics_endpoint else default_exporter,
+                _exporter,
+            ),
+        )
+
+
+def settings_table() -> str:
+    """Render the documented environment variables as a Markdown table."""
+    lines = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
+    lines += [f"| `{v.name}` | {v.default} | {v.description} |" for v in ENV_VARS]
+    return "\n".join(lines) + "\n"
+
+
+class _Env:
+    """Reads variables, treating empty or blank values as unset."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._environ = environ
+
+    def raw(self, name: str) -> str | None:
+        value = self._environ.get(name, "").strip()
+        return value or None
+
+    def get(self, name: str, default: _T, parse: Callable[[str], _T]) -> _T:
+        value = self.raw(name)
+        if value is None:
+            return default
+        try:
+            return parse(value)
+        except ValueError as exc:
+            raise ConfigError(f"{name}={value!r} is invalid: {exc}") from None
+
+
+def _non_empty(value: str) -> str:
+    return value
+
+
+def _bool(value: str) -> bool:
+    lowered = value.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValueError("expected one of true/false, on/off, yes/no, 1/0")
+
+
+def _int(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError("expected an integer") from None
+
+
+def _port(value: str) -> int:
+    port = _int(value)
+    if not 0 <= port <= 65535:
+        raise ValueError("expected a port number between 0 and 65535")
+    return port
+
+
+def _positive_int(value: str) -> int:
+    number = _int(value)
+    if number <= 0:
+        raise ValueError("expected a positive number of seconds")
+    return number
+
+
+def _float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError("expected a number of seconds") from None
+    if not math.isfinite(number):
+        raise ValueError("expected a finite number of seconds")
+    return number
+
+
+def _non_negative_float(value: str) -> float:
+    number = _float(value)
+    if number < 0:
+        raise ValueError("expected a non-negative number of seconds")
+    return number
+
+
+def _optional_seconds(value: str) -> float | None:
+    if value.lower() in _FALSE:
+        return None
+    number = _float(value)
+    if number < 0:
+        raise ValueError("expected a positive number of seconds, or 0/off to disable")
+    return number or None
+
+
+def _log_format(value: str) -> LogFormat:
+    lowered = value.lower()
+    if lowered == "json":
+        return "json"
+    if lowered == "console":
+        return "console"
+    if lowered == "auto":
+        return "auto"
+    raise ValueError("expected json, console or auto")
+
+
+def _log_level(value: str) -> str:
+    lowered = value.lower()
+    if lowered not in _LOG_LEVELS:
+        raise ValueError(f"expected one of {', '.join(_LOG_LEVELS)}")
+    return lowered
+
+
+def _exporter(value: str) -> Exporter:
+    lowered = value.lower()
+    if lowered == "otlp":
+        return "otlp"
+    if lowered == "console":
+        return "console"
+    if lowered == "none":
+        return "none"
+    raise ValueError("expected otlp, console or none")

@@ -1,0 +1,124 @@
+"""The one place where exceptions become gRPC statuses with a google.rpc.ErrorInfo detail.
+
+The mapping is data: `ERROR_CODES` maps an exception class to a gRPC status code and is looked up
+along the raised exception's MRO, so registering a base class covers its subclasses. Other modules
+(e.g. the application core) add their own errors with `register()`. An exception class not in the
+table may instead carry a `grpc_code: grpc.StatusCode` class attribute. Anything else becomes
+INTERNAL "internal error" with reason INTERNAL; its message and traceback are only logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from grpc_status import rpc_status
+
+from scopa import rules
+
+__all__ = [
+    "ERROR_CODES",
+    "ERROR_DOMAIN",
+    "MappedError",
+    "map_exception",
+    "register",
+    "to_grpc_status",
+]
+
+ERROR_DOMAIN = "scopa.dev"
+"""`google.rpc.ErrorInfo.domain` of every error this service returns."""
+
+_INTERNAL_MESSAGE = "internal error"
+
+ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
+    rules.RulesError: grpc.StatusCode.FAILED_PRECONDITION,
+    rules.NotYourTurn: grpc.StatusCode.FAILED_PRECONDITION,
+    rules.CardNotInHand: grpc.StatusCode.FAILED_PRECONDITION,
+    rules.CaptureNotLegal: grpc.StatusCode.FAILED_PRECONDITION,
+    rules.CaptureChoiceRequired: grpc.StatusCode.FAILED_PRECONDITION,
+    rules.GameOver: grpc.StatusCode.FAILED_PRECONDITION,
+    rules.InvalidOption: grpc.StatusCode.INVALID_ARGUMENT,
+    rules.InvalidDeck: grpc.StatusCode.INVALID_ARGUMENT,
+    rules.InvalidSeat: grpc.StatusCode.INVALID_ARGUMENT,
+    rules.InvalidState: grpc.StatusCode.INTERNAL,
+}
+"""Exception class -> gRPC status code; looked up along the MRO of the raised exception."""
+
+_SERVER_FAULTS = frozenset(
+    {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS}
+)
+
+
+def register(exc_type: type[BaseException], code: grpc.StatusCode) -> None:
+    """Map `exc_type` (and its subclasses without an entry of their own) to `code`."""
+    ERROR_CODES[exc_type] = code
+
+
+@dataclass(frozen=True)
+class MappedError:
+    """What the client is told about one exception, and whether it is the server's fault."""
+
+    code: grpc.StatusCode
+    reason: str
+    message: str
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def server_fault(self) -> bool:
+        """True when the error is a server bug or corruption, to be logged with its traceback."""
+        return self.code in _SERVER_FAULTS
+
+
+def _code_for(exc: BaseException) -> grpc.StatusCode | None:
+    for cls in type(exc).__mro__:
+        code = ERROR_CODES.get(cls)
+        if code is not None:
+            return code
+    code_attr = getattr(type(exc), "grpc_code", None)
+    return code_attr if isinstance(code_attr, grpc.StatusCode) else None
+
+
+def _metadata_of(exc: BaseException) -> dict[str, str]:
+    metadata: dict[str, str] = {}
+    field_name = getattr(exc, "field", None)
+    if isinstance(field_name, str) and field_name:
+        metadata["field"] = field_name
+    extra = getattr(exc, "metadata", None)
+    if isinstance(extra, Mapping):
+        metadata.update({str(k): str(v) for k, v in extra.items()})
+    return metadata
+
+
+def map_exception(exc: BaseException) -> MappedError:
+    """Decide the status, ErrorInfo reason, client-visible message and metadata for `exc`."""
+    code = _code_for(exc)
+    if code is None:
+        return MappedError(grpc.StatusCode.INTERNAL, "INTERNAL", _INTERNAL_MESSAGE)
+    reason = getattr(exc, "reason", None)
+    if not isinstance(reason, str) or not reason:
+        reason = code.name
+    if code in _SERVER_FAULTS:
+        return MappedError(code, reason, _INTERNAL_MESSAGE)
+    message = getattr(exc, "message", None)
+    if not isinstance(message, str):
+        message = str(exc)
+    return MappedError(code, reason, message, _metadata_of(exc))
+
+
+def to_grpc_status(mapped: MappedError) -> grpc.Status:
+    """Build the grpc.Status (with a packed google.rpc.ErrorInfo detail) for a mapped error."""
+    info = error_details_pb2.ErrorInfo(
+        reason=mapped.reason, domain=ERROR_DOMAIN, metadata=dict(mapped.metadata)
+    )
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(
+        code=code_pb2.Code.Value(mapped.code.name),
+        message=mapped.message,
+        details=[detail],
+    )
+    result: grpc.Status = rpc_status.to_status(status)
+    return result

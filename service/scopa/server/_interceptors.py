@@ -1,0 +1,267 @@
+"""Server interceptors: one span, one access-log line and one error mapping per RPC.
+
+Each interceptor wraps the RPC's method handler (unary or streaming, coroutine or async
+generator) in an async context manager, so it sees the whole call including every streamed
+message. Health-check and reflection RPCs pass through untouched.
+Order in `default_interceptors()`: tracing (outermost), access log, error mapping (innermost), so
+the access log and the span both see the status code the error mapping chose.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+import grpc
+from opentelemetry import propagate, trace
+from opentelemetry.metrics import MeterProvider
+from opentelemetry.trace import SpanKind, Status, StatusCode, TracerProvider
+
+from scopa.server._errors import map_exception, to_grpc_status
+from scopa.telemetry import ScopaMetrics, get_logger, scopa_metrics
+
+__all__ = [
+    "EXCLUDED_PREFIXES",
+    "AccessLogInterceptor",
+    "ErrorMappingInterceptor",
+    "RpcInterceptor",
+    "TracingInterceptor",
+    "default_interceptors",
+    "status_of_call",
+    "wrap_handler",
+]
+
+EXCLUDED_PREFIXES: tuple[str, ...] = (
+    "/grpc.health.v1.Health/",
+    "/grpc.reflection.v1alpha.ServerReflection/",
+    "/grpc.reflection.v1.ServerReflection/",
+)
+"""Methods starting with these prefixes get no span, no access-log line and no error mapping."""
+
+_SERVER_ERROR_CODES = frozenset(
+    {
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DATA_LOSS,
+    }
+)
+
+Scope = Callable[[Any], AbstractAsyncContextManager[None]]
+Behavior = Callable[[Any, Any], Any]
+
+_FACTORIES: dict[tuple[bool, bool], tuple[str, Callable[..., Any]]] = {
+    (False, False): ("unary_unary", grpc.unary_unary_rpc_method_handler),
+    (False, True): ("unary_stream", grpc.unary_stream_rpc_method_handler),
+    (True, False): ("stream_unary", grpc.stream_unary_rpc_method_handler),
+    (True, True): ("stream_stream", grpc.stream_stream_rpc_method_handler),
+}
+
+
+def status_of_call(context: Any, exc: BaseException | None) -> grpc.StatusCode:
+    """The status code an RPC ends with, given how its handler finished."""
+    if exc is None or isinstance(exc, grpc.aio.AbortError):
+        code = context.code()
+        if isinstance(code, grpc.StatusCode):
+            return code
+        return grpc.StatusCode.OK if exc is None else grpc.StatusCode.UNKNOWN
+    if isinstance(exc, asyncio.CancelledError | GeneratorExit):
+        return grpc.StatusCode.CANCELLED
+    return grpc.StatusCode.UNKNOWN
+
+
+def _wrap_behavior(behavior: Behavior, scope: Scope) -> Behavior | None:
+    if inspect.isasyncgenfunction(behavior):
+
+        async def generator(arg: Any, context: Any) -> AsyncIterator[Any]:
+            async with scope(context):
+                async for item in behavior(arg, context):
+                    yield item
+
+        return generator
+    if inspect.iscoroutinefunction(behavior):
+
+        async def coroutine(arg: Any, context: Any) -> Any:
+            async with scope(context):
+                return await behavior(arg, context)
+
+        return coroutine
+    return None
+
+
+def wrap_handler(handler: Any, scope: Scope) -> Any:
+    """Return a copy of an RpcMethodHandler whose behaviour runs inside `scope(context)`."""
+    attr, factory = _FACTORIES[(bool(handler.request_streaming), bool(handler.response_streaming))]
+    wrapped = _wrap_behavior(getattr(handler, attr), scope)
+    if wrapped is None:
+        return handler
+    return factory(
+        wrapped,
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
+
+
+class RpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Base class: wraps each non-excluded RPC in the async context manager `scope()`."""
+
+    def __init__(self, excluded_prefixes: Sequence[str] = EXCLUDED_PREFIXES) -> None:
+        self._excluded = tuple(excluded_prefixes)
+
+    async def intercept_service(
+        self, continuation: Callable[[Any], Awaitable[Any]], handler_call_details: Any
+    ) -> Any:
+        """Wrap the handler found by the rest of the chain, unless the method is excluded."""
+        handler = await continuation(handler_call_details)
+        method: str = handler_call_details.method
+        if handler is None or method.startswith(self._excluded):
+            return handler
+        return wrap_handler(handler, lambda context: self.scope(handler_call_details, context))
+
+    def scope(self, details: Any, context: Any) -> AbstractAsyncContextManager[None]:
+        """The async context manager one RPC runs inside."""
+        raise NotImplementedError
+
+
+def _split_method(method: str) -> tuple[str, str]:
+    service, _, name = method.lstrip("/").rpartition("/")
+    return service, name
+
+
+def _peer_attributes(peer: str) -> dict[str, str | int]:
+    kind, _, address = peer.partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return {}
+    host, _, port = address.rpartition(":")
+    attributes: dict[str, str | int] = {"network.peer.address": host.strip("[]")}
+    if port.isdigit():
+        attributes["network.peer.port"] = int(port)
+    return attributes
+
+
+def _carrier(details: Any) -> dict[str, str]:
+    carrier: dict[str, str] = {}
+    for key, value in details.invocation_metadata or ():
+        if isinstance(value, str):
+            carrier[key] = value
+    return carrier
+
+
+class TracingInterceptor(RpcInterceptor):
+    """One SERVER span per RPC, named `package.Service/Method`, plus the RPC latency metric."""
+
+    def __init__(
+        self,
+        tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
+        excluded_prefixes: Sequence[str] = EXCLUDED_PREFIXES,
+    ) -> None:
+        super().__init__(excluded_prefixes)
+        self._tracer = trace.get_tracer("scopa.server", tracer_provider=tracer_provider)
+        self._metrics = ScopaMetrics(meter_provider) if meter_provider else scopa_metrics()
+
+    @asynccontextmanager
+    async def scope(self, details: Any, context: Any) -> AsyncIterator[None]:
+        """Run the RPC inside a span continuing the caller's W3C trace context."""
+        method: str = details.method
+        service, name = _split_method(method)
+        attributes: dict[str, str | int] = {
+            "rpc.system": "grpc",
+            "rpc.service": service,
+            "rpc.method": name,
+            **_peer_attributes(context.peer()),
+        }
+        start = time.perf_counter()
+        with self._tracer.start_as_current_span(
+            method.lstrip("/"),
+            context=propagate.extract(_carrier(details)),
+            kind=SpanKind.SERVER,
+            attributes=attributes,
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
+            error: BaseException | None = None
+            try:
+                yield
+            except BaseException as exc:
+                error = exc
+                raise
+            finally:
+                code = status_of_call(context, error)
+                span.set_attribute("rpc.grpc.status_code", code.value[0])
+                if code in _SERVER_ERROR_CODES:
+                    span.set_status(Status(StatusCode.ERROR, code.name))
+                elapsed_ms = (time.perf_counter() - start) * 1000
+                self._metrics.record_rpc(method, code.name, elapsed_ms)
+
+
+class AccessLogInterceptor(RpcInterceptor):
+    """Exactly one log line per RPC: method, outcome, duration, peer (and trace ids)."""
+
+    def __init__(self, excluded_prefixes: Sequence[str] = EXCLUDED_PREFIXES) -> None:
+        super().__init__(excluded_prefixes)
+        self._log = get_logger("scopa.access")
+
+    @asynccontextmanager
+    async def scope(self, details: Any, context: Any) -> AsyncIterator[None]:
+        """Time the RPC and log how it ended; never bodies, never metadata."""
+        start = time.perf_counter()
+        error: BaseException | None = None
+        try:
+            yield
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            code = status_of_call(context, error)
+            log = self._log.error if code in _SERVER_ERROR_CODES else self._log.info
+            log(
+                "rpc",
+                rpc_method=details.method,
+                outcome=code.name,
+                duration_ms=round((time.perf_counter() - start) * 1000, 3),
+                peer=context.peer(),
+            )
+
+
+class ErrorMappingInterceptor(RpcInterceptor):
+    """Turn exceptions raised by handlers into statuses with ErrorInfo, via `map_exception`."""
+
+    def __init__(self, excluded_prefixes: Sequence[str] = EXCLUDED_PREFIXES) -> None:
+        super().__init__(excluded_prefixes)
+        self._log = get_logger("scopa.server")
+
+    @asynccontextmanager
+    async def scope(self, details: Any, context: Any) -> AsyncIterator[None]:
+        """Abort the RPC with the mapped status when the handler raises."""
+        try:
+            yield
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            mapped = map_exception(exc)
+            if mapped.server_fault:
+                trace.get_current_span().record_exception(exc)
+                self._log.error(
+                    "rpc.failed", rpc_method=details.method, reason=mapped.reason, exc_info=exc
+                )
+            status = to_grpc_status(mapped)
+            await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+def default_interceptors(
+    tracer_provider: TracerProvider | None = None,
+    meter_provider: MeterProvider | None = None,
+) -> list[RpcInterceptor]:
+    """The service's interceptor stack, outermost first."""
+    return [
+        TracingInterceptor(tracer_provider, meter_provider),
+        AccessLogInterceptor(),
+        ErrorMappingInterceptor(),
+    ]

@@ -1,0 +1,51 @@
+"""Process entry point: settings, telemetry, application wiring, serve until signalled."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from scopa.config import ConfigError, Settings
+from scopa.server._server import serve
+from scopa.telemetry import configure_logging, configure_tracing, get_logger
+
+__all__ = ["main", "run"]
+
+
+async def run(settings: Settings) -> None:
+    """Build the application services and serve them until SIGTERM/SIGINT."""
+    from scopa.server._wiring import build_services  # noqa: PLC0415  (replaced by the app)
+
+    wiring = await build_services(settings)
+    try:
+        await serve(
+            settings, wiring.registrars, wiring.ready_check, service_names=wiring.service_names
+        )
+    finally:
+        await wiring.close()
+
+
+def main() -> int:
+    """Run the scopa gRPC service configured from the environment; return the exit code."""
+    try:
+        settings = Settings.from_env(os.environ)
+    except ConfigError as exc:
+        print(f"scopa: configuration error: {exc}", file=sys.stderr)
+        return 2
+    configure_logging(settings)
+    log = get_logger("scopa.server")
+    shutdown_telemetry = configure_tracing(settings)
+    if settings.token_secret_generated:
+        log.warning(
+            "SCOPA_TOKEN_SECRET is not set: using a random key, so seat tokens will not "
+            "survive a restart or work across replicas"
+        )
+    try:
+        asyncio.run(run(settings))
+    except Exception:
+        log.exception("server failed")
+        return 1
+    finally:
+        shutdown_telemetry()
+    return 0

@@ -1,0 +1,149 @@
+"""Tests of scopa.config: environment parsing, validation and the README table."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+
+import pytest
+from scopa.config import ENV_VARS, ConfigError, Settings, settings_table
+
+
+def test_defaults_when_environment_is_empty() -> None:
+    """An empty environment gives the documented defaults and a generated token secret."""
+    settings = Settings.from_env({})
+    assert (settings.host, settings.port, settings.redis_url) == ("0.0.0.0", 50051, None)
+    assert settings.token_secret_generated and len(settings.token_secret) == 32
+    assert settings.allow_stacked_decks is False
+    assert (settings.game_ttl_s, settings.finished_ttl_s) == (7 * 86400, 86400)
+    assert (settings.grace_s, settings.max_connection_age_s) == (10.0, None)
+    assert (settings.log_format, settings.log_level, settings.tracing) == ("auto", "info", True)
+    assert (settings.service_name, settings.traces_exporter) == ("scopa", "none")
+
+
+def test_generated_secrets_differ_between_starts() -> None:
+    """Two starts without SCOPA_TOKEN_SECRET get different random keys."""
+    assert Settings.from_env({}).token_secret != Settings.from_env({}).token_secret
+
+
+def test_every_variable_is_parsed() -> None:
+    """Each variable, when set, lands in its field with the right type."""
+    settings = Settings.from_env(
+        {
+            "SCOPA_HOST": "127.0.0.1",
+            "SCOPA_PORT": "6000",
+            "REDIS_URL": "redis://cache:6380/2",
+            "SCOPA_TOKEN_SECRET": "0123456789abcdef-secret",
+            "SCOPA_ALLOW_STACKED_DECKS": "Yes",
+            "SCOPA_GAME_TTL_S": "3600",
+            "SCOPA_FINISHED_TTL_S": "60",
+            "SCOPA_GRACE_S": "2.5",
+            "SCOPA_MAX_CONNECTION_AGE_S": "300",
+            "SCOPA_LOG_FORMAT": "Console",
+            "SCOPA_LOG_LEVEL": "DEBUG",
+            "SCOPA_TRACING": "off",
+            "OTEL_SERVICE_NAME": "scopa-eu",
+            "OTEL_TRACES_EXPORTER": "console",
+        }
+    )
+    assert settings.address == "127.0.0.1:6000"
+    assert settings.redis_url == "redis://cache:6380/2"
+    assert settings.token_secret == b"0123456789abcdef-secret"
+    assert not settings.token_secret_generated
+    assert settings.allow_stacked_decks is True
+    assert (settings.game_ttl_s, settings.finished_ttl_s, settings.grace_s) == (3600, 60, 2.5)
+    assert settings.max_connection_age_s == 300.0
+    assert (settings.log_format, settings.log_level, settings.tracing) == (
+        "console",
+        "debug",
+        False,
+    )
+    assert (settings.service_name, settings.traces_exporter) == ("scopa-eu", "console")
+
+
+def test_otlp_endpoint_turns_on_otlp_export() -> None:
+    """Setting OTEL_EXPORTER_OTLP_ENDPOINT selects the OTLP exporters unless overridden."""
+    settings = Settings.from_env(
+        {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4317", "OTEL_METRICS_EXPORTER": "none"}
+    )
+    assert (settings.traces_exporter, settings.metrics_exporter) == ("otlp", "none")
+
+
+def test_ipv6_host_is_bracketed_in_the_address() -> None:
+    """A bare IPv6 host is written in brackets in the bind address."""
+    assert Settings.from_env({"SCOPA_HOST": "::", "SCOPA_PORT": "1"}).address == "[::]:1"
+
+
+@pytest.mark.parametrize("value", ["0", "off", "OFF"])
+def test_max_connection_age_can_be_disabled(value: str) -> None:
+    """0 or off disables the maximum connection age."""
+    env = {"SCOPA_MAX_CONNECTION_AGE_S": value}
+    assert Settings.from_env(env).max_connection_age_s is None
+
+
+def test_blank_values_count_as_unset() -> None:
+    """An empty or blank variable falls back to its default instead of failing."""
+    assert Settings.from_env({"SCOPA_PORT": "  ", "REDIS_URL": ""}).port == 50051
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SCOPA_PORT", "http"),
+        ("SCOPA_PORT", "70000"),
+        ("SCOPA_PORT", "-1"),
+        ("SCOPA_TOKEN_SECRET", "short"),
+        ("SCOPA_ALLOW_STACKED_DECKS", "maybe"),
+        ("SCOPA_GAME_TTL_S", "0"),
+        ("SCOPA_FINISHED_TTL_S", "1.5"),
+        ("SCOPA_GRACE_S", "-3"),
+        ("SCOPA_GRACE_S", "nan"),
+        ("SCOPA_MAX_CONNECTION_AGE_S", "-5"),
+        ("SCOPA_LOG_FORMAT", "xml"),
+        ("SCOPA_LOG_LEVEL", "verbose"),
+        ("SCOPA_TRACING", "2"),
+        ("OTEL_TRACES_EXPORTER", "jaeger"),
+    ],
+)
+def test_invalid_values_raise_a_clear_error(name: str, value: str) -> None:
+    """An invalid value raises ConfigError naming the variable and the value."""
+    with pytest.raises(ConfigError) as info:
+        Settings.from_env({name: value})
+    assert name in str(info.value)
+
+
+def test_secret_is_not_in_the_repr() -> None:
+    """The token secret never appears in the settings' repr (and so in logs)."""
+    settings = Settings.from_env({"SCOPA_TOKEN_SECRET": "do-not-print-this-key"})
+    assert "do-not-print-this-key" not in repr(settings)
+
+
+def test_settings_are_frozen() -> None:
+    """Settings cannot be changed after parsing."""
+    settings = Settings.from_env({})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.port = 1  # type: ignore[misc]
+
+
+def test_table_documents_every_variable() -> None:
+    """The Markdown table has a header and one row per documented variable."""
+    table = settings_table().splitlines()
+    assert table[0].startswith("| Variable |")
+    assert len(table) == 2 + len(ENV_VARS)
+    names = {var.name for var in ENV_VARS}
+    assert {"SCOPA_PORT", "REDIS_URL", "SCOPA_TOKEN_SECRET", "SCOPA_GRACE_S"} <= names
+    assert all(f"`{name}`" in settings_table() for name in names)
+
+
+def test_every_variable_read_is_documented() -> None:
+    """Every variable name that Settings.from_env reads appears in the table."""
+    read = set(
+        re.findall(r'"((?:SCOPA|OTEL|REDIS)_[A-Z_]+)"', inspect.getsource(Settings.from_env))
+    )
+    documented = {var.name for var in ENV_VARS}
+    assert read - documented <= {
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    }
+    assert len(read) >= 15

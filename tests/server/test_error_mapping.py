@@ -1,0 +1,142 @@
+"""Tests of scopa.server._errors and its interceptor: exceptions become statuses with ErrorInfo."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from scopa import rules
+from scopa.server import ERROR_CODES, ERROR_DOMAIN, map_exception, register, to_grpc_status
+
+from server.fakes import Harness, error_info, session_loop
+
+
+class _SubSeat(rules.InvalidSeat):
+    """A subclass without its own table entry."""
+
+    reason = "SUB_SEAT"
+
+
+def test_lookup_follows_the_mro() -> None:
+    """A subclass without an entry gets its nearest registered base class's code."""
+    mapped = map_exception(_SubSeat("seat 9", field="seat"))
+    assert mapped.code is grpc.StatusCode.INVALID_ARGUMENT
+    assert (mapped.reason, mapped.message, dict(mapped.metadata)) == (
+        "SUB_SEAT",
+        "seat 9",
+        {"field": "seat"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (rules.NotYourTurn("x"), grpc.StatusCode.FAILED_PRECONDITION),
+        (rules.CardNotInHand("x"), grpc.StatusCode.FAILED_PRECONDITION),
+        (rules.CaptureNotLegal("x"), grpc.StatusCode.FAILED_PRECONDITION),
+        (rules.CaptureChoiceRequired("x"), grpc.StatusCode.FAILED_PRECONDITION),
+        (rules.GameOver("x"), grpc.StatusCode.FAILED_PRECONDITION),
+        (rules.InvalidOption("x"), grpc.StatusCode.INVALID_ARGUMENT),
+        (rules.InvalidDeck("x"), grpc.StatusCode.INVALID_ARGUMENT),
+        (rules.InvalidSeat("x"), grpc.StatusCode.INVALID_ARGUMENT),
+        (rules.InvalidState("x"), grpc.StatusCode.INTERNAL),
+    ],
+)
+def test_rules_errors_have_their_codes(error: rules.RulesError, code: grpc.StatusCode) -> None:
+    """Each rules error maps to the agreed status code and keeps its reason."""
+    mapped = map_exception(error)
+    assert (mapped.code, mapped.reason) == (code, error.reason)
+
+
+def test_unknown_exceptions_become_a_generic_internal_error() -> None:
+    """An unmapped exception reveals neither its type nor its message."""
+    mapped = map_exception(KeyError("player hand of seat 2"))
+    assert (mapped.code, mapped.reason, mapped.message) == (
+        grpc.StatusCode.INTERNAL,
+        "INTERNAL",
+        "internal error",
+    )
+    assert mapped.server_fault
+
+
+def test_register_adds_a_table_entry() -> None:
+    """register() makes a new exception class map to its code."""
+
+    class Busy(Exception):
+        reason = "BUSY"
+
+    register(Busy, grpc.StatusCode.UNAVAILABLE)
+    try:
+        assert map_exception(Busy("later")).code is grpc.StatusCode.UNAVAILABLE
+    finally:
+        del ERROR_CODES[Busy]
+
+
+def test_status_carries_error_info_in_the_trailer() -> None:
+    """to_grpc_status packs ErrorInfo with the scopa.dev domain into grpc-status-details-bin."""
+    status = to_grpc_status(map_exception(rules.InvalidDeck("39 cards", field="deck")))
+    assert status.code is grpc.StatusCode.INVALID_ARGUMENT
+    assert status.details == "39 cards"
+    keys = [key for key, _ in status.trailing_metadata]
+    assert keys == ["grpc-status-details-bin"]
+
+
+@session_loop
+@pytest.mark.parametrize(
+    ("body", "code", "reason", "metadata"),
+    [
+        (b"not-your-turn", grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN", {}),
+        (b"bad-seat", grpc.StatusCode.INVALID_ARGUMENT, "INVALID_SEAT", {"field": "seat"}),
+        (b"quota", grpc.StatusCode.RESOURCE_EXHAUSTED, "QUOTA_EXCEEDED", {}),
+        (b"teapot", grpc.StatusCode.RESOURCE_EXHAUSTED, "TEAPOT", {}),
+    ],
+)
+async def test_client_sees_code_reason_and_field(
+    harness: Harness, body: bytes, code: grpc.StatusCode, reason: str, metadata: dict[str, str]
+) -> None:
+    """A domain error raised by a unary handler reaches the client as status + ErrorInfo."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await harness.echo(body)
+    info = error_info(caught.value)
+    assert caught.value.code() is code
+    assert (info.reason, info.domain, dict(info.metadata)) == (reason, ERROR_DOMAIN, metadata)
+
+
+@session_loop
+@pytest.mark.parametrize("body", [b"boom", b"corrupt"])
+async def test_server_faults_leak_nothing(harness: Harness, body: bytes) -> None:
+    """An unexpected error or corrupt state is INTERNAL with a generic message and no traceback."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await harness.echo(body)
+    error = caught.value
+    assert error.code() is grpc.StatusCode.INTERNAL
+    assert error.details() == "internal error"
+    trailer = repr(error.trailing_metadata())
+    for leak in ("secret-detail", "deadbeef", "Traceback", "RuntimeError", "app.py"):
+        assert leak not in trailer and leak not in (error.debug_error_string() or "")
+    expected_reason = "INTERNAL" if body == b"boom" else "INVALID_STATE"
+    assert error_info(error).reason == expected_reason
+
+
+@session_loop
+async def test_server_faults_are_logged_with_traceback(harness: Harness) -> None:
+    """The server's own log keeps the exception and traceback the client never sees."""
+    with pytest.raises(grpc.aio.AioRpcError):
+        await harness.echo(b"boom")
+    log = harness.log.getvalue()
+    assert "secret-detail" in log and "RuntimeError" in log and "rpc.failed" in log
+
+
+@session_loop
+async def test_errors_in_a_stream_are_mapped(harness: Harness) -> None:
+    """A domain error raised mid-stream ends the stream with the mapped status and ErrorInfo."""
+    received, error = await harness.stream(b"bad-seat")
+    assert received == [b"one", b"two"]
+    assert error is not None and error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(error).metadata["field"] == "seat"
+
+
+@session_loop
+async def test_successful_calls_are_untouched(harness: Harness) -> None:
+    """Calls that do not raise return their response and complete streams normally."""
+    assert await harness.echo(b"hello") == b"hello"
+    assert await harness.stream(b"fine") == ([b"one", b"two"], None)
