@@ -13,7 +13,7 @@ import json
 import random
 import re
 import secrets
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -492,7 +492,7 @@ class GameCore:
 
     async def watch(
         self, game_id: str, token: str | None, from_version: int = 0
-    ) -> AsyncIterator[PlayResult]:
+    ) -> AsyncGenerator[PlayResult, None]:
         """Updates after ``from_version``: first what was missed, then each new version live.
 
         The stream ends after the game is over.

@@ -1,0 +1,263 @@
+"""Tests of scopa.app._core against the embedded store."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from scopa import rules
+from scopa.app import (
+    ConcurrentUpdate,
+    CoreSettings,
+    CreateGameCommand,
+    CreateResult,
+    GameCore,
+    GameNotFoundError,
+    GameStatus,
+    InvalidArgument,
+    InviteInvalid,
+    PermissionDenied,
+    SeatJoined,
+    SeatSpec,
+    SeatTaken,
+    StackedDecksDisabled,
+    StaleEtag,
+    TokenAuthority,
+    Unauthenticated,
+    WaitingForPlayers,
+)
+from scopa.storage import MemoryStore
+
+SECRET = b"k" * 32
+
+
+def make_core(*, stacked: bool = True, seed: int = 7) -> GameCore:
+    return GameCore(
+        MemoryStore(),
+        TokenAuthority(SECRET),
+        CoreSettings(allow_stacked_decks=stacked),
+        rng=random.Random(seed),
+    )
+
+
+async def two_seat_game(core: GameCore, **kw: object) -> tuple[CreateResult, dict[int, str]]:
+    created = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("bob")], **kw)  # type: ignore[arg-type]
+    )
+    return created, dict(created.tokens)
+
+
+async def test_create_gives_tokens_for_held_seats_and_invites_for_open_ones() -> None:
+    """Held seats get tokens, open seats get invite codes, and the game waits for them."""
+    core = make_core()
+    created = await core.create_game(
+        CreateGameCommand("scopa4", {}, [SeatSpec("a"), SeatSpec("", open=True)] * 2)
+    )
+    assert [s for s, _ in created.tokens] == [0, 2]
+    assert [s for s, _ in created.invites] == [1, 3]
+    assert created.snapshot.status is GameStatus.WAITING_FOR_PLAYERS
+    assert created.snapshot.view.legal_moves == ()
+
+
+async def test_retried_create_returns_the_same_game() -> None:
+    """A create retried with its request_id returns the first game and the same tokens."""
+    core = make_core()
+    first, _ = await two_seat_game(core, request_id="create-1")
+    again, _ = await two_seat_game(core, request_id="create-1")
+    assert (again.game_id, again.tokens) == (first.game_id, first.tokens)
+    other, _ = await two_seat_game(core, request_id="create-2")
+    assert other.game_id != first.game_id
+
+
+async def test_stacked_decks_need_permission() -> None:
+    """Stacked decks are refused unless the server allows them."""
+    core = make_core(stacked=False)
+    with pytest.raises(StackedDecksDisabled):
+        await core.create_game(CreateGameCommand("scopa", {}, [], stacked_decks=[list(range(40))]))
+
+
+async def test_stacked_deck_deals_as_documented() -> None:
+    """With a stacked deck, seat 0 receives cards 0 and 2 and 4 of the deck (RULINGS.md)."""
+    core = make_core()
+    deck = list(range(40))
+    created = await core.create_game(CreateGameCommand("scopa", {}, [], stacked_decks=[deck]))
+    view = (await core.get_state(created.game_id, dict(created.tokens)[0])).view
+    assert view.hand == (0, 2, 4)
+    assert sorted(view.table) == [6, 7, 8, 9]
+
+
+async def test_spectator_sees_no_hand() -> None:
+    """Without a token the view has no hand and no legal moves."""
+    core = make_core()
+    created, _ = await two_seat_game(core)
+    view = (await core.get_state(created.game_id, None)).view
+    assert view.seat is None
+    assert view.hand == ()
+    assert view.legal_moves == ()
+    assert view.hand_sizes == (3, 3)
+
+
+async def test_play_needs_a_token() -> None:
+    """Playing without a token is UNAUTHENTICATED."""
+    core = make_core()
+    created, _ = await two_seat_game(core)
+    with pytest.raises(Unauthenticated):
+        await core.play_card(created.game_id, None, rules.Move(0))
+
+
+async def test_token_of_another_game_is_denied() -> None:
+    """A token of game A cannot act in game B."""
+    core = make_core()
+    _, tokens_a = await two_seat_game(core)
+    b, _ = await two_seat_game(core)
+    with pytest.raises(PermissionDenied):
+        await core.get_state(b.game_id, tokens_a[0])
+
+
+async def test_illegal_move_changes_nothing() -> None:
+    """An out-of-turn move is refused with NOT_YOUR_TURN and the version stays."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    before = await core.get_state(created.game_id, tokens[1])
+    with pytest.raises(rules.NotYourTurn):
+        await core.play_card(created.game_id, tokens[1], rules.Move(before.view.hand[0]))
+    after = await core.get_state(created.game_id, tokens[1])
+    assert after.version == before.version
+    assert after.view == before.view
+
+
+async def test_stale_etag_is_refused() -> None:
+    """A move with an old etag is refused with STALE_ETAG."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    view = await core.get_state(created.game_id, tokens[0])
+    with pytest.raises(StaleEtag):
+        await core.play_card(created.game_id, tokens[0], view.view.legal_moves[0], etag="v999")
+
+
+async def test_retried_request_id_returns_first_response() -> None:
+    """A retried request_id returns the first response and plays nothing twice."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    view = await core.get_state(created.game_id, tokens[0])
+    move = view.view.legal_moves[0]
+    first = await core.play_card(created.game_id, tokens[0], move, request_id="m1")
+    second = await core.play_card(created.game_id, tokens[0], move, request_id="m1")
+    assert second == first
+    assert (await core.get_state(created.game_id, None)).version == first.snapshot.version
+
+
+async def test_request_id_of_another_seat_is_refused() -> None:
+    """A request_id reused by another seat is INVALID_ARGUMENT, not a replay of its response."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    view = await core.get_state(created.game_id, tokens[0])
+    await core.play_card(created.game_id, tokens[0], view.view.legal_moves[0], request_id="m1")
+    with pytest.raises(InvalidArgument):
+        await core.play_card(created.game_id, tokens[1], rules.Move(0), request_id="m1")
+
+
+async def test_racing_moves_exactly_one_wins() -> None:
+    """Two clients racing for the same turn: exactly one move is applied."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    view = await core.get_state(created.game_id, tokens[0])
+    moves = view.view.legal_moves
+    outcomes = await asyncio.gather(
+        core.play_card(created.game_id, tokens[0], moves[0], request_id="r1"),
+        core.play_card(created.game_id, tokens[0], moves[-1], request_id="r2"),
+        return_exceptions=True,
+    )
+    wins = [o for o in outcomes if not isinstance(o, BaseException)]
+    losses = [o for o in outcomes if isinstance(o, BaseException)]
+    assert len(wins) == 1
+    assert all(
+        isinstance(o, (ConcurrentUpdate, rules.NotYourTurn, rules.CardNotInHand)) for o in losses
+    )
+    assert (await core.get_state(created.game_id, None)).version == view.version + 1
+
+
+async def test_invite_flow() -> None:
+    """An invite code claims its seat once; the game starts when every seat is taken."""
+    core = make_core()
+    created = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("", open=True)])
+    )
+    token0 = dict(created.tokens)[0]
+    with pytest.raises(WaitingForPlayers):
+        await core.play_card(created.game_id, token0, rules.Move(0))
+    with pytest.raises(InviteInvalid):
+        await core.join_game(created.game_id, "nope", "bob")
+    code = dict(created.invites)[1]
+    joined = await core.join_game(created.game_id, code, "bob")
+    assert joined.seat == 1
+    assert joined.snapshot.status is GameStatus.ACTIVE
+    assert joined.snapshot.seats[1].name == "bob"
+    with pytest.raises(SeatTaken):
+        await core.join_game(created.game_id, code, "eve")
+    assert (await core.get_state(created.game_id, joined.token)).view.seat == 1
+
+
+async def test_resign_ends_the_game() -> None:
+    """A resignation finishes the game and the other side wins."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    result = await core.resign(created.game_id, tokens[1])
+    assert result.snapshot.status is GameStatus.FINISHED
+    assert result.snapshot.view.winners == (0,)
+    with pytest.raises(rules.GameOver):
+        await core.resign(created.game_id, tokens[0])
+
+
+async def test_unknown_and_malformed_game() -> None:
+    """Unknown games are GAME_NOT_FOUND; malformed names are INVALID_ARGUMENT."""
+    core = make_core()
+    with pytest.raises(GameNotFoundError):
+        await core.get_state("nosuchgame", None)
+    with pytest.raises(InvalidArgument):
+        await core.get_state("bad/{id}", None)
+
+
+async def test_watch_resumes_and_hides_other_hands() -> None:
+    """A watch replays what was missed, then live updates; hidden cards stay hidden."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    rng = random.Random(2)
+    for _ in range(3):
+        snap = await core.get_state(game, None)
+        seat = snap.view.turn
+        mine = await core.get_state(game, tokens[seat])
+        await core.play_card(game, tokens[seat], rng.choice(mine.view.legal_moves))
+    updates = core.watch(game, tokens[1], from_version=2)
+    caught_up = await anext(updates)
+    assert [e.version for e in caught_up.events] == [3, 4]
+    seat0_before = set((await core.get_state(game, tokens[0])).view.hand)
+    turn = (await core.get_state(game, None)).view.turn
+    snap = await core.get_state(game, tokens[turn])
+    played = await core.play_card(game, tokens[turn], snap.view.legal_moves[0])
+    live = await asyncio.wait_for(anext(updates), 5)
+    assert live.snapshot.version == played.snapshot.version
+    seat0_after = set((await core.get_state(game, tokens[0])).view.hand)
+    assert not seat0_before & set(caught_up.snapshot.view.hand)
+    assert not seat0_after & set(live.snapshot.view.hand)
+    for update in (caught_up, live):
+        for ev in update.events:
+            if isinstance(ev.event, rules.CardsDealt) and ev.event.seat != 1:
+                assert ev.event.cards == ()
+    await updates.aclose()
+
+
+async def test_watch_records_joins() -> None:
+    """A join shows up as a SeatJoined event in the watch stream."""
+    core = make_core()
+    created = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("", open=True)])
+    )
+    await core.join_game(created.game_id, dict(created.invites)[1], "bob")
+    updates = core.watch(created.game_id, None, from_version=1)
+    update = await anext(updates)
+    assert [e.event for e in update.events] == [SeatJoined(1, "bob")]
+    await updates.aclose()

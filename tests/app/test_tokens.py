@@ -1,0 +1,76 @@
+"""Tests of scopa.app._tokens."""
+
+from __future__ import annotations
+
+import pytest
+
+from scopa.app import PermissionDenied, TokenAuthority, Unauthenticated
+
+SECRET = b"s" * 32
+
+
+def test_token_round_trip() -> None:
+    """A token verifies to the seat it was issued for."""
+    auth = TokenAuthority(SECRET)
+    assert auth.verify(auth.issue("g1", 3), "g1") == 3
+
+
+def test_token_carries_128_bit_nonce() -> None:
+    """Two tokens for the same seat differ: each has a fresh 128-bit nonce."""
+    auth = TokenAuthority(SECRET)
+    first, second = auth.issue("g1", 0), auth.issue("g1", 0)
+    assert first != second
+    assert len(first.split(".")[1]) >= 22  # 16 bytes in unpadded base64
+
+
+def test_token_bound_to_game() -> None:
+    """A token of one game is refused by another."""
+    auth = TokenAuthority(SECRET)
+    with pytest.raises(PermissionDenied):
+        auth.verify(auth.issue("g1", 0), "g2")
+
+
+def test_token_bound_to_seat() -> None:
+    """Editing the seat number of a token breaks its MAC."""
+    auth = TokenAuthority(SECRET)
+    token = auth.issue("g1", 0)
+    forged = "1" + token[1:]
+    with pytest.raises(PermissionDenied):
+        auth.verify(forged, "g1")
+
+
+def test_token_bound_to_secret() -> None:
+    """A token signed with another secret is refused."""
+    token = TokenAuthority(b"o" * 32).issue("g1", 0)
+    with pytest.raises(PermissionDenied):
+        TokenAuthority(SECRET).verify(token, "g1")
+
+
+@pytest.mark.parametrize("token", ["", "abc", "0.!!.??", "x.AAAA.BBBB", "0.AAAA.BBBB"])
+def test_malformed_token(token: str) -> None:
+    """Malformed tokens are UNAUTHENTICATED, not a crash."""
+    with pytest.raises(Unauthenticated):
+        TokenAuthority(SECRET).verify(token, "g1")
+
+
+def test_salted_token_is_stable() -> None:
+    """A token derived from a request_id is the same on a retry and still verifies."""
+    auth = TokenAuthority(SECRET)
+    token = auth.issue("g1", 1, "req-1")
+    assert token == auth.issue("g1", 1, "req-1")
+    assert token != auth.issue("g1", 1, "req-2")
+    assert auth.verify(token, "g1") == 1
+
+
+def test_invite_digest_matches_code() -> None:
+    """An invite code's stored digest is recomputed from the code alone."""
+    auth = TokenAuthority(SECRET)
+    code, digest = auth.new_invite("g1", 2)
+    assert auth.invite_digest("g1", 2, code) == digest
+    assert auth.invite_digest("g1", 1, code) != digest
+
+
+def test_short_secret_refused() -> None:
+    """A secret shorter than 128 bits is refused."""
+    with pytest.raises(ValueError, match="16 bytes"):
+        TokenAuthority(b"short")
