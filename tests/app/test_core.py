@@ -261,3 +261,39 @@ async def test_watch_records_joins() -> None:
     update = await anext(updates)
     assert [e.event for e in update.events] == [SeatJoined(1, "bob")]
     await updates.aclose()
+
+
+async def test_last_events_come_with_every_view() -> None:
+    """GetState carries the latest version's events, with other seats' dealt cards hidden."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    spectator = await core.get_state(created.game_id, None)
+    kinds = {type(e.event) for e in spectator.last_events}
+    assert rules.HandStarted in kinds
+    assert rules.CardsDealt in kinds
+    for e in spectator.last_events:
+        assert e.version == spectator.version
+        if isinstance(e.event, rules.CardsDealt):
+            assert e.event.cards == ()
+    mine = await core.get_state(created.game_id, tokens[0])
+    own = [e.event for e in mine.last_events if isinstance(e.event, rules.CardsDealt)]
+    assert [bool(d.cards) for d in own] == [d.seat == 0 for d in own]
+
+
+async def test_watch_from_zero_starts_at_current_state() -> None:
+    """A watch from version 0 sends the current view with no past events."""
+    core = make_core()
+    created, _ = await two_seat_game(core)
+    updates = core.watch(created.game_id, None, from_version=0)
+    first = await anext(updates)
+    assert first.events == ()
+    assert first.snapshot.version == 1
+    await updates.aclose()
+
+
+async def test_resigned_seat_is_recorded() -> None:
+    """The view says which seat resigned."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    result = await core.resign(created.game_id, tokens[1])
+    assert result.snapshot.resigned == 1

@@ -14,7 +14,7 @@ import random
 import re
 import secrets
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -131,6 +131,9 @@ class GameSnapshot:
     status: GameStatus
     seats: tuple[SeatMeta, ...]
     view: rules.SeatView
+    last_events: tuple[VersionedEvent, ...] = ()
+    """The events of the latest version, as this caller may see them."""
+    resigned: int = -1
 
     @property
     def etag(self) -> str:
@@ -154,6 +157,8 @@ class PlayResult:
 
     events: tuple[VersionedEvent, ...]
     snapshot: GameSnapshot
+    truncated: bool = False
+    """Watch only: some events since the requested version are no longer kept."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +265,12 @@ class GameCore:
         if status is GameStatus.WAITING_FOR_PLAYERS:
             view = view._replace(legal_moves=())
         public = tuple(SeatMeta(s.name, s.open, s.joined) for s in meta.seats)
-        return GameSnapshot(game_id, version, status, public, view)
+        last: tuple[VersionedEvent, ...] = ()
+        if meta.last_events:
+            last = tuple(
+                VersionedEvent(version, e) for e in _visible(_decode_log(meta.last_events), seat)
+            )
+        return GameSnapshot(game_id, version, status, public, view, last, meta.resigned)
 
     # -- use cases --
 
@@ -300,7 +310,7 @@ class GameCore:
                 seats.append(SeatMeta(spec.name, True, False, digest))
             else:
                 seats.append(SeatMeta(spec.name or f"Player {seat + 1}", False, True))
-        meta = GameMeta(tuple(seats))
+        meta = GameMeta(tuple(seats), last_events=_encode_log(events))
         tokens = tuple(
             (s, self._tokens.issue(game_id, s, request_id))
             for s in range(players)
@@ -317,7 +327,7 @@ class GameCore:
                     game_id,
                     rules.dump_state(state),
                     meta.dump(),
-                    [_encode_log(events)],
+                    [meta.last_events],
                     self._ttl(state),
                     request_id,
                     response,
@@ -402,6 +412,7 @@ class GameCore:
         if snap.cached_response is not None:
             return self._replayed(game_id, seat, snap.cached_response, meta)
         new_state, events = rules.resign(state, seat)
+        meta = replace(meta, resigned=seat)
         return await self._commit(game_id, snap.version, new_state, meta, seat, events, rid)
 
     async def _commit(
@@ -416,6 +427,8 @@ class GameCore:
     ) -> PlayResult:
         new_version = version + 1
         blob = rules.dump_state(state)
+        log = _encode_log(events)
+        meta = replace(meta, last_events=log)
         response = _encode_response(seat, new_version, blob, events)
         try:
             await self._store.commit(
@@ -423,7 +436,7 @@ class GameCore:
                 version,
                 blob,
                 meta.dump(),
-                [_encode_log(events)],
+                [log],
                 self._ttl(state),
                 request_id,
                 response if request_id else None,
@@ -524,6 +537,7 @@ class GameCore:
         if snap.version <= last:
             return None, last, state.finished
         logged = await self._store.events_since(game_id, last)
+        truncated = not logged or logged[0].version > last + 1
         shown: list[VersionedEvent] = []
         for entry in logged:
             if entry.version > snap.version:
@@ -532,8 +546,8 @@ class GameCore:
                 VersionedEvent(entry.version, e) for e in _visible(_decode_log(entry.payload), seat)
             )
         meta = GameMeta.load(snap.meta)
-        result = PlayResult(tuple(shown), self._snapshot(game_id, snap.version, state, meta, seat))
-        return result, snap.version, state.finished
+        snapshot = self._snapshot(game_id, snap.version, state, meta, seat)
+        return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished
 
 
 def _new_id() -> str:

@@ -25,6 +25,10 @@ class GameMeta:
     """Everything about a game besides the match state."""
 
     seats: tuple[SeatMeta, ...]
+    resigned: int = -1
+    """The seat that resigned, or -1."""
+    last_events: bytes = b""
+    """The full-truth event log entry of the latest version (filtered per seat when shown)."""
 
     @property
     def waiting(self) -> bool:
@@ -35,17 +39,21 @@ class GameMeta:
         """A copy with ``seat`` claimed under ``name``."""
         seats = list(self.seats)
         seats[seat] = replace(seats[seat], joined=True, name=name or seats[seat].name)
-        return GameMeta(tuple(seats))
+        return replace(self, seats=tuple(seats))
 
     def dump(self) -> bytes:
-        """Serialise for the store."""
+        """Serialise for the store: a length-prefixed JSON head, then the raw last events."""
         rows = [[s.name, s.open, s.joined, s.invite_digest] for s in self.seats]
-        return json.dumps(rows, separators=(",", ":")).encode()
+        head = json.dumps([rows, self.resigned], separators=(",", ":")).encode()
+        return len(head).to_bytes(4, "big") + head + self.last_events
 
     @classmethod
     def load(cls, blob: bytes) -> GameMeta:
         """Read what :meth:`dump` wrote."""
         try:
-            return cls(tuple(SeatMeta(n, o, j, d) for n, o, j, d in json.loads(blob)))
+            size = int.from_bytes(blob[:4], "big")
+            rows, resigned = json.loads(blob[4 : 4 + size])
+            seats = tuple(SeatMeta(n, o, j, d) for n, o, j, d in rows)
+            return cls(seats, resigned, bytes(blob[4 + size :]))
         except (ValueError, TypeError) as exc:
             raise InvalidState("corrupt game meta") from exc
