@@ -13,10 +13,10 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
 from scopa.config import Settings
 from scopa.server import ScopaServer, default_interceptors
 from scopa.telemetry import configure_logging
-
 from server.fakes import FAKE_SERVICE, Harness, register_fake
 
 

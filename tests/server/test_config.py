@@ -7,6 +7,7 @@ import inspect
 import re
 
 import pytest
+
 from scopa.config import ENV_VARS, ConfigError, Settings, settings_table
 
 

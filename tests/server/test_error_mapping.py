@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import grpc
 import pytest
+
 from scopa import rules
 from scopa.server import ERROR_CODES, ERROR_DOMAIN, map_exception, register, to_grpc_status
-
 from server.fakes import Harness, error_info, session_loop
 
 

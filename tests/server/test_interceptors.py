@@ -1,0 +1,135 @@
+"""Tests of scopa.server._interceptors: one span, one access-log line and one metric per RPC."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from opentelemetry.sdk.metrics.export import HistogramDataPoint
+from opentelemetry.trace import SpanKind, StatusCode
+
+from server.fakes import ECHO, STREAM, Harness, session_loop
+
+SECRET_TOKEN = "Bearer sekrit-seat-token-1234"
+SECRET_BODY = b"sekrit-hand-cards"
+TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+
+def _access_lines(harness: Harness) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in harness.log.getvalue().splitlines() if line]
+    return [line for line in lines if line.get("logger_name") == "scopa.access"]
+
+
+async def _check_health(harness: Harness) -> None:
+    stub = health_pb2_grpc.HealthStub(harness.channel)
+    await stub.Check(health_pb2.HealthCheckRequest(service=""))
+
+
+@session_loop
+async def test_one_server_span_per_rpc(harness: Harness) -> None:
+    """Each RPC gets exactly one SERVER span named after the method, with rpc.* attributes."""
+    await harness.echo(b"hi")
+    await harness.stream(b"fine")
+    spans = harness.spans.get_finished_spans()
+    assert [span.name for span in spans] == [ECHO.lstrip("/"), STREAM.lstrip("/")]
+    for span in spans:
+        attributes = dict(span.attributes or {})
+        assert span.kind is SpanKind.SERVER
+        assert attributes["rpc.system"] == "grpc"
+        assert attributes["rpc.service"] == "test.Fake"
+        assert attributes["rpc.grpc.status_code"] == 0
+        assert attributes["network.peer.address"] == "127.0.0.1"
+
+
+@session_loop
+async def test_health_checks_are_not_traced_or_logged(harness: Harness) -> None:
+    """Health-check RPCs create no span and no access-log line."""
+    await _check_health(harness)
+    await _check_health(harness)
+    assert harness.spans.get_finished_spans() == ()
+    assert _access_lines(harness) == []
+
+
+@session_loop
+async def test_span_status_and_code_of_failures(harness: Harness) -> None:
+    """Client errors keep an unset span status; server faults mark the span as an error."""
+    for body in (b"not-your-turn", b"boom"):
+        with pytest.raises(grpc.aio.AioRpcError):
+            await harness.echo(body)
+    client_error, server_fault = harness.spans.get_finished_spans()
+    assert dict(client_error.attributes or {})["rpc.grpc.status_code"] == 9
+    assert client_error.status.status_code is StatusCode.UNSET
+    assert dict(server_fault.attributes or {})["rpc.grpc.status_code"] == 13
+    assert server_fault.status.status_code is StatusCode.ERROR
+    assert [event.name for event in server_fault.events] == ["exception"]
+
+
+@session_loop
+async def test_span_continues_the_callers_trace(harness: Harness) -> None:
+    """A W3C traceparent sent by the client becomes the server span's parent."""
+    await harness.echo(b"hi", metadata=(("traceparent", TRACEPARENT),))
+    (span,) = harness.spans.get_finished_spans()
+    assert format(span.context.trace_id, "032x") == "0af7651916cd43dd8448eb211c80319c"
+    assert span.parent is not None and format(span.parent.span_id, "016x") == "b7ad6b7169203331"
+
+
+@session_loop
+async def test_one_access_line_per_rpc_with_trace_ids(harness: Harness) -> None:
+    """Each RPC logs one line with method, outcome, duration, peer and the span's ids."""
+    await harness.echo(b"hi")
+    with pytest.raises(grpc.aio.AioRpcError):
+        await harness.echo(b"bad-seat")
+    received, error = await harness.stream(b"not-your-turn")
+    assert len(received) == 2 and error is not None
+    lines = _access_lines(harness)
+    spans = harness.spans.get_finished_spans()
+    assert [(line["rpc_method"], line["outcome"]) for line in lines] == [
+        (ECHO, "OK"),
+        (ECHO, "INVALID_ARGUMENT"),
+        (STREAM, "FAILED_PRECONDITION"),
+    ]
+    for line, span in zip(lines, spans, strict=True):
+        assert line["event"] == "rpc"
+        assert line["duration_ms"] >= 0
+        assert line["peer"].startswith("ipv4:127.0.0.1:")
+        assert line["trace_id"] == format(span.context.trace_id, "032x")
+        assert line["span_id"] == format(span.context.span_id, "016x")
+
+
+@session_loop
+async def test_access_log_holds_no_bodies_or_credentials(harness: Harness) -> None:
+    """Neither the request body nor the authorization metadata ever reaches the log."""
+    await harness.echo(SECRET_BODY, metadata=(("authorization", SECRET_TOKEN),))
+    log = harness.log.getvalue()
+    assert len(_access_lines(harness)) == 1
+    assert "sekrit" not in log and "authorization" not in log.lower()
+    span_text = repr([dict(span.attributes or {}) for span in harness.spans.get_finished_spans()])
+    assert "sekrit" not in span_text
+
+
+@session_loop
+async def test_rpc_latency_histogram(harness: Harness) -> None:
+    """Every RPC records its duration in ms with its method and status code."""
+    await harness.echo(b"hi")
+    with pytest.raises(grpc.aio.AioRpcError):
+        await harness.echo(b"not-your-turn")
+    data = harness.metrics.get_metrics_data()
+    assert data is not None
+    metrics = [
+        metric
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "rpc.server.duration"
+    ]
+    (histogram,) = metrics
+    assert histogram.unit == "ms"
+    counts = {
+        (point.attributes or {}).get("rpc.grpc.status_code"): point.count
+        for point in histogram.data.data_points
+        if isinstance(point, HistogramDataPoint)
+    }
+    assert counts == {"OK": 1, "FAILED_PRECONDITION": 1}

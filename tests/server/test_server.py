@@ -1,0 +1,114 @@
+"""Tests of scopa.server._server: health (liveness vs readiness), reflection and stopping."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from scopa.config import Settings
+from scopa.server import GAME_SERVICE, READINESS_SERVICE, ScopaServer
+from scopa.server._server import _server_options
+from server.fakes import FAKE_SERVICE, Harness, register_fake, session_loop
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+async def _status(channel: grpc.aio.Channel, service: str) -> int:
+    stub = health_pb2_grpc.HealthStub(channel)
+    response = await stub.Check(health_pb2.HealthCheckRequest(service=service))
+    status: int = response.status
+    return status
+
+
+class _Flag:
+    """A readiness check whose answer the test controls (or that raises)."""
+
+    def __init__(self) -> None:
+        self.ready = False
+        self.fail = False
+
+    async def __call__(self) -> bool:
+        if self.fail:
+            raise ConnectionError("redis down")
+        return self.ready
+
+
+@session_loop
+async def test_liveness_serving_and_readiness_follow_the_check(test_settings: Settings) -> None:
+    """ "" is always SERVING; the service and "readiness" follow the periodic ready check."""
+    flag = _Flag()
+    server = ScopaServer(
+        test_settings, [], flag, service_names=[GAME_SERVICE], ready_interval_s=0.05
+    )
+    port = await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        assert await _status(channel, "") == SERVING
+        assert await _status(channel, GAME_SERVICE) == NOT_SERVING
+        flag.ready = True
+        await asyncio.sleep(0.3)
+        assert await _status(channel, GAME_SERVICE) == SERVING
+        assert await _status(channel, READINESS_SERVICE) == SERVING
+        flag.fail = True
+        await asyncio.sleep(0.3)
+        assert await _status(channel, READINESS_SERVICE) == NOT_SERVING
+        assert await _status(channel, "") == SERVING
+    finally:
+        await channel.close()
+        await server.stop()
+
+
+@session_loop
+async def test_graceful_shutdown_reports_not_serving(test_settings: Settings) -> None:
+    """stop() turns every health status to NOT_SERVING before the server goes away."""
+
+    async def ready() -> bool:
+        return True
+
+    server = ScopaServer(test_settings, [], ready, service_names=[GAME_SERVICE])
+    await server.start()
+    await server.stop()
+    response = await server.health.Check(health_pb2.HealthCheckRequest(service=""), None)
+    assert response.status == NOT_SERVING
+
+
+@session_loop
+async def test_reflection_lists_registered_services(harness: Harness) -> None:
+    """Server reflection names the application's services and the health service."""
+    stub = reflection_pb2_grpc.ServerReflectionStub(harness.channel)
+    request = reflection_pb2.ServerReflectionRequest(list_services="")
+    names: set[str] = set()
+    async for response in stub.ServerReflectionInfo(iter([request])):
+        names |= {service.name for service in response.list_services_response.service}
+    assert {FAKE_SERVICE, "grpc.health.v1.Health"} <= names
+
+
+@session_loop
+async def test_bind_failure_is_an_error(test_settings: Settings) -> None:
+    """Starting on a port another server holds fails instead of serving nothing."""
+
+    async def ready() -> bool:
+        return True
+
+    first = ScopaServer(test_settings, [register_fake], ready)
+    port = await first.start()
+    taken = dataclasses.replace(test_settings, port=port)
+    try:
+        with pytest.raises(RuntimeError):
+            await ScopaServer(taken, [], ready).start()
+    finally:
+        await first.stop()
+
+
+def test_connection_age_options() -> None:
+    """A max connection age sets grpc.max_connection_age_ms and its grace; none by default."""
+    assert _server_options(Settings()) == [("grpc.so_reuseport", 0)]
+    options = dict(_server_options(Settings(max_connection_age_s=30.0, grace_s=5.0)))
+    assert options["grpc.max_connection_age_ms"] == 30_000
+    assert options["grpc.max_connection_age_grace_ms"] == 5_000
