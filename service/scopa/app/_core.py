@@ -508,14 +508,22 @@ class GameCore:
     ) -> AsyncGenerator[PlayResult, None]:
         """Updates after ``from_version``: first what was missed, then each new version live.
 
-        The stream ends after the game is over.
+        ``from_version`` 0 starts from the current state with no past events. The stream
+        ends after the game is over.
         """
         snap = await self._load(game_id)
         state = rules.load_state(snap.state)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
-        last = max(0, from_version)
         async with self._store.subscribe(game_id) as versions:
-            update, last, done = await self._catch_up(game_id, seat, last)
+            if from_version <= 0:
+                snap = await self._load(game_id)
+                state = rules.load_state(snap.state)
+                meta = GameMeta.load(snap.meta)
+                snapshot = self._snapshot(game_id, snap.version, state, meta, seat)
+                update: PlayResult | None = PlayResult((), snapshot)
+                last, done = snap.version, state.finished
+            else:
+                update, last, done = await self._catch_up(game_id, seat, from_version)
             if update is not None:
                 yield update
             if done:
