@@ -61,7 +61,9 @@ def situation(
     )
 
 
-def play(state: MatchState, seat: int, card: str, capture: str | None = None) -> Any:
+def play(
+    state: MatchState, seat: int, card: str, capture: str | None = None
+) -> tuple[MatchState, list[Event]]:
     """Apply a move given as codes; ``capture`` "" lays the card, ``None`` lets the engine pick."""
     move = Move(parse_card(card), None if capture is None else cards(capture))
     return apply_move(state, seat, move, random.Random(1))

@@ -1,0 +1,538 @@
+"""Tests of the match (scopa.rules._game): dealing, plays, specials, hand end and match flow."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+from rules_helpers import cards, of_type, play, play_out, ruleset, situation, stacked
+
+from scopa.rules import (
+    AceReturned,
+    CaptureChoiceRequired,
+    CaptureNotLegal,
+    CardNotInHand,
+    CardPlayed,
+    CardsDealt,
+    Event,
+    FinishReason,
+    GameFinished,
+    GameOver,
+    HandScored,
+    HandStarted,
+    InvalidDeck,
+    InvalidSeat,
+    LeftoverTaken,
+    MatchState,
+    Move,
+    NotYourTurn,
+    Redealt,
+    RulesError,
+    SeatResigned,
+    apply_move,
+    dump_state,
+    legal_moves,
+    make_ruleset,
+    new_match,
+    parse_card,
+    resign,
+)
+from scopa.rules._capture import table_key
+
+
+def points(events: Sequence[Event], name: str) -> tuple[int, ...]:
+    """The per-side points of component ``name`` in the first HandScored event."""
+    score = of_type(events, HandScored)[0].result.score
+    return next(c.points for c in score.components if c.name == name)
+
+
+def only_played(events: Sequence[Event]) -> CardPlayed:
+    """The single CardPlayed event of a move."""
+    (played,) = of_type(events, CardPlayed)
+    return played
+
+
+# --- conventions: seats, dealer, dealing -------------------------------------------------
+
+
+@pytest.mark.parametrize(("preset", "players"), [("scopa", 2), ("scopa3", 3), ("scopa6", 6)])
+def test_first_dealer_is_the_last_seat_and_seat_zero_leads(preset: str, players: int) -> None:
+    """RULINGS.md conventions: the first dealer is the last seat, so seat 0 leads."""
+    state, events = new_match(make_ruleset(preset), rng=random.Random(3))
+    assert (state.dealer, state.turn) == (players - 1, 0)
+    assert of_type(events, HandStarted)[0].dealer == players - 1
+
+
+def test_first_dealer_can_be_overridden() -> None:
+    """RULINGS.md conventions: a game may override the first dealer; the next seat leads."""
+    state, _ = new_match(ruleset("scopa3", first_dealer=0), decks=(stacked(),))
+    assert (state.dealer, state.turn) == (0, 1)
+    assert state.hands[1] == tuple(stacked()[0:9:3])
+
+
+def test_stacked_deck_deals_round_robin_from_the_leader_then_the_table() -> None:
+    """RULINGS.md conventions: index 0 is the top; hands one card at a time, then the table."""
+    deck = stacked("1C 2C 3C 4C 5C 6C 7C 8C 9C 10C")
+    state, events = new_match(make_ruleset("scopa"), decks=(deck,))
+    assert state.hands == (cards("1C 3C 5C"), cards("2C 4C 6C"))
+    assert state.table == cards("7C 8C 9C 10C")
+    assert state.stock == deck[10:]
+    dealt = of_type(events, CardsDealt)
+    assert [(d.seat, d.cards) for d in dealt] == [(0, state.hands[0]), (1, state.hands[1])]
+
+
+def test_three_players_deal_from_seat_zero() -> None:
+    """RULINGS.md conventions: with 3 seats, cards go 0, 1, 2, 0, 1, 2, ..."""
+    deck = stacked()
+    state, _ = new_match(make_ruleset("scopa3"), decks=(deck,))
+    assert state.hands == (deck[0:9:3], deck[1:9:3], deck[2:9:3])
+    assert state.table == tuple(sorted(deck[9:13], key=table_key))
+
+
+def test_later_deals_are_round_robin_from_the_leader() -> None:
+    """RULINGS.md conventions: each later deal again starts with the leading seat."""
+    deck = stacked()
+    state, _ = new_match(make_ruleset("scopa"), decks=(deck,))
+    rng = random.Random(5)
+    events: list[Event] = []
+    while state.stock == deck[10:]:
+        state, new = apply_move(state, state.turn, legal_moves(state)[0], rng)
+        events.extend(new)
+    assert state.hands == (deck[10:16:2], deck[11:16:2])
+    assert state.stock == deck[16:]
+    assert [d.seat for d in of_type(events, CardsDealt)] == [0, 1]
+    assert state.turn == 0
+
+
+def test_dealer_moves_on_every_hand() -> None:
+    """RULINGS.md conventions: the dealer moves one seat on each hand, and the lead with it."""
+    rules = make_ruleset("scopa3", {"target_score": 99})
+    first, second = stacked(), stacked()[::-1]
+    state, _ = new_match(rules, decks=(first, second))
+    state, events = play_out(state, random.Random(2), stop_after_hand=True)
+    assert (state.hand_number, state.dealer, state.turn) == (2, 0, 1)
+    started = of_type(events, HandStarted)[-1]
+    assert (started.hand_number, started.dealer) == (2, 0)
+    assert state.hands == (second[2:9:3], second[0:9:3], second[1:9:3])
+
+
+@pytest.mark.parametrize(
+    ("preset", "deals", "hand", "table"),
+    [
+        ("scopa", 6, 3, 4),
+        ("scopa3", 4, 3, 4),
+        ("scopa4", 3, 3, 4),
+        ("scopa6", 2, 3, 4),
+        ("scopone", 1, 9, 4),
+        ("scopone_scientifico", 1, 10, 0),
+    ],
+)
+def test_deals_per_hand_follow_the_preset(preset: str, deals: int, hand: int, table: int) -> None:
+    """RULINGS.md Scopa/Scopone: 6, 4, 3, 2 deals of 3; Scopone 9 + 4 table; scientifico 10."""
+    state, events = new_match(make_ruleset(preset), rng=random.Random(11))
+    assert len(of_type(events, HandStarted)[0].table) == table
+    assert {len(h) for h in state.hands} == {hand}
+    state, played = play_out(state, random.Random(12), stop_after_hand=True)
+    all_events = events + played
+    first_hand = all_events[: all_events.index(of_type(all_events, HandScored)[0])]
+    assert len([d for d in of_type(first_hand, CardsDealt) if d.seat == 0]) == deals
+
+
+def test_bad_stacked_deck_is_rejected() -> None:
+    """A stacked deck must be a permutation of the 40 cards, and a match needs a deck source."""
+    with pytest.raises(InvalidDeck):
+        new_match(make_ruleset("scopa"), decks=(stacked()[:-1] + (0,),))
+    with pytest.raises(InvalidDeck):
+        new_match(make_ruleset("scopa"))
+
+
+# --- deal exceptions ---------------------------------------------------------------------
+
+
+def test_three_kings_on_the_table_force_a_redeal() -> None:
+    """RULINGS.md Scopa options (seed 004): 3 kings on the starting table void the deal."""
+    first = stacked("1C 2C 3C 4C 5C 6C 10C 10D 10B 7S")
+    second = stacked("1D 2D 3D 4D 5D 6D 7D 8D 9D 7C")
+    state, events = new_match(ruleset("scopa", kings_redeal=3), decks=(first, second))
+    assert of_type(events, Redealt) == [Redealt(1, "kings")]
+    assert events.index(of_type(events, Redealt)[0]) < events.index(of_type(events, HandStarted)[0])
+    assert state.hands == (cards("1D 3D 5D"), cards("2D 4D 6D"))
+    assert state.table == tuple(sorted(cards("7D 8D 9D 7C"), key=table_key))
+
+
+def test_two_kings_redeal_only_with_the_regional_option() -> None:
+    """RULINGS.md Scopa options (seed 002): 2 kings redeal regionally, not with the 3-king rule."""
+    first = stacked("1C 2C 3C 4C 5C 6C 10C 10D 9B 7S")
+    two, _ = new_match(ruleset("scopa", kings_redeal=2), decks=(first, stacked()))
+    three, _ = new_match(ruleset("scopa", kings_redeal=3), decks=(first, stacked()))
+    assert two.hands[0] == stacked()[0:6:2]
+    assert three.hands[0] == cards("1C 3C 5C")
+
+
+def test_an_ace_on_the_starting_table_goes_under_the_stock() -> None:
+    """RULINGS.md Scopa options (seed 002): a single ace turned up returns to the deck."""
+    deck = stacked("2C 3C 4C 5C 6C 7C 1S 8D 9D 10D 2S")
+    state, events = new_match(ruleset("scopa", aces_on_table="return"), decks=(deck,))
+    assert of_type(events, AceReturned) == [AceReturned(parse_card("1S"))]
+    assert state.table == tuple(sorted(cards("8D 9D 10D 2S"), key=table_key))
+    assert state.stock[-1] == parse_card("1S")
+    assert state.stock[0] == deck[11]
+    assert len(state.stock) == 30
+
+
+def test_two_aces_on_the_starting_table_force_a_redeal() -> None:
+    """RULINGS.md Scopa options (seed 002): two aces on the starting table: redeal."""
+    first = stacked("2C 3C 4C 5C 6C 7C 1S 1D 9D 10D")
+    state, events = new_match(ruleset("scopa", aces_on_table="return"), decks=(first, stacked()))
+    assert of_type(events, Redealt) == [Redealt(1, "aces")]
+    assert state.hands[0] == stacked()[0:6:2]
+
+
+def test_aces_stay_on_the_table_by_default() -> None:
+    """RULINGS.md: keeping aces on the starting table is the default."""
+    deck = stacked("2C 3C 4C 5C 6C 7C 1S 1D 9D 10D")
+    state, events = new_match(make_ruleset("scopa"), decks=(deck,))
+    assert not of_type(events, AceReturned) and not of_type(events, Redealt)
+    assert parse_card("1S") in state.table and parse_card("1D") in state.table
+
+
+# --- plays ---------------------------------------------------------------------------------
+
+
+def test_a_capture_moves_cards_to_the_side_pile_and_passes_the_turn() -> None:
+    """RULINGS.md capturing 1: the card and its capture go to the capturer's pile."""
+    state = situation(make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B 2S", stock="")
+    after, events = play(state, 0, "7D", "3C 4B")
+    assert only_played(events) == CardPlayed(0, 16, cards("3C 4B"), True, False, False, 0)
+    assert set(after.piles[0]) == set(cards("7D 3C 4B"))
+    assert after.table == cards("2S")
+    assert (after.turn, after.version, after.last_capturer) == (1, state.version + 1, 0)
+
+
+def test_a_laid_card_joins_the_table_sorted() -> None:
+    """RULINGS.md capturing 2: a card that can take nothing is laid on the table."""
+    state = situation(make_ruleset("scopa"), hands=["9B 1C", "1S 8S"], table="3C 4B", stock="")
+    after, events = play(state, 0, "9B", "")
+    assert not only_played(events).taken
+    assert after.table == cards("3C 4B 9B")
+    assert after.last_laid == parse_card("9B")
+
+
+def test_capture_none_takes_the_only_choice_and_any_order_is_accepted() -> None:
+    """RULINGS.md capturing 4: the client names the set in any order, or omits a unique one."""
+    state = situation(make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B 9S", stock="")
+    auto, _ = play(state, 0, "7D")
+    named, _ = play(state, 0, "7D", "4B 3C")
+    assert auto == named
+
+
+def test_partners_share_a_pile() -> None:
+    """RULINGS.md conventions: with 4 players seat 2 captures for team 0+2."""
+    state = situation(
+        make_ruleset("scopa4"), hands=["9C", "9D", "5B 8C", "9S"], table="5S 1C", turn=2
+    )
+    after, _ = play(state, 2, "5B", "5S")
+    assert set(after.piles[0]) == set(cards("5B 5S")) and after.piles[1] == ()
+
+
+def test_apply_move_does_not_change_its_input() -> None:
+    """apply_move is pure: the state passed in is left exactly as it was."""
+    state = situation(make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B", stock="")
+    before = dump_state(state)
+    play(state, 0, "7D", "3C 4B")
+    assert dump_state(state) == before
+
+
+# --- illegal moves -------------------------------------------------------------------------
+
+ILLEGAL = [
+    (1, "1S", "", NotYourTurn, "NOT_YOUR_TURN"),
+    (0, "1S", "", CardNotInHand, "CARD_NOT_IN_HAND"),
+    (0, "7D", "3C", CaptureNotLegal, "CAPTURE_NOT_LEGAL"),
+    (0, "7D", "", CaptureNotLegal, "CAPTURE_NOT_LEGAL"),
+    (0, "9B", "3C", CaptureNotLegal, "CAPTURE_NOT_LEGAL"),
+    (0, "7D", None, CaptureChoiceRequired, "CAPTURE_CHOICE_REQUIRED"),
+    (5, "7D", None, InvalidSeat, "INVALID_SEAT"),
+]
+
+
+@pytest.mark.parametrize(("seat", "card", "capture", "error", "reason"), ILLEGAL)
+def test_illegal_moves_raise_typed_errors_and_leave_the_state(
+    seat: int, card: str, capture: str | None, error: type[RulesError], reason: str
+) -> None:
+    """RULINGS.md capturing 2 and 4: illegal plays raise the error with its reason, state intact."""
+    state = situation(
+        make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B 2S 5C", stock=""
+    )
+    before = dump_state(state)
+    with pytest.raises(error) as err:
+        play(state, seat, card, capture)
+    assert err.value.reason == reason
+    assert dump_state(state) == before
+
+
+def test_moves_after_the_game_is_over_raise_game_over() -> None:
+    """A finished game refuses every move and resignation with GAME_OVER."""
+    state, _ = new_match(make_ruleset("scopa"), rng=random.Random(1))
+    over, _ = resign(state, 0)
+    with pytest.raises(GameOver) as err:
+        apply_move(over, 1, Move(over.hands[1][0], None))
+    assert err.value.reason == "GAME_OVER"
+    with pytest.raises(GameOver):
+        resign(over, 1)
+
+
+# --- sweeps, leftovers ---------------------------------------------------------------------
+
+
+def test_clearing_the_table_is_a_sweep() -> None:
+    """RULINGS.md capturing 6: a capture that clears the table scores a sweep."""
+    state = situation(make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B", stock="")
+    after, events = play(state, 0, "7D", "3C 4B")
+    assert only_played(events).sweep
+    assert after.sweeps == (1, 0)
+
+
+def test_no_sweep_on_the_last_card_of_the_hand() -> None:
+    """RULINGS.md capturing 6: clearing the table with the hand's final play is no sweep."""
+    state = situation(make_ruleset("scopa"), hands=["7D", ""], table="3C 4B", stock="")
+    _, events = play(state, 0, "7D", "3C 4B")
+    assert not of_type(events, CardPlayed)[0].sweep
+    assert points(events, "sweeps") == (0, 0)
+
+
+def test_sweep_on_last_card_option() -> None:
+    """RULINGS.md capturing 6, option sweep_on_last_card: the final clearing play scores."""
+    rules = ruleset("scopa", sweep_on_last_card=True)
+    state = situation(rules, hands=["7D", ""], table="3C 4B", stock="")
+    _, events = play(state, 0, "7D", "3C 4B")
+    assert of_type(events, CardPlayed)[0].sweep
+    assert points(events, "sweeps") == (1, 0)
+
+
+def test_leftovers_go_to_the_last_capturer_and_are_no_sweep() -> None:
+    """RULINGS.md capturing 7: table cards left at hand end go to the last capturer, no sweep."""
+    state = situation(make_ruleset("scopa"), hands=["5C", "9S"], table="3C 2B 8D", stock="")
+    state, _ = play(state, 0, "5C", "3C 2B")
+    _, events = play(state, 1, "9S", "")
+    assert of_type(events, LeftoverTaken) == [LeftoverTaken(0, cards("8D 9S"))]
+    assert points(events, "sweeps") == (0, 0)
+    cards_line = next(
+        c for c in of_type(events, HandScored)[0].result.score.components if c.name == "cards"
+    )
+    assert cards_line.values == (5.0, 0.0)
+
+
+def test_leftovers_go_to_the_dealer_when_nobody_captured() -> None:
+    """Engine decision (texts silent): with no capture in the hand the dealer takes the table."""
+    state = situation(make_ruleset("scopa"), hands=["9S", "8C"], table="1C", stock="")
+    assert state.dealer == 1
+    state, _ = play(state, 0, "9S", "")
+    _, events = play(state, 1, "8C", "")
+    assert of_type(events, LeftoverTaken) == [LeftoverTaken(1, cards("1C 8C 9S"))]
+
+
+def test_partner_leftovers_go_to_the_team_pile() -> None:
+    """RULINGS.md capturing 7 with teams: seat 2's leftovers count for team 0+2."""
+    state = situation(
+        make_ruleset("scopa4"), hands=["", "", "", "9S"], table="8D", stock="", turn=3
+    )
+    state = state._replace(last_capturer=2)
+    _, events = play(state, 3, "9S", "")
+    assert of_type(events, LeftoverTaken) == [LeftoverTaken(2, cards("8D 9S"))]
+    cards_line = next(
+        c for c in of_type(events, HandScored)[0].result.score.components if c.name == "cards"
+    )
+    assert cards_line.values == (2.0, 0.0)
+
+
+# --- Spazzino specials ---------------------------------------------------------------------
+
+
+def test_picula_takes_the_card_the_previous_player_just_laid() -> None:
+    """RULINGS.md Spazzino (seed 000): taking, with an equal card, the card just laid: picula."""
+    state = situation(make_ruleset("spazzino"), hands=["5C 9B", "5D 8S"], table="2B", stock="")
+    state, _ = play(state, 0, "5C", "")
+    after, events = play(state, 1, "5D", "5C")
+    assert only_played(events).picula
+    assert after.picule == (0, 1)
+
+
+def test_no_picula_for_a_card_that_was_not_just_laid() -> None:
+    """RULINGS.md Spazzino: the picula needs the previous player's uncaptured card."""
+    state = situation(make_ruleset("spazzino"), hands=["5C 9B", "2D 8S"], table="2B", stock="")
+    state, _ = play(state, 0, "5C", "")
+    _, events = play(state, 1, "2D", "2B")
+    assert not only_played(events).picula
+
+
+def test_no_picula_in_scopa() -> None:
+    """RULINGS.md: the picula is a Spazzino/Spatola special, off in Scopa."""
+    state = situation(make_ruleset("scopa"), hands=["5C 9B", "5D 8S"], table="2B", stock="")
+    state, _ = play(state, 0, "5C", "")
+    _, events = play(state, 1, "5D", "5C")
+    assert not only_played(events).picula
+
+
+def test_bagher_scores_every_card_three_points() -> None:
+    """RULINGS.md Spazzino (seed 000): 7 of cups taking 5 and 2 of cups is a bagher of 3."""
+    state = situation(make_ruleset("spazzino"), hands=["7C 9B", "8S 9S"], table="5C 2C 10D")
+    after, events = play(state, 0, "7C", "5C 2C")
+    assert only_played(events).bagher_points == 3
+    assert after.bagher == (3, 0)
+
+
+def test_bagher_of_four_points() -> None:
+    """RULINGS.md Spazzino: 7 of cups taking 1, 2 and 4 of cups is a bagher of 4."""
+    state = situation(make_ruleset("spazzino"), hands=["7C 9B", "8S 9S"], table="1C 2C 4C 10D")
+    _, events = play(state, 0, "7C", "1C 2C 4C")
+    assert only_played(events).bagher_points == 4
+
+
+def test_no_bagher_unless_all_cards_are_of_the_played_suit() -> None:
+    """RULINGS.md Spazzino: a capture with another suit, or of one card, is no bagher."""
+    rules = make_ruleset("spazzino")
+    mixed = situation(rules, hands=["7C 9B", "8S 9S"], table="5C 2B 10D")
+    other = situation(rules, hands=["7B 9B", "8S 9S"], table="5C 2C 10D")
+    single = situation(rules, hands=["7C 9B", "8S 9S"], table="7S 10D")
+    assert only_played(play(mixed, 0, "7C", "5C 2B")[1]).bagher_points == 0
+    assert only_played(play(other, 0, "7B", "5C 2C")[1]).bagher_points == 0
+    assert only_played(play(single, 0, "7C", "7S")[1]).bagher_points == 0
+
+
+def test_no_specials_on_the_last_card_by_default() -> None:
+    """RULINGS.md Spazzino: no picula, bagher or spazzino on the hand's last card."""
+    rules = make_ruleset("spazzino")
+    state = situation(rules, hands=["5C", "5D"], table="2B", stock="")
+    state, _ = play(state, 0, "5C", "")
+    _, events = play(state, 1, "5D", "5C")
+    assert not of_type(events, CardPlayed)[0].picula
+    bag = situation(rules, hands=["", "7C"], table="5C 2C", stock="", turn=1)
+    _, events = play(bag, 1, "7C", "5C 2C")
+    played = of_type(events, CardPlayed)[0]
+    assert (played.bagher_points, played.sweep) == (0, False)
+    assert points(events, "bagher") == (0, 0)
+
+
+def test_specials_on_last_card_option() -> None:
+    """RULINGS.md Spazzino, option specials_on_last_card: picula and bagher score at the end."""
+    rules = ruleset("spazzino", specials_on_last_card=True)
+    state = situation(rules, hands=["5C", "5D"], table="2B", stock="")
+    state, _ = play(state, 0, "5C", "")
+    _, events = play(state, 1, "5D", "5C")
+    assert of_type(events, CardPlayed)[0].picula
+    assert points(events, "picule") == (0, 1)
+    bag = situation(rules, hands=["", "7C"], table="5C 2C", stock="", turn=1)
+    _, events = play(bag, 1, "7C", "5C 2C")
+    assert points(events, "bagher") == (0, 3)
+
+
+# --- asso piglia tutto ---------------------------------------------------------------------
+
+
+def test_asso_piglia_tutto_is_not_a_scopa_by_default() -> None:
+    """RULINGS.md asso piglia tutto (seed 002): by default the ace's sweep does not count."""
+    state = situation(make_ruleset("asso_piglia_tutto"), hands=["1D 9B", "8S"], table="2C 5B")
+    after, events = play(state, 0, "1D", "2C 5B")
+    assert only_played(events).taken and not only_played(events).sweep
+    assert after.table == () and after.sweeps == (0, 0)
+
+
+def test_asso_piglia_tutto_counts_as_scopa_with_the_option() -> None:
+    """RULINGS.md asso piglia tutto, option ace_sweep_counts (scopa d'assi): it is a scopa."""
+    state = situation(make_ruleset("scopa_d_assi"), hands=["1D 9B", "8S"], table="2C 5B")
+    after, events = play(state, 0, "1D", "2C 5B")
+    assert only_played(events).sweep and after.sweeps == (1, 0)
+
+
+def test_ace_taking_the_lone_table_ace_is_an_ordinary_sweep() -> None:
+    """RULINGS.md asso piglia tutto: an ace taking the only (ace) card clears the table: a scopa."""
+    state = situation(make_ruleset("asso_piglia_tutto"), hands=["1D 9B", "8S"], table="1C")
+    _, events = play(state, 0, "1D", "1C")
+    assert only_played(events).sweep
+
+
+def test_ace_on_an_empty_table_is_laid_by_default() -> None:
+    """RULINGS.md asso piglia tutto: on an empty table the ace is laid (default)."""
+    state = situation(make_ruleset("asso_piglia_tutto"), hands=["1D 9B", "8S"], table="")
+    after, events = play(state, 0, "1D", "")
+    assert not only_played(events).taken and after.table == cards("1D")
+
+
+def test_ace_on_an_empty_table_sweeps_with_the_option() -> None:
+    """Option ace_on_empty_table_sweeps: the ace on an empty table takes itself and sweeps."""
+    rules = ruleset("asso_piglia_tutto", ace_on_empty_table_sweeps=True)
+    state = situation(rules, hands=["1D 9B", "8S"], table="")
+    after, events = play(state, 0, "1D", "")
+    assert only_played(events).sweep and after.table == () and after.piles[0] == cards("1D")
+
+
+# --- match flow ----------------------------------------------------------------------------
+
+
+def _end_of_hand(
+    preset: str, scores: tuple[int, int], side0: str, last_capturer: int
+) -> tuple[MatchState, list[Event]]:
+    """Seat 1 plays the hand's last card; side 0 holds ``side0``, side 1 everything else."""
+    rules = make_ruleset(preset)
+    mine = cards(side0)
+    theirs = tuple(c for c in range(40) if c not in mine and c != parse_card("10S"))
+    state = situation(rules, hands=["", "10S"], table="", stock="", turn=1)
+    state = state._replace(scores=scores, piles=(mine, theirs), last_capturer=last_capturer)
+    return play(state, 1, "10S", "")
+
+
+SIDE0_THREE_POINTS = "1D 2D 3D 4D 5D 6D 7D 8D 9D 10D 7C 7B 7S"  # denari, settebello, primiera
+
+
+def test_reaching_the_target_wins() -> None:
+    """RULINGS.md Scopa: the game to 11 ends when a side reaches it at the end of a hand."""
+    state, events = _end_of_hand("scopa", (9, 0), SIDE0_THREE_POINTS, 1)
+    assert of_type(events, GameFinished) == [GameFinished((0,), FinishReason.TARGET, (12, 1))]
+    assert state.finished and state.turn == -1 and state.winners == (0,)
+
+
+def test_a_tie_at_the_top_plays_on() -> None:
+    """RULINGS.md Spazzino/Scopa: if the top scores tie past the target, another hand is played."""
+    state, events = _end_of_hand("scopa", (8, 10), SIDE0_THREE_POINTS, 1)
+    assert state.scores == (11, 11)
+    assert not of_type(events, GameFinished) and not state.finished
+    assert state.hand_number == 2 and of_type(events, HandStarted)
+
+
+def test_the_highest_of_several_past_the_target_wins() -> None:
+    """RULINGS.md Spazzino/Scopa: if several reach the target the highest wins."""
+    _, events = _end_of_hand("scopa", (9, 10), SIDE0_THREE_POINTS, 1)
+    assert of_type(events, GameFinished)[0].winners == (0,)
+    assert of_type(events, GameFinished)[0].scores == (12, 11)
+
+
+def test_napoleone_wins_at_once() -> None:
+    """RULINGS.md Scopa options (seed 002): all ten denari win the game at once."""
+    _, events = _end_of_hand("scopa_napola", (0, 0), "1D 2D 3D 4D 5D 6D 7D 8D 9D 10D", 1)
+    assert of_type(events, GameFinished)[0].reason is FinishReason.NAPOLEONE
+    assert of_type(events, GameFinished)[0].winners == (0,)
+
+
+def test_napoleone_without_the_option_is_only_points() -> None:
+    """Without napoleone_wins, ten denari are just points (scopa preset: game goes on)."""
+    _, events = _end_of_hand("scopa", (0, 0), "1D 2D 3D 4D 5D 6D 7D 8D 9D 10D", 1)
+    assert not of_type(events, GameFinished)
+
+
+def test_resign_ends_the_game_for_the_other_side() -> None:
+    """A resigning seat's side loses; with teams the other team wins."""
+    state, _ = new_match(make_ruleset("scopa4"), rng=random.Random(4))
+    over, events = resign(state, 1)
+    assert events == [SeatResigned(1), GameFinished((0,), FinishReason.RESIGNED, (0, 0))]
+    assert over.finished and over.winners == (0,) and over.version == state.version + 1
+    with pytest.raises(InvalidSeat):
+        resign(state, 4)
+
+
+def test_resign_with_three_players_leaves_two_winners() -> None:
+    """Every side other than the resigning seat's wins."""
+    state, _ = new_match(make_ruleset("scopa3"), rng=random.Random(4))
+    over, _ = resign(state, 2)
+    assert over.winners == (0, 1)
