@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final, Protocol
 
-from ._cards import Card, rank_of
+from ._cards import _RANKS, Card
 from ._options import Options
 
 __all__ = [
@@ -24,7 +24,10 @@ __all__ = [
     "SumWithPlayed",
     "capture_options",
     "capture_rules",
+    "option_index_sets",
+    "pick",
     "table_key",
+    "table_ranks",
 ]
 
 Capture = tuple[Card, ...]
@@ -60,21 +63,50 @@ def _subsets(ranks: tuple[int, ...], target: int) -> tuple[tuple[int, ...], ...]
     return tuple(found)
 
 
-def _pick(table: tuple[Card, ...], index_sets: tuple[tuple[int, ...], ...]) -> list[Capture]:
-    return [tuple(table[i] for i in s) for s in index_sets]
+IndexSets = tuple[tuple[int, ...], ...]
+"""Capture sets as positions in the table (sorted by :func:`table_key`)."""
+
+
+def table_ranks(table: tuple[Card, ...]) -> tuple[int, ...]:
+    """The ranks of ``table``'s cards, in table order."""
+    return tuple(map(_RANKS.__getitem__, table))
+
+
+def pick(table: tuple[Card, ...], index_sets: IndexSets) -> list[Capture]:
+    """The table cards at each of ``index_sets``."""
+    return [tuple([table[i] for i in s]) for s in index_sets]
 
 
 class CaptureRule(Protocol):
-    """One way of capturing; returns the capture sets it allows, or ``None`` when silent."""
+    """One way of capturing; returns the capture sets it allows, or ``None`` when silent.
+
+    Rules look at ranks only, so :meth:`index_sets` answers for a table's rank shape and the
+    answer is cached; :meth:`captures` spells it in cards.
+    """
 
     overriding: bool
     """When true and the rule applies, its sets are the only legal captures."""
+
+    def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
+        """Positions of the capture sets for a card of ``rank`` on a table of ``ranks``."""
 
     def captures(self, table: tuple[Card, ...], card: Card) -> list[Capture] | None:
         """The capture sets this rule allows for ``card`` on ``table`` (sorted by table_key)."""
 
 
-class EqualOrSum:
+class _RankRule:
+    """Spells a rule's :meth:`index_sets` answer as table cards."""
+
+    def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
+        raise NotImplementedError
+
+    def captures(self, table: tuple[Card, ...], card: Card) -> list[Capture] | None:
+        """The capture sets this rule allows for ``card`` on ``table`` (sorted by table_key)."""
+        sets = self.index_sets(table_ranks(table), _RANKS[card])
+        return None if sets is None else pick(table, sets)
+
+
+class EqualOrSum(_RankRule):
     """Take one equal card, or two or more cards adding up to the played card (seeds 000-004)."""
 
     overriding = False
@@ -83,18 +115,16 @@ class EqualOrSum:
         self.equal_precedence = equal_precedence
         self.figures_only_figures = figures_only_figures
 
-    def captures(self, table: tuple[Card, ...], card: Card) -> list[Capture] | None:
-        rank = rank_of(card)
-        singles: list[Capture] = [(c,) for c in table if rank_of(c) == rank]
+    def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
+        singles = tuple([(i,) for i, r in enumerate(ranks) if r == rank])
         if singles and self.equal_precedence:
             return singles
         if self.figures_only_figures and rank >= 8:
             return singles
-        ranks = tuple(rank_of(c) for c in table)
-        return [s for s in _pick(table, _subsets(ranks, rank)) if len(s) > 1] + singles
+        return tuple([s for s in _subsets(ranks, rank) if len(s) > 1]) + singles
 
 
-class SumWithPlayed:
+class SumWithPlayed(_RankRule):
     """Take cards that together with the played card add up to ``total`` (Scopa a 15 / a 11)."""
 
     overriding = False
@@ -103,16 +133,15 @@ class SumWithPlayed:
         self.total = total
         self.fewest_cards = fewest_cards
 
-    def captures(self, table: tuple[Card, ...], card: Card) -> list[Capture] | None:
-        ranks = tuple(rank_of(c) for c in table)
-        sets = _pick(table, _subsets(ranks, self.total - rank_of(card)))
+    def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
+        sets = _subsets(ranks, self.total - rank)
         if self.fewest_cards and sets:
-            fewest = min(len(s) for s in sets)
-            sets = [s for s in sets if len(s) == fewest]
+            fewest = min([len(s) for s in sets])
+            sets = tuple([s for s in sets if len(s) == fewest])
         return sets
 
 
-class AceTakesAll:
+class AceTakesAll(_RankRule):
     """Asso piglia tutto: an ace takes the whole table (seeds 002, 004).
 
     With ``only_table_ace`` an ace played while aces lie on the table takes just one of them.
@@ -125,14 +154,14 @@ class AceTakesAll:
     def __init__(self, *, only_table_ace: bool) -> None:
         self.only_table_ace = only_table_ace
 
-    def captures(self, table: tuple[Card, ...], card: Card) -> list[Capture] | None:
-        if rank_of(card) != _ACE or not table:
+    def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
+        if rank != _ACE or not ranks:
             return None
         if self.only_table_ace:
-            aces: list[Capture] = [(c,) for c in table if rank_of(c) == _ACE]
+            aces = tuple([(i,) for i, r in enumerate(ranks) if r == _ACE])
             if aces:
                 return aces
-        return [table]
+        return (tuple(range(len(ranks))),)
 
 
 @lru_cache(maxsize=64)
@@ -155,11 +184,17 @@ def capture_rules(options: Options) -> tuple[CaptureRule, ...]:
     return tuple(rules)
 
 
-def capture_options(options: Options, table: tuple[Card, ...], card: Card) -> list[Capture]:
-    """Every legal capture for ``card`` on ``table``; empty when the card must be laid."""
-    found: list[Capture] = []
-    for rule in capture_rules(options):
-        sets = rule.captures(table, card)
+@lru_cache(maxsize=1 << 16)
+def option_index_sets(
+    rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int
+) -> IndexSets:
+    """Every legal capture, as table positions, for a card of ``rank`` on a table of ``ranks``.
+
+    ``rules`` is :func:`capture_rules`' answer; the result is cached per table rank shape.
+    """
+    found: list[tuple[int, ...]] = []
+    for rule in rules:
+        sets = rule.index_sets(ranks, rank)
         if sets is None:
             continue
         if rule.overriding:
@@ -167,4 +202,10 @@ def capture_options(options: Options, table: tuple[Card, ...], card: Card) -> li
         for s in sets:
             if s not in found:
                 found.append(s)
-    return found
+    return tuple(found)
+
+
+def capture_options(options: Options, table: tuple[Card, ...], card: Card) -> list[Capture]:
+    """Every legal capture for ``card`` on ``table``; empty when the card must be laid."""
+    sets = option_index_sets(capture_rules(options), table_ranks(table), _RANKS[card])
+    return pick(table, sets)
