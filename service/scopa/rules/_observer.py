@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ._cards import Card
+from ._options import Options
 from ._game import (
     CardPlayed,
     CardsDealt,
@@ -29,6 +30,7 @@ class SeatView(NamedTuple):
 
     seat: int | None
     preset: str
+    options: Options
     version: int
     hand_number: int
     dealer: int
@@ -63,6 +65,7 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
     return SeatView(
         seat=seat,
         preset=state.ruleset.preset,
+        options=options,
         version=state.version,
         hand_number=state.hand_number,
         dealer=state.dealer,
