@@ -144,6 +144,16 @@ async def test_invalid_game_id_is_rejected(backend: Backend) -> None:
         await backend.store.create("a}b", b"s", b"m", [], TTL)
 
 
+async def test_non_positive_ttl_is_rejected(backend: Backend) -> None:
+    """A TTL of zero would delete the game at once, so create and commit refuse it."""
+    with pytest.raises(ValueError):
+        await backend.store.create("g1", b"s", b"m", [], 0)
+    await _new_game(backend.store)
+    with pytest.raises(ValueError):
+        await backend.store.commit("g1", 1, b"s", b"m", [], -1.0)
+    assert (await backend.store.load("g1")).version == 1
+
+
 async def test_subscribe_receives_committed_versions(backend: Backend) -> None:
     """A subscriber sees every successful commit's version, and nothing for a conflict."""
     await _new_game(backend.store)

@@ -11,6 +11,12 @@ def check_game_id(game_id: str) -> None:
         raise ValueError(f"invalid game id {game_id!r}")
 
 
+def check_ttl(ttl_s: float) -> None:
+    """Raise ValueError unless ``ttl_s`` is positive (a zero TTL would delete at once)."""
+    if not ttl_s > 0:
+        raise ValueError(f"ttl must be positive, got {ttl_s}")
+
+
 def game_key(game_id: str) -> str:
     """Return the hash holding state, meta, version and ``req:<id>`` fields."""
     return f"{PREFIX}:{{{game_id}}}:g"

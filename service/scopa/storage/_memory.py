@@ -16,7 +16,7 @@ from scopa.storage._errors import (
     VersionConflict,
 )
 from scopa.storage._fanout import VersionQueue
-from scopa.storage._keys import check_game_id
+from scopa.storage._keys import check_game_id, check_ttl
 from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
 
 Clock = Callable[[], float]
@@ -55,6 +55,7 @@ class MemoryStore:
     ) -> CreateResult:
         """Atomically create a game at version 1 (see GameStore.create)."""
         check_game_id(game_id)
+        check_ttl(ttl_s)
         self._check_open()
         existing = self._live(game_id)
         if existing is not None:
@@ -86,6 +87,7 @@ class MemoryStore:
         response: bytes | None = None,
     ) -> int:
         """Compare-and-set the game and return its new version (see GameStore.commit)."""
+        check_ttl(ttl_s)
         self._check_open()
         game = self._require(game_id)
         if request_id is not None and request_id in game.requests:

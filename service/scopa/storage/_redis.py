@@ -19,7 +19,14 @@ from scopa.storage._errors import (
     StorageUnavailable,
     VersionConflict,
 )
-from scopa.storage._keys import channel, check_game_id, events_key, game_key, request_field
+from scopa.storage._keys import (
+    channel,
+    check_game_id,
+    check_ttl,
+    events_key,
+    game_key,
+    request_field,
+)
 from scopa.storage._types import CreateResult, Event, Snapshot
 
 _OK, _NOT_FOUND, _CONFLICT, _DUPLICATE, _EXISTS = 0, 1, 2, 3, 4
@@ -36,8 +43,7 @@ def _script(name: str) -> str:
 
 
 def _ttl_ms(ttl_s: float) -> int:
-    if ttl_s <= 0:
-        raise ValueError(f"ttl must be positive, got {ttl_s}")
+    check_ttl(ttl_s)
     return max(1, round(ttl_s * 1000))
 
 

@@ -1,0 +1,179 @@
+"""Tests specific to the Redis store: round trips, key layout, TTLs, scripts, failures."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+from redis.asyncio.connection import AbstractConnection
+from redis.crc import key_slot
+from redis.utils import HIREDIS_AVAILABLE
+from support.redis_server import free_port
+
+from scopa.storage import RedisStore, StorageUnavailable, channel, events_key, game_key
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+TTL = 60.0
+
+
+def _command_names(packed: bytes) -> list[str]:
+    """Return the command names in a RESP-encoded request (payloads without CRLF only)."""
+    lines = packed.split(b"\r\n")
+    names, i = [], 0
+    while i < len(lines) and lines[i].startswith(b"*"):
+        argc = int(lines[i][1:])
+        names.append(lines[i + 2].decode().upper())
+        i += 1 + 2 * argc
+    return names
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+    """Record, per network write (one round trip), the command names sent by any client."""
+    writes: list[list[str]] = []
+    original: Callable[..., Any] = AbstractConnection.send_packed_command
+
+    async def recording(self: AbstractConnection, command: Any, *args: Any, **kw: Any) -> None:
+        chunks = [command] if isinstance(command, bytes | str) else list(command)
+        data = b"".join(c.encode() if isinstance(c, str) else bytes(c) for c in chunks)
+        writes.append(_command_names(data))
+        await original(self, command, *args, **kw)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", recording)
+    yield writes
+
+
+async def _subscribers(admin: Redis[bytes], game_id: str) -> int:
+    """Return how many clients are subscribed to the game's channel."""
+    counts: list[Any] = list(await admin.pubsub_numsub(channel(game_id)))
+    return int(counts[0][1])
+
+
+async def _until_subscribers(admin: Redis[bytes], game_id: str, expected: int) -> None:
+    """Wait (at most 2 s) until the channel has ``expected`` subscribers; the server notices
+    closed sockets asynchronously."""
+    async with asyncio.timeout(2.0):
+        while await _subscribers(admin, game_id) != expected:
+            await asyncio.sleep(0.01)
+
+
+async def test_load_is_one_hmget(redis_store: RedisStore, sent: list[list[str]]) -> None:
+    """load with a request id costs exactly one round trip: a single HMGET."""
+    await redis_store.create("g1", b"s", b"m", [], TTL, "r1", b"resp")
+    sent.clear()
+    snapshot = await redis_store.load("g1", "r1")
+    assert sent == [["HMGET"]]
+    assert snapshot.cached_response == b"resp"
+
+
+async def test_commit_is_one_evalsha(redis_store: RedisStore, sent: list[list[str]]) -> None:
+    """Once the script is cached, a commit costs exactly one round trip: a single EVALSHA."""
+    await redis_store.create("g1", b"s", b"m", [], TTL)
+    await redis_store.commit("g1", 1, b"s", b"m", [], TTL)
+    sent.clear()
+    await redis_store.commit("g1", 2, b"s", b"m", [b"e1", b"e2"], TTL, "r", b"ok")
+    await redis_store.create("g2", b"s", b"m", [b"e"], TTL)
+    assert sent == [["EVALSHA"], ["EVALSHA"]]
+
+
+async def test_events_since_is_one_round_trip(
+    redis_store: RedisStore, sent: list[list[str]]
+) -> None:
+    """events_since pipelines its existence check and XRANGE into one write."""
+    await redis_store.create("g1", b"s", b"m", [b"e"], TTL)
+    sent.clear()
+    await redis_store.events_since("g1", 0)
+    assert sent == [["EXISTS", "XRANGE"]]
+
+
+async def test_uses_hiredis_parser(redis_store: RedisStore) -> None:
+    """Connections of the store parse replies with hiredis."""
+    await redis_store.ping()
+    pool: Any = redis_store.pool
+    connection = await pool.get_connection()
+    try:
+        assert HIREDIS_AVAILABLE
+        assert type(connection._parser).__name__ == "_AsyncHiredisParser"
+    finally:
+        await pool.release(connection)
+
+
+async def test_keys_share_hash_tag_and_layout(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """All names of one game fall in one cluster slot; the hash holds the documented fields."""
+    await redis_store.create("g1", b"s", b"m", [b"e"], TTL, "r1", b"resp")
+    names = [game_key("g1"), events_key("g1"), channel("g1")]
+    assert names == ["scopa:{g1}:g", "scopa:{g1}:ev", "scopa:{g1}:ch"]
+    assert len({key_slot(name.encode()) for name in names}) == 1
+    stored = await redis_admin.hgetall(game_key("g1"))
+    assert stored == {b"state": b"s", b"meta": b"m", b"version": b"1", b"req:r1": b"resp"}
+    assert await redis_admin.xlen(events_key("g1")) == 1
+
+
+async def test_writes_set_pttl_on_all_keys(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """create and commit set the given TTL (in ms) on the hash and the event log."""
+    await redis_store.create("g1", b"s", b"m", [b"e"], 10.0)
+    for key in (game_key("g1"), events_key("g1")):
+        assert 9_000 < await redis_admin.pttl(key) <= 10_000
+    await redis_store.commit("g1", 1, b"s", b"m", [b"e"], 3600.0)
+    for key in (game_key("g1"), events_key("g1")):
+        assert 3_590_000 < await redis_admin.pttl(key) <= 3_600_000
+
+
+async def test_commit_survives_script_flush(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """After SCRIPT FLUSH (e.g. a Redis restart) the registered script is reloaded transparently."""
+    await redis_store.create("g1", b"s", b"m", [], TTL)
+    await redis_admin.script_flush()
+    assert await redis_store.commit("g1", 1, b"s", b"m", [], TTL) == 2
+
+
+async def test_create_clears_stale_event_log(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """An event log left behind by an expired game does not leak into a new game."""
+    await redis_admin.xadd(events_key("g1"), {b"e": b"old"}, id="9-0")
+    await redis_store.create("g1", b"s", b"m", [b"new"], TTL)
+    assert [e.payload for e in await redis_store.events_since("g1", 0)] == [b"new"]
+
+
+async def test_subscription_is_released_on_exit_and_cancel(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """Leaving or cancelling a subscription unsubscribes from the game's channel."""
+    await redis_store.create("g1", b"s", b"m", [], TTL)
+    async with redis_store.subscribe("g1"):
+        assert await _subscribers(redis_admin, "g1") == 1
+    await _until_subscribers(redis_admin, "g1", 0)
+
+    async def watch() -> None:
+        async with redis_store.subscribe("g1") as versions:
+            async for _ in versions:
+                pass
+
+    task = asyncio.create_task(watch())
+    await _until_subscribers(redis_admin, "g1", 1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await _until_subscribers(redis_admin, "g1", 0)
+
+
+async def test_unreachable_redis_raises_storage_unavailable() -> None:
+    """ping and load against a port with no server raise StorageUnavailable."""
+    store = RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_timeout=0.5)
+    try:
+        with pytest.raises(StorageUnavailable):
+            await store.ping()
+        with pytest.raises(StorageUnavailable):
+            await store.load("g1")
+    finally:
+        await store.close()
