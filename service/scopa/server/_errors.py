@@ -17,7 +17,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
-from scopa import rules
+from scopa import app, rules
 
 __all__ = [
     "ERROR_CODES",
@@ -44,6 +44,17 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     rules.InvalidDeck: grpc.StatusCode.INVALID_ARGUMENT,
     rules.InvalidSeat: grpc.StatusCode.INVALID_ARGUMENT,
     rules.InvalidState: grpc.StatusCode.INTERNAL,
+    app.AppError: grpc.StatusCode.FAILED_PRECONDITION,
+    app.InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    app.GameNotFoundError: grpc.StatusCode.NOT_FOUND,
+    app.Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    app.PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+    app.InviteInvalid: grpc.StatusCode.PERMISSION_DENIED,
+    app.StaleEtag: grpc.StatusCode.ABORTED,
+    app.ConcurrentUpdate: grpc.StatusCode.ABORTED,
+    app.SeatTaken: grpc.StatusCode.FAILED_PRECONDITION,
+    app.WaitingForPlayers: grpc.StatusCode.FAILED_PRECONDITION,
+    app.StackedDecksDisabled: grpc.StatusCode.FAILED_PRECONDITION,
 }
 """Exception class -> gRPC status code; looked up along the MRO of the raised exception."""
 

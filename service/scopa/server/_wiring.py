@@ -1,26 +1,47 @@
-"""Application wiring: which servicers the process serves and how readiness is checked.
-
-TODO(scopa): replace with the real wiring (GameService servicer, Redis or embedded store,
-readiness = Redis PING). Until then the process serves only health and reflection.
-"""
+"""Application wiring: the store, the core, the servicer and the readiness check of a process."""
 
 from __future__ import annotations
 
+from scopa.app import CoreSettings, GameCore, TokenAuthority
 from scopa.config import Settings
-from scopa.server._server import Wiring
+from scopa.server._server import GAME_SERVICE, Wiring
+from scopa.storage import StorageError, open_store
+from scopa.telemetry import record_game_created, record_game_finished
+from scopa.transport import GameServicer
+from scopa_client.v1 import scopa_pb2_grpc
 
 __all__ = ["build_services"]
 
 
-async def _always_ready() -> bool:
-    return True
-
-
-async def _close() -> None:
-    return None
-
-
 async def build_services(settings: Settings) -> Wiring:
-    """Build the servicers to register, the readiness check and the clean-up for `settings`."""
-    del settings  # TODO(scopa): used by the real wiring (redis_url, TTLs, token secret).
-    return Wiring(registrars=[], ready_check=_always_ready, close=_close, service_names=[])
+    """Build the servicers to register, the readiness check and the clean-up for ``settings``."""
+    store = open_store(settings.redis_url)
+    core = GameCore(
+        store,
+        TokenAuthority(settings.token_secret),
+        CoreSettings(
+            allow_stacked_decks=settings.allow_stacked_decks,
+            active_ttl_s=settings.game_ttl_s,
+            finished_ttl_s=settings.finished_ttl_s,
+        ),
+        on_game_created=record_game_created,
+        on_game_finished=lambda preset, reason: record_game_finished(preset),
+    )
+    servicer = GameServicer(core)
+
+    def register(server: object) -> None:
+        scopa_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
+
+    async def ready() -> bool:
+        try:
+            await store.ping()
+        except StorageError:
+            return False
+        return True
+
+    return Wiring(
+        registrars=[register],
+        ready_check=ready,
+        close=store.close,
+        service_names=[GAME_SERVICE],
+    )

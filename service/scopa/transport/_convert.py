@@ -1,0 +1,311 @@
+"""Conversions between the public protobuf messages and the core's types. No logic lives here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from typing import Any
+
+from scopa import rules
+from scopa.app import (
+    CreateGameCommand,
+    GameSnapshot,
+    GameStatus,
+    InvalidArgument,
+    SeatJoined,
+    SeatSpec,
+    Unauthenticated,
+    VersionedEvent,
+)
+from scopa_client.v1 import scopa_pb2 as pb
+
+__all__ = [
+    "card_from_pb",
+    "card_to_pb",
+    "create_command",
+    "event_to_pb",
+    "game_id_from_name",
+    "move_from_pb",
+    "option_from_pb",
+    "option_to_pb",
+    "rulesets_to_pb",
+    "token_from_metadata",
+    "view_to_pb",
+]
+
+_NAME_PREFIX = "games/"
+_STATUS = {
+    GameStatus.WAITING_FOR_PLAYERS: pb.GAME_STATUS_WAITING_FOR_PLAYERS,
+    GameStatus.ACTIVE: pb.GAME_STATUS_ACTIVE,
+    GameStatus.FINISHED: pb.GAME_STATUS_FINISHED,
+}
+_FINISH = {
+    rules.FinishReason.NONE: pb.FINISH_REASON_UNSPECIFIED,
+    rules.FinishReason.TARGET: pb.FINISH_REASON_TARGET,
+    rules.FinishReason.NAPOLEONE: pb.FINISH_REASON_NAPOLEONE,
+    rules.FinishReason.RESIGNED: pb.FINISH_REASON_RESIGNED,
+}
+_OPTION_TYPES = {
+    "bool": pb.OPTION_TYPE_BOOL,
+    "int": pb.OPTION_TYPE_INT,
+    "enum": pb.OPTION_TYPE_STRING,
+}
+
+
+def game_id_from_name(name: str) -> str:
+    """``games/<id>`` to ``<id>``."""
+    if not name.startswith(_NAME_PREFIX) or len(name) == len(_NAME_PREFIX):
+        raise InvalidArgument("name must look like games/<id>", field="name")
+    return name[len(_NAME_PREFIX) :]
+
+
+def card_to_pb(card: rules.Card) -> pb.Card:
+    """Engine card to message (suit numbers are the engine's plus one)."""
+    return pb.Card(suit=card // 10 + 1, rank=card % 10 + 1)  # type: ignore[arg-type]
+
+
+def cards_to_pb(cards: Iterable[rules.Card]) -> list[pb.Card]:
+    """Several cards to messages."""
+    return [card_to_pb(c) for c in cards]
+
+
+def card_from_pb(card: pb.Card, field: str) -> rules.Card:
+    """Message to engine card; a missing suit or a rank outside 1..10 names the field."""
+    if not pb.SUIT_COPPE <= card.suit <= pb.SUIT_SPADE:
+        raise InvalidArgument("card suit must be set", field=f"{field}.suit")
+    if not 1 <= card.rank <= 10:
+        raise InvalidArgument("card rank must be 1..10", field=f"{field}.rank")
+    return rules.card_of(card.suit - 1, card.rank)
+
+
+def move_from_pb(request: pb.PlayCardRequest) -> rules.Move:
+    """The card and the optional capture choice of a PlayCard request."""
+    if not request.HasField("card"):
+        raise InvalidArgument("card is required", field="card")
+    card = card_from_pb(request.card, "card")
+    if not request.HasField("capture"):
+        return rules.Move(card)
+    capture = tuple(
+        card_from_pb(c, f"capture.cards[{i}]") for i, c in enumerate(request.capture.cards)
+    )
+    if len(set(capture)) != len(capture):
+        raise InvalidArgument("capture names a card twice", field="capture.cards")
+    return rules.Move(card, capture)
+
+
+def option_to_pb(value: Any) -> pb.OptionValue:
+    """A Python option value to its message."""
+    if isinstance(value, bool):
+        return pb.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.OptionValue(int_value=value)
+    if isinstance(value, StrEnum):
+        return pb.OptionValue(string_value=value.value)
+    return pb.OptionValue(string_value=str(value))
+
+
+def option_from_pb(name: str, value: pb.OptionValue) -> bool | int | str:
+    """An option message to its Python value."""
+    kind = value.WhichOneof("kind")
+    if kind is None:
+        raise InvalidArgument(f"option {name} has no value", field=f"options.{name}")
+    result: bool | int | str = getattr(value, kind)
+    return result
+
+
+def _options_of(options: rules.Options) -> dict[str, pb.OptionValue]:
+    return {info.name: option_to_pb(getattr(options, info.name)) for info in rules.list_options()}
+
+
+def create_command(request: pb.CreateGameRequest) -> CreateGameCommand:
+    """A CreateGame request to the core's command."""
+    decks = [
+        [card_from_pb(c, f"stacked_decks[{i}].cards[{j}]") for j, c in enumerate(d.cards)]
+        for i, d in enumerate(request.stacked_decks)
+    ]
+    return CreateGameCommand(
+        preset=request.preset,
+        options={name: option_from_pb(name, v) for name, v in request.options.items()},
+        seats=[SeatSpec(s.display_name, s.open) for s in request.seats],
+        first_dealer=request.first_dealer if request.HasField("first_dealer") else None,
+        stacked_decks=decks,
+        request_id=request.request_id,
+    )
+
+
+def _hand_result(result: rules.HandResult) -> pb.HandResult:
+    lines = [
+        pb.ScoreLine(name=c.name, points=list(c.points), values=list(c.values))
+        for c in result.score.components
+    ]
+    return pb.HandResult(
+        hand_number=result.hand_number,
+        lines=lines,
+        totals=list(result.score.totals),
+        scores=list(result.totals),
+    )
+
+
+def event_to_pb(versioned: VersionedEvent) -> pb.Event:
+    """One (already filtered) event to its message."""
+    v, e = versioned.version, versioned.event
+    if isinstance(e, rules.HandStarted):
+        return pb.Event(
+            version=v,
+            hand_started=pb.HandStarted(
+                hand_number=e.hand_number, dealer=e.dealer, table=cards_to_pb(e.table)
+            ),
+        )
+    if isinstance(e, rules.CardsDealt):
+        return pb.Event(
+            version=v,
+            cards_dealt=pb.CardsDealt(seat=e.seat, count=e.n_cards, cards=cards_to_pb(e.cards)),
+        )
+    if isinstance(e, rules.CardPlayed):
+        return pb.Event(
+            version=v,
+            card_played=pb.CardPlayed(
+                seat=e.seat,
+                card=card_to_pb(e.card),
+                captured=cards_to_pb(e.captured),
+                sweep=e.sweep,
+                picula=e.picula,
+                bagher_points=e.bagher_points,
+            ),
+        )
+    if isinstance(e, rules.LeftoverTaken):
+        return pb.Event(
+            version=v, leftover_taken=pb.LeftoverTaken(seat=e.seat, cards=cards_to_pb(e.cards))
+        )
+    if isinstance(e, rules.HandScored):
+        return pb.Event(version=v, hand_scored=pb.HandScored(result=_hand_result(e.result)))
+    if isinstance(e, rules.GameFinished):
+        return pb.Event(
+            version=v,
+            game_finished=pb.GameFinished(
+                winners=list(e.winners), reason=_FINISH[e.reason], scores=list(e.scores)
+            ),
+        )
+    if isinstance(e, SeatJoined):
+        return pb.Event(version=v, seat_joined=pb.SeatJoined(seat=e.seat, display_name=e.name))
+    if isinstance(e, rules.SeatResigned):
+        return pb.Event(version=v, seat_resigned=pb.SeatResigned(seat=e.seat))
+    if isinstance(e, rules.Redealt):
+        return pb.Event(version=v, redeal=pb.Redeal(reason=e.reason))
+    # AceReturned: the ace went back under the stock; shown as a redeal note with its card.
+    return pb.Event(version=v, redeal=pb.Redeal(reason="ace_returned", table=cards_to_pb([e.card])))
+
+
+def events_to_pb(events: Iterable[VersionedEvent]) -> list[pb.Event]:
+    """Several events to messages."""
+    return [event_to_pb(e) for e in events]
+
+
+def view_to_pb(snapshot: GameSnapshot) -> pb.GameView:
+    """A caller's snapshot to the GameView message."""
+    view = snapshot.view
+    options = view.options
+    playing = snapshot.status is GameStatus.ACTIVE and view.turn >= 0
+    sides = [
+        pb.SideInfo(
+            side=side,
+            seats=[s for s, of in enumerate(view.side_of_seat) if of == side],
+            score=view.scores[side],
+            captured_count=view.captured_counts[side],
+            sweeps=view.sweeps[side],
+        )
+        for side in range(options.sides)
+    ]
+    seats = [
+        pb.SeatInfo(
+            seat=i,
+            display_name=meta.name,
+            side=view.side_of_seat[i],
+            hand_size=view.hand_sizes[i],
+            open=meta.open and not meta.joined,
+            resigned=snapshot.resigned == i,
+        )
+        for i, meta in enumerate(snapshot.seats)
+    ]
+    return pb.GameView(
+        name=_NAME_PREFIX + snapshot.game_id,
+        preset=view.preset,
+        options=_options_of(options),
+        version=snapshot.version,
+        etag=snapshot.etag,
+        status=_STATUS[snapshot.status],
+        seat=view.seat,
+        hand=cards_to_pb(view.hand),
+        seats=seats,
+        table=cards_to_pb(view.table),
+        stock_size=view.stock_size,
+        dealer=view.dealer,
+        turn=view.turn if playing else None,
+        hand_number=view.hand_number,
+        sides=sides,
+        legal_moves=[
+            pb.LegalMove(card=card_to_pb(m.card), capture=cards_to_pb(m.capture or ()))
+            for m in view.legal_moves
+        ],
+        last_events=events_to_pb(snapshot.last_events),
+        hand_results=[_hand_result(r) for r in view.results],
+        winners=list(view.winners),
+        finish_reason=_FINISH[view.finish_reason],
+    )
+
+
+def _seat_counts(preset: rules.Preset) -> list[int]:
+    counts = []
+    for players in (2, 3, 4, 6):
+        try:
+            rules.make_ruleset(preset.id, {"players": players})
+        except rules.InvalidOption:
+            continue
+        counts.append(players)
+    return counts
+
+
+def rulesets_to_pb(
+    presets: Iterable[rules.Preset], options: Iterable[rules.OptionInfo]
+) -> pb.ListRulesetsResponse:
+    """Every preset and option, for a "new game" form."""
+    return pb.ListRulesetsResponse(
+        rulesets=[
+            pb.Ruleset(
+                id=p.id,
+                display_name=p.name,
+                description=p.description,
+                seat_counts=_seat_counts(p),
+                options=_options_of(p.options()),
+                source=p.source,
+            )
+            for p in presets
+        ],
+        options=[
+            pb.RuleOption(
+                name=o.name,
+                description=o.description,
+                type=_OPTION_TYPES[o.type],
+                default_value=option_to_pb(o.default),
+                choices=[option_to_pb(c) for c in o.choices],
+                source=o.source,
+            )
+            for o in options
+        ],
+    )
+
+
+def token_from_metadata(
+    metadata: Iterable[tuple[str, Any]] | Mapping[str, Any] | None,
+) -> str | None:
+    """The bearer token of the ``authorization`` metadata, or None when absent."""
+    items = metadata.items() if isinstance(metadata, Mapping) else (metadata or ())
+    for key, value in items:
+        if key.lower() != "authorization":
+            continue
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        scheme, _, token = text.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthenticated("authorization must be 'Bearer <token>'")
+        return token.strip()
+    return None

@@ -1,0 +1,110 @@
+"""The gRPC servicer: converts messages, calls the core, converts results back.
+
+Errors are not handled here: domain exceptions propagate to the error-mapping interceptor
+(:mod:`scopa.server._errors`), the one place that turns them into statuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from scopa.app import GameCore
+from scopa_client.v1 import scopa_pb2 as pb
+from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
+
+from ._convert import (
+    create_command,
+    events_to_pb,
+    game_id_from_name,
+    move_from_pb,
+    rulesets_to_pb,
+    token_from_metadata,
+    view_to_pb,
+)
+
+__all__ = ["GameServicer"]
+
+
+def _token(context: Any) -> str | None:
+    return token_from_metadata(context.invocation_metadata())
+
+
+class GameServicer(pb_grpc.GameServiceServicer):
+    """scopa.v1.GameService on top of :class:`GameCore`."""
+
+    def __init__(self, core: GameCore) -> None:
+        self._core = core
+
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, context: Any
+    ) -> pb.CreateGameResponse:
+        """Create a game."""
+        created = await self._core.create_game(create_command(request))
+        return pb.CreateGameResponse(
+            name=f"games/{created.game_id}",
+            credentials=[pb.SeatCredential(seat=s, token=t) for s, t in created.tokens],
+            invites=[pb.SeatInvite(seat=s, invite_code=c) for s, c in created.invites],
+            view=view_to_pb(created.snapshot),
+        )
+
+    async def GetState(self, request: pb.GetStateRequest, context: Any) -> pb.GetStateResponse:
+        """The caller's view of a game."""
+        snapshot = await self._core.get_state(game_id_from_name(request.name), _token(context))
+        return pb.GetStateResponse(view=view_to_pb(snapshot))
+
+    async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        """Play a card."""
+        game_id = game_id_from_name(request.name)
+        result = await self._core.play_card(
+            game_id, _token(context), move_from_pb(request), request.etag, request.request_id
+        )
+        return pb.PlayCardResponse(
+            events=events_to_pb(result.events), view=view_to_pb(result.snapshot)
+        )
+
+    async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
+        """Claim an open seat."""
+        joined = await self._core.join_game(
+            game_id_from_name(request.name),
+            request.invite_code,
+            request.display_name,
+            request.request_id,
+        )
+        return pb.JoinGameResponse(
+            seat=joined.seat, token=joined.token, view=view_to_pb(joined.snapshot)
+        )
+
+    async def ResignGame(
+        self, request: pb.ResignGameRequest, context: Any
+    ) -> pb.ResignGameResponse:
+        """Resign the caller's seat."""
+        result = await self._core.resign(
+            game_id_from_name(request.name), _token(context), request.request_id
+        )
+        return pb.ResignGameResponse(view=view_to_pb(result.snapshot))
+
+    async def ListRulesets(
+        self, request: pb.ListRulesetsRequest, context: Any
+    ) -> pb.ListRulesetsResponse:
+        """Every preset and option."""
+        presets, options = self._core.list_rulesets()
+        return rulesets_to_pb(presets, options)
+
+    async def WatchGame(
+        self, request: pb.WatchGameRequest, context: Any
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        """Stream updates from ``from_version``."""
+        updates = self._core.watch(
+            game_id_from_name(request.name), _token(context), request.from_version
+        )
+        try:
+            async for update in updates:
+                yield pb.WatchGameResponse(
+                    version=update.snapshot.version,
+                    events=events_to_pb(update.events),
+                    events_truncated=update.truncated,
+                    view=view_to_pb(update.snapshot),
+                )
+        finally:
+            await updates.aclose()
