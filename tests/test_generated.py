@@ -10,8 +10,9 @@ from pathlib import Path
 from types import ModuleType
 
 import grpc
-import scopa_client
 from google.protobuf import json_format
+
+import scopa_client
 from scopa_client.v1 import scopa_pb2, scopa_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from redis.asyncio import Redis
-from scopa.storage import GameStore, MemoryStore, RedisStore
 from support.fake_clock import FakeClock
 
+from scopa.storage import GameStore, MemoryStore, RedisStore
 from storage.backends import Backend
 
 

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+
 from scopa.storage import (
     INITIAL_VERSION,
     DuplicateRequest,
@@ -15,7 +16,6 @@ from scopa.storage import (
     GameStore,
     VersionConflict,
 )
-
 from storage.backends import Backend
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")

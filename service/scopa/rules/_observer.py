@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ._cards import Card
-from ._options import Options
 from ._game import (
     CardPlayed,
     CardsDealt,
@@ -21,6 +20,7 @@ from ._game import (
     Move,
     legal_moves,
 )
+from ._options import Options
 
 __all__ = ["SeatView", "observe", "visible_events"]
 
