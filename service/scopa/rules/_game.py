@@ -13,8 +13,15 @@ from bisect import insort
 from enum import StrEnum
 from typing import NamedTuple
 
-from ._capture import capture_options, table_key
-from ._cards import ALL_CARDS, DECK_SIZE, Card, rank_of, suit_of
+from ._capture import (
+    CaptureRule,
+    capture_rules,
+    option_index_sets,
+    pick,
+    table_key,
+    table_ranks,
+)
+from ._cards import _RANKS, ALL_CARDS, DECK_SIZE, Card, rank_of
 from ._errors import (
     CaptureChoiceRequired,
     CaptureNotLegal,
@@ -350,6 +357,47 @@ def new_match(
     return state, events
 
 
+# --- per-ruleset constants ----------------------------------------------------------------
+
+
+class _Plan(NamedTuple):
+    """What the hot path needs from a ruleset, worked out once per :class:`Options` object."""
+
+    options: Options
+    rules: tuple[CaptureRule, ...]
+    players: int
+    side_of: tuple[int, ...]
+    """The side of each seat."""
+    next_seat: tuple[int, ...]
+    """The seat after each seat."""
+    ace_alone_sweeps: bool
+    """``ace_takes_all`` and ``ace_on_empty_table_sweeps``."""
+
+
+_PLANS: dict[int, _Plan] = {}
+_MAX_PLANS = 256
+
+
+def _plan(options: Options) -> _Plan:
+    """The :class:`_Plan` of ``options``, cached by identity (bounded; checked with ``is``)."""
+    plan = _PLANS.get(id(options))
+    if plan is not None and plan.options is options:
+        return plan
+    if len(_PLANS) >= _MAX_PLANS:
+        _PLANS.clear()
+    players = options.players
+    plan = _Plan(
+        options,
+        capture_rules(options),
+        players,
+        tuple(options.side_of(seat) for seat in range(players)),
+        tuple((seat + 1) % players for seat in range(players)),
+        options.ace_takes_all and options.ace_on_empty_table_sweeps,
+    )
+    _PLANS[id(options)] = plan
+    return plan
+
+
 # --- legal moves ---------------------------------------------------------------------------
 
 
@@ -363,13 +411,15 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
     turn = state.turn
     if seat is not None and seat != turn:
         return []
-    options = state.ruleset.options
+    rules = _plan(state.ruleset.options).rules
     table = state.table
+    ranks = table_ranks(table)
     moves: list[Move] = []
     for card in state.hands[turn]:
-        captures = capture_options(options, table, card)
-        if captures:
-            moves.extend(Move(card, c) for c in captures)
+        sets = option_index_sets(rules, ranks, _RANKS[card])
+        if sets:
+            for s in sets:
+                moves.append(Move(card, tuple([table[i] for i in s])))
         else:
             moves.append(Move(card, ()))
     return moves
@@ -378,8 +428,8 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
 # --- applying a move -----------------------------------------------------------------------
 
 
-def _choose_capture(options: Options, table: tuple[Card, ...], move: Move) -> tuple[Card, ...]:
-    captures = capture_options(options, table, move.card)
+def _choose_capture(plan: _Plan, table: tuple[Card, ...], move: Move) -> tuple[Card, ...]:
+    captures = pick(table, option_index_sets(plan.rules, table_ranks(table), _RANKS[move.card]))
     if move.capture is None:
         if len(captures) > 1:
             raise CaptureChoiceRequired(
@@ -417,7 +467,8 @@ def apply_move(
     if state.finish_reason is not FinishReason.NONE:
         raise GameOver("the game is over")
     options = state.ruleset.options
-    if not 0 <= seat < options.players:
+    plan = _plan(options)
+    if not 0 <= seat < plan.players:
         raise InvalidSeat(f"no seat {seat}", field="seat")
     if seat != state.turn:
         raise NotYourTurn(f"it is seat {state.turn}'s turn")
@@ -426,25 +477,20 @@ def apply_move(
     if card not in hand:
         raise CardNotInHand("that card is not in your hand", field="card")
     table = state.table
-    capture = _choose_capture(options, table, move)
+    capture = _choose_capture(plan, table, move)
 
-    new_hand = tuple(c for c in hand if c != card)
-    hands = state.hands[:seat] + (new_hand,) + state.hands[seat + 1 :]
-    last_card = not state.stock and not any(hands)
-    side = options.side_of(seat)
-    ace_alone = (
-        not capture
-        and not table
-        and options.ace_takes_all
-        and options.ace_on_empty_table_sweeps
-        and rank_of(card) == _ACE
-    )
+    at = hand.index(card)
+    hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
+    hand_over = not any(hands)
+    last_card = hand_over and not state.stock
+    side = plan.side_of[seat]
+    ace_alone = not capture and not table and plan.ace_alone_sweeps and _RANKS[card] == _ACE
     taken = bool(capture) or ace_alone
     piles, sweeps, picule, bagher = state.piles, state.sweeps, state.picule, state.bagher
     sweep = picula = False
     bagher_points = 0
     if taken:
-        rest = tuple(c for c in table if c not in capture) if capture else table
+        rest = tuple([c for c in table if c not in capture]) if capture else table
         sweep = _is_sweep(options, table, card, capture, rest, last_card)
         specials = not last_card or options.specials_on_last_card
         picula = (
@@ -452,11 +498,11 @@ def apply_move(
             and specials
             and len(capture) == 1
             and capture[0] == state.last_laid
-            and rank_of(capture[0]) == rank_of(card)
+            and _RANKS[capture[0]] == _RANKS[card]
         )
         if options.bagher and specials and len(capture) >= 2:
-            suit = suit_of(card)
-            if all(suit_of(c) == suit for c in capture):
+            suit = card // 10
+            if all([c // 10 == suit for c in capture]):
                 bagher_points = len(capture) + 1
         piles = piles[:side] + (piles[side] + capture + (card,),) + piles[side + 1 :]
         if sweep:
@@ -476,20 +522,29 @@ def apply_move(
         last_laid = card
     played = CardPlayed(seat, card, capture, taken, sweep, picula, bagher_points)
     events: list[Event] = [played]
-    state = state._replace(
-        version=state.version + 1,
-        turn=(seat + 1) % options.players,
-        hands=hands,
-        table=table,
-        piles=piles,
-        sweeps=sweeps,
-        picule=picule,
-        bagher=bagher,
-        last_capturer=last_capturer,
-        last_laid=last_laid,
-        history=(*state.history, played),
+    state = MatchState(
+        state.ruleset,
+        state.version + 1,
+        state.hand_number,
+        state.dealer,
+        plan.next_seat[seat],
+        hands,
+        table,
+        state.stock,
+        piles,
+        sweeps,
+        picule,
+        bagher,
+        last_capturer,
+        last_laid,
+        (*state.history, played),
+        state.scores,
+        state.results,
+        state.winners,
+        state.finish_reason,
+        state.decks,
     )
-    if not any(hands):
+    if hand_over:
         state = _deal_again(state, events) if state.stock else _end_hand(state, events, rng)
     return state, events
 
