@@ -1,0 +1,152 @@
+"""Tests of rulesets (scopa.rules._options): options, presets, validation and their docs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scopa.rules import PRESETS, InvalidOption, Options, list_options, make_ruleset
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+
+
+def doc_value(value: Any) -> str:
+    """How docs/rules.md spells an option value: JSON literals, enums by their string value."""
+    if isinstance(value, StrEnum):
+        return value.value
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def doc_rows() -> dict[str, str]:
+    """The table rows of docs/rules.md, keyed by their first cell (an option or preset id)."""
+    lines = DOCS.read_text(encoding="utf-8").splitlines()
+    return {line.split("|")[1].strip(): line for line in lines if line.startswith("| `")}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_resolves_and_validates(preset: str) -> None:
+    """Every preset of PRESETS is a valid ruleset whose options apply its overrides."""
+    rules = make_ruleset(preset)
+    assert rules.preset == preset
+    for name, value in PRESETS[preset].overrides.items():
+        assert getattr(rules.options, name) == value
+    assert rules.overrides() == {}
+
+
+def test_list_options_covers_every_field_with_its_default() -> None:
+    """list_options() lists every Options field once, with its default, description and source."""
+    infos = {i.name: i for i in list_options()}
+    fields = {f.name: f for f in dataclasses.fields(Options)}
+    assert infos.keys() == fields.keys()
+    for name, info in infos.items():
+        default = fields[name].default
+        assert info.default == (default.value if isinstance(default, StrEnum) else default)
+        assert info.description and info.source
+        assert info.type in {"bool", "int", "enum"}
+        assert bool(info.choices) == (info.type == "enum")
+
+
+def test_overrides_are_applied_and_reported() -> None:
+    """An override changes the option and Ruleset.overrides() names only what differs."""
+    rules = make_ruleset("spazzino", {"target_score": 31, "picula": True})
+    assert rules.options.target_score == 31
+    assert rules.overrides() == {"target_score": 31}
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides", "field"),
+    [
+        ("nope", {}, "preset"),
+        ("scopa", {"nope": 1}, "nope"),
+        ("scopa", {"picula": 1}, "picula"),
+        ("scopa", {"target_score": True}, "target_score"),
+        ("scopa", {"target_score": "11"}, "target_score"),
+        ("scopa", {"primiera_method": "roman"}, "primiera_method"),
+        ("scopa", {"players": 5}, "players"),
+        ("scopa", {"hand_size": 4}, "hand_size"),
+        ("scopa", {"first_dealer": 2}, "first_dealer"),
+        ("scopa", {"target_score": 0}, "target_score"),
+        ("scopa", {"kings_redeal": 1}, "kings_redeal"),
+        ("scopa", {"sweep_points": 11}, "sweep_points"),
+    ],
+)
+def test_invalid_options_are_rejected(preset: str, overrides: dict[str, Any], field: str) -> None:
+    """Unknown presets/options and out-of-range values raise INVALID_OPTION naming the field."""
+    with pytest.raises(InvalidOption) as err:
+        make_ruleset(preset, overrides)
+    assert err.value.reason == "INVALID_OPTION"
+    assert err.value.field == field
+
+
+def test_teams_alternate_with_four_and_six_players() -> None:
+    """RULINGS.md conventions: 4 players 0+2 vs 1+3, 6 players 0+2+4 vs 1+3+5, else alone."""
+    four = make_ruleset("scopa4").options
+    six = make_ruleset("scopa6").options
+    three = make_ruleset("scopa3").options
+    assert (four.sides, [four.side_of(s) for s in range(4)]) == (2, [0, 1, 0, 1])
+    assert (six.sides, [six.side_of(s) for s in range(6)]) == (2, [0, 1, 0, 1, 0, 1])
+    assert (three.sides, [three.side_of(s) for s in range(3)]) == (3, [0, 1, 2])
+    alone = make_ruleset("scopa4", {"partnerships": False}).options
+    assert (alone.sides, [alone.side_of(s) for s in range(4)]) == (4, [0, 1, 2, 3])
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "hand", "table", "target"),
+    [
+        ("scopa", 2, 3, 4, 11),
+        ("scopa3", 3, 3, 4, 21),
+        ("scopa4", 4, 3, 4, 21),
+        ("scopa6", 6, 3, 4, 21),
+        ("scopone", 4, 9, 4, 21),
+        ("scopone_scientifico", 4, 10, 0, 21),
+        ("spazzino", 2, 3, 4, 21),
+        ("spatola", 2, 3, 4, 61),
+    ],
+)
+def test_preset_table_shapes_follow_the_seeds(
+    preset: str, players: int, hand: int, table: int, target: int
+) -> None:
+    """RULINGS.md Scopa/Scopone/Spazzino/Spatola: seats, hand size, table cards and target."""
+    o = make_ruleset(preset).options
+    assert (o.players, o.hand_size, o.table_cards, o.target_score) == (
+        players,
+        hand,
+        table,
+        target,
+    )
+
+
+def test_default_capture_rulings_per_family() -> None:
+    """RULINGS.md capturing 3 and 5: equal-card precedence in Scopa, not in Spazzino/Spatola."""
+    assert make_ruleset("scopa").options.equal_card_precedence
+    assert make_ruleset("scopone").options.equal_card_precedence
+    assert not make_ruleset("spazzino").options.equal_card_precedence
+    assert not make_ruleset("spatola").options.equal_card_precedence
+    assert make_ruleset("spazzino").options.figures_capture_only_figures
+    assert not make_ruleset("spatola").options.figures_capture_only_figures
+    assert not make_ruleset("spazzino").options.specials_on_last_card
+    assert not make_ruleset("scopa").options.sweep_on_last_card
+
+
+def test_docs_list_every_option_with_its_default() -> None:
+    """docs/rules.md has a table row for every option of list_options() showing its default."""
+    rows = doc_rows()
+    for info in list_options():
+        row = rows.get(f"`{info.name}`")
+        assert row is not None, f"docs/rules.md has no row for option {info.name}"
+        assert f"`{doc_value(info.default)}`" in row, f"{info.name}: default not in {row!r}"
+
+
+def test_docs_list_every_preset_with_its_settings() -> None:
+    """docs/rules.md has a row for every preset id showing each option it overrides."""
+    rows = doc_rows()
+    for preset in PRESETS.values():
+        row = rows.get(f"`{preset.id}`")
+        assert row is not None, f"docs/rules.md has no row for preset {preset.id}"
+        for name, value in preset.overrides.items():
+            assert f"{name}={doc_value(value)}" in row, f"{preset.id}: {name} missing"
