@@ -43,6 +43,12 @@ _STANDARD_VALUES: Final[dict[int, float]] = {
 _VENETO_VALUES: Final[dict[int, float]] = {
     1: 5.5, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 0.5, 9: 0.5, 10: 0.5,
 }  # fmt: skip
+_STANDARD_BY_CARD: Final[tuple[float, ...]] = tuple(
+    _STANDARD_VALUES[rank_of(c)] for c in range(len(Suit) * 10)
+)
+_VENETO_BY_CARD: Final[tuple[float, ...]] = tuple(
+    _VENETO_VALUES[rank_of(c)] for c in range(len(Suit) * 10)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,19 +122,19 @@ def primiera_value(
     if method is PrimieraMethod.MILAN:
         ranks = [rank_of(c) for c in held]
         return float(100 * ranks.count(7) + 10 * ranks.count(6) + ranks.count(1))
-    table = _VENETO_VALUES if method is PrimieraMethod.VENETO else _STANDARD_VALUES
-    best: dict[Suit, float] = {}
+    values = _VENETO_BY_CARD if method is PrimieraMethod.VENETO else _STANDARD_BY_CARD
+    best = [0.0, 0.0, 0.0, 0.0]  # per suit; every card is worth more than 0
     for card in held:
-        suit = suit_of(card)
-        best[suit] = max(best.get(suit, 0.0), table[rank_of(card)])
-    if len(best) < len(Suit):
+        value = values[card]
+        best[card // 10] = max(best[card // 10], value)
+    if 0.0 in best:
         return 0.0
-    return float(sum(best.values()))
+    return float(sum(best))
 
 
 def napola_length(cards: Iterable[Card], suit: Suit) -> int:
     """The napola of ``suit`` in ``cards``: 0 without its ace, 2 and 3, else the run's length."""
-    ranks = {rank_of(c) for c in cards if suit_of(c) == suit}
+    ranks = {c % 10 + 1 for c in cards if c // 10 == suit}
     if not {1, 2, 3} <= ranks:
         return 0
     length = 3
@@ -139,7 +145,7 @@ def napola_length(cards: Iterable[Card], suit: Suit) -> int:
 
 def _suit_count(suit: Suit) -> Callable[[SideTally, Options], float]:
     def measure(tally: SideTally, options: Options) -> float:
-        return float(sum(1 for c in tally.cards if suit_of(c) == suit))
+        return float(len([c for c in tally.cards if c // 10 == suit]))
 
     return measure
 
