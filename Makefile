@@ -31,7 +31,7 @@ generate: $(STAMP)
 	$(PY) tools/generate.py
 
 check-generated: $(STAMP)
-	$(PY) tools/generate.py --check
+	$(PY) tools/generate.py --check --lint
 
 bench: $(STAMP)
 	$(PY) bench/engine.py
