@@ -514,6 +514,8 @@ class GameCore:
         snap = await self._load(game_id)
         state = rules.load_state(snap.state)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
+        if not 0 <= from_version <= snap.version:
+            raise InvalidArgument(f"from_version must be 0..{snap.version}", field="from_version")
         async with self._store.subscribe(game_id) as versions:
             if from_version <= 0:
                 snap = await self._load(game_id)
