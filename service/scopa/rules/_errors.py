@@ -24,10 +24,18 @@ class RulesError(Exception):
     reason: ClassVar[str] = "RULES_ERROR"
     """Stable upper-case reason, used as google.rpc.ErrorInfo.reason by the service."""
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        metadata: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        self.metadata: dict[str, str] = metadata or {}
+        """Extra machine-readable facts (e.g. the card code), for ErrorInfo.metadata."""
 
 
 class NotYourTurn(RulesError):
