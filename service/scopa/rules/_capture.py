@@ -25,6 +25,7 @@ __all__ = [
     "capture_options",
     "capture_rules",
     "option_index_sets",
+    "options_by_rank",
     "pick",
     "table_key",
     "table_ranks",
@@ -184,14 +185,8 @@ def capture_rules(options: Options) -> tuple[CaptureRule, ...]:
     return tuple(rules)
 
 
-@lru_cache(maxsize=1 << 16)
-def option_index_sets(
-    rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int
-) -> IndexSets:
-    """Every legal capture, as table positions, for a card of ``rank`` on a table of ``ranks``.
-
-    ``rules`` is :func:`capture_rules`' answer; the result is cached per table rank shape.
-    """
+def _combine(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int) -> IndexSets:
+    """Ask ``rules`` in order: an applying overriding rule wins, else the union of their sets."""
     found: list[tuple[int, ...]] = []
     for rule in rules:
         sets = rule.index_sets(ranks, rank)
@@ -203,6 +198,26 @@ def option_index_sets(
             if s not in found:
                 found.append(s)
     return tuple(found)
+
+
+@lru_cache(maxsize=1 << 15)
+def options_by_rank(
+    rules: tuple[CaptureRule, ...], ranks: tuple[int, ...]
+) -> tuple[IndexSets, ...]:
+    """Every legal capture, as table positions, on a table of ``ranks``, by played rank.
+
+    Entry ``r`` (1..10) answers for a card of rank ``r``; entry 0 is empty. ``rules`` is
+    :func:`capture_rules`' answer. Cached per table rank shape, so one look-up serves a whole
+    hand of cards.
+    """
+    return ((),) + tuple([_combine(rules, ranks, rank) for rank in range(1, 11)])
+
+
+def option_index_sets(
+    rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int
+) -> IndexSets:
+    """Every legal capture, as table positions, for a card of ``rank`` on a table of ``ranks``."""
+    return options_by_rank(rules, ranks)[rank]
 
 
 def capture_options(options: Options, table: tuple[Card, ...], card: Card) -> list[Capture]:

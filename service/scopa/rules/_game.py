@@ -17,11 +17,12 @@ from ._capture import (
     CaptureRule,
     capture_rules,
     option_index_sets,
+    options_by_rank,
     pick,
     table_key,
     table_ranks,
 )
-from ._cards import _RANKS, ALL_CARDS, DECK_SIZE, Card, rank_of
+from ._cards import _RANKS, ALL_CARDS, DECK_SIZE, Card, card_code, rank_of
 from ._errors import (
     CaptureChoiceRequired,
     CaptureNotLegal,
@@ -78,6 +79,10 @@ class Move(NamedTuple):
 
     card: Card
     capture: tuple[Card, ...] | None = None
+
+
+_PLAYING = FinishReason.NONE
+"""``FinishReason.NONE`` bound once: enum member look-ups cost ~0.2 us each on Python 3.11."""
 
 
 # --- events --------------------------------------------------------------------------------
@@ -406,17 +411,17 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
 
     With ``seat`` given, the list is empty unless it is that seat's turn.
     """
-    if state.finish_reason is not FinishReason.NONE:
+    if state.finish_reason is not _PLAYING:
         return []
     turn = state.turn
     if seat is not None and seat != turn:
         return []
     rules = _plan(state.ruleset.options).rules
     table = state.table
-    ranks = table_ranks(table)
+    by_rank = options_by_rank(rules, table_ranks(table))
     moves: list[Move] = []
     for card in state.hands[turn]:
-        sets = option_index_sets(rules, ranks, _RANKS[card])
+        sets = by_rank[_RANKS[card]]
         if sets:
             for s in sets:
                 moves.append(Move(card, tuple([table[i] for i in s])))
@@ -433,8 +438,9 @@ def _choose_capture(plan: _Plan, table: tuple[Card, ...], move: Move) -> tuple[C
     if move.capture is None:
         if len(captures) > 1:
             raise CaptureChoiceRequired(
-                f"card {move.card} has {len(captures)} legal captures; name one",
+                f"card {card_code(move.card)} has {len(captures)} legal captures; name one",
                 field="capture",
+                metadata={"card": card_code(move.card), "choices": str(len(captures))},
             )
         return captures[0] if captures else ()
     wanted = tuple(sorted(move.capture, key=table_key))
@@ -464,7 +470,7 @@ def apply_move(
     ``rng`` shuffles the next hand's deck when this move ends a hand and no stacked deck is
     left. Raises a :class:`RulesError` subclass, leaving ``state`` untouched, when illegal.
     """
-    if state.finish_reason is not FinishReason.NONE:
+    if state.finish_reason is not _PLAYING:
         raise GameOver("the game is over")
     options = state.ruleset.options
     plan = _plan(options)
@@ -475,7 +481,11 @@ def apply_move(
     hand = state.hands[seat]
     card = move.card
     if card not in hand:
-        raise CardNotInHand("that card is not in your hand", field="card")
+        raise CardNotInHand(
+            f"{card_code(card)} is not in your hand",
+            field="card",
+            metadata={"card": card_code(card)},
+        )
     table = state.table
     capture = _choose_capture(plan, table, move)
 
