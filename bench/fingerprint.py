@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine import choose  # bench/engine.py: the same policy as the benchmark
+
 from scopa.rules import PRESETS, apply_move, dump_state, legal_moves, make_ruleset, new_match
 
 STORED = Path(__file__).with_name("fingerprint.json")

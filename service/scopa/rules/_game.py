@@ -443,7 +443,10 @@ def _choose_capture(plan: _Plan, table: tuple[Card, ...], move: Move) -> tuple[C
                 metadata={"card": card_code(move.card), "choices": str(len(captures))},
             )
         return captures[0] if captures else ()
-    wanted = tuple(sorted(move.capture, key=table_key))
+    wanted = tuple(move.capture)
+    if wanted in captures:
+        return wanted  # already in canonical (table) order
+    wanted = tuple(sorted(wanted, key=table_key))
     if not captures:
         if wanted:
             raise CaptureNotLegal("this card captures nothing; it must be laid", field="capture")
