@@ -287,7 +287,11 @@ class GameCore:
             overrides["first_dealer"] = cmd.first_dealer
         if cmd.seats:
             overrides.setdefault("players", len(cmd.seats))
-        ruleset = rules.make_ruleset(cmd.preset or "scopa", overrides)
+        try:
+            ruleset = rules.make_ruleset(cmd.preset or "scopa", overrides)
+        except rules.InvalidOption as exc:
+            _locate_option_error(exc, cmd)
+            raise
         players = ruleset.options.players
         specs = list(cmd.seats) or [SeatSpec(f"Player {i + 1}") for i in range(players)]
         if len(specs) != players:
@@ -297,6 +301,12 @@ class GameCore:
                 raise InvalidArgument("a seat name is at most 64 characters", field="seats")
         if cmd.stacked_decks and not self._settings.allow_stacked_decks:
             raise StackedDecksDisabled("this server does not accept stacked decks")
+        for i, deck in enumerate(cmd.stacked_decks):
+            if sorted(deck) != list(rules.ALL_CARDS):
+                raise rules.InvalidDeck(
+                    "a stacked deck must hold each of the 40 cards exactly once",
+                    field=f"stacked_decks[{i}]",
+                )
         decks = tuple(tuple(d) for d in cmd.stacked_decks)
         state, events = rules.new_match(ruleset, rng=self._rng, decks=decks)
 
@@ -558,6 +568,20 @@ class GameCore:
         meta = GameMeta.load(snap.meta)
         snapshot = self._snapshot(game_id, snap.version, state, meta, seat)
         return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished
+
+
+def _locate_option_error(exc: rules.InvalidOption, cmd: CreateGameCommand) -> None:
+    """Name the request field and the option an InvalidOption is about, for ErrorInfo."""
+    name = exc.field or ""
+    if name == "preset":
+        return
+    exc.metadata = {**exc.metadata, "option": name}
+    if name in cmd.options:
+        exc.field = f"options.{name}"
+    elif name == "players":
+        exc.field = "seats"
+    elif name != "first_dealer":
+        exc.field = f"options.{name}"
 
 
 def _new_id() -> str:
