@@ -297,3 +297,34 @@ async def test_resigned_seat_is_recorded() -> None:
     created, tokens = await two_seat_game(core)
     result = await core.resign(created.game_id, tokens[1])
     assert result.snapshot.resigned == 1
+
+
+async def test_watch_refuses_versions_outside_the_game() -> None:
+    """A negative from_version, or one newer than the game, is INVALID_ARGUMENT."""
+    core = make_core()
+    created, _ = await two_seat_game(core)
+    for bad in (-1, 99):
+        with pytest.raises(InvalidArgument) as err:
+            await anext(core.watch(created.game_id, None, from_version=bad))
+        assert err.value.field == "from_version"
+
+
+async def test_watch_at_current_version_sends_the_view_first() -> None:
+    """Resuming at the current version first sends the current view with no events."""
+    core = make_core()
+    created, _ = await two_seat_game(core)
+    updates = core.watch(created.game_id, None, from_version=1)
+    first = await anext(updates)
+    assert (first.events, first.snapshot.version) == ((), 1)
+    await updates.aclose()
+
+
+async def test_join_after_the_game_is_over_is_refused() -> None:
+    """Claiming a seat of a finished game is GAME_OVER."""
+    core = make_core()
+    created = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("", open=True)])
+    )
+    await core.resign(created.game_id, dict(created.tokens)[0])
+    with pytest.raises(rules.GameOver):
+        await core.join_game(created.game_id, dict(created.invites)[1], "bob")

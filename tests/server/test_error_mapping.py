@@ -38,13 +38,22 @@ def test_lookup_follows_the_mro() -> None:
         (rules.InvalidOption("x"), grpc.StatusCode.INVALID_ARGUMENT),
         (rules.InvalidDeck("x"), grpc.StatusCode.INVALID_ARGUMENT),
         (rules.InvalidSeat("x"), grpc.StatusCode.INVALID_ARGUMENT),
-        (rules.InvalidState("x"), grpc.StatusCode.INTERNAL),
     ],
 )
 def test_rules_errors_have_their_codes(error: rules.RulesError, code: grpc.StatusCode) -> None:
     """Each rules error maps to the agreed status code and keeps its reason."""
     mapped = map_exception(error)
     assert (mapped.code, mapped.reason) == (code, error.reason)
+
+
+def test_corrupt_state_is_a_plain_internal_error() -> None:
+    """A server fault such as corrupt state is INTERNAL / INTERNAL, its own reason hidden."""
+    mapped = map_exception(rules.InvalidState("state blob of game g1 is corrupt"))
+    assert (mapped.code, mapped.reason, mapped.message) == (
+        grpc.StatusCode.INTERNAL,
+        "INTERNAL",
+        "internal error",
+    )
 
 
 def test_unknown_exceptions_become_a_generic_internal_error() -> None:
@@ -113,8 +122,7 @@ async def test_server_faults_leak_nothing(harness: Harness, body: bytes) -> None
     trailer = repr(error.trailing_metadata())
     for leak in ("secret-detail", "deadbeef", "Traceback", "RuntimeError", "app.py"):
         assert leak not in trailer and leak not in (error.debug_error_string() or "")
-    expected_reason = "INTERNAL" if body == b"boom" else "INVALID_STATE"
-    assert error_info(error).reason == expected_reason
+    assert error_info(error).reason == "INTERNAL"
 
 
 @session_loop

@@ -491,6 +491,8 @@ class GameCore:
         state = rules.load_state(snap.state)
         meta = GameMeta.load(snap.meta)
         seat = self._invited_seat(game_id, meta, invite_code)
+        if state.finished:
+            raise rules.GameOver("the game is over")
         if snap.cached_response is not None:
             replay = self._replayed(game_id, seat, snap.cached_response, meta)
             return JoinResult(seat, self._tokens.issue(game_id, seat, rid), replay.snapshot)
@@ -518,55 +520,48 @@ class GameCore:
     ) -> AsyncGenerator[PlayResult, None]:
         """Updates after ``from_version``: first what was missed, then each new version live.
 
-        ``from_version`` 0 starts from the current state with no past events. The stream
-        ends after the game is over.
+        ``from_version`` 0 starts from the current state with no past events; the first
+        message always carries the current view. The stream ends after the game is over.
         """
         snap = await self._load(game_id)
         state = rules.load_state(snap.state)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
         if not 0 <= from_version <= snap.version:
-            raise InvalidArgument(f"from_version must be 0..{snap.version}", field="from_version")
+            raise InvalidArgument(
+                f"from_version must be between 0 and the game's version {snap.version}",
+                field="from_version",
+            )
         async with self._store.subscribe(game_id) as versions:
-            if from_version <= 0:
-                snap = await self._load(game_id)
-                state = rules.load_state(snap.state)
-                meta = GameMeta.load(snap.meta)
-                snapshot = self._snapshot(game_id, snap.version, state, meta, seat)
-                update: PlayResult | None = PlayResult((), snapshot)
-                last, done = snap.version, state.finished
-            else:
-                update, last, done = await self._catch_up(game_id, seat, from_version)
-            if update is not None:
-                yield update
+            update, last, done = await self._catch_up(game_id, seat, from_version or None)
+            yield update
             if done:
                 return
             async for version in versions:
                 if version <= last:
                     continue
                 update, last, done = await self._catch_up(game_id, seat, last)
-                if update is not None:
-                    yield update
+                yield update
                 if done:
                     return
 
     async def _catch_up(
-        self, game_id: str, seat: int | None, last: int
-    ) -> tuple[PlayResult | None, int, bool]:
+        self, game_id: str, seat: int | None, last: int | None
+    ) -> tuple[PlayResult, int, bool]:
+        """The current view and the events after ``last`` (none when ``last`` is None)."""
         snap = await self._load(game_id)
         state = rules.load_state(snap.state)
-        if snap.version <= last:
-            return None, last, state.finished
+        meta = GameMeta.load(snap.meta)
+        snapshot = self._snapshot(game_id, snap.version, state, meta, seat)
+        if last is None or snap.version <= last:
+            return PlayResult((), snapshot), snap.version, state.finished
         logged = await self._store.events_since(game_id, last)
         truncated = not logged or logged[0].version > last + 1
         shown: list[VersionedEvent] = []
         for entry in logged:
             if entry.version > snap.version:
                 break
-            shown.extend(
-                VersionedEvent(entry.version, e) for e in _visible(_decode_log(entry.payload), seat)
-            )
-        meta = GameMeta.load(snap.meta)
-        snapshot = self._snapshot(game_id, snap.version, state, meta, seat)
+            events = _visible(_decode_log(entry.payload), seat)
+            shown.extend(VersionedEvent(entry.version, e) for e in events)
         return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished
 
 

@@ -112,7 +112,7 @@ def map_exception(exc: BaseException) -> MappedError:
     if not isinstance(reason, str) or not reason:
         reason = code.name
     if code in _SERVER_FAULTS:
-        return MappedError(code, reason, _INTERNAL_MESSAGE)
+        return MappedError(code, code.name, _INTERNAL_MESSAGE)
     message = getattr(exc, "message", None)
     if not isinstance(message, str):
         message = str(exc)

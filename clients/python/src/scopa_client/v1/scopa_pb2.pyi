@@ -549,7 +549,7 @@ class GameView(google.protobuf.message.Message):
 
     @property
     def table(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
-        """The face-up cards on the table, in the order they were laid."""
+        """The face-up cards on the table, sorted by rank, then suit."""
 
     @property
     def sides(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___SideInfo]:

@@ -90,14 +90,15 @@ class GameServiceStub:
 
     Requires a seat token. Errors:
     - UNAUTHENTICATED / UNAUTHENTICATED: no token.
-    - FAILED_PRECONDITION / NOT_YOUR_TURN: it is another seat's turn, or the
-      game is still waiting for players.
+    - FAILED_PRECONDITION / NOT_YOUR_TURN: it is another seat's turn.
+    - FAILED_PRECONDITION / WAITING_FOR_PLAYERS: an open seat has not been
+      claimed yet, so the game has not started.
     - FAILED_PRECONDITION / CARD_NOT_IN_HAND: the card is not in the caller's
       hand; metadata "card" (e.g. "7D").
     - FAILED_PRECONDITION / CAPTURE_NOT_LEGAL: the named capture is not one of
       the legal moves for this card (includes laying a card that must capture).
     - FAILED_PRECONDITION / CAPTURE_CHOICE_REQUIRED: capture was unset and the
-      card has several legal captures; metadata "choices" (count).
+      card has several legal captures; metadata "card" and "choices" (count).
     - FAILED_PRECONDITION / GAME_OVER: the game has finished.
     - ABORTED / STALE_ETAG: etag was set and is not the game's current etag.
     - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit
@@ -125,8 +126,8 @@ class GameServiceStub:
     """Streams the game as the caller may see it, one message per new version.
 
     The first message carries the current view and the events after
-    `from_version`; each later message carries the events since the previous
-    message. The stream ends after the message with a FINISHED view, or when
+    `from_version` (none when it is 0 or the current version); each later
+    message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
     the server drains; a client reconnects with `from_version` = the last
     version it received.
 
@@ -225,14 +226,15 @@ class GameServiceAsyncStub:
 
     Requires a seat token. Errors:
     - UNAUTHENTICATED / UNAUTHENTICATED: no token.
-    - FAILED_PRECONDITION / NOT_YOUR_TURN: it is another seat's turn, or the
-      game is still waiting for players.
+    - FAILED_PRECONDITION / NOT_YOUR_TURN: it is another seat's turn.
+    - FAILED_PRECONDITION / WAITING_FOR_PLAYERS: an open seat has not been
+      claimed yet, so the game has not started.
     - FAILED_PRECONDITION / CARD_NOT_IN_HAND: the card is not in the caller's
       hand; metadata "card" (e.g. "7D").
     - FAILED_PRECONDITION / CAPTURE_NOT_LEGAL: the named capture is not one of
       the legal moves for this card (includes laying a card that must capture).
     - FAILED_PRECONDITION / CAPTURE_CHOICE_REQUIRED: capture was unset and the
-      card has several legal captures; metadata "choices" (count).
+      card has several legal captures; metadata "card" and "choices" (count).
     - FAILED_PRECONDITION / GAME_OVER: the game has finished.
     - ABORTED / STALE_ETAG: etag was set and is not the game's current etag.
     - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit
@@ -260,8 +262,8 @@ class GameServiceAsyncStub:
     """Streams the game as the caller may see it, one message per new version.
 
     The first message carries the current view and the events after
-    `from_version`; each later message carries the events since the previous
-    message. The stream ends after the message with a FINISHED view, or when
+    `from_version` (none when it is 0 or the current version); each later
+    message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
     the server drains; a client reconnects with `from_version` = the last
     version it received.
 
@@ -366,14 +368,15 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
 
         Requires a seat token. Errors:
         - UNAUTHENTICATED / UNAUTHENTICATED: no token.
-        - FAILED_PRECONDITION / NOT_YOUR_TURN: it is another seat's turn, or the
-          game is still waiting for players.
+        - FAILED_PRECONDITION / NOT_YOUR_TURN: it is another seat's turn.
+        - FAILED_PRECONDITION / WAITING_FOR_PLAYERS: an open seat has not been
+          claimed yet, so the game has not started.
         - FAILED_PRECONDITION / CARD_NOT_IN_HAND: the card is not in the caller's
           hand; metadata "card" (e.g. "7D").
         - FAILED_PRECONDITION / CAPTURE_NOT_LEGAL: the named capture is not one of
           the legal moves for this card (includes laying a card that must capture).
         - FAILED_PRECONDITION / CAPTURE_CHOICE_REQUIRED: capture was unset and the
-          card has several legal captures; metadata "choices" (count).
+          card has several legal captures; metadata "card" and "choices" (count).
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
         - ABORTED / STALE_ETAG: etag was set and is not the game's current etag.
         - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit
@@ -405,8 +408,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         """Streams the game as the caller may see it, one message per new version.
 
         The first message carries the current view and the events after
-        `from_version`; each later message carries the events since the previous
-        message. The stream ends after the message with a FINISHED view, or when
+        `from_version` (none when it is 0 or the current version); each later
+        message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
         the server drains; a client reconnects with `from_version` = the last
         version it received.
 

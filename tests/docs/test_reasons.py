@@ -1,0 +1,47 @@
+"""Tests that error reasons agree across the server, the proto comments and the client."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from scopa.server import ERROR_CODES, map_exception
+from scopa_client import Reason
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTO = (ROOT / "proto" / "scopa" / "v1" / "scopa.proto").read_text()
+DOCUMENTED = set(re.findall(r"// - ([A-Z_]+) / ([A-Z_]+)", PROTO))
+
+
+def _server_pairs() -> set[tuple[str, str]]:
+    pairs = set()
+    for exc_type in ERROR_CODES:
+        if not exc_type.__module__.startswith("scopa."):
+            continue  # other tests register throwaway classes
+        mapped = map_exception(exc_type("x"))
+        pairs.add((mapped.code.name, mapped.reason))
+    return pairs
+
+
+def test_every_server_error_is_documented_in_the_proto() -> None:
+    """Each (status, reason) the server can return is documented on some RPC."""
+    # The base classes are never raised; INVALID_SEAT is the engine's guard against a seat
+    # number out of range, which the service never passes (seats come from verified tokens).
+    engine_only = {"RULES_ERROR", "APP_ERROR", "INVALID_SEAT"}
+    undocumented = {pair for pair in _server_pairs() if pair[1] not in engine_only} - DOCUMENTED
+    assert not undocumented
+
+
+def test_every_documented_reason_is_in_the_client() -> None:
+    """The client's Reason enum names every reason the proto documents, and no other."""
+    assert {reason for _, reason in DOCUMENTED} == {r.value for r in Reason}
+
+
+def test_internal_errors_say_nothing() -> None:
+    """An unexpected exception maps to INTERNAL with a generic message."""
+    mapped = map_exception(KeyError("secret detail"))
+    assert (mapped.code.name, mapped.reason, mapped.message) == (
+        "INTERNAL",
+        "INTERNAL",
+        "internal error",
+    )
