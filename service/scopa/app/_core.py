@@ -62,7 +62,6 @@ __all__ = [
 ]
 
 _log = structlog.get_logger("scopa.app")
-_tracer = trace.get_tracer("scopa.app")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _NAME_LIMIT = 64
@@ -207,6 +206,7 @@ class GameCore:
         rng: random.Random | None = None,
         on_game_created: Callable[[str], None] | None = None,
         on_game_finished: Callable[[str, str], None] | None = None,
+        tracer_provider: trace.TracerProvider | None = None,
     ) -> None:
         self._store = store
         self._tokens = tokens
@@ -214,6 +214,7 @@ class GameCore:
         self._rng = rng or random.SystemRandom()
         self._on_created = on_game_created or (lambda preset: None)
         self._on_finished = on_game_finished or (lambda preset, reason: None)
+        self._tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
 
     # -- helpers --
 
@@ -328,7 +329,7 @@ class GameCore:
         )
         # Tokens and invites are derived from the request_id, so nothing secret is stored.
         response = b"created"
-        with _tracer.start_as_current_span("scopa.create_game") as span:
+        with self._tracer.start_as_current_span("scopa.create_game") as span:
             span.set_attribute("scopa.game_id", game_id)
             span.set_attribute("scopa.preset", ruleset.preset)
             span.set_attribute("scopa.players", players)
@@ -396,7 +397,7 @@ class GameCore:
             raise StaleEtag(f"etag {etag} is stale; the game is at v{snap.version}")
         if meta.waiting and not state.finished:
             raise WaitingForPlayers("the game is waiting for players to join")
-        with _tracer.start_as_current_span("scopa.engine.apply_move") as span:
+        with self._tracer.start_as_current_span("scopa.engine.apply_move") as span:
             span.set_attribute("scopa.game_id", game_id)
             span.set_attribute("scopa.preset", state.ruleset.preset)
             span.set_attribute("scopa.seat", seat)
