@@ -1,0 +1,397 @@
+"""Benchmark of the scopa gRPC service on real Redis, against a floor measured in the same run.
+
+Starts a throwaway redis-server and ``python -m scopa.server`` (tracing on, JSON logs to a file),
+both on 127.0.0.1, then runs ``--conc`` client tasks, each driving one two-seat game at a time
+(so ``conc`` RPCs are in flight), in phases:
+
+* ``create``: CreateGame only (games with a stacked deck, kept for the next phases);
+* ``get``: GetState only, on those games;
+* ``play``: PlayCard only, random legal moves computed by a local engine mirror of each game;
+* ``games``: full games as a client plays them: CreateGame, then GetState + PlayCard per turn.
+
+Then the scopa server is stopped and the floor (``bench/_floor.py``: a bare grpc.aio unary call
+doing one HMGET and one EVALSHA of a tiny CAS script, with payloads of PlayCard's sizes) is driven
+at the same concurrency. Run from the repository root::
+
+    .venv/bin/python bench/service.py [--seconds 10] [--conc 64] [--profile server.prof]
+
+Output (``key=value`` lines): an ``env`` line, one ``rpc=<name> phase=<phase> ...`` line per RPC
+and phase, ``redis_bytes_per_game=<n>``, the floor's ``rpc=floor`` line and ``ratio_vs_floor``
+on the ``phase=play`` PlayCard line (PlayCard-only calls/s over floor calls/s).
+
+Attribution. ``calls_per_s``, ``p50_ms`` and ``p99_ms`` are client-side per RPC.
+``cpu_us_per_call`` is the server process's CPU time (``/proc/<pid>/stat`` utime+stime) during the
+phase divided by every call of the phase: exact per RPC in the single-RPC phases (``create``,
+``get``, ``play``; the few CreateGame calls of ``play`` when prepared games run out are charged to
+PlayCard, see ``extra_creates``), and the same mixed average on every line of ``games``
+(``cpu_attrib=phase_avg``). ``redis_cmds_per_call`` comes from ``INFO commandstats`` deltas
+(commands run inside Lua scripts included; ``redis_roundtrips_per_call`` counts only those sent
+over the wire), attributed the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import _floor
+import grpc
+import grpc.aio
+import redis
+import service_players as players
+import service_procs as procs
+
+from scopa_client.v1 import scopa_pb2 as pb
+from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
+
+_RPCS = ("CreateGame", "GetState", "PlayCard")
+_START_TIMEOUT_S = 20.0
+_TOKEN_SECRET = "bench-secret-0123456789abcdef"
+
+
+@dataclass(frozen=True)
+class PhaseResult:
+    """Client recordings and server-side deltas of one phase."""
+
+    name: str
+    rec: players.Recorder
+    elapsed_s: float
+    cpu_s: float
+    redis_cmds: int
+    redis_roundtrips: int
+
+    def total_calls(self) -> int:
+        """Successful calls of every RPC in the phase."""
+        return sum(len(v) for v in self.rec.latencies.values())
+
+
+class Bench:
+    """Measures phases: client tasks against a server process and its Redis."""
+
+    def __init__(self, conc: int, server: procs.Proc, client: redis.Redis[bytes]) -> None:
+        self.conc = conc
+        self.server = server
+        self.redis = client
+
+    async def phase(
+        self,
+        name: str,
+        worker: Callable[[players.Recorder, int, float], Coroutine[Any, Any, None]],
+        seconds: float,
+    ) -> PhaseResult:
+        """Run ``conc`` copies of ``worker(rec, index, deadline)`` for ``seconds``."""
+        rec = players.Recorder()
+        pid = self.server.process.pid
+        cpu0, red0 = procs.cpu_seconds(pid), procs.redis_counters(self.redis)
+        start = time.perf_counter()
+        deadline = time.monotonic() + seconds
+        await asyncio.gather(*(worker(rec, i, deadline) for i in range(self.conc)))
+        elapsed = time.perf_counter() - start
+        cpu1, red1 = procs.cpu_seconds(pid), procs.redis_counters(self.redis)
+        return PhaseResult(
+            name,
+            rec,
+            elapsed,
+            cpu1 - cpu0,
+            red1.commands_since(red0),
+            red1.roundtrips_since(red0),
+        )
+
+
+def _line(**fields: object) -> str:
+    return " ".join(f"{k}={_fmt(v)}" for k, v in fields.items())
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 100 else f"{value:.0f}"
+    return str(value)
+
+
+def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **extra: object) -> str:
+    """One RPC's line; server costs are divided by ``per_call_calls`` (see the module doc)."""
+    times = sorted(phase.rec.latencies.get(rpc, ()))
+    divisor = max(1, per_call_calls)
+    return _line(
+        rpc=rpc,
+        phase=phase.name,
+        conc=conc,
+        calls=len(times),
+        errors=phase.rec.errors.get(rpc, 0),
+        calls_per_s=len(times) / phase.elapsed_s,
+        p50_ms=players.percentile(times, 0.50) * 1000,
+        p99_ms=players.percentile(times, 0.99) * 1000,
+        cpu_us_per_call=phase.cpu_s * 1e6 / divisor,
+        redis_cmds_per_call=phase.redis_cmds / divisor,
+        redis_roundtrips_per_call=phase.redis_roundtrips / divisor,
+        **extra,
+    )
+
+
+async def _wait_for_server(stub: pb_grpc.GameServiceAsyncStub, proc: procs.Proc) -> None:
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while True:
+        if proc.process.poll() is not None:
+            raise RuntimeError(f"{proc.name} exited; see {proc.log_path}")
+        try:
+            await stub.ListRulesets(pb.ListRulesetsRequest(), timeout=1.0)
+            return
+        except grpc.aio.AioRpcError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+
+
+async def _wait_for_floor(channel: grpc.aio.Channel, proc: procs.Proc) -> None:
+    call = channel.unary_unary(_floor.METHOD)
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while True:
+        if proc.process.poll() is not None:
+            raise RuntimeError(f"{proc.name} exited; see {proc.log_path}")
+        try:
+            await call(_floor.encode_request(0, 8), timeout=1.0)
+            return
+        except grpc.aio.AioRpcError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+
+
+def _game_bytes(client: redis.Redis[bytes], names: Sequence[str], limit: int = 50) -> float:
+    """Mean MEMORY USAGE of a finished game's hash plus its event stream."""
+    sizes = []
+    for name in names[:limit]:
+        game_id = name.removeprefix("games/")
+        total = 0
+        for key in (f"scopa:{{{game_id}}}:g", f"scopa:{{{game_id}}}:ev"):
+            total += int(client.memory_usage(key, samples=0) or 0)
+        sizes.append(total)
+    return statistics.fmean(sizes) if sizes else 0.0
+
+
+def _state_bytes(client: redis.Redis[bytes], names: Sequence[str], limit: int = 50) -> int:
+    """Mean size of the state plus meta fields of some games (the floor writes that much)."""
+    sizes = []
+    for name in names[:limit]:
+        key = f"scopa:{{{name.removeprefix('games/')}}}:g"
+        state, meta = client.hmget(key, ["state", "meta"])
+        sizes.append(len(state or b"") + len(meta or b""))
+    return round(statistics.fmean(sizes)) if sizes else 256
+
+
+@dataclass(frozen=True)
+class Args:
+    """Command-line settings."""
+
+    seconds: float
+    conc: int
+    target: int
+    profile: Path | None
+    tracing: bool
+    seed: int
+
+
+def _parse(argv: Sequence[str] | None) -> Args:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="play/games/floor phase length")
+    parser.add_argument("--conc", type=int, default=64, help="client tasks (RPCs in flight)")
+    parser.add_argument("--target", type=int, default=1, help="target_score of the games")
+    parser.add_argument("--profile", type=Path, help="run the server under cProfile, write here")
+    parser.add_argument("--tracing", choices=("on", "off"), default="on")
+    parser.add_argument("--seed", type=int, default=1)
+    ns = parser.parse_args(argv)
+    if ns.seconds <= 0 or ns.conc <= 0 or ns.target <= 0:
+        parser.error("--seconds, --conc and --target must be positive")
+    return Args(ns.seconds, ns.conc, ns.target, ns.profile, ns.tracing == "on", ns.seed)
+
+
+def _server_env(args: Args, port: int, redis_port: int) -> dict[str, str]:
+    return {
+        "SCOPA_HOST": procs.HOST,
+        "SCOPA_PORT": str(port),
+        "REDIS_URL": f"redis://{procs.HOST}:{redis_port}/0",
+        "SCOPA_TOKEN_SECRET": _TOKEN_SECRET,
+        "SCOPA_ALLOW_STACKED_DECKS": "true",
+        "SCOPA_LOG_FORMAT": "json",
+        "SCOPA_LOG_LEVEL": "info",
+        "SCOPA_TRACING": "on" if args.tracing else "off",
+        "SCOPA_GRACE_S": "1",
+        "OTEL_TRACES_EXPORTER": "none",
+        "OTEL_METRICS_EXPORTER": "none",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "",
+    }
+
+
+async def _service_phases(
+    args: Args, server: procs.Proc, client: redis.Redis[bytes]
+) -> tuple[list[PhaseResult], players.Pools]:
+    channel = grpc.aio.insecure_channel(f"{procs.HOST}:{server.port}")
+    stub: pb_grpc.GameServiceAsyncStub = pb_grpc.GameServiceStub(channel)  # type: ignore[assignment]
+    await _wait_for_server(stub, server)
+    bench = Bench(args.conc, server, client)
+    pools = players.Pools()
+    rngs = [random.Random(args.seed * 1_000_003 + i) for i in range(args.conc)]
+    short = max(1.0, args.seconds * 0.3)
+
+    async def warm(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.games_worker(stub, rec, players.Pools(), rngs[i], args.target, deadline)
+
+    async def create(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.create_worker(stub, rec, pools, rngs[i], args.target, deadline)
+
+    async def get(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.get_worker(stub, rec, created, i * 7, deadline)
+
+    async def play(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.play_worker(stub, rec, pools, rngs[i], args.target, deadline)
+
+    async def games(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.games_worker(stub, rec, pools, rngs[i], args.target, deadline)
+
+    await bench.phase("warmup", warm, min(1.0, args.seconds / 5))
+    results = [await bench.phase("create", create, short)]
+    created = list(pools.fresh)
+    results.append(await bench.phase("get", get, short))
+    results.append(await bench.phase("play", play, args.seconds))
+    results.append(await bench.phase("games", games, args.seconds))
+    await channel.close()
+    return results, pools
+
+
+async def _floor_phase(
+    args: Args, floor: procs.Proc, client: redis.Redis[bytes], request_bytes: int, meta: int
+) -> PhaseResult:
+    for i in range(args.conc):
+        client.hset(_floor.floor_key(i), mapping={"state": b"s" * meta, "meta": b"m", "version": 0})
+    channel = grpc.aio.insecure_channel(f"{procs.HOST}:{floor.port}")
+    await _wait_for_floor(channel, floor)
+    bench = Bench(args.conc, floor, client)
+
+    async def call(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.floor_worker(channel, rec, i, request_bytes, deadline)
+
+    await bench.phase("warmup", call, min(1.0, args.seconds / 5))
+    result = await bench.phase("floor", call, args.seconds)
+    await channel.close()
+    return result
+
+
+def _mean_size(rec: players.Recorder, index: int, default: int, name: str = "PlayCard") -> int:
+    step = 2 if name == "PlayCard" else 1
+    sizes = rec.sizes.get(name, [])[index::step]
+    return round(statistics.fmean(sizes)) if sizes else default
+
+
+def run(args: Args) -> list[str]:
+    """Run every phase and return the output lines (after the env line)."""
+    workdir = procs.make_workdir()
+    started: list[procs.Proc] = []
+    try:
+        redis_proc = procs.start_redis(workdir)
+        started.append(redis_proc)
+        client: redis.Redis[bytes] = redis.Redis(host=procs.HOST, port=redis_proc.port)
+        server_args = ["-m", "scopa.server"]
+        if args.profile is not None:
+            server_args = ["-m", "cProfile", "-o", str(args.profile.resolve()), *server_args]
+        port = procs.free_port()
+        server = procs.start_python(
+            "server", server_args, _server_env(args, port, redis_proc.port), workdir, port
+        )
+        started.append(server)
+        results, pools = asyncio.run(_service_phases(args, server, client))
+        code = procs.stop(server)
+        if code not in (0, None):
+            print(f"# warning: server exited with {code}; see {server.log_path}", file=sys.stderr)
+        play = results[2]
+        finished = pools.finished or pools.finished_stacked
+        state_bytes = _state_bytes(client, finished or [g.name for g in pools.fresh])
+        token_bytes = _mean_size(results[0].rec, 0, 60, "token")
+        request_bytes = _mean_size(play.rec, 0, 40) + token_bytes
+        response_bytes = _mean_size(play.rec, 1, 600)
+        floor_port = procs.free_port()
+        floor_args = [
+            str(Path(__file__).with_name("_floor.py")),
+            "--port", str(floor_port),
+            "--redis-url", f"redis://{procs.HOST}:{redis_proc.port}/0",
+            "--state-bytes", str(state_bytes),
+            "--response-bytes", str(response_bytes),
+        ]  # fmt: skip
+        floor = procs.start_python("floor", floor_args, {}, workdir, floor_port)
+        started.append(floor)
+        floor_result = asyncio.run(_floor_phase(args, floor, client, request_bytes, state_bytes))
+        lines = _report(args, results, floor_result)
+        lines.append(_line(redis_bytes_per_game=round(_game_bytes(client, finished))))
+        lines.append(
+            _line(
+                payload_bytes="floor",
+                request=request_bytes,
+                response=response_bytes,
+                state=state_bytes,
+                finished_games=len(pools.finished),
+                workdir=workdir,
+            )
+        )
+        client.close()
+        return lines
+    finally:
+        for proc in reversed(started):
+            procs.stop(proc)
+
+
+def _report(args: Args, results: Sequence[PhaseResult], floor: PhaseResult) -> list[str]:
+    by_name = {r.name: r for r in results}
+    lines = []
+    floor_rate = floor.rec.calls("floor") / floor.elapsed_s
+    for phase_name, rpc in (("create", "CreateGame"), ("get", "GetState"), ("play", "PlayCard")):
+        phase = by_name[phase_name]
+        extra: dict[str, object] = {"cpu_attrib": "isolated"}
+        if rpc == "PlayCard":
+            extra["extra_creates"] = phase.rec.calls("CreateGame")
+            rate = phase.rec.calls(rpc) / phase.elapsed_s
+            extra["ratio_vs_floor"] = rate / floor_rate if floor_rate else 0.0
+        lines.append(_rpc_line(rpc, phase, args.conc, phase.total_calls(), **extra))
+    games = by_name["games"]
+    for rpc in _RPCS:
+        lines.append(_rpc_line(rpc, games, args.conc, games.total_calls(), cpu_attrib="phase_avg"))
+    lines.append(_rpc_line("floor", floor, args.conc, floor.total_calls(), cpu_attrib="isolated"))
+    return lines
+
+
+def _env_line(args: Args) -> str:
+    return _line(
+        env="bench/service.py",
+        python=platform.python_version(),
+        grpc=grpc.__version__,
+        cpus=os.cpu_count(),
+        conc=args.conc,
+        seconds=args.seconds,
+        preset="scopa",
+        players=2,
+        target_score=args.target,
+        tracing="on" if args.tracing else "off",
+        log="json-file",
+        profile=args.profile or "off",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and print its lines."""
+    args = _parse(argv)
+    print(_env_line(args), flush=True)
+    for line in run(args):
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""Simulated players of the service benchmark: client-side timing and the per-phase workers.
+
+Each worker drives one two-seat game at a time (it holds both seat tokens), so ``conc`` workers
+keep ``conc`` RPCs in flight. Moves are random legal moves: read from GetState's legal moves
+(``games`` phase), or computed by a local copy of the engine that follows a game created from
+a stacked deck (``play`` phase), so that phase sends nothing but PlayCard.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar, cast
+
+import _floor
+import grpc
+import grpc.aio
+
+from scopa import rules
+from scopa_client import bearer_metadata
+from scopa_client.v1 import scopa_pb2 as pb
+from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
+
+__all__ = [
+    "Game",
+    "Recorder",
+    "create_worker",
+    "floor_worker",
+    "games_worker",
+    "get_worker",
+    "percentile",
+    "play_worker",
+]
+
+_T = TypeVar("_T")
+_PRESET = "scopa"
+_FINISHED = pb.GAME_STATUS_FINISHED
+_SAMPLE_EVERY = 64
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float:
+    """The nearest-rank ``q`` quantile (0 < q <= 1) of already sorted values; 0 when empty."""
+    if not sorted_values:
+        return 0.0
+    rank = max(1, min(len(sorted_values), round(q * len(sorted_values) + 0.5)))
+    return sorted_values[rank - 1]
+
+
+@dataclass
+class Recorder:
+    """Client-side latencies (seconds) of successful calls and error counts, per RPC name."""
+
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    sizes: dict[str, list[int]] = field(default_factory=dict)
+
+    async def call(self, name: str, awaitable: Awaitable[_T]) -> _T:
+        """Await one RPC and record how long it took (errors are counted, then re-raised)."""
+        start = time.perf_counter()
+        try:
+            result = await awaitable
+        except grpc.aio.AioRpcError:
+            self.errors[name] = self.errors.get(name, 0) + 1
+            raise
+        self.latencies.setdefault(name, []).append(time.perf_counter() - start)
+        return result
+
+    def sample_size(self, name: str, size_of: Sequence[object]) -> None:
+        """Keep every 64th message size of ``name`` (sizes cost client CPU to compute)."""
+        samples = self.sizes.setdefault(name, [])
+        if len(self.latencies.get(name, ())) % _SAMPLE_EVERY == 1:
+            samples.extend(
+                len(bytes(m)) if isinstance(m, bytes) else _byte_size(m) for m in size_of
+            )
+
+    def calls(self, name: str) -> int:
+        """Successful calls of ``name``."""
+        return len(self.latencies.get(name, ()))
+
+
+def _byte_size(message: object) -> int:
+    size = getattr(message, "ByteSize", None)
+    return int(size()) if callable(size) else 0
+
+
+@dataclass
+class Game:
+    """A game the benchmark created: its name, both seats' metadata and maybe a local mirror."""
+
+    name: str
+    seats: tuple[tuple[tuple[str, str], ...], ...]
+    mirror: rules.MatchState | None = None
+
+
+@dataclass
+class Pools:
+    """Games shared between phases."""
+
+    fresh: list[Game] = field(default_factory=list)
+    """Created with a stacked deck and not played yet (the ``play`` phase consumes them)."""
+    finished: list[str] = field(default_factory=list)
+    """Names of games that reached FINISHED, for measuring their Redis footprint."""
+    finished_stacked: list[str] = field(default_factory=list)
+
+
+def _pb_card(card: rules.Card) -> pb.Card:
+    suit = cast("pb.Suit.ValueType", int(rules.suit_of(card)) + 1)
+    return pb.Card(suit=suit, rank=rules.rank_of(card))
+
+
+def _options(target: int) -> dict[str, pb.OptionValue]:
+    return {"target_score": pb.OptionValue(int_value=target)}
+
+
+async def create_game(
+    stub: pb_grpc.GameServiceAsyncStub,
+    rec: Recorder,
+    rng: random.Random,
+    target: int,
+    stacked: bool,
+) -> Game:
+    """CreateGame with two creator-held seats; with ``stacked`` also a local engine mirror."""
+    deck: list[int] = []
+    request = pb.CreateGameRequest(
+        preset=_PRESET,
+        options=_options(target),
+        seats=[pb.SeatSpec(display_name="north"), pb.SeatSpec(display_name="south")],
+    )
+    if stacked:
+        deck = list(rules.ALL_CARDS)
+        rng.shuffle(deck)
+        request.stacked_decks.append(pb.Deck(cards=[_pb_card(c) for c in deck]))
+    response = await rec.call("CreateGame", stub.CreateGame(request))
+    tokens = {c.seat: c.token for c in response.credentials}
+    seats = tuple(bearer_metadata(tokens[s]) for s in sorted(tokens))
+    rec.sizes.setdefault("token", [len(seats[0][0][1])])
+    mirror = None
+    if stacked:
+        ruleset = rules.make_ruleset(_PRESET, {"target_score": target, "players": 2})
+        mirror, _events = rules.new_match(ruleset, decks=[deck])
+    return Game(response.name, seats, mirror)
+
+
+async def create_worker(
+    stub: pb_grpc.GameServiceAsyncStub,
+    rec: Recorder,
+    pools: Pools,
+    rng: random.Random,
+    target: int,
+    deadline: float,
+) -> None:
+    """CreateGame only (stacked decks, so the ``play`` phase can mirror them)."""
+    while time.monotonic() < deadline:
+        pools.fresh.append(await create_game(stub, rec, rng, target, stacked=True))
+
+
+async def get_worker(
+    stub: pb_grpc.GameServiceAsyncStub,
+    rec: Recorder,
+    games: Sequence[Game],
+    start: int,
+    deadline: float,
+) -> None:
+    """GetState only, seat 0's view of the games (round robin from ``start``)."""
+    index = start
+    while time.monotonic() < deadline:
+        game = games[index % len(games)]
+        index += 1
+        await rec.call(
+            "GetState", stub.GetState(pb.GetStateRequest(name=game.name), metadata=game.seats[0])
+        )
+
+
+async def _play_mirrored(
+    stub: pb_grpc.GameServiceAsyncStub,
+    rec: Recorder,
+    game: Game,
+    rng: random.Random,
+    deadline: float,
+) -> bool:
+    """Play random legal moves computed locally; True when the game finished."""
+    state = game.mirror
+    assert state is not None
+    while not state.finished and time.monotonic() < deadline:
+        seat = state.turn
+        move = rng.choice(rules.legal_moves(state))
+        capture = pb.CaptureChoice(cards=[_pb_card(c) for c in move.capture or ()])
+        request = pb.PlayCardRequest(name=game.name, card=_pb_card(move.card), capture=capture)
+        response = await rec.call("PlayCard", stub.PlayCard(request, metadata=game.seats[seat]))
+        rec.sample_size("PlayCard", (request, response))
+        try:
+            state, _events = rules.apply_move(state, seat, move)
+        except rules.InvalidDeck:
+            # A tie after the stacked hand: the server shuffled a deck we cannot know.
+            return False
+        if len(response.view.hand) != len(state.hands[seat]):
+            raise RuntimeError(f"{game.name}: the local mirror diverged from the server")
+    return state.finished
+
+
+async def play_worker(
+    stub: pb_grpc.GameServiceAsyncStub,
+    rec: Recorder,
+    pools: Pools,
+    rng: random.Random,
+    target: int,
+    deadline: float,
+) -> None:
+    """PlayCard only, on prepared games (a CreateGame only when the prepared ones run out)."""
+    while time.monotonic() < deadline:
+        if pools.fresh:
+            game = pools.fresh.pop()
+        else:
+            game = await create_game(stub, rec, rng, target, stacked=True)
+        if await _play_mirrored(stub, rec, game, rng, deadline):
+            pools.finished_stacked.append(game.name)
+
+
+async def games_worker(
+    stub: pb_grpc.GameServiceAsyncStub,
+    rec: Recorder,
+    pools: Pools,
+    rng: random.Random,
+    target: int,
+    deadline: float,
+) -> None:
+    """Full games as a client would play them: CreateGame, then GetState + PlayCard per turn."""
+    while time.monotonic() < deadline:
+        game = await create_game(stub, rec, rng, target, stacked=False)
+        turn = 0
+        while time.monotonic() < deadline:
+            seat = game.seats[turn]
+            got = await rec.call(
+                "GetState", stub.GetState(pb.GetStateRequest(name=game.name), metadata=seat)
+            )
+            if got.view.status == _FINISHED:
+                break
+            move = rng.choice(got.view.legal_moves)
+            request = pb.PlayCardRequest(
+                name=game.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
+            )
+            played = await rec.call("PlayCard", stub.PlayCard(request, metadata=seat))
+            if played.view.status == _FINISHED:
+                pools.finished.append(game.name)
+                break
+            turn = played.view.turn
+
+
+async def floor_worker(
+    channel: grpc.aio.Channel,
+    rec: Recorder,
+    index: int,
+    request_bytes: int,
+    deadline: float,
+) -> None:
+    """The floor's unary call in a loop, on this worker's own key."""
+    call = channel.unary_unary(_floor.METHOD)
+    payload = _floor.encode_request(index, request_bytes)
+    while time.monotonic() < deadline:
+        await rec.call("floor", call(payload))
