@@ -35,6 +35,8 @@ class GameServicer(pb_grpc.GameServiceServicer):
 
     def __init__(self, core: GameCore) -> None:
         self._core = core
+        presets, options = core.list_rulesets()
+        self._rulesets = rulesets_to_pb(presets, options)  # fixed for the process's life
 
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
@@ -88,8 +90,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
         self, request: pb.ListRulesetsRequest, context: Any
     ) -> pb.ListRulesetsResponse:
         """Every preset and option."""
-        presets, options = self._core.list_rulesets()
-        return rulesets_to_pb(presets, options)
+        return self._rulesets
 
     async def WatchGame(
         self, request: pb.WatchGameRequest, context: Any
