@@ -1,0 +1,58 @@
+"""Fixtures of the integration suite: two real server replicas on one throwaway Redis."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from support.redis_server import RedisServer
+
+from integration.servers import ServerProcess, start_server, stop_server
+from scopa_client.v1 import scopa_pb2_grpc
+
+
+@pytest.fixture(scope="session")
+def replicas(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two server processes (stacked decks allowed) sharing the session's redis-server."""
+    first = start_server(redis_server.url)
+    try:
+        second = start_server(redis_server.url)
+    except BaseException:
+        stop_server(first)
+        raise
+    try:
+        yield first, second
+    finally:
+        stop_server(second)
+        stop_server(first)
+
+
+@pytest.fixture(scope="session")
+def server(replicas: tuple[ServerProcess, ServerProcess]) -> ServerProcess:
+    """The first replica."""
+    return replicas[0]
+
+
+@pytest.fixture(scope="session")
+def stubs(
+    replicas: tuple[ServerProcess, ServerProcess],
+) -> Iterator[tuple[scopa_pb2_grpc.GameServiceStub, scopa_pb2_grpc.GameServiceStub]]:
+    """One blocking stub per replica."""
+    channels = [grpc.insecure_channel(r.target) for r in replicas]
+    try:
+        yield (
+            scopa_pb2_grpc.GameServiceStub(channels[0]),
+            scopa_pb2_grpc.GameServiceStub(channels[1]),
+        )
+    finally:
+        for channel in channels:
+            channel.close()
+
+
+@pytest.fixture(scope="session")
+def stub(
+    stubs: tuple[scopa_pb2_grpc.GameServiceStub, scopa_pb2_grpc.GameServiceStub],
+) -> scopa_pb2_grpc.GameServiceStub:
+    """A blocking stub on the first replica."""
+    return stubs[0]

@@ -1,0 +1,168 @@
+"""Shared helpers of the integration suite: cards, decks, game creation, error checks, play."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+import pytest
+
+from scopa_client import ERROR_DOMAIN, bearer_metadata, error_info
+from scopa_client.v1 import scopa_pb2 as pb
+from scopa_client.v1 import scopa_pb2_grpc
+
+Stub = scopa_pb2_grpc.GameServiceStub
+CardKey = tuple[int, int]
+SUITS = (pb.SUIT_COPPE, pb.SUIT_DENARI, pb.SUIT_BASTONI, pb.SUIT_SPADE)
+ALL_CARDS: tuple[CardKey, ...] = tuple((s, r) for s in SUITS for r in range(1, 11))
+
+
+def key(card: pb.Card) -> CardKey:
+    """A hashable (suit, rank) for a Card message."""
+    return (int(card.suit), card.rank)
+
+
+def card(suit: int, rank: int) -> pb.Card:
+    """A Card message."""
+    return pb.Card(suit=suit, rank=rank)  # type: ignore[arg-type]
+
+
+def rid() -> str:
+    """A fresh request_id."""
+    return uuid.uuid4().hex
+
+
+def auth(token: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata for a seat token."""
+    return bearer_metadata(token)
+
+
+def stacked_deck(top: Sequence[CardKey]) -> pb.Deck:
+    """A full 40-card deck whose first cards are `top` (in order), the rest in a fixed order."""
+    rest = [c for c in ALL_CARDS if c not in set(top)]
+    # Keep kings apart at the end of the deck so that a starting table never holds three.
+    rest.sort(key=lambda c: (c[1] == 10, c))
+    return pb.Deck(cards=[card(s, r) for s, r in (*top, *rest)])
+
+
+def int_option(value: int) -> pb.OptionValue:
+    """An int OptionValue."""
+    return pb.OptionValue(int_value=value)
+
+
+def create(
+    stub: Stub,
+    preset: str = "scopa",
+    players: int = 2,
+    *,
+    target: int | None = 1,
+    open_seats: Sequence[int] = (),
+    decks: Sequence[pb.Deck] = (),
+    request_id: str = "",
+) -> pb.CreateGameResponse:
+    """Create a game with `players` seats (the creator holding the non-open ones)."""
+    options = {} if target is None else {"target_score": int_option(target)}
+    request = pb.CreateGameRequest(
+        preset=preset,
+        options=options,
+        seats=[pb.SeatSpec(display_name=f"P{i}", open=i in open_seats) for i in range(players)],
+        stacked_decks=list(decks),
+        request_id=request_id,
+    )
+    response: pb.CreateGameResponse = stub.CreateGame(request, timeout=10)
+    return response
+
+
+def tokens_of(created: pb.CreateGameResponse) -> dict[int, str]:
+    """Seat -> token of a create response."""
+    return {c.seat: c.token for c in created.credentials}
+
+
+def view(stub: Stub, name: str, token: str | None = None) -> pb.GameView:
+    """GetState as a seat (with a token) or as a spectator."""
+    metadata = auth(token) if token else None
+    response: pb.GetStateResponse = stub.GetState(
+        pb.GetStateRequest(name=name), metadata=metadata, timeout=10
+    )
+    return response.view
+
+
+def expect_error(
+    call: Callable[[], object],
+    code: grpc.StatusCode,
+    reason: str,
+    **metadata: str,
+) -> dict[str, str]:
+    """Run `call`, assert it fails with `code` and a scopa.dev ErrorInfo `reason` (+metadata)."""
+    with pytest.raises(grpc.RpcError) as caught:
+        call()
+    error = caught.value
+    assert isinstance(error, grpc.Call)
+    assert error.code() == code, error.details()
+    info = error_info(error)
+    assert info is not None, "no ErrorInfo detail"
+    assert info.domain == ERROR_DOMAIN
+    assert info.reason == reason, (info.reason, error.details())
+    for name, value in metadata.items():
+        assert info.metadata.get(name) == value, (name, dict(info.metadata))
+    return dict(info.metadata)
+
+
+def move_request(
+    name: str, move: pb.LegalMove, request_id: str = "", etag: str = ""
+) -> pb.PlayCardRequest:
+    """A PlayCard request naming exactly this legal move's capture."""
+    return pb.PlayCardRequest(
+        name=name,
+        card=move.card,
+        capture=pb.CaptureChoice(cards=list(move.capture)),
+        request_id=request_id,
+        etag=etag,
+    )
+
+
+@dataclass
+class PlayedGame:
+    """Everything seen while playing a game to the end."""
+
+    name: str
+    final: pb.GameView
+    responses: list[pb.PlayCardResponse] = field(default_factory=list)
+    moves: int = 0
+
+
+def play_to_end(
+    stubs: Sequence[Stub],
+    created: pb.CreateGameResponse,
+    rng: random.Random,
+    on_response: Callable[[int, pb.PlayCardResponse], None] | None = None,
+    max_moves: int = 2000,
+) -> PlayedGame:
+    """Play random legal moves (from the turn seat's own view), alternating replicas, to the end."""
+    name = created.name
+    tokens = tokens_of(created)
+    played = PlayedGame(name, created.view)
+    current = view(stubs[0], name, tokens[created.view.turn])
+    while current.status != pb.GAME_STATUS_FINISHED:
+        assert played.moves < max_moves, "game does not end"
+        assert current.HasField("turn") and current.seat == current.turn
+        assert current.legal_moves, "the seat to play has no legal move"
+        move = rng.choice(list(current.legal_moves))
+        stub = stubs[played.moves % len(stubs)]
+        response: pb.PlayCardResponse = stub.PlayCard(
+            move_request(name, move, rid()), metadata=auth(tokens[current.seat]), timeout=10
+        )
+        played.moves += 1
+        played.responses.append(response)
+        if on_response is not None:
+            on_response(current.seat, response)
+        nxt = response.view
+        if nxt.status == pb.GAME_STATUS_FINISHED:
+            current = nxt
+            break
+        current = view(stubs[played.moves % len(stubs)], name, tokens[nxt.turn])
+    played.final = current
+    return played

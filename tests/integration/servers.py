@@ -1,0 +1,113 @@
+"""Start and stop real `python -m scopa.server` processes for the integration suite."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from support.redis_server import free_port
+
+GAME_SERVICE = "scopa.v1.GameService"
+TOKEN_SECRET = "integration-test-secret-0123456789"
+GRACE_S = 2.0
+
+
+@dataclass(frozen=True)
+class ServerProcess:
+    """A running scopa server process, where to reach it and where it logs."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log_path: Path
+
+    @property
+    def target(self) -> str:
+        """The host:port to dial."""
+        return f"127.0.0.1:{self.port}"
+
+    def log_text(self) -> str:
+        """Everything the process wrote to stdout and stderr so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def log_records(self) -> list[dict[str, Any]]:
+        """The JSON log lines written so far, parsed."""
+        records = []
+        for line in self.log_text().splitlines():
+            if line.startswith("{"):
+                records.append(json.loads(line))
+        return records
+
+
+def _env(redis_url: str, port: int, stacked: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCOPA_", "OTEL_", "REDIS_"))}
+    env.update(
+        REDIS_URL=redis_url,
+        SCOPA_HOST="127.0.0.1",
+        SCOPA_PORT=str(port),
+        SCOPA_TOKEN_SECRET=TOKEN_SECRET,
+        SCOPA_LOG_FORMAT="json",
+        SCOPA_GRACE_S=str(GRACE_S),
+        SCOPA_ALLOW_STACKED_DECKS="true" if stacked else "false",
+    )
+    return env
+
+
+def wait_serving(target: str, service: str = GAME_SERVICE, timeout_s: float = 20.0) -> None:
+    """Block until the health service reports `service` SERVING at `target`."""
+    deadline = time.monotonic() + timeout_s
+    with grpc.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{service!r} not SERVING at {target} within {timeout_s}s")
+            time.sleep(0.05)
+
+
+def start_server(redis_url: str, *, stacked: bool = True) -> ServerProcess:
+    """Launch a server process on a free port against `redis_url` and wait until it serves."""
+    port = free_port()
+    log_dir = Path(tempfile.mkdtemp(prefix="scopa-it-"))
+    log_path = log_dir / f"server-{port}.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "scopa.server"],
+            env=_env(redis_url, port, stacked),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    server = ServerProcess(process, port, log_path)
+    try:
+        wait_serving(server.target)
+    except AssertionError:
+        stop_server(server)
+        raise AssertionError(f"server did not start:\n{server.log_text()}") from None
+    return server
+
+
+def stop_server(server: ServerProcess, timeout_s: float = GRACE_S + 5) -> int:
+    """SIGTERM the process and return its exit code (killing it if it does not stop in time)."""
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            server.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+    return server.process.returncode

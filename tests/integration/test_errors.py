@@ -1,0 +1,235 @@
+"""Every documented error: right code, scopa.dev ErrorInfo reason and metadata, no state change."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import grpc
+import pytest
+from support.redis_server import RedisServer
+
+from integration.helpers import (
+    ALL_CARDS,
+    Stub,
+    auth,
+    card,
+    create,
+    expect_error,
+    int_option,
+    rid,
+    stacked_deck,
+    tokens_of,
+    view,
+)
+from integration.servers import ServerProcess, start_server, stop_server
+from scopa_client import connect
+from scopa_client.v1 import scopa_pb2 as pb
+
+C, D, B, S = pb.SUIT_COPPE, pb.SUIT_DENARI, pb.SUIT_BASTONI, pb.SUIT_SPADE
+FP = grpc.StatusCode.FAILED_PRECONDITION
+# Dealt one at a time from seat 0: seat 0 gets 7C 5C 9S, seat 1 gets 1D 2D 3D; table 3B 4B 2S 5B.
+RIGGED = stacked_deck(
+    [(C, 7), (D, 1), (C, 5), (D, 2), (S, 9), (D, 3), (B, 3), (B, 4), (S, 2), (B, 5)]
+)
+
+
+class Game:
+    """A rigged two-player game and a check that failed calls leave it unchanged."""
+
+    def __init__(self, stub: Stub) -> None:
+        self.stub = stub
+        created = create(stub, "scopa", 2, target=11, decks=[RIGGED])
+        self.name = created.name
+        self.tokens = tokens_of(created)
+        self.created = created
+
+    def play(
+        self, seat_token: str, played: pb.Card, capture: list[pb.Card] | None = None, etag: str = ""
+    ) -> Callable[[], object]:
+        """A PlayCard call to run later."""
+        request = pb.PlayCardRequest(name=self.name, card=played, request_id=rid(), etag=etag)
+        if capture is not None:
+            request.capture.CopyFrom(pb.CaptureChoice(cards=capture))
+        return lambda: self.stub.PlayCard(request, metadata=auth(seat_token), timeout=10)
+
+    def refused(
+        self, call: Callable[[], object], code: grpc.StatusCode, reason: str, **md: str
+    ) -> None:
+        """`call` fails as expected and the game's version and seat 0's view are unchanged."""
+        before = view(self.stub, self.name, self.tokens[0])
+        expect_error(call, code, reason, **md)
+        assert view(self.stub, self.name, self.tokens[0]) == before
+
+
+@pytest.fixture
+def game(stub: Stub) -> Game:
+    """A fresh rigged game."""
+    return Game(stub)
+
+
+def test_the_rigged_deck_is_dealt_as_documented(game: Game) -> None:
+    """Stacked decks deal one card at a time from seat 0, then the table."""
+    mine = view(game.stub, game.name, game.tokens[0])
+    assert [(c.suit, c.rank) for c in mine.hand] == [(C, 7), (C, 5), (S, 9)]
+    theirs = view(game.stub, game.name, game.tokens[1])
+    assert sorted((c.suit, c.rank) for c in theirs.hand) == [(D, 1), (D, 2), (D, 3)]
+    assert sorted((c.suit, c.rank) for c in mine.table) == [(B, 3), (B, 4), (B, 5), (S, 2)]
+    assert mine.turn == 0
+
+
+def test_move_errors_change_nothing(game: Game) -> None:
+    """Out-of-turn, foreign cards, illegal or ambiguous captures are refused with their reasons."""
+    t0, t1 = game.tokens[0], game.tokens[1]
+    game.refused(game.play(t1, card(D, 1)), FP, "NOT_YOUR_TURN")
+    game.refused(game.play(t0, card(D, 1)), FP, "CARD_NOT_IN_HAND", card="1D")
+    game.refused(game.play(t0, card(C, 7), [card(B, 3), card(S, 2)]), FP, "CAPTURE_NOT_LEGAL")
+    game.refused(game.play(t0, card(C, 7), []), FP, "CAPTURE_NOT_LEGAL")
+    game.refused(game.play(t0, card(C, 5), []), FP, "CAPTURE_NOT_LEGAL")
+    game.refused(game.play(t0, card(C, 7)), FP, "CAPTURE_CHOICE_REQUIRED", choices="2")
+    bad_rank = game.play(t0, card(C, 11))
+    game.refused(bad_rank, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT", field="card.rank")
+    bad_suit = game.play(t0, pb.Card(rank=7))
+    game.refused(bad_suit, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT", field="card.suit")
+    stale = game.play(t0, card(C, 7), [card(B, 3), card(B, 4)], etag="v0")
+    game.refused(stale, grpc.StatusCode.ABORTED, "STALE_ETAG")
+
+    current = view(game.stub, game.name, t0)
+    played = game.play(t0, card(C, 7), [card(B, 3), card(B, 4)], etag=current.etag)()
+    assert isinstance(played, pb.PlayCardResponse)
+    assert played.view.version == current.version + 1 and played.view.turn == 1
+    # Seat 0's token cannot act for seat 1 now that it is seat 1's turn.
+    game.refused(game.play(t0, card(D, 1)), FP, "NOT_YOUR_TURN")
+
+
+def test_game_over_after_resign(game: Game) -> None:
+    """After ResignGame the game is FINISHED and further plays or resigns are GAME_OVER."""
+    resigned: pb.ResignGameResponse = game.stub.ResignGame(
+        pb.ResignGameRequest(name=game.name), metadata=auth(game.tokens[1]), timeout=10
+    )
+    assert resigned.view.status == pb.GAME_STATUS_FINISHED
+    assert list(resigned.view.winners) == [0]
+    assert resigned.view.finish_reason == pb.FINISH_REASON_RESIGNED
+    assert resigned.view.seats[1].resigned
+    game.refused(game.play(game.tokens[0], card(C, 7), [card(B, 3), card(B, 4)]), FP, "GAME_OVER")
+    resign_again = lambda: game.stub.ResignGame(  # noqa: E731
+        pb.ResignGameRequest(name=game.name), metadata=auth(game.tokens[0]), timeout=10
+    )
+    game.refused(resign_again, FP, "GAME_OVER")
+
+
+def test_authentication_and_permission_errors(game: Game, stub: Stub) -> None:
+    """Missing or malformed tokens are UNAUTHENTICATED; foreign or forged ones are refused."""
+    request = pb.PlayCardRequest(name=game.name, card=card(C, 5), request_id=rid())
+
+    def with_metadata(metadata: tuple[tuple[str, str], ...] | None) -> Callable[[], object]:
+        return lambda: stub.PlayCard(request, metadata=metadata, timeout=10)
+
+    unauth = grpc.StatusCode.UNAUTHENTICATED
+    game.refused(with_metadata(None), unauth, "UNAUTHENTICATED")
+    game.refused(with_metadata((("authorization", "Token abc"),)), unauth, "UNAUTHENTICATED")
+    game.refused(with_metadata((("authorization", "Bearer"),)), unauth, "UNAUTHENTICATED")
+    game.refused(with_metadata((("authorization", "Bearer x.y"),)), unauth, "UNAUTHENTICATED")
+    get_state = lambda: stub.GetState(  # noqa: E731
+        pb.GetStateRequest(name=game.name), metadata=(("authorization", "Basic a"),), timeout=10
+    )
+    game.refused(get_state, unauth, "UNAUTHENTICATED")
+
+    other = tokens_of(create(stub, "scopa", 2))[0]
+    denied = grpc.StatusCode.PERMISSION_DENIED
+    game.refused(with_metadata(auth(other)), denied, "PERMISSION_DENIED")
+    seat, rest = game.tokens[0].split(".", 1)
+    assert seat == "0"
+    forged = f"1.{rest}"
+    game.refused(with_metadata(auth(forged)), denied, "PERMISSION_DENIED")
+    peek = lambda: stub.GetState(  # noqa: E731
+        pb.GetStateRequest(name=game.name), metadata=auth(forged), timeout=10
+    )
+    game.refused(peek, denied, "PERMISSION_DENIED")
+
+
+def test_unknown_and_malformed_game_names(stub: Stub) -> None:
+    """An unknown game is NOT_FOUND / GAME_NOT_FOUND; a malformed name is INVALID_ARGUMENT."""
+    expect_error(
+        lambda: stub.GetState(pb.GetStateRequest(name="games/doesNotExist"), timeout=10),
+        grpc.StatusCode.NOT_FOUND,
+        "GAME_NOT_FOUND",
+    )
+    for name in ("", "games/", "nogames/x", "games/a/b", "games/" + "x" * 65):
+        expect_error(
+            lambda n=name: stub.GetState(pb.GetStateRequest(name=n), timeout=10),  # type: ignore[misc]
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "INVALID_ARGUMENT",
+            field="name",
+        )
+
+
+def _create(stub: Stub, **fields: object) -> Callable[[], object]:
+    base: dict[str, object] = {
+        "preset": "scopa",
+        "seats": [pb.SeatSpec(display_name="A"), pb.SeatSpec(display_name="B")],
+    }
+    base.update(fields)
+    request = pb.CreateGameRequest(**base)  # type: ignore[arg-type]
+    return lambda: stub.CreateGame(request, timeout=10)
+
+
+def test_create_game_validation(stub: Stub) -> None:
+    """Unknown presets and options, bad values and bad decks are INVALID_ARGUMENT with metadata."""
+    bad = grpc.StatusCode.INVALID_ARGUMENT
+    expect_error(_create(stub, preset="briscola"), bad, "INVALID_OPTION", field="preset")
+    unknown = {"no_such_option": pb.OptionValue(bool_value=True)}
+    expect_error(
+        _create(stub, options=unknown),
+        bad,
+        "INVALID_OPTION",
+        field="options.no_such_option",
+        option="no_such_option",
+    )
+    wrong_type = {"target_score": pb.OptionValue(string_value="eleven")}
+    expect_error(
+        _create(stub, options=wrong_type),
+        bad,
+        "INVALID_OPTION",
+        field="options.target_score",
+        option="target_score",
+    )
+    expect_error(
+        _create(stub, options={"target_score": int_option(0)}),
+        bad,
+        "INVALID_OPTION",
+        option="target_score",
+    )
+    five = [pb.SeatSpec(display_name=str(i)) for i in range(5)]
+    expect_error(_create(stub, seats=five), bad, "INVALID_OPTION", option="players")
+    short = pb.Deck(cards=[card(s, r) for s, r in ALL_CARDS[:39]])
+    expect_error(
+        _create(stub, stacked_decks=[RIGGED, short]), bad, "INVALID_DECK", field="stacked_decks[1]"
+    )
+    doubled = pb.Deck(cards=[card(s, r) for s, r in (*ALL_CARDS[:39], ALL_CARDS[0])])
+    expect_error(
+        _create(stub, stacked_decks=[doubled]), bad, "INVALID_DECK", field="stacked_decks[0]"
+    )
+    long_name = [pb.SeatSpec(display_name="x" * 65), pb.SeatSpec(display_name="B")]
+    expect_error(_create(stub, seats=long_name), bad, "INVALID_ARGUMENT", field="seats")
+    expect_error(_create(stub, first_dealer=7), bad, "INVALID_OPTION", option="first_dealer")
+    expect_error(
+        _create(stub, request_id="not a valid id!"), bad, "INVALID_ARGUMENT", field="request_id"
+    )
+
+
+@pytest.fixture(scope="module")
+def strict_server(redis_server: RedisServer) -> Iterator[ServerProcess]:
+    """A short-lived server started without SCOPA_ALLOW_STACKED_DECKS."""
+    process = start_server(redis_server.url, stacked=False)
+    try:
+        yield process
+    finally:
+        stop_server(process)
+
+
+def test_stacked_decks_need_permission(strict_server: ServerProcess) -> None:
+    """A server not allowing stacked decks refuses them with STACKED_DECKS_DISABLED."""
+    strict = connect(strict_server.target)
+    expect_error(_create(strict, stacked_decks=[RIGGED]), FP, "STACKED_DECKS_DISABLED")
+    created = create(strict, "scopa", 2)
+    assert created.view.status == pb.GAME_STATUS_ACTIVE

@@ -1,0 +1,89 @@
+"""Complete games of every preset, played through two replicas of the real server."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from integration.helpers import (
+    ALL_CARDS,
+    CardKey,
+    Stub,
+    create,
+    key,
+    play_to_end,
+)
+from scopa_client.v1 import scopa_pb2 as pb
+
+
+def _presets(stub: Stub) -> list[tuple[str, int]]:
+    reply = stub.ListRulesets(pb.ListRulesetsRequest(), timeout=10)
+    return [(r.id, r.options["players"].int_value) for r in reply.rulesets]
+
+
+def _check_scores(final: pb.GameView) -> None:
+    sides = len(final.sides)
+    running = [0] * sides
+    for number, result in enumerate(final.hand_results, start=1):
+        assert result.hand_number == number
+        per_line = [sum(line.points[s] for line in result.lines) for s in range(sides)]
+        assert list(result.totals) == per_line
+        running = [a + b for a, b in zip(running, result.totals, strict=True)]
+        assert list(result.scores) == running
+    assert [s.score for s in final.sides] == running
+
+
+def _cards_of_hand(events: list[pb.Event]) -> list[Counter[CardKey]]:
+    """Per hand, the cards that became public: starting table, plays and leftovers."""
+    hands: list[Counter[CardKey]] = []
+    for event in events:
+        kind = event.WhichOneof("kind")
+        if kind == "hand_started":
+            hands.append(Counter(key(c) for c in event.hand_started.table))
+        elif kind == "card_played":
+            hands[-1][key(event.card_played.card)] += 1
+    return hands
+
+
+def test_presets_cover_two_three_four_and_six_seats(stub: Stub) -> None:
+    """ListRulesets offers presets whose default seat counts cover 2, 3, 4 and 6 players."""
+    assert {players for _, players in _presets(stub)} >= {2, 3, 4, 6}
+
+
+def test_every_preset_plays_to_the_end_across_replicas(stubs: tuple[Stub, Stub]) -> None:
+    """Every preset, played with random legal moves on alternating replicas, ends and is scored."""
+    rng = random.Random(20240611)
+    presets = _presets(stubs[0])
+    assert presets
+    for preset, players in presets:
+        created = create(stubs[1], preset, players, target=1)
+        assert created.view.status == pb.GAME_STATUS_ACTIVE
+        game = play_to_end(stubs, created, rng)
+        events = [*created.view.last_events, *(e for r in game.responses for e in r.events)]
+        final = game.final
+        assert final.status == pb.GAME_STATUS_FINISHED, preset
+        assert final.winners, preset
+        assert final.finish_reason != pb.FINISH_REASON_UNSPECIFIED
+        assert not final.HasField("turn")
+        assert final.hand_results, preset
+        _check_scores(final)
+        finished = [e.game_finished for e in events if e.HasField("game_finished")]
+        assert len(finished) == 1
+        assert list(finished[0].winners) == list(final.winners)
+        assert list(finished[0].scores) == [s.score for s in final.sides]
+        versions = [e.version for e in events]
+        assert versions == sorted(versions) and versions[-1] == final.version
+        scored = sum(1 for e in events if e.HasField("hand_scored"))
+        hands = _cards_of_hand(events)
+        assert len(hands) >= scored >= 1
+        for hand in hands[:scored]:
+            assert hand == Counter(ALL_CARDS), (preset, sorted(hand.items()))
+
+
+@pytest.mark.parametrize("target", [1, 3])
+def test_target_score_override_is_effective(stub: Stub, target: int) -> None:
+    """A target_score override is reported in the game's effective options."""
+    created = create(stub, "scopa", 2, target=target)
+    assert created.view.options["target_score"].int_value == target

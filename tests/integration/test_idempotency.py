@@ -1,0 +1,92 @@
+"""Retried request_ids: the first response again, byte for byte, and no second move."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+
+from integration.aio_helpers import aio_stub
+from integration.helpers import Stub, auth, create, move_request, rid, tokens_of, view
+from integration.servers import ServerProcess
+from scopa_client.v1 import scopa_pb2 as pb
+
+
+def _play_first_move(stub: Stub, created: pb.CreateGameResponse, request_id: str) -> bytes:
+    tokens = tokens_of(created)
+    turn = created.view.turn
+    move = view(stub, created.name, tokens[turn]).legal_moves[0]
+    response: pb.PlayCardResponse = stub.PlayCard(
+        move_request(created.name, move, request_id), metadata=auth(tokens[turn]), timeout=10
+    )
+    return response.SerializeToString(deterministic=True)
+
+
+def _retry(stub: Stub, created: pb.CreateGameResponse, request_id: str) -> bytes:
+    """The same request again (the card is re-read from the first legal move of v1)."""
+    tokens = tokens_of(created)
+    move = created.view.legal_moves[0]
+    response: pb.PlayCardResponse = stub.PlayCard(
+        move_request(created.name, move, request_id), metadata=auth(tokens[0]), timeout=10
+    )
+    return response.SerializeToString(deterministic=True)
+
+
+def test_retried_play_returns_the_first_response(stubs: tuple[Stub, Stub]) -> None:
+    """A PlayCard retried on either replica returns identical bytes and plays only once."""
+    created = create(stubs[0], "scopa", 2, target=11)
+    request_id = rid()
+    first = _play_first_move(stubs[0], created, request_id)
+    assert _retry(stubs[0], created, request_id) == first
+    assert _retry(stubs[1], created, request_id) == first
+    assert view(stubs[1], created.name).version == created.view.version + 1
+
+
+def test_retry_after_later_moves_still_returns_the_first_response(
+    stubs: tuple[Stub, Stub],
+) -> None:
+    """A retry that arrives after the opponent moved returns the original bytes, no new move."""
+    created = create(stubs[0], "scopa", 2, target=11)
+    tokens = tokens_of(created)
+    request_id = rid()
+    first = _play_first_move(stubs[0], created, request_id)
+    reply = view(stubs[1], created.name, tokens[1]).legal_moves[0]
+    stubs[1].PlayCard(move_request(created.name, reply, rid()), metadata=auth(tokens[1]))
+    assert _retry(stubs[1], created, request_id) == first
+    assert view(stubs[0], created.name).version == created.view.version + 2
+
+
+async def test_concurrent_duplicates_both_get_the_first_response(
+    replicas: tuple[ServerProcess, ServerProcess], stub: Stub
+) -> None:
+    """The same request fired twice at once on two replicas is played once."""
+    created = create(stub, "scopa", 2, target=11)
+    token = tokens_of(created)[0]
+    request = move_request(created.name, created.view.legal_moves[0], rid())
+    async with aio_stub(replicas[0].target) as one, aio_stub(replicas[1].target) as two:
+        results = await asyncio.gather(
+            one.PlayCard(request, metadata=auth(token), timeout=10),
+            two.PlayCard(request, metadata=auth(token), timeout=10),
+            return_exceptions=True,
+        )
+    answers = [r for r in results if isinstance(r, pb.PlayCardResponse)]
+    for failed in results:
+        if not isinstance(failed, pb.PlayCardResponse):
+            assert isinstance(failed, grpc.aio.AioRpcError)
+            assert failed.code() == grpc.StatusCode.ABORTED, failed
+    assert answers
+    assert len({a.SerializeToString(deterministic=True) for a in answers}) == 1
+    assert view(stub, created.name).version == created.view.version + 1
+
+
+def test_retried_create_returns_the_same_game_and_credentials(stubs: tuple[Stub, Stub]) -> None:
+    """A CreateGame retried with its request_id returns the same game, tokens and invites."""
+    request_id = rid()
+    first = create(stubs[0], "scopa4", 4, open_seats=[3], request_id=request_id)
+    again = create(stubs[1], "scopa4", 4, open_seats=[3], request_id=request_id)
+    assert again.name == first.name
+    assert list(again.credentials) == list(first.credentials)
+    assert list(again.invites) == list(first.invites)
+    assert again.view == first.view
+    other = create(stubs[0], "scopa4", 4, open_seats=[3], request_id=rid())
+    assert other.name != first.name
