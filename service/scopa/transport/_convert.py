@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
@@ -113,7 +114,10 @@ def option_from_pb(name: str, value: pb.OptionValue) -> bool | int | str:
     return result
 
 
-def _options_of(options: rules.Options) -> dict[str, pb.OptionValue]:
+@functools.lru_cache(maxsize=256)
+def _options_of(options: rules.Options) -> Mapping[str, pb.OptionValue]:
+    # Built once per distinct Options: rebuilding ~40 messages cost ~40% of view_to_pb. Safe to
+    # share because a message constructor copies map values in; callers must not mutate it.
     return {info.name: option_to_pb(getattr(options, info.name)) for info in rules.list_options()}
 
 
