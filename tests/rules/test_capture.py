@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from rules_helpers import cards
+
 from scopa.rules import capture_options, card_code, make_ruleset, parse_card
 from scopa.rules._capture import table_key
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from scopa.rules import (
     ALL_CARDS,
     DECK_SIZE,

@@ -150,3 +150,11 @@ def test_docs_list_every_preset_with_its_settings() -> None:
         assert row is not None, f"docs/rules.md has no row for preset {preset.id}"
         for name, value in preset.overrides.items():
             assert f"{name}={doc_value(value)}" in row, f"{preset.id}: {name} missing"
+
+
+def test_kings_redeal_defaults() -> None:
+    """Scopa redeals on 3+ kings on the starting table (seed 004); Spazzino and Spatola don't."""
+    for preset in ("scopa", "scopa3", "scopa4", "scopa6", "scopone", "scopa15"):
+        assert make_ruleset(preset).options.kings_redeal == 3, preset
+    for preset in ("spazzino", "spatola", "spatola4"):
+        assert make_ruleset(preset).options.kings_redeal == 0, preset

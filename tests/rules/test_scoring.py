@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from scopa.rules._cards import ALL_CARDS, Card, Suit, card_of, parse_card
 from scopa.rules._options import PRESETS, MazzoTies, Options, PrimieraMethod
 from scopa.rules._scoring import (

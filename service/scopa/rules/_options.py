@@ -79,9 +79,9 @@ class Options:
         -1, "Seat that deals the first hand; -1 means the last seat, so seat 0 leads.", "RULINGS.md"
     )
     kings_redeal: int = _opt(
-        0,
+        3,
         "Redeal when at least this many kings lie on the starting table (0 = never; 3 per "
-        "seed 004, 2 regionally per seed 002).",
+        "seed 004, which says the hand is then generally not played; 2 regionally per seed 002).",
         "seeds 002, 004",
     )
     aces_on_table: AcesOnTable = _opt(
@@ -251,6 +251,24 @@ _SPAZZINO_SCORING: Final[dict[str, Any]] = {
     "napola_spade": True,
     "picula": True,
     "bagher": True,
+    "kings_redeal": 0,
+}
+
+_SPATOLA: Final[dict[str, Any]] = {
+    "cards_points": 2,
+    "spade_points": 2,
+    "denari_points": 2,
+    "primiera_points": 1,
+    "re_bello": True,
+    "rosmarino": True,
+    "two_of_spade": True,
+    "napola_spade": True,
+    "napola_denari": True,
+    "picula": True,
+    "bagher": True,
+    "equal_card_precedence": False,
+    "kings_redeal": 0,
+    "target_score": 61,
 }
 
 _PRESET_LIST: Final[tuple[Preset, ...]] = (
@@ -325,43 +343,14 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Spatola (2 players)",
         "Scopa crossed with Spazzino, game to 61.",
         "seed 001",
-        {
-            "cards_points": 2,
-            "spade_points": 2,
-            "denari_points": 2,
-            "primiera_points": 1,
-            "re_bello": True,
-            "rosmarino": True,
-            "two_of_spade": True,
-            "napola_spade": True,
-            "napola_denari": True,
-            "picula": True,
-            "bagher": True,
-            "equal_card_precedence": False,
-            "target_score": 61,
-        },
+        _SPATOLA,
     ),
     Preset(
         "spatola4",
         "Spatola (4 players in pairs)",
         "Spatola for two pairs, game to 61.",
         "seed 001",
-        {
-            "players": 4,
-            "cards_points": 2,
-            "spade_points": 2,
-            "denari_points": 2,
-            "primiera_points": 1,
-            "re_bello": True,
-            "rosmarino": True,
-            "two_of_spade": True,
-            "napola_spade": True,
-            "napola_denari": True,
-            "picula": True,
-            "bagher": True,
-            "equal_card_precedence": False,
-            "target_score": 61,
-        },
+        {**_SPATOLA, "players": 4},
     ),
     Preset(
         "scopa15",
