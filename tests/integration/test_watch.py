@@ -126,13 +126,14 @@ async def test_watch_of_finished_game_sends_state_then_ends(
     assert messages[0].version == created.view.version + 1
 
 
-def test_watch_from_a_future_version_is_invalid(stub: Stub) -> None:
-    """from_version newer than the game is INVALID_ARGUMENT naming from_version."""
+def test_watch_from_a_future_or_negative_version_is_invalid(stub: Stub) -> None:
+    """from_version newer than the game, or negative, is INVALID_ARGUMENT naming from_version."""
     created = create(stub, "scopa", 2)
-    request = pb.WatchGameRequest(name=created.name, from_version=created.view.version + 5)
-    expect_error(
-        lambda: list(stub.WatchGame(request, timeout=10)),
-        grpc.StatusCode.INVALID_ARGUMENT,
-        "INVALID_ARGUMENT",
-        field="from_version",
-    )
+    for since in (created.view.version + 5, -1):
+        request = pb.WatchGameRequest(name=created.name, from_version=since)
+        expect_error(
+            lambda r=request: list(stub.WatchGame(r, timeout=10)),  # type: ignore[misc]
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "INVALID_ARGUMENT",
+            field="from_version",
+        )

@@ -1,0 +1,199 @@
+"""No hidden information reaches a seat, a spectator or the server log during whole games."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from google.protobuf.message import Message
+
+from integration.aio_helpers import aio_stub, seat_view
+from integration.helpers import CardKey, Stub, auth, create, key, move_request, rid, tokens_of
+from integration.servers import ServerProcess
+from scopa_client.v1 import scopa_pb2 as pb
+
+if TYPE_CHECKING:
+    from scopa_client.v1.scopa_pb2_grpc import GameServiceAsyncStub as AioStub
+
+OBSERVED = 0
+SECRET_KEYS = {"hand", "hands", "cards", "stock", "deck", "table", "token", "invite_code"}
+
+
+def _cards(message: Message) -> Iterator[CardKey]:
+    """Every Card message anywhere inside `message`."""
+    if isinstance(message, pb.Card):
+        yield key(message)
+        return
+    for descriptor, value in message.ListFields():
+        if descriptor.message_type is None:
+            continue
+        if descriptor.message_type.GetOptions().map_entry:
+            continue  # option maps hold no cards
+        items = [value] if isinstance(value, Message) else list(value)
+        for item in items:
+            yield from _cards(item)
+
+
+def _public(event: pb.Event) -> list[pb.Card]:
+    kind = event.WhichOneof("kind")
+    if kind == "hand_started":
+        return list(event.hand_started.table)
+    if kind == "card_played":
+        return [event.card_played.card, *event.card_played.captured]
+    if kind == "leftover_taken":
+        return list(event.leftover_taken.cards)
+    if kind == "redeal":
+        return list(event.redeal.table)
+    return []
+
+
+class Knowledge:
+    """What the observed seat may know at each version, built from its own event log."""
+
+    def __init__(self, events: list[pb.Event]) -> None:
+        self.events = sorted(events, key=lambda e: e.version)
+
+    def allowed(self, version: int, seat: int | None) -> set[CardKey]:
+        """Cards public by `version`, plus those dealt to `seat` by then."""
+        known: set[CardKey] = set()
+        for event in self.events:
+            if event.version > version:
+                break
+            known.update(key(c) for c in _public(event))
+            dealt = event.cards_dealt
+            if event.HasField("cards_dealt") and seat is not None and dealt.seat == seat:
+                known.update(key(c) for c in dealt.cards)
+        return known
+
+
+def _check_seat_events(events: list[pb.Event], seat: int | None) -> None:
+    for event in events:
+        if event.HasField("cards_dealt"):
+            dealt = event.cards_dealt
+            if dealt.seat == seat:
+                assert len(dealt.cards) == dealt.count > 0
+            else:
+                assert not dealt.cards, "another seat's dealt cards were shown"
+
+
+async def _drain(stub: AioStub, name: str, since: int, token: str | None) -> list[Message]:
+    metadata = auth(token) if token else None
+    call = stub.WatchGame(pb.WatchGameRequest(name=name, from_version=since), metadata=metadata)
+    return [message async for message in call]
+
+
+async def _play_observed_game(
+    target: str, stub: Stub, preset: str, players: int
+) -> tuple[dict[str, list[tuple[int, Message]]], list[str]]:
+    """Play a whole game; return (version, message) pairs per audience and every secret used."""
+    rng = random.Random(players)
+    created = create(stub, preset, players, target=1, open_seats=[players - 1])
+    name, tokens = created.name, tokens_of(created)
+    joined: pb.JoinGameResponse = stub.JoinGame(
+        pb.JoinGameRequest(name=name, invite_code=created.invites[0].invite_code), timeout=10
+    )
+    tokens[joined.seat] = joined.token
+    seen: dict[str, list[tuple[int, Message]]] = {
+        "seat": [(created.view.version, created)],
+        "spectator": [],
+    }
+    async with aio_stub(target) as client:
+        watchers = [
+            asyncio.create_task(_drain(client, name, created.view.version, tokens[OBSERVED])),
+            asyncio.create_task(_drain(client, name, created.view.version, None)),
+        ]
+        turn = joined.view.turn
+        while True:
+            spectator = await client.GetState(pb.GetStateRequest(name=name), timeout=10)
+            seen["spectator"].append((spectator.view.version, spectator))
+            current = await seat_view(client, name, tokens[turn])
+            move = rng.choice(list(current.legal_moves))
+            response: pb.PlayCardResponse = await client.PlayCard(
+                move_request(name, move, rid()), metadata=auth(tokens[turn]), timeout=10
+            )
+            if turn == OBSERVED:
+                seen["seat"].append((current.version, current))
+                seen["seat"].append((response.view.version, response))
+            if response.view.status == pb.GAME_STATUS_FINISHED:
+                break
+            turn = response.view.turn
+        mine, theirs = await asyncio.wait_for(asyncio.gather(*watchers), timeout=20)
+    seen["seat"] += [(m.version, m) for m in mine if isinstance(m, pb.WatchGameResponse)]
+    seen["spectator"] += [(m.version, m) for m in theirs if isinstance(m, pb.WatchGameResponse)]
+    secrets = [*tokens.values(), created.invites[0].invite_code]
+    return seen, secrets
+
+
+def _events_of(seen: list[tuple[int, Message]]) -> list[pb.Event]:
+    events: dict[tuple[int, bytes], pb.Event] = {}
+    for _, message in seen:
+        found: list[pb.Event] = []
+        if isinstance(message, pb.WatchGameResponse | pb.PlayCardResponse):
+            found = list(message.events)
+        if isinstance(message, pb.CreateGameResponse):
+            found = list(message.view.last_events)
+        for event in found:
+            events[(event.version, event.SerializeToString(deterministic=True))] = event
+    return list(events.values())
+
+
+def _views(message: Message) -> list[pb.GameView]:
+    if isinstance(message, pb.GameView):
+        return [message]
+    view = getattr(message, "view", None)
+    return [view] if isinstance(view, pb.GameView) else []
+
+
+@pytest.mark.parametrize(("preset", "players"), [("scopa", 2), ("scopone", 4)])
+async def test_no_hidden_cards_reach_a_seat_or_a_spectator(
+    replicas: tuple[ServerProcess, ServerProcess], stub: Stub, preset: str, players: int
+) -> None:
+    """Each card a seat or spectator gets is its own or public; the log holds no secrets."""
+    seen, secrets = await _play_observed_game(replicas[0].target, stub, preset, players)
+    seat_events = _events_of(seen["seat"])
+    _check_seat_events(seat_events, OBSERVED)
+    knowledge = Knowledge(seat_events)
+    assert sum(1 for e in seat_events if e.HasField("game_finished")) == 1
+    for version, message in seen["seat"]:
+        allowed = knowledge.allowed(version, OBSERVED)
+        leaked = set(_cards(message)) - allowed
+        assert not leaked, (type(message).__name__, version, leaked)
+        for view in _views(message):
+            assert view.seat == OBSERVED
+    spectator_events = _events_of(seen["spectator"])
+    _check_seat_events(spectator_events, None)
+    for version, message in seen["spectator"]:
+        leaked = set(_cards(message)) - knowledge.allowed(version, None)
+        assert not leaked, (type(message).__name__, version, leaked)
+        for view in _views(message):
+            assert not view.hand and not view.legal_moves and not view.HasField("seat")
+    _check_logs(replicas, secrets)
+
+
+def _walk(record: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(record, dict):
+        for name, value in record.items():
+            yield name, value
+            yield from _walk(value, f"{path}.{name}")
+    elif isinstance(record, list):
+        for item in record:
+            yield from _walk(item, path)
+
+
+def _check_logs(replicas: tuple[ServerProcess, ServerProcess], secrets: list[str]) -> None:
+    for replica in replicas:
+        text = replica.log_text()
+        assert "authorization" not in text.lower()
+        assert "bearer" not in text.lower()
+        for secret in secrets:
+            assert secret not in text
+            for part in secret.split(".")[1:]:
+                assert part not in text
+        records = replica.log_records()
+        assert records, "the server wrote no JSON log lines"
+        for record in records:
+            bad = {name for name, _ in _walk(record)} & SECRET_KEYS
+            assert not bad, (bad, record)
