@@ -56,6 +56,7 @@ from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 
 _RPCS = ("CreateGame", "GetState", "PlayCard")
 _START_TIMEOUT_S = 20.0
+_FINISHED_SAMPLE = 4
 _TOKEN_SECRET = "bench-secret-0123456789abcdef"
 
 
@@ -67,6 +68,7 @@ class PhaseResult:
     rec: players.Recorder
     elapsed_s: float
     cpu_s: float
+    client_cpu_s: float
     redis_cmds: int
     redis_roundtrips: int
 
@@ -93,16 +95,19 @@ class Bench:
         rec = players.Recorder()
         pid = self.server.process.pid
         cpu0, red0 = procs.cpu_seconds(pid), procs.redis_counters(self.redis)
+        client0 = time.process_time()
         start = time.perf_counter()
         deadline = time.monotonic() + seconds
         await asyncio.gather(*(worker(rec, i, deadline) for i in range(self.conc)))
         elapsed = time.perf_counter() - start
+        client_cpu = time.process_time() - client0
         cpu1, red1 = procs.cpu_seconds(pid), procs.redis_counters(self.redis)
         return PhaseResult(
             name,
             rec,
             elapsed,
             cpu1 - cpu0,
+            client_cpu,
             red1.commands_since(red0),
             red1.roundtrips_since(red0),
         )
@@ -134,6 +139,7 @@ def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **ex
         cpu_us_per_call=phase.cpu_s * 1e6 / divisor,
         redis_cmds_per_call=phase.redis_cmds / divisor,
         redis_roundtrips_per_call=phase.redis_roundtrips / divisor,
+        client_cpu_us_per_call=phase.client_cpu_s * 1e6 / divisor,
         **extra,
     )
 
@@ -264,6 +270,15 @@ async def _service_phases(
     results.append(await bench.phase("get", get, short))
     results.append(await bench.phase("play", play, args.seconds))
     results.append(await bench.phase("games", games, args.seconds))
+    if len(pools.finished) + len(pools.finished_stacked) < _FINISHED_SAMPLE:
+        # Short runs end before games do: finish a few, unmeasured, for redis_bytes_per_game.
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        await asyncio.gather(
+            *(
+                players.finish_one(stub, players.Recorder(), pools, rngs[i], args.target, deadline)
+                for i in range(_FINISHED_SAMPLE)
+            )
+        )
     await channel.close()
     return results, pools
 

@@ -27,6 +27,7 @@ __all__ = [
     "Game",
     "Recorder",
     "create_worker",
+    "finish_one",
     "floor_worker",
     "games_worker",
     "get_worker",
@@ -216,6 +217,22 @@ async def play_worker(
             game = await create_game(stub, rec, rng, target, stacked=True)
         if await _play_mirrored(stub, rec, game, rng, deadline):
             pools.finished_stacked.append(game.name)
+
+
+async def finish_one(
+    stub: pb_grpc.GameServiceAsyncStub,
+    rec: Recorder,
+    pools: Pools,
+    rng: random.Random,
+    target: int,
+    deadline: float,
+) -> None:
+    """Create and play stacked games until one finishes (for measuring a finished game)."""
+    while time.monotonic() < deadline:
+        game = await create_game(stub, rec, rng, target, stacked=True)
+        if await _play_mirrored(stub, rec, game, rng, deadline):
+            pools.finished_stacked.append(game.name)
+            return
 
 
 async def games_worker(
