@@ -9,9 +9,10 @@ both on 127.0.0.1, then runs ``--conc`` client tasks, each driving one two-seat 
 * ``play``: PlayCard only, random legal moves computed by a local engine mirror of each game;
 * ``games``: full games as a client plays them: CreateGame, then GetState + PlayCard per turn.
 
-Then the scopa server is stopped and the floor (``bench/_floor.py``: a bare grpc.aio unary call
-doing one HMGET and one EVALSHA of a tiny CAS script, with payloads of PlayCard's sizes) is driven
-at the same concurrency. Run from the repository root::
+The floor (``bench/_floor.py``: a bare grpc.aio unary call doing one HMGET and one EVALSHA of a
+tiny CAS script on the same Redis, with PlayCard's payload sizes) is driven at the same concurrency
+in rounds that alternate with the ``play`` rounds (3 each), so background noise on the machine
+hits both sides of ``ratio_vs_floor`` alike. Run from the repository root::
 
     .venv/bin/python bench/service.py [--seconds 10] [--conc 64] [--profile server.prof]
 
@@ -57,6 +58,7 @@ from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 _RPCS = ("CreateGame", "GetState", "PlayCard")
 _START_TIMEOUT_S = 20.0
 _FINISHED_SAMPLE = 4
+_ROUNDS = 3
 _TOKEN_SECRET = "bench-secret-0123456789abcdef"
 
 
@@ -238,13 +240,95 @@ def _server_env(args: Args, port: int, redis_port: int) -> dict[str, str]:
     }
 
 
-async def _service_phases(
-    args: Args, server: procs.Proc, client: redis.Redis[bytes]
-) -> tuple[list[PhaseResult], players.Pools]:
+def _merge(parts: Sequence[PhaseResult]) -> PhaseResult:
+    """One result for several rounds of the same phase."""
+    rec = players.Recorder()
+    for part in parts:
+        for name, times in part.rec.latencies.items():
+            rec.latencies.setdefault(name, []).extend(times)
+        for name, sizes in part.rec.sizes.items():
+            rec.sizes.setdefault(name, []).extend(sizes)
+        for name, count in part.rec.errors.items():
+            rec.errors[name] = rec.errors.get(name, 0) + count
+    return PhaseResult(
+        parts[0].name,
+        rec,
+        sum(p.elapsed_s for p in parts),
+        sum(p.cpu_s for p in parts),
+        sum(p.client_cpu_s for p in parts),
+        sum(p.redis_cmds for p in parts),
+        sum(p.redis_roundtrips for p in parts),
+    )
+
+
+def _mean_size(rec: players.Recorder, index: int, default: int, name: str = "PlayCard") -> int:
+    step = 2 if name == "PlayCard" else 1
+    sizes = rec.sizes.get(name, [])[index::step]
+    return round(statistics.fmean(sizes)) if sizes else default
+
+
+@dataclass
+class Run:
+    """The processes and shared state of one benchmark run."""
+
+    args: Args
+    workdir: Path
+    client: redis.Redis[bytes]
+    redis_port: int
+    started: list[procs.Proc]
+    floor_sizes: dict[str, int]
+
+
+FloorRound = Callable[[float], Coroutine[Any, Any, PhaseResult]]
+
+
+async def _start_floor(
+    run: Run, create: PhaseResult, play: PhaseResult, pools: players.Pools
+) -> tuple[FloorRound, grpc.aio.Channel]:
+    """Start the floor with PlayCard's payload sizes; return a runner of measured rounds."""
+    args = run.args
+    names = [g.name for g in pools.fresh] or pools.finished_stacked
+    state_bytes = _state_bytes(run.client, names)
+    request_bytes = _mean_size(play.rec, 0, 40) + _mean_size(create.rec, 0, 60, "token")
+    response_bytes = _mean_size(play.rec, 1, 600)
+    run.floor_sizes.update(request=request_bytes, response=response_bytes, state=state_bytes)
+    port = procs.free_port()
+    floor_args = [
+        str(Path(__file__).with_name("_floor.py")),
+        "--port", str(port),
+        "--redis-url", f"redis://{procs.HOST}:{run.redis_port}/0",
+        "--state-bytes", str(state_bytes),
+        "--response-bytes", str(response_bytes),
+    ]  # fmt: skip
+    floor = procs.start_python("floor", floor_args, {}, run.workdir, port)
+    run.started.append(floor)
+    for i in range(args.conc):
+        run.client.hset(
+            _floor.floor_key(i), mapping={"state": b"s" * state_bytes, "meta": b"m", "version": 0}
+        )
+    channel = grpc.aio.insecure_channel(f"{procs.HOST}:{port}")
+    await _wait_for_floor(channel, floor)
+    bench = Bench(args.conc, floor, run.client)
+
+    async def call(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.floor_worker(channel, rec, i, request_bytes, deadline)
+
+    async def measured(seconds: float) -> PhaseResult:
+        return await bench.phase("floor", call, seconds)
+
+    await bench.phase("warmup", call, min(1.0, args.seconds / 5))
+    return measured, channel
+
+
+async def _phases(
+    run: Run, server: procs.Proc
+) -> tuple[list[PhaseResult], PhaseResult, players.Pools]:
+    """Every measured phase; PlayCard-only and floor rounds alternate so noise hits both."""
+    args = run.args
     channel = grpc.aio.insecure_channel(f"{procs.HOST}:{server.port}")
     stub: pb_grpc.GameServiceAsyncStub = pb_grpc.GameServiceStub(channel)  # type: ignore[assignment]
     await _wait_for_server(stub, server)
-    bench = Bench(args.conc, server, client)
+    bench = Bench(args.conc, server, run.client)
     pools = players.Pools()
     rngs = [random.Random(args.seed * 1_000_003 + i) for i in range(args.conc)]
     short = max(1.0, args.seconds * 0.3)
@@ -268,7 +352,15 @@ async def _service_phases(
     results = [await bench.phase("create", create, short)]
     created = list(pools.fresh)
     results.append(await bench.phase("get", get, short))
-    results.append(await bench.phase("play", play, args.seconds))
+    round_s = args.seconds / _ROUNDS
+    play_parts = [await bench.phase("play", play, round_s)]
+    floor_round, floor_channel = await _start_floor(run, results[0], play_parts[0], pools)
+    floor_parts = [await floor_round(round_s)]
+    for _ in range(_ROUNDS - 1):
+        play_parts.append(await bench.phase("play", play, round_s))
+        floor_parts.append(await floor_round(round_s))
+    await floor_channel.close()
+    results.append(_merge(play_parts))
     results.append(await bench.phase("games", games, args.seconds))
     if len(pools.finished) + len(pools.finished_stacked) < _FINISHED_SAMPLE:
         # Short runs end before games do: finish a few, unmeasured, for redis_bytes_per_game.
@@ -280,31 +372,7 @@ async def _service_phases(
             )
         )
     await channel.close()
-    return results, pools
-
-
-async def _floor_phase(
-    args: Args, floor: procs.Proc, client: redis.Redis[bytes], request_bytes: int, meta: int
-) -> PhaseResult:
-    for i in range(args.conc):
-        client.hset(_floor.floor_key(i), mapping={"state": b"s" * meta, "meta": b"m", "version": 0})
-    channel = grpc.aio.insecure_channel(f"{procs.HOST}:{floor.port}")
-    await _wait_for_floor(channel, floor)
-    bench = Bench(args.conc, floor, client)
-
-    async def call(rec: players.Recorder, i: int, deadline: float) -> None:
-        await players.floor_worker(channel, rec, i, request_bytes, deadline)
-
-    await bench.phase("warmup", call, min(1.0, args.seconds / 5))
-    result = await bench.phase("floor", call, args.seconds)
-    await channel.close()
-    return result
-
-
-def _mean_size(rec: players.Recorder, index: int, default: int, name: str = "PlayCard") -> int:
-    step = 2 if name == "PlayCard" else 1
-    sizes = rec.sizes.get(name, [])[index::step]
-    return round(statistics.fmean(sizes)) if sizes else default
+    return results, _merge(floor_parts), pools
 
 
 def run(args: Args) -> list[str]:
@@ -323,35 +391,18 @@ def run(args: Args) -> list[str]:
             "server", server_args, _server_env(args, port, redis_proc.port), workdir, port
         )
         started.append(server)
-        results, pools = asyncio.run(_service_phases(args, server, client))
+        state = Run(args, workdir, client, redis_proc.port, started, {})
+        results, floor_result, pools = asyncio.run(_phases(state, server))
         code = procs.stop(server)
         if code not in (0, None):
             print(f"# warning: server exited with {code}; see {server.log_path}", file=sys.stderr)
-        play = results[2]
         finished = pools.finished or pools.finished_stacked
-        state_bytes = _state_bytes(client, finished or [g.name for g in pools.fresh])
-        token_bytes = _mean_size(results[0].rec, 0, 60, "token")
-        request_bytes = _mean_size(play.rec, 0, 40) + token_bytes
-        response_bytes = _mean_size(play.rec, 1, 600)
-        floor_port = procs.free_port()
-        floor_args = [
-            str(Path(__file__).with_name("_floor.py")),
-            "--port", str(floor_port),
-            "--redis-url", f"redis://{procs.HOST}:{redis_proc.port}/0",
-            "--state-bytes", str(state_bytes),
-            "--response-bytes", str(response_bytes),
-        ]  # fmt: skip
-        floor = procs.start_python("floor", floor_args, {}, workdir, floor_port)
-        started.append(floor)
-        floor_result = asyncio.run(_floor_phase(args, floor, client, request_bytes, state_bytes))
         lines = _report(args, results, floor_result)
         lines.append(_line(redis_bytes_per_game=round(_game_bytes(client, finished))))
         lines.append(
             _line(
                 payload_bytes="floor",
-                request=request_bytes,
-                response=response_bytes,
-                state=state_bytes,
+                **state.floor_sizes,
                 finished_games=len(pools.finished),
                 workdir=workdir,
             )
