@@ -140,7 +140,10 @@ async def create_game(
     mirror = None
     if stacked:
         ruleset = rules.make_ruleset(_PRESET, {"target_score": target, "players": 2})
-        mirror, _events = rules.new_match(ruleset, decks=[deck])
+        try:
+            mirror, _events = rules.new_match(ruleset, decks=[deck])
+        except rules.InvalidDeck:
+            mirror = None  # a void first deal: the server shuffled a deck we cannot know
     return Game(response.name, seats, mirror)
 
 
@@ -154,7 +157,9 @@ async def create_worker(
 ) -> None:
     """CreateGame only (stacked decks, so the ``play`` phase can mirror them)."""
     while time.monotonic() < deadline:
-        pools.fresh.append(await create_game(stub, rec, rng, target, stacked=True))
+        game = await create_game(stub, rec, rng, target, stacked=True)
+        if game.mirror is not None:
+            pools.fresh.append(game)
 
 
 async def get_worker(
@@ -215,7 +220,7 @@ async def play_worker(
             game = pools.fresh.pop()
         else:
             game = await create_game(stub, rec, rng, target, stacked=True)
-        if await _play_mirrored(stub, rec, game, rng, deadline):
+        if game.mirror is not None and await _play_mirrored(stub, rec, game, rng, deadline):
             pools.finished_stacked.append(game.name)
 
 
@@ -230,7 +235,7 @@ async def finish_one(
     """Create and play stacked games until one finishes (for measuring a finished game)."""
     while time.monotonic() < deadline:
         game = await create_game(stub, rec, rng, target, stacked=True)
-        if await _play_mirrored(stub, rec, game, rng, deadline):
+        if game.mirror is not None and await _play_mirrored(stub, rec, game, rng, deadline):
             pools.finished_stacked.append(game.name)
             return
 
