@@ -6,7 +6,6 @@ Errors are not handled here: domain exceptions propagate to the error-mapping in
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 from scopa.app import GameCore
@@ -92,20 +91,26 @@ class GameServicer(pb_grpc.GameServiceServicer):
         """Every preset and option."""
         return self._rulesets
 
-    async def WatchGame(
-        self, request: pb.WatchGameRequest, context: Any
-    ) -> AsyncIterator[pb.WatchGameResponse]:
-        """Stream updates from ``from_version``."""
+    async def WatchGame(self, request: pb.WatchGameRequest, context: Any) -> None:  # type: ignore[override]
+        """Stream updates from ``from_version``.
+
+        A coroutine writing with ``context.write`` rather than an async generator: when a client
+        cancels, grpc.aio cancels this task (clean-up runs while the call is alive), whereas an
+        abandoned generator is finalised later by the GC, after the call is gone, which crashed
+        the process (SIGSEGV in cygrpc) once interceptors touched the context.
+        """
         updates = self._core.watch(
             game_id_from_name(request.name), _token(context), request.from_version
         )
         try:
             async for update in updates:
-                yield pb.WatchGameResponse(
-                    version=update.snapshot.version,
-                    events=events_to_pb(update.events),
-                    events_truncated=update.truncated,
-                    view=view_to_pb(update.snapshot),
+                await context.write(
+                    pb.WatchGameResponse(
+                        version=update.snapshot.version,
+                        events=events_to_pb(update.events),
+                        events_truncated=update.truncated,
+                        view=view_to_pb(update.snapshot),
+                    )
                 )
         finally:
             await updates.aclose()
