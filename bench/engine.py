@@ -4,7 +4,12 @@ Every play goes through the same validated :func:`scopa.rules.apply_move` the se
 after :func:`scopa.rules.legal_moves`. The policy picks a random card from the hand, then a
 random legal capture for that card. Run from the repository root::
 
-    .venv/bin/python bench/engine.py [--seconds 1.5] [--preset scopa ...]
+    .venv/bin/python bench/engine.py [--seconds 1.5] [--preset scopa ...] [--impl python]
+
+``--impl mypyc`` (or ``both``) also measures the same source compiled by mypyc: build it first
+with ``.venv/bin/python tools/build_mypyc.py``; the compiled run is a child process with
+``build/mypyc`` first on ``PYTHONPATH`` (see ``bench/compiled.py``) and its lines carry an
+``impl=mypyc`` tag (``both`` tags the interpreted lines ``impl=python``).
 
 Rates use CPU time of this process (``time.process_time``), so other load on the machine
 disturbs them less. Output: one header line, one ``baseline=`` line (the policy alone,
@@ -15,11 +20,14 @@ measured in the same run), then exactly one
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import sys
 import time
 from collections.abc import Sequence
+
+from compiled import CHILD_MARK, is_compiled, run_compiled  # bench/compiled.py
 
 from scopa.rules import (
     PRESETS,
@@ -104,30 +112,55 @@ def _baseline(seconds: float) -> float:
     return done / (time.process_time() - start)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse the arguments and print one line per preset."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.5, help="time per preset")
-    parser.add_argument(
-        "--preset", action="append", choices=sorted(PRESETS), help="preset(s) to run"
-    )
-    args = parser.parse_args(argv)
-    presets: list[str] = args.preset or list(PRESETS)
-    seconds: float = args.seconds
+def _measure(presets: Sequence[str], seconds: float, tag: str) -> None:
+    """Print the header, the baseline and one line per preset for the engine imported here."""
     print(
         f"python={platform.python_version()} impl={platform.python_implementation()} "
         f"machine={platform.machine()} clock=process_time seconds_per_preset={seconds}"
+        + (f" rules={tag.split('=')[1]}" if tag else "")
     )
     rate = _baseline(min(seconds, 0.5))
     print(f"baseline=random_choice_only plays_per_s={rate:.0f}")
     for preset in presets:
         tally, elapsed = play_for(make_ruleset(preset), seconds)
         print(
-            f"preset={preset} hands_per_s={tally.hands / elapsed:.0f} "
+            f"preset={preset}{tag} hands_per_s={tally.hands / elapsed:.0f} "
             f"plays_per_s={tally.plays / elapsed:.0f}",
             flush=True,
         )
-    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the arguments and print one line per preset (and implementation)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=1.5, help="time per preset")
+    parser.add_argument(
+        "--preset", action="append", choices=sorted(PRESETS), help="preset(s) to run"
+    )
+    parser.add_argument(
+        "--impl",
+        choices=["python", "mypyc", "both"],
+        default="python",
+        help="the interpreted engine, the mypyc build of the same source, or both",
+    )
+    args = parser.parse_args(argv)
+    presets: list[str] = args.preset or list(PRESETS)
+    seconds: float = args.seconds
+    impl: str = args.impl
+    if is_compiled():  # build/mypyc on PYTHONPATH: say so on every line
+        _measure(presets, seconds, " impl=mypyc")
+        return 0
+    if impl == "mypyc" and os.environ.get(CHILD_MARK):
+        raise SystemExit("scopa.rules did not import compiled in the child process")
+    if impl != "mypyc":
+        _measure(presets, seconds, " impl=python" if impl == "both" else "")
+    if impl == "python":
+        return 0
+    child = ["--seconds", str(seconds), "--impl", "mypyc"]
+    for preset in presets:
+        child += ["--preset", preset]
+    sys.stdout.flush()
+    return run_compiled("engine.py", child)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,105 @@
+"""Run a bench script against the mypyc build of ``scopa.rules`` made by tools/build_mypyc.py.
+
+The build compiles the same source files, so the fingerprint must match the interpreted
+engine's. Run from the repository root, after ``.venv/bin/python tools/build_mypyc.py``::
+
+    .venv/bin/python bench/compiled.py fingerprint.py --games 40
+    .venv/bin/python bench/compiled.py engine.py --preset scopa
+
+The script runs in a child process with the build directory first on ``PYTHONPATH``; the
+child is refused unless ``scopa.rules`` really imports as compiled extension modules.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = [
+    "BUILD",
+    "CHILD_MARK",
+    "compiled_env",
+    "is_compiled",
+    "main",
+    "rules_files",
+    "run_compiled",
+]
+
+BENCH = Path(__file__).resolve().parent
+BUILD = BENCH.parent / "build" / "mypyc"
+CHILD_MARK = "SCOPA_BENCH_COMPILED_CHILD"
+"""Set in the child's environment, so a child that is not compiled fails instead of looping."""
+
+_PROBE = (
+    "import importlib, pkgutil, scopa.rules as r\n"
+    "for m in pkgutil.iter_modules(r.__path__):\n"
+    "    print(importlib.import_module('scopa.rules.' + m.name).__file__)\n"
+)
+
+
+def rules_files() -> dict[str, str]:
+    """The file each module of the imported ``scopa.rules`` package was loaded from."""
+    import importlib  # noqa: PLC0415
+    import pkgutil  # noqa: PLC0415
+
+    import scopa.rules  # noqa: PLC0415
+
+    return {
+        m.name: str(importlib.import_module(f"scopa.rules.{m.name}").__file__)
+        for m in pkgutil.iter_modules(scopa.rules.__path__)
+    }
+
+
+def is_compiled() -> bool:
+    """Whether this process's ``scopa.rules._game`` is a compiled extension module."""
+    return not rules_files()["_game"].endswith(".py")
+
+
+def compiled_env(build: Path = BUILD) -> dict[str, str]:
+    """This process's environment with ``build`` first on ``PYTHONPATH``."""
+    env = dict(os.environ)
+    rest = env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(build) + (os.pathsep + rest if rest else "")
+    env[CHILD_MARK] = "1"
+    return env
+
+
+def _check_build(build: Path) -> None:
+    """Exit with a hint unless ``build`` makes ``scopa.rules._game`` import compiled."""
+    probe = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        env=compiled_env(build),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    files = probe.stdout.split()
+    if probe.returncode or not any(f.endswith(".so") and "/_game." in f for f in files):
+        raise SystemExit(
+            f"no compiled scopa.rules in {build}: run .venv/bin/python tools/build_mypyc.py\n"
+            + probe.stderr[-2000:]
+        )
+
+
+def run_compiled(script: str, argv: Sequence[str], build: Path = BUILD) -> int:
+    """Run ``bench/<script>`` with ``argv`` against the compiled build; returns its exit code."""
+    _check_build(build)
+    return subprocess.run(
+        [sys.executable, str(BENCH / script), *argv], env=compiled_env(build), check=False
+    ).returncode
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``compiled.py SCRIPT [ARGS...]``: run a bench script against the compiled build."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in {"-h", "--help"}:
+        print(__doc__)
+        return 0 if args else 2
+    return run_compiled(args[0], args[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
