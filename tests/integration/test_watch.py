@@ -137,3 +137,20 @@ def test_watch_from_a_future_or_negative_version_is_invalid(stub: Stub) -> None:
             "INVALID_ARGUMENT",
             field="from_version",
         )
+
+
+async def test_cancelled_watches_do_not_harm_the_server(
+    replicas: tuple[ServerProcess, ServerProcess], stub: Stub
+) -> None:
+    """Many clients cancelling their watch leave the replica alive and its log free of errors."""
+    created = create(stub, "scopa", 2)
+    replica = replicas[1]
+    for _ in range(100):
+        async with aio_stub(replica.target) as watcher:
+            call = watcher.WatchGame(pb.WatchGameRequest(name=created.name), timeout=10)
+            assert (await _next(call)).version == created.view.version
+            call.cancel()
+    assert replica.process.poll() is None, replica.log_text()[-2000:]
+    reply = stub.GetState(pb.GetStateRequest(name=created.name), timeout=10)
+    assert reply.view.version == created.view.version
+    assert "Traceback" not in replica.log_text()
