@@ -155,7 +155,8 @@ def test_three_kings_on_the_table_force_a_redeal() -> None:
     first = stacked("1C 2C 3C 4C 5C 6C 10C 10D 10B 7S")
     second = stacked("1D 2D 3D 4D 5D 6D 7D 8D 9D 7C")
     state, events = new_match(ruleset("scopa", kings_redeal=3), decks=(first, second))
-    assert of_type(events, Redealt) == [Redealt(1, "kings")]
+    voided = tuple(sorted(cards("10C 10D 10B 7S"), key=table_key))
+    assert of_type(events, Redealt) == [Redealt(1, "kings", voided)]
     assert events.index(of_type(events, Redealt)[0]) < events.index(of_type(events, HandStarted)[0])
     assert state.hands == (cards("1D 3D 5D"), cards("2D 4D 6D"))
     assert state.table == tuple(sorted(cards("7D 8D 9D 7C"), key=table_key))
@@ -185,7 +186,8 @@ def test_two_aces_on_the_starting_table_force_a_redeal() -> None:
     """RULINGS.md Scopa options (seed 002): two aces on the starting table: redeal."""
     first = stacked("2C 3C 4C 5C 6C 7C 1S 1D 9D 10D")
     state, events = new_match(ruleset("scopa", aces_on_table="return"), decks=(first, stacked()))
-    assert of_type(events, Redealt) == [Redealt(1, "aces")]
+    voided = tuple(sorted(cards("1S 1D 9D 10D"), key=table_key))
+    assert of_type(events, Redealt) == [Redealt(1, "aces", voided)]
     assert state.hands[0] == stacked()[0:6:2]
 
 

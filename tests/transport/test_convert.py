@@ -181,7 +181,7 @@ def test_every_event_kind_converts() -> None:
         "leftover_taken": rules.LeftoverTaken(1, (4,)),
         "game_finished": rules.GameFinished((0,), rules.FinishReason.TARGET, (11, 3)),
         "seat_resigned": rules.SeatResigned(1),
-        "redeal": rules.Redealt(1, "kings"),
+        "redeal": rules.Redealt(1, "kings", (9, 19, 29, 1)),
     }
     for kind, event in cases.items():
         assert event_to_pb(VersionedEvent(7, event)).WhichOneof("kind") == kind

@@ -101,6 +101,8 @@ class Redealt(NamedTuple):
 
     hand_number: int
     reason: str
+    table: tuple[Card, ...]
+    """The face-up cards that voided the deal (public: they were turned up)."""
 
 
 class AceReturned(NamedTuple):
@@ -300,7 +302,7 @@ def _start_hand(
                 returned.append(AceReturned(ace))
         reason = _void_reason(options, table)
         if reason:
-            events.append(Redealt(hand_number, reason))
+            events.append(Redealt(hand_number, reason, tuple(sorted(table, key=table_key))))
             continue
         events.extend(returned)
         table.sort(key=table_key)

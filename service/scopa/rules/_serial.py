@@ -188,7 +188,7 @@ def _event_in(row: list[Any]) -> Event:
     if tag == "hs":
         return HandStarted(fields[0], fields[1], tuple(fields[2]))
     if tag == "rd":
-        return Redealt(fields[0], fields[1])
+        return Redealt(fields[0], fields[1], tuple(fields[2]))
     if tag == "ar":
         return AceReturned(fields[0])
     if tag == "cd":

@@ -195,7 +195,7 @@ def event_to_pb(versioned: VersionedEvent) -> pb.Event:
     if isinstance(e, rules.SeatResigned):
         return pb.Event(version=v, seat_resigned=pb.SeatResigned(seat=e.seat))
     if isinstance(e, rules.Redealt):
-        return pb.Event(version=v, redeal=pb.Redeal(reason=e.reason))
+        return pb.Event(version=v, redeal=pb.Redeal(reason=e.reason, table=cards_to_pb(e.table)))
     # AceReturned: the ace went back under the stock; shown as a redeal note with its card.
     return pb.Event(version=v, redeal=pb.Redeal(reason="ace_returned", table=cards_to_pb([e.card])))
 
