@@ -20,7 +20,7 @@ def test_token_carries_128_bit_nonce() -> None:
     auth = TokenAuthority(SECRET)
     first, second = auth.issue("g1", 0), auth.issue("g1", 0)
     assert first != second
-    assert len(first.split(".")[1]) >= 22  # 16 bytes in unpadded base64
+    assert len(first.split(".")[2]) >= 22  # 16 bytes in unpadded base64
 
 
 def test_token_bound_to_game() -> None:
@@ -31,22 +31,32 @@ def test_token_bound_to_game() -> None:
 
 
 def test_token_bound_to_seat() -> None:
-    """Editing the seat number of a token breaks its MAC."""
+    """Editing the seat number of a token breaks its MAC: UNAUTHENTICATED."""
     auth = TokenAuthority(SECRET)
     token = auth.issue("g1", 0)
-    forged = "1" + token[1:]
-    with pytest.raises(PermissionDenied):
+    forged = token.replace("g1.0.", "g1.1.", 1)
+    with pytest.raises(Unauthenticated):
         auth.verify(forged, "g1")
 
 
+def test_token_with_edited_game_does_not_verify() -> None:
+    """Editing the game id inside a token breaks its MAC: UNAUTHENTICATED."""
+    auth = TokenAuthority(SECRET)
+    forged = auth.issue("g1", 0).replace("g1.", "g2.", 1)
+    with pytest.raises(Unauthenticated):
+        auth.verify(forged, "g2")
+
+
 def test_token_bound_to_secret() -> None:
-    """A token signed with another secret is refused."""
+    """A token signed with another secret is UNAUTHENTICATED."""
     token = TokenAuthority(b"o" * 32).issue("g1", 0)
-    with pytest.raises(PermissionDenied):
+    with pytest.raises(Unauthenticated):
         TokenAuthority(SECRET).verify(token, "g1")
 
 
-@pytest.mark.parametrize("token", ["", "abc", "0.!!.??", "x.AAAA.BBBB", "0.AAAA.BBBB"])
+@pytest.mark.parametrize(
+    "token", ["", "abc", "g1.0.!!.??", "g1.x.AAAA.BBBB", "g1.0.AAAA.BBBB", "g1.-1.AAAA.BBBB"]
+)
 def test_malformed_token(token: str) -> None:
     """Malformed tokens are UNAUTHENTICATED, not a crash."""
     with pytest.raises(Unauthenticated):

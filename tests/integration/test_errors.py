@@ -118,7 +118,7 @@ def test_game_over_after_resign(game: Game) -> None:
 
 
 def test_authentication_and_permission_errors(game: Game, stub: Stub) -> None:
-    """Missing or malformed tokens are UNAUTHENTICATED; foreign or forged ones are refused."""
+    """Missing, malformed or forged tokens are UNAUTHENTICATED; another game's is DENIED."""
     request = pb.PlayCardRequest(name=game.name, card=card(C, 5), request_id=rid())
 
     def with_metadata(metadata: tuple[tuple[str, str], ...] | None) -> Callable[[], object]:
@@ -137,14 +137,14 @@ def test_authentication_and_permission_errors(game: Game, stub: Stub) -> None:
     other = tokens_of(create(stub, "scopa", 2))[0]
     denied = grpc.StatusCode.PERMISSION_DENIED
     game.refused(with_metadata(auth(other)), denied, "PERMISSION_DENIED")
-    seat, rest = game.tokens[0].split(".", 1)
+    game_id, seat, rest = game.tokens[0].split(".", 2)
     assert seat == "0"
-    forged = f"1.{rest}"
-    game.refused(with_metadata(auth(forged)), denied, "PERMISSION_DENIED")
+    forged = f"{game_id}.1.{rest}"  # seat 0's token with the seat number edited
+    game.refused(with_metadata(auth(forged)), unauth, "UNAUTHENTICATED")
     peek = lambda: stub.GetState(  # noqa: E731
         pb.GetStateRequest(name=game.name), metadata=auth(forged), timeout=10
     )
-    game.refused(peek, denied, "PERMISSION_DENIED")
+    game.refused(peek, unauth, "UNAUTHENTICATED")
 
 
 def test_unknown_and_malformed_game_names(stub: Stub) -> None:

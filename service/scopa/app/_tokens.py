@@ -1,9 +1,9 @@
 """Seat tokens and invite codes.
 
-A seat token is ``<nonce>.<mac>`` (URL-safe base64): a 128-bit random nonce and an HMAC-SHA256
-over the game id, the seat and the nonce. Verifying needs only the server secret, so any replica
-can check any token; comparison is constant-time. A token acts for one seat of one game.
-Invite codes are 128-bit random strings; only their HMAC is stored.
+A seat token is ``<game>.<seat>.<nonce>.<mac>``: the game id, the seat, a 128-bit random nonce
+and an HMAC-SHA256 over the three (nonce and MAC in URL-safe base64). Verifying needs only the
+server secret, so any replica can check any token; comparison is constant-time. A token acts
+for one seat of one game. Invite codes are 128-bit random strings; only their HMAC is stored.
 """
 
 from __future__ import annotations
@@ -53,20 +53,27 @@ class TokenAuthority:
         """A token for ``seat`` of ``game_id``: random, or derived from ``salt`` (a request_id)
         so that a retried request gets the same token without the server storing it."""
         nonce = self._nonce("seat", game_id, seat, salt)
-        return f"{seat}.{_b64(nonce)}.{_b64(self._mac('seat', game_id, str(seat), nonce))}"
+        mac = self._mac("seat", game_id, str(seat), nonce)
+        return f"{game_id}.{seat}.{_b64(nonce)}.{_b64(mac)}"
 
     def verify(self, token: str, game_id: str) -> int:
-        """The seat ``token`` acts for in ``game_id``; raise if it does not verify."""
+        """The seat ``token`` acts for in ``game_id``.
+
+        A token that does not verify is UNAUTHENTICATED; a genuine token of another game is
+        PERMISSION_DENIED.
+        """
         try:
-            seat_text, nonce_text, mac_text = token.split(".")
+            token_game, seat_text, nonce_text, mac_text = token.split(".")
             seat = int(seat_text)
             nonce, mac = _unb64(nonce_text), _unb64(mac_text)
         except (ValueError, binascii.Error):
             raise Unauthenticated("malformed seat token") from None
-        if len(nonce) != _NONCE_BYTES or seat < 0:
+        if len(nonce) != _NONCE_BYTES or seat < 0 or not seat_text.isdigit():
             raise Unauthenticated("malformed seat token")
-        if not hmac.compare_digest(mac, self._mac("seat", game_id, str(seat), nonce)):
-            raise PermissionDenied("this token does not act for this game")
+        if not hmac.compare_digest(mac, self._mac("seat", token_game, str(seat), nonce)):
+            raise Unauthenticated("the seat token does not verify")
+        if token_game != game_id:
+            raise PermissionDenied("this token belongs to another game")
         return seat
 
     def new_invite(self, game_id: str, seat: int, salt: str | None = None) -> tuple[str, str]:

@@ -48,9 +48,9 @@ class GameServiceStub(object):
     - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request field; ErrorInfo
     metadata "field" names the field (e.g. "name", "card.rank").
     - UNAUTHENTICATED / UNAUTHENTICATED: an `authorization` header is present
-    but malformed, or the token is unknown or revoked.
-    - PERMISSION_DENIED / PERMISSION_DENIED: the token belongs to another game,
-    or to a seat that may not do this.
+    but malformed, or the token does not verify (forged or altered).
+    - PERMISSION_DENIED / PERMISSION_DENIED: a genuine token of another game, or
+    of a seat this game does not have.
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
     retrying with the same request_id is safe.
@@ -123,9 +123,9 @@ class GameServiceServicer(object):
     - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request field; ErrorInfo
     metadata "field" names the field (e.g. "name", "card.rank").
     - UNAUTHENTICATED / UNAUTHENTICATED: an `authorization` header is present
-    but malformed, or the token is unknown or revoked.
-    - PERMISSION_DENIED / PERMISSION_DENIED: the token belongs to another game,
-    or to a seat that may not do this.
+    but malformed, or the token does not verify (forged or altered).
+    - PERMISSION_DENIED / PERMISSION_DENIED: a genuine token of another game, or
+    of a seat this game does not have.
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
     retrying with the same request_id is safe.
@@ -305,9 +305,9 @@ class GameService(object):
     - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request field; ErrorInfo
     metadata "field" names the field (e.g. "name", "card.rank").
     - UNAUTHENTICATED / UNAUTHENTICATED: an `authorization` header is present
-    but malformed, or the token is unknown or revoked.
-    - PERMISSION_DENIED / PERMISSION_DENIED: the token belongs to another game,
-    or to a seat that may not do this.
+    but malformed, or the token does not verify (forged or altered).
+    - PERMISSION_DENIED / PERMISSION_DENIED: a genuine token of another game, or
+    of a seat this game does not have.
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
     retrying with the same request_id is safe.
