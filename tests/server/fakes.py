@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ session_loop = pytest.mark.asyncio(loop_scope="session")
 FAKE_SERVICE = "test.Fake"
 ECHO = f"/{FAKE_SERVICE}/Echo"
 STREAM = f"/{FAKE_SERVICE}/Stream"
+FOREVER = f"/{FAKE_SERVICE}/Forever"
 
 
 class QuotaExceeded(Exception):
@@ -66,12 +68,19 @@ async def _stream(request: bytes, context: Any) -> AsyncIterator[bytes]:
     _raise_for(request)
 
 
+async def _forever(request: bytes, context: Any) -> AsyncIterator[bytes]:
+    while True:
+        yield request
+        await asyncio.sleep(0.001)
+
+
 def register_fake(server: Any) -> None:
     handler = grpc.method_handlers_generic_handler(
         FAKE_SERVICE,
         {
             "Echo": grpc.unary_unary_rpc_method_handler(_echo),
             "Stream": grpc.unary_stream_rpc_method_handler(_stream),
+            "Forever": grpc.unary_stream_rpc_method_handler(_forever),
         },
     )
     server.add_generic_rpc_handlers((handler,))

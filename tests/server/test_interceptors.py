@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -11,7 +12,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry.sdk.metrics.export import HistogramDataPoint
 from opentelemetry.trace import SpanKind, StatusCode
 
-from server.fakes import ECHO, STREAM, Harness, session_loop
+from server.fakes import ECHO, FOREVER, STREAM, Harness, session_loop
 
 SECRET_TOKEN = "Bearer sekrit-seat-token-1234"
 SECRET_BODY = b"sekrit-hand-cards"
@@ -133,3 +134,19 @@ async def test_rpc_latency_histogram(harness: Harness) -> None:
         if isinstance(point, HistogramDataPoint)
     }
     assert counts == {"OK": 1, "FAILED_PRECONDITION": 1}
+
+
+@session_loop
+async def test_cancelled_streams_are_closed_and_logged(harness: Harness) -> None:
+    """Clients cancelling streams mid-way leave a live server and one CANCELLED line per call."""
+    for _ in range(30):
+        call = harness.channel.unary_stream(FOREVER)(b"tick")
+        assert await call.read() == b"tick"
+        call.cancel()
+    assert await harness.echo(b"still-alive") == b"still-alive"
+    for _ in range(100):  # the server notices the cancellations asynchronously
+        outcomes = [line["outcome"] for line in _access_lines(harness)]
+        if outcomes.count("CANCELLED") == 30:
+            break
+        await asyncio.sleep(0.02)
+    assert outcomes.count("CANCELLED") == 30

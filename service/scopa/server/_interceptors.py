@@ -78,13 +78,20 @@ def status_of_call(context: Any, exc: BaseException | None) -> grpc.StatusCode:
 
 def _wrap_behavior(behavior: Behavior, scope: Scope) -> Behavior | None:
     if inspect.isasyncgenfunction(behavior):
+        # Streamed with context.write from a coroutine, never re-yielded: grpc.aio finalises an
+        # abandoned async generator after a cancelled call is gone, and touching the call then
+        # crashes the process. The inner generator is closed here, while the call is alive.
 
-        async def generator(arg: Any, context: Any) -> AsyncIterator[Any]:
+        async def streaming(arg: Any, context: Any) -> None:
             async with scope(context):
-                async for item in behavior(arg, context):
-                    yield item
+                messages = behavior(arg, context)
+                try:
+                    async for item in messages:
+                        await context.write(item)
+                finally:
+                    await messages.aclose()
 
-        return generator
+        return streaming
     if inspect.iscoroutinefunction(behavior):
 
         async def coroutine(arg: Any, context: Any) -> Any:
