@@ -5,8 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind, StatusCode
 from redis.asyncio import Redis
 from redis.asyncio.connection import AbstractConnection
 from redis.crc import key_slot
@@ -177,3 +182,60 @@ async def test_unreachable_redis_raises_storage_unavailable() -> None:
             await store.load("g1")
     finally:
         await store.close()
+
+
+def _traced_store(url: str, socket_timeout: float = 5.0) -> tuple[RedisStore, InMemorySpanExporter]:
+    """A store whose spans go to an in-memory exporter."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    store = RedisStore.from_url(url, socket_timeout=socket_timeout, tracer_provider=provider)
+    return store, exporter
+
+
+async def test_one_client_span_per_operation_without_values(
+    redis_url: str, redis_admin: Redis[bytes]
+) -> None:
+    """Each store operation is one CLIENT span naming the command, never keys or values."""
+    store, exporter = _traced_store(redis_url)
+    try:
+        await store.create("g1", b"secret-state", b"secret-meta", [b"secret-ev"], TTL)
+        await store.load("g1", "rid-1")
+        await store.commit("g1", 1, b"secret-state", b"m", [b"secret-ev"], TTL, "rid-2", b"r")
+        await store.events_since("g1", 0)
+        await store.ping()
+    finally:
+        await store.close()
+    spans = exporter.get_finished_spans()
+    names = [s.name for s in spans]
+    assert names == [
+        "EVALSHA create",
+        "HMGET load",
+        "EVALSHA commit",
+        "PIPELINE events_since",
+        "PING ping",
+    ]
+    port = urlsplit(redis_url).port
+    for span in spans:
+        assert span.kind is SpanKind.CLIENT
+        attrs = dict(span.attributes or {})
+        assert attrs["db.system"] == "redis"
+        assert attrs["db.operation"] == span.name.split()[0]
+        assert attrs["server.address"] == "127.0.0.1"
+        assert attrs["server.port"] == port
+        shown = repr(attrs)
+        for secret in ("secret", "g1", "rid-"):
+            assert secret not in shown
+
+
+async def test_failed_operation_span_has_error_status() -> None:
+    """A store operation that cannot reach Redis ends its span with an ERROR status."""
+    store, exporter = _traced_store(f"redis://127.0.0.1:{free_port()}/0", socket_timeout=0.5)
+    try:
+        with pytest.raises(StorageUnavailable):
+            await store.load("g1")
+    finally:
+        await store.close()
+    (span,) = exporter.get_finished_spans()
+    assert span.name == "HMGET load"
+    assert span.status.status_code is StatusCode.ERROR

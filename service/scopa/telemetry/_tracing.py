@@ -1,4 +1,9 @@
-"""OpenTelemetry set-up: tracer and meter providers, exporters, Redis instrumentation."""
+"""OpenTelemetry set-up: tracer and meter providers and their exporters.
+
+Redis client spans come from the store itself (one per store operation, see
+``scopa.storage.RedisStore``), not from the generic redis-py instrumentation, which cost
+several times more CPU per command than the command itself.
+"""
 
 from __future__ import annotations
 
@@ -50,16 +55,6 @@ def _metric_exporter(settings: Settings) -> MetricExporter | None:
     return None
 
 
-def _instrument_redis() -> Callable[[], None]:
-    from opentelemetry.instrumentation.redis import RedisInstrumentor  # noqa: PLC0415
-
-    instrumentor = RedisInstrumentor()
-    if instrumentor.is_instrumented_by_opentelemetry:
-        return lambda: None
-    instrumentor.instrument()
-    return instrumentor.uninstrument  # type: ignore[no-any-return]
-
-
 def configure_tracing(settings: Settings) -> Callable[[], None]:
     """Install global tracer and meter providers as settings ask; return their shutdown."""
     if not settings.tracing:
@@ -76,10 +71,8 @@ def configure_tracing(settings: Settings) -> Callable[[], None]:
     meter_provider = MeterProvider(resource=resource, metric_readers=readers)
     trace.set_tracer_provider(tracer_provider)
     metrics.set_meter_provider(meter_provider)
-    uninstrument = _instrument_redis()
 
     def shutdown() -> None:
-        uninstrument()
         tracer_provider.shutdown()
         meter_provider.shutdown()
 
