@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck pytest run generate check-generated bench clean
+.PHONY: test lint typecheck pytest run generate check-generated bench bench-service mypyc bench-mypyc clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +15,8 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 test: $(STAMP) lint typecheck check-generated pytest
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check service tests bench
-	$(VENV)/bin/ruff format --check service tests bench
+	$(VENV)/bin/ruff check service tests bench tools
+	$(VENV)/bin/ruff format --check service tests bench tools
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -36,5 +36,15 @@ check-generated: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/engine.py
 
+bench-service: $(STAMP)
+	$(PY) bench/service.py
+
+# The same scopa.rules source compiled with mypyc into build/mypyc (optional; needs gcc).
+mypyc: $(STAMP)
+	$(PY) tools/build_mypyc.py
+
+bench-mypyc: mypyc
+	$(PY) bench/engine.py --impl both
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache
