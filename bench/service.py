@@ -16,7 +16,8 @@ hits both sides of ``ratio_vs_floor`` alike. Run from the repository root::
 
     .venv/bin/python bench/service.py [--seconds 10] [--conc 64] [--profile server.prof]
 
-Output (``key=value`` lines): an ``env`` line, one ``rpc=<name> phase=<phase> ...`` line per RPC
+Output (``key=value`` lines): an ``env`` line, one ``rpc=<name> conc=<n> calls_per_s=<n> p50_ms=<x>
+p99_ms=<x> cpu_us_per_call=<x> redis_cmds_per_call=<x> phase=<phase> ...`` line per RPC
 and phase, ``redis_bytes_per_game=<n>``, the floor's ``rpc=floor`` line and ``ratio_vs_floor``
 on the ``phase=play`` PlayCard line (PlayCard-only calls/s over floor calls/s).
 
@@ -129,17 +130,18 @@ def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **ex
     """One RPC's line; server costs are divided by ``per_call_calls`` (see the module doc)."""
     times = sorted(phase.rec.latencies.get(rpc, ()))
     divisor = max(1, per_call_calls)
+    # The issue's keys first, in its order; then the extras.
     return _line(
         rpc=rpc,
-        phase=phase.name,
         conc=conc,
-        calls=len(times),
-        errors=phase.rec.errors.get(rpc, 0),
         calls_per_s=len(times) / phase.elapsed_s,
         p50_ms=players.percentile(times, 0.50) * 1000,
         p99_ms=players.percentile(times, 0.99) * 1000,
         cpu_us_per_call=phase.cpu_s * 1e6 / divisor,
         redis_cmds_per_call=phase.redis_cmds / divisor,
+        phase=phase.name,
+        calls=len(times),
+        errors=phase.rec.errors.get(rpc, 0),
         redis_roundtrips_per_call=phase.redis_roundtrips / divisor,
         client_cpu_us_per_call=phase.client_cpu_s * 1e6 / divisor,
         **extra,
