@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from support.server_process import start_server, stop_server
 
 from scopa.config import settings_table
 
@@ -37,46 +34,14 @@ def test_readme_quotes_the_grpcurl_session() -> None:
     assert (ROOT / "docs" / "grpcurl-session.sh").read_text().strip() in README
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def embedded_server() -> Iterator[str]:
     """A real server process on the embedded store (what `make run` starts)."""
-    port = _free_port()
-    env = {**os.environ, "SCOPA_PORT": str(port), "SCOPA_LOG_FORMAT": "json"}
-    env.pop("REDIS_URL", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scopa.server"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    target = f"127.0.0.1:{port}"
+    server = start_server("", stacked=False)
     try:
-        deadline = time.monotonic() + 20
-        with grpc.insecure_channel(target) as channel:
-            stub = health_pb2_grpc.HealthStub(channel)
-            while True:
-                try:
-                    reply = stub.Check(
-                        health_pb2.HealthCheckRequest(service="scopa.v1.GameService"), timeout=1
-                    )
-                    if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                        break
-                except grpc.RpcError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError("server did not become ready")
-                time.sleep(0.1)
-        yield target
+        yield server.target
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        stop_server(server)
 
 
 def test_grpcurl_session_runs(embedded_server: str, tmp_path: Path) -> None:

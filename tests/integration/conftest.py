@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from support.redis_server import RedisServer
+from support.server_process import ServerProcess, start_server, stop_server
 
-from integration.servers import ServerProcess, start_server, stop_server
 from scopa_client.v1 import scopa_pb2_grpc
 
 

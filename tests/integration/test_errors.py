@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 import grpc
 import pytest
 from support.redis_server import RedisServer
+from support.server_process import ServerProcess, start_server, stop_server
 
 from integration.helpers import (
     ALL_CARDS,
@@ -21,7 +22,6 @@ from integration.helpers import (
     tokens_of,
     view,
 )
-from integration.servers import ServerProcess, start_server, stop_server
 from scopa_client import connect
 from scopa_client.v1 import scopa_pb2 as pb
 

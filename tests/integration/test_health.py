@@ -8,8 +8,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from support.redis_server import RedisServer
-
-from integration.servers import GAME_SERVICE, GRACE_S, ServerProcess, start_server, stop_server
+from support.server_process import GAME_SERVICE, GRACE_S, ServerProcess, start_server, stop_server
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 

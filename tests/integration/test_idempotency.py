@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import grpc
+from support.server_process import ServerProcess
 
 from integration.aio_helpers import aio_stub
 from integration.helpers import Stub, auth, create, move_request, rid, tokens_of, view
-from integration.servers import ServerProcess
 from scopa_client.v1 import scopa_pb2 as pb
 
 

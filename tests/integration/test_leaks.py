@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from google.protobuf.message import Message
+from support.server_process import ServerProcess
 
 from integration.aio_helpers import aio_stub, seat_view
 from integration.helpers import CardKey, Stub, auth, create, key, move_request, rid, tokens_of
-from integration.servers import ServerProcess
 from scopa_client.v1 import scopa_pb2 as pb
 
 if TYPE_CHECKING:

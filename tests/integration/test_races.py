@@ -7,10 +7,10 @@ import random
 
 import grpc
 import grpc.aio
+from support.server_process import ServerProcess
 
 from integration.aio_helpers import aio_stub, seat_view
 from integration.helpers import Stub, auth, create, move_request, rid, tokens_of
-from integration.servers import ServerProcess
 from scopa_client import ERROR_DOMAIN, error_info
 from scopa_client.v1 import scopa_pb2 as pb
 

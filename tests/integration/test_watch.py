@@ -8,10 +8,10 @@ from typing import Any
 
 import grpc
 import grpc.aio
+from support.server_process import ServerProcess
 
 from integration.aio_helpers import aio_stub, play_random
 from integration.helpers import Stub, create, expect_error, tokens_of
-from integration.servers import ServerProcess
 from scopa_client.v1 import scopa_pb2 as pb
 
 Stream = Any  # grpc.aio.UnaryStreamCall (grpc ships no type hints)

@@ -1,4 +1,4 @@
-"""Start and stop real `python -m scopa.server` processes for the integration suite."""
+"""Start and stop real `python -m scopa.server` processes (on Redis, or the embedded store)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from support.redis_server import free_port
 
 GAME_SERVICE = "scopa.v1.GameService"
@@ -80,7 +81,10 @@ def wait_serving(target: str, service: str = GAME_SERVICE, timeout_s: float = 20
 
 
 def start_server(redis_url: str, *, stacked: bool = True) -> ServerProcess:
-    """Launch a server process on a free port against `redis_url` and wait until it serves."""
+    """Launch a server process on a free port against `redis_url` and wait until it serves.
+
+    An empty `redis_url` runs it on the embedded store, as `make run` does.
+    """
     port = free_port()
     log_dir = Path(tempfile.mkdtemp(prefix="scopa-it-"))
     log_path = log_dir / f"server-{port}.log"
