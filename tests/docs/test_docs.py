@@ -68,3 +68,10 @@ def test_grpcurl_session_runs(embedded_server: str, tmp_path: Path) -> None:
     assert "game: games/" in out
     assert "'card_played'" in out
     assert '"reason":"NOT_YOUR_TURN"' in out
+
+
+def test_readme_counts_presets_and_options() -> None:
+    """The README's counts of presets and options are the engine's."""
+    from scopa.rules import PRESETS, list_options
+
+    assert f"{len(PRESETS)} named presets and {len(list_options())} options" in README
