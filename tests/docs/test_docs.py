@@ -13,6 +13,7 @@ import pytest
 from support.server_process import start_server, stop_server
 
 from scopa.config import settings_table
+from scopa.rules import PRESETS, list_options
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
@@ -72,6 +73,4 @@ def test_grpcurl_session_runs(embedded_server: str, tmp_path: Path) -> None:
 
 def test_readme_counts_presets_and_options() -> None:
     """The README's counts of presets and options are the engine's."""
-    from scopa.rules import PRESETS, list_options
-
     assert f"{len(PRESETS)} named presets and {len(list_options())} options" in README
