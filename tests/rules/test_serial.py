@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
+import zlib
+from enum import StrEnum
+from typing import Any
 
 import pytest
 from rules_helpers import play_out, random_move
@@ -76,3 +80,56 @@ def test_well_formed_but_wrong_payload_raises_invalid_state() -> None:
         load_state(dump_events(events))
     with pytest.raises(InvalidState):
         load_events(dump_state(state))
+
+
+def _plain(value: Any) -> Any:
+    """Tuples as lists and StrEnums as their values, recursively (the stored JSON's shape)."""
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def test_stored_json_is_the_documented_plain_list() -> None:
+    """The payload is the plain-list form of every field, overrides as plain values."""
+    rules = make_ruleset("spazzino", {"target_score": 31, "mazzo_ties": "unassigned"})
+    rng = random.Random(5)
+    state, _ = new_match(rules, rng=rng)
+    for _ in range(7):
+        state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
+    payload = json.loads(zlib.decompress(dump_state(state)[1:]))
+    assert payload[:2] == ["spazzino", {"target_score": 31, "mazzo_ties": "unassigned"}]
+    assert payload[2:6] == [state.version, state.hand_number, state.dealer, state.turn]
+    assert payload[6:15] == _plain(
+        (state.hands, state.table, state.stock, state.piles, state.sweeps)
+        + (state.picule, state.bagher, state.last_capturer, state.last_laid)
+    )
+    assert payload[15] == _plain(state.history) and len(payload[15]) == 7
+    assert payload[16:] == [
+        list(state.scores),
+        [],
+        list(state.winners),
+        state.finish_reason.value,
+        _plain(state.decks),
+    ]
+
+
+def test_loaded_states_share_one_ruleset_per_distinct_overrides() -> None:
+    """Blobs with the same preset and overrides load one shared (frozen) ruleset."""
+    first, _ = new_match(make_ruleset("scopa", {"target_score": 21}), rng=random.Random(1))
+    second, _ = new_match(make_ruleset("scopa", {"target_score": 21}), rng=random.Random(2))
+    other, _ = new_match(make_ruleset("scopa", {"target_score": 16}), rng=random.Random(3))
+    a, b, c = (load_state(dump_state(s)) for s in (first, second, other))
+    assert a.ruleset is b.ruleset
+    assert c.ruleset is not a.ruleset and c.ruleset.options.target_score == 16
+
+
+def test_unhashable_override_value_raises_invalid_state() -> None:
+    """A stored override holding a list (never written) is corrupt input, not a crash."""
+    state, _ = new_match(make_ruleset("scopa"), rng=random.Random(1))
+    payload = json.loads(zlib.decompress(dump_state(state)[1:]))
+    payload[1] = {"target_score": [1, 2]}
+    blob = bytes([FORMAT_VERSION]) + zlib.compress(json.dumps(payload).encode())
+    with pytest.raises(InvalidState):
+        load_state(blob)

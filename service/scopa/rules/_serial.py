@@ -28,7 +28,7 @@ from ._game import (
     Redealt,
     SeatResigned,
 )
-from ._options import make_ruleset
+from ._options import Ruleset, make_ruleset
 from ._scoring import Component, HandScore
 
 __all__ = ["FORMAT_VERSION", "dump_events", "dump_state", "load_events", "load_state"]
@@ -48,8 +48,11 @@ _EVENT_TAGS: Final[dict[type[Any], str]] = {
 }
 
 
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
+
+
 def _pack(payload: Any) -> bytes:
-    raw = json.dumps(payload, separators=(",", ":")).encode()
+    raw = _ENCODER.encode(payload).encode()
     return bytes([FORMAT_VERSION]) + zlib.compress(raw, 6)
 
 
@@ -60,6 +63,37 @@ def _unpack(blob: bytes) -> Any:
         return json.loads(zlib.decompress(blob[1:]))
     except (zlib.error, ValueError) as exc:
         raise InvalidState("corrupt state") from exc
+
+
+_CACHE_LIMIT: Final = 256
+_OVERRIDES: dict[Ruleset, dict[str, Any]] = {}
+_RULESETS: dict[tuple[str, tuple[tuple[str, Any], ...]], Ruleset] = {}
+
+
+def _overrides(ruleset: Ruleset) -> dict[str, Any]:
+    """``ruleset.overrides()`` as plain values, computed once per distinct ruleset."""
+    cached = _OVERRIDES.get(ruleset)
+    if cached is None:
+        if len(_OVERRIDES) >= _CACHE_LIMIT:
+            _OVERRIDES.clear()
+        cached = {k: _plain(v) for k, v in ruleset.overrides().items()}
+        _OVERRIDES[ruleset] = cached
+    return cached
+
+
+def _ruleset(preset: str, overrides: dict[str, Any]) -> Ruleset:
+    """``make_ruleset(preset, overrides)``, built once per distinct stored pair."""
+    key = (preset, tuple(overrides.items()))
+    try:
+        cached = _RULESETS.get(key)
+    except TypeError:  # an unhashable value: corrupt input, let make_ruleset reject it
+        return make_ruleset(preset, overrides)
+    if cached is None:
+        if len(_RULESETS) >= _CACHE_LIMIT:
+            _RULESETS.clear()
+        cached = make_ruleset(preset, overrides)
+        _RULESETS[key] = cached
+    return cached
 
 
 def _tuples(rows: list[list[int]]) -> tuple[tuple[int, ...], ...]:
@@ -91,29 +125,31 @@ def _plain(value: Any) -> Any:
 
 def dump_state(state: MatchState) -> bytes:
     """Serialise ``state`` (hidden parts included: this is for the server's store only)."""
+    # json writes tuples (named ones too) as lists and StrEnums as their values, exactly what
+    # _plain would build, so the fields go in as they are.
     return _pack(
         [
             state.ruleset.preset,
-            {k: _plain(v) for k, v in state.ruleset.overrides().items()},
+            _overrides(state.ruleset),
             state.version,
             state.hand_number,
             state.dealer,
             state.turn,
-            _plain(state.hands),
-            _plain(state.table),
-            _plain(state.stock),
-            _plain(state.piles),
-            _plain(state.sweeps),
-            _plain(state.picule),
-            _plain(state.bagher),
+            state.hands,
+            state.table,
+            state.stock,
+            state.piles,
+            state.sweeps,
+            state.picule,
+            state.bagher,
             state.last_capturer,
             state.last_laid,
-            [_plain(p) for p in state.history],
-            _plain(state.scores),
+            state.history,
+            state.scores,
             [_result_out(r) for r in state.results],
-            _plain(state.winners),
+            state.winners,
             state.finish_reason.value,
-            _plain(state.decks),
+            state.decks,
         ]
     )
 
@@ -146,7 +182,7 @@ def load_state(blob: bytes) -> MatchState:
             decks,
         ) = row
         return MatchState(
-            ruleset=make_ruleset(preset, overrides),
+            ruleset=_ruleset(preset, overrides),
             version=version,
             hand_number=hand_number,
             dealer=dealer,
