@@ -171,6 +171,31 @@ def test_waiting_or_finished_view_has_no_turn() -> None:
     assert not view_to_pb(waiting).HasField("turn")
 
 
+def _after_first_hand() -> GameSnapshot:
+    rng = random.Random(8)
+    state, _ = rules.new_match(rules.make_ruleset("scopa", {"target_score": 21}), rng=rng)
+    while not state.results:
+        state, _ = rules.apply_move(state, state.turn, rng.choice(rules.legal_moves(state)), rng)
+    meta = GameMeta((SeatMeta("a", False, True), SeatMeta("b", False, True)))
+    return GameSnapshot("g2", 9, GameStatus.ACTIVE, meta.seats, rules.observe(state, 1))
+
+
+def test_views_are_independent_of_each_other() -> None:
+    """Changing one returned view never shows in the next (options and results are shared)."""
+    snapshot = _after_first_hand()
+    first = view_to_pb(snapshot)
+    assert len(first.options) == len(rules.list_options())
+    assert first.options["target_score"].int_value == 21
+    assert [r.hand_number for r in first.hand_results] == [1]
+    first.options["target_score"].int_value = 99
+    first.hand_results[0].scores[0] = 99
+    second = view_to_pb(snapshot)
+    assert second.options["target_score"].int_value == 21
+    assert list(second.hand_results[0].scores) == list(snapshot.view.results[0].totals)
+    other = view_to_pb(_snapshot(0)).options
+    assert other["players"].int_value == 4 and other["target_score"].int_value != 99
+
+
 def test_every_event_kind_converts() -> None:
     """Each engine event becomes the matching Event oneof."""
     played = rules.CardPlayed(0, 6, (5,), True, True, False, 0)
