@@ -20,15 +20,18 @@ from ._options import Options
 __all__ = [
     "AceTakesAll",
     "CaptureRule",
+    "CaptureTable",
     "EqualOrSum",
     "SumWithPlayed",
     "capture_options",
     "capture_rules",
+    "capture_table",
     "option_index_sets",
     "options_by_rank",
     "pick",
     "table_key",
     "table_ranks",
+    "table_shape",
 ]
 
 Capture = tuple[Card, ...]
@@ -70,7 +73,7 @@ IndexSets = tuple[tuple[int, ...], ...]
 
 def table_ranks(table: tuple[Card, ...]) -> tuple[int, ...]:
     """The ranks of ``table``'s cards, in table order."""
-    return tuple(map(_RANKS.__getitem__, table))
+    return tuple([_RANKS[c] for c in table])
 
 
 def pick(table: tuple[Card, ...], index_sets: IndexSets) -> list[Capture]:
@@ -200,6 +203,10 @@ def _combine(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int) 
     return tuple(found)
 
 
+def _by_rank(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...]) -> tuple[IndexSets, ...]:
+    return ((),) + tuple([_combine(rules, ranks, rank) for rank in range(1, 11)])
+
+
 @lru_cache(maxsize=1 << 15)
 def options_by_rank(
     rules: tuple[CaptureRule, ...], ranks: tuple[int, ...]
@@ -210,7 +217,67 @@ def options_by_rank(
     :func:`capture_rules`' answer. Cached per table rank shape, so one look-up serves a whole
     hand of cards.
     """
-    return ((),) + tuple([_combine(rules, ranks, rank) for rank in range(1, 11)])
+    return _by_rank(rules, ranks)
+
+
+_SHAPE_BITS: Final[tuple[int, ...]] = tuple([1 << (3 * (c % 10)) for c in range(40)])
+"""Per card, its rank's unit in :func:`table_shape` (3 bits per rank: at most 4 cards a rank)."""
+
+
+def table_shape(table: tuple[Card, ...]) -> int:
+    """The rank multiset of ``table`` as one int, which (sorted) ``table_ranks`` follows from."""
+    shape = 0
+    for card in table:
+        shape += _SHAPE_BITS[card]
+    return shape
+
+
+_MAX_SHAPES: Final = 1 << 16
+
+
+class CaptureTable:
+    """Every legal capture of one ruleset's rules, per table rank multiset (filled lazily).
+
+    Tables are sorted by :func:`table_key`, so a table's :func:`table_shape` fixes its ranks in
+    order and the capture positions; each shape is solved once and then found by an int key.
+    """
+
+    def __init__(self, rules: tuple[CaptureRule, ...]) -> None:
+        self.rules = rules
+        self._by_shape: dict[int, tuple[IndexSets, ...]] = {}
+
+    def by_rank(self, table: tuple[Card, ...]) -> tuple[IndexSets, ...]:
+        """:func:`options_by_rank` for ``table`` (sorted by :func:`table_key`)."""
+        shape = 0
+        for card in table:
+            shape += _SHAPE_BITS[card]
+        found = self._by_shape.get(shape)
+        if found is None:
+            if len(self._by_shape) >= _MAX_SHAPES:
+                self._by_shape.clear()
+            found = _by_rank(self.rules, table_ranks(table))
+            self._by_shape[shape] = found
+        return found
+
+    def captures(self, table: tuple[Card, ...], card: Card) -> list[Capture]:
+        """Every legal capture for ``card`` on ``table`` (sorted by :func:`table_key`)."""
+        return pick(table, self.by_rank(table)[_RANKS[card]])
+
+
+_TABLES: dict[int, tuple[Options, CaptureTable]] = {}
+_MAX_TABLES: Final = 256
+
+
+def capture_table(options: Options) -> CaptureTable:
+    """The :class:`CaptureTable` of ``options``, cached by identity (checked with ``is``)."""
+    entry = _TABLES.get(id(options))
+    if entry is not None and entry[0] is options:
+        return entry[1]
+    if len(_TABLES) >= _MAX_TABLES:
+        _TABLES.clear()
+    found = CaptureTable(capture_rules(options))
+    _TABLES[id(options)] = (options, found)
+    return found
 
 
 def option_index_sets(
@@ -221,6 +288,8 @@ def option_index_sets(
 
 
 def capture_options(options: Options, table: tuple[Card, ...], card: Card) -> list[Capture]:
-    """Every legal capture for ``card`` on ``table``; empty when the card must be laid."""
-    sets = option_index_sets(capture_rules(options), table_ranks(table), _RANKS[card])
-    return pick(table, sets)
+    """Every legal capture for ``card`` on ``table``; empty when the card must be laid.
+
+    ``table`` is sorted by :func:`table_key`, as :attr:`MatchState.table` always is.
+    """
+    return capture_table(options).captures(table, card)

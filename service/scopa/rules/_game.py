@@ -13,15 +13,7 @@ from bisect import insort
 from enum import StrEnum
 from typing import NamedTuple
 
-from ._capture import (
-    CaptureRule,
-    capture_rules,
-    option_index_sets,
-    options_by_rank,
-    pick,
-    table_key,
-    table_ranks,
-)
+from ._capture import CaptureTable, capture_table, pick, table_key
 from ._cards import _RANKS, ALL_CARDS, DECK_SIZE, Card, card_code, rank_of
 from ._errors import (
     CaptureChoiceRequired,
@@ -371,7 +363,7 @@ class _Plan(NamedTuple):
     """What the hot path needs from a ruleset, worked out once per :class:`Options` object."""
 
     options: Options
-    rules: tuple[CaptureRule, ...]
+    captures: CaptureTable
     players: int
     side_of: tuple[int, ...]
     """The side of each seat."""
@@ -395,7 +387,7 @@ def _plan(options: Options) -> _Plan:
     players = options.players
     plan = _Plan(
         options,
-        capture_rules(options),
+        capture_table(options),
         players,
         tuple(options.side_of(seat) for seat in range(players)),
         tuple((seat + 1) % players for seat in range(players)),
@@ -418,9 +410,8 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
     turn = state.turn
     if seat is not None and seat != turn:
         return []
-    rules = _plan(state.ruleset.options).rules
     table = state.table
-    by_rank = options_by_rank(rules, table_ranks(table))
+    by_rank = _plan(state.ruleset.options).captures.by_rank(table)
     moves: list[Move] = []
     for card in state.hands[turn]:
         sets = by_rank[_RANKS[card]]
@@ -436,7 +427,7 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
 
 
 def _choose_capture(plan: _Plan, table: tuple[Card, ...], move: Move) -> tuple[Card, ...]:
-    captures = pick(table, option_index_sets(plan.rules, table_ranks(table), _RANKS[move.card]))
+    captures = pick(table, plan.captures.by_rank(table)[_RANKS[move.card]])
     if move.capture is None:
         if len(captures) > 1:
             raise CaptureChoiceRequired(
