@@ -1,8 +1,10 @@
 """Throughput of the pure rules engine: random legal playouts on one core, per preset.
 
-Every play goes through the same validated :func:`scopa.rules.apply_move` the service uses,
-after :func:`scopa.rules.legal_moves`. The policy picks a random card from the hand, then a
-random legal capture for that card. Run from the repository root::
+Every play goes through the same validated :func:`scopa.rules.apply_move` the service uses.
+The policy picks a random card from the hand, then a random legal capture for that card
+(:func:`scopa.rules.capture_options`; :func:`pick_move` draws from the RNG exactly as
+:func:`choose` over :func:`scopa.rules.legal_moves` does, which bench/fingerprint.py checks).
+Run from the repository root::
 
     .venv/bin/python bench/engine.py [--seconds 1.5] [--preset scopa ...] [--impl python]
 
@@ -26,6 +28,7 @@ import random
 import sys
 import time
 from collections.abc import Sequence
+from typing import Final
 
 from compiled import CHILD_MARK, is_compiled, run_compiled  # bench/compiled.py
 
@@ -36,12 +39,12 @@ from scopa.rules import (
     Move,
     Ruleset,
     apply_move,
-    legal_moves,
+    capture_options,
     make_ruleset,
     new_match,
 )
 
-__all__ = ["Tally", "choose", "play_for", "run_match"]
+__all__ = ["Tally", "choose", "pick_move", "play_for", "run_match"]
 
 
 class Tally:
@@ -68,11 +71,25 @@ def choose(moves: Sequence[Move], rng: random.Random) -> Move:
     return rng.choice(by_card[card])
 
 
+_LAY: Final[tuple[tuple[int, ...], ...]] = ((),)
+
+
+def pick_move(state: MatchState, rng: random.Random) -> Move:
+    """:func:`choose` over ``legal_moves(state)`` without building every legal move.
+
+    A random card of the hand to play, then a random legal capture for it (one draw from a
+    one-element choice when the card must be laid, as :func:`choose` makes).
+    """
+    card = rng.choice(state.hands[state.turn])
+    captures = capture_options(state.ruleset.options, state.table, card)
+    return Move(card, rng.choice(captures or _LAY))
+
+
 def run_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:
     """Play one whole match with the random policy; returns its final state."""
     state, _ = new_match(ruleset, rng=rng)
     while state.turn >= 0:
-        move = choose(legal_moves(state), rng)
+        move = pick_move(state, rng)
         state, events = apply_move(state, state.turn, move, rng)
         tally.plays += 1
         for event in events:
@@ -94,20 +111,19 @@ def play_for(ruleset: Ruleset, seconds: float, seed: int = 1) -> tuple[Tally, fl
 
 
 def _baseline(seconds: float) -> float:
-    """Plays per second of the policy alone, over legal-move lists recorded from real play."""
+    """Plays per second of the policy alone, over states recorded from real play."""
     rng = random.Random(2)
     state, _ = new_match(make_ruleset("scopa"), rng=rng)
-    recorded: list[list[Move]] = []
+    recorded: list[MatchState] = []
     while state.turn >= 0 and len(recorded) < 2000:
-        moves = legal_moves(state)
-        recorded.append(moves)
-        state, _ = apply_move(state, state.turn, choose(moves, rng), rng)
+        recorded.append(state)
+        state, _ = apply_move(state, state.turn, pick_move(state, rng), rng)
     done = 0
     start = time.process_time()
     deadline = start + seconds
     while time.process_time() < deadline:
-        for moves in recorded:
-            choose(moves, rng)
+        for state in recorded:
+            pick_move(state, rng)
         done += len(recorded)
     return done / (time.process_time() - start)
 

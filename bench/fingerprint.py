@@ -1,9 +1,11 @@
 """Behaviour fingerprint of the rules engine, to check that optimisations change nothing.
 
 For every preset, plays seeded random matches with the policy of ``bench/engine.py`` and hashes
-every legal-move list, every event list and the serialised final state. The hashes only use
-``repr`` of plain tuples, ints, floats, strings and enums and the JSON inside ``dump_state``,
-so they are stable across Python runs. Run from the repository root::
+every legal-move list, every event list and the serialised final state. The benchmark's
+:func:`pick_move` makes the choices and must pick one of the hashed legal moves, so a match
+also shows that it draws from the RNG exactly as :func:`choose` over those moves did. The
+hashes only use ``repr`` of plain tuples, ints, floats, strings and enums and the JSON inside
+``dump_state``, so they are stable across Python runs. Run from the repository root::
 
     .venv/bin/python bench/fingerprint.py            # compare with bench/fingerprint.json
     .venv/bin/python bench/fingerprint.py --update   # after an intended behaviour change
@@ -20,7 +22,7 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine import choose  # bench/engine.py: the same policy as the benchmark
+from engine import pick_move  # bench/engine.py: the same policy as the benchmark
 
 from scopa.rules import PRESETS, apply_move, dump_state, legal_moves, make_ruleset, new_match
 
@@ -38,7 +40,10 @@ def fingerprint(preset: str, games: int) -> str:
         while state.turn >= 0:
             moves = legal_moves(state)
             digest.update(repr(moves).encode())
-            state, events = apply_move(state, state.turn, choose(moves, rng), rng)
+            move = pick_move(state, rng)
+            if move not in moves:
+                raise SystemExit(f"{preset}: the policy picked {move}, not a legal move")
+            state, events = apply_move(state, state.turn, move, rng)
             digest.update(repr(events).encode())
         digest.update(zlib.decompress(dump_state(state)[1:]))
     return digest.hexdigest()
