@@ -280,6 +280,21 @@ async def test_last_events_come_with_every_view() -> None:
     assert [bool(d.cards) for d in own] == [d.seat == 0 for d in own]
 
 
+async def test_move_result_view_has_the_stored_last_events() -> None:
+    """A move's own view shows the same last events as a later GetState reads from the store."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    for _ in range(8):
+        snap = await core.get_state(created.game_id, None)
+        seat = snap.view.turn
+        mine = await core.get_state(created.game_id, tokens[seat])
+        played = await core.play_card(created.game_id, tokens[seat], mine.view.legal_moves[0])
+        assert played.snapshot.last_events == played.events
+        again = await core.get_state(created.game_id, tokens[seat])
+        assert again.last_events == played.events
+        assert rules.CardPlayed in {type(e.event) for e in again.last_events}
+
+
 async def test_watch_from_zero_starts_at_current_state() -> None:
     """A watch from version 0 sends the current view with no past events."""
     core = make_core()

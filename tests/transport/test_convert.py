@@ -196,6 +196,14 @@ def test_views_are_independent_of_each_other() -> None:
     assert other["players"].int_value == 4 and other["target_score"].int_value != 99
 
 
+def test_view_takes_already_converted_last_events() -> None:
+    """Given converted last events, the view carries them instead of converting its own."""
+    snapshot = _snapshot(0)
+    given = [event_to_pb(VersionedEvent(1, rules.SeatResigned(1)))]
+    assert list(view_to_pb(snapshot, given).last_events) == given
+    assert list(view_to_pb(snapshot).last_events) == []
+
+
 def test_every_event_kind_converts() -> None:
     """Each engine event becomes the matching Event oneof."""
     played = rules.CardPlayed(0, 6, (5,), True, True, False, 0)

@@ -254,8 +254,14 @@ class GameCore:
 
     @staticmethod
     def _snapshot(
-        game_id: str, version: int, state: rules.MatchState, meta: GameMeta, seat: int | None
+        game_id: str,
+        version: int,
+        state: rules.MatchState,
+        meta: GameMeta,
+        seat: int | None,
+        shown: tuple[VersionedEvent, ...] | None = None,
     ) -> GameSnapshot:
+        """The caller's snapshot; ``shown``: meta.last_events already decoded for ``seat``."""
         if state.finished:
             status = GameStatus.FINISHED
         elif meta.waiting:
@@ -266,8 +272,8 @@ class GameCore:
         if status is GameStatus.WAITING_FOR_PLAYERS:
             view = view._replace(legal_moves=())
         public = tuple(SeatMeta(s.name, s.open, s.joined) for s in meta.seats)
-        last: tuple[VersionedEvent, ...] = ()
-        if meta.last_events:
+        last: tuple[VersionedEvent, ...] = () if shown is None else shown
+        if meta.last_events and shown is None:
             last = tuple(
                 VersionedEvent(version, e) for e in _visible(_decode_log(meta.last_events), seat)
             )
@@ -471,8 +477,9 @@ class GameCore:
         meta: GameMeta,
         events: Sequence[AppEvent],
     ) -> PlayResult:
+        # meta.last_events is the log entry of ``events``: no need to decode it again.
         shown = tuple(VersionedEvent(version, e) for e in _visible(events, seat))
-        return PlayResult(shown, self._snapshot(game_id, version, state, meta, seat))
+        return PlayResult(shown, self._snapshot(game_id, version, state, meta, seat, shown))
 
     def _replayed(self, game_id: str, seat: int, cached: bytes, meta: GameMeta) -> PlayResult:
         first_seat, version, state_blob, events = _decode_response(cached)

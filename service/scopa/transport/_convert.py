@@ -214,8 +214,8 @@ def events_to_pb(events: Iterable[VersionedEvent]) -> list[pb.Event]:
     return [event_to_pb(e) for e in events]
 
 
-def view_to_pb(snapshot: GameSnapshot) -> pb.GameView:
-    """A caller's snapshot to the GameView message."""
+def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None) -> pb.GameView:
+    """A caller's snapshot to the GameView message (``last_events``: already converted)."""
     view = snapshot.view
     options = view.options
     playing = snapshot.status is GameStatus.ACTIVE and view.turn >= 0
@@ -259,7 +259,7 @@ def view_to_pb(snapshot: GameSnapshot) -> pb.GameView:
             pb.LegalMove(card=card_to_pb(m.card), capture=cards_to_pb(m.capture or ()))
             for m in view.legal_moves
         ],
-        last_events=events_to_pb(snapshot.last_events),
+        last_events=events_to_pb(snapshot.last_events) if last_events is None else last_events,
         hand_results=[_hand_result(r) for r in view.results],
         winners=list(view.winners),
         finish_reason=_FINISH[view.finish_reason],

@@ -60,8 +60,11 @@ class GameServicer(pb_grpc.GameServiceServicer):
         result = await self._core.play_card(
             game_id, _token(context), move_from_pb(request), request.etag, request.request_id
         )
+        events = events_to_pb(result.events)
+        # The view's last events are usually the very events of the move: convert them once.
+        same = result.snapshot.last_events is result.events
         return pb.PlayCardResponse(
-            events=events_to_pb(result.events), view=view_to_pb(result.snapshot)
+            events=events, view=view_to_pb(result.snapshot, events if same else None)
         )
 
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
