@@ -126,7 +126,8 @@ def primiera_value(
     best = [0.0, 0.0, 0.0, 0.0]  # per suit; every card is worth more than 0
     for card in held:
         value = values[card]
-        best[card // 10] = max(best[card // 10], value)
+        if value > best[card // 10]:  # noqa: PLR1730 - a max() call per card is the hot spot
+            best[card // 10] = value
     if 0.0 in best:
         return 0.0
     return float(sum(best))
@@ -182,13 +183,13 @@ class MostRule:
 
     def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
         """Give the points to the unique leader, or split / withhold them on a tie."""
-        values = tuple(self.measure(t, options) for t in tallies)
+        values = tuple([self.measure(t, options) for t in tallies])
         leaders = _leaders(values)
         points = self.points(options)
         if len(leaders) > 1:
             split = options.mazzo_ties is MazzoTies.SPLIT
             points = max(1, points // len(leaders)) if split else 0
-        won = tuple(points if i in leaders else 0 for i in range(len(tallies)))
+        won = tuple([points if i in leaders else 0 for i in range(len(tallies))])
         return Component(self.name, won, values)
 
     def max_points(self, options: Options, plays_per_hand: int) -> int:
@@ -206,9 +207,9 @@ class CardRule:
 
     def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
         """Give the points to the holder; the value is 1 for the holder, 0 otherwise."""
-        held = tuple(1.0 if self.card in t.cards else 0.0 for t in tallies)
+        held = tuple([1.0 if self.card in t.cards else 0.0 for t in tallies])
         points = self.points(options)
-        return Component(self.name, tuple(int(h) * points for h in held), held)
+        return Component(self.name, tuple([int(h) * points for h in held]), held)
 
     def max_points(self, options: Options, plays_per_hand: int) -> int:
         """The configured points."""
@@ -228,9 +229,11 @@ class CountRule:
 
     def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
         """Score every side's count independently."""
-        counts = tuple(self.count(t) for t in tallies)
+        counts = [self.count(t) for t in tallies]
         return Component(
-            self.name, tuple(self.points(n, options) for n in counts), tuple(map(float, counts))
+            self.name,
+            tuple([self.points(n, options) for n in counts]),
+            tuple([float(n) for n in counts]),
         )
 
     def max_points(self, options: Options, plays_per_hand: int) -> int:
@@ -247,8 +250,8 @@ class NapolaRule:
 
     def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
         """Each side scores its own run length (only one side can hold ace, 2 and 3)."""
-        lengths = tuple(napola_length(t.cards, self.suit) for t in tallies)
-        return Component(self.name, lengths, tuple(map(float, lengths)))
+        lengths = tuple([napola_length(t.cards, self.suit) for t in tallies])
+        return Component(self.name, lengths, tuple([float(n) for n in lengths]))
 
     def max_points(self, options: Options, plays_per_hand: int) -> int:
         """All ten cards of the suit."""
@@ -295,8 +298,26 @@ _BAGHER: Final = CountRule(
 )
 
 
+_RULES: dict[int, tuple[Options, tuple[ScoringRule, ...]]] = {}
+_MAX_RULES: Final = 256
+
+
 def scoring_rules(options: Options) -> tuple[ScoringRule, ...]:
-    """The rules ``options`` enable, in score-sheet order; rules worth 0 points are left out."""
+    """The rules ``options`` enable, in score-sheet order; rules worth 0 points are left out.
+
+    Worked out once per :class:`Options` object (cached by identity, checked with ``is``).
+    """
+    entry = _RULES.get(id(options))
+    if entry is not None and entry[0] is options:
+        return entry[1]
+    if len(_RULES) >= _MAX_RULES:
+        _RULES.clear()
+    rules = _enabled_rules(options)
+    _RULES[id(options)] = (options, rules)
+    return rules
+
+
+def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
     candidates: tuple[tuple[ScoringRule, bool], ...] = (
         (_SWEEPS, options.sweep_points > 0),
         (_CARDS, options.cards_points > 0),
@@ -321,9 +342,9 @@ def score_hand(options: Options, tallies: Sequence[SideTally]) -> HandScore:
     """Score one hand: one tally per side (``options.sides`` of them), in side order."""
     if len(tallies) != options.sides:
         raise ValueError(f"expected {options.sides} tallies, got {len(tallies)}")
-    components = tuple(rule.score(tallies, options) for rule in scoring_rules(options))
-    totals = tuple(sum(c.points[i] for c in components) for i in range(len(tallies)))
-    napoleone = tuple(napola_length(t.cards, Suit.DENARI) == 10 for t in tallies)
+    components = tuple([rule.score(tallies, options) for rule in scoring_rules(options)])
+    totals = tuple([sum([c.points[i] for c in components]) for i in range(len(tallies))])
+    napoleone = tuple([napola_length(t.cards, Suit.DENARI) == 10 for t in tallies])
     return HandScore(components, totals, napoleone)
 
 
