@@ -12,6 +12,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry.sdk.metrics.export import HistogramDataPoint
 from opentelemetry.trace import SpanKind, StatusCode
 
+from scopa.server import (
+    AccessLogInterceptor,
+    ErrorMappingInterceptor,
+    InterceptorStack,
+    TracingInterceptor,
+    default_interceptors,
+)
 from server.fakes import ECHO, FOREVER, STREAM, Harness, session_loop
 
 SECRET_TOKEN = "Bearer sekrit-seat-token-1234"
@@ -150,3 +157,14 @@ async def test_cancelled_streams_are_closed_and_logged(harness: Harness) -> None
             break
         await asyncio.sleep(0.02)
     assert outcomes.count("CANCELLED") == 30
+
+
+def test_default_interceptors_are_one_stack_in_order() -> None:
+    """The service registers one interceptor that runs tracing, access log, errors in order."""
+    (stack,) = default_interceptors()
+    assert isinstance(stack, InterceptorStack)
+    assert [type(layer) for layer in stack.layers] == [
+        TracingInterceptor,
+        AccessLogInterceptor,
+        ErrorMappingInterceptor,
+    ]
