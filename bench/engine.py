@@ -1,9 +1,10 @@
 """Throughput of the pure rules engine: random legal playouts on one core, per preset.
 
 Every play goes through the same validated :func:`scopa.rules.apply_move` the service uses.
-The policy picks a random card from the hand, then a random legal capture for that card
-(:func:`scopa.rules.capture_options`; :func:`pick_move` draws from the RNG exactly as
-:func:`choose` over :func:`scopa.rules.legal_moves` does, which bench/fingerprint.py checks).
+The policy, :func:`scopa.rules.random_move` (part of the engine, so compiled with it), picks a
+random card from the hand, then a random legal capture for that card; it draws from the RNG
+exactly as :func:`choose` over :func:`scopa.rules.legal_moves` does, which bench/fingerprint.py
+checks.
 Run from the repository root::
 
     .venv/bin/python bench/engine.py [--seconds 1.5] [--preset scopa ...] [--impl python]
@@ -39,9 +40,9 @@ from scopa.rules import (
     Move,
     Ruleset,
     apply_move,
-    capture_options,
     make_ruleset,
     new_match,
+    random_move,
 )
 
 __all__ = ["Tally", "choose", "pick_move", "play_for", "run_match"]
@@ -71,18 +72,9 @@ def choose(moves: Sequence[Move], rng: random.Random) -> Move:
     return rng.choice(by_card[card])
 
 
-_LAY: Final[tuple[tuple[int, ...], ...]] = ((),)
-
-
-def pick_move(state: MatchState, rng: random.Random) -> Move:
-    """:func:`choose` over ``legal_moves(state)`` without building every legal move.
-
-    A random card of the hand to play, then a random legal capture for it (one draw from a
-    one-element choice when the card must be laid, as :func:`choose` makes).
-    """
-    card = rng.choice(state.hands[state.turn])
-    captures = capture_options(state.ruleset.options, state.table, card)
-    return Move(card, rng.choice(captures or _LAY))
+pick_move: Final = random_move
+"""The benchmark's policy: :func:`choose` over ``legal_moves(state)`` without building every
+legal move (:func:`scopa.rules.random_move`; the same RNG draws)."""
 
 
 def run_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:

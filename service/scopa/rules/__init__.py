@@ -1,9 +1,11 @@
 """Pure rules of the Scopa family: rulesets as data, state in, move in, new state and events out.
 
 No I/O, no clock, no global randomness: a match is created from a ruleset and an RNG or stacked
-decks; :func:`apply_move` never mutates its input; :func:`observe` builds what one seat may see.
+decks; :func:`apply_move` never mutates its input; :func:`observe` builds what one seat may see;
+:func:`random_move` picks a random legal move for bots.
 """
 
+from ._bots import random_move
 from ._capture import AceTakesAll, CaptureRule, EqualOrSum, SumWithPlayed, capture_options
 from ._cards import (
     ALL_CARDS,
@@ -124,6 +126,7 @@ __all__ = [
     "new_match",
     "observe",
     "parse_card",
+    "random_move",
     "rank_of",
     "resign",
     "score_hand",

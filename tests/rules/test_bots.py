@@ -1,0 +1,72 @@
+"""Tests of the bot move pickers (scopa.rules._bots): random_move and randbelow."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from scopa.rules import (
+    PRESETS,
+    GameOver,
+    MatchState,
+    Move,
+    apply_move,
+    legal_moves,
+    make_ruleset,
+    new_match,
+    random_move,
+    resign,
+)
+from scopa.rules._bots import randbelow
+
+
+def choice_move(state: MatchState, rng: random.Random) -> Move:
+    """The reference policy: ``rng.choice`` of a card, then of that card's legal moves."""
+    moves = legal_moves(state)
+    cards = list(dict.fromkeys(m.card for m in moves))
+    card = rng.choice(cards)
+    return rng.choice([m for m in moves if m.card == card])
+
+
+@pytest.mark.parametrize("n", [*range(1, 70), 127, 128, 129, 1000, 1 << 40])
+def test_randbelow_draws_like_choice(n: int) -> None:
+    """randbelow picks the index rng.choice picks and leaves the RNG in the same state."""
+    items = list(range(n)) if n <= 1000 else range(n)
+    for seed in range(30):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for _ in range(5):
+            assert randbelow(ours, n) == theirs.choice(items)
+        assert ours.getstate() == theirs.getstate()
+
+
+def test_randbelow_rejects_an_empty_range() -> None:
+    """There is no int below 0 to pick, as rng.choice refuses an empty sequence."""
+    with pytest.raises(ValueError, match="n > 0"):
+        randbelow(random.Random(1), 0)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_random_move_is_legal_and_draws_like_choice(preset: str) -> None:
+    """Whole matches: every pick is legal and equal to the choice-based policy's pick."""
+    ruleset = make_ruleset(preset)
+    for seed in range(3):
+        deal, ours, theirs = random.Random(seed), random.Random(seed), random.Random(seed)
+        state, _ = new_match(ruleset, rng=deal)
+        plays = 0
+        while state.turn >= 0:
+            move = random_move(state, ours)
+            assert move in legal_moves(state)
+            assert move == choice_move(state, theirs)
+            assert ours.getstate() == theirs.getstate()
+            state, _ = apply_move(state, state.turn, move, deal)
+            plays += 1
+        assert plays > 0
+
+
+def test_random_move_refuses_a_finished_game() -> None:
+    """No move is picked once the game is over."""
+    state, _ = new_match(make_ruleset("scopa"), rng=random.Random(3))
+    over, _ = resign(state, 0)
+    with pytest.raises(GameOver):
+        random_move(over, random.Random(3))
