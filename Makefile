@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck pytest run generate check-generated bench bench-service mypyc bench-mypyc clean
+.PHONY: test lint typecheck pytest run run-compiled generate check-generated bench bench-service mypyc bench-mypyc clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ pytest: $(STAMP)
 
 run: $(STAMP)
 	$(PY) -m scopa.server
+
+# The server with the rules engine compiled by mypyc (same source; see tools/build_mypyc.py).
+run-compiled: mypyc
+	PYTHONPATH=build/mypyc $(PY) -m scopa.server
 
 generate: $(STAMP)
 	$(PY) tools/generate.py
