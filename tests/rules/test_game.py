@@ -229,6 +229,19 @@ def test_capture_none_takes_the_only_choice_and_any_order_is_accepted() -> None:
     assert auto == named
 
 
+def test_a_listed_capture_is_accepted_in_any_spelling_and_a_same_size_stranger_is_not() -> None:
+    """The legal_moves tuple and the reversed tuple give one state; 3C 9S is refused."""
+    state = situation(make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B 9S", stock="")
+    listed = next(m.capture for m in legal_moves(state) if m.card == parse_card("7D"))
+    assert listed is not None
+    after, _ = apply_move(state, 0, Move(parse_card("7D"), listed))
+    backwards, _ = apply_move(state, 0, Move(parse_card("7D"), listed[::-1]))
+    assert after == backwards
+    assert after.piles[0] == (*cards("3C 4B"), parse_card("7D"))
+    with pytest.raises(CaptureNotLegal):
+        apply_move(state, 0, Move(parse_card("7D"), cards("3C 9S")))
+
+
 def test_partners_share_a_pile() -> None:
     """RULINGS.md conventions: with 4 players seat 2 captures for team 0+2."""
     state = situation(

@@ -434,7 +434,10 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
 def _choose_capture(
     plan: _Plan, table: tuple[Card, ...], card: Card, capture: tuple[Card, ...] | None
 ) -> tuple[Card, ...]:
-    captures = pick(table, plan.captures.by_rank(table)[_RANKS[card]])
+    index_sets = plan.captures.by_rank(table)[_RANKS[card]]
+    if type(capture) is tuple and _is_listed(table, index_sets, capture):
+        return capture  # the canonical spelling of a legal set, e.g. from legal_moves
+    captures = pick(table, index_sets)
     if capture is None:
         if len(captures) > 1:
             raise CaptureChoiceRequired(
@@ -459,6 +462,21 @@ def _choose_capture(
             field="capture",
         )
     return wanted
+
+
+def _is_listed(
+    table: tuple[Card, ...], index_sets: tuple[tuple[int, ...], ...], capture: tuple[Card, ...]
+) -> bool:
+    """Whether ``capture`` is exactly the table cards at one of ``index_sets``, in table order."""
+    n = len(capture)
+    for positions in index_sets:
+        if len(positions) == n:
+            for j in range(n):
+                if table[positions[j]] != capture[j]:
+                    break
+            else:
+                return True
+    return False
 
 
 def _replace_at(items: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
