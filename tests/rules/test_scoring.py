@@ -468,3 +468,52 @@ def test_hand_bound_counts_sweeps() -> None:
     options = Options()
     assert hand_points_bound(options, 36) - hand_points_bound(options, 35) == 1
     assert hand_points_bound(options, 0) == 4
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@settings(max_examples=60, deadline=None)
+@given(
+    owners=st.lists(st.integers(0, 5), min_size=40, max_size=40),
+    events=st.lists(st.integers(0, 8), min_size=1, max_size=3),
+    method=st.sampled_from(list(PrimieraMethod)),
+    ties=st.sampled_from(list(MazzoTies)),
+    repeated=st.lists(st.sampled_from(ALL_CARDS), max_size=6),
+)
+def test_score_hand_equals_its_rules_one_by_one(
+    preset: str,
+    owners: list[int],
+    events: list[int],
+    method: PrimieraMethod,
+    ties: MazzoTies,
+    repeated: list[Card],
+) -> None:
+    """score_hand's sheet is each scoring rule's own score, and napoleone is a napola of 10."""
+    options = dataclasses.replace(
+        PRESETS[preset].options(), primiera_method=method, mazzo_ties=ties
+    )
+    tallies = random_tallies(options, owners, events)
+    tallies[0] = dataclasses.replace(tallies[0], cards=tallies[0].cards + tuple(repeated))
+    score = score_hand(options, tallies)
+    assert score.components == tuple(r.score(tallies, options) for r in scoring_rules(options))
+    assert score.napoleone == tuple(napola_length(t.cards, Suit.DENARI) == 10 for t in tallies)
+    assert score.totals == tuple(
+        sum(c.points[s] for c in score.components) for s in range(len(tallies))
+    )
+
+
+@pytest.mark.parametrize(
+    ("denari", "napoleone"), [(tuple(range(1, 11)), True), (tuple(range(2, 11)), False)]
+)
+def test_score_hand_equals_its_rules_on_a_tie_and_a_napoleone(
+    denari: tuple[int, ...], napoleone: bool
+) -> None:
+    """A tie on cards and spade, one side holding the denari (all ten or all but the ace)."""
+    first = suit_cards(Suit.DENARI, *denari) + suit_cards(Suit.SPADE, 1, 2, 3, 4, 5)
+    first += suit_cards(Suit.COPPE, *range(1, 16 - len(denari)))  # 20 cards each, 5 spade each
+    tallies = [SideTally(first, 2), SideTally(complement(first))]
+    for ties in MazzoTies:
+        options = dataclasses.replace(Options(), mazzo_ties=ties)
+        score = score_hand(options, tallies)
+        assert score.components == tuple(r.score(tallies, options) for r in scoring_rules(options))
+        assert score.napoleone == (napoleone, False)
+        assert {c.name: c.values[0] == c.values[1] for c in score.components}["cards"]

@@ -159,12 +159,19 @@ def _primiera(tally: SideTally, options: Options) -> float:
     return primiera_value(tally.cards, options.primiera_method)
 
 
-def _leaders(values: Sequence[float]) -> list[int]:
-    """The sides with the highest positive value (none if every value is 0)."""
-    top = max(values, default=0.0)
+def _most(name: str, points: int, values: tuple[float, ...], options: Options) -> Component:
+    """The points to the side with the highest positive value; a tie follows ``mazzo_ties``."""
+    top = 0.0
+    for value in values:
+        if value > top:  # noqa: PLR1730 - no max() call: this runs for every hand
+            top = value
     if top <= 0:
-        return []
-    return [i for i, v in enumerate(values) if v == top]
+        return Component(name, tuple([0 for _ in values]), values)
+    leaders = len([v for v in values if v == top])
+    if leaders > 1:
+        split = options.mazzo_ties is MazzoTies.SPLIT
+        points = max(1, points // leaders) if split else 0
+    return Component(name, tuple([points if v == top else 0 for v in values]), values)
 
 
 # --- rules --------------------------------------------------------------------------------
@@ -184,13 +191,7 @@ class MostRule:
     def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
         """Give the points to the unique leader, or split / withhold them on a tie."""
         values = tuple([self.measure(t, options) for t in tallies])
-        leaders = _leaders(values)
-        points = self.points(options)
-        if len(leaders) > 1:
-            split = options.mazzo_ties is MazzoTies.SPLIT
-            points = max(1, points // len(leaders)) if split else 0
-        won = tuple([points if i in leaders else 0 for i in range(len(tallies))])
-        return Component(self.name, won, values)
+        return _most(self.name, self.points(options), values, options)
 
     def max_points(self, options: Options, plays_per_hand: int) -> int:
         """The configured points (a split share is never larger)."""
@@ -298,8 +299,100 @@ _BAGHER: Final = CountRule(
 )
 
 
-_RULES: dict[int, tuple[Options, tuple[ScoringRule, ...]]] = {}
+# --- the score_hand fast path: plain functions for the common rules ----------------------
+
+Scorer = Callable[[Sequence[SideTally], Options], Component]
+"""What :func:`score_hand` runs for one rule: the rule's ``score`` or an equal plain function."""
+
+_DENARI_SUIT: Final = int(Suit.DENARI)
+_SPADE_SUIT: Final = int(Suit.SPADE)
+_ALL_RANKS: Final = (1 << 10) - 1
+
+
+def _in_suit(cards: tuple[Card, ...], suit: int) -> int:
+    """How many of ``cards`` are of ``suit``."""
+    n = 0
+    for card in cards:
+        if card // 10 == suit:
+            n += 1
+    return n
+
+
+def _has_napoleone(cards: tuple[Card, ...]) -> bool:
+    """Whether ``cards`` hold all ten denari (``napola_length(cards, DENARI) == 10``)."""
+    ranks = 0
+    for card in cards:
+        if card // 10 == _DENARI_SUIT:
+            ranks |= 1 << (card % 10)
+    return ranks == _ALL_RANKS
+
+
+def _score_sweeps(tallies: Sequence[SideTally], options: Options) -> Component:
+    counts = [t.sweeps for t in tallies]
+    per = options.sweep_points
+    return Component("sweeps", tuple([n * per for n in counts]), tuple([float(n) for n in counts]))
+
+
+def _score_cards(tallies: Sequence[SideTally], options: Options) -> Component:
+    values = tuple([float(len(t.cards)) for t in tallies])
+    return _most("cards", options.cards_points, values, options)
+
+
+def _score_denari(tallies: Sequence[SideTally], options: Options) -> Component:
+    values = tuple([float(_in_suit(t.cards, _DENARI_SUIT)) for t in tallies])
+    return _most("denari", options.denari_points, values, options)
+
+
+def _score_spade(tallies: Sequence[SideTally], options: Options) -> Component:
+    values = tuple([float(_in_suit(t.cards, _SPADE_SUIT)) for t in tallies])
+    return _most("spade", options.spade_points, values, options)
+
+
+def _score_primiera(tallies: Sequence[SideTally], options: Options) -> Component:
+    method = options.primiera_method
+    values = tuple([primiera_value(t.cards, method) for t in tallies])
+    return _most("primiera", options.primiera_points, values, options)
+
+
+def _score_settebello(tallies: Sequence[SideTally], options: Options) -> Component:
+    held = tuple([1.0 if SETTEBELLO in t.cards else 0.0 for t in tallies])
+    points = options.settebello_points
+    return Component("settebello", tuple([int(h) * points for h in held]), held)
+
+
+_FAST_SCORERS: Final[tuple[tuple[ScoringRule, Scorer], ...]] = (
+    (_SWEEPS, _score_sweeps),
+    (_CARDS, _score_cards),
+    (_DENARI, _score_denari),
+    (_SPADE, _score_spade),
+    (_PRIMIERA, _score_primiera),
+    (_SETTEBELLO, _score_settebello),
+)
+"""Rules whose ``score`` has a plain-function twin (tests check they agree)."""
+
+
+def _scorer(rule: ScoringRule) -> Scorer:
+    for known, scorer in _FAST_SCORERS:
+        if known is rule:
+            return scorer
+    return rule.score
+
+
+_RULES: dict[int, tuple[Options, tuple[ScoringRule, ...], tuple[Scorer, ...]]] = {}
 _MAX_RULES: Final = 256
+
+
+def _plan(options: Options) -> tuple[Options, tuple[ScoringRule, ...], tuple[Scorer, ...]]:
+    """``options``' rules and their scorers, cached by identity (checked with ``is``)."""
+    entry = _RULES.get(id(options))
+    if entry is not None and entry[0] is options:
+        return entry
+    if len(_RULES) >= _MAX_RULES:
+        _RULES.clear()
+    rules = _enabled_rules(options)
+    entry = (options, rules, tuple([_scorer(rule) for rule in rules]))
+    _RULES[id(options)] = entry
+    return entry
 
 
 def scoring_rules(options: Options) -> tuple[ScoringRule, ...]:
@@ -307,14 +400,7 @@ def scoring_rules(options: Options) -> tuple[ScoringRule, ...]:
 
     Worked out once per :class:`Options` object (cached by identity, checked with ``is``).
     """
-    entry = _RULES.get(id(options))
-    if entry is not None and entry[0] is options:
-        return entry[1]
-    if len(_RULES) >= _MAX_RULES:
-        _RULES.clear()
-    rules = _enabled_rules(options)
-    _RULES[id(options)] = (options, rules)
-    return rules
+    return _plan(options)[1]
 
 
 def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
@@ -342,9 +428,9 @@ def score_hand(options: Options, tallies: Sequence[SideTally]) -> HandScore:
     """Score one hand: one tally per side (``options.sides`` of them), in side order."""
     if len(tallies) != options.sides:
         raise ValueError(f"expected {options.sides} tallies, got {len(tallies)}")
-    components = tuple([rule.score(tallies, options) for rule in scoring_rules(options)])
+    components = tuple([score(tallies, options) for score in _plan(options)[2]])
     totals = tuple([sum([c.points[i] for c in components]) for i in range(len(tallies))])
-    napoleone = tuple([napola_length(t.cards, Suit.DENARI) == 10 for t in tallies])
+    napoleone = tuple([_has_napoleone(t.cards) for t in tallies])
     return HandScore(components, totals, napoleone)
 
 
