@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck pytest run run-compiled generate check-generated bench bench-service mypyc bench-mypyc clean
+.PHONY: test lint typecheck pytest run run-compiled generate check-generated bench bench-service mypyc clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,8 +37,8 @@ generate: $(STAMP)
 check-generated: $(STAMP)
 	$(PY) tools/generate.py --check --lint
 
-bench: $(STAMP)
-	$(PY) bench/engine.py
+bench: mypyc
+	$(PY) bench/engine.py --impl both
 
 bench-service: $(STAMP)
 	$(PY) bench/service.py
@@ -47,8 +47,6 @@ bench-service: $(STAMP)
 mypyc: $(STAMP)
 	$(PY) tools/build_mypyc.py
 
-bench-mypyc: mypyc
-	$(PY) bench/engine.py --impl both
 
 clean:
 	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache

@@ -11,13 +11,14 @@ Run from the repository root::
 
 ``--impl mypyc`` (or ``both``) also measures the same source compiled by mypyc: build it first
 with ``.venv/bin/python tools/build_mypyc.py``; the compiled run is a child process with
-``build/mypyc`` first on ``PYTHONPATH`` (see ``bench/compiled.py``) and its lines carry an
-``impl=mypyc`` tag (``both`` tags the interpreted lines ``impl=python``).
+``build/mypyc`` first on ``PYTHONPATH`` (see ``bench/compiled.py``) and its lines end with an
+``impl=mypyc`` tag (``both`` tags the interpreted lines ``impl=python``). The service image and
+``make run-compiled`` run the service on that compiled build.
 
 Rates use CPU time of this process (``time.process_time``), so other load on the machine
 disturbs them less. Output: one header line, one ``baseline=`` line (the policy alone,
 measured in the same run), then exactly one
-``preset=<id> hands_per_s=<n> plays_per_s=<n>`` line per preset.
+``preset=<id> hands_per_s=<n> plays_per_s=<n>`` line per preset (and implementation).
 """
 
 from __future__ import annotations
@@ -132,8 +133,8 @@ def _measure(presets: Sequence[str], seconds: float, tag: str) -> None:
     for preset in presets:
         tally, elapsed = play_for(make_ruleset(preset), seconds)
         print(
-            f"preset={preset}{tag} hands_per_s={tally.hands / elapsed:.0f} "
-            f"plays_per_s={tally.plays / elapsed:.0f}",
+            f"preset={preset} hands_per_s={tally.hands / elapsed:.0f} "
+            f"plays_per_s={tally.plays / elapsed:.0f}{tag}",
             flush=True,
         )
 

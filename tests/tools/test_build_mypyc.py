@@ -1,0 +1,63 @@
+"""Tests of tools/build_mypyc.py: the compiled engine behaves exactly like the interpreted one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _fingerprint(pythonpath: str | None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    code = (
+        "import sys, scopa.rules._game as g; sys.argv = ['fingerprint', '--games', '40'];"
+        "sys.path.insert(0, 'bench'); import fingerprint;"
+        "print('compiled' if g.__file__.endswith('.so') else 'interpreted');"
+        "sys.exit(fingerprint.main())"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def compiled_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The engine compiled by mypyc into a temporary tree."""
+    out = tmp_path_factory.mktemp("mypyc") / "tree"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "build_mypyc.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert done.stdout.strip().splitlines()[-1] == str(out)
+    return out
+
+
+def test_compiled_engine_matches_the_stored_fingerprints(compiled_tree: Path) -> None:
+    """The mypyc build of scopa.rules plays every preset exactly as bench/fingerprint.json says."""
+    done = _fingerprint(str(compiled_tree))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("compiled")
+
+
+def test_interpreted_engine_matches_the_stored_fingerprints() -> None:
+    """The interpreted engine plays every preset exactly as bench/fingerprint.json says."""
+    done = _fingerprint(None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("interpreted")
