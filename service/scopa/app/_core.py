@@ -389,16 +389,10 @@ class GameCore:
         request_id: str = "",
     ) -> PlayResult:
         """Play ``move`` for the token's seat: one load, the rules, one compare-and-set."""
-        rid = self._check_request_id(request_id)
-        if token is None:
-            raise Unauthenticated("playing a card needs a seat token")
-        snap = await self._load(game_id, rid)
-        state = rules.load_state(snap.state)
-        seat = self._seat_of(token, game_id, state.ruleset.options.players)
-        assert seat is not None
-        meta = GameMeta.load(snap.meta)
-        if snap.cached_response is not None:
-            return self._replayed(game_id, seat, snap.cached_response, meta)
+        loaded = await self._seat_write(game_id, token, request_id, "playing a card")
+        if isinstance(loaded, PlayResult):
+            return loaded
+        snap, state, meta, seat, rid = loaded
         if etag and etag != f"v{snap.version}":
             raise StaleEtag(f"etag {etag} is stale; the game is at v{snap.version}")
         if meta.waiting and not state.finished:
@@ -418,9 +412,25 @@ class GameCore:
 
     async def resign(self, game_id: str, token: str | None, request_id: str = "") -> PlayResult:
         """The token's seat resigns: the game ends and the other sides win."""
+        loaded = await self._seat_write(game_id, token, request_id, "resigning")
+        if isinstance(loaded, PlayResult):
+            return loaded
+        snap, state, meta, seat, rid = loaded
+        new_state, events = rules.resign(state, seat)
+        meta = replace(meta, resigned=seat)
+        return await self._commit(game_id, snap.version, new_state, meta, seat, events, rid)
+
+    async def _seat_write(
+        self, game_id: str, token: str | None, request_id: str, action: str
+    ) -> PlayResult | tuple[Snapshot, rules.MatchState, GameMeta, int, str | None]:
+        """Load the game for a write by the token's seat (one round trip).
+
+        Returns the first response when ``request_id`` was already applied, else what the
+        write needs: the snapshot, the state, the meta, the seat and the checked request id.
+        """
         rid = self._check_request_id(request_id)
         if token is None:
-            raise Unauthenticated("resigning needs a seat token")
+            raise Unauthenticated(f"{action} needs a seat token")
         snap = await self._load(game_id, rid)
         state = rules.load_state(snap.state)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
@@ -428,9 +438,7 @@ class GameCore:
         meta = GameMeta.load(snap.meta)
         if snap.cached_response is not None:
             return self._replayed(game_id, seat, snap.cached_response, meta)
-        new_state, events = rules.resign(state, seat)
-        meta = replace(meta, resigned=seat)
-        return await self._commit(game_id, snap.version, new_state, meta, seat, events, rid)
+        return snap, state, meta, seat, rid
 
     async def _commit(
         self,
