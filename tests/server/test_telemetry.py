@@ -98,3 +98,23 @@ def test_game_counters() -> None:
         if isinstance(point, NumberDataPoint)
     }
     assert sums == {("scopa.games.created", "scopa"): 2, ("scopa.games.finished", "scopone"): 1}
+
+
+def _fail_with_secrets() -> None:
+    hand = ["sekrit-7D", "sekrit-1S"]  # noqa: F841 - a local the traceback must not show
+    token = "sekrit-token-0123456789"  # noqa: F841
+    raise RuntimeError("engine fault")
+
+
+@pytest.mark.parametrize("log_format", ["json", "console"])
+def test_tracebacks_carry_no_local_variables(log_format: str) -> None:
+    """A logged exception shows its frames but never their local values (hands, tokens)."""
+    stream = io.StringIO()
+    configure_logging(Settings(log_format=log_format), stream)
+    try:
+        _fail_with_secrets()
+    except RuntimeError as exc:
+        get_logger("scopa.test").error("rpc.failed", exc_info=exc)
+    text = stream.getvalue()
+    assert "engine fault" in text and "_fail_with_secrets" in text
+    assert "sekrit" not in text

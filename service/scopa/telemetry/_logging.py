@@ -39,11 +39,19 @@ def configure_logging(settings: Settings, stream: TextIO | None = None) -> None:
     renderer: structlog.typing.Processor
     tail: list[structlog.typing.Processor]
     if _use_console(settings, out):
-        renderer = structlog.dev.ConsoleRenderer(colors=out.isatty())
+        # Plain tracebacks: rich's would print every frame's locals (hands, tokens).
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=out.isatty(), exception_formatter=structlog.dev.plain_traceback
+        )
         tail = []
     else:
         renderer = structlog.processors.JSONRenderer()
-        tail = [structlog.processors.dict_tracebacks]
+        # Frames without their local variables: those hold hands, decks and tokens.
+        tail = [
+            structlog.processors.ExceptionRenderer(
+                structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
+            )
+        ]
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
