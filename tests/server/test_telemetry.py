@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
+from typing import Literal
 
 import pytest
 import structlog
@@ -107,7 +108,7 @@ def _fail_with_secrets() -> None:
 
 
 @pytest.mark.parametrize("log_format", ["json", "console"])
-def test_tracebacks_carry_no_local_variables(log_format: str) -> None:
+def test_tracebacks_carry_no_local_variables(log_format: Literal["json", "console"]) -> None:
     """A logged exception shows its frames but never their local values (hands, tokens)."""
     stream = io.StringIO()
     configure_logging(Settings(log_format=log_format), stream)
