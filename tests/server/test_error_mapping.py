@@ -7,6 +7,7 @@ import pytest
 
 from scopa import rules
 from scopa.server import ERROR_CODES, ERROR_DOMAIN, map_exception, register, to_grpc_status
+from scopa.storage import StorageUnavailable
 from server.fakes import Harness, error_info, session_loop
 
 
@@ -148,3 +149,10 @@ async def test_successful_calls_are_untouched(harness: Harness) -> None:
     """Calls that do not raise return their response and complete streams normally."""
     assert await harness.echo(b"hello") == b"hello"
     assert await harness.stream(b"fine") == ([b"one", b"two"], None)
+
+
+def test_storage_outage_is_unavailable_without_backend_details() -> None:
+    """A store outage is UNAVAILABLE / STORAGE_UNAVAILABLE and hides the backend address."""
+    mapped = map_exception(StorageUnavailable("Error 111 connecting to 10.0.0.7:6379"))
+    assert (mapped.code, mapped.reason) == (grpc.StatusCode.UNAVAILABLE, "STORAGE_UNAVAILABLE")
+    assert "10.0.0.7" not in mapped.message

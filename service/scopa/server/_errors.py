@@ -17,7 +17,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
-from scopa import app, rules
+from scopa import app, rules, storage
 
 __all__ = [
     "ERROR_CODES",
@@ -55,6 +55,7 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     app.SeatTaken: grpc.StatusCode.FAILED_PRECONDITION,
     app.WaitingForPlayers: grpc.StatusCode.FAILED_PRECONDITION,
     app.StackedDecksDisabled: grpc.StatusCode.FAILED_PRECONDITION,
+    storage.StorageUnavailable: grpc.StatusCode.UNAVAILABLE,
 }
 """Exception class -> gRPC status code; looked up along the MRO of the raised exception."""
 

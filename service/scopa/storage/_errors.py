@@ -10,6 +10,10 @@ class StorageError(Exception):
 class StorageUnavailable(StorageError):
     """The backend could not be reached or timed out."""
 
+    reason = "STORAGE_UNAVAILABLE"
+    message = "the game store is unavailable; retry with the same request_id"
+    """What a client is told; the backend's own error (addresses included) stays in the server."""
+
 
 class GameNotFound(StorageError):
     """The game does not exist (never created, or expired)."""

@@ -54,6 +54,8 @@ class GameServiceStub(object):
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
     retrying with the same request_id is safe.
+    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
+    nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
     """
 
@@ -129,6 +131,8 @@ class GameServiceServicer(object):
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
     retrying with the same request_id is safe.
+    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
+    nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
     """
 
@@ -311,6 +315,8 @@ class GameService(object):
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
     retrying with the same request_id is safe.
+    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
+    nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
     """
 

@@ -49,6 +49,8 @@ class GameServiceStub:
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
       retrying with the same request_id is safe.
+    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
+      nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
     """
 
@@ -186,6 +188,8 @@ class GameServiceAsyncStub:
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
       retrying with the same request_id is safe.
+    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
+      nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
     """
 
@@ -322,6 +326,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
       retrying with the same request_id is safe.
+    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
+      nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
     """
 
