@@ -10,9 +10,11 @@ field() { python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
 # 1. What can be played: presets and options, with defaults and sources.
 call -d '{}' "$ADDR" scopa.v1.GameService/ListRulesets | field '[r["id"] for r in d["rulesets"]]'
 
-# 2. Create a game; the creator holds both seats here, so it gets both tokens.
-created=$(call -d '{"preset": "scopa", "request_id": "readme-create-1",
-  "seats": [{"display_name": "Ann"}, {"display_name": "Bob"}]}' \
+# 2. Create a game; the creator holds both seats here, so it gets both tokens. A request_id
+#    (a fresh UUID per request, kept private) makes a retry return the same game and tokens.
+REQUEST=$(python3 -c 'import uuid; print(uuid.uuid4())')
+created=$(call -d "{\"preset\": \"scopa\", \"request_id\": \"$REQUEST\",
+  \"seats\": [{\"display_name\": \"Ann\"}, {\"display_name\": \"Bob\"}]}" \
   "$ADDR" scopa.v1.GameService/CreateGame)
 GAME=$(echo "$created" | field 'd["name"]')
 ANN=$(echo "$created" | field 'd["credentials"][0]["token"]')

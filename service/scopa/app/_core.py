@@ -8,6 +8,7 @@ first response instead of playing twice.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import random
@@ -333,8 +334,9 @@ class GameCore:
             for s in range(players)
             if not specs[s].open
         )
-        # Tokens and invites are derived from the request_id, so nothing secret is stored.
-        response = b"created"
+        # Tokens and invites are derived from the request_id, so nothing secret is stored; the
+        # first request's digest lets a retry prove it is the same request.
+        response = _create_digest(cmd)
         with self._tracer.start_as_current_span("scopa.create_game") as span:
             span.set_attribute("scopa.game_id", game_id)
             span.set_attribute("scopa.preset", ruleset.preset)
@@ -352,7 +354,11 @@ class GameCore:
             except GameExists:
                 raise ConcurrentUpdate("a game with this id already exists; retry") from None
         if not result.created:
-            # A retried create: return what the first one returned.
+            # A retried create: the same request gets the same game, credentials and invites.
+            if not hmac.compare_digest(result.response or b"", response):
+                raise InvalidArgument(
+                    "request_id was already used for a different CreateGame", field="request_id"
+                )
             snap = await self._load(game_id)
             stored_state = rules.load_state(snap.state)
             stored_meta = GameMeta.load(snap.meta)
@@ -595,6 +601,21 @@ def _locate_option_error(exc: rules.InvalidOption, cmd: CreateGameCommand) -> No
         exc.field = "seats"
     elif name != "first_dealer":
         exc.field = f"options.{name}"
+
+
+def _create_digest(cmd: CreateGameCommand) -> bytes:
+    """A digest of everything a CreateGame asked for, to recognise its retries."""
+    canonical = json.dumps(
+        [
+            cmd.preset,
+            sorted(cmd.options.items()),
+            [[seat.name, seat.open] for seat in cmd.seats],
+            cmd.first_dealer,
+            [list(deck) for deck in cmd.stacked_decks],
+        ],
+        separators=(",", ":"),
+    )
+    return b"create:" + hashlib.sha256(canonical.encode()).hexdigest().encode()
 
 
 def _new_id() -> str:
