@@ -10,6 +10,7 @@ from rules_helpers import cards, of_type, play, play_out, ruleset, situation, st
 
 from scopa.rules import (
     AceReturned,
+    AcesOnTable,
     CaptureChoiceRequired,
     CaptureNotLegal,
     CardNotInHand,
@@ -27,8 +28,10 @@ from scopa.rules import (
     MatchState,
     Move,
     NotYourTurn,
+    Options,
     Redealt,
     RulesError,
+    Ruleset,
     SeatResigned,
     apply_move,
     dump_state,
@@ -189,6 +192,23 @@ def test_two_aces_on_the_starting_table_force_a_redeal() -> None:
     voided = tuple(sorted(cards("1S 1D 9D 10D"), key=table_key))
     assert of_type(events, Redealt) == [Redealt(1, "aces", voided)]
     assert state.hands[0] == stacked()[0:6:2]
+
+
+def test_an_ace_with_no_stock_to_replace_it_voids_the_deal() -> None:
+    """A ruleset without a stock (built around make_ruleset's check) redeals, never crashes."""
+    options = Options(players=4, hand_size=9, aces_on_table=AcesOnTable.RETURN)
+    aces = cards("1C 1D 1S 1B")
+    others = tuple(c for c in stacked() if c not in aces)
+    one_ace_on_table = aces[:3] + others[:33] + aces[3:] + others[33:]
+    no_ace_on_table = aces + others
+    state, events = new_match(
+        Ruleset("scopone", options), decks=(one_ace_on_table, no_ace_on_table)
+    )
+    voided = tuple(sorted(aces[3:] + others[33:], key=table_key))
+    assert of_type(events, Redealt) == [Redealt(1, "aces", voided)]
+    assert not of_type(events, AceReturned)
+    assert state.stock == ()
+    assert state.table == tuple(sorted(others[32:], key=table_key))
 
 
 def test_aces_stay_on_the_table_by_default() -> None:

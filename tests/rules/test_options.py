@@ -73,6 +73,8 @@ def test_overrides_are_applied_and_reported() -> None:
         ("scopa", {"target_score": 0}, "target_score"),
         ("scopa", {"kings_redeal": 1}, "kings_redeal"),
         ("scopa", {"sweep_points": 11}, "sweep_points"),
+        ("scopone", {"aces_on_table": "return"}, "aces_on_table"),
+        ("scopone_scientifico", {"aces_on_table": "return"}, "aces_on_table"),
     ],
 )
 def test_invalid_options_are_rejected(preset: str, overrides: dict[str, Any], field: str) -> None:
@@ -158,3 +160,13 @@ def test_kings_redeal_defaults() -> None:
         assert make_ruleset(preset).options.kings_redeal == 3, preset
     for preset in ("spazzino", "spatola", "spatola4"):
         assert make_ruleset(preset).options.kings_redeal == 0, preset
+
+
+def test_aces_on_table_return_needs_a_stock_after_the_first_deal() -> None:
+    """Returning aces turns a stock card, so it is allowed only when the first deal leaves one."""
+    assert make_ruleset("scopa4", {"aces_on_table": "return"}).options.aces_on_table == "return"
+    four_deals = make_ruleset("scopone", {"hand_size": 3, "aces_on_table": "return"})
+    assert four_deals.options.aces_on_table == "return"
+    with pytest.raises(InvalidOption) as err:
+        make_ruleset("scopone", {"aces_on_table": "return"})
+    assert err.value.field == "aces_on_table"

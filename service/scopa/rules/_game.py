@@ -267,6 +267,26 @@ def _void_reason(options: Options, table: list[Card]) -> str:
     return ""
 
 
+def _return_aces(
+    options: Options, table: list[Card], stock: tuple[Card, ...], returned: list[Event]
+) -> tuple[tuple[Card, ...], str]:
+    """Send a lone starting-table ace under the stock and turn the next card, until none is left.
+
+    Changes ``table`` in place and appends an :class:`AceReturned` to ``returned`` per ace.
+    Returns the new stock and ``"aces"`` when no card but aces (or none) is left to turn, which
+    voids the deal (``make_ruleset`` rejects rulesets without a stock; this is the backstop).
+    """
+    while not _void_reason(options, table) and any(rank_of(c) == _ACE for c in table):
+        if all(rank_of(c) == _ACE for c in stock):
+            return stock, "aces"
+        ace = next(c for c in table if rank_of(c) == _ACE)
+        table.remove(ace)
+        table.append(stock[0])
+        stock = stock[1:] + (ace,)
+        returned.append(AceReturned(ace))
+    return stock, ""
+
+
 def _start_hand(
     options: Options,
     hand_number: int,
@@ -289,14 +309,10 @@ def _start_hand(
         table = list(stock[: options.table_cards])
         stock = stock[options.table_cards :]
         returned: list[Event] = []
+        reason = ""
         if options.aces_on_table is AcesOnTable.RETURN:
-            while not _void_reason(options, table) and any(rank_of(c) == _ACE for c in table):
-                ace = next(c for c in table if rank_of(c) == _ACE)
-                table.remove(ace)
-                table.append(stock[0])
-                stock = stock[1:] + (ace,)
-                returned.append(AceReturned(ace))
-        reason = _void_reason(options, table)
+            stock, reason = _return_aces(options, table, stock, returned)
+        reason = reason or _void_reason(options, table)
         if reason:
             events.append(Redealt(hand_number, reason, tuple(sorted(table, key=table_key))))
             continue

@@ -447,6 +447,11 @@ def _validate(o: Options) -> None:
             f"{o.players} seats x {o.hand_size} cards must divide the {dealt} cards dealt",
             field="hand_size",
         )
+    if o.aces_on_table is AcesOnTable.RETURN and dealt - o.players * o.hand_size < 1:
+        raise InvalidOption(
+            "aces_on_table=return needs a stock after the first deal to turn replacement cards",
+            field="aces_on_table",
+        )
     if not -1 <= o.first_dealer < o.players:
         raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")
     if o.target_score < 1:
