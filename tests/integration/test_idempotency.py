@@ -8,7 +8,16 @@ import grpc
 from support.server_process import ServerProcess
 
 from integration.aio_helpers import aio_stub
-from integration.helpers import Stub, auth, create, move_request, rid, tokens_of, view
+from integration.helpers import (
+    Stub,
+    auth,
+    create,
+    expect_error,
+    move_request,
+    rid,
+    tokens_of,
+    view,
+)
 from scopa_client.v1 import scopa_pb2 as pb
 
 
@@ -90,3 +99,22 @@ def test_retried_create_returns_the_same_game_and_credentials(stubs: tuple[Stub,
     assert again.view == first.view
     other = create(stubs[0], "scopa4", 4, open_seats=[3], request_id=rid())
     assert other.name != first.name
+
+
+def test_a_create_request_id_cannot_be_reused_for_another_request(stub: Stub) -> None:
+    """Reusing a create request_id with other seats is INVALID_ARGUMENT, never open-seat tokens."""
+    request_id = rid()
+    first = create(stub, "scopa", 2, open_seats=[1], request_id=request_id)
+    assert list(tokens_of(first)) == [0]
+    expect_error(
+        lambda: create(stub, "scopa", 2, request_id=request_id),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "INVALID_ARGUMENT",
+        field="request_id",
+    )
+    expect_error(
+        lambda: create(stub, "scopa", 2, target=7, open_seats=[1], request_id=request_id),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "INVALID_ARGUMENT",
+        field="request_id",
+    )
