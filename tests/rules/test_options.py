@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scopa.rules import PRESETS, InvalidOption, Options, list_options, make_ruleset
+from scopa.rules import DECK_SIZE, PRESETS, InvalidOption, Options, list_options, make_ruleset
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
@@ -74,6 +74,13 @@ def test_overrides_are_applied_and_reported() -> None:
         ("scopa", {"kings_redeal": 1}, "kings_redeal"),
         ("scopa", {"sweep_points": 11}, "sweep_points"),
         ("scopone", {"aces_on_table": "return"}, "aces_on_table"),
+        ("scopa", {"hand_size": 0}, "hand_size"),
+        ("scopa", {"table_cards": -1}, "table_cards"),
+        ("scopa", {"table_cards": 40}, "table_cards"),
+        ("scopa", {"table_cards": 46}, "table_cards"),
+        ("scopa", {"table_cards": 36, "hand_size": 3}, "table_cards"),
+        ("scopone", {"table_cards": 10}, "table_cards"),
+        ("scopa", {"hand_size": 21, "table_cards": 0}, "hand_size"),
         ("scopone_scientifico", {"aces_on_table": "return"}, "aces_on_table"),
     ],
 )
@@ -170,3 +177,22 @@ def test_aces_on_table_return_needs_a_stock_after_the_first_deal() -> None:
     with pytest.raises(InvalidOption) as err:
         make_ruleset("scopone", {"aces_on_table": "return"})
     assert err.value.field == "aces_on_table"
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides"),
+    [
+        ("scopa", {"table_cards": 34}),
+        ("scopa", {"table_cards": 28, "hand_size": 6}),
+        ("scopone", {"table_cards": 4}),
+        ("scopone_scientifico", {"table_cards": 0}),
+        ("scopa", {"hand_size": 20, "table_cards": 0}),
+    ],
+)
+def test_a_table_that_leaves_exactly_whole_deals_is_accepted(
+    preset: str, overrides: dict[str, Any]
+) -> None:
+    """table_cards may take every card but at least one whole deal, dealt evenly."""
+    o = make_ruleset(preset, overrides).options
+    assert (DECK_SIZE - o.table_cards) % (o.players * o.hand_size) == 0
+    assert o.players * o.hand_size <= DECK_SIZE - o.table_cards

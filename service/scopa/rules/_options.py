@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
+from ._cards import DECK_SIZE
 from ._errors import InvalidOption
 
 __all__ = [
@@ -439,15 +440,29 @@ def _coerce(name: str, value: Any) -> Any:
 def _validate(o: Options) -> None:
     if o.players not in (2, 3, 4, 6):
         raise InvalidOption("players must be 2, 3, 4 or 6", field="players")
-    if o.hand_size < 1 or o.table_cards < 0:
-        raise InvalidOption("hand_size must be >= 1 and table_cards >= 0", field="hand_size")
-    dealt = 40 - o.table_cards
+    if o.hand_size < 1:
+        raise InvalidOption("hand_size must be >= 1", field="hand_size")
+    if o.table_cards < 0:
+        raise InvalidOption("table_cards must be >= 0", field="table_cards")
+    per_deal = o.players * o.hand_size
+    if per_deal > DECK_SIZE:
+        raise InvalidOption(
+            f"{o.players} seats x {o.hand_size} cards is more than the 40-card deck",
+            field="hand_size",
+        )
+    dealt = DECK_SIZE - o.table_cards
+    if per_deal > dealt:
+        raise InvalidOption(
+            f"with {o.table_cards} table cards only {max(dealt, 0)} are left to deal, less than"
+            f" one deal of {o.players} seats x {o.hand_size} cards",
+            field="table_cards",
+        )
     if dealt % (o.players * o.hand_size) != 0:
         raise InvalidOption(
             f"{o.players} seats x {o.hand_size} cards must divide the {dealt} cards dealt",
             field="hand_size",
         )
-    if o.aces_on_table is AcesOnTable.RETURN and dealt - o.players * o.hand_size < 1:
+    if o.aces_on_table is AcesOnTable.RETURN and dealt - per_deal < 1:
         raise InvalidOption(
             "aces_on_table=return needs a stock after the first deal to turn replacement cards",
             field="aces_on_table",
