@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from scopa.rules import PRESETS, Options
+from scopa.rules._scoring import scoring_rules
 from scopa.server import ERROR_CODES, map_exception
 from scopa_client import Reason
 
@@ -45,3 +47,22 @@ def test_internal_errors_say_nothing() -> None:
         "INTERNAL",
         "internal error",
     )
+
+
+def test_proto_names_every_score_line() -> None:
+    """The ScoreLine comment in the proto names every scoring category the engine can emit."""
+    everything = Options(
+        settanta=True,
+        re_bello=True,
+        rosmarino=True,
+        two_of_spade=True,
+        napola_denari=True,
+        napola_spade=True,
+        picula=True,
+        bagher=True,
+        spade_points=2,
+    )
+    variants = [p.options() for p in PRESETS.values()] + [everything]
+    names = {rule.name for options in variants for rule in scoring_rules(options)}
+    comment = PROTO[PROTO.index("// One scoring category") : PROTO.index("message ScoreLine")]
+    assert names and all(f'"{name}"' in comment for name in names), names

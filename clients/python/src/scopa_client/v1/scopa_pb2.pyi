@@ -95,7 +95,9 @@ class _FinishReasonEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._E
     further hands).
     """
     FINISH_REASON_NAPOLEONE: _FinishReason.ValueType  # 2
-    """A side captured all ten cards of a suit (napoleone), winning at once."""
+    """A side captured all ten denari (napoleone) with napoleone_wins on,
+    winning at once.
+    """
     FINISH_REASON_RESIGNED: _FinishReason.ValueType  # 3
     """A seat resigned; the other side(s) win."""
 
@@ -109,7 +111,9 @@ FINISH_REASON_TARGET: FinishReason.ValueType  # 1
 further hands).
 """
 FINISH_REASON_NAPOLEONE: FinishReason.ValueType  # 2
-"""A side captured all ten cards of a suit (napoleone), winning at once."""
+"""A side captured all ten denari (napoleone) with napoleone_wins on,
+winning at once.
+"""
 FINISH_REASON_RESIGNED: FinishReason.ValueType  # 3
 """A seat resigned; the other side(s) win."""
 global___FinishReason = FinishReason
@@ -397,8 +401,10 @@ global___LegalMove = LegalMove
 
 @typing.final
 class ScoreLine(google.protobuf.message.Message):
-    """One scoring category of a hand (e.g. "carte", "denari", "primiera",
-    "settebello", "scope", "napola", "picule", "bagher").
+    """One scoring category of a hand: "sweeps", "cards", "denari", "spade",
+    "primiera", "settebello", "re_bello", "rosmarino", "two_of_spade",
+    "denari_each", "settanta", "napola_denari", "napola_spade", "picule",
+    "bagher" (only those the ruleset scores).
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
@@ -788,7 +794,9 @@ class LeftoverTaken(google.protobuf.message.Message):
     SEAT_FIELD_NUMBER: builtins.int
     CARDS_FIELD_NUMBER: builtins.int
     seat: builtins.int
-    """The seat that captured last (its side takes the cards)."""
+    """The seat that captured last, or the dealer when nobody captured (its
+    side takes the cards).
+    """
     @property
     def cards(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
         """The cards taken."""
@@ -896,17 +904,21 @@ global___SeatResigned = SeatResigned
 
 @typing.final
 class Redeal(google.protobuf.message.Message):
-    """The deal was void (e.g. three kings on the starting table) and was redone."""
+    """The deal was void and was redone ("kings", "aces"), or an ace turned onto
+    the starting table went back under the stock ("ace_returned").
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     REASON_FIELD_NUMBER: builtins.int
     TABLE_FIELD_NUMBER: builtins.int
     reason: builtins.str
-    """Why, lower_snake_case (e.g. "three_kings", "two_aces")."""
+    """Why: "kings" (kings_redeal kings on the starting table), "aces" (two or
+    more aces with aces_on_table = "return"), or "ace_returned".
+    """
     @property
     def table(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
-        """The voided table cards that had been turned up."""
+        """The table cards that voided the deal, or the returned ace."""
 
     def __init__(
         self,
@@ -1058,8 +1070,10 @@ class CreateGameRequest(google.protobuf.message.Message):
     first_dealer: builtins.int
     """The seat that deals the first hand; default the last seat."""
     request_id: builtins.str
-    """An idempotency key (AIP-155); a retry with the same key returns the
-    first response.
+    """An idempotency key (AIP-155): a fresh UUID per request, kept private.
+    The same request retried with it returns the same game name, credentials
+    and invites (with the game's current view); another request with it is
+    INVALID_ARGUMENT.
     """
     @property
     def options(self) -> google.protobuf.internal.containers.MessageMap[builtins.str, global___OptionValue]:

@@ -142,11 +142,13 @@ class GameServiceServicer(object):
         Errors:
         - INVALID_ARGUMENT / INVALID_OPTION: unknown preset, unknown option name,
         a value of the wrong type or outside its choices, or an unsupported
-        number of seats for the ruleset; metadata "field" (e.g. "options.target")
-        and "option".
+        number of seats for the ruleset; metadata "field" (e.g.
+        "options.target_score", "seats", "first_dealer") and "option".
         - INVALID_ARGUMENT / INVALID_DECK: a stacked deck that is not a
         permutation of the 40 cards; metadata "field" (e.g. "stacked_decks[0]").
-        - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. first_dealer out of range.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request_id, a seat name
+        over 64 characters, or a request_id already used for a different
+        CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
         the server was not started with stacked decks allowed.
         """
