@@ -196,3 +196,35 @@ def test_a_table_that_leaves_exactly_whole_deals_is_accepted(
     o = make_ruleset(preset, overrides).options
     assert (DECK_SIZE - o.table_cards) % (o.players * o.hand_size) == 0
     assert o.players * o.hand_size <= DECK_SIZE - o.table_cards
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides", "target"),
+    [
+        ("scopa", {}, 11),
+        ("scopa", {"players": 2}, 11),
+        ("scopa", {"players": 3}, 21),
+        ("scopa", {"players": 4}, 21),
+        ("scopa", {"players": 6}, 21),
+        ("scopa15", {"players": 4}, 21),
+        ("asso_piglia_tutto", {"players": 3}, 21),
+        ("scopa", {"players": 4, "target_score": 11}, 11),
+        ("scopa", {"players": 3, "target_score": 31}, 31),
+        ("scopa4", {"players": 4}, 21),
+        ("spatola", {"players": 4}, 61),
+    ],
+)
+def test_target_follows_the_player_count_unless_set(
+    preset: str, overrides: dict[str, Any], target: int
+) -> None:
+    """RULINGS.md Scopa: to 11 with 2 players, 21 with 3 or more, unless preset/caller set it."""
+    rules = make_ruleset(preset, overrides)
+    assert rules.options.target_score == target
+    assert make_ruleset(rules.preset, rules.overrides()) == rules
+
+
+def test_overrides_name_a_target_only_when_it_differs_from_the_player_default() -> None:
+    """Ruleset.overrides() omits the derived 21 and keeps a caller's 11 with four players."""
+    assert make_ruleset("scopa", {"players": 4}).overrides() == {"players": 4}
+    kept = make_ruleset("scopa", {"players": 4, "target_score": 11})
+    assert kept.overrides() == {"players": 4, "target_score": 11}

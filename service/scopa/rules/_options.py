@@ -184,7 +184,12 @@ class Options:
     mazzo_ties: MazzoTies = _opt(
         MazzoTies.UNASSIGNED, "Ties in most cards / denari / spade / primiera.", "seeds"
     )
-    target_score: int = _opt(11, "The game is won by reaching this score.", "seeds")
+    target_score: int = _opt(
+        11,
+        "The game is won by reaching this score: 11 with 2 players, 21 with 3 or more unless "
+        "the preset or the caller sets it.",
+        "seed 002; RULINGS.md",
+    )
 
     @property
     def sides(self) -> int:
@@ -233,8 +238,13 @@ class Ruleset:
     options: Options
 
     def overrides(self) -> dict[str, Any]:
-        """The options that differ from the preset's own."""
-        base = PRESETS[self.preset].options()
+        """The options that differ from the preset's own for this many players.
+
+        ``make_ruleset(self.preset, self.overrides())`` rebuilds this ruleset.
+        """
+        preset = PRESETS[self.preset]
+        base = preset.options()
+        base = dataclasses.replace(base, **_player_defaults(preset, self.options.players))
         return {
             f.name: getattr(self.options, f.name)
             for f in dataclasses.fields(Options)
@@ -485,13 +495,34 @@ def _validate(o: Options) -> None:
             raise InvalidOption(f"{name} must be between 0 and 10", field=name)
 
 
+_DEFAULT_PLAYERS: Final = Options().players
+_MANY_PLAYERS_TARGET: Final = 21
+
+
+def _player_defaults(preset: Preset, players: int) -> dict[str, Any]:
+    """Defaults that follow the player count where ``preset`` leaves them open.
+
+    RULINGS.md Scopa: game to 11 with 2 players, 21 with 3 or more (seed 002).
+    """
+    if players >= 3 and "target_score" not in preset.overrides:
+        return {"target_score": _MANY_PLAYERS_TARGET}
+    return {}
+
+
 def make_ruleset(preset: str = "scopa", overrides: dict[str, Any] | None = None) -> Ruleset:
-    """Resolve ``preset`` plus option ``overrides`` into a validated :class:`Ruleset`."""
+    """Resolve ``preset`` plus option ``overrides`` into a validated :class:`Ruleset`.
+
+    Options the preset does not set take their defaults, except that ``target_score`` is 21
+    with 3 or more players; the caller's ``overrides`` win over both.
+    """
     if preset not in PRESETS:
         raise InvalidOption(f"unknown preset {preset!r}", field="preset")
-    values = dict(PRESETS[preset].overrides)
-    for name, value in (overrides or {}).items():
-        values[name] = _coerce(name, value)
+    base = PRESETS[preset]
+    chosen = {name: _coerce(name, value) for name, value in (overrides or {}).items()}
+    values = dict(base.overrides)
+    players = chosen.get("players", values.get("players", _DEFAULT_PLAYERS))
+    values.update(_player_defaults(base, players))
+    values.update(chosen)
     options = Options(**values)
     _validate(options)
     return Ruleset(preset, options)
