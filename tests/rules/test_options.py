@@ -228,3 +228,43 @@ def test_overrides_name_a_target_only_when_it_differs_from_the_player_default() 
     assert make_ruleset("scopa", {"players": 4}).overrides() == {"players": 4}
     kept = make_ruleset("scopa", {"players": 4, "target_score": 11})
     assert kept.overrides() == {"players": 4, "target_score": 11}
+
+
+@pytest.mark.parametrize(
+    ("preset", "players"),
+    [
+        ("scopa", (2, 3, 4, 6)),
+        ("scopa15", (2, 3, 4, 6)),
+        ("scopa11", (2, 3, 4, 6)),
+        ("asso_piglia_tutto", (2, 3, 4, 6)),
+        ("scopa_d_assi", (2, 3, 4, 6)),
+        ("scopa_napola", (2, 3, 4, 6)),
+        ("scopa3", (3,)),
+        ("scopa4", (4,)),
+        ("scopa6", (6,)),
+        ("scopone", (4,)),
+        ("scopone_scientifico", (4,)),
+        ("scopone_romano", (4,)),
+        ("spazzino", (2,)),
+        ("spatola", (2, 4)),
+        ("spatola4", (4,)),
+    ],
+)
+def test_each_preset_names_its_seat_counts(preset: str, players: tuple[int, ...]) -> None:
+    """RULINGS.md: Scopa 2/3/4/6, Scopone 4, Spazzino 2 (seed 000), Spatola 2 or 4 in pairs."""
+    assert sorted(PRESETS[preset].players) == list(players)
+    assert PRESETS[preset].players[0] == make_ruleset(preset).options.players
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_preset_builds_with_each_of_its_seat_counts_and_no_other(preset: str) -> None:
+    """Every listed seat count deals evenly; any other count raises INVALID_OPTION on players."""
+    for players in (1, 2, 3, 4, 5, 6, 8):
+        if players in PRESETS[preset].players:
+            options = make_ruleset(preset, {"players": players}).options
+            assert options.players == players
+            assert (DECK_SIZE - options.table_cards) % (players * options.hand_size) == 0
+        else:
+            with pytest.raises(InvalidOption) as err:
+                make_ruleset(preset, {"players": players})
+            assert err.value.field == "players"

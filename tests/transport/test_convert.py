@@ -226,6 +226,13 @@ def test_rulesets_list_every_preset_and_option() -> None:
     """ListRulesets names every preset with its seat counts and every option with its default."""
     response = rulesets_to_pb(rules.PRESETS.values(), rules.list_options())
     assert {r.id for r in response.rulesets} == set(rules.PRESETS)
-    scopa = next(r for r in response.rulesets if r.id == "scopa")
-    assert list(scopa.seat_counts) == [2, 3, 4, 6]
+    counts = {r.id: list(r.seat_counts) for r in response.rulesets}
+    assert counts["scopa"] == [2, 3, 4, 6]
+    assert counts["scopone"] == [4]
+    assert counts["spazzino"] == [2]
+    assert counts["spatola"] == [2, 4]
+    for preset in rules.PRESETS.values():
+        assert counts[preset.id] == sorted(preset.players)
+        for players in counts[preset.id]:
+            rules.make_ruleset(preset.id, {"players": players})
     assert {o.name for o in response.options} == {o.name for o in rules.list_options()}

@@ -224,6 +224,8 @@ class Preset:
     description: str
     source: str
     overrides: dict[str, Any]
+    players: tuple[int, ...]
+    """The seat counts this preset may be played with (its own player count first)."""
 
     def options(self) -> Options:
         """The options this preset resolves to."""
@@ -284,7 +286,12 @@ _SPATOLA: Final[dict[str, Any]] = {
 
 _PRESET_LIST: Final[tuple[Preset, ...]] = (
     Preset(
-        "scopa", "Scopa (2 players)", "Scopa for two, 6 deals of 3, game to 11.", "seed 002", {}
+        "scopa",
+        "Scopa (2 players)",
+        "Scopa for two, 6 deals of 3, game to 11.",
+        "seed 002",
+        {},
+        (2, 3, 4, 6),
     ),
     Preset(
         "scopa3",
@@ -292,6 +299,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa for three, 4 deals of 3, game to 21.",
         "seeds 002, 004",
         {"players": 3, "target_score": 21},
+        (3,),
     ),
     Preset(
         "scopa4",
@@ -299,6 +307,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Two pairs, 3 deals of 3, game to 21.",
         "seeds 002, 004",
         {"players": 4, "target_score": 21},
+        (4,),
     ),
     Preset(
         "scopa6",
@@ -306,6 +315,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "2 deals of 3, game to 21.",
         "seed 004",
         {"players": 6, "target_score": 21},
+        (6,),
     ),
     Preset(
         "scopone",
@@ -313,6 +323,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "4 players in pairs, 9 cards each and 4 on the table.",
         "seed 004",
         {"players": 4, "hand_size": 9, "target_score": 21},
+        (4,),
     ),
     Preset(
         "scopone_scientifico",
@@ -320,6 +331,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "4 players in pairs, 10 cards each and none on the table.",
         "seed 004",
         {"players": 4, "hand_size": 10, "table_cards": 0, "target_score": 21},
+        (4,),
     ),
     Preset(
         "scopone_romano",
@@ -334,6 +346,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
             "denari_points": 0,
             "settebello_points": 2,
         },
+        (4,),
     ),
     Preset(
         "spazzino",
@@ -348,6 +361,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
             "mazzo_ties": MazzoTies.SPLIT,
             "target_score": 21,
         },
+        (2,),
     ),
     Preset(
         "spatola",
@@ -355,6 +369,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa crossed with Spazzino, game to 61.",
         "seed 001",
         _SPATOLA,
+        (2, 4),
     ),
     Preset(
         "spatola4",
@@ -362,6 +377,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Spatola for two pairs, game to 61.",
         "seed 001",
         {**_SPATOLA, "players": 4},
+        (4,),
     ),
     Preset(
         "scopa15",
@@ -369,6 +385,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "A card takes the table cards that with it add up to 15.",
         "seeds 002, 004",
         {"capture_15": True},
+        (2, 3, 4, 6),
     ),
     Preset(
         "scopa11",
@@ -376,6 +393,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Normal captures plus taking cards that with the played card add up to 11.",
         "seed 004",
         {"capture_11": True},
+        (2, 3, 4, 6),
     ),
     Preset(
         "asso_piglia_tutto",
@@ -383,6 +401,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "An ace takes the whole table; it does not count as a scopa.",
         "seed 002",
         {"ace_takes_all": True},
+        (2, 3, 4, 6),
     ),
     Preset(
         "scopa_d_assi",
@@ -391,6 +410,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         " an ace on the table is taken alone; with napola.",
         "seed 004",
         {"ace_takes_all": True, "ace_sweep_counts": True, "napola_denari": True},
+        (2, 3, 4, 6),
     ),
     Preset(
         "scopa_napola",
@@ -398,6 +418,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa with the napola of denari; a napoleone wins the game at once.",
         "seed 002",
         {"napola_denari": True, "napoleone_wins": True},
+        (2, 3, 4, 6),
     ),
 )
 
@@ -524,5 +545,13 @@ def make_ruleset(preset: str = "scopa", overrides: dict[str, Any] | None = None)
     values.update(_player_defaults(base, players))
     values.update(chosen)
     options = Options(**values)
+    _check_players(base, options.players)
     _validate(options)
     return Ruleset(preset, options)
+
+
+def _check_players(preset: Preset, players: int) -> None:
+    if players not in preset.players:
+        *rest, last = [str(n) for n in preset.players]
+        spelled = f"{', '.join(rest)} or {last}" if rest else last
+        raise InvalidOption(f"preset {preset.id} is for {spelled} players", field="players")

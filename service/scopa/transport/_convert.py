@@ -269,14 +269,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
 
 
 def _seat_counts(preset: rules.Preset) -> list[int]:
-    counts = []
-    for players in (2, 3, 4, 6):
-        try:
-            rules.make_ruleset(preset.id, {"players": players})
-        except rules.InvalidOption:
-            continue
-        counts.append(players)
-    return counts
+    return sorted(preset.players)
 
 
 def rulesets_to_pb(
