@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import MutableSequence, Sequence
+from typing import Any
 
 import pytest
 from rules_helpers import cards, of_type, play, play_out, ruleset, situation, stacked
@@ -39,6 +40,7 @@ from scopa.rules import (
     make_ruleset,
     new_match,
     parse_card,
+    rank_of,
     resign,
 )
 from scopa.rules._capture import table_key
@@ -209,6 +211,43 @@ def test_an_ace_with_no_stock_to_replace_it_voids_the_deal() -> None:
     assert not of_type(events, AceReturned)
     assert state.stock == ()
     assert state.table == tuple(sorted(others[32:], key=table_key))
+
+
+class KingsOnTable(random.Random):
+    """An RNG whose every shuffle turns the four kings onto a 2-player starting table."""
+
+    def shuffle(self, x: MutableSequence[Any]) -> None:
+        """Deal six non-kings, then the four kings to the table, then the rest."""
+        kings = [c for c in x if rank_of(c) == 10]
+        others = [c for c in x if rank_of(c) != 10]
+        x[:] = others[:6] + kings + others[6:]
+
+
+def test_endless_void_deals_from_the_rng_are_no_stacked_deck_error() -> None:
+    """100 void deals shuffled by the RNG raise a plain RulesError without a stacked_decks field."""
+    with pytest.raises(RulesError) as err:
+        new_match(ruleset("scopa", kings_redeal=2), rng=KingsOnTable(0))
+    assert type(err.value) is RulesError and err.value.field is None
+
+
+def test_endless_void_deals_after_stacked_decks_blame_the_decks() -> None:
+    """Void deals that start from stacked decks raise INVALID_DECK on stacked_decks."""
+    void = KingsOnTable(0)
+    deck = list(stacked())
+    void.shuffle(deck)
+    with pytest.raises(InvalidDeck) as err:
+        new_match(ruleset("scopa", kings_redeal=2), rng=KingsOnTable(0), decks=(tuple(deck),))
+    assert err.value.field == "stacked_decks"
+
+
+def test_endless_void_deals_at_the_next_hand_of_a_play_are_no_stacked_deck_error() -> None:
+    """A play that ends a hand and cannot deal the next from the RNG is not a stacked-deck error."""
+    rng = KingsOnTable(0)
+    rules = ruleset("scopa", kings_redeal=2, target_score=100)
+    state, _ = new_match(rules, rng=rng, decks=(stacked(),))
+    with pytest.raises(RulesError) as err:
+        play_out(state, rng)
+    assert type(err.value) is RulesError and err.value.field is None
 
 
 def test_aces_stay_on_the_table_by_default() -> None:

@@ -23,6 +23,7 @@ from ._errors import (
     InvalidDeck,
     InvalidSeat,
     NotYourTurn,
+    RulesError,
 )
 from ._options import AcesOnTable, Options, Ruleset
 from ._scoring import HandScore, SideTally, score_hand
@@ -303,6 +304,7 @@ def _start_hand(
     """Deal a new hand. Returns hands, table, stock, remaining decks and the events."""
     events: list[Event] = []
     leader = (dealer + 1) % options.players
+    stacked = bool(decks)
     for _ in range(_MAX_REDEALS):
         deck, decks = _next_deck(decks, rng)
         hands, stock = _deal_round(deck, options.players, leader, options.hand_size)
@@ -321,7 +323,10 @@ def _start_hand(
         events.append(HandStarted(hand_number, dealer, tuple(table)))
         events.extend(_dealt_events(hands, leader))
         return hands, tuple(table), stock, decks, events
-    raise InvalidDeck("too many redeals in a row", field="stacked_decks")
+    message = f"hand {hand_number} was dealt void {_MAX_REDEALS} times in a row"
+    if stacked:
+        raise InvalidDeck(f"{message} (stacked decks)", field="stacked_decks")
+    raise RulesError(f"{message}; these options leave almost no playable deal")
 
 
 def _dealt_events(hands: tuple[tuple[Card, ...], ...], leader: int) -> list[Event]:
