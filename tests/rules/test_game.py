@@ -35,6 +35,7 @@ from scopa.rules import (
     Ruleset,
     SeatResigned,
     apply_move,
+    check_deck,
     dump_state,
     legal_moves,
     make_ruleset,
@@ -150,6 +151,31 @@ def test_bad_stacked_deck_is_rejected() -> None:
         new_match(make_ruleset("scopa"), decks=(stacked()[:-1] + (0,),))
     with pytest.raises(InvalidDeck):
         new_match(make_ruleset("scopa"))
+
+
+@pytest.mark.parametrize(
+    "deck",
+    [
+        stacked()[:-1],
+        stacked()[:-1] + (0,),
+        stacked() + (0,),
+        stacked()[:-1] + (40,),
+    ],
+)
+def test_check_deck_names_the_given_field(deck: tuple[int, ...]) -> None:
+    """check_deck rejects anything but the 40 cards once each, naming the caller's field."""
+    with pytest.raises(InvalidDeck) as err:
+        check_deck(deck, "stacked_decks[3]")
+    assert err.value.field == "stacked_decks[3]"
+    with pytest.raises(InvalidDeck) as default:
+        check_deck(list(deck))
+    assert default.value.field == "stacked_decks"
+
+
+def test_check_deck_returns_the_deck_as_a_tuple_in_its_order() -> None:
+    """A permutation of the 40 cards comes back unchanged, as a tuple."""
+    deck = stacked("10B 1C 7D")
+    assert check_deck(list(deck)) == deck
 
 
 # --- deal exceptions ---------------------------------------------------------------------

@@ -309,13 +309,9 @@ class GameCore:
                 raise InvalidArgument("a seat name is at most 64 characters", field="seats")
         if cmd.stacked_decks and not self._settings.allow_stacked_decks:
             raise StackedDecksDisabled("this server does not accept stacked decks")
-        for i, deck in enumerate(cmd.stacked_decks):
-            if sorted(deck) != list(rules.ALL_CARDS):
-                raise rules.InvalidDeck(
-                    "a stacked deck must hold each of the 40 cards exactly once",
-                    field=f"stacked_decks[{i}]",
-                )
-        decks = tuple(tuple(d) for d in cmd.stacked_decks)
+        decks = tuple(
+            rules.check_deck(d, f"stacked_decks[{i}]") for i, d in enumerate(cmd.stacked_decks)
+        )
         state, events = rules.new_match(ruleset, rng=self._rng, decks=decks)
 
         game_id = self._tokens.derive_game_id(request_id) if request_id else _new_id()

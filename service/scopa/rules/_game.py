@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from bisect import insort
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Final, NamedTuple
 
@@ -44,6 +45,7 @@ __all__ = [
     "Redealt",
     "SeatResigned",
     "apply_move",
+    "check_deck",
     "legal_moves",
     "new_match",
     "resign",
@@ -225,12 +227,15 @@ class MatchState(NamedTuple):
 # --- creating a match and dealing ----------------------------------------------------------
 
 
-def _check_deck(deck: tuple[Card, ...]) -> tuple[Card, ...]:
-    if len(deck) != DECK_SIZE or sorted(deck) != list(ALL_CARDS):
-        raise InvalidDeck(
-            "a stacked deck must hold each of the 40 cards exactly once", field="stacked_decks"
-        )
-    return deck
+def check_deck(deck: Sequence[Card], field: str = "stacked_decks") -> tuple[Card, ...]:
+    """``deck`` as a tuple if it holds each of the 40 cards exactly once, else InvalidDeck.
+
+    ``field`` names the deck in the error (e.g. ``"stacked_decks[1]"``).
+    """
+    cards = tuple(deck)
+    if len(cards) != DECK_SIZE or sorted(cards) != list(ALL_CARDS):
+        raise InvalidDeck("a stacked deck must hold each of the 40 cards exactly once", field=field)
+    return cards
 
 
 def _next_deck(
@@ -350,7 +355,7 @@ def new_match(
     out, ``rng`` shuffles new ones. One of the two must be given.
     """
     options = ruleset.options
-    stacked = tuple(_check_deck(tuple(d)) for d in decks)
+    stacked = tuple(check_deck(d) for d in decks)
     if not stacked and rng is None:
         raise InvalidDeck("new_match needs an RNG or stacked decks", field="stacked_decks")
     dealer = options.first_dealer if options.first_dealer >= 0 else options.players - 1
