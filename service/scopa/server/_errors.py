@@ -34,7 +34,8 @@ ERROR_DOMAIN = "scopa.dev"
 _INTERNAL_MESSAGE = "internal error"
 
 ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
-    rules.RulesError: grpc.StatusCode.FAILED_PRECONDITION,
+    # Every rule a client can break has its own subclass below; an unclassified one is ours.
+    rules.RulesError: grpc.StatusCode.INTERNAL,
     rules.NotYourTurn: grpc.StatusCode.FAILED_PRECONDITION,
     rules.CardNotInHand: grpc.StatusCode.FAILED_PRECONDITION,
     rules.CaptureNotLegal: grpc.StatusCode.FAILED_PRECONDITION,
