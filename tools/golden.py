@@ -163,13 +163,14 @@ def option_tables() -> str:
         "",
         "### Presets",
         "",
-        "| id | name | description | settings (over the option defaults) | source |",
-        "| --- | --- | --- | --- | --- |",
+        "| id | name | seats | description | settings (over the option defaults) | source |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for p in PRESETS.values():
         settings = ", ".join(f"{k}={doc_value(v)}" for k, v in p.overrides.items()) or "defaults"
         lines.append(
-            f"| `{p.id}` | {_cell(p.name)} | {_cell(p.description)} | {settings} | {p.source} |"
+            f"| `{p.id}` | {_cell(p.name)} | {', '.join(map(str, sorted(p.players)))} | "
+            f"{_cell(p.description)} | {settings} | {p.source} |"
         )
     lines += [
         "",
