@@ -456,7 +456,7 @@ class GameCore:
         blob = rules.dump_state(state)
         log = _encode_log(events)
         meta = replace(meta, last_events=log)
-        response = _encode_response(seat, new_version, blob, events)
+        response = _encode_response(seat, new_version, blob, log) if request_id else None
         try:
             await self._store.commit(
                 game_id,
@@ -466,7 +466,7 @@ class GameCore:
                 [log],
                 self._ttl(state),
                 request_id,
-                response if request_id else None,
+                response,
             )
         except VersionConflict:
             raise ConcurrentUpdate("another move was made at the same time; reload") from None
@@ -622,9 +622,10 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
-def _encode_response(seat: int, version: int, state: bytes, events: Sequence[AppEvent]) -> bytes:
+def _encode_response(seat: int, version: int, state: bytes, log: bytes) -> bytes:
+    """The cached answer to a request_id: seat, version, state and the encoded events."""
     head = json.dumps([seat, version, len(state)]).encode()
-    return len(head).to_bytes(2, "big") + head + state + _encode_log(events)
+    return len(head).to_bytes(2, "big") + head + state + log
 
 
 def _decode_response(blob: bytes) -> tuple[int, int, bytes, list[AppEvent]]:
