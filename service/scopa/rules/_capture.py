@@ -26,12 +26,9 @@ __all__ = [
     "capture_options",
     "capture_rules",
     "capture_table",
-    "option_index_sets",
-    "options_by_rank",
     "pick",
     "table_key",
     "table_ranks",
-    "table_shape",
 ]
 
 Capture = tuple[Card, ...]
@@ -207,29 +204,8 @@ def _by_rank(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...]) -> tuple[In
     return ((),) + tuple([_combine(rules, ranks, rank) for rank in range(1, 11)])
 
 
-@lru_cache(maxsize=1 << 15)
-def options_by_rank(
-    rules: tuple[CaptureRule, ...], ranks: tuple[int, ...]
-) -> tuple[IndexSets, ...]:
-    """Every legal capture, as table positions, on a table of ``ranks``, by played rank.
-
-    Entry ``r`` (1..10) answers for a card of rank ``r``; entry 0 is empty. ``rules`` is
-    :func:`capture_rules`' answer. Cached per table rank shape, so one look-up serves a whole
-    hand of cards.
-    """
-    return _by_rank(rules, ranks)
-
-
 _SHAPE_BITS: Final[tuple[int, ...]] = tuple([1 << (3 * (c % 10)) for c in range(40)])
-"""Per card, its rank's unit in :func:`table_shape` (3 bits per rank: at most 4 cards a rank)."""
-
-
-def table_shape(table: tuple[Card, ...]) -> int:
-    """The rank multiset of ``table`` as one int, which (sorted) ``table_ranks`` follows from."""
-    shape = 0
-    for card in table:
-        shape += _SHAPE_BITS[card]
-    return shape
+"""Per card, its rank's unit in a table's shape key (3 bits per rank: at most 4 cards a rank)."""
 
 
 _MAX_SHAPES: Final = 1 << 16
@@ -238,8 +214,8 @@ _MAX_SHAPES: Final = 1 << 16
 class CaptureTable:
     """Every legal capture of one ruleset's rules, per table rank multiset (filled lazily).
 
-    Tables are sorted by :func:`table_key`, so a table's :func:`table_shape` fixes its ranks in
-    order and the capture positions; each shape is solved once and then found by an int key.
+    Tables are sorted by :func:`table_key`, so a table's rank multiset (packed into one int, the
+    shape) fixes its ranks in order and the capture positions; each shape is solved once.
     """
 
     def __init__(self, rules: tuple[CaptureRule, ...]) -> None:
@@ -247,7 +223,7 @@ class CaptureTable:
         self._by_shape: dict[int, tuple[IndexSets, ...]] = {}
 
     def by_rank(self, table: tuple[Card, ...]) -> tuple[IndexSets, ...]:
-        """:func:`options_by_rank` for ``table`` (sorted by :func:`table_key`)."""
+        """Every legal capture, as table positions, by played rank (entry 0 empty)."""
         shape = 0
         for card in table:
             shape += _SHAPE_BITS[card]
@@ -278,13 +254,6 @@ def capture_table(options: Options) -> CaptureTable:
     found = CaptureTable(capture_rules(options))
     _TABLES[id(options)] = (options, found)
     return found
-
-
-def option_index_sets(
-    rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int
-) -> IndexSets:
-    """Every legal capture, as table positions, for a card of ``rank`` on a table of ``ranks``."""
-    return options_by_rank(rules, ranks)[rank]
 
 
 def capture_options(options: Options, table: tuple[Card, ...], card: Card) -> list[Capture]:
