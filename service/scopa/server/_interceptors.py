@@ -255,7 +255,9 @@ class ErrorMappingInterceptor(RpcInterceptor):
         except Exception as exc:
             mapped = map_exception(exc)
             if mapped.server_fault:
-                trace.get_current_span().record_exception(exc)
+                # The exception's type only: its message may quote state (cards, tokens), and
+                # spans leave the server; the full traceback is in the server's own log.
+                trace.get_current_span().set_attribute("error.type", type(exc).__qualname__)
                 self._log.error(
                     "rpc.failed", rpc_method=details.method, reason=mapped.reason, exc_info=exc
                 )
