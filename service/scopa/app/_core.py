@@ -496,8 +496,7 @@ class GameCore:
         if first_seat != seat:
             raise InvalidArgument("request_id was already used by another seat", field="request_id")
         state = rules.load_state(state_blob)
-        # The view's last_events must be those of the replayed version, not of the latest one.
-        meta = replace(meta, last_events=_encode_log(events))
+        # _result shows the replayed version's events as last_events, not the latest version's.
         return self._result(game_id, seat, version, state, meta, events)
 
     async def join_game(

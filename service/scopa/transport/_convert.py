@@ -268,10 +268,6 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
     return message
 
 
-def _seat_counts(preset: rules.Preset) -> list[int]:
-    return sorted(preset.players)
-
-
 def rulesets_to_pb(
     presets: Iterable[rules.Preset], options: Iterable[rules.OptionInfo]
 ) -> pb.ListRulesetsResponse:
@@ -282,7 +278,7 @@ def rulesets_to_pb(
                 id=p.id,
                 display_name=p.name,
                 description=p.description,
-                seat_counts=_seat_counts(p),
+                seat_counts=sorted(p.players),
                 options=_options_of(p.options()),
                 source=p.source,
             )
