@@ -251,33 +251,34 @@ async def test_unknown_and_malformed_game() -> None:
         await core.get_state("bad/{id}", None)
 
 
+async def play_one(core: GameCore, game: str, tokens: dict[int, str], rng: random.Random) -> int:
+    """The seat to play plays a random legal move; returns the new version."""
+    seat = (await core.get_state(game, None)).view.turn
+    mine = await core.get_state(game, tokens[seat])
+    result = await core.play_card(game, tokens[seat], rng.choice(mine.view.legal_moves))
+    return result.snapshot.version
+
+
 async def test_watch_resumes_and_hides_other_hands() -> None:
-    """A watch replays what was missed, then live updates; hidden cards stay hidden."""
+    """A watch replays what was missed, then live updates; other seats' dealt cards stay hidden."""
     core = make_core()
     created, tokens = await two_seat_game(core)
     game = created.game_id
     rng = random.Random(2)
-    for _ in range(3):
-        snap = await core.get_state(game, None)
-        seat = snap.view.turn
-        mine = await core.get_state(game, tokens[seat])
-        await core.play_card(game, tokens[seat], rng.choice(mine.view.legal_moves))
+    for _ in range(5):  # versions 2..6; the 6th play (version 7) empties both hands
+        await play_one(core, game, tokens, rng)
     updates = core.watch(game, tokens[1], from_version=2)
     caught_up = await anext(updates)
-    assert [e.version for e in caught_up.events] == [3, 4]
+    assert [e.version for e in caught_up.events] == [3, 4, 5, 6]
     seat0_before = set((await core.get_state(game, tokens[0])).view.hand)
-    turn = (await core.get_state(game, None)).view.turn
-    snap = await core.get_state(game, tokens[turn])
-    played = await core.play_card(game, tokens[turn], snap.view.legal_moves[0])
+    version = await play_one(core, game, tokens, rng)
     live = await asyncio.wait_for(anext(updates), 5)
-    assert live.snapshot.version == played.snapshot.version
-    seat0_after = set((await core.get_state(game, tokens[0])).view.hand)
+    assert live.snapshot.version == version == 7
     assert not seat0_before & set(caught_up.snapshot.view.hand)
-    assert not seat0_after & set(live.snapshot.view.hand)
-    for update in (caught_up, live):
-        for ev in update.events:
-            if isinstance(ev.event, rules.CardsDealt) and ev.event.seat != 1:
-                assert ev.event.cards == ()
+    dealt = {e.event.seat: e.event for e in live.events if isinstance(e.event, rules.CardsDealt)}
+    assert set(dealt) == {0, 1}, "the seventh version deals again"
+    assert dealt[0].cards == () and dealt[0].n_cards == 3
+    assert set(dealt[1].cards) == set(live.snapshot.view.hand)
     await updates.aclose()
 
 
