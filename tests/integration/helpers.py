@@ -6,6 +6,7 @@ import random
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import pytest
@@ -166,3 +167,23 @@ def play_to_end(
         current = view(stubs[played.moves % len(stubs)], name, tokens[nxt.turn])
     played.final = current
     return played
+
+
+SECRET_KEYS = frozenset(
+    {"hand", "hands", "cards", "stock", "deck", "table", "token", "invite_code"}
+)
+"""Log record keys that would mean hidden cards or credentials were logged."""
+
+
+def secret_keys(record: Any) -> set[str]:
+    """The SECRET_KEYS used anywhere in a (nested) JSON log record."""
+    found: set[str] = set()
+    if isinstance(record, dict):
+        for name, value in record.items():
+            if name in SECRET_KEYS:
+                found.add(name)
+            found |= secret_keys(value)
+    elif isinstance(record, list):
+        for item in record:
+            found |= secret_keys(item)
+    return found

@@ -36,7 +36,7 @@ def _check_scores(final: pb.GameView) -> None:
 
 
 def _cards_of_hand(events: list[pb.Event]) -> list[Counter[CardKey]]:
-    """Per hand, the cards that became public: starting table, plays and leftovers."""
+    """Per hand, the cards that became public: the starting table and every card played."""
     hands: list[Counter[CardKey]] = []
     for event in events:
         kind = event.WhichOneof("kind")

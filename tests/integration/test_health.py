@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
@@ -39,9 +37,7 @@ def test_reflection_lists_the_game_service(server: ServerProcess) -> None:
 def test_sigterm_stops_the_server_gracefully(redis_server: RedisServer) -> None:
     """SIGTERM makes a dedicated server process exit 0 within its grace period."""
     process = start_server(redis_server.url)
-    started = time.monotonic()
-    code = stop_server(process, timeout_s=GRACE_S + 3)
+    code = stop_server(process, timeout_s=GRACE_S + 1)  # killed (code != 0) if it overstays
     assert code == 0, process.log_text()
-    assert time.monotonic() - started < GRACE_S + 3
     events = [r.get("event") for r in process.log_records()]
     assert events[-1] == "stopped", events

@@ -78,12 +78,10 @@ async def test_concurrent_duplicates_both_get_the_first_response(
             two.PlayCard(request, metadata=auth(token), timeout=10),
             return_exceptions=True,
         )
+    # The commit script checks the request_id before the version, so the copy that loses the
+    # race is answered with the winner's stored response, never ABORTED.
+    assert all(isinstance(r, pb.PlayCardResponse) for r in results), results
     answers = [r for r in results if isinstance(r, pb.PlayCardResponse)]
-    for failed in results:
-        if not isinstance(failed, pb.PlayCardResponse):
-            assert isinstance(failed, grpc.aio.AioRpcError)
-            assert failed.code() == grpc.StatusCode.ABORTED, failed
-    assert answers
     assert len({a.SerializeToString(deterministic=True) for a in answers}) == 1
     assert view(stub, created.name).version == created.view.version + 1
 

@@ -154,3 +154,4 @@ async def test_cancelled_watches_do_not_harm_the_server(
     reply = stub.GetState(pb.GetStateRequest(name=created.name), timeout=10)
     assert reply.view.version == created.view.version
     assert "Traceback" not in replica.log_text()
+    assert not [r for r in replica.log_records() if r.get("level") == "error"]
