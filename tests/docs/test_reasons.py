@@ -40,16 +40,6 @@ def test_every_documented_reason_is_in_the_client() -> None:
     assert {reason for _, reason in DOCUMENTED} == {r.value for r in Reason}
 
 
-def test_internal_errors_say_nothing() -> None:
-    """An unexpected exception maps to INTERNAL with a generic message."""
-    mapped = map_exception(KeyError("secret detail"))
-    assert (mapped.code.name, mapped.reason, mapped.message) == (
-        "INTERNAL",
-        "INTERNAL",
-        "internal error",
-    )
-
-
 def test_proto_names_every_score_line() -> None:
     """The ScoreLine comment in the proto names every scoring category the engine can emit."""
     everything = Options(
