@@ -3,7 +3,7 @@
 For every preset, plays seeded random matches with the policy of ``bench/engine.py`` and hashes
 every legal-move list, every event list and the serialised final state. The benchmark's
 :func:`pick_move` makes the choices and must pick one of the hashed legal moves, so a match
-also shows that it draws from the RNG exactly as :func:`choose` over those moves did. The
+also shows it plays legal moves (tests/rules/test_bots.py shows it draws like ``rng.choice``). The
 hashes only use ``repr`` of plain tuples, ints, floats, strings and enums and the JSON inside
 ``dump_state``, so they are stable across Python runs. Run from the repository root::
 
@@ -63,8 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for preset in args.preset or list(PRESETS):
         got = fingerprint(preset, games)
         want = stored.get(key_of.format(preset))
-        status = "new" if want is None else ("ok" if want == got else "CHANGED")
-        failed += status == "CHANGED"
+        status = "MISSING" if want is None else ("ok" if want == got else "CHANGED")
+        failed += status != "ok" and not args.update
         print(f"preset={preset} games={games} {status} {got[:16]}", flush=True)
         if args.update:
             stored[key_of.format(preset)] = got
