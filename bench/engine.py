@@ -3,8 +3,7 @@
 Every play goes through the same validated :func:`scopa.rules.apply_move` the service uses.
 The policy, :func:`scopa.rules.random_move` (part of the engine, so compiled with it), picks a
 random card from the hand, then a random legal capture for that card; it draws from the RNG
-exactly as :func:`choose` over :func:`scopa.rules.legal_moves` does, which bench/fingerprint.py
-checks.
+exactly as ``rng.choice`` over the legal moves grouped by card (tests/rules/test_bots.py).
 Run from the repository root::
 
     .venv/bin/python bench/engine.py [--seconds 1.5] [--preset scopa ...] [--impl python]
@@ -38,7 +37,6 @@ from scopa.rules import (
     PRESETS,
     HandScored,
     MatchState,
-    Move,
     Ruleset,
     apply_move,
     make_ruleset,
@@ -46,36 +44,22 @@ from scopa.rules import (
     random_move,
 )
 
-__all__ = ["Tally", "choose", "pick_move", "play_for", "run_match"]
+__all__ = ["Tally", "pick_move", "play_for", "run_match"]
 
 
 class Tally:
     """Counts of plays and completed hands (smazzate)."""
 
-    __slots__ = ("hands", "matches", "plays")
+    __slots__ = ("hands", "plays")
 
     def __init__(self) -> None:
         self.plays = 0
         self.hands = 0
-        self.matches = 0
-
-
-def choose(moves: Sequence[Move], rng: random.Random) -> Move:
-    """A random card among the legal moves' cards, then a random legal capture for it."""
-    by_card: dict[int, list[Move]] = {}
-    for move in moves:
-        group = by_card.get(move.card)
-        if group is None:
-            by_card[move.card] = [move]
-        else:
-            group.append(move)
-    card = rng.choice(list(by_card))
-    return rng.choice(by_card[card])
 
 
 pick_move: Final = random_move
-"""The benchmark's policy: :func:`choose` over ``legal_moves(state)`` without building every
-legal move (:func:`scopa.rules.random_move`; the same RNG draws)."""
+"""The benchmark's policy, :func:`scopa.rules.random_move`: a random card, then a random legal
+capture for it (tests/rules/test_bots.py shows it draws like ``rng.choice`` over legal moves)."""
 
 
 def run_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:
@@ -88,7 +72,6 @@ def run_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:
         for event in events:
             if type(event) is HandScored:
                 tally.hands += 1
-    tally.matches += 1
     return state
 
 
@@ -121,12 +104,13 @@ def _baseline(seconds: float) -> float:
     return done / (time.process_time() - start)
 
 
-def _measure(presets: Sequence[str], seconds: float, tag: str) -> None:
+def _measure(presets: Sequence[str], seconds: float, impl: str, tagged: bool) -> None:
     """Print the header, the baseline and one line per preset for the engine imported here."""
+    tag = f" impl={impl}" if tagged else ""
     print(
         f"python={platform.python_version()} impl={platform.python_implementation()} "
         f"machine={platform.machine()} clock=process_time seconds_per_preset={seconds}"
-        + (f" rules={tag.split('=')[1]}" if tag else "")
+        f" rules={impl}"
     )
     rate = _baseline(min(seconds, 0.5))
     print(f"baseline=random_choice_only plays_per_s={rate:.0f}")
@@ -157,12 +141,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     seconds: float = args.seconds
     impl: str = args.impl
     if is_compiled():  # build/mypyc on PYTHONPATH: say so on every line
-        _measure(presets, seconds, " impl=mypyc")
+        _measure(presets, seconds, "mypyc", tagged=True)
         return 0
     if impl == "mypyc" and os.environ.get(CHILD_MARK):
         raise SystemExit("scopa.rules did not import compiled in the child process")
     if impl != "mypyc":
-        _measure(presets, seconds, " impl=python" if impl == "both" else "")
+        _measure(presets, seconds, "python", tagged=impl == "both")
     if impl == "python":
         return 0
     child = ["--seconds", str(seconds), "--impl", "mypyc"]
