@@ -43,10 +43,15 @@ bench: mypyc
 bench-service: $(STAMP)
 	$(PY) bench/service.py
 
-# The same scopa.rules source compiled with mypyc into build/mypyc (optional; needs gcc).
-mypyc: $(STAMP)
-	$(PY) tools/build_mypyc.py
+# The same scopa.rules source compiled with mypyc into build/mypyc (needs a C compiler);
+# rebuilt only when an engine source changes.
+MYPYC_STAMP := build/mypyc/.built
 
+$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py)
+	$(PY) tools/build_mypyc.py
+	touch $@
+
+mypyc: $(MYPYC_STAMP)
 
 clean:
 	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache

@@ -67,8 +67,27 @@ def compiled_env(build: Path = BUILD) -> dict[str, str]:
     return env
 
 
+SOURCE = BENCH.parent / "service" / "scopa" / "rules"
+
+
+def _stale(build: Path) -> list[str]:
+    """The engine sources that differ from the copies the build was compiled from."""
+    built = build / "scopa" / "rules"
+    return [
+        path.name
+        for path in sorted(SOURCE.glob("*.py"))
+        if not (built / path.name).exists() or (built / path.name).read_bytes() != path.read_bytes()
+    ]
+
+
 def _check_build(build: Path) -> None:
-    """Exit with a hint unless ``build`` makes ``scopa.rules._game`` import compiled."""
+    """Exit with a hint unless ``build`` is current and imports ``scopa.rules._game`` compiled."""
+    stale = _stale(build)
+    if stale:
+        raise SystemExit(
+            f"the build in {build} is older than {', '.join(stale)}: "
+            "run .venv/bin/python tools/build_mypyc.py"
+        )
     probe = subprocess.run(
         [sys.executable, "-c", _PROBE],
         env=compiled_env(build),
