@@ -153,10 +153,13 @@ def write() -> None:
     print(f"generate.py: wrote {OUT_DIR.relative_to(ROOT)}")
 
 
-def lint() -> int:
-    """Run `buf lint` on the proto module; skip with a warning when npx is missing."""
+def lint(*, required: bool = True) -> int:
+    """Run `buf lint` on the proto module; without npx, fail (or, if not required, warn)."""
     npx = shutil.which("npx")
     if npx is None:
+        if required:
+            print("generate.py: npx not found: install Node.js to run buf lint", file=sys.stderr)
+            return 1
         print("generate.py: WARNING: npx not found, skipping buf lint", file=sys.stderr)
         return 0
     cmd = [npx, "--yes", "@bufbuild/buf", "lint"]
@@ -181,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.lint:
         return lint()
     write()
-    return 0 if args.no_lint else lint()
+    return 0 if args.no_lint else lint(required=False)
 
 
 if __name__ == "__main__":
