@@ -53,6 +53,7 @@ import redis
 import service_players as players
 import service_procs as procs
 
+from scopa.storage import events_key, game_key
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 
@@ -130,7 +131,7 @@ def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **ex
     """One RPC's line; server costs are divided by ``per_call_calls`` (see the module doc)."""
     times = sorted(phase.rec.latencies.get(rpc, ()))
     divisor = max(1, per_call_calls)
-    # The issue's keys first, in its order; then the extras.
+    # The documented keys first, in the documented order (README); then the extras.
     return _line(
         rpc=rpc,
         conc=conc,
@@ -183,7 +184,7 @@ def _game_bytes(client: redis.Redis[bytes], names: Sequence[str], limit: int = 5
     for name in names[:limit]:
         game_id = name.removeprefix("games/")
         total = 0
-        for key in (f"scopa:{{{game_id}}}:g", f"scopa:{{{game_id}}}:ev"):
+        for key in (game_key(game_id), events_key(game_id)):
             total += int(client.memory_usage(key, samples=0) or 0)
         sizes.append(total)
     return statistics.fmean(sizes) if sizes else 0.0
@@ -193,8 +194,7 @@ def _state_bytes(client: redis.Redis[bytes], names: Sequence[str], limit: int = 
     """Mean size of the state plus meta fields of some games (the floor writes that much)."""
     sizes = []
     for name in names[:limit]:
-        key = f"scopa:{{{name.removeprefix('games/')}}}:g"
-        state, meta = client.hmget(key, ["state", "meta"])
+        state, meta = client.hmget(game_key(name.removeprefix("games/")), ["state", "meta"])
         sizes.append(len(state or b"") + len(meta or b""))
     return round(statistics.fmean(sizes)) if sizes else 256
 
