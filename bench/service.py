@@ -308,7 +308,7 @@ async def _start_floor(
         run.client.hset(
             _floor.floor_key(i), mapping={"state": b"s" * state_bytes, "meta": b"m", "version": 0}
         )
-    channel = grpc.aio.insecure_channel(f"{procs.HOST}:{port}")
+    channel = grpc.aio.insecure_channel(floor.target)
     await _wait_for_floor(channel, floor)
     bench = Bench(args.conc, floor, run.client)
 
@@ -327,7 +327,7 @@ async def _phases(
 ) -> tuple[list[PhaseResult], PhaseResult, players.Pools]:
     """Every measured phase; PlayCard-only and floor rounds alternate so noise hits both."""
     args = run.args
-    channel = grpc.aio.insecure_channel(f"{procs.HOST}:{server.port}")
+    channel = grpc.aio.insecure_channel(server.target)
     stub: pb_grpc.GameServiceAsyncStub = pb_grpc.GameServiceStub(channel)  # type: ignore[assignment]
     await _wait_for_server(stub, server)
     bench = Bench(args.conc, server, run.client)
@@ -382,7 +382,7 @@ def run(args: Args) -> list[str]:
     workdir = procs.make_workdir()
     started: list[procs.Proc] = []
     try:
-        redis_proc = procs.start_redis(workdir)
+        redis_proc = procs.start_redis()
         started.append(redis_proc)
         client: redis.Redis[bytes] = redis.Redis(host=procs.HOST, port=redis_proc.port)
         server_args = ["-m", "scopa.server"]
@@ -396,7 +396,7 @@ def run(args: Args) -> list[str]:
         state = Run(args, workdir, client, redis_proc.port, started, {})
         results, floor_result, pools = asyncio.run(_phases(state, server))
         code = procs.stop(server)
-        if code not in (0, None):
+        if code != 0:
             print(f"# warning: server exited with {code}; see {server.log_path}", file=sys.stderr)
         finished = pools.finished or pools.finished_stacked
         lines = _report(args, results, floor_result)

@@ -1,22 +1,27 @@
 """Processes of the service benchmark: a throwaway redis-server, the server, CPU and Redis counters.
 
 Everything listens on 127.0.0.1 only; every process started here is stopped by :func:`stop`.
+Starting redis-server, picking free ports and stopping processes are the test helpers' own
+(``tests/support``); this module adds only what the benchmark needs beyond them: python children
+with its own environment and log file, and the CPU and Redis counters.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from support.redis_server import free_port, start_redis_server
+from support.server_process import ServerProcess, stop_server
 
 __all__ = [
     "HOST",
@@ -32,7 +37,6 @@ __all__ = [
 ]
 
 HOST = "127.0.0.1"
-_REDIS_DEFAULT_PORT = 6379
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _OWN_COMMANDS = frozenset({"info", "memory", "ping", "client", "hello", "config", "select"})
 """Commands the benchmark itself (or a readiness probe) sends; never charged to an RPC."""
@@ -41,58 +45,19 @@ _ROUNDTRIP_COMMANDS = frozenset({"hmget", "evalsha", "eval", "script", "exists",
 
 
 @dataclass(frozen=True)
-class Proc:
-    """A started child process, where its output goes and (for servers) its port."""
+class Proc(ServerProcess):
+    """A started child process, where its output goes, its port and a name for messages."""
 
     name: str
-    process: subprocess.Popen[bytes]
-    port: int
-    log_path: Path
 
 
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that is free right now (never Redis' default)."""
-    while True:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind((HOST, 0))
-            port = int(sock.getsockname()[1])
-        if port != _REDIS_DEFAULT_PORT:
-            return port
+def start_redis() -> Proc:
+    """Start a non-persistent redis-server on a free port and wait until it answers PING.
 
-
-def _answers_ping(port: int) -> bool:
-    try:
-        with socket.create_connection((HOST, port), timeout=0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
-def start_redis(workdir: Path, timeout_s: float = 10.0) -> Proc:
-    """Start a non-persistent redis-server on a free port and wait until it answers PING."""
-    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-    port = free_port()
-    log_path = workdir / "redis.log"
-    command = [
-        binary,
-        "--port", str(port),
-        "--bind", HOST,
-        "--save", "",
-        "--appendonly", "no",
-        "--dir", str(workdir),
-        "--logfile", str(log_path),
-        "--daemonize", "no",
-    ]  # fmt: skip
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    proc = Proc("redis", process, port, log_path)
-    deadline = time.monotonic() + timeout_s
-    while process.poll() is None and time.monotonic() < deadline:
-        if _answers_ping(port):
-            return proc
-        time.sleep(0.02)
-    stop(proc)
-    raise RuntimeError(f"redis-server did not start; see {log_path}")
+    Its log is in the test helper's own temporary directory, not the benchmark's workdir.
+    """
+    server = start_redis_server(host=HOST)
+    return Proc(server.process, server.port, server.log_path, "redis")
 
 
 def start_python(
@@ -109,19 +74,12 @@ def start_python(
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    return Proc(name, process, port, log_path)
+    return Proc(process, port, log_path, name)
 
 
-def stop(proc: Proc, timeout_s: float = 15.0) -> int | None:
+def stop(proc: Proc, timeout_s: float = 15.0) -> int:
     """Send SIGTERM, wait (SIGKILL after ``timeout_s``) and return the exit code."""
-    if proc.process.poll() is None:
-        proc.process.terminate()
-        try:
-            proc.process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.process.kill()
-            proc.process.wait()
-    return proc.process.returncode
+    return stop_server(proc, timeout_s)
 
 
 def cpu_seconds(pid: int) -> float:
