@@ -263,9 +263,8 @@ def _merge(parts: Sequence[PhaseResult]) -> PhaseResult:
     )
 
 
-def _mean_size(rec: players.Recorder, index: int, default: int, name: str = "PlayCard") -> int:
-    step = 2 if name == "PlayCard" else 1
-    sizes = rec.sizes.get(name, [])[index::step]
+def _mean_size(rec: players.Recorder, key: str, default: int) -> int:
+    sizes = rec.sizes.get(key)
     return round(statistics.fmean(sizes)) if sizes else default
 
 
@@ -291,8 +290,9 @@ async def _start_floor(
     args = run.args
     names = [g.name for g in pools.fresh] or pools.finished_stacked
     state_bytes = _state_bytes(run.client, names)
-    request_bytes = _mean_size(play.rec, 0, 40) + _mean_size(create.rec, 0, 60, "token")
-    response_bytes = _mean_size(play.rec, 1, 600)
+    request_bytes = _mean_size(play.rec, players.request_size_key("PlayCard"), 40)
+    request_bytes += _mean_size(create.rec, "token", 60)
+    response_bytes = _mean_size(play.rec, players.response_size_key("PlayCard"), 600)
     run.floor_sizes.update(request=request_bytes, response=response_bytes, state=state_bytes)
     port = procs.free_port()
     floor_args = [
@@ -345,7 +345,7 @@ async def _phases(
         await players.get_worker(stub, rec, created, i * 7, deadline)
 
     async def play(rec: players.Recorder, i: int, deadline: float) -> None:
-        await players.play_worker(stub, rec, pools, rngs[i], args.target, deadline)
+        await players.play_stacked(stub, rec, pools, rngs[i], args.target, deadline)
 
     async def games(rec: players.Recorder, i: int, deadline: float) -> None:
         await players.games_worker(stub, rec, pools, rngs[i], args.target, deadline)
@@ -369,7 +369,15 @@ async def _phases(
         deadline = time.monotonic() + _START_TIMEOUT_S
         await asyncio.gather(
             *(
-                players.finish_one(stub, players.Recorder(), pools, rngs[i], args.target, deadline)
+                players.play_stacked(
+                    stub,
+                    players.Recorder(),
+                    pools,
+                    rngs[i],
+                    args.target,
+                    deadline,
+                    stop_after_first=True,
+                )
                 for i in range(_FINISHED_SAMPLE)
             )
         )

@@ -17,6 +17,7 @@ from typing import TypeVar, cast
 import _floor
 import grpc
 import grpc.aio
+from google.protobuf.message import Message
 
 from scopa import rules
 from scopa_client import bearer_metadata
@@ -24,15 +25,16 @@ from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 
 __all__ = [
-    "Game",
+    "Pools",
     "Recorder",
     "create_worker",
-    "finish_one",
     "floor_worker",
     "games_worker",
     "get_worker",
     "percentile",
-    "play_worker",
+    "play_stacked",
+    "request_size_key",
+    "response_size_key",
 ]
 
 _T = TypeVar("_T")
@@ -56,6 +58,8 @@ class Recorder:
     latencies: dict[str, list[float]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     sizes: dict[str, list[int]] = field(default_factory=dict)
+    """Sampled sizes (bytes): ``token``, and per RPC under :func:`request_size_key` and
+    :func:`response_size_key`."""
 
     async def call(self, name: str, awaitable: Awaitable[_T]) -> _T:
         """Await one RPC and record how long it took (errors are counted, then re-raised)."""
@@ -68,22 +72,25 @@ class Recorder:
         self.latencies.setdefault(name, []).append(time.perf_counter() - start)
         return result
 
-    def sample_size(self, name: str, size_of: Sequence[object]) -> None:
-        """Keep every 64th message size of ``name`` (sizes cost client CPU to compute)."""
-        samples = self.sizes.setdefault(name, [])
-        if len(self.latencies.get(name, ())) % _SAMPLE_EVERY == 1:
-            samples.extend(
-                len(bytes(m)) if isinstance(m, bytes) else _byte_size(m) for m in size_of
-            )
+    def sample_size(self, name: str, request: Message, response: Message) -> None:
+        """Keep every 64th request and response size of ``name`` (sizes cost client CPU)."""
+        if self.calls(name) % _SAMPLE_EVERY == 1:
+            self.sizes.setdefault(request_size_key(name), []).append(request.ByteSize())
+            self.sizes.setdefault(response_size_key(name), []).append(response.ByteSize())
 
     def calls(self, name: str) -> int:
         """Successful calls of ``name``."""
         return len(self.latencies.get(name, ()))
 
 
-def _byte_size(message: object) -> int:
-    size = getattr(message, "ByteSize", None)
-    return int(size()) if callable(size) else 0
+def request_size_key(name: str) -> str:
+    """The :attr:`Recorder.sizes` key of ``name``'s sampled request sizes."""
+    return f"{name}.request"
+
+
+def response_size_key(name: str) -> str:
+    """The :attr:`Recorder.sizes` key of ``name``'s sampled response sizes."""
+    return f"{name}.response"
 
 
 @dataclass
@@ -195,7 +202,7 @@ async def _play_mirrored(
         capture = pb.CaptureChoice(cards=[_pb_card(c) for c in move.capture or ()])
         request = pb.PlayCardRequest(name=game.name, card=_pb_card(move.card), capture=capture)
         response = await rec.call("PlayCard", stub.PlayCard(request, metadata=game.seats[seat]))
-        rec.sample_size("PlayCard", (request, response))
+        rec.sample_size("PlayCard", request, response)
         try:
             state, _events = rules.apply_move(state, seat, move)
         except rules.InvalidDeck:
@@ -206,15 +213,17 @@ async def _play_mirrored(
     return state.finished
 
 
-async def play_worker(
+async def play_stacked(
     stub: pb_grpc.GameServiceAsyncStub,
     rec: Recorder,
     pools: Pools,
     rng: random.Random,
     target: int,
     deadline: float,
+    *,
+    stop_after_first: bool = False,
 ) -> None:
-    """PlayCard only, on prepared games (a CreateGame only when the prepared ones run out)."""
+    """PlayCard on prepared games (CreateGame when they run out); maybe stop at one finished."""
     while time.monotonic() < deadline:
         if pools.fresh:
             game = pools.fresh.pop()
@@ -222,22 +231,8 @@ async def play_worker(
             game = await create_game(stub, rec, rng, target, stacked=True)
         if game.mirror is not None and await _play_mirrored(stub, rec, game, rng, deadline):
             pools.finished_stacked.append(game.name)
-
-
-async def finish_one(
-    stub: pb_grpc.GameServiceAsyncStub,
-    rec: Recorder,
-    pools: Pools,
-    rng: random.Random,
-    target: int,
-    deadline: float,
-) -> None:
-    """Create and play stacked games until one finishes (for measuring a finished game)."""
-    while time.monotonic() < deadline:
-        game = await create_game(stub, rec, rng, target, stacked=True)
-        if game.mirror is not None and await _play_mirrored(stub, rec, game, rng, deadline):
-            pools.finished_stacked.append(game.name)
-            return
+            if stop_after_first:
+                return
 
 
 async def games_worker(
