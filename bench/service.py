@@ -41,7 +41,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,28 +149,14 @@ def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **ex
     )
 
 
-async def _wait_for_server(stub: pb_grpc.GameServiceAsyncStub, proc: procs.Proc) -> None:
+async def _wait_until(proc: procs.Proc, probe: Callable[[], Awaitable[object]]) -> None:
+    """Retry ``probe`` (one RPC) until it succeeds; fail if ``proc`` exits or time runs out."""
     deadline = time.monotonic() + _START_TIMEOUT_S
     while True:
         if proc.process.poll() is not None:
             raise RuntimeError(f"{proc.name} exited; see {proc.log_path}")
         try:
-            await stub.ListRulesets(pb.ListRulesetsRequest(), timeout=1.0)
-            return
-        except grpc.aio.AioRpcError:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.1)
-
-
-async def _wait_for_floor(channel: grpc.aio.Channel, proc: procs.Proc) -> None:
-    call = channel.unary_unary(_floor.METHOD)
-    deadline = time.monotonic() + _START_TIMEOUT_S
-    while True:
-        if proc.process.poll() is not None:
-            raise RuntimeError(f"{proc.name} exited; see {proc.log_path}")
-        try:
-            await call(_floor.encode_request(0, 8), timeout=1.0)
+            await probe()
             return
         except grpc.aio.AioRpcError:
             if time.monotonic() > deadline:
@@ -309,7 +295,8 @@ async def _start_floor(
             _floor.floor_key(i), mapping={"state": b"s" * state_bytes, "meta": b"m", "version": 0}
         )
     channel = grpc.aio.insecure_channel(floor.target)
-    await _wait_for_floor(channel, floor)
+    ready = channel.unary_unary(_floor.METHOD)
+    await _wait_until(floor, lambda: ready(_floor.encode_request(0, 8), timeout=1.0))
     bench = Bench(args.conc, floor, run.client)
 
     async def call(rec: players.Recorder, i: int, deadline: float) -> None:
@@ -329,7 +316,7 @@ async def _phases(
     args = run.args
     channel = grpc.aio.insecure_channel(server.target)
     stub: pb_grpc.GameServiceAsyncStub = pb_grpc.GameServiceStub(channel)  # type: ignore[assignment]
-    await _wait_for_server(stub, server)
+    await _wait_until(server, lambda: stub.ListRulesets(pb.ListRulesetsRequest(), timeout=1.0))
     bench = Bench(args.conc, server, run.client)
     pools = players.Pools()
     rngs = [random.Random(args.seed * 1_000_003 + i) for i in range(args.conc)]
