@@ -40,8 +40,10 @@ HOST = "127.0.0.1"
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _OWN_COMMANDS = frozenset({"info", "memory", "ping", "client", "hello", "config", "select"})
 """Commands the benchmark itself (or a readiness probe) sends; never charged to an RPC."""
-_ROUNDTRIP_COMMANDS = frozenset({"hmget", "evalsha", "eval", "script", "exists", "xrange"})
-"""Commands the store sends over the wire; the rest run inside its Lua scripts."""
+_ROUNDTRIP_COMMANDS = frozenset({"hmget", "evalsha", "script"})
+"""Commands the store (and the floor) send over the wire in the benchmarked RPCs; the rest run
+inside their Lua scripts: HMGET to load, EVALSHA to create or commit, and SCRIPT LOAD when
+redis-py's script call falls back after NOSCRIPT (then EVALSHA again)."""
 
 
 @dataclass(frozen=True)
