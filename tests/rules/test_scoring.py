@@ -7,8 +7,9 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rules_helpers import cards
 
-from scopa.rules._cards import ALL_CARDS, Card, Suit, card_of, parse_card
+from scopa.rules._cards import ALL_CARDS, Card, Suit, card_of
 from scopa.rules._options import PRESETS, MazzoTies, Options, PrimieraMethod
 from scopa.rules._scoring import (
     Component,
@@ -23,11 +24,6 @@ from scopa.rules._scoring import (
 
 EVENT_COMPONENTS = frozenset({"sweeps", "picule", "bagher"})
 NAPOLA_COMPONENTS = frozenset({"napola_denari", "napola_spade"})
-
-
-def cards(codes: str) -> tuple[Card, ...]:
-    """Parse space-separated card codes such as ``"7C 7D 6S"``."""
-    return tuple(parse_card(code) for code in codes.split())
 
 
 def suit_cards(suit: Suit, *ranks: int) -> tuple[Card, ...]:
@@ -280,13 +276,14 @@ def test_spatola_mazzo_is_eleven() -> None:
 
 def test_spatola_ties_give_nobody() -> None:
     """Seed 001: a tie in cards, spade, denari or primiera gives nobody the points."""
-    side0 = (
-        suit_cards(Suit.COPPE)
-        + suit_cards(Suit.SPADE, 1, 2, 3, 4, 5)
-        + suit_cards(Suit.DENARI, 1, 2, 3, 4, 5)
-    )
+    side0 = suit_cards(Suit.COPPE, 7, 1, 2, 3, 4) + suit_cards(Suit.DENARI, 7, 1, 2, 3, 4)
+    side0 += suit_cards(Suit.BASTONI, 6, 5, 8, 9, 10) + suit_cards(Suit.SPADE, 6, 5, 8, 9, 10)
     score = score_hand(PRESETS["spatola"].options(), two_sides(side0))
-    for name in ("cards", "spade", "denari"):
+    assert component(score, "cards").values == (20.0, 20.0)
+    assert component(score, "spade").values == (5.0, 5.0)
+    assert component(score, "denari").values == (5.0, 5.0)
+    assert component(score, "primiera").values == (78.0, 78.0)  # 21 + 21 + 18 + 18 each
+    for name in ("cards", "spade", "denari", "primiera"):
         assert component(score, name).points == (0, 0), name
 
 
@@ -411,18 +408,43 @@ def configured_mazzo(options: Options) -> int:
     return total
 
 
-def random_tallies(options: Options, owners: list[int], events: list[int]) -> list[SideTally]:
-    """Split the deck by ``owners`` (taken modulo the sides) and add sweeps and specials."""
+SideEvents = tuple[int, int, int]
+"""One side's sweeps, picule and bagher points."""
+
+
+def side_events(max_plays: int = 36) -> st.SearchStrategy[list[SideEvents]]:
+    """Sweeps and picule up to ``max_plays`` and bagher points up to 40, for three sides."""
+    one = st.tuples(st.integers(0, max_plays), st.integers(0, max_plays), st.integers(0, 40))
+    return st.lists(one, min_size=3, max_size=3)
+
+
+def random_tallies(
+    options: Options, owners: list[int], events: list[SideEvents]
+) -> list[SideTally]:
+    """Split the deck by ``owners`` (taken modulo the sides); side ``s`` gets ``events[s]``."""
     sides = options.sides
     return [
         SideTally(
             tuple(c for c in ALL_CARDS if owners[c] % sides == side),
-            sweeps=events[side % len(events)],
-            picule=events[(side + 1) % len(events)],
-            bagher_points=events[(side + 2) % len(events)],
+            sweeps=events[side][0],
+            picule=events[side][1],
+            bagher_points=events[side][2],
         )
         for side in range(sides)
     ]
+
+
+def expected_event_lines(options: Options, events: list[SideEvents]) -> dict[str, tuple[int, ...]]:
+    """The points each enabled event line should give each side for ``events``."""
+    sides = range(options.sides)
+    expected: dict[str, tuple[int, ...]] = {}
+    if options.sweep_points > 0:
+        expected["sweeps"] = tuple(events[s][0] * options.sweep_points for s in sides)
+    if options.picula:
+        expected["picule"] = tuple(events[s][1] for s in sides)
+    if options.bagher:
+        expected["bagher"] = tuple(events[s][2] for s in sides)
+    return expected
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -430,15 +452,24 @@ def random_tallies(options: Options, owners: list[int], events: list[int]) -> li
 @given(
     owners=st.lists(st.integers(0, 5), min_size=40, max_size=40),
     method=st.sampled_from(list(PrimieraMethod)),
+    sweep_points=st.integers(0, 3),
+    events=side_events(),
 )
 def test_mazzo_never_exceeds_configured_points(
-    preset: str, owners: list[int], method: PrimieraMethod
+    preset: str,
+    owners: list[int],
+    method: PrimieraMethod,
+    sweep_points: int,
+    events: list[SideEvents],
 ) -> None:
-    """For any split of the deck the card-based points handed out stay within the configured."""
-    options = dataclasses.replace(PRESETS[preset].options(), primiera_method=method)
-    score = score_hand(options, random_tallies(options, owners, [0]))
+    """Card-based points stay within the configured; event lines score exactly the counts."""
+    options = dataclasses.replace(
+        PRESETS[preset].options(), primiera_method=method, sweep_points=sweep_points
+    )
+    score = score_hand(options, random_tallies(options, owners, events))
     assert mazzo_total(score, napola=True) <= configured_mazzo(options)
-    assert all(sum(c.points) == 0 for c in score.components if c.name in EVENT_COMPONENTS)
+    lines = {c.name: c.points for c in score.components if c.name in EVENT_COMPONENTS}
+    assert lines == expected_event_lines(options, events)
     honours = {"settebello": options.settebello_points, "re_bello": 1, "rosmarino": 1}
     honours["two_of_spade"] = 1
     for line in score.components:
@@ -449,18 +480,26 @@ def test_mazzo_never_exceeds_configured_points(
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @settings(max_examples=60, deadline=None)
-@given(
-    owners=st.lists(st.integers(0, 5), min_size=40, max_size=40),
-    events=st.lists(st.integers(0, 8), min_size=1, max_size=3),
-)
-def test_totals_within_hand_bound(preset: str, owners: list[int], events: list[int]) -> None:
-    """No side's total ever exceeds hand_points_bound for the hand's number of plays."""
+@given(owners=st.lists(st.integers(0, 5), min_size=40, max_size=40), data=st.data())
+def test_totals_within_hand_bound(preset: str, owners: list[int], data: st.DataObject) -> None:
+    """No side's total ever exceeds hand_points_bound, even with a sweep on every play."""
     options = PRESETS[preset].options()
     plays = 40 - options.table_cards
-    bound = hand_points_bound(options, plays)
+    events = data.draw(side_events(plays), label="events")
     score = score_hand(options, random_tallies(options, owners, events))
-    assert max(score.totals) <= bound
-    assert bound >= configured_mazzo(options)
+    assert max(score.totals) <= hand_points_bound(options, plays)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_hand_bound_is_reached_by_a_side_taking_everything(preset: str) -> None:
+    """A side with every card, a sweep and a picula on every play and 40 bagher hits the bound."""
+    options = PRESETS[preset].options()
+    plays = 40 - options.table_cards
+    everything = [(plays, plays, 40)] + [(0, 0, 0)] * (options.sides - 1)
+    score = score_hand(options, random_tallies(options, [0] * 40, everything))
+    events = sum(points[0] for points in expected_event_lines(options, everything).values())
+    assert score.totals[0] == configured_mazzo(options) + events
+    assert score.totals[0] == hand_points_bound(options, plays)
 
 
 def test_hand_bound_counts_sweeps() -> None:
@@ -474,7 +513,7 @@ def test_hand_bound_counts_sweeps() -> None:
 @settings(max_examples=60, deadline=None)
 @given(
     owners=st.lists(st.integers(0, 5), min_size=40, max_size=40),
-    events=st.lists(st.integers(0, 8), min_size=1, max_size=3),
+    events=side_events(),
     method=st.sampled_from(list(PrimieraMethod)),
     ties=st.sampled_from(list(MazzoTies)),
     repeated=st.lists(st.sampled_from(ALL_CARDS), max_size=6),
@@ -482,7 +521,7 @@ def test_hand_bound_counts_sweeps() -> None:
 def test_score_hand_equals_its_rules_one_by_one(
     preset: str,
     owners: list[int],
-    events: list[int],
+    events: list[SideEvents],
     method: PrimieraMethod,
     ties: MazzoTies,
     repeated: list[Card],
