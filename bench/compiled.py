@@ -18,26 +18,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = [
-    "BUILD",
-    "CHILD_MARK",
-    "compiled_env",
-    "is_compiled",
-    "main",
-    "rules_files",
-    "run_compiled",
-]
+__all__ = ["CHILD_MARK", "is_compiled", "run_compiled"]
 
 BENCH = Path(__file__).resolve().parent
 BUILD = BENCH.parent / "build" / "mypyc"
+SOURCE = BENCH.parent / "service" / "scopa" / "rules"
 CHILD_MARK = "SCOPA_BENCH_COMPILED_CHILD"
 """Set in the child's environment, so a child that is not compiled fails instead of looping."""
 
-_PROBE = (
-    "import importlib, pkgutil, scopa.rules as r\n"
-    "for m in pkgutil.iter_modules(r.__path__):\n"
-    "    print(importlib.import_module('scopa.rules.' + m.name).__file__)\n"
-)
+_PROBE = "import sys; sys.path.insert(0, sys.argv[1]); import compiled; sys.exit(compiled.probe())"
+"""Run as ``python -c _PROBE <bench dir>`` under the build: this module's :func:`probe`."""
 
 
 def rules_files() -> dict[str, str]:
@@ -58,6 +48,13 @@ def is_compiled() -> bool:
     return not rules_files()["_game"].endswith(".py")
 
 
+def probe() -> int:
+    """Print where each ``scopa.rules`` module comes from; 0 when ``_game`` is compiled, else 1."""
+    files = rules_files()
+    print(*files.values(), sep="\n")
+    return 0 if is_compiled() else 1
+
+
 def compiled_env(build: Path = BUILD) -> dict[str, str]:
     """This process's environment with ``build`` first on ``PYTHONPATH``."""
     env = dict(os.environ)
@@ -65,9 +62,6 @@ def compiled_env(build: Path = BUILD) -> dict[str, str]:
     env["PYTHONPATH"] = str(build) + (os.pathsep + rest if rest else "")
     env[CHILD_MARK] = "1"
     return env
-
-
-SOURCE = BENCH.parent / "service" / "scopa" / "rules"
 
 
 def _stale(build: Path) -> list[str]:
@@ -88,18 +82,17 @@ def _check_build(build: Path) -> None:
             f"the build in {build} is older than {', '.join(stale)}: "
             "run .venv/bin/python tools/build_mypyc.py"
         )
-    probe = subprocess.run(
-        [sys.executable, "-c", _PROBE],
+    child = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(BENCH)],
         env=compiled_env(build),
         capture_output=True,
         text=True,
         check=False,
     )
-    files = probe.stdout.split()
-    if probe.returncode or not any(f.endswith(".so") and "/_game." in f for f in files):
+    if child.returncode:
         raise SystemExit(
             f"no compiled scopa.rules in {build}: run .venv/bin/python tools/build_mypyc.py\n"
-            + probe.stderr[-2000:]
+            + (child.stdout + child.stderr)[-2000:]
         )
 
 
