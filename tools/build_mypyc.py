@@ -29,15 +29,15 @@ SOURCE = ROOT / "service" / "scopa"
 DEFAULT_OUT = ROOT / "build" / "mypyc"
 
 
-def _copy_sources(out: Path, source: Path = SOURCE) -> list[str]:
+def _copy_sources(out: Path) -> list[str]:
     """Copy ``scopa/__init__.py`` and ``scopa/rules/*.py`` into ``out``; returns module names."""
     if out.exists():
         shutil.rmtree(out)
     rules = out / "scopa" / "rules"
     rules.mkdir(parents=True)
-    shutil.copy2(source / "__init__.py", out / "scopa" / "__init__.py")
+    shutil.copy2(SOURCE / "__init__.py", out / "scopa" / "__init__.py")
     modules = []
-    for path in sorted((source / "rules").glob("*.py")):
+    for path in sorted((SOURCE / "rules").glob("*.py")):
         shutil.copy2(path, rules / path.name)
         modules.append(path.stem)
     return modules
@@ -48,10 +48,9 @@ def build(
     only: Sequence[str] = (),
     opt_level: str = "3",
     verbose: bool = False,
-    source: Path = SOURCE,
 ) -> Path:
     """Copy and compile ``scopa.rules`` into ``out``; returns ``out`` (the ``PYTHONPATH`` entry)."""
-    modules = _copy_sources(out, source)
+    modules = _copy_sources(out)
     chosen = list(only) or modules
     unknown = sorted(set(chosen) - set(modules))
     if unknown:
@@ -86,14 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--opt-level", default="3", choices=["0", "1", "2", "3"])
     parser.add_argument("--verbose", action="store_true", help="show mypyc and gcc output")
-    parser.add_argument(
-        "--source",
-        type=Path,
-        default=SOURCE,
-        help="the scopa package to copy (default service/scopa; another one for experiments)",
-    )
     args = parser.parse_args(argv)
-    out = build(args.out.resolve(), args.only, args.opt_level, args.verbose, args.source.resolve())
+    out = build(args.out.resolve(), args.only, args.opt_level, args.verbose)
     print(out)
     return 0
 
