@@ -13,10 +13,12 @@ from scopa.rules import (
     MatchState,
     Move,
     Ruleset,
+    SeatView,
     apply_move,
     legal_moves,
     make_ruleset,
     new_match,
+    observe,
     parse_card,
 )
 from scopa.rules._capture import table_key
@@ -92,3 +94,18 @@ def play_out(
 def of_type(events: Iterable[Any], kind: type[T]) -> list[T]:
     """The events of one type, in order."""
     return [e for e in events if isinstance(e, kind)]
+
+
+def view_cards(view: SeatView) -> set[Card]:
+    """Every card named by any Card-typed field of a view."""
+    seen = set(view.hand) | set(view.table)
+    seen |= {c for p in view.history for c in (p.card, *p.captured)}
+    return seen | {c for m in view.legal_moves for c in (m.card, *(m.capture or ()))}
+
+
+def check_views(state: MatchState) -> None:
+    """No seat's view (nor a spectator's) names another seat's hand card or a stock card."""
+    players = state.ruleset.options.players
+    for seat in (*range(players), None):
+        hidden = set(state.stock) | {c for s, h in enumerate(state.hands) if s != seat for c in h}
+        assert not view_cards(observe(state, seat)) & hidden, f"seat {seat} sees hidden cards"

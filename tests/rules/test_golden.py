@@ -39,6 +39,7 @@ def test_transcript_matches_the_recorded_game(preset: str, seed: int) -> None:
 
 def test_transcripts_record_finished_games() -> None:
     """Every stored transcript ends with the game's result."""
+    assert CASES, "tools/golden.py lists no preset or no seed"
     for preset, seed in CASES:
         text = (GOLDEN.GOLDEN_DIR / f"{preset}_{seed}.txt").read_text(encoding="utf-8")
         assert text.splitlines()[-1].startswith("== game over"), f"{preset}_{seed}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from rules_helpers import play_out
+from rules_helpers import check_views, play_out
 
 from scopa.rules import (
     CardsDealt,
@@ -48,22 +48,18 @@ def test_a_spectator_sees_no_hand() -> None:
 def test_view_holds_no_hidden_card_anywhere() -> None:
     """No field of any seat's view names a card of another hand or of the stock."""
     state, _ = new_match(make_ruleset("scopa3"), rng=random.Random(6))
-    for seat in (0, 1, 2, None):
-        view = observe(state, seat)
-        hidden = set(state.stock) | {c for s, h in enumerate(state.hands) if s != seat for c in h}
-        seen = set(view.hand) | set(view.table)
-        seen |= {c for m in view.legal_moves for c in (m.card, *(m.capture or ()))}
-        assert not seen & hidden
+    check_views(state)
 
 
 def test_dealt_cards_of_other_seats_become_counts() -> None:
     """CardsDealt shows its cards only to the seat dealt to; others see the count."""
     _, events = new_match(make_ruleset("scopa"), rng=random.Random(7))
     for seat in (0, 1, None):
-        for event in visible_events(events, seat):
-            if isinstance(event, CardsDealt):
-                assert event.n_cards == 3
-                assert (event.cards != ()) == (event.seat == seat)
+        dealt = [e for e in visible_events(events, seat) if isinstance(e, CardsDealt)]
+        assert sorted(e.seat for e in dealt) == [0, 1], f"seat {seat} sees {dealt}"
+        for event in dealt:
+            assert event.n_cards == 3
+            assert (event.cards != ()) == (event.seat == seat)
     assert visible_events(events, 0)[0] == events[0]
     assert isinstance(events[0], HandStarted)
 

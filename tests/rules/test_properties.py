@@ -7,7 +7,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rules_helpers import random_move
+from rules_helpers import check_views, random_move
 
 from scopa.rules import (
     PRESETS,
@@ -17,14 +17,12 @@ from scopa.rules import (
     HandScored,
     LeftoverTaken,
     MatchState,
-    SeatView,
     apply_move,
     dump_state,
     legal_moves,
     load_state,
     make_ruleset,
     new_match,
-    observe,
     visible_events,
 )
 from scopa.rules._scoring import hand_points_bound
@@ -41,21 +39,6 @@ def in_play(state: MatchState) -> list[int]:
     return held + [c for p in state.piles for c in p]
 
 
-def view_cards(view: SeatView) -> set[int]:
-    """Every card named by any Card-typed field of a view."""
-    seen = set(view.hand) | set(view.table)
-    seen |= {c for p in view.history for c in (p.card, *p.captured)}
-    return seen | {c for m in view.legal_moves for c in (m.card, *(m.capture or ()))}
-
-
-def check_views(state: MatchState) -> None:
-    """No seat's view (nor a spectator's) names another seat's hand card or a stock card."""
-    players = state.ruleset.options.players
-    for seat in (*range(players), None):
-        hidden = set(state.stock) | {c for s, h in enumerate(state.hands) if s != seat for c in h}
-        assert not view_cards(observe(state, seat)) & hidden, f"seat {seat} sees hidden cards"
-
-
 def check_events(events: list[Event], state: MatchState) -> None:
     """Filtered events show dealt cards only to their seat, and own dealt cards match the hand."""
     players = state.ruleset.options.players
@@ -66,6 +49,7 @@ def check_events(events: list[Event], state: MatchState) -> None:
                     assert event.cards == ()
                 else:
                     assert len(event.cards) == event.n_cards
+                    assert set(event.cards) <= set(state.hands[seat]), "dealt cards not in hand"
 
 
 def check_hand_score(events: list[Event], state: MatchState, before: MatchState) -> None:
