@@ -10,10 +10,11 @@ from typing import Any
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+import scopa_client
 from scopa import rules
 from scopa.server import ScopaServer, register
 
@@ -112,13 +113,8 @@ class Harness:
         return received, None
 
 
-def error_info(error: grpc.aio.AioRpcError) -> Any:
-    """The google.rpc.ErrorInfo packed in an RPC error's grpc-status-details-bin trailer."""
-    for key, value in error.trailing_metadata() or ():
-        if key == "grpc-status-details-bin":
-            status = status_pb2.Status.FromString(value)
-            for detail in status.details:
-                info = error_details_pb2.ErrorInfo()
-                if detail.Unpack(info):
-                    return info
-    raise AssertionError("no ErrorInfo in the trailing metadata")
+def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
+    """The google.rpc.ErrorInfo packed in an RPC error's trailer, decoded by the Python client."""
+    info = scopa_client.error_info(error)
+    assert info is not None, "no ErrorInfo in the trailing metadata"
+    return info

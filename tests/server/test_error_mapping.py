@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from google.rpc import status_pb2  # type: ignore[import-untyped]
 
+import scopa_client
 from scopa import rules
 from scopa.server import ERROR_CODES, ERROR_DOMAIN, map_exception, register, to_grpc_status
 from scopa.storage import StorageUnavailable
@@ -88,6 +90,15 @@ def test_status_carries_error_info_in_the_trailer() -> None:
     assert status.details == "39 cards"
     keys = [key for key, _ in status.trailing_metadata]
     assert keys == ["grpc-status-details-bin"]
+    rich = status_pb2.Status.FromString(dict(status.trailing_metadata)["grpc-status-details-bin"])
+    assert (rich.code, rich.message) == (grpc.StatusCode.INVALID_ARGUMENT.value[0], "39 cards")
+    info = scopa_client.error_info_from_status(rich)
+    assert info is not None, "no ErrorInfo in the status details"
+    assert (info.reason, info.domain, dict(info.metadata)) == (
+        "INVALID_DECK",
+        "scopa.dev",
+        {"field": "deck"},
+    )
 
 
 @session_loop

@@ -71,11 +71,16 @@ async def test_graceful_shutdown_reports_not_serving(test_settings: Settings) ->
     async def ready() -> bool:
         return True
 
+    async def statuses() -> list[int]:
+        services = ("", "scopa.v1.GameService", "readiness")
+        requests = [health_pb2.HealthCheckRequest(service=service) for service in services]
+        return [(await server.health.Check(request, None)).status for request in requests]
+
     server = ScopaServer(test_settings, [], ready, service_names=[GAME_SERVICE])
     await server.start()
+    assert await statuses() == [SERVING] * 3
     await server.stop()
-    response = await server.health.Check(health_pb2.HealthCheckRequest(service=""), None)
-    assert response.status == NOT_SERVING
+    assert await statuses() == [NOT_SERVING] * 3
 
 
 @session_loop
