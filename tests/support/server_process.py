@@ -49,17 +49,18 @@ class ServerProcess:
         return records
 
 
-def _env(redis_url: str, port: int, stacked: bool) -> dict[str, str]:
+def _env(redis_url: str, port: int, stacked: bool, token_secret: str | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCOPA_", "OTEL_", "REDIS_"))}
     env.update(
         REDIS_URL=redis_url,
         SCOPA_HOST="127.0.0.1",
         SCOPA_PORT=str(port),
-        SCOPA_TOKEN_SECRET=TOKEN_SECRET,
         SCOPA_LOG_FORMAT="json",
         SCOPA_GRACE_S=str(GRACE_S),
         SCOPA_ALLOW_STACKED_DECKS="true" if stacked else "false",
     )
+    if token_secret is not None:
+        env["SCOPA_TOKEN_SECRET"] = token_secret
     return env
 
 
@@ -80,10 +81,13 @@ def wait_serving(target: str, service: str = GAME_SERVICE, timeout_s: float = 20
             time.sleep(0.05)
 
 
-def start_server(redis_url: str, *, stacked: bool = True) -> ServerProcess:
+def start_server(
+    redis_url: str, *, stacked: bool = True, token_secret: str | None = TOKEN_SECRET
+) -> ServerProcess:
     """Launch a server process on a free port against `redis_url` and wait until it serves.
 
-    An empty `redis_url` runs it on the embedded store, as `make run` does.
+    An empty `redis_url` runs it on the embedded store, as `make run` does; a `token_secret`
+    of None leaves SCOPA_TOKEN_SECRET unset, so the server generates a random key.
     """
     port = free_port()
     log_dir = Path(tempfile.mkdtemp(prefix="scopa-it-"))
@@ -91,7 +95,7 @@ def start_server(redis_url: str, *, stacked: bool = True) -> ServerProcess:
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "scopa.server"],
-            env=_env(redis_url, port, stacked),
+            env=_env(redis_url, port, stacked, token_secret),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
