@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from pathlib import Path
 
 import pytest
 
@@ -375,3 +376,16 @@ async def test_join_after_the_game_is_over_is_refused() -> None:
     await core.resign(created.game_id, dict(created.tokens)[0])
     with pytest.raises(rules.GameOver):
         await core.join_game(created.game_id, dict(created.invites)[1], "bob")
+
+
+def test_version_1_log_entries_and_cached_response_decode() -> None:
+    """Log entries and a cached response stored by format 1 (tests/app/blobs) decode."""
+    from scopa.app._core import _decode_log, _decode_response  # noqa: PLC0415
+
+    blobs = Path(__file__).with_name("blobs")
+    state, events = rules.new_match(rules.make_ruleset("scopa"), rng=random.Random(4))
+    assert _decode_log((blobs / "log_engine.v1.bin").read_bytes()) == events
+    assert _decode_log((blobs / "log_joined.v1.bin").read_bytes()) == [SeatJoined(1, "Bea")]
+    seat, version, state_blob, logged = _decode_response((blobs / "response.v1.bin").read_bytes())
+    assert (seat, version, logged) == (0, 3, events)
+    assert rules.load_state(state_blob) == state

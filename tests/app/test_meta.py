@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scopa.app import GameMeta, SeatMeta
@@ -26,3 +28,12 @@ def test_corrupt_meta() -> None:
     """Corrupt meta raises InvalidState."""
     with pytest.raises(InvalidState):
         GameMeta.load(b"{not json")
+
+
+def test_version_1_meta_blob_loads() -> None:
+    """A meta stored by format 1 (tests/app/blobs/README.md) loads with every field."""
+    blobs = Path(__file__).with_name("blobs")
+    meta = GameMeta.load((blobs / "meta.v1.bin").read_bytes())
+    assert meta.seats == (SeatMeta("Ann", False, True), SeatMeta("Bea", True, True, "ab12cd"))
+    assert meta.resigned == -1
+    assert meta.last_events == (blobs / "log_engine.v1.bin").read_bytes()

@@ -6,14 +6,19 @@ import json
 import random
 import zlib
 from enum import StrEnum
-from typing import Any
+from pathlib import Path
+from typing import Any, get_args
 
 import pytest
 from rules_helpers import play_out, random_move
 
 from scopa.rules import (
     FORMAT_VERSION,
+    Event,
+    HandResult,
+    HandScored,
     InvalidState,
+    MatchState,
     apply_move,
     dump_events,
     dump_state,
@@ -133,3 +138,68 @@ def test_unhashable_override_value_raises_invalid_state() -> None:
     blob = bytes([FORMAT_VERSION]) + zlib.compress(json.dumps(payload).encode())
     with pytest.raises(InvalidState):
         load_state(blob)
+
+
+# --- stored blobs of earlier format versions -------------------------------------------------
+
+BLOBS = Path(__file__).with_name("blobs")
+
+
+def _state_fields(state: MatchState) -> dict[str, Any]:
+    """The state spelled as in the blobs' JSON descriptions (cards as ints, enums as strings)."""
+    return {
+        "preset": state.ruleset.preset,
+        "overrides": {k: _plain(v) for k, v in state.ruleset.overrides().items()},
+        "hand_number": state.hand_number,
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "hands": _plain(state.hands),
+        "table": _plain(state.table),
+        "stock": _plain(state.stock),
+        "piles": _plain(state.piles),
+        "sweeps": _plain(state.sweeps),
+        "picule": _plain(state.picule),
+        "bagher": _plain(state.bagher),
+        "last_capturer": state.last_capturer,
+        "last_laid": state.last_laid,
+        "history": [_event_fields(p) for p in state.history],
+        "scores": _plain(state.scores),
+        "results": [_result_fields(r) for r in state.results],
+        "winners": _plain(state.winners),
+        "finish_reason": state.finish_reason.value,
+        "decks": _plain(state.decks),
+    }
+
+
+def _result_fields(result: HandResult) -> dict[str, Any]:
+    score = result.score
+    return {
+        "hand_number": result.hand_number,
+        "components": [[c.name, list(c.points), list(c.values)] for c in score.components],
+        "hand_totals": list(score.totals),
+        "napoleone": list(score.napoleone),
+        "totals": list(result.totals),
+    }
+
+
+def _event_fields(event: Event) -> dict[str, Any]:
+    if isinstance(event, HandScored):
+        return {"type": "HandScored", "result": _result_fields(event.result)}
+    return {"type": type(event).__name__, **{k: _plain(v) for k, v in event._asdict().items()}}
+
+
+@pytest.mark.parametrize("name", ["state_spazzino_live", "state_scopa4_resigned"])
+def test_version_1_state_blobs_load_with_every_field(name: str) -> None:
+    """A stored format-1 state loads with every field the blob's description lists."""
+    want = json.loads((BLOBS / f"{name}.v1.json").read_text())
+    want.pop("version")
+    loaded = load_state((BLOBS / f"{name}.v1.bin").read_bytes())
+    assert _state_fields(loaded) == want
+
+
+def test_version_1_event_blob_loads_every_kind() -> None:
+    """A stored format-1 event batch loads every event kind with its fields."""
+    want = json.loads((BLOBS / "events_every_kind.v1.json").read_text())
+    loaded = load_events((BLOBS / "events_every_kind.v1.bin").read_bytes())
+    assert [_event_fields(e) for e in loaded] == want
+    assert len({e["type"] for e in want}) == len(get_args(Event))
