@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from enum import StrEnum
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from scopa.rules import DECK_SIZE, PRESETS, InvalidOption, Options, list_options, make_ruleset
+from scopa.rules import (
+    DECK_SIZE,
+    PRESETS,
+    InvalidOption,
+    Options,
+    Redealt,
+    list_options,
+    make_ruleset,
+    new_match,
+    void_deal_chance,
+)
+from scopa.rules._options import MAX_VOID_CHANCE
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
@@ -182,7 +195,7 @@ def test_aces_on_table_return_needs_a_stock_after_the_first_deal() -> None:
 @pytest.mark.parametrize(
     ("preset", "overrides"),
     [
-        ("scopa", {"table_cards": 34}),
+        ("scopa", {"table_cards": 34, "kings_redeal": 0}),
         ("scopa", {"table_cards": 28, "hand_size": 6}),
         ("scopone", {"table_cards": 4}),
         ("scopone_scientifico", {"table_cards": 0}),
@@ -268,3 +281,56 @@ def test_a_preset_builds_with_each_of_its_seat_counts_and_no_other(preset: str) 
             with pytest.raises(InvalidOption) as err:
                 make_ruleset(preset, {"players": players})
             assert err.value.field == "players"
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides"),
+    [
+        ("scopa", {"table_cards": 38, "hand_size": 1}),
+        ("scopa", {"table_cards": 34}),
+        (
+            "scopa",
+            {"aces_on_table": "return", "kings_redeal": 0, "table_cards": 36, "hand_size": 1},
+        ),
+        ("scopa", {"aces_on_table": "return", "table_cards": 28, "hand_size": 3}),
+    ],
+)
+def test_options_whose_deals_are_almost_always_void_are_refused(
+    preset: str, overrides: dict[str, Any]
+) -> None:
+    """A table on which kings or aces void nearly every deal is INVALID_OPTION on table_cards."""
+    with pytest.raises(InvalidOption) as err:
+        make_ruleset(preset, overrides)
+    assert err.value.field == "table_cards"
+    assert "void" in err.value.message
+
+
+def test_every_preset_deals_almost_never_void() -> None:
+    """The presets' own tables are void on at most 1 deal in 500."""
+    for preset in PRESETS.values():
+        assert void_deal_chance(preset.options()) < Fraction(1, 500), preset.id
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"table_cards": 20, "hand_size": 5},
+        {"table_cards": 28, "hand_size": 6},
+        {"kings_redeal": 2, "aces_on_table": "return", "table_cards": 10, "hand_size": 5},
+        {"kings_redeal": 3, "aces_on_table": "return", "table_cards": 12, "hand_size": 2},
+        {"kings_redeal": 0, "aces_on_table": "return", "table_cards": 16, "hand_size": 3},
+    ],
+)
+def test_void_deal_chance_matches_the_engine_deals(overrides: dict[str, Any]) -> None:
+    """The computed chance agrees with the share of void deals the engine makes (seeded)."""
+    ruleset = make_ruleset("scopa", overrides)
+    expected = float(void_deal_chance(ruleset.options))
+    assert 0.05 < expected <= MAX_VOID_CHANCE
+    rng = random.Random(7)
+    void = deals = 0
+    for _ in range(400):
+        _, events = new_match(ruleset, rng=rng)
+        redeals = sum(isinstance(e, Redealt) for e in events)
+        void += redeals
+        deals += redeals + 1
+    assert abs(void / deals - expected) < 0.05, (void / deals, expected)

@@ -63,6 +63,7 @@ from ._options import (
     Ruleset,
     list_options,
     make_ruleset,
+    void_deal_chance,
 )
 from ._scoring import Component, HandScore, SideTally, score_hand
 from ._serial import FORMAT_VERSION, dump_events, dump_state, load_events, load_state
@@ -134,4 +135,5 @@ __all__ = [
     "score_hand",
     "suit_of",
     "visible_events",
+    "void_deal_chance",
 ]

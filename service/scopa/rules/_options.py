@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
+from fractions import Fraction
+from math import comb
 from typing import Any, Final
 
 from ._cards import DECK_SIZE
@@ -26,6 +28,7 @@ __all__ = [
     "Ruleset",
     "list_options",
     "make_ruleset",
+    "void_deal_chance",
 ]
 
 
@@ -500,6 +503,7 @@ def _validate(o: Options) -> None:
         )
     if not -1 <= o.first_dealer < o.players:
         raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")
+    _check_void_deals(o)
     if o.target_score < 1:
         raise InvalidOption("target_score must be >= 1", field="target_score")
     if o.kings_redeal < 0 or o.kings_redeal > 4 or o.kings_redeal == 1:
@@ -514,6 +518,75 @@ def _validate(o: Options) -> None:
     ):
         if not 0 <= getattr(o, name) <= 10:
             raise InvalidOption(f"{name} must be between 0 and 10", field=name)
+
+
+MAX_VOID_CHANCE: Final = Fraction(3, 4)
+"""The highest chance of a void first deal a ruleset may have. The engine gives up on a hand
+after 100 void deals in a row; at 3/4 that happens with odds below 1 in 10**12 per hand."""
+
+_RANKS_OF_FOUR: Final = 4
+"""Kings (and aces) in the deck."""
+
+
+def _table_kings_void(k: int, kings: int) -> bool:
+    return k > 0 and kings >= k
+
+
+def void_deal_chance(o: Options) -> Fraction:
+    """The exact chance that a hand's first deal is void (kings or aces on the table).
+
+    The deal is a uniformly shuffled deck: the hands, then ``table_cards`` face up, then the
+    stock. Void: at least ``kings_redeal`` kings on the table; with ``aces_on_table=return``
+    also two or more aces on it, or a lone ace that cannot be replaced (no card but aces left in
+    the stock) or whose replacement, the stock's first card that is not an ace, is the king that
+    completes ``kings_redeal``.
+    """
+    table = o.table_cards
+    rest = DECK_SIZE - table
+    stock = rest - o.players * o.hand_size
+    others = DECK_SIZE - 2 * _RANKS_OF_FOUR
+    chance = Fraction(0)
+    total = comb(DECK_SIZE, table)
+    for aces in range(min(_RANKS_OF_FOUR, table) + 1):
+        for kings in range(min(_RANKS_OF_FOUR, table - aces) + 1):
+            ways = comb(_RANKS_OF_FOUR, aces) * comb(_RANKS_OF_FOUR, kings)
+            ways *= comb(others, table - aces - kings)
+            if not ways:
+                continue
+            weight = Fraction(ways, total)
+            chance += weight * _void_given(o, aces, kings, rest, stock)
+    return chance
+
+
+def _void_given(o: Options, aces: int, kings: int, rest: int, stock: int) -> Fraction:
+    """The chance of a void deal given the aces and kings among the table cards."""
+    if _table_kings_void(o.kings_redeal, kings):
+        return Fraction(1)
+    if o.aces_on_table is not AcesOnTable.RETURN or aces == 0:
+        return Fraction(0)
+    if aces > 1:
+        return Fraction(1)
+    # A lone ace: the rest (hands + stock) holds the other 3 aces; the stock is a random part.
+    left_aces = _RANKS_OF_FOUR - 1
+    only_aces = (
+        Fraction(comb(left_aces, stock), comb(rest, stock)) if stock <= left_aces else Fraction(0)
+    )
+    non_aces = rest - left_aces
+    king_next = Fraction(_RANKS_OF_FOUR - kings, non_aces) if non_aces else Fraction(0)
+    completes = _table_kings_void(o.kings_redeal, kings + 1)
+    return only_aces + (1 - only_aces) * (king_next if completes else 0)
+
+
+def _check_void_deals(o: Options) -> None:
+    chance = void_deal_chance(o)
+    if chance > MAX_VOID_CHANCE:
+        percent = float(chance * 100)
+        raise InvalidOption(
+            f"with {o.table_cards} table cards, kings_redeal={o.kings_redeal} and "
+            f"aces_on_table={o.aces_on_table.value}, {percent:.4g}% of deals would be void "
+            "(redealt); use fewer table cards or fewer void rules",
+            field="table_cards",
+        )
 
 
 _DEFAULT_PLAYERS: Final = Options().players
