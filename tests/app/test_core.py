@@ -389,3 +389,55 @@ def test_version_1_log_entries_and_cached_response_decode() -> None:
     seat, version, state_blob, logged = _decode_response((blobs / "response.v1.bin").read_bytes())
     assert (seat, version, logged) == (0, 3, events)
     assert rules.load_state(state_blob) == state
+
+
+@pytest.mark.parametrize("request_id", ["x\n", "abc\n", "a b", "é"])
+async def test_request_id_must_match_whole(request_id: str) -> None:
+    """A request_id with a trailing newline (or any other character) is INVALID_ARGUMENT."""
+    core = make_core()
+    with pytest.raises(InvalidArgument) as err:
+        await two_seat_game(core, request_id=request_id)
+    assert err.value.field == "request_id"
+
+
+async def test_game_name_with_a_trailing_newline_is_invalid_not_missing() -> None:
+    """A game id followed by a newline is INVALID_ARGUMENT on name, not GAME_NOT_FOUND."""
+    core = make_core()
+    created, _ = await two_seat_game(core)
+    with pytest.raises(InvalidArgument) as err:
+        await core.get_state(created.game_id + "\n", None)
+    assert err.value.field == "name"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["a\x00b", "\x1b[31mred", "evil\u202etxt", "zero\u200bwidth", "line\u2028break", "x" * 65],
+)
+async def test_display_names_refuse_control_and_format_characters(name: str) -> None:
+    """NUL, ANSI escapes, bidi overrides, zero-width and over-long names name their field."""
+    core = make_core()
+    with pytest.raises(InvalidArgument) as err:
+        await core.create_game(CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec(name)]))
+    assert err.value.field == "seats[1].display_name"
+    created = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("", open=True)])
+    )
+    with pytest.raises(InvalidArgument) as err:
+        await core.join_game(created.game_id, created.invites[0][1], name)
+    assert err.value.field == "display_name"
+
+
+async def test_display_names_keep_letters_of_any_script() -> None:
+    """Accents, CJK, emoji and inner spaces are fine in a display name."""
+    core = make_core()
+    names = ["Zoë Ñandú", "王小明 😀"]
+    created = await core.create_game(CreateGameCommand("scopa", {}, [SeatSpec(n) for n in names]))
+    assert [s.name for s in created.snapshot.seats] == names
+
+
+async def test_empty_preset_is_invalid() -> None:
+    """The proto marks preset REQUIRED: empty is INVALID_ARGUMENT on preset, not scopa."""
+    core = make_core()
+    with pytest.raises(InvalidArgument) as err:
+        await core.create_game(CreateGameCommand("", {}, [SeatSpec("a"), SeatSpec("b")]))
+    assert err.value.field == "preset"

@@ -84,3 +84,21 @@ def test_short_secret_refused() -> None:
     """A secret shorter than 128 bits is refused."""
     with pytest.raises(ValueError, match="16 bytes"):
         TokenAuthority(b"short")
+
+
+def test_only_the_canonical_encoding_verifies() -> None:
+    """A seat with a leading zero or a base64 part with '=' padding is UNAUTHENTICATED."""
+    auth = TokenAuthority(SECRET)
+    token = auth.issue("g1", 0)
+    game, seat, nonce, mac = token.split(".")
+    assert auth.verify(token, "g1") == 0
+    variants = [
+        f"{game}.00.{nonce}.{mac}",
+        f"{game}.+0.{nonce}.{mac}",
+        f"{game}.{seat}.{nonce}.{mac}=",
+        f"{game}.{seat}.{nonce}==.{mac}",
+        f"{game}.{seat}.{nonce}.{mac}\n",
+    ]
+    for variant in variants:
+        with pytest.raises(Unauthenticated):
+            auth.verify(variant, "g1")

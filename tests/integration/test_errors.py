@@ -210,7 +210,9 @@ def test_create_game_validation(stub: Stub) -> None:
         _create(stub, stacked_decks=[doubled]), bad, "INVALID_DECK", field="stacked_decks[0]"
     )
     long_name = [pb.SeatSpec(display_name="x" * 65), pb.SeatSpec(display_name="B")]
-    expect_error(_create(stub, seats=long_name), bad, "INVALID_ARGUMENT", field="seats")
+    expect_error(
+        _create(stub, seats=long_name), bad, "INVALID_ARGUMENT", field="seats[0].display_name"
+    )
     expect_error(_create(stub, first_dealer=7), bad, "INVALID_OPTION", option="first_dealer")
     expect_error(
         _create(stub, request_id="not a valid id!"), bad, "INVALID_ARGUMENT", field="request_id"

@@ -14,6 +14,7 @@ import json
 import random
 import re
 import secrets
+import unicodedata
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -63,9 +64,13 @@ __all__ = [
 ]
 
 _log = structlog.get_logger("scopa.app")
-_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-_GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _NAME_LIMIT = 64
+_NAME_REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories a display name may not contain: control characters (NUL, ESC of ANSI
+escapes), format characters (bidi overrides, zero-width), surrogates, private use, unassigned
+code points and line/paragraph separators."""
 
 
 class GameStatus(StrEnum):
@@ -221,18 +226,34 @@ class GameCore:
 
     @staticmethod
     def _check_game_id(game_id: str) -> None:
-        if not _GAME_ID.match(game_id):
+        if not _GAME_ID.fullmatch(game_id):
             raise InvalidArgument("name must be games/<id>", field="name")
 
     @staticmethod
     def _check_request_id(request_id: str) -> str | None:
         if not request_id:
             return None
-        if not _REQUEST_ID.match(request_id):
+        if not _REQUEST_ID.fullmatch(request_id):
             raise InvalidArgument(
                 "request_id must be 1-128 characters of A-Z a-z 0-9 . _ : -", field="request_id"
             )
         return request_id
+
+    @staticmethod
+    def _check_display_name(name: str, field: str) -> None:
+        if len(name) > _NAME_LIMIT:
+            raise InvalidArgument(f"{field} is at most {_NAME_LIMIT} characters", field=field)
+        if any(unicodedata.category(ch) in _NAME_REFUSED for ch in name):
+            raise InvalidArgument(
+                f"{field} may not contain control, format (e.g. bidi override) or unassigned"
+                " characters",
+                field=field,
+            )
+
+    @staticmethod
+    def _check_preset(preset: str) -> None:
+        if not preset:
+            raise InvalidArgument("preset is required (e.g. scopa)", field="preset")
 
     def _seat_of(self, token: str | None, game_id: str, players: int) -> int | None:
         if token is None:
@@ -290,13 +311,14 @@ class GameCore:
     async def create_game(self, cmd: CreateGameCommand) -> CreateResult:
         """Create a game; seats not marked open are held by the creator and get tokens."""
         request_id = self._check_request_id(cmd.request_id)
+        self._check_preset(cmd.preset)
         overrides: dict[str, Any] = dict(cmd.options)
         if cmd.first_dealer is not None:
             overrides["first_dealer"] = cmd.first_dealer
         if cmd.seats:
             overrides.setdefault("players", len(cmd.seats))
         try:
-            ruleset = rules.make_ruleset(cmd.preset or "scopa", overrides)
+            ruleset = rules.make_ruleset(cmd.preset, overrides)
         except rules.InvalidOption as exc:
             _locate_option_error(exc, cmd)
             raise
@@ -304,9 +326,8 @@ class GameCore:
         specs = list(cmd.seats) or [SeatSpec(f"Player {i + 1}") for i in range(players)]
         if len(specs) != players:
             raise InvalidArgument(f"this ruleset needs {players} seats", field="seats")
-        for spec in specs:
-            if len(spec.name) > _NAME_LIMIT:
-                raise InvalidArgument("a seat name is at most 64 characters", field="seats")
+        for i, spec in enumerate(specs):
+            self._check_display_name(spec.name, f"seats[{i}].display_name")
         if cmd.stacked_decks and not self._settings.allow_stacked_decks:
             raise StackedDecksDisabled("this server does not accept stacked decks")
         decks = tuple(
@@ -504,8 +525,7 @@ class GameCore:
     ) -> JoinResult:
         """Claim the open seat that ``invite_code`` was issued for."""
         rid = self._check_request_id(request_id)
-        if len(name) > _NAME_LIMIT:
-            raise InvalidArgument("display_name is at most 64 characters", field="display_name")
+        self._check_display_name(name, "display_name")
         snap = await self._load(game_id, rid)
         state = rules.load_state(snap.state)
         meta = GameMeta.load(snap.meta)

@@ -26,7 +26,11 @@ def _b64(raw: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """Decode unpadded URL-safe base64, accepting only the one encoding `_b64` produces."""
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(raw) != text:
+        raise ValueError("not the canonical encoding")
+    return raw
 
 
 class TokenAuthority:
@@ -68,7 +72,7 @@ class TokenAuthority:
             nonce, mac = _unb64(nonce_text), _unb64(mac_text)
         except (ValueError, binascii.Error):
             raise Unauthenticated("malformed seat token") from None
-        if len(nonce) != _NONCE_BYTES or seat < 0 or not seat_text.isdigit():
+        if len(nonce) != _NONCE_BYTES or seat_text != str(seat) or not seat_text.isdigit():
             raise Unauthenticated("malformed seat token")
         if not hmac.compare_digest(mac, self._mac("seat", token_game, str(seat), nonce)):
             raise Unauthenticated("the seat token does not verify")

@@ -234,7 +234,10 @@ class SeatSpec(google.protobuf.message.Message):
     OPEN_FIELD_NUMBER: builtins.int
     display_name: builtins.str
     """The name shown to the other players (may be empty for open seats; the
-    joiner's JoinGameRequest.display_name replaces it).
+    joiner's JoinGameRequest.display_name replaces it). At most 64 characters;
+    control characters (NUL, ESC of ANSI escapes), format characters (bidi
+    overrides, zero-width), line separators and unassigned code points are
+    refused with INVALID_ARGUMENT, never altered.
     """
     open: builtins.bool
     """True: the seat is left open and CreateGameResponse.invites carries its
@@ -1081,7 +1084,10 @@ class CreateGameRequest(google.protobuf.message.Message):
 
     @property
     def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___SeatSpec]:
-        """One entry per seat, in seat order; the count is the number of players."""
+        """One entry per seat, in seat order; the count is the number of players.
+        Empty: the preset's own number of seats, all held by the creator and named
+        "Player 1".."Player n".
+        """
 
     @property
     def stacked_decks(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Deck]:
@@ -1293,7 +1299,10 @@ class JoinGameRequest(google.protobuf.message.Message):
     invite_code: builtins.str
     """The invite code of an open seat (SeatInvite.invite_code)."""
     display_name: builtins.str
-    """The name to show for the seat; empty keeps the SeatSpec's name."""
+    """The name to show for the seat; empty keeps the SeatSpec's name. The same
+    limits as SeatSpec.display_name (INVALID_ARGUMENT, metadata "field":
+    "display_name").
+    """
     request_id: builtins.str
     """An idempotency key (AIP-155); a retry with the same key returns the
     first response (and the same token).

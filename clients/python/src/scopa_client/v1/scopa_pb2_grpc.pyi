@@ -68,8 +68,10 @@ class GameServiceStub:
       "options.target_score", "seats", "first_dealer") and "option".
     - INVALID_ARGUMENT / INVALID_DECK: a stacked deck that is not a
       permutation of the 40 cards; metadata "field" (e.g. "stacked_decks[0]").
-    - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request_id, a seat name
-      over 64 characters, or a request_id already used for a different
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: an empty preset (metadata "field":
+      "preset"), a malformed request_id, a seat display_name that is too long
+      or has a forbidden character (metadata "field":
+      "seats[1].display_name"), or a request_id already used for a different
       CreateGame (metadata "field").
     - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
       the server was not started with stacked decks allowed.
@@ -208,8 +210,10 @@ class GameServiceAsyncStub:
       "options.target_score", "seats", "first_dealer") and "option".
     - INVALID_ARGUMENT / INVALID_DECK: a stacked deck that is not a
       permutation of the 40 cards; metadata "field" (e.g. "stacked_decks[0]").
-    - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request_id, a seat name
-      over 64 characters, or a request_id already used for a different
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: an empty preset (metadata "field":
+      "preset"), a malformed request_id, a seat display_name that is too long
+      or has a forbidden character (metadata "field":
+      "seats[1].display_name"), or a request_id already used for a different
       CreateGame (metadata "field").
     - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
       the server was not started with stacked decks allowed.
@@ -350,8 +354,10 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
           "options.target_score", "seats", "first_dealer") and "option".
         - INVALID_ARGUMENT / INVALID_DECK: a stacked deck that is not a
           permutation of the 40 cards; metadata "field" (e.g. "stacked_decks[0]").
-        - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request_id, a seat name
-          over 64 characters, or a request_id already used for a different
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: an empty preset (metadata "field":
+          "preset"), a malformed request_id, a seat display_name that is too long
+          or has a forbidden character (metadata "field":
+          "seats[1].display_name"), or a request_id already used for a different
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
