@@ -8,9 +8,11 @@ Usage (from anywhere; paths are relative to the repository root):
     python tools/generate.py --lint     # buf lint only (needs npx; skipped with a warning)
 
 Code is generated with grpcio-tools (python -m grpc_tools.protoc) plus mypy-protobuf
-(.pyi stubs for messages and for the gRPC stubs/servicers). protoc writes modules named
-`scopa.v1.*`; the import lines are rewritten to `scopa_client.v1.*` so the generated code
-never lives under (or shadows) the server's top-level `scopa` package.
+(.pyi stubs for messages and for the gRPC stubs/servicers) and protoc-gen-connectrpc
+(`scopa_connect.py`: the Connect/gRPC-Web ASGI application and clients, for google.protobuf).
+protoc writes modules named `scopa.v1.*`; the import lines are rewritten to
+`scopa_client.v1.*` so the generated code never lives under (or shadows) the server's
+top-level `scopa` package.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def _plugin_path(name: str) -> str:
         return str(beside)
     found = shutil.which(name)
     if found is None:
-        sys.exit(f"generate.py: {name} not found (pip install mypy-protobuf)")
+        sys.exit(f"generate.py: {name} not found (pip install -e '.[dev]')")
     return found
 
 
@@ -71,10 +73,13 @@ def _run_protoc(out: Path) -> None:
         f"--proto_path={THIRD_PARTY}",
         f"--plugin=protoc-gen-mypy={_plugin_path('protoc-gen-mypy')}",
         f"--plugin=protoc-gen-mypy_grpc={_plugin_path('protoc-gen-mypy_grpc')}",
+        f"--plugin=protoc-gen-connectrpc={_plugin_path('protoc-gen-connectrpc')}",
         f"--python_out={out}",
         f"--grpc_python_out={out}",
         f"--mypy_out={out}",
         f"--mypy_grpc_out={out}",
+        f"--connectrpc_out={out}",
+        "--connectrpc_opt=protobuf=google",
         *PROTO_FILES,
     ]
     result = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -1,4 +1,8 @@
-"""The one place where exceptions become gRPC statuses with a google.rpc.ErrorInfo detail.
+"""The one place where exceptions become statuses with a google.rpc.ErrorInfo detail.
+
+Every protocol renders the same `MappedError`: gRPC (`to_grpc_status`), Connect and gRPC-Web
+(`to_connect_error`) and REST (`to_http_error`: the HTTP status from the canonical code mapping
+and Google's JSON error body).
 
 The mapping is data: `ERROR_CODES` maps an exception class to a gRPC status code and is looked up
 along the raised exception's MRO, so registering a base class covers its subclasses. Other modules
@@ -11,11 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
+from connectrpc.code import Code as ConnectCode
+from connectrpc.errors import ConnectError
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
+from protobuf.wkt import Any as ConnectAny
 
 from scopa import app, rules, storage
 
@@ -23,9 +31,12 @@ __all__ = [
     "ERROR_CODES",
     "ERROR_DOMAIN",
     "MappedError",
+    "http_status",
     "map_exception",
     "register",
+    "to_connect_error",
     "to_grpc_status",
+    "to_http_error",
 ]
 
 ERROR_DOMAIN = "scopa.dev"
@@ -123,9 +134,7 @@ def map_exception(exc: BaseException) -> MappedError:
 
 def to_grpc_status(mapped: MappedError) -> grpc.Status:
     """Build the grpc.Status (with a packed google.rpc.ErrorInfo detail) for a mapped error."""
-    info = error_details_pb2.ErrorInfo(
-        reason=mapped.reason, domain=ERROR_DOMAIN, metadata=dict(mapped.metadata)
-    )
+    info = _error_info(mapped)
     detail = any_pb2.Any()
     detail.Pack(info)
     status = status_pb2.Status(
@@ -135,3 +144,72 @@ def to_grpc_status(mapped: MappedError) -> grpc.Status:
     )
     result: grpc.Status = rpc_status.to_status(status)
     return result
+
+
+_HTTP_STATUS: dict[grpc.StatusCode, int] = {
+    grpc.StatusCode.OK: 200,
+    grpc.StatusCode.CANCELLED: 499,
+    grpc.StatusCode.UNKNOWN: 500,
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.FAILED_PRECONDITION: 400,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNIMPLEMENTED: 501,
+    grpc.StatusCode.INTERNAL: 500,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DATA_LOSS: 500,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+}
+"""The canonical gRPC code -> HTTP status mapping (google/rpc/code.proto)."""
+
+HTTP_STATUS_BY_REASON: dict[str, int] = {
+    "STALE_ETAG": 412,  # HTTP's own answer to a failed If-Match
+    "METHOD_NOT_ALLOWED": 405,
+    "REQUEST_TOO_LARGE": 413,
+}
+"""Reasons whose HTTP status is more precise than their code's canonical one."""
+
+_ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+
+
+def _error_info(mapped: MappedError) -> error_details_pb2.ErrorInfo:
+    return error_details_pb2.ErrorInfo(
+        reason=mapped.reason, domain=ERROR_DOMAIN, metadata=dict(mapped.metadata)
+    )
+
+
+def http_status(mapped: MappedError) -> int:
+    """The HTTP status of a mapped error on the REST surface."""
+    return HTTP_STATUS_BY_REASON.get(mapped.reason, _HTTP_STATUS.get(mapped.code, 500))
+
+
+def to_http_error(mapped: MappedError) -> tuple[int, dict[str, Any]]:
+    """The HTTP status and Google's JSON error body for a mapped error."""
+    status = http_status(mapped)
+    info = {
+        "@type": _ERROR_INFO_TYPE,
+        "reason": mapped.reason,
+        "domain": ERROR_DOMAIN,
+        "metadata": dict(mapped.metadata),
+    }
+    body = {
+        "error": {
+            "code": status,
+            "message": mapped.message,
+            "status": mapped.code.name,
+            "details": [info],
+        }
+    }
+    return status, body
+
+
+def to_connect_error(mapped: MappedError) -> ConnectError:
+    """The Connect (and gRPC-Web) error, with the ErrorInfo as its detail."""
+    name = "CANCELED" if mapped.code is grpc.StatusCode.CANCELLED else mapped.code.name
+    detail = ConnectAny(type_url=_ERROR_INFO_TYPE, value=_error_info(mapped).SerializeToString())
+    return ConnectError(ConnectCode[name], mapped.message, [detail])

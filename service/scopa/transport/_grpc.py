@@ -1,4 +1,4 @@
-"""The gRPC servicer: converts messages, calls the core, converts results back.
+"""The gRPC servicer: takes the token from the metadata and calls :class:`GameCalls`.
 
 Errors are not handled here: domain exceptions propagate to the error-mapping interceptor
 (:mod:`scopa.server._errors`), the one place that turns them into statuses.
@@ -12,15 +12,8 @@ from scopa.app import GameCore
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 
-from ._convert import (
-    create_command,
-    events_to_pb,
-    game_id_from_name,
-    move_from_pb,
-    rulesets_to_pb,
-    token_from_metadata,
-    view_to_pb,
-)
+from ._calls import GameCalls
+from ._convert import token_from_metadata
 
 __all__ = ["GameServicer"]
 
@@ -30,69 +23,40 @@ def _token(context: Any) -> str | None:
 
 
 class GameServicer(pb_grpc.GameServiceServicer):
-    """scopa.v1.GameService on top of :class:`GameCore`."""
+    """scopa.v1.GameService on top of :class:`GameCore` (through :class:`GameCalls`)."""
 
-    def __init__(self, core: GameCore) -> None:
-        self._core = core
-        presets, options = core.list_rulesets()
-        self._rulesets = rulesets_to_pb(presets, options)  # fixed for the process's life
+    def __init__(self, core: GameCore | GameCalls) -> None:
+        self._calls = core if isinstance(core, GameCalls) else GameCalls(core)
 
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
     ) -> pb.CreateGameResponse:
         """Create a game."""
-        created = await self._core.create_game(create_command(request))
-        return pb.CreateGameResponse(
-            name=f"games/{created.game_id}",
-            credentials=[pb.SeatCredential(seat=s, token=t) for s, t in created.tokens],
-            invites=[pb.SeatInvite(seat=s, invite_code=c) for s, c in created.invites],
-            view=view_to_pb(created.snapshot),
-        )
+        return await self._calls.create_game(request, None)
 
     async def GetState(self, request: pb.GetStateRequest, context: Any) -> pb.GetStateResponse:
         """The caller's view of a game."""
-        snapshot = await self._core.get_state(game_id_from_name(request.name), _token(context))
-        return pb.GetStateResponse(view=view_to_pb(snapshot))
+        return await self._calls.get_state(request, _token(context))
 
     async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
         """Play a card."""
-        game_id = game_id_from_name(request.name)
-        result = await self._core.play_card(
-            game_id, _token(context), move_from_pb(request), request.etag, request.request_id
-        )
-        events = events_to_pb(result.events)
-        # The view's last events are usually the very events of the move: convert them once.
-        same = result.snapshot.last_events is result.events
-        return pb.PlayCardResponse(
-            events=events, view=view_to_pb(result.snapshot, events if same else None)
-        )
+        return await self._calls.play_card(request, _token(context))
 
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
         """Claim an open seat."""
-        joined = await self._core.join_game(
-            game_id_from_name(request.name),
-            request.invite_code,
-            request.display_name,
-            request.request_id,
-        )
-        return pb.JoinGameResponse(
-            seat=joined.seat, token=joined.token, view=view_to_pb(joined.snapshot)
-        )
+        return await self._calls.join_game(request, None)
 
     async def ResignGame(
         self, request: pb.ResignGameRequest, context: Any
     ) -> pb.ResignGameResponse:
         """Resign the caller's seat."""
-        result = await self._core.resign(
-            game_id_from_name(request.name), _token(context), request.request_id
-        )
-        return pb.ResignGameResponse(view=view_to_pb(result.snapshot))
+        return await self._calls.resign_game(request, _token(context))
 
     async def ListRulesets(
         self, request: pb.ListRulesetsRequest, context: Any
     ) -> pb.ListRulesetsResponse:
         """Every preset and option."""
-        return self._rulesets
+        return await self._calls.list_rulesets(request, None)
 
     async def WatchGame(self, request: pb.WatchGameRequest, context: Any) -> None:  # type: ignore[override]
         """Stream updates from ``from_version``.
@@ -102,18 +66,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
         abandoned generator is finalised later by the GC, after the call is gone, which crashed
         the process (SIGSEGV in cygrpc) once interceptors touched the context.
         """
-        updates = self._core.watch(
-            game_id_from_name(request.name), _token(context), request.from_version
-        )
+        updates = self._calls.watch_game(request, _token(context))
         try:
-            async for update in updates:
-                await context.write(
-                    pb.WatchGameResponse(
-                        version=update.snapshot.version,
-                        events=events_to_pb(update.events),
-                        events_truncated=update.truncated,
-                        view=view_to_pb(update.snapshot),
-                    )
-                )
+            async for message in updates:
+                await context.write(message)
         finally:
             await updates.aclose()

@@ -524,7 +524,8 @@ class GameView(google.protobuf.message.Message):
     """The preset the game was created from (e.g. "scopa")."""
     version: builtins.int
     """Increases by one with every change of the game; events carry the version
-    they produced.
+    they produced. (int32, so that proto3 JSON renders it as a number and
+    TypeScript gets a `number`: a game has a few hundred versions at most.)
     """
     etag: builtins.str
     """An opaque tag of this version; pass it to PlayCardRequest.etag to play

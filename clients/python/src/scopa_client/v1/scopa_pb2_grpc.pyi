@@ -23,23 +23,29 @@ class _ServicerContext(grpc.ServicerContext, grpc.aio.ServicerContext):  # type:
 class GameServiceStub:
     """Plays games of the Scopa family with authoritative rules.
 
-    Conventions (see RULINGS.md of the project):
+    Conventions (docs/rules.md and docs/api.md of the repository explain them):
     - Seats are numbered 0..n-1 in playing order. Sides (teams) are numbered
       0..k-1: with 4 players seats 0+2 are side 0 and 1+3 side 1; with 6 players
       0+2+4 vs 1+3+5; otherwise every seat is its own side (side == seat).
     - The first dealer is the last seat, so seat 0 leads the first hand.
     - A stacked deck lists the 40 cards with index 0 = top of the deck.
 
+    Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
+    annotations below) serve the same methods with the same guarantees; see
+    docs/api.md of the repository.
+
     Authentication: a seat's token travels in the `authorization` request
-    metadata as `Bearer <token>`. Tokens are returned by CreateGame (for the
+    metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
+    URL. Tokens are returned by CreateGame (for the
     seats the creator holds) and JoinGame. A call without a token sees the game
     as a spectator (no hand, no legal moves) and cannot change it. Nothing any
     caller receives reveals another seat's hand or the order of the stock.
 
-    Errors: every error carries a `google.rpc.Status` (in the
-    `grpc-status-details-bin` trailer) with one `google.rpc.ErrorInfo` detail
-    whose `domain` is "scopa.dev" and whose `reason` is one of the UPPER_SNAKE
-    reasons documented on each method. Errors common to all methods:
+    Errors: every error carries a `google.rpc.Status` (gRPC: in the
+    `grpc-status-details-bin` trailer; Connect: the error's `details`; REST: the
+    body `{"error": {"code", "message", "status", "details"}}`) with one
+    `google.rpc.ErrorInfo` detail whose `domain` is "scopa.dev" and whose
+    `reason` is one of the UPPER_SNAKE reasons documented on each method. Errors common to all methods:
     - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request field; ErrorInfo
       metadata "field" names the field (e.g. "name", "card.rank").
     - UNAUTHENTICATED / UNAUTHENTICATED: an `authorization` header is present
@@ -166,23 +172,29 @@ class GameServiceStub:
 class GameServiceAsyncStub:
     """Plays games of the Scopa family with authoritative rules.
 
-    Conventions (see RULINGS.md of the project):
+    Conventions (docs/rules.md and docs/api.md of the repository explain them):
     - Seats are numbered 0..n-1 in playing order. Sides (teams) are numbered
       0..k-1: with 4 players seats 0+2 are side 0 and 1+3 side 1; with 6 players
       0+2+4 vs 1+3+5; otherwise every seat is its own side (side == seat).
     - The first dealer is the last seat, so seat 0 leads the first hand.
     - A stacked deck lists the 40 cards with index 0 = top of the deck.
 
+    Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
+    annotations below) serve the same methods with the same guarantees; see
+    docs/api.md of the repository.
+
     Authentication: a seat's token travels in the `authorization` request
-    metadata as `Bearer <token>`. Tokens are returned by CreateGame (for the
+    metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
+    URL. Tokens are returned by CreateGame (for the
     seats the creator holds) and JoinGame. A call without a token sees the game
     as a spectator (no hand, no legal moves) and cannot change it. Nothing any
     caller receives reveals another seat's hand or the order of the stock.
 
-    Errors: every error carries a `google.rpc.Status` (in the
-    `grpc-status-details-bin` trailer) with one `google.rpc.ErrorInfo` detail
-    whose `domain` is "scopa.dev" and whose `reason` is one of the UPPER_SNAKE
-    reasons documented on each method. Errors common to all methods:
+    Errors: every error carries a `google.rpc.Status` (gRPC: in the
+    `grpc-status-details-bin` trailer; Connect: the error's `details`; REST: the
+    body `{"error": {"code", "message", "status", "details"}}`) with one
+    `google.rpc.ErrorInfo` detail whose `domain` is "scopa.dev" and whose
+    `reason` is one of the UPPER_SNAKE reasons documented on each method. Errors common to all methods:
     - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request field; ErrorInfo
       metadata "field" names the field (e.g. "name", "card.rank").
     - UNAUTHENTICATED / UNAUTHENTICATED: an `authorization` header is present
@@ -308,23 +320,29 @@ class GameServiceAsyncStub:
 class GameServiceServicer(metaclass=abc.ABCMeta):
     """Plays games of the Scopa family with authoritative rules.
 
-    Conventions (see RULINGS.md of the project):
+    Conventions (docs/rules.md and docs/api.md of the repository explain them):
     - Seats are numbered 0..n-1 in playing order. Sides (teams) are numbered
       0..k-1: with 4 players seats 0+2 are side 0 and 1+3 side 1; with 6 players
       0+2+4 vs 1+3+5; otherwise every seat is its own side (side == seat).
     - The first dealer is the last seat, so seat 0 leads the first hand.
     - A stacked deck lists the 40 cards with index 0 = top of the deck.
 
+    Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
+    annotations below) serve the same methods with the same guarantees; see
+    docs/api.md of the repository.
+
     Authentication: a seat's token travels in the `authorization` request
-    metadata as `Bearer <token>`. Tokens are returned by CreateGame (for the
+    metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
+    URL. Tokens are returned by CreateGame (for the
     seats the creator holds) and JoinGame. A call without a token sees the game
     as a spectator (no hand, no legal moves) and cannot change it. Nothing any
     caller receives reveals another seat's hand or the order of the stock.
 
-    Errors: every error carries a `google.rpc.Status` (in the
-    `grpc-status-details-bin` trailer) with one `google.rpc.ErrorInfo` detail
-    whose `domain` is "scopa.dev" and whose `reason` is one of the UPPER_SNAKE
-    reasons documented on each method. Errors common to all methods:
+    Errors: every error carries a `google.rpc.Status` (gRPC: in the
+    `grpc-status-details-bin` trailer; Connect: the error's `details`; REST: the
+    body `{"error": {"code", "message", "status", "details"}}`) with one
+    `google.rpc.ErrorInfo` detail whose `domain` is "scopa.dev" and whose
+    `reason` is one of the UPPER_SNAKE reasons documented on each method. Errors common to all methods:
     - INVALID_ARGUMENT / INVALID_ARGUMENT: a malformed request field; ErrorInfo
       metadata "field" names the field (e.g. "name", "card.rank").
     - UNAUTHENTICATED / UNAUTHENTICATED: an `authorization` header is present

@@ -1,0 +1,128 @@
+"""The game service's methods as protocol-neutral calls: request message + token -> response.
+
+Every transport (gRPC, Connect, REST) converts its own framing to a request message and a bearer
+token, calls these, and converts back; none holds game logic. Errors are the core's exceptions,
+mapped to statuses by each transport through :mod:`scopa.server._errors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from typing import Any
+
+from google.protobuf.message import Message
+
+from scopa.app import GameCore
+from scopa_client.v1 import scopa_pb2 as pb
+
+from ._convert import (
+    create_command,
+    events_to_pb,
+    game_id_from_name,
+    move_from_pb,
+    rulesets_to_pb,
+    view_to_pb,
+)
+
+__all__ = ["GameCalls", "UnaryCall"]
+
+UnaryCall = Callable[[Any, str | None], Awaitable[Message]]
+"""One unary method: (request message, bearer token or None) -> response message."""
+
+
+class GameCalls:
+    """scopa.v1.GameService's methods on top of :class:`GameCore`, free of any transport."""
+
+    def __init__(self, core: GameCore) -> None:
+        self._core = core
+        presets, options = core.list_rulesets()
+        self._rulesets = rulesets_to_pb(presets, options)  # fixed for the process's life
+
+    @property
+    def unary(self) -> Mapping[str, UnaryCall]:
+        """The unary methods by their proto name (e.g. "PlayCard")."""
+        return {
+            "CreateGame": self.create_game,
+            "GetState": self.get_state,
+            "PlayCard": self.play_card,
+            "JoinGame": self.join_game,
+            "ResignGame": self.resign_game,
+            "ListRulesets": self.list_rulesets,
+        }
+
+    async def create_game(
+        self, request: pb.CreateGameRequest, token: str | None
+    ) -> pb.CreateGameResponse:
+        """Create a game (the token is not needed: the creator receives the seats' tokens)."""
+        created = await self._core.create_game(create_command(request))
+        return pb.CreateGameResponse(
+            name=f"games/{created.game_id}",
+            credentials=[pb.SeatCredential(seat=s, token=t) for s, t in created.tokens],
+            invites=[pb.SeatInvite(seat=s, invite_code=c) for s, c in created.invites],
+            view=view_to_pb(created.snapshot),
+        )
+
+    async def get_state(
+        self, request: pb.GetStateRequest, token: str | None
+    ) -> pb.GetStateResponse:
+        """The caller's view of a game."""
+        snapshot = await self._core.get_state(game_id_from_name(request.name), token)
+        return pb.GetStateResponse(view=view_to_pb(snapshot))
+
+    async def play_card(
+        self, request: pb.PlayCardRequest, token: str | None
+    ) -> pb.PlayCardResponse:
+        """Play a card."""
+        game_id = game_id_from_name(request.name)
+        result = await self._core.play_card(
+            game_id, token, move_from_pb(request), request.etag, request.request_id
+        )
+        events = events_to_pb(result.events)
+        # The view's last events are usually the very events of the move: convert them once.
+        same = result.snapshot.last_events is result.events
+        return pb.PlayCardResponse(
+            events=events, view=view_to_pb(result.snapshot, events if same else None)
+        )
+
+    async def join_game(
+        self, request: pb.JoinGameRequest, token: str | None
+    ) -> pb.JoinGameResponse:
+        """Claim an open seat (the invite code, not a token, authorises it)."""
+        joined = await self._core.join_game(
+            game_id_from_name(request.name),
+            request.invite_code,
+            request.display_name,
+            request.request_id,
+        )
+        return pb.JoinGameResponse(
+            seat=joined.seat, token=joined.token, view=view_to_pb(joined.snapshot)
+        )
+
+    async def resign_game(
+        self, request: pb.ResignGameRequest, token: str | None
+    ) -> pb.ResignGameResponse:
+        """Resign the caller's seat."""
+        result = await self._core.resign(game_id_from_name(request.name), token, request.request_id)
+        return pb.ResignGameResponse(view=view_to_pb(result.snapshot))
+
+    async def list_rulesets(
+        self, request: pb.ListRulesetsRequest, token: str | None
+    ) -> pb.ListRulesetsResponse:
+        """Every preset and option."""
+        return self._rulesets
+
+    async def watch_game(
+        self, request: pb.WatchGameRequest, token: str | None
+    ) -> AsyncGenerator[pb.WatchGameResponse, None]:
+        """Stream updates from ``from_version``; closing the iterator stops the watch."""
+        updates = self._core.watch(game_id_from_name(request.name), token, request.from_version)
+        try:
+            async for update in updates:
+                yield pb.WatchGameResponse(
+                    version=update.snapshot.version,
+                    events=events_to_pb(update.events),
+                    events_truncated=update.truncated,
+                    view=view_to_pb(update.snapshot),
+                )
+        finally:
+            await updates.aclose()
