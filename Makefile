@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+TS_DIR   := clients/typescript
+TS_STAMP := $(TS_DIR)/node_modules/.installed
 
-.PHONY: test lint typecheck pytest run run-compiled generate check-generated bench bench-service mypyc clean
+.PHONY: test lint typecheck pytest ts-test run run-compiled generate check-generated bench bench-service mypyc clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +14,12 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m pip install -q -e clients/python -e '.[dev]'
 	touch $(STAMP)
 
-test: $(STAMP) lint typecheck check-generated pytest
+# The TypeScript client's pinned tools (buf, protoc-gen-es, tsc) from its package-lock.json.
+$(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+	cd $(TS_DIR) && npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
+test: $(STAMP) lint typecheck check-generated pytest ts-test
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check service tests bench tools
@@ -24,6 +31,10 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(PY) -m pytest -q
 
+# tsc --strict, then node --test: complete games against real server processes on real Redis.
+ts-test: $(STAMP) $(TS_STAMP)
+	cd $(TS_DIR) && npm test
+
 run: $(STAMP)
 	$(PY) -m scopa.server
 
@@ -31,11 +42,13 @@ run: $(STAMP)
 run-compiled: mypyc
 	PYTHONPATH=build/mypyc $(PY) -m scopa.server
 
-generate: $(STAMP)
+generate: $(STAMP) $(TS_STAMP)
 	$(PY) tools/generate.py
+	$(PY) tools/generate_ts.py
 
-check-generated: $(STAMP)
+check-generated: $(STAMP) $(TS_STAMP)
 	$(PY) tools/generate.py --check --lint
+	$(PY) tools/generate_ts.py --check
 
 bench: mypyc
 	$(PY) bench/engine.py --impl both
