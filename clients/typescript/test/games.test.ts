@@ -99,7 +99,7 @@ for (const transport of TRANSPORTS) {
         assert.ok(target >= 11, `the winner reached the target score (${target})`);
         const messages = await watched;
         const versions = messages.map((m) => m.version);
-        assert.deepEqual(versions, [...versions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        assert.deepEqual(versions, [...versions].sort((a, b) => a - b));
         assert.equal(new Set(versions).size, versions.length, "no version is sent twice");
         assert.equal(versions.at(-1), final.version);
         assert.equal(messages.at(-1)?.view?.status, GameStatus.FINISHED);

@@ -61,7 +61,7 @@ export async function playToTheEnd(client: ScopaClient, game: CreatedGame): Prom
 export async function watchToTheEnd(
   client: ScopaClient,
   name: string,
-  fromVersion: bigint,
+  fromVersion: number,
   signal: AbortSignal,
 ): Promise<WatchGameResponse[]> {
   const messages: WatchGameResponse[] = [];
