@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TS_DIR   := clients/typescript
 TS_STAMP := $(TS_DIR)/node_modules/.installed
 
-.PHONY: test lint typecheck pytest ts-test run run-compiled generate check-generated bench bench-service mypyc clean
+.PHONY: test lint typecheck pytest ts-test check-deploy run run-compiled generate check-generated bench bench-service mypyc clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ $(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
 	cd $(TS_DIR) && npm ci --ignore-scripts --no-audit --no-fund
 	touch $@
 
-test: $(STAMP) lint typecheck check-generated pytest ts-test
+test: $(STAMP) lint typecheck check-generated check-deploy pytest ts-test
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check service tests bench tools
@@ -41,6 +41,20 @@ run: $(STAMP)
 # The server with the rules engine compiled by mypyc (same source; see tools/build_mypyc.py).
 run-compiled: mypyc
 	PYTHONPATH=build/mypyc $(PY) -m scopa.server
+
+# deploy/: render each kustomize overlay, kubernetes-validate --strict, checkov, hadolint (offline).
+# The tools live in their own venv: checkov pins libraries the service must not be bound by.
+DEPLOY_VENV  := .venv-deploy
+DEPLOY_STAMP := $(DEPLOY_VENV)/.installed
+
+$(DEPLOY_STAMP): deploy/requirements.txt
+	$(PYTHON) -m venv $(DEPLOY_VENV)
+	$(DEPLOY_VENV)/bin/pip install -q --upgrade pip
+	$(DEPLOY_VENV)/bin/pip install -q -r deploy/requirements.txt
+	touch $(DEPLOY_STAMP)
+
+check-deploy: $(STAMP) $(DEPLOY_STAMP)
+	$(PY) tools/check_deploy.py --bin $(DEPLOY_VENV)/bin
 
 generate: $(STAMP) $(TS_STAMP)
 	$(PY) tools/generate.py
@@ -67,4 +81,4 @@ $(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.p
 mypyc: $(MYPYC_STAMP)
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(DEPLOY_VENV) build .mypy_cache .ruff_cache .pytest_cache
