@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 OVERLAYS = ("dev", "prod")
+HTTP_PORT = 8080  # SCOPA_HTTP_PORT's default: REST, Connect, gRPC-Web, /healthz, /readyz
 KUSTOMIZE = ROOT / ".venv-deploy" / "bin" / "kubectl"
 
 pytestmark = pytest.mark.skipif(
@@ -138,7 +140,7 @@ def test_service_speaks_h2c_on_the_grpc_port(rendered: dict[str, Docs], overlay:
     ports = {p["name"]: p for p in _one(rendered[overlay], "Service", "scopa")["spec"]["ports"]}
     assert ports["grpc"]["port"] == _server_port("SCOPA_PORT")
     assert ports["grpc"]["appProtocol"] == "kubernetes.io/h2c"
-    assert ports["http"]["port"] == 8080
+    assert ports["http"]["port"] == HTTP_PORT
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -230,3 +232,29 @@ def test_example_secret_uses_redis_over_tls() -> None:
     assert secret["metadata"]["name"] == "scopa"
     assert secret["stringData"]["redis-url"].startswith("rediss://")
     assert len(secret["stringData"]["token-secret"].encode()) < 16  # the server refuses it
+
+
+def _dockerfile(instruction: str) -> list[str]:
+    """Arguments of each `instruction` line of deploy/Dockerfile, in order."""
+    lines = (DEPLOY / "Dockerfile").read_text().splitlines()
+    return [line.split(None, 1)[1] for line in lines if line.startswith(f"{instruction} ")]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_pod_runs_as_the_image_user(rendered: dict[str, Docs], overlay: str) -> None:
+    """The pod's runAsUser:runAsGroup is the final stage's USER, so files stay readable."""
+    context = _pod(rendered[overlay])["securityContext"]
+    assert f"{context['runAsUser']}:{context['runAsGroup']}" == _dockerfile("USER")[-1]
+
+
+def test_image_exposes_the_container_ports(rendered: dict[str, Docs]) -> None:
+    """The image's EXPOSE line lists exactly the container's ports."""
+    exposed = {int(port) for port in _dockerfile("EXPOSE")[-1].split()}
+    assert exposed == {p["containerPort"] for p in _container(rendered["prod"])["ports"]}
+
+
+def test_image_entrypoint_is_the_server_script() -> None:
+    """The image starts the console script the server package declares."""
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert _dockerfile("ENTRYPOINT")[-1] == '["scopa-server"]'
+    assert "scopa-server" in scripts
