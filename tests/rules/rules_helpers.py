@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from scopa.rules import (
@@ -54,7 +55,8 @@ def situation(
 ) -> MatchState:
     """A match in the exact situation given (hands per seat, table, stock); other fields kept."""
     state, _ = new_match(rules, rng=random.Random(0))
-    return state._replace(
+    return replace(
+        state,
         hands=tuple(cards(h) for h in hands),
         table=tuple(sorted(cards(table), key=table_key)),
         stock=cards(stock),

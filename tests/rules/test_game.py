@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import MutableSequence, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -438,7 +439,7 @@ def test_partner_leftovers_go_to_the_team_pile() -> None:
     state = situation(
         make_ruleset("scopa4"), hands=["", "", "", "9S"], table="8D", stock="", turn=3
     )
-    state = state._replace(last_capturer=2)
+    state = replace(state, last_capturer=2)
     _, events = play(state, 3, "9S", "")
     assert of_type(events, LeftoverTaken) == [LeftoverTaken(2, cards("8D 9S"))]
     cards_line = next(
@@ -579,7 +580,7 @@ def _end_of_hand(
     mine = cards(side0)
     theirs = tuple(c for c in range(40) if c not in mine and c != parse_card("10S"))
     state = situation(rules, hands=["", "10S"], table="", stock="", turn=1)
-    state = state._replace(scores=scores, piles=(mine, theirs), last_capturer=last_capturer)
+    state = replace(state, scores=scores, piles=(mine, theirs), last_capturer=last_capturer)
     return play(state, 1, "10S", "")
 
 

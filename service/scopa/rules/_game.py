@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from bisect import insort
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Final, NamedTuple
 
@@ -55,10 +56,6 @@ _ACE: Final = 1
 _KING: Final = 10
 _MAX_REDEALS: Final = 100
 
-_new: Final = tuple.__new__
-"""Builds a hot NamedTuple from a tuple of its fields in order, e.g. ``_new(Move, (card, ()))``,
-without the Python frame of the generated ``__new__`` (about a fifth of a compiled play)."""
-
 
 class FinishReason(StrEnum):
     """Why a finished game ended."""
@@ -79,6 +76,11 @@ class Move(NamedTuple):
     card: Card
     capture: tuple[Card, ...] | None = None
 
+
+_new: Final = tuple.__new__
+"""Builds a small hot NamedTuple (a move, a play, a deal) from its fields in order, without the
+Python frame of the generated ``__new__``. Only for those three, next to their definitions' order;
+:class:`MatchState` is always built by name."""
 
 _PLAYING: Final = FinishReason.NONE
 """``FinishReason.NONE`` bound once: enum member look-ups cost ~0.2 us each on Python 3.11."""
@@ -181,8 +183,15 @@ Event = (
 # --- state ---------------------------------------------------------------------------------
 
 
-class MatchState(NamedTuple):
-    """The whole truth of one match. Hidden parts (hands, stock, decks) never leave the server."""
+@dataclass(init=False, slots=True)
+class MatchState:
+    """The whole truth of one match. Hidden parts (hands, stock, decks) never leave the server.
+
+    Built by name only (keyword-only ``__init__``; ``dataclasses.replace`` for a changed copy),
+    so mypy checks every field. Treat it as immutable: the engine never changes a state it was
+    given. The explicit ``__init__`` makes construction a direct native call under mypyc (the
+    generated dataclass ``__init__`` would be an interpreted function).
+    """
 
     ruleset: Ruleset
     version: int
@@ -212,6 +221,51 @@ class MatchState(NamedTuple):
     finish_reason: FinishReason
     decks: tuple[tuple[Card, ...], ...]
     """Stacked decks not used yet, for the next deals (tests and replays)."""
+
+    def __init__(
+        self,
+        *,
+        ruleset: Ruleset,
+        version: int,
+        hand_number: int,
+        dealer: int,
+        turn: int,
+        hands: tuple[tuple[Card, ...], ...],
+        table: tuple[Card, ...],
+        stock: tuple[Card, ...],
+        piles: tuple[tuple[Card, ...], ...],
+        sweeps: tuple[int, ...],
+        picule: tuple[int, ...],
+        bagher: tuple[int, ...],
+        last_capturer: int,
+        last_laid: Card,
+        history: tuple[CardPlayed, ...],
+        scores: tuple[int, ...],
+        results: tuple[HandResult, ...],
+        winners: tuple[int, ...],
+        finish_reason: FinishReason,
+        decks: tuple[tuple[Card, ...], ...],
+    ) -> None:
+        self.ruleset = ruleset
+        self.version = version
+        self.hand_number = hand_number
+        self.dealer = dealer
+        self.turn = turn
+        self.hands = hands
+        self.table = table
+        self.stock = stock
+        self.piles = piles
+        self.sweeps = sweeps
+        self.picule = picule
+        self.bagher = bagher
+        self.last_capturer = last_capturer
+        self.last_laid = last_laid
+        self.history = history
+        self.scores = scores
+        self.results = results
+        self.winners = winners
+        self.finish_reason = finish_reason
+        self.decks = decks
 
     @property
     def options(self) -> Options:
@@ -517,30 +571,19 @@ def apply_move(
     ``rng`` shuffles the next hand's deck when this move ends a hand and no stacked deck is
     left. Raises a :class:`RulesError` subclass, leaving ``state`` untouched, when illegal.
     """
-    (
-        ruleset,
-        version,
-        hand_number,
-        dealer,
-        turn,
-        hands,
-        table,
-        stock,
-        piles,
-        sweeps,
-        picule,
-        bagher,
-        last_capturer,
-        last_laid,
-        history,
-        scores,
-        results,
-        winners,
-        finish_reason,
-        decks,
-    ) = state  # one unpacking instead of an attribute look-up per field
-    if finish_reason is not _PLAYING:
+    if state.finish_reason is not _PLAYING:
         raise GameOver("the game is over")
+    ruleset = state.ruleset
+    turn = state.turn
+    hands = state.hands
+    table = state.table
+    stock = state.stock
+    piles = state.piles
+    sweeps = state.sweeps
+    picule = state.picule
+    bagher = state.bagher
+    last_capturer = state.last_capturer
+    last_laid = state.last_laid
     options = ruleset.options
     plan = _plan(options)
     if not 0 <= seat < plan.players:
@@ -559,6 +602,7 @@ def apply_move(
 
     at = hand.index(card)
     hands = hands[:seat] + (hand[:at] + hand[at + 1 :],) + hands[seat + 1 :]
+    dealer = state.dealer
     hand_over = not any(hands)
     last_card = hand_over and not stock
     side = plan.side_of[seat]
@@ -603,30 +647,27 @@ def apply_move(
         turn = plan.next_seat[dealer]
         hands, stock = _deal_round(stock, plan.players, turn, options.hand_size)
         events.extend(_dealt_events(hands, turn))
-    state = _new(
-        MatchState,
-        (
-            ruleset,
-            version + 1,
-            hand_number,
-            dealer,
-            turn,
-            hands,
-            table,
-            stock,
-            piles,
-            sweeps,
-            picule,
-            bagher,
-            last_capturer,
-            last_laid,
-            history + (played,),
-            scores,
-            results,
-            winners,
-            finish_reason,
-            decks,
-        ),
+    state = MatchState(
+        ruleset=ruleset,
+        version=state.version + 1,
+        hand_number=state.hand_number,
+        dealer=dealer,
+        turn=turn,
+        hands=hands,
+        table=table,
+        stock=stock,
+        piles=piles,
+        sweeps=sweeps,
+        picule=picule,
+        bagher=bagher,
+        last_capturer=last_capturer,
+        last_laid=last_laid,
+        history=state.history + (played,),
+        scores=state.scores,
+        results=state.results,
+        winners=state.winners,
+        finish_reason=state.finish_reason,
+        decks=state.decks,
     )
     if last_card:
         state = _end_hand(state, events, rng)
@@ -655,99 +696,75 @@ def _is_sweep(
 
 
 def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None) -> MatchState:
-    (
-        ruleset,
-        version,
-        hand_number,
-        dealer,
-        _turn,
-        hands,
-        table,
-        stock,
-        piles,
-        sweeps,
-        picule,
-        bagher,
-        last_capturer,
-        last_laid,
-        _history,
-        scores,
-        results,
-        winners,
-        finish_reason,
-        decks,
-    ) = state
-    options = ruleset.options
+    options = state.ruleset.options
     sides = options.sides
+    piles = state.piles
+    table = state.table
     if table:
-        taker = last_capturer if last_capturer >= 0 else dealer
+        taker = state.last_capturer if state.last_capturer >= 0 else state.dealer
         events.append(LeftoverTaken(taker, table))
         side = options.side_of(taker)
         piles = piles[:side] + (piles[side] + table,) + piles[side + 1 :]
-    tallies = [SideTally(piles[s], sweeps[s], picule[s], bagher[s]) for s in range(sides)]
+    tallies = [
+        SideTally(piles[s], state.sweeps[s], state.picule[s], state.bagher[s]) for s in range(sides)
+    ]
     score = score_hand(options, tallies)
-    scores = tuple([a + b for a, b in zip(scores, score.totals, strict=True)])
-    result = HandResult(hand_number, score, scores)
+    scores = tuple([a + b for a, b in zip(state.scores, score.totals, strict=True)])
+    result = HandResult(state.hand_number, score, scores)
     events.append(HandScored(result))
-    results = (*results, result)
+    results = (*state.results, result)
     empty: tuple[tuple[Card, ...], ...] = ((),) * sides
     winners, reason = _match_winner(options, score, scores)
     if winners:
         events.append(GameFinished(winners, reason, scores))
-        return _new(
-            MatchState,
-            (
-                ruleset,
-                version,
-                hand_number,
-                dealer,
-                -1,
-                hands,
-                (),
-                stock,
-                empty,
-                sweeps,
-                picule,
-                bagher,
-                last_capturer,
-                last_laid,
-                (),
-                scores,
-                results,
-                winners,
-                reason,
-                decks,
-            ),
+        return MatchState(
+            ruleset=state.ruleset,
+            version=state.version,
+            hand_number=state.hand_number,
+            dealer=state.dealer,
+            turn=-1,
+            hands=state.hands,
+            table=(),
+            stock=state.stock,
+            piles=empty,
+            sweeps=state.sweeps,
+            picule=state.picule,
+            bagher=state.bagher,
+            last_capturer=state.last_capturer,
+            last_laid=state.last_laid,
+            history=(),
+            scores=scores,
+            results=results,
+            winners=winners,
+            finish_reason=reason,
+            decks=state.decks,
         )
-    dealer = (dealer + 1) % options.players
-    hand_number += 1
-    hands, table, stock, decks, dealt = _start_hand(options, hand_number, dealer, decks, rng)
+    dealer = (state.dealer + 1) % options.players
+    hand_number = state.hand_number + 1
+    hands, table, stock, decks, dealt = _start_hand(options, hand_number, dealer, state.decks, rng)
     events.extend(dealt)
     zeros = (0,) * sides
-    return _new(
-        MatchState,
-        (
-            ruleset,
-            version,
-            hand_number,
-            dealer,
-            (dealer + 1) % options.players,
-            hands,
-            table,
-            stock,
-            empty,
-            zeros,
-            zeros,
-            zeros,
-            -1,
-            -1,
-            (),
-            scores,
-            results,
-            winners,
-            finish_reason,
-            decks,
-        ),
+    return MatchState(
+        ruleset=state.ruleset,
+        version=state.version,
+        hand_number=hand_number,
+        dealer=dealer,
+        turn=(dealer + 1) % options.players,
+        hands=hands,
+        table=table,
+        stock=stock,
+        piles=empty,
+        sweeps=zeros,
+        picule=zeros,
+        bagher=zeros,
+        last_capturer=-1,
+        last_laid=-1,
+        history=(),
+        scores=scores,
+        results=results,
+        winners=state.winners,
+        finish_reason=state.finish_reason,
+        decks=decks,
     )
 
 
@@ -779,7 +796,11 @@ def resign(state: MatchState, seat: int) -> tuple[MatchState, list[Event]]:
         SeatResigned(seat),
         GameFinished(winners, FinishReason.RESIGNED, state.scores),
     ]
-    new = state._replace(
-        version=state.version + 1, turn=-1, winners=winners, finish_reason=FinishReason.RESIGNED
+    new = replace(
+        state,
+        version=state.version + 1,
+        turn=-1,
+        winners=winners,
+        finish_reason=FinishReason.RESIGNED,
     )
     return new, events
