@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
+import limits
+
 __all__ = [
     "ENV_VARS",
     "ConfigError",
@@ -79,6 +81,46 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "Shutdown grace: seconds in-flight RPCs get after SIGTERM/SIGINT.",
     ),
     EnvVar(
+        "SCOPA_DRAIN_DELAY_S",
+        "`2`",
+        "On SIGTERM/SIGINT: seconds between readiness turning NOT_SERVING (watch streams are "
+        "ended at once with UNAVAILABLE / SERVER_SHUTTING_DOWN, unary calls still served) and "
+        "refusing new calls, so that probes and load balancers see it before the port closes. "
+        "Then in-flight calls get up to `SCOPA_GRACE_S`.",
+    ),
+    EnvVar(
+        "SCOPA_MAX_REQUEST_BYTES",
+        "`65536`",
+        "Largest request message accepted; a larger one is INVALID_ARGUMENT / "
+        "REQUEST_TOO_LARGE (above 4x this, gRPC itself answers RESOURCE_EXHAUSTED).",
+    ),
+    EnvVar(
+        "SCOPA_RATE_LIMIT_CREATE_GAME",
+        "`60/minute`",
+        "CreateGame calls allowed per client, in `limits` notation (`10/second`, "
+        "`100/hour`, `5 per minute`); `off` disables. Counted in Redis (shared by every "
+        "replica) when `REDIS_URL` is set, else in memory. Over it: RESOURCE_EXHAUSTED / "
+        "RATE_LIMITED with a `google.rpc.RetryInfo` delay.",
+    ),
+    EnvVar(
+        "SCOPA_RATE_LIMIT_JOIN_GAME",
+        "`120/minute`",
+        "JoinGame calls allowed per client, as `SCOPA_RATE_LIMIT_CREATE_GAME`.",
+    ),
+    EnvVar(
+        "SCOPA_TRUSTED_PROXY_HEADER",
+        "unset",
+        "Behind an ingress or proxy: the request header naming the client address (e.g. "
+        "`x-forwarded-for` or `x-real-ip`), used as the rate-limit key. Unset: the peer "
+        "address. Set it only when every request passes that proxy, or clients can forge it.",
+    ),
+    EnvVar(
+        "SCOPA_TRUSTED_PROXY_HOPS",
+        "`1`",
+        "How many trusted proxies append to `X-Forwarded-For`: the client is that many "
+        "entries from the right.",
+    ),
+    EnvVar(
         "SCOPA_MAX_CONNECTION_AGE_S",
         "off",
         "Close client connections after this many seconds (`grpc.max_connection_age_ms`) so "
@@ -135,6 +177,12 @@ class Settings:
     game_ttl_s: int = 7 * _DAY_S
     finished_ttl_s: int = _DAY_S
     grace_s: float = 10.0
+    drain_delay_s: float = 2.0
+    max_request_bytes: int = 65_536
+    rate_limit_create_game: str = "60/minute"
+    rate_limit_join_game: str = "120/minute"
+    trusted_proxy_header: str | None = None
+    trusted_proxy_hops: int = 1
     max_connection_age_s: float | None = None
     log_format: LogFormat = "auto"
     log_level: str = "info"
@@ -178,6 +226,12 @@ class Settings:
             game_ttl_s=env.get("SCOPA_GAME_TTL_S", 7 * _DAY_S, _positive_int),
             finished_ttl_s=env.get("SCOPA_FINISHED_TTL_S", _DAY_S, _positive_int),
             grace_s=env.get("SCOPA_GRACE_S", 10.0, _non_negative_float),
+            drain_delay_s=env.get("SCOPA_DRAIN_DELAY_S", 2.0, _non_negative_float),
+            max_request_bytes=env.get("SCOPA_MAX_REQUEST_BYTES", 65_536, _byte_count),
+            rate_limit_create_game=env.get("SCOPA_RATE_LIMIT_CREATE_GAME", "60/minute", _rate),
+            rate_limit_join_game=env.get("SCOPA_RATE_LIMIT_JOIN_GAME", "120/minute", _rate),
+            trusted_proxy_header=env.get("SCOPA_TRUSTED_PROXY_HEADER", None, _header_name),
+            trusted_proxy_hops=env.get("SCOPA_TRUSTED_PROXY_HOPS", 1, _hops),
             max_connection_age_s=env.get("SCOPA_MAX_CONNECTION_AGE_S", None, _optional_seconds),
             log_format=env.get("SCOPA_LOG_FORMAT", "auto", _log_format),
             log_level=env.get("SCOPA_LOG_LEVEL", "info", _log_level),
@@ -255,6 +309,37 @@ def _positive_int(value: str) -> int:
     if number <= 0:
         raise ValueError("expected a positive number of seconds")
     return number
+
+
+def _byte_count(value: str) -> int:
+    number = _int(value)
+    if number < 1024:
+        raise ValueError("expected a number of bytes >= 1024")
+    return number
+
+
+def _hops(value: str) -> int:
+    number = _int(value)
+    if number < 1:
+        raise ValueError("expected a number of proxies >= 1")
+    return number
+
+
+def _header_name(value: str) -> str | None:
+    lowered = value.lower()
+    if not all(ch.isalnum() or ch in "-_" for ch in lowered):
+        raise ValueError("expected a header name such as x-forwarded-for")
+    return lowered
+
+
+def _rate(value: str) -> str:
+    if value.lower() in _FALSE or value.lower() == "none":
+        return "off"
+    try:
+        limits.parse(value)
+    except ValueError:
+        raise ValueError("expected a rate such as 60/minute or 10 per second, or off") from None
+    return value
 
 
 def _float(value: str) -> float:

@@ -23,7 +23,7 @@ from server.fakes import FAKE_SERVICE, Harness, register_fake
 @pytest.fixture
 def test_settings() -> Settings:
     """Settings for an in-process server on a free loopback port."""
-    return Settings(host="127.0.0.1", port=0, grace_s=0.5, log_format="json")
+    return Settings(host="127.0.0.1", port=0, grace_s=0.5, drain_delay_s=0.0, log_format="json")
 
 
 @pytest.fixture

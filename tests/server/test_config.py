@@ -19,6 +19,12 @@ def test_defaults_when_environment_is_empty() -> None:
     assert settings.allow_stacked_decks is False
     assert (settings.game_ttl_s, settings.finished_ttl_s) == (7 * 86400, 86400)
     assert (settings.grace_s, settings.max_connection_age_s) == (10.0, None)
+    assert (settings.drain_delay_s, settings.max_request_bytes) == (2.0, 65536)
+    assert (settings.rate_limit_create_game, settings.rate_limit_join_game) == (
+        "60/minute",
+        "120/minute",
+    )
+    assert (settings.trusted_proxy_header, settings.trusted_proxy_hops) == (None, 1)
     assert (settings.log_format, settings.log_level, settings.tracing) == ("auto", "info", True)
     assert (settings.service_name, settings.traces_exporter) == ("scopa", "none")
 
@@ -40,6 +46,12 @@ def test_every_variable_is_parsed() -> None:
             "SCOPA_GAME_TTL_S": "3600",
             "SCOPA_FINISHED_TTL_S": "60",
             "SCOPA_GRACE_S": "2.5",
+            "SCOPA_DRAIN_DELAY_S": "0.5",
+            "SCOPA_MAX_REQUEST_BYTES": "4096",
+            "SCOPA_RATE_LIMIT_CREATE_GAME": "5 per second",
+            "SCOPA_RATE_LIMIT_JOIN_GAME": "off",
+            "SCOPA_TRUSTED_PROXY_HEADER": "X-Forwarded-For",
+            "SCOPA_TRUSTED_PROXY_HOPS": "2",
             "SCOPA_MAX_CONNECTION_AGE_S": "300",
             "SCOPA_LOG_FORMAT": "Console",
             "SCOPA_LOG_LEVEL": "DEBUG",
@@ -55,6 +67,12 @@ def test_every_variable_is_parsed() -> None:
     assert settings.allow_stacked_decks is True
     assert (settings.game_ttl_s, settings.finished_ttl_s, settings.grace_s) == (3600, 60, 2.5)
     assert settings.max_connection_age_s == 300.0
+    assert (settings.drain_delay_s, settings.max_request_bytes) == (0.5, 4096)
+    assert (settings.rate_limit_create_game, settings.rate_limit_join_game) == (
+        "5 per second",
+        "off",
+    )
+    assert (settings.trusted_proxy_header, settings.trusted_proxy_hops) == ("x-forwarded-for", 2)
     assert (settings.log_format, settings.log_level, settings.tracing) == (
         "console",
         "debug",
@@ -100,6 +118,12 @@ def test_blank_values_count_as_unset() -> None:
         ("SCOPA_GRACE_S", "-3"),
         ("SCOPA_GRACE_S", "nan"),
         ("SCOPA_MAX_CONNECTION_AGE_S", "-5"),
+        ("SCOPA_DRAIN_DELAY_S", "-1"),
+        ("SCOPA_MAX_REQUEST_BYTES", "100"),
+        ("SCOPA_RATE_LIMIT_CREATE_GAME", "lots"),
+        ("SCOPA_RATE_LIMIT_JOIN_GAME", "5/fortnight"),
+        ("SCOPA_TRUSTED_PROXY_HEADER", "x forwarded"),
+        ("SCOPA_TRUSTED_PROXY_HOPS", "0"),
         ("SCOPA_LOG_FORMAT", "xml"),
         ("SCOPA_LOG_LEVEL", "verbose"),
         ("SCOPA_TRACING", "2"),
@@ -145,6 +169,12 @@ DOCUMENTED_VARIABLES = [
     "SCOPA_GAME_TTL_S",
     "SCOPA_FINISHED_TTL_S",
     "SCOPA_GRACE_S",
+    "SCOPA_DRAIN_DELAY_S",
+    "SCOPA_MAX_REQUEST_BYTES",
+    "SCOPA_RATE_LIMIT_CREATE_GAME",
+    "SCOPA_RATE_LIMIT_JOIN_GAME",
+    "SCOPA_TRUSTED_PROXY_HEADER",
+    "SCOPA_TRUSTED_PROXY_HOPS",
     "SCOPA_MAX_CONNECTION_AGE_S",
     "SCOPA_LOG_FORMAT",
     "SCOPA_LOG_LEVEL",

@@ -167,3 +167,21 @@ def test_storage_outage_is_unavailable_without_backend_details() -> None:
     mapped = map_exception(StorageUnavailable("Error 111 connecting to 10.0.0.7:6379"))
     assert (mapped.code, mapped.reason) == (grpc.StatusCode.UNAVAILABLE, "STORAGE_UNAVAILABLE")
     assert "10.0.0.7" not in mapped.message
+
+
+def test_client_strings_are_cut_to_fit_the_trailers() -> None:
+    """An 8 KB message or metadata value (even multi-byte) is cut to a few hundred bytes."""
+    huge = rules.InvalidOption("unknown preset " + "é" * 8000, field="o" * 8000)
+    huge.metadata = {"option": "x" * 8000}
+    mapped = map_exception(huge)
+    assert mapped.code is grpc.StatusCode.INVALID_ARGUMENT
+    assert mapped.message.startswith("unknown preset é") and mapped.message.endswith("...")
+    assert len(mapped.message.encode()) <= 400
+    assert all(len(v.encode()) <= 128 for v in mapped.metadata.values())
+    status = to_grpc_status(mapped)
+    assert sum(len(v) for _, v in status.trailing_metadata) < 2000
+
+
+def test_short_messages_are_kept_whole() -> None:
+    """Messages within the limit are not changed."""
+    assert map_exception(rules.NotYourTurn("it is seat 1's turn")).message == "it is seat 1's turn"

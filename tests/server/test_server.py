@@ -113,7 +113,13 @@ async def test_bind_failure_is_an_error(test_settings: Settings) -> None:
 
 def test_connection_age_options() -> None:
     """A max connection age sets grpc.max_connection_age_ms and its grace; none by default."""
-    assert _server_options(Settings()) == [("grpc.so_reuseport", 0)]
+    assert "grpc.max_connection_age_ms" not in dict(_server_options(Settings()))
     options = dict(_server_options(Settings(max_connection_age_s=30.0, grace_s=5.0)))
     assert options["grpc.max_connection_age_ms"] == 30_000
     assert options["grpc.max_connection_age_grace_ms"] == 5_000
+
+
+def test_receive_limit_is_four_times_the_request_limit() -> None:
+    """gRPC's own receive limit leaves room for the guard's REQUEST_TOO_LARGE with ErrorInfo."""
+    options = dict(_server_options(Settings(max_request_bytes=10_000)))
+    assert options["grpc.max_receive_message_length"] == 40_000

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,13 @@ class ServerProcess:
         return records
 
 
-def _env(redis_url: str, port: int, stacked: bool, token_secret: str | None) -> dict[str, str]:
+def _env(
+    redis_url: str,
+    port: int,
+    stacked: bool,
+    token_secret: str | None,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCOPA_", "OTEL_", "REDIS_"))}
     env.update(
         REDIS_URL=redis_url,
@@ -58,9 +65,14 @@ def _env(redis_url: str, port: int, stacked: bool, token_secret: str | None) -> 
         SCOPA_LOG_FORMAT="json",
         SCOPA_GRACE_S=str(GRACE_S),
         SCOPA_ALLOW_STACKED_DECKS="true" if stacked else "false",
+        SCOPA_DRAIN_DELAY_S="0.5",
+        # The suites create games far faster than any person; fault tests turn limits on.
+        SCOPA_RATE_LIMIT_CREATE_GAME="off",
+        SCOPA_RATE_LIMIT_JOIN_GAME="off",
     )
     if token_secret is not None:
         env["SCOPA_TOKEN_SECRET"] = token_secret
+    env.update(extra or {})
     return env
 
 
@@ -82,12 +94,17 @@ def wait_serving(target: str, service: str = GAME_SERVICE, timeout_s: float = 20
 
 
 def start_server(
-    redis_url: str, *, stacked: bool = True, token_secret: str | None = TOKEN_SECRET
+    redis_url: str,
+    *,
+    stacked: bool = True,
+    token_secret: str | None = TOKEN_SECRET,
+    env: Mapping[str, str] | None = None,
 ) -> ServerProcess:
     """Launch a server process on a free port against `redis_url` and wait until it serves.
 
     An empty `redis_url` runs it on the embedded store, as `make run` does; a `token_secret`
-    of None leaves SCOPA_TOKEN_SECRET unset, so the server generates a random key.
+    of None leaves SCOPA_TOKEN_SECRET unset, so the server generates a random key; `env`
+    adds or overrides variables (rate limits are off unless set here).
     """
     port = free_port()
     log_dir = Path(tempfile.mkdtemp(prefix="scopa-it-"))
@@ -95,7 +112,7 @@ def start_server(
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "scopa.server"],
-            env=_env(redis_url, port, stacked, token_secret),
+            env=_env(redis_url, port, stacked, token_secret, env),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -31,6 +31,7 @@ from ._errors import (
     Unauthenticated,
     WaitingForPlayers,
 )
+from ._limits import RateLimited, RateLimits, client_key, parse_rate
 from ._meta import GameMeta, SeatMeta
 from ._tokens import TokenAuthority
 
@@ -51,6 +52,8 @@ __all__ = [
     "JoinResult",
     "PermissionDenied",
     "PlayResult",
+    "RateLimited",
+    "RateLimits",
     "SeatJoined",
     "SeatMeta",
     "SeatSpec",
@@ -61,4 +64,6 @@ __all__ = [
     "Unauthenticated",
     "VersionedEvent",
     "WaitingForPlayers",
+    "client_key",
+    "parse_rate",
 ]

@@ -9,6 +9,11 @@ along the raised exception's MRO, so registering a base class covers its subclas
 (e.g. the application core) add their own errors with `register()`. An exception class not in the
 table may instead carry a `grpc_code: grpc.StatusCode` class attribute. Anything else becomes
 INTERNAL "internal error" with reason INTERNAL; its message and traceback are only logged.
+
+Whatever a client sent may be quoted in a message or metadata value (an unknown preset, an
+option name, an etag), so both are cut to a few hundred bytes here: the status always fits in
+the trailers, and the client gets its INVALID_ARGUMENT, never a RESOURCE_EXHAUSTED about
+metadata size.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any
 import grpc
 from connectrpc.code import Code as ConnectCode
 from connectrpc.errors import ConnectError
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 from protobuf.wkt import Any as ConnectAny
@@ -30,7 +35,13 @@ from scopa import app, rules, storage
 __all__ = [
     "ERROR_CODES",
     "ERROR_DOMAIN",
+    "MAX_MESSAGE_BYTES",
+    "MAX_METADATA_BYTES",
+    "MalformedRequest",
     "MappedError",
+    "RequestTooLarge",
+    "ServerShuttingDown",
+    "bounded",
     "http_status",
     "map_exception",
     "register",
@@ -43,6 +54,42 @@ ERROR_DOMAIN = "scopa.dev"
 """`google.rpc.ErrorInfo.domain` of every error this service returns."""
 
 _INTERNAL_MESSAGE = "internal error"
+
+MAX_MESSAGE_BYTES = 400
+"""Longest status message sent, in UTF-8 bytes (longer ones are cut and end in "...")."""
+
+MAX_METADATA_BYTES = 128
+"""Longest ErrorInfo metadata key or value sent, in UTF-8 bytes."""
+
+_MAX_METADATA_ENTRIES = 8
+
+
+class MalformedRequest(Exception):
+    """The request bytes are not the RPC's protobuf message (or are over the size limit)."""
+
+    reason = "MALFORMED_REQUEST"
+
+    def __init__(self, message: str, *, metadata: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.metadata = dict(metadata or {})
+
+
+class RequestTooLarge(MalformedRequest):
+    """The request is longer than the server accepts (SCOPA_MAX_REQUEST_BYTES)."""
+
+    reason = "REQUEST_TOO_LARGE"
+
+
+class ServerShuttingDown(Exception):
+    """The server is draining after SIGTERM; reconnect (another replica will answer)."""
+
+    reason = "SERVER_SHUTTING_DOWN"
+
+    def __init__(self, message: str = "the server is shutting down; reconnect and retry") -> None:
+        super().__init__(message)
+        self.message = message
+
 
 ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     # Every rule a client can break has its own subclass below; an unclassified one is ours.
@@ -67,7 +114,10 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     app.SeatTaken: grpc.StatusCode.FAILED_PRECONDITION,
     app.WaitingForPlayers: grpc.StatusCode.FAILED_PRECONDITION,
     app.StackedDecksDisabled: grpc.StatusCode.FAILED_PRECONDITION,
+    app.RateLimited: grpc.StatusCode.RESOURCE_EXHAUSTED,
     storage.StorageUnavailable: grpc.StatusCode.UNAVAILABLE,
+    MalformedRequest: grpc.StatusCode.INVALID_ARGUMENT,
+    ServerShuttingDown: grpc.StatusCode.UNAVAILABLE,
 }
 """Exception class -> gRPC status code; looked up along the MRO of the raised exception."""
 
@@ -89,6 +139,8 @@ class MappedError:
     reason: str
     message: str
     metadata: Mapping[str, str] = field(default_factory=dict)
+    retry_delay_s: float | None = None
+    """When set, the client may retry after this many seconds (google.rpc.RetryInfo)."""
 
     @property
     def server_fault(self) -> bool:
@@ -105,6 +157,14 @@ def _code_for(exc: BaseException) -> grpc.StatusCode | None:
     return code_attr if isinstance(code_attr, grpc.StatusCode) else None
 
 
+def bounded(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes (ending in "..." when cut)."""
+    raw = text.encode("utf-8", "replace")
+    if len(raw) <= limit:
+        return text
+    return raw[: limit - 3].decode("utf-8", "ignore") + "..."
+
+
 def _metadata_of(exc: BaseException) -> dict[str, str]:
     metadata: dict[str, str] = {}
     field_name = getattr(exc, "field", None)
@@ -113,7 +173,17 @@ def _metadata_of(exc: BaseException) -> dict[str, str]:
     extra = getattr(exc, "metadata", None)
     if isinstance(extra, Mapping):
         metadata.update({str(k): str(v) for k, v in extra.items()})
-    return metadata
+    return {
+        bounded(k, MAX_METADATA_BYTES): bounded(v, MAX_METADATA_BYTES)
+        for k, v in list(metadata.items())[:_MAX_METADATA_ENTRIES]
+    }
+
+
+def _retry_delay_of(exc: BaseException) -> float | None:
+    delay = getattr(exc, "retry_after_s", None)
+    if isinstance(delay, int | float) and not isinstance(delay, bool) and delay >= 0:
+        return float(delay)
+    return None
 
 
 def map_exception(exc: BaseException) -> MappedError:
@@ -129,7 +199,13 @@ def map_exception(exc: BaseException) -> MappedError:
     message = getattr(exc, "message", None)
     if not isinstance(message, str):
         message = str(exc)
-    return MappedError(code, reason, message, _metadata_of(exc))
+    return MappedError(
+        code,
+        bounded(reason, MAX_METADATA_BYTES),
+        bounded(message, MAX_MESSAGE_BYTES),
+        _metadata_of(exc),
+        _retry_delay_of(exc),
+    )
 
 
 def to_grpc_status(mapped: MappedError) -> grpc.Status:
@@ -137,10 +213,16 @@ def to_grpc_status(mapped: MappedError) -> grpc.Status:
     info = _error_info(mapped)
     detail = any_pb2.Any()
     detail.Pack(info)
+    details = [detail]
+    retry_info = _retry_info(mapped)
+    if retry_info is not None:
+        retry = any_pb2.Any()
+        retry.Pack(retry_info)
+        details.append(retry)
     status = status_pb2.Status(
         code=code_pb2.Code.Value(mapped.code.name),
         message=mapped.message,
-        details=[detail],
+        details=details,
     )
     result: grpc.Status = rpc_status.to_status(status)
     return result
@@ -175,6 +257,15 @@ HTTP_STATUS_BY_REASON: dict[str, int] = {
 """Reasons whose HTTP status is more precise than their code's canonical one."""
 
 _ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+_RETRY_INFO_TYPE = "type.googleapis.com/google.rpc.RetryInfo"
+
+
+def _retry_info(mapped: MappedError) -> error_details_pb2.RetryInfo | None:
+    if mapped.retry_delay_s is None:
+        return None
+    delay = duration_pb2.Duration()
+    delay.FromNanoseconds(int(mapped.retry_delay_s * 1e9))
+    return error_details_pb2.RetryInfo(retry_delay=delay)
 
 
 def _error_info(mapped: MappedError) -> error_details_pb2.ErrorInfo:
@@ -197,12 +288,15 @@ def to_http_error(mapped: MappedError) -> tuple[int, dict[str, Any]]:
         "domain": ERROR_DOMAIN,
         "metadata": dict(mapped.metadata),
     }
+    details: list[dict[str, Any]] = [info]
+    if mapped.retry_delay_s is not None:
+        details.append({"@type": _RETRY_INFO_TYPE, "retryDelay": f"{mapped.retry_delay_s:.3f}s"})
     body = {
         "error": {
             "code": status,
             "message": mapped.message,
             "status": mapped.code.name,
-            "details": [info],
+            "details": details,
         }
     }
     return status, body
@@ -211,5 +305,8 @@ def to_http_error(mapped: MappedError) -> tuple[int, dict[str, Any]]:
 def to_connect_error(mapped: MappedError) -> ConnectError:
     """The Connect (and gRPC-Web) error, with the ErrorInfo as its detail."""
     name = "CANCELED" if mapped.code is grpc.StatusCode.CANCELLED else mapped.code.name
-    detail = ConnectAny(type_url=_ERROR_INFO_TYPE, value=_error_info(mapped).SerializeToString())
-    return ConnectError(ConnectCode[name], mapped.message, [detail])
+    details = [ConnectAny(type_url=_ERROR_INFO_TYPE, value=_error_info(mapped).SerializeToString())]
+    retry_info = _retry_info(mapped)
+    if retry_info is not None:
+        details.append(ConnectAny(type_url=_RETRY_INFO_TYPE, value=retry_info.SerializeToString()))
+    return ConnectError(ConnectCode[name], mapped.message, details)

@@ -10,6 +10,7 @@ the access log and the span both see the status code the error mapping chose.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -53,6 +54,15 @@ _SERVER_ERROR_CODES = frozenset(
         grpc.StatusCode.DATA_LOSS,
     }
 )
+
+_EXPECTED_REASONS = frozenset({"SERVER_SHUTTING_DOWN"})
+"""Reasons whose code is a server-side one but which are the server working as designed (a
+drain), so the access log keeps them at info."""
+
+_call_reason: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "scopa_call_reason", default=None
+)
+"""The ErrorInfo reason the error mapping chose for the current call (one task per call)."""
 
 Scope = Callable[[Any], AbstractAsyncContextManager[None]]
 Behavior = Callable[[Any, Any], Any]
@@ -221,6 +231,7 @@ class AccessLogInterceptor(RpcInterceptor):
         """Time the RPC and log how it ended; never bodies, never metadata."""
         start = time.perf_counter()
         error: BaseException | None = None
+        token = _call_reason.set(None)
         try:
             yield
         except BaseException as exc:
@@ -228,13 +239,18 @@ class AccessLogInterceptor(RpcInterceptor):
             raise
         finally:
             code = status_of_call(context, error)
-            log = self._log.error if code in _SERVER_ERROR_CODES else self._log.info
+            reason = _call_reason.get()
+            _call_reason.reset(token)
+            fault = code in _SERVER_ERROR_CODES and reason not in _EXPECTED_REASONS
+            log = self._log.error if fault else self._log.info
+            extra = {"reason": reason} if reason else {}
             log(
                 "rpc",
                 rpc_method=details.method,
                 outcome=code.name,
                 duration_ms=round((time.perf_counter() - start) * 1000, 3),
                 peer=context.peer(),
+                **extra,
             )
 
 
@@ -261,6 +277,7 @@ class ErrorMappingInterceptor(RpcInterceptor):
                 self._log.error(
                     "rpc.failed", rpc_method=details.method, reason=mapped.reason, exc_info=exc
                 )
+            _call_reason.set(mapped.reason)
             status = to_grpc_status(mapped)
             await context.abort(status.code, status.details, status.trailing_metadata)
 

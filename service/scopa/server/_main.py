@@ -20,7 +20,11 @@ async def run(settings: Settings) -> None:
     wiring = await build_services(settings)
     try:
         await serve(
-            settings, wiring.registrars, wiring.ready_check, service_names=wiring.service_names
+            settings,
+            wiring.registrars,
+            wiring.ready_check,
+            service_names=wiring.service_names,
+            rate_limits=wiring.rate_limits,
         )
     finally:
         await wiring.close()

@@ -1,4 +1,16 @@
-"""The grpc.aio server: interceptors, health, reflection, readiness polling, graceful stop."""
+"""The grpc.aio server: interceptors, health, reflection, readiness polling, graceful drain.
+
+Shutdown (SIGTERM/SIGINT, or ``stop()``) drains in steps, so that nothing a client sees is cut
+without a status that says what to do:
+
+1. readiness (the game service's health and READINESS_SERVICE) turns NOT_SERVING while the
+   port stays open; watch streams end at once with UNAVAILABLE / SERVER_SHUTTING_DOWN (clients
+   reconnect with their last version) and new streams are refused the same way; unary calls
+   are still served for ``drain_delay_s``, while probes and load balancers notice;
+2. then every new call is refused with UNAVAILABLE / SERVER_SHUTTING_DOWN, and the unary
+   calls in flight get up to ``grace_s`` to finish;
+3. then the gRPC server stops (GOAWAY) and the port closes.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +25,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
+from scopa.app import RateLimits
 from scopa.config import Settings
+from scopa.server._guard import Drain, ServerGuard
 from scopa.server._interceptors import default_interceptors
 from scopa.telemetry import get_logger
 
@@ -51,6 +65,8 @@ class Wiring(NamedTuple):
     close: Callable[[], Awaitable[None]]
     service_names: Sequence[str] = (GAME_SERVICE,)
     """Full names of the registered services, for reflection and health."""
+    rate_limits: RateLimits | None = None
+    """Per-client limits on CreateGame and JoinGame, checked by the server's guard."""
 
 
 class ScopaServer:
@@ -66,9 +82,12 @@ class ScopaServer:
         interceptors: Sequence[Any] | None = None,
         ready_interval_s: float = 2.0,
         ready_timeout_s: float = 1.0,
+        rate_limits: RateLimits | None = None,
     ) -> None:
         self.settings = settings
         self.health = health_aio.HealthServicer()
+        self.drain = Drain()
+        """Shutdown state; ``drain.draining`` is True from the first step of ``stop()``."""
         self.port = 0
         self._ready_check = ready_check
         self._ready_interval_s = ready_interval_s
@@ -76,8 +95,16 @@ class ScopaServer:
         self._readiness_names = (*service_names, READINESS_SERVICE)
         self._ready_task: asyncio.Task[None] | None = None
         self._log = get_logger("scopa.server")
+        guard = ServerGuard(
+            self.drain,
+            max_request_bytes=settings.max_request_bytes,
+            rate_limits=rate_limits,
+            trusted_proxy_header=settings.trusted_proxy_header,
+            trusted_proxy_hops=settings.trusted_proxy_hops,
+        )
+        outer = list(default_interceptors() if interceptors is None else interceptors)
         self._server = grpc.aio.server(
-            interceptors=list(default_interceptors() if interceptors is None else interceptors),
+            interceptors=[*outer, guard],  # the guard innermost: its errors are mapped, logged
             options=_server_options(settings),
         )
         for register in registrars:
@@ -104,14 +131,20 @@ class ScopaServer:
         return self.port
 
     async def stop(self) -> None:
-        """Report NOT_SERVING, then give in-flight RPCs the grace period and stop."""
-        await self.health.enter_graceful_shutdown()
+        """Drain (see the module docstring), then stop the gRPC server."""
         if self._ready_task is not None:
             self._ready_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ready_task
-        self._log.info("stopping", grace_s=self.settings.grace_s)
-        await self._server.stop(self.settings.grace_s)
+        await self.health.enter_graceful_shutdown()
+        ended = self.drain.begin()
+        delay = self.settings.drain_delay_s
+        self._log.info("draining", streams_ended=ended, drain_delay_s=delay)
+        await asyncio.sleep(delay)
+        self.drain.close()
+        idle = await self.drain.wait_idle(self.settings.grace_s)
+        self._log.info("stopping", in_flight_done=idle, grace_s=self.settings.grace_s)
+        await self._server.stop(0)
         self._log.info("stopped")
 
     async def _is_ready(self) -> bool:
@@ -133,7 +166,11 @@ class ScopaServer:
 
 
 def _server_options(settings: Settings) -> list[tuple[str, int]]:
-    options = [("grpc.so_reuseport", 0)]
+    options = [
+        ("grpc.so_reuseport", 0),
+        # Up to 4x the limit reaches the guard, which answers with ErrorInfo; beyond, gRPC does.
+        ("grpc.max_receive_message_length", 4 * settings.max_request_bytes),
+    ]
     if settings.max_connection_age_s is not None:
         options += [
             ("grpc.max_connection_age_ms", int(settings.max_connection_age_s * 1000)),
@@ -149,13 +186,16 @@ async def serve(
     *,
     service_names: Sequence[str] = (GAME_SERVICE,),
     stop_event: asyncio.Event | None = None,
+    rate_limits: RateLimits | None = None,
 ) -> None:
     """Serve until SIGTERM/SIGINT (or `stop_event`), then shut down gracefully."""
     stop = stop_event if stop_event is not None else asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    server = ScopaServer(settings, registrars, ready_check, service_names=service_names)
+    server = ScopaServer(
+        settings, registrars, ready_check, service_names=service_names, rate_limits=rate_limits
+    )
     try:
         await server.start()
         await stop.wait()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scopa.app import CoreSettings, GameCore, TokenAuthority
+from scopa.app import CoreSettings, GameCore, RateLimits, TokenAuthority
 from scopa.config import Settings
 from scopa.server._server import GAME_SERVICE, Wiring
 from scopa.storage import StorageError, open_store
@@ -39,9 +39,17 @@ async def build_services(settings: Settings) -> Wiring:
             return False
         return True
 
+    rate_limits = RateLimits.for_store(
+        {
+            "create_game": settings.rate_limit_create_game,
+            "join_game": settings.rate_limit_join_game,
+        },
+        settings.redis_url,
+    )
     return Wiring(
         registrars=[register],
         ready_check=ready,
         close=store.close,
         service_names=[GAME_SERVICE],
+        rate_limits=rate_limits,
     )

@@ -76,6 +76,15 @@ class GameService(Protocol):
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
       nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+      method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+      server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+      changed. Retry (a WatchGame reconnects with from_version = the last version
+      received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
     async def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
@@ -95,6 +104,8 @@ class GameService(Protocol):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -140,6 +151,8 @@ class GameService(Protocol):
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
           (by a request with a different request_id).
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -321,6 +334,15 @@ class GameServiceClient(ConnectClient):
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
       nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+      method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+      server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+      changed. Retry (a WatchGame reconnects with from_version = the last version
+      received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
     def __init__(
         self,
@@ -370,6 +392,8 @@ class GameServiceClient(ConnectClient):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
         return await self.execute_unary(
             request=request,
@@ -468,6 +492,8 @@ class GameServiceClient(ConnectClient):
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
           (by a request with a different request_id).
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
         return await self.execute_unary(
             request=request,
@@ -610,6 +636,15 @@ class GameServiceSync(Protocol):
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
       nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+      method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+      server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+      changed. Retry (a WatchGame reconnects with from_version = the last version
+      received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
     def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
@@ -629,6 +664,8 @@ class GameServiceSync(Protocol):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -674,6 +711,8 @@ class GameServiceSync(Protocol):
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
           (by a request with a different request_id).
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -853,6 +892,15 @@ class GameServiceClientSync(ConnectClientSync):
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
       nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+      method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+      server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+      changed. Retry (a WatchGame reconnects with from_version = the last version
+      received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
     def __init__(
         self,
@@ -902,6 +950,8 @@ class GameServiceClientSync(ConnectClientSync):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
         return self.execute_unary(
             request=request,
@@ -1000,6 +1050,8 @@ class GameServiceClientSync(ConnectClientSync):
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
           (by a request with a different request_id).
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
         return self.execute_unary(
             request=request,

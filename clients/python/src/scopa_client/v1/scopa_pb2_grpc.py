@@ -63,6 +63,15 @@ class GameServiceStub(object):
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
     nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+    method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+    server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+    changed. Retry (a WatchGame reconnects with from_version = the last version
+    received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
 
     def __init__(self, channel):
@@ -146,6 +155,15 @@ class GameServiceServicer(object):
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
     nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+    method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+    server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+    changed. Retry (a WatchGame reconnects with from_version = the last version
+    received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
 
     def CreateGame(self, request, context):
@@ -165,6 +183,8 @@ class GameServiceServicer(object):
         CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
         the server was not started with stacked decks allowed.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
+        client; a google.rpc.RetryInfo detail says when to retry.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -213,6 +233,8 @@ class GameServiceServicer(object):
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
         (by a request with a different request_id).
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
+        client; a google.rpc.RetryInfo detail says when to retry.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -340,6 +362,15 @@ class GameService(object):
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
     nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+    method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+    server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+    changed. Retry (a WatchGame reconnects with from_version = the last version
+    received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
 
     @staticmethod

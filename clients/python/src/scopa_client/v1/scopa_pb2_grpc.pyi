@@ -58,6 +58,15 @@ class GameServiceStub:
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
       nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+      method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+      server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+      changed. Retry (a WatchGame reconnects with from_version = the last version
+      received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
 
     def __init__(self, channel: typing.Union[grpc.Channel, grpc.aio.Channel]) -> None: ...
@@ -81,6 +90,8 @@ class GameServiceStub:
       CreateGame (metadata "field").
     - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
       the server was not started with stacked decks allowed.
+    - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
+      client; a google.rpc.RetryInfo detail says when to retry.
     """
 
     GetState: grpc.UnaryUnaryMultiCallable[
@@ -129,6 +140,8 @@ class GameServiceStub:
     - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
       (by a request with a different request_id).
     - FAILED_PRECONDITION / GAME_OVER: the game has finished.
+    - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
+      client; a google.rpc.RetryInfo detail says when to retry.
     """
 
     WatchGame: grpc.UnaryStreamMultiCallable[
@@ -207,6 +220,15 @@ class GameServiceAsyncStub:
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
       nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+      method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+      server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+      changed. Retry (a WatchGame reconnects with from_version = the last version
+      received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
 
     CreateGame: grpc.aio.UnaryUnaryMultiCallable[
@@ -229,6 +251,8 @@ class GameServiceAsyncStub:
       CreateGame (metadata "field").
     - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
       the server was not started with stacked decks allowed.
+    - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
+      client; a google.rpc.RetryInfo detail says when to retry.
     """
 
     GetState: grpc.aio.UnaryUnaryMultiCallable[
@@ -277,6 +301,8 @@ class GameServiceAsyncStub:
     - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
       (by a request with a different request_id).
     - FAILED_PRECONDITION / GAME_OVER: the game has finished.
+    - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
+      client; a google.rpc.RetryInfo detail says when to retry.
     """
 
     WatchGame: grpc.aio.UnaryStreamMultiCallable[
@@ -355,6 +381,15 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
       nothing was changed, retry with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
+      method's protobuf message.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the request is longer than the
+      server accepts (metadata "limit_bytes"; 64 KiB by default).
+    - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
+      changed. Retry (a WatchGame reconnects with from_version = the last version
+      received); the load balancer sends the new call to another replica.
+    Client strings quoted in an error (an unknown preset or option name, an
+    etag) are cut to a few hundred bytes, so an error always fits the trailers.
     """
 
     @abc.abstractmethod
@@ -379,6 +414,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
 
     @abc.abstractmethod
@@ -433,6 +470,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
           (by a request with a different request_id).
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
+        - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
+          client; a google.rpc.RetryInfo detail says when to retry.
         """
 
     @abc.abstractmethod

@@ -1,0 +1,234 @@
+"""The innermost interceptor: what a request must pass before it reaches the servicer.
+
+- Bytes that do not decode as the RPC's message (or are over the size limit) become
+  INVALID_ARGUMENT / MALFORMED_REQUEST (REQUEST_TOO_LARGE): grpc.aio decodes a request with the
+  handler's ``request_deserializer`` before any handler code runs and answers a raising one
+  with UNKNOWN and a traceback, so the guard swaps in a deserializer that never raises and
+  raises the typed error inside the call, where the error mapping and the access log see it.
+- While the server drains (see :class:`Drain`), new calls are refused with UNAVAILABLE /
+  SERVER_SHUTTING_DOWN and open streams are ended with the same status, so clients reconnect.
+- CreateGame and JoinGame count against the client's rate limit
+  (:class:`scopa.app.RateLimits`), the client being its address or what a trusted proxy says.
+
+It sits inside the tracing / access-log / error-mapping stack, so its errors are mapped and
+logged like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import grpc
+
+from scopa.app import RateLimits, client_key
+from scopa.server._errors import MalformedRequest, RequestTooLarge, ServerShuttingDown
+from scopa.server._interceptors import EXCLUDED_PREFIXES, wrap_handler
+
+__all__ = ["RATE_LIMITED_METHODS", "Drain", "ServerGuard", "peer_host"]
+
+RATE_LIMITED_METHODS: Mapping[str, str] = {
+    "/scopa.v1.GameService/CreateGame": "create_game",
+    "/scopa.v1.GameService/JoinGame": "join_game",
+}
+"""Full method name -> rate-limit action of :class:`scopa.app.RateLimits`."""
+
+
+class Drain:
+    """Shutdown state shared by the server and the guard.
+
+    ``begin()``: streams are ended and new streams refused; unary calls still run (load
+    balancers may still route to this replica until readiness is seen NOT_SERVING).
+    ``close()``: every new call is refused; ``wait_idle()`` waits for the calls in flight.
+    """
+
+    def __init__(self) -> None:
+        self.draining = False
+        self.closed = False
+        self._streams: set[asyncio.Task[Any]] = set()
+        self._ended: set[asyncio.Task[Any]] = set()
+        self._unary = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def begin(self) -> int:
+        """Start draining: end every open stream; return how many were ended."""
+        self.draining = True
+        for task in list(self._streams):
+            self._ended.add(task)
+            task.cancel("server shutting down")
+        return len(self._ended)
+
+    def close(self) -> None:
+        """Refuse every new call from now on."""
+        self.draining = self.closed = True
+
+    async def wait_idle(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for the unary calls in flight; True when none is left."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout_s)
+        except TimeoutError:
+            return False
+        return True
+
+    def admit(self, streaming: bool) -> None:
+        """Raise ServerShuttingDown if a new call of this kind is refused now."""
+        if self.closed or (streaming and self.draining):
+            raise ServerShuttingDown
+
+    @asynccontextmanager
+    async def tracked(self, streaming: bool) -> AsyncIterator[None]:
+        """Count a unary call in flight, or register a stream so that ``begin`` can end it."""
+        task = asyncio.current_task()
+        assert task is not None
+        if streaming:
+            self._streams.add(task)
+        else:
+            self._unary += 1
+            self._idle.clear()
+        try:
+            yield
+        except asyncio.CancelledError:
+            if task not in self._ended:
+                raise
+            task.uncancel()
+            raise ServerShuttingDown from None
+        finally:
+            if streaming:
+                self._streams.discard(task)
+                self._ended.discard(task)
+            else:
+                self._unary -= 1
+                if not self._unary:
+                    self._idle.set()
+
+
+def peer_host(peer: str) -> str:
+    """The address part of a grpc peer string (``ipv4:1.2.3.4:5`` -> ``1.2.3.4``)."""
+    kind, _, address = peer.partition(":")
+    if kind in ("ipv4", "ipv6"):
+        return address.rpartition(":")[0].strip("[]")
+    return peer
+
+
+class _Undecodable:
+    """What the tolerant deserializer returns instead of raising."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: MalformedRequest) -> None:
+        self.error = error
+
+
+def _tolerant(deserialize: Callable[[bytes], Any] | None, max_bytes: int) -> Callable[[bytes], Any]:
+    def decode(data: bytes) -> Any:
+        if len(data) > max_bytes:
+            return _Undecodable(
+                RequestTooLarge(
+                    f"the request is {len(data)} bytes; the limit is {max_bytes}",
+                    metadata={"limit_bytes": str(max_bytes)},
+                )
+            )
+        if deserialize is None:
+            return data
+        try:
+            return deserialize(data)
+        except Exception:
+            return _Undecodable(MalformedRequest("the request is not a valid protobuf message"))
+
+    return decode
+
+
+def _checked(behavior: Callable[..., Any]) -> Callable[..., Any]:
+    """``behavior`` raising the deserializer's error first, instead of getting a sentinel."""
+    if inspect.isasyncgenfunction(behavior):
+
+        async def stream(arg: Any, context: Any) -> AsyncIterator[Any]:
+            if isinstance(arg, _Undecodable):
+                raise arg.error
+            messages = behavior(arg, context)
+            try:
+                async for item in messages:
+                    yield item
+            finally:
+                await messages.aclose()
+
+        return stream
+
+    async def call(arg: Any, context: Any) -> Any:
+        if isinstance(arg, _Undecodable):
+            raise arg.error
+        return await behavior(arg, context)
+
+    return call
+
+
+def _header(metadata: Iterable[tuple[str, str | bytes]] | None, name: str) -> str:
+    value = ""
+    for key, item in metadata or ():
+        if key == name and isinstance(item, str):
+            value = item  # the last one: a proxy appends
+    return value
+
+
+class ServerGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Decode errors, drain refusals and rate limits, as typed errors inside the call."""
+
+    def __init__(
+        self,
+        drain: Drain,
+        *,
+        max_request_bytes: int,
+        rate_limits: RateLimits | None = None,
+        trusted_proxy_header: str | None = None,
+        trusted_proxy_hops: int = 1,
+        excluded_prefixes: Sequence[str] = EXCLUDED_PREFIXES,
+    ) -> None:
+        self._drain = drain
+        self._max_bytes = max_request_bytes
+        self._limits = rate_limits
+        self._proxy_header = trusted_proxy_header.lower() if trusted_proxy_header else None
+        self._proxy_hops = trusted_proxy_hops
+        self._excluded = tuple(excluded_prefixes)
+
+    async def intercept_service(
+        self, continuation: Callable[[Any], Awaitable[Any]], handler_call_details: Any
+    ) -> Any:
+        """Guard the handler found by the rest of the chain, unless the method is excluded."""
+        handler = await continuation(handler_call_details)
+        method: str = handler_call_details.method
+        if handler is None or method.startswith(self._excluded):
+            return handler
+        streaming = bool(handler.response_streaming or handler.request_streaming)
+        action = RATE_LIMITED_METHODS.get(method)
+        attr = {
+            (False, False): "unary_unary",
+            (False, True): "unary_stream",
+            (True, False): "stream_unary",
+            (True, True): "stream_stream",
+        }[(bool(handler.request_streaming), bool(handler.response_streaming))]
+        checked = _checked(getattr(handler, attr))
+        guarded = handler._replace(
+            request_deserializer=_tolerant(handler.request_deserializer, self._max_bytes),
+            **{attr: checked},
+        )
+        return wrap_handler(guarded, lambda context: self._scope(context, streaming, action))
+
+    @asynccontextmanager
+    async def _scope(
+        self, context: Any, streaming: bool, action: str | None
+    ) -> AsyncIterator[None]:
+        self._drain.admit(streaming)
+        async with self._drain.tracked(streaming):
+            if action is not None and self._limits is not None:
+                await self._limits.check(action, self._client(context))
+            yield
+
+    def _client(self, context: Any) -> str:
+        forwarded = ""
+        if self._proxy_header:
+            forwarded = _header(context.invocation_metadata(), self._proxy_header)
+        return client_key(peer_host(context.peer()), forwarded, self._proxy_hops)
