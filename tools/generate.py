@@ -5,7 +5,7 @@ Usage (from anywhere; paths are relative to the repository root):
     python tools/generate.py            # write clients/python/src/scopa_client/v1, then buf lint
     python tools/generate.py --no-lint  # write only
     python tools/generate.py --check    # exit 1 if the committed generated code is stale
-    python tools/generate.py --lint     # buf lint only (needs npx; skipped with a warning)
+    python tools/generate.py --lint     # buf lint only (the pinned buf of clients/typescript)
 
 Code is generated with grpcio-tools (python -m grpc_tools.protoc) plus mypy-protobuf
 (.pyi stubs for messages and for the gRPC stubs/servicers) and protoc-gen-connectrpc
@@ -32,6 +32,8 @@ PROTO_ROOT = ROOT / "proto"
 THIRD_PARTY = PROTO_ROOT / "third_party"
 PROTO_FILES = ("scopa/v1/scopa.proto",)
 PROTOC_PACKAGE = "scopa/v1"
+# buf, pinned by clients/typescript/package-lock.json (the Makefile runs npm ci there first).
+BUF = ROOT / "clients" / "typescript" / "node_modules" / ".bin" / "buf"
 OUT_DIR = ROOT / "clients" / "python" / "src" / "scopa_client" / "v1"
 
 # mypy-protobuf's grpc stubs carry `type: ignore` comments that are unused when grpc has no
@@ -159,15 +161,15 @@ def write() -> None:
 
 
 def lint(*, required: bool = True) -> int:
-    """Run `buf lint` on the proto module; without npx, fail (or, if not required, warn)."""
-    npx = shutil.which("npx")
-    if npx is None:
+    """Run `buf lint` with the pinned buf of clients/typescript; without it, fail (or warn)."""
+    if not BUF.exists():
+        hint = f"{BUF.relative_to(ROOT)} missing: `make generate` installs it (npm ci)"
         if required:
-            print("generate.py: npx not found: install Node.js to run buf lint", file=sys.stderr)
+            print(f"generate.py: {hint}", file=sys.stderr)
             return 1
-        print("generate.py: WARNING: npx not found, skipping buf lint", file=sys.stderr)
+        print(f"generate.py: WARNING: {hint}; skipping buf lint", file=sys.stderr)
         return 0
-    cmd = [npx, "--yes", "@bufbuild/buf", "lint"]
+    cmd = [str(BUF), "lint"]
     result = subprocess.run(cmd, cwd=PROTO_ROOT, check=False)
     if result.returncode != 0:
         print("generate.py: buf lint failed", file=sys.stderr)
