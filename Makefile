@@ -2,24 +2,36 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# Every pip install takes its versions from constraints.txt (written by `make lock`).
+PIP_INSTALL := $(PY) -m pip install -q -c constraints.txt
 STAMP  := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-runtime
 TS_DIR   := clients/typescript
 TS_STAMP := $(TS_DIR)/node_modules/.installed
 
-.PHONY: test lint typecheck pytest ts-test check-deploy run run-compiled generate check-generated bench bench-service mypyc clean
+.PHONY: test lint typecheck pytest ts-test check-deploy run run-compiled generate check-generated check-api lock bench bench-service mypyc clean
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml
+$(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e clients/python -e '.[dev]'
-	touch $(STAMP)
 
-# The TypeScript client's pinned tools (buf, protoc-gen-es, tsc) from its package-lock.json.
+# Runtime dependencies only (`make run`).
+$(RUN_STAMP): $(PY) pyproject.toml clients/python/pyproject.toml constraints.txt
+	$(PIP_INSTALL) -e clients/python -e .
+	touch $@
+
+# Runtime plus the `dev` extra: linters, type checker, test and packaging tools (`make test`).
+$(STAMP): $(PY) pyproject.toml clients/python/pyproject.toml constraints.txt
+	$(PIP_INSTALL) -e clients/python -e '.[dev]'
+	touch $@
+
+# The TypeScript client's pinned tools (buf, protoc-gen-es, tsc) from its package-lock.json;
+# tools/generate.py runs the same pinned buf for lint and breaking checks.
 $(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
 	cd $(TS_DIR) && npm ci --ignore-scripts --no-audit --no-fund
 	touch $@
 
-test: $(STAMP) lint typecheck check-generated check-deploy pytest ts-test
+test: $(STAMP) lint typecheck check-generated check-api check-deploy pytest ts-test
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check service tests bench tools
@@ -35,7 +47,7 @@ pytest: $(STAMP)
 ts-test: $(STAMP) $(TS_STAMP)
 	cd $(TS_DIR) && npm test
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(PY) -m scopa.server
 
 # The server with the rules engine compiled by mypyc (same source; see tools/build_mypyc.py).
@@ -63,6 +75,16 @@ generate: $(STAMP) $(TS_STAMP)
 check-generated: $(STAMP) $(TS_STAMP)
 	$(PY) tools/generate.py --check --lint
 	$(PY) tools/generate_ts.py --check
+
+# buf breaking against the last release's API image (proto/releases/); lock.py --check makes sure
+# constraints.txt pins every declared dependency.
+check-api: $(STAMP) $(TS_STAMP)
+	$(PY) tools/generate.py --breaking
+	$(PY) tools/lock.py --check
+
+# Re-resolve constraints.txt after editing dependencies in a pyproject.toml (needs the index).
+lock: $(PY)
+	$(PY) tools/lock.py
 
 bench: mypyc
 	$(PY) bench/engine.py --impl both

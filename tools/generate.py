@@ -5,7 +5,9 @@ Usage (from anywhere; paths are relative to the repository root):
     python tools/generate.py            # write clients/python/src/scopa_client/v1, then buf lint
     python tools/generate.py --no-lint  # write only
     python tools/generate.py --check    # exit 1 if the committed generated code is stale
-    python tools/generate.py --lint     # buf lint only (the pinned buf of clients/typescript)
+    python tools/generate.py --lint     # buf lint only
+    python tools/generate.py --breaking # buf breaking against the last released API image
+    python tools/generate.py --baseline # write proto/releases/v<version>.binpb (at a release)
 
 Code is generated with grpcio-tools (python -m grpc_tools.protoc) plus mypy-protobuf
 (.pyi stubs for messages and for the gRPC stubs/servicers) and protoc-gen-connectrpc
@@ -13,6 +15,10 @@ Code is generated with grpcio-tools (python -m grpc_tools.protoc) plus mypy-prot
 protoc writes modules named `scopa.v1.*`; the import lines are rewritten to
 `scopa_client.v1.*` so the generated code never lives under (or shadows) the server's
 top-level `scopa` package.
+
+buf is the one pinned by clients/typescript/package-lock.json (the Makefile runs its `npm ci`),
+so one buf version generates the TypeScript client and checks the API. The breaking-change baseline is the buf image of the last release
+committed under proto/releases/ (see docs/versioning.md), so the check needs no network.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,9 +39,11 @@ PROTO_ROOT = ROOT / "proto"
 THIRD_PARTY = PROTO_ROOT / "third_party"
 PROTO_FILES = ("scopa/v1/scopa.proto",)
 PROTOC_PACKAGE = "scopa/v1"
+OUT_DIR = ROOT / "clients" / "python" / "src" / "scopa_client" / "v1"
 # buf, pinned by clients/typescript/package-lock.json (the Makefile runs npm ci there first).
 BUF = ROOT / "clients" / "typescript" / "node_modules" / ".bin" / "buf"
-OUT_DIR = ROOT / "clients" / "python" / "src" / "scopa_client" / "v1"
+RELEASES = PROTO_ROOT / "releases"
+CLIENT_PYPROJECT = ROOT / "clients" / "python" / "pyproject.toml"
 
 # mypy-protobuf's grpc stubs carry `type: ignore` comments that are unused when grpc has no
 # type stubs (the project's case); keep `mypy --strict` quiet about that either way.
@@ -160,21 +169,67 @@ def write() -> None:
     print(f"generate.py: wrote {OUT_DIR.relative_to(ROOT)}")
 
 
+def _buf(*, required: bool) -> str | None:
+    """The pinned buf binary; None (after a message) when `npm ci` has not installed it."""
+    if BUF.exists():
+        return str(BUF)
+    level = "" if required else "WARNING: "
+    where = BUF.relative_to(ROOT)
+    print(f"generate.py: {level}{where} missing: run `make test` (npm ci)", file=sys.stderr)
+    return None
+
+
 def lint(*, required: bool = True) -> int:
-    """Run `buf lint` with the pinned buf of clients/typescript; without it, fail (or warn)."""
-    if not BUF.exists():
-        hint = f"{BUF.relative_to(ROOT)} missing: `make generate` installs it (npm ci)"
-        if required:
-            print(f"generate.py: {hint}", file=sys.stderr)
-            return 1
-        print(f"generate.py: WARNING: {hint}; skipping buf lint", file=sys.stderr)
-        return 0
-    cmd = [str(BUF), "lint"]
-    result = subprocess.run(cmd, cwd=PROTO_ROOT, check=False)
+    """Run `buf lint` on the proto module; without buf, fail (or, if not required, warn)."""
+    buf = _buf(required=required)
+    if buf is None:
+        return 1 if required else 0
+    result = subprocess.run([buf, "lint"], cwd=PROTO_ROOT, check=False)
     if result.returncode != 0:
         print("generate.py: buf lint failed", file=sys.stderr)
         return 1
     print("generate.py: buf lint clean")
+    return 0
+
+
+def _version_key(path: Path) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", path.stem))
+
+
+def last_release_image() -> Path:
+    """The buf image of the newest release under proto/releases/ (`v<major>.<minor>.<patch>`)."""
+    images = sorted(RELEASES.glob("v*.binpb"), key=_version_key)
+    if not images:
+        sys.exit(f"generate.py: no release image in {RELEASES.relative_to(ROOT)}")
+    return images[-1]
+
+
+def breaking(proto_root: Path = PROTO_ROOT, against: Path | None = None) -> int:
+    """Run `buf breaking` on `proto_root` against the last release's image; 0 when compatible."""
+    buf = _buf(required=True)
+    if buf is None:
+        return 1
+    image = against if against is not None else last_release_image()
+    cmd = [buf, "breaking", "--against", str(image)]
+    result = subprocess.run(cmd, cwd=proto_root, check=False)
+    if result.returncode != 0:
+        print(f"generate.py: breaking change against {image.name}", file=sys.stderr)
+        return 1
+    print(f"generate.py: no breaking change against {image.name}")
+    return 0
+
+
+def baseline() -> int:
+    """Write the buf image of today's proto as the release of the client's current version."""
+    buf = _buf(required=True)
+    if buf is None:
+        return 1
+    version = tomllib.loads(CLIENT_PYPROJECT.read_text())["project"]["version"]
+    RELEASES.mkdir(exist_ok=True)
+    image = RELEASES / f"v{version}.binpb"
+    # Excluding the vendored googleapis module would drop imports the image needs; keep it.
+    subprocess.run([buf, "build", "-o", str(image)], cwd=PROTO_ROOT, check=True)
+    print(f"generate.py: wrote {image.relative_to(ROOT)}")
     return 0
 
 
@@ -184,7 +239,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="fail if generated code is stale")
     parser.add_argument("--lint", action="store_true", help="run buf lint (with --check: also)")
     parser.add_argument("--no-lint", action="store_true", help="skip buf lint when generating")
+    parser.add_argument("--breaking", action="store_true", help="buf breaking vs last release")
+    parser.add_argument("--baseline", action="store_true", help="write the release's buf image")
     args = parser.parse_args(argv)
+    if args.baseline:
+        return baseline()
+    if args.breaking:
+        return breaking()
     if args.check:
         status = check()
         return max(status, lint()) if args.lint else status

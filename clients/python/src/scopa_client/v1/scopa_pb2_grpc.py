@@ -5,7 +5,7 @@ import warnings
 
 from scopa_client.v1 import scopa_pb2 as scopa_dot_v1_dot_scopa__pb2
 
-GRPC_GENERATED_VERSION = '1.71.2'
+GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
 _version_not_supported = False
 
@@ -18,14 +18,14 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + f' but the generated code in scopa/v1/scopa_pb2_grpc.py depends on'
+        + ' but the generated code in scopa/v1/scopa_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
     )
 
 
-class GameServiceStub(object):
+class GameServiceStub:
     """Plays games of the Scopa family with authoritative rules.
 
     Conventions (docs/rules.md and docs/api.md of the repository explain them):
@@ -117,7 +117,7 @@ class GameServiceStub(object):
                 _registered_method=True)
 
 
-class GameServiceServicer(object):
+class GameServiceServicer:
     """Plays games of the Scopa family with authoritative rules.
 
     Conventions (docs/rules.md and docs/api.md of the repository explain them):
@@ -324,7 +324,7 @@ def add_GameServiceServicer_to_server(servicer, server):
 
 
  # This class is part of an EXPERIMENTAL API.
-class GameService(object):
+class GameService:
     """Plays games of the Scopa family with authoritative rules.
 
     Conventions (docs/rules.md and docs/api.md of the repository explain them):
