@@ -81,8 +81,8 @@ def render(pins: dict[str, str]) -> str:
 def read_pins(text: str) -> dict[str, str]:
     """Parse `name==version` lines (comments and blanks ignored)."""
     pins: dict[str, str] = {}
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
         if line:
             name, _, version = line.partition("==")
             pins[normalize(name)] = version
@@ -94,7 +94,8 @@ def declared_names() -> set[str]:
     names: set[str] = set()
     for project in PROJECTS:
         data = tomllib.loads((project / "pyproject.toml").read_text())["project"]
-        requirements = [*data["dependencies"], *data.get("optional-dependencies", {}).get("dev", [])]
+        extras = data.get("optional-dependencies", {})
+        requirements = [*data["dependencies"], *extras.get("dev", [])]
         for requirement in requirements:
             match = _NAME.match(requirement)
             if match is not None:
