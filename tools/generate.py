@@ -17,8 +17,9 @@ protoc writes modules named `scopa.v1.*`; the import lines are rewritten to
 top-level `scopa` package.
 
 buf is the one pinned by clients/typescript/package-lock.json (the Makefile runs its `npm ci`),
-so one buf version generates the TypeScript client and checks the API. The breaking-change baseline is the buf image of the last release
-committed under proto/releases/ (see docs/versioning.md), so the check needs no network.
+so one buf version generates the TypeScript client and checks the API. The breaking-change
+baseline is the buf image of the last release committed under proto/releases/ (see
+docs/versioning.md), so the check needs no network.
 """
 
 from __future__ import annotations
