@@ -126,12 +126,13 @@ def test_namespace_enforces_restricted_and_holds_everything(
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_shutdown_waits_for_endpoints_then_drains(rendered: dict[str, Docs], overlay: str) -> None:
-    """A preStop delay comes first, and the grace period covers it plus the server's drain."""
+    """A preStop delay comes first; the grace period covers it, the drain delay and the grace."""
     pod = _pod(rendered[overlay])
     sleep_s = _container(rendered[overlay])["lifecycle"]["preStop"]["sleep"]["seconds"]
-    grace = next(e for e in _container(rendered[overlay])["env"] if e["name"] == "SCOPA_GRACE_S")
+    env = {e["name"]: e.get("value") for e in _container(rendered[overlay])["env"]}
+    drain_s = float(env["SCOPA_DRAIN_DELAY_S"]) + float(env["SCOPA_GRACE_S"])
     assert sleep_s >= 3
-    assert pod["terminationGracePeriodSeconds"] > sleep_s + float(grace["value"])
+    assert pod["terminationGracePeriodSeconds"] > sleep_s + drain_s
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -187,6 +188,18 @@ def test_prod_reads_redis_from_the_secret_and_pins_the_image(rendered: dict[str,
     assert "@sha256:" in container["image"]
     spread = _pod(docs)["topologySpreadConstraints"]
     assert {c["topologyKey"] for c in spread} >= {"kubernetes.io/hostname"}
+
+
+def test_prod_takes_clients_only_from_the_ingress_controller(rendered: dict[str, Docs]) -> None:
+    """Prod: pods admit only the controller's namespace, so its forwarded address is trusted."""
+    docs = rendered["prod"]
+    rules = _one(docs, "NetworkPolicy", "scopa")["spec"]["ingress"]
+    assert rules
+    for rule in rules:
+        assert rule["from"]
+        assert all(set(peer) == {"namespaceSelector"} for peer in rule["from"])
+    env = {e["name"]: e.get("value") for e in _container(docs)["env"]}
+    assert env["SCOPA_TRUSTED_PROXY_HEADER"] == "x-forwarded-for"
 
 
 def test_prod_ingress_routes_both_ports_with_tls(rendered: dict[str, Docs]) -> None:
