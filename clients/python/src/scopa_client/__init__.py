@@ -7,6 +7,7 @@ from scopa_client._errors import (
     Reason,
     error_info,
     error_info_from_status,
+    retry_delay,
     rich_status,
 )
 
@@ -20,5 +21,6 @@ __all__ = [
     "connect",
     "error_info",
     "error_info_from_status",
+    "retry_delay",
     "rich_status",
 ]

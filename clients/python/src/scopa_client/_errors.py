@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import timedelta
 from enum import StrEnum
 from typing import Protocol
 
@@ -75,4 +76,17 @@ def error_info(error: _HasTrailers) -> error_details_pb2.ErrorInfo | None:
     for key, value in error.trailing_metadata() or ():
         if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
             return error_info_from_status(status_pb2.Status.FromString(value))
+    return None
+
+
+def retry_delay(error: _HasTrailers) -> timedelta | None:
+    """How long to wait before retrying (google.rpc.RetryInfo, e.g. RATE_LIMITED), or None."""
+    for key, value in error.trailing_metadata() or ():
+        if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
+            for detail in status_pb2.Status.FromString(value).details:
+                if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                    info = error_details_pb2.RetryInfo()
+                    detail.Unpack(info)
+                    delay: timedelta = info.retry_delay.ToTimedelta()
+                    return delay
     return None
