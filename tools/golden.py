@@ -16,7 +16,7 @@ import random
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
@@ -64,31 +64,33 @@ def choose(moves: list[Move], rng: random.Random) -> Move:
 
 def describe(event: Event) -> list[str]:
     """Readable lines for one event (full truth: transcripts are server-side records)."""
-    if isinstance(event, HandStarted):
-        return [
-            f"== hand {event.hand_number}: dealer seat {event.dealer}",
-            f"   table: {codes(event.table)}",
-        ]
-    if isinstance(event, Redealt):
-        return [f"   redeal of hand {event.hand_number} ({event.reason})"]
-    if isinstance(event, AceReturned):
-        return [f"   ace {card_code(event.card)} returned under the stock"]
-    if isinstance(event, CardsDealt):
-        return [f"   deal seat {event.seat}: {codes(event.cards)}"]
-    if isinstance(event, CardPlayed):
-        return [_played(event)]
-    if isinstance(event, LeftoverTaken):
-        return [f"   leftovers to seat {event.seat}: {codes(event.cards)}"]
-    if isinstance(event, HandScored):
-        return _sheet(event)
-    if isinstance(event, GameFinished):
-        winners = ", ".join(map(str, event.winners))
-        return [
-            f"== game over ({event.reason.value}): side(s) {winners} win, scores {event.scores}"
-        ]
-    if isinstance(event, SeatResigned):
-        return [f"   seat {event.seat} resigns"]
-    raise TypeError(f"unknown event {event!r}")
+    match event:
+        case HandStarted():
+            return [
+                f"== hand {event.hand_number}: dealer seat {event.dealer}",
+                f"   table: {codes(event.table)}",
+            ]
+        case Redealt():
+            return [f"   redeal of hand {event.hand_number} ({event.reason})"]
+        case AceReturned():
+            return [f"   ace {card_code(event.card)} returned under the stock"]
+        case CardsDealt():
+            return [f"   deal seat {event.seat}: {codes(event.cards)}"]
+        case CardPlayed():
+            return [_played(event)]
+        case LeftoverTaken():
+            return [f"   leftovers to seat {event.seat}: {codes(event.cards)}"]
+        case HandScored():
+            return _sheet(event)
+        case GameFinished():
+            winners = ", ".join(map(str, event.winners))
+            return [
+                f"== game over ({event.reason.value}): side(s) {winners} win, scores {event.scores}"
+            ]
+        case SeatResigned():
+            return [f"   seat {event.seat} resigns"]
+        case _:
+            assert_never(event)
 
 
 def _played(p: CardPlayed) -> str:

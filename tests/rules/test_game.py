@@ -295,7 +295,7 @@ def test_a_capture_moves_cards_to_the_side_pile_and_passes_the_turn() -> None:
     assert only_played(events) == CardPlayed(0, 16, cards("3C 4B"), True, False, False, 0)
     assert set(after.piles[0]) == set(cards("7D 3C 4B"))
     assert after.table == cards("2S")
-    assert (after.turn, after.version, after.last_capturer) == (1, state.version + 1, 0)
+    assert (after.turn, after.last_capturer) == (1, 0)
 
 
 def test_a_laid_card_joins_the_table_sorted() -> None:
@@ -627,7 +627,7 @@ def test_resign_ends_the_game_for_the_other_side() -> None:
     state, _ = new_match(make_ruleset("scopa4"), rng=random.Random(4))
     over, events = resign(state, 1)
     assert events == [SeatResigned(1), GameFinished((0,), FinishReason.RESIGNED, (0, 0))]
-    assert over.finished and over.winners == (0,) and over.version == state.version + 1
+    assert over.finished and over.winners == (0,)
     with pytest.raises(InvalidSeat):
         resign(state, 4)
 

@@ -67,7 +67,17 @@ def test_blob_starts_with_the_format_version() -> None:
 
 
 @pytest.mark.parametrize(
-    "blob", [b"", b"\x09garbage", bytes([FORMAT_VERSION]) + b"not zlib", b"\x01x\x9c\x03\x00"]
+    "blob",
+    [
+        b"",
+        b"\x09garbage",
+        bytes([FORMAT_VERSION + 1]) + zlib.compress(b"{}"),
+        bytes([FORMAT_VERSION]) + b"not zlib",
+        b"\x01x\x9c\x03\x00",
+        b"\x01" + zlib.compress(b"[1, 2]"),
+        bytes([FORMAT_VERSION]) + zlib.compress(b"{}"),
+        bytes([FORMAT_VERSION]) + zlib.compress(b"[{}]"),
+    ],
 )
 def test_corrupt_or_unknown_blobs_raise_invalid_state(blob: bytes) -> None:
     """Unreadable or unknown-version state raises INVALID_STATE, never a bare exception."""
@@ -96,28 +106,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def test_stored_json_is_the_documented_plain_list() -> None:
-    """The payload is the plain-list form of every field, overrides as plain values."""
+def test_stored_json_is_keyed_by_field_name() -> None:
+    """The payload is an object keyed by field name, overrides and events as plain values."""
     rules = make_ruleset("spazzino", {"target_score": 31, "mazzo_ties": "unassigned"})
     rng = random.Random(5)
     state, _ = new_match(rules, rng=rng)
     for _ in range(7):
         state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
     payload = json.loads(zlib.decompress(dump_state(state)[1:]))
-    assert payload[:2] == ["spazzino", {"target_score": 31, "mazzo_ties": "unassigned"}]
-    assert payload[2:6] == [state.version, state.hand_number, state.dealer, state.turn]
-    assert payload[6:15] == _plain(
-        (state.hands, state.table, state.stock, state.piles, state.sweeps)
-        + (state.picule, state.bagher, state.last_capturer, state.last_laid)
-    )
-    assert payload[15] == _plain(state.history) and len(payload[15]) == 7
-    assert payload[16:] == [
-        list(state.scores),
-        [],
-        list(state.winners),
-        state.finish_reason.value,
-        _plain(state.decks),
-    ]
+    assert payload["preset"] == "spazzino"
+    assert payload["overrides"] == {"target_score": 31, "mazzo_ties": "unassigned"}
+    assert "version" not in payload  # the store owns the game's version
+    assert len(payload["history"]) == 7
+    assert payload["history"][0]["t"] == "card_played"
+    fields = _state_fields(state)
+    for name in ("preset", "overrides", "history", "results"):
+        del fields[name]
+    assert {k: payload[k] for k in fields} == fields
 
 
 def test_loaded_states_share_one_ruleset_per_distinct_overrides() -> None:
@@ -134,7 +139,7 @@ def test_unhashable_override_value_raises_invalid_state() -> None:
     """A stored override holding a list (never written) is corrupt input, not a crash."""
     state, _ = new_match(make_ruleset("scopa"), rng=random.Random(1))
     payload = json.loads(zlib.decompress(dump_state(state)[1:]))
-    payload[1] = {"target_score": [1, 2]}
+    payload["overrides"] = {"target_score": [1, 2]}
     blob = bytes([FORMAT_VERSION]) + zlib.compress(json.dumps(payload).encode())
     with pytest.raises(InvalidState):
         load_state(blob)
@@ -195,6 +200,7 @@ def test_version_1_state_blobs_load_with_every_field(name: str) -> None:
     want.pop("version")
     loaded = load_state((BLOBS / f"{name}.v1.bin").read_bytes())
     assert _state_fields(loaded) == want
+    assert dump_state(loaded)[0] == FORMAT_VERSION and load_state(dump_state(loaded)) == loaded
 
 
 def test_version_1_event_blob_loads_every_kind() -> None:
@@ -202,4 +208,16 @@ def test_version_1_event_blob_loads_every_kind() -> None:
     want = json.loads((BLOBS / "events_every_kind.v1.json").read_text())
     loaded = load_events((BLOBS / "events_every_kind.v1.bin").read_bytes())
     assert [_event_fields(e) for e in loaded] == want
+    assert load_events(dump_events(loaded)) == loaded
     assert len({e["type"] for e in want}) == len(get_args(Event))
+
+
+def test_every_event_kind_has_one_tag_and_reader() -> None:
+    """Each event kind is written under its own tag, and every tag has a reader."""
+    from scopa.rules._serial import _EVENT_DECODERS  # noqa: PLC0415
+
+    loaded = load_events((BLOBS / "events_every_kind.v1.bin").read_bytes())
+    rows = json.loads(zlib.decompress(dump_events(loaded)[1:]))
+    tags = [row["t"] for row in rows]
+    assert len(set(tags)) == len(get_args(Event)) == len(loaded)
+    assert set(tags) == set(_EVENT_DECODERS)

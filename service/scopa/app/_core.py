@@ -193,9 +193,8 @@ def _decode_log(payload: bytes) -> list[AppEvent]:
 
 
 def _visible(events: Sequence[AppEvent], seat: int | None) -> list[AppEvent]:
-    engine = [e for e in events if not isinstance(e, SeatJoined)]
-    shown = iter(rules.visible_events(engine, seat))
-    return [e if isinstance(e, SeatJoined) else next(shown) for e in events]
+    """``events`` as ``seat`` may see them: a join is public, the rules hide the rest."""
+    return [e if isinstance(e, SeatJoined) else rules.visible_event(e, seat) for e in events]
 
 
 # --- the core ------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ from ._game import (
     new_match,
     resign,
 )
-from ._observer import SeatView, observe, visible_events
+from ._observer import SeatView, observe, visible_event, visible_events
 from ._options import (
     PRESETS,
     AcesOnTable,
@@ -134,6 +134,7 @@ __all__ = [
     "resign",
     "score_hand",
     "suit_of",
+    "visible_event",
     "visible_events",
     "void_deal_chance",
 ]

@@ -194,8 +194,6 @@ class MatchState:
     """
 
     ruleset: Ruleset
-    version: int
-    """Bumped by every accepted move; the service uses it for compare-and-set and etags."""
     hand_number: int
     dealer: int
     turn: int
@@ -226,7 +224,6 @@ class MatchState:
         self,
         *,
         ruleset: Ruleset,
-        version: int,
         hand_number: int,
         dealer: int,
         turn: int,
@@ -247,7 +244,6 @@ class MatchState:
         decks: tuple[tuple[Card, ...], ...],
     ) -> None:
         self.ruleset = ruleset
-        self.version = version
         self.hand_number = hand_number
         self.dealer = dealer
         self.turn = turn
@@ -418,7 +414,6 @@ def new_match(
     zeros = (0,) * sides
     state = MatchState(
         ruleset=ruleset,
-        version=1,
         hand_number=1,
         dealer=dealer,
         turn=(dealer + 1) % options.players,
@@ -649,7 +644,6 @@ def apply_move(
         events.extend(_dealt_events(hands, turn))
     state = MatchState(
         ruleset=ruleset,
-        version=state.version + 1,
         hand_number=state.hand_number,
         dealer=dealer,
         turn=turn,
@@ -719,7 +713,6 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
         events.append(GameFinished(winners, reason, scores))
         return MatchState(
             ruleset=state.ruleset,
-            version=state.version,
             hand_number=state.hand_number,
             dealer=state.dealer,
             turn=-1,
@@ -746,7 +739,6 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
     zeros = (0,) * sides
     return MatchState(
         ruleset=state.ruleset,
-        version=state.version,
         hand_number=hand_number,
         dealer=dealer,
         turn=(dealer + 1) % options.players,
@@ -798,7 +790,6 @@ def resign(state: MatchState, seat: int) -> tuple[MatchState, list[Event]]:
     ]
     new = replace(
         state,
-        version=state.version + 1,
         turn=-1,
         winners=winners,
         finish_reason=FinishReason.RESIGNED,

@@ -7,22 +7,29 @@ and events are filtered the same way until the game is over.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, assert_never
 
 from ._cards import Card
 from ._game import (
+    AceReturned,
     CardPlayed,
     CardsDealt,
     Event,
     FinishReason,
+    GameFinished,
     HandResult,
+    HandScored,
+    HandStarted,
+    LeftoverTaken,
     MatchState,
     Move,
+    Redealt,
+    SeatResigned,
     legal_moves,
 )
 from ._options import Options
 
-__all__ = ["SeatView", "observe", "visible_events"]
+__all__ = ["SeatView", "observe", "visible_event", "visible_events"]
 
 
 class SeatView(NamedTuple):
@@ -31,7 +38,6 @@ class SeatView(NamedTuple):
     seat: int | None
     preset: str
     options: Options
-    version: int
     hand_number: int
     dealer: int
     turn: int
@@ -66,7 +72,6 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         seat=seat,
         preset=state.ruleset.preset,
         options=options,
-        version=state.version,
         hand_number=state.hand_number,
         dealer=state.dealer,
         turn=state.turn,
@@ -86,9 +91,32 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
     )
 
 
+def visible_event(event: Event, seat: int | None) -> Event:
+    """``event`` as ``seat`` may see it: other seats' dealt cards become a count only.
+
+    A ``match`` over the whole event union (mypy checks it is total), so a new event kind must
+    say here what of it is hidden.
+    """
+    match event:
+        case CardsDealt():
+            if event.seat == seat:
+                return event
+            return CardsDealt(seat=event.seat, n_cards=event.n_cards, cards=())
+        case (
+            HandStarted()
+            | Redealt()
+            | AceReturned()
+            | CardPlayed()
+            | LeftoverTaken()
+            | HandScored()
+            | GameFinished()
+            | SeatResigned()
+        ):
+            return event  # public
+        case _:
+            assert_never(event)
+
+
 def visible_events(events: list[Event] | tuple[Event, ...], seat: int | None) -> list[Event]:
-    """The events as ``seat`` may see them: other seats' dealt cards become counts only."""
-    return [
-        CardsDealt(e.seat, e.n_cards, ()) if isinstance(e, CardsDealt) and e.seat != seat else e
-        for e in events
-    ]
+    """The events as ``seat`` may see them (:func:`visible_event` of each)."""
+    return [visible_event(e, seat) for e in events]

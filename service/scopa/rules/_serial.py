@@ -1,16 +1,23 @@
-"""Compact, versioned serialisation of match state and events.
+"""One keyed, versioned codec for match state and events, with migrations from every earlier
+format.
 
-Format: one byte :data:`FORMAT_VERSION`, then zlib-compressed JSON of plain lists. Cards are
-small integers, so a live 2-player game stays well under 2 KiB. Unknown versions and corrupt
-input raise :class:`InvalidState`.
+Format: one byte, the format version, then zlib-compressed JSON. Since format 2 every record is
+an object keyed by field name (an event also carries its kind under ``"t"``), so adding a field
+is a new format version plus a migration, never a reshuffle of positions. :func:`load_state` and
+:func:`load_events` read every earlier version: the payload goes through the migrations in
+``_STATE_MIGRATIONS`` / ``_EVENT_MIGRATIONS`` one version at a time up to :data:`FORMAT_VERSION`.
+Format 1 (positional lists) also stored a ``version`` counter in the state; the store owns the
+game's version, so the migration drops it. Unknown versions and corrupt input raise
+:class:`InvalidState`.
 """
 
 from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
 from ._errors import InvalidState, RulesError
 from ._game import (
@@ -33,20 +40,9 @@ from ._scoring import Component, HandScore
 
 __all__ = ["FORMAT_VERSION", "dump_events", "dump_state", "load_events", "load_state"]
 
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
 
-_EVENT_TAGS: Final[dict[type[Any], str]] = {
-    HandStarted: "hs",
-    Redealt: "rd",
-    AceReturned: "ar",
-    CardsDealt: "cd",
-    CardPlayed: "cp",
-    LeftoverTaken: "lt",
-    HandScored: "sc",
-    GameFinished: "gf",
-    SeatResigned: "sr",
-}
-
+Record = dict[str, Any]
 
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
 
@@ -56,14 +52,23 @@ def _pack(payload: Any) -> bytes:
     return bytes([FORMAT_VERSION]) + zlib.compress(raw, 6)
 
 
-def _unpack(blob: bytes) -> Any:
-    if not blob or blob[0] != FORMAT_VERSION:
+def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
+    """The payload of ``blob``, migrated from its format version to :data:`FORMAT_VERSION`."""
+    if not blob or not 1 <= blob[0] <= FORMAT_VERSION:
         raise InvalidState("unknown state format version")
     try:
-        return json.loads(zlib.decompress(blob[1:]))
+        payload = json.loads(zlib.decompress(blob[1:]))
     except (zlib.error, ValueError) as exc:
         raise InvalidState("corrupt state") from exc
+    try:
+        for version in range(blob[0], FORMAT_VERSION):
+            payload = migrations[version](payload)
+    except (TypeError, ValueError, IndexError, KeyError) as exc:
+        raise InvalidState(f"corrupt format {blob[0]} payload") from exc
+    return payload
 
+
+# --- rulesets ------------------------------------------------------------------------------
 
 _CACHE_LIMIT: Final = 256
 _OVERRIDES: dict[Ruleset, dict[str, Any]] = {}
@@ -96,25 +101,6 @@ def _ruleset(preset: str, overrides: dict[str, Any]) -> Ruleset:
     return cached
 
 
-def _tuples(rows: list[list[int]]) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(r) for r in rows)
-
-
-def _result_out(r: HandResult) -> list[Any]:
-    comps = [[c.name, list(c.points), list(c.values)] for c in r.score.components]
-    return [r.hand_number, comps, list(r.score.totals), list(r.score.napoleone), list(r.totals)]
-
-
-def _result_in(row: list[Any]) -> HandResult:
-    hand_number, comps, totals, napoleone, match_totals = row
-    score = HandScore(
-        components=tuple(Component(n, tuple(p), tuple(v)) for n, p, v in comps),
-        totals=tuple(totals),
-        napoleone=tuple(napoleone),
-    )
-    return HandResult(hand_number, score, tuple(match_totals))
-
-
 def _plain(value: Any) -> Any:
     if isinstance(value, StrEnum):
         return value.value
@@ -123,123 +109,105 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def dump_state(state: MatchState) -> bytes:
-    """Serialise ``state`` (hidden parts included: this is for the server's store only)."""
-    # json writes tuples (named ones too) as lists and StrEnums as their values, exactly what
-    # _plain would build, so the fields go in as they are.
-    return _pack(
-        [
-            state.ruleset.preset,
-            _overrides(state.ruleset),
-            state.version,
-            state.hand_number,
-            state.dealer,
-            state.turn,
-            state.hands,
-            state.table,
-            state.stock,
-            state.piles,
-            state.sweeps,
-            state.picule,
-            state.bagher,
-            state.last_capturer,
-            state.last_laid,
-            state.history,
-            state.scores,
-            [_result_out(r) for r in state.results],
-            state.winners,
-            state.finish_reason.value,
-            state.decks,
-        ]
+def _tuples(rows: list[list[int]]) -> tuple[tuple[int, ...], ...]:
+    return tuple([tuple(r) for r in rows])
+
+
+# --- hand results --------------------------------------------------------------------------
+
+
+def _result_out(r: HandResult) -> Record:
+    return {
+        "hand_number": r.hand_number,
+        "components": [[c.name, c.points, c.values] for c in r.score.components],
+        "hand_totals": r.score.totals,
+        "napoleone": r.score.napoleone,
+        "totals": r.totals,
+    }
+
+
+def _result_in(row: Record) -> HandResult:
+    score = HandScore(
+        components=tuple([Component(n, tuple(p), tuple(v)) for n, p, v in row["components"]]),
+        totals=tuple(row["hand_totals"]),
+        napoleone=tuple(row["napoleone"]),
+    )
+    return HandResult(hand_number=row["hand_number"], score=score, totals=tuple(row["totals"]))
+
+
+# --- events --------------------------------------------------------------------------------
+
+
+def _event_out(event: Event) -> Record:
+    """One event as a keyed record; ``match`` over the whole union (mypy checks it is total)."""
+    match event:
+        case HandStarted():
+            return {"t": "hand_started", "hand_number": event.hand_number,
+                    "dealer": event.dealer, "table": event.table}  # fmt: skip
+        case Redealt():
+            return {"t": "redealt", "hand_number": event.hand_number, "reason": event.reason,
+                    "table": event.table}  # fmt: skip
+        case AceReturned():
+            return {"t": "ace_returned", "card": event.card}
+        case CardsDealt():
+            return {"t": "cards_dealt", "seat": event.seat, "n_cards": event.n_cards,
+                    "cards": event.cards}  # fmt: skip
+        case CardPlayed():
+            return {"t": "card_played", "seat": event.seat, "card": event.card,
+                    "captured": event.captured, "taken": event.taken, "sweep": event.sweep,
+                    "picula": event.picula, "bagher_points": event.bagher_points}  # fmt: skip
+        case LeftoverTaken():
+            return {"t": "leftover_taken", "seat": event.seat, "cards": event.cards}
+        case HandScored():
+            return {"t": "hand_scored", "result": _result_out(event.result)}
+        case GameFinished():
+            return {"t": "game_finished", "winners": event.winners,
+                    "reason": event.reason.value, "scores": event.scores}  # fmt: skip
+        case SeatResigned():
+            return {"t": "seat_resigned", "seat": event.seat}
+        case _:
+            assert_never(event)
+
+
+def _played_in(r: Record) -> CardPlayed:
+    return CardPlayed(
+        seat=r["seat"],
+        card=r["card"],
+        captured=tuple(r["captured"]),
+        taken=r["taken"],
+        sweep=r["sweep"],
+        picula=r["picula"],
+        bagher_points=r["bagher_points"],
     )
 
 
-def load_state(blob: bytes) -> MatchState:
-    """Read a state written by :func:`dump_state`."""
-    row = _unpack(blob)
-    try:
-        (
-            preset,
-            overrides,
-            version,
-            hand_number,
-            dealer,
-            turn,
-            hands,
-            table,
-            stock,
-            piles,
-            sweeps,
-            picule,
-            bagher,
-            last_capturer,
-            last_laid,
-            history,
-            scores,
-            results,
-            winners,
-            finish_reason,
-            decks,
-        ) = row
-        return MatchState(
-            ruleset=_ruleset(preset, overrides),
-            version=version,
-            hand_number=hand_number,
-            dealer=dealer,
-            turn=turn,
-            hands=_tuples(hands),
-            table=tuple(table),
-            stock=tuple(stock),
-            piles=_tuples(piles),
-            sweeps=tuple(sweeps),
-            picule=tuple(picule),
-            bagher=tuple(bagher),
-            last_capturer=last_capturer,
-            last_laid=last_laid,
-            history=tuple(_played_in(p) for p in history),
-            scores=tuple(scores),
-            results=tuple(_result_in(r) for r in results),
-            winners=tuple(winners),
-            finish_reason=FinishReason(finish_reason),
-            decks=_tuples(decks),
-        )
-    except (TypeError, ValueError, RulesError) as exc:
-        raise InvalidState("corrupt state") from exc
+_EVENT_DECODERS: Final[dict[str, Callable[[Record], Event]]] = {
+    "hand_started": lambda r: HandStarted(
+        hand_number=r["hand_number"], dealer=r["dealer"], table=tuple(r["table"])
+    ),
+    "redealt": lambda r: Redealt(
+        hand_number=r["hand_number"], reason=r["reason"], table=tuple(r["table"])
+    ),
+    "ace_returned": lambda r: AceReturned(card=r["card"]),
+    "cards_dealt": lambda r: CardsDealt(
+        seat=r["seat"], n_cards=r["n_cards"], cards=tuple(r["cards"])
+    ),
+    "card_played": _played_in,
+    "leftover_taken": lambda r: LeftoverTaken(seat=r["seat"], cards=tuple(r["cards"])),
+    "hand_scored": lambda r: HandScored(result=_result_in(r["result"])),
+    "game_finished": lambda r: GameFinished(
+        winners=tuple(r["winners"]), reason=FinishReason(r["reason"]), scores=tuple(r["scores"])
+    ),
+    "seat_resigned": lambda r: SeatResigned(seat=r["seat"]),
+}
+"""Every event kind's reader, by the tag :func:`_event_out` writes (tests check they agree)."""
 
 
-def _played_in(p: list[Any]) -> CardPlayed:
-    seat, card, captured, taken, sweep, picula, bagher = p
-    return CardPlayed(seat, card, tuple(captured), taken, sweep, picula, bagher)
-
-
-def _event_out(event: Event) -> list[Any]:
-    tag = _EVENT_TAGS[type(event)]
-    if isinstance(event, HandScored):
-        return [tag, _result_out(event.result)]
-    return [tag, *(_plain(v) for v in event)]
-
-
-def _event_in(row: list[Any]) -> Event:
-    tag, *fields = row
-    if tag == "hs":
-        return HandStarted(fields[0], fields[1], tuple(fields[2]))
-    if tag == "rd":
-        return Redealt(fields[0], fields[1], tuple(fields[2]))
-    if tag == "ar":
-        return AceReturned(fields[0])
-    if tag == "cd":
-        return CardsDealt(fields[0], fields[1], tuple(fields[2]))
-    if tag == "cp":
-        return _played_in(fields)
-    if tag == "lt":
-        return LeftoverTaken(fields[0], tuple(fields[1]))
-    if tag == "sc":
-        return HandScored(_result_in(fields[0]))
-    if tag == "gf":
-        return GameFinished(tuple(fields[0]), FinishReason(fields[1]), tuple(fields[2]))
-    if tag == "sr":
-        return SeatResigned(fields[0])
-    raise InvalidState(f"unknown event tag {tag!r}")
+def _event_in(row: Record) -> Event:
+    decode = _EVENT_DECODERS.get(row["t"])
+    if decode is None:
+        raise InvalidState(f"unknown event kind {row['t']!r}")
+    return decode(row)
 
 
 def dump_events(events: list[Event] | tuple[Event, ...]) -> bytes:
@@ -248,9 +216,135 @@ def dump_events(events: list[Event] | tuple[Event, ...]) -> bytes:
 
 
 def load_events(blob: bytes) -> list[Event]:
-    """Read a batch written by :func:`dump_events`."""
-    rows = _unpack(blob)
+    """Read a batch written by :func:`dump_events` of this or any earlier format version."""
+    rows = _unpack(blob, _EVENT_MIGRATIONS)
+    if not isinstance(rows, list):
+        raise InvalidState("corrupt event batch")
     try:
         return [_event_in(r) for r in rows]
-    except (TypeError, ValueError, IndexError) as exc:
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise InvalidState("corrupt event batch") from exc
+
+
+# --- state ---------------------------------------------------------------------------------
+
+
+def dump_state(state: MatchState) -> bytes:
+    """Serialise ``state`` (hidden parts included: this is for the server's store only)."""
+    # json writes tuples as lists, so the fields go in as they are.
+    return _pack(
+        {
+            "preset": state.ruleset.preset,
+            "overrides": _overrides(state.ruleset),
+            "hand_number": state.hand_number,
+            "dealer": state.dealer,
+            "turn": state.turn,
+            "hands": state.hands,
+            "table": state.table,
+            "stock": state.stock,
+            "piles": state.piles,
+            "sweeps": state.sweeps,
+            "picule": state.picule,
+            "bagher": state.bagher,
+            "last_capturer": state.last_capturer,
+            "last_laid": state.last_laid,
+            "history": [_event_out(p) for p in state.history],
+            "scores": state.scores,
+            "results": [_result_out(r) for r in state.results],
+            "winners": state.winners,
+            "finish_reason": state.finish_reason.value,
+            "decks": state.decks,
+        }
+    )
+
+
+def load_state(blob: bytes) -> MatchState:
+    """Read a state written by :func:`dump_state` of this or any earlier format version."""
+    r = _unpack(blob, _STATE_MIGRATIONS)
+    try:
+        return MatchState(
+            ruleset=_ruleset(r["preset"], r["overrides"]),
+            hand_number=r["hand_number"],
+            dealer=r["dealer"],
+            turn=r["turn"],
+            hands=_tuples(r["hands"]),
+            table=tuple(r["table"]),
+            stock=tuple(r["stock"]),
+            piles=_tuples(r["piles"]),
+            sweeps=tuple(r["sweeps"]),
+            picule=tuple(r["picule"]),
+            bagher=tuple(r["bagher"]),
+            last_capturer=r["last_capturer"],
+            last_laid=r["last_laid"],
+            history=tuple([_played_in(p) for p in r["history"]]),
+            scores=tuple(r["scores"]),
+            results=tuple([_result_in(x) for x in r["results"]]),
+            winners=tuple(r["winners"]),
+            finish_reason=FinishReason(r["finish_reason"]),
+            decks=_tuples(r["decks"]),
+        )
+    except (TypeError, ValueError, KeyError, AttributeError, RulesError) as exc:
+        raise InvalidState("corrupt state") from exc
+
+
+# --- migrations ----------------------------------------------------------------------------
+
+_STATE_FIELDS_1: Final = (
+    "preset", "overrides", "version", "hand_number", "dealer", "turn", "hands", "table",
+    "stock", "piles", "sweeps", "picule", "bagher", "last_capturer", "last_laid", "history",
+    "scores", "results", "winners", "finish_reason", "decks",
+)  # fmt: skip
+"""Format 1: the state as a list in this order."""
+
+_EVENT_FIELDS_1: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
+    "hs": ("hand_started", ("hand_number", "dealer", "table")),
+    "rd": ("redealt", ("hand_number", "reason", "table")),
+    "ar": ("ace_returned", ("card",)),
+    "cd": ("cards_dealt", ("seat", "n_cards", "cards")),
+    "cp": (
+        "card_played",
+        ("seat", "card", "captured", "taken", "sweep", "picula", "bagher_points"),
+    ),
+    "lt": ("leftover_taken", ("seat", "cards")),
+    "sc": ("hand_scored", ("result",)),
+    "gf": ("game_finished", ("winners", "reason", "scores")),
+    "sr": ("seat_resigned", ("seat",)),
+}
+"""Format 1: an event as ``[short tag, *fields]``, by short tag: the kind and the field order."""
+
+
+def _result_1_to_2(row: list[Any]) -> Record:
+    hand_number, components, hand_totals, napoleone, totals = row
+    return {"hand_number": hand_number, "components": components, "hand_totals": hand_totals,
+            "napoleone": napoleone, "totals": totals}  # fmt: skip
+
+
+def _event_1_to_2(row: list[Any]) -> Record:
+    tag, fields = _EVENT_FIELDS_1[row[0]]
+    values = row[1:]
+    if len(values) != len(fields):
+        raise ValueError(f"event {tag} has {len(values)} fields, not {len(fields)}")
+    record: Record = {"t": tag, **dict(zip(fields, values, strict=True))}
+    if tag == "hand_scored":
+        record["result"] = _result_1_to_2(record["result"])
+    return record
+
+
+def _state_1_to_2(row: list[Any]) -> Record:
+    if len(row) != len(_STATE_FIELDS_1):
+        raise ValueError("a format-1 state has 21 fields")
+    record: Record = dict(zip(_STATE_FIELDS_1, row, strict=True))
+    del record["version"]  # the store owns the game's version
+    record["history"] = [_event_1_to_2(["cp", *p]) for p in record["history"]]
+    record["results"] = [_result_1_to_2(r) for r in record["results"]]
+    return record
+
+
+def _events_1_to_2(rows: list[list[Any]]) -> list[Record]:
+    return [_event_1_to_2(r) for r in rows]
+
+
+_STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {1: _state_1_to_2}
+"""``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
+_EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {1: _events_1_to_2}
+"""``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, assert_never
 
 from scopa import rules
 from scopa.app import (
@@ -160,53 +160,50 @@ def _hand_result(result: rules.HandResult) -> pb.HandResult:
 
 
 def event_to_pb(versioned: VersionedEvent) -> pb.Event:
-    """One (already filtered) event to its message."""
+    """One (already filtered) event to its message; a ``match`` over every event kind."""
     v, e = versioned.version, versioned.event
-    if isinstance(e, rules.HandStarted):
-        return pb.Event(
-            version=v,
-            hand_started=pb.HandStarted(
+    match e:
+        case rules.HandStarted():
+            started = pb.HandStarted(
                 hand_number=e.hand_number, dealer=e.dealer, table=cards_to_pb(e.table)
-            ),
-        )
-    if isinstance(e, rules.CardsDealt):
-        return pb.Event(
-            version=v,
-            cards_dealt=pb.CardsDealt(seat=e.seat, count=e.n_cards, cards=cards_to_pb(e.cards)),
-        )
-    if isinstance(e, rules.CardPlayed):
-        return pb.Event(
-            version=v,
-            card_played=pb.CardPlayed(
+            )
+            return pb.Event(version=v, hand_started=started)
+        case rules.CardsDealt():
+            dealt = pb.CardsDealt(seat=e.seat, count=e.n_cards, cards=cards_to_pb(e.cards))
+            return pb.Event(version=v, cards_dealt=dealt)
+        case rules.CardPlayed():
+            played = pb.CardPlayed(
                 seat=e.seat,
                 card=card_to_pb(e.card),
                 captured=cards_to_pb(e.captured),
                 sweep=e.sweep,
                 picula=e.picula,
                 bagher_points=e.bagher_points,
-            ),
-        )
-    if isinstance(e, rules.LeftoverTaken):
-        return pb.Event(
-            version=v, leftover_taken=pb.LeftoverTaken(seat=e.seat, cards=cards_to_pb(e.cards))
-        )
-    if isinstance(e, rules.HandScored):
-        return pb.Event(version=v, hand_scored=pb.HandScored(result=_hand_result(e.result)))
-    if isinstance(e, rules.GameFinished):
-        return pb.Event(
-            version=v,
-            game_finished=pb.GameFinished(
+            )
+            return pb.Event(version=v, card_played=played)
+        case rules.LeftoverTaken():
+            leftover = pb.LeftoverTaken(seat=e.seat, cards=cards_to_pb(e.cards))
+            return pb.Event(version=v, leftover_taken=leftover)
+        case rules.HandScored():
+            return pb.Event(version=v, hand_scored=pb.HandScored(result=_hand_result(e.result)))
+        case rules.GameFinished():
+            finished = pb.GameFinished(
                 winners=list(e.winners), reason=_FINISH[e.reason], scores=list(e.scores)
-            ),
-        )
-    if isinstance(e, SeatJoined):
-        return pb.Event(version=v, seat_joined=pb.SeatJoined(seat=e.seat, display_name=e.name))
-    if isinstance(e, rules.SeatResigned):
-        return pb.Event(version=v, seat_resigned=pb.SeatResigned(seat=e.seat))
-    if isinstance(e, rules.Redealt):
-        return pb.Event(version=v, redeal=pb.Redeal(reason=e.reason, table=cards_to_pb(e.table)))
-    # AceReturned: the ace went back under the stock; shown as a redeal note with its card.
-    return pb.Event(version=v, redeal=pb.Redeal(reason="ace_returned", table=cards_to_pb([e.card])))
+            )
+            return pb.Event(version=v, game_finished=finished)
+        case SeatJoined():
+            return pb.Event(version=v, seat_joined=pb.SeatJoined(seat=e.seat, display_name=e.name))
+        case rules.SeatResigned():
+            return pb.Event(version=v, seat_resigned=pb.SeatResigned(seat=e.seat))
+        case rules.Redealt():
+            redeal = pb.Redeal(reason=e.reason, table=cards_to_pb(e.table))
+            return pb.Event(version=v, redeal=redeal)
+        case rules.AceReturned():
+            # The proto's Redeal documents reason "ace_returned" with the returned ace as table.
+            returned = pb.Redeal(reason="ace_returned", table=cards_to_pb([e.card]))
+            return pb.Event(version=v, redeal=returned)
+        case _:
+            assert_never(e)
 
 
 def events_to_pb(events: Iterable[VersionedEvent]) -> list[pb.Event]:
