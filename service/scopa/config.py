@@ -59,6 +59,12 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "in-process store (single replica, lost on restart).",
     ),
     EnvVar(
+        "SCOPA_REDIS_TIMEOUT_S",
+        "`5`",
+        "Seconds a Redis command (and a connection attempt) may take; a write that times out "
+        "after it was sent is reported as `UNAVAILABLE / OUTCOME_UNKNOWN`.",
+    ),
+    EnvVar(
         "SCOPA_TOKEN_SECRET",
         "random",
         "HMAC key for seat tokens (at least 16 bytes). Unset: a random key is generated at start "
@@ -74,6 +80,18 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "SCOPA_FINISHED_TTL_S",
         "`86400` (1 day)",
         "How long a finished game stays readable, in seconds.",
+    ),
+    EnvVar(
+        "SCOPA_WATCH_IDLE_S",
+        "`600`",
+        "A WatchGame stream with no new version for this many seconds ends with "
+        "`DEADLINE_EXCEEDED / WATCH_IDLE` (watch again from the last version to resume).",
+    ),
+    EnvVar(
+        "SCOPA_WATCH_PER_CLIENT",
+        "`100`",
+        "Open WatchGame streams one client address may hold on one replica; more get "
+        "`RESOURCE_EXHAUSTED / TOO_MANY_WATCHES`.",
     ),
     EnvVar(
         "SCOPA_GRACE_S",
@@ -171,11 +189,14 @@ class Settings:
     host: str = "0.0.0.0"
     port: int = 50051
     redis_url: str | None = None
+    redis_timeout_s: float = 5.0
     token_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     token_secret_generated: bool = True
     allow_stacked_decks: bool = False
     game_ttl_s: int = 7 * _DAY_S
     finished_ttl_s: int = _DAY_S
+    watch_idle_s: float = 600.0
+    watch_per_client: int = 100
     grace_s: float = 10.0
     drain_delay_s: float = 2.0
     max_request_bytes: int = 65_536
@@ -220,11 +241,14 @@ class Settings:
             host=env.get("SCOPA_HOST", "0.0.0.0", _non_empty),
             port=env.get("SCOPA_PORT", 50051, _port),
             redis_url=env.raw("REDIS_URL"),
+            redis_timeout_s=env.get("SCOPA_REDIS_TIMEOUT_S", 5.0, _positive_float),
             token_secret=secret,
             token_secret_generated=generated,
             allow_stacked_decks=env.get("SCOPA_ALLOW_STACKED_DECKS", False, _bool),
             game_ttl_s=env.get("SCOPA_GAME_TTL_S", 7 * _DAY_S, _positive_int),
             finished_ttl_s=env.get("SCOPA_FINISHED_TTL_S", _DAY_S, _positive_int),
+            watch_idle_s=env.get("SCOPA_WATCH_IDLE_S", 600.0, _positive_float),
+            watch_per_client=env.get("SCOPA_WATCH_PER_CLIENT", 100, _positive_count),
             grace_s=env.get("SCOPA_GRACE_S", 10.0, _non_negative_float),
             drain_delay_s=env.get("SCOPA_DRAIN_DELAY_S", 2.0, _non_negative_float),
             max_request_bytes=env.get("SCOPA_MAX_REQUEST_BYTES", 65_536, _byte_count),
@@ -349,6 +373,20 @@ def _float(value: str) -> float:
         raise ValueError("expected a number of seconds") from None
     if not math.isfinite(number):
         raise ValueError("expected a finite number of seconds")
+    return number
+
+
+def _positive_float(value: str) -> float:
+    number = _float(value)
+    if number <= 0:
+        raise ValueError("expected a positive number of seconds")
+    return number
+
+
+def _positive_count(value: str) -> int:
+    number = _int(value)
+    if number <= 0:
+        raise ValueError("expected a positive number")
     return number
 
 

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from support.fake_clock import FakeClock
 
 from scopa import rules
 from scopa.app import (
@@ -26,8 +27,10 @@ from scopa.app import (
     StackedDecksDisabled,
     StaleEtag,
     TokenAuthority,
+    TooManyWatches,
     Unauthenticated,
     WaitingForPlayers,
+    WatchIdle,
 )
 from scopa.storage import MemoryStore, Snapshot
 
@@ -441,3 +444,91 @@ async def test_empty_preset_is_invalid() -> None:
     with pytest.raises(InvalidArgument) as err:
         await core.create_game(CreateGameCommand("", {}, [SeatSpec("a"), SeatSpec("b")]))
     assert err.value.field == "preset"
+
+
+def _watch_core(clock: FakeClock | None = None, **settings: float) -> GameCore:
+    store = MemoryStore(clock=clock) if clock is not None else MemoryStore()
+    return GameCore(store, TokenAuthority(SECRET), CoreSettings(**settings))  # type: ignore[arg-type]
+
+
+async def test_quiet_watch_ends_with_watch_idle() -> None:
+    """A stream with no new version for watch_idle_s ends with WatchIdle, not silence."""
+    core = _watch_core(watch_idle_s=0.2, watch_probe_s=0.05)
+    created, _ = await two_seat_game(core)
+    updates = core.watch(created.game_id, None)
+    await anext(updates)
+    with pytest.raises(WatchIdle):
+        await asyncio.wait_for(anext(updates), 5)
+
+
+async def test_new_versions_reset_the_idle_limit() -> None:
+    """A stream that keeps getting versions outlives the idle limit."""
+    core = _watch_core(watch_idle_s=0.3, watch_probe_s=0.05)
+    created, tokens = await two_seat_game(core)
+    updates = core.watch(created.game_id, None)
+    await anext(updates)
+    rng = random.Random(3)
+    for _ in range(4):
+        await asyncio.sleep(0.15)
+        version = await play_one(core, created.game_id, tokens, rng)
+        assert (await asyncio.wait_for(anext(updates), 5)).snapshot.version == version
+    await updates.aclose()
+
+
+async def test_watch_of_an_expired_game_ends_with_game_not_found() -> None:
+    """Once the game expires, its stream ends with GameNotFoundError at the next probe."""
+    clock = FakeClock()
+    core = _watch_core(clock, active_ttl_s=60, watch_idle_s=30, watch_probe_s=0.05)
+    created, _ = await two_seat_game(core)
+    updates = core.watch(created.game_id, None)
+    await anext(updates)
+    clock.advance(61)
+    with pytest.raises(GameNotFoundError):
+        await asyncio.wait_for(anext(updates), 5)
+
+
+async def test_a_client_holds_at_most_watch_per_client_streams() -> None:
+    """The client's next stream is refused with TooManyWatches; other clients are not."""
+    core = _watch_core(watch_per_client=2)
+    created, _ = await two_seat_game(core)
+    game = created.game_id
+    held = [core.watch(game, None, client="10.1.1.1") for _ in range(2)]
+    for stream in held:
+        await anext(stream)
+    with pytest.raises(TooManyWatches):
+        await anext(core.watch(game, None, client="10.1.1.1"))
+    other = core.watch(game, None, client="10.1.1.2")
+    await anext(other)
+    await held[0].aclose()
+    again = core.watch(game, None, client="10.1.1.1")
+    await anext(again)
+    for stream in (held[1], other, again):
+        await stream.aclose()
+
+
+async def test_many_streams_of_one_game_share_reads() -> None:
+    """A hundred streams of one game cost one load per new version, not a hundred."""
+    store = MemoryStore()
+    core = GameCore(store, TokenAuthority(SECRET), CoreSettings())
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    streams = [core.watch(game, None) for _ in range(100)]
+    for stream in streams:
+        await anext(stream)
+    loads = 0
+    original = store.load
+
+    async def counting(game_id: str, request_id: str | None = None) -> Snapshot:
+        nonlocal loads
+        loads += 1
+        await asyncio.sleep(0.01)
+        return await original(game_id, request_id)
+
+    store.load = counting  # type: ignore[method-assign]
+    await play_one(core, game, tokens, random.Random(1))
+    before = loads
+    updates = await asyncio.gather(*(asyncio.wait_for(anext(s), 5) for s in streams))
+    assert {u.snapshot.version for u in updates} == {2}
+    assert loads - before <= 2
+    for stream in streams:
+        await stream.aclose()

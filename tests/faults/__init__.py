@@ -1,0 +1,1 @@
+"""Fault suite: real servers and a real redis-server under SIGSTOP, restarts, maxmemory, load."""

@@ -1,12 +1,15 @@
-"""Tests of the bounded version queue behind embedded subscriptions."""
+"""Tests of the fan-out: bounded version queues and one shared pub/sub link per store."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Callable
 
 import pytest
 
-from scopa.storage._fanout import VersionQueue
+from scopa.storage import StorageUnavailable
+from scopa.storage._fanout import RESYNC, Fanout, Message, VersionQueue
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -37,3 +40,125 @@ async def test_closed_queue_ignores_puts_and_stays_closed() -> None:
     queue.put(2)
     assert [v async for v in queue] == [1]
     assert [v async for v in queue] == []
+
+
+class FakeLink:
+    """An in-memory PubSubLink: records commands, confirms subscriptions, can be broken."""
+
+    def __init__(self, hub: FakeHub) -> None:
+        self.hub = hub
+        self.inbox: asyncio.Queue[Message | BaseException] = asyncio.Queue()
+        self.subscribed: set[str] = set()
+        self.commands: list[tuple[str, str]] = []
+
+    async def subscribe(self, channel: str) -> None:
+        self.commands.append(("subscribe", channel))
+        self.subscribed.add(channel)
+        self.inbox.put_nowait(Message("subscribe", channel, b"1"))
+
+    async def unsubscribe(self, channel: str) -> None:
+        self.commands.append(("unsubscribe", channel))
+        self.subscribed.discard(channel)
+        self.inbox.put_nowait(Message("unsubscribe", channel, b"0"))
+
+    async def next_message(self, timeout: float) -> Message | None:
+        try:
+            item = await asyncio.wait_for(self.inbox.get(), timeout)
+        except TimeoutError:
+            return None
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    async def aclose(self) -> None:
+        self.hub.closed += 1
+
+
+class FakeHub:
+    """Hands out FakeLinks and publishes to whichever are subscribed."""
+
+    def __init__(self) -> None:
+        self.links: list[FakeLink] = []
+        self.closed = 0
+
+    async def connect(self) -> FakeLink:
+        link = FakeLink(self)
+        self.links.append(link)
+        return link
+
+    def publish(self, channel: str, version: int) -> None:
+        for link in self.links:
+            if channel in link.subscribed:
+                link.inbox.put_nowait(Message("message", channel, str(version).encode()))
+
+
+async def _until(predicate: Callable[[], bool]) -> None:
+    async with asyncio.timeout(2.0):
+        while not predicate():
+            await asyncio.sleep(0.005)
+
+
+async def test_many_readers_share_one_link_and_one_subscription() -> None:
+    """A hundred readers of two channels cost one link and one SUBSCRIBE per channel."""
+    hub = FakeHub()
+    fanout = Fanout(hub.connect)
+    async with contextlib.AsyncExitStack() as stack:
+        readers = [
+            await stack.enter_async_context(fanout.subscribe(f"ch{i % 2}")) for i in range(100)
+        ]
+        assert len(hub.links) == 1
+        assert sorted(hub.links[0].commands) == [("subscribe", "ch0"), ("subscribe", "ch1")]
+        hub.publish("ch1", 7)
+        got = [await asyncio.wait_for(anext(aiter(r)), 1.0) for r in readers[1::2]]
+        assert got == [7] * 50
+        assert fanout.readers == 100
+    await _until(lambda: ("unsubscribe", "ch1") in hub.links[0].commands)
+    assert fanout.channels == 0
+    await fanout.close()
+
+
+async def test_lost_link_reconnects_resubscribes_and_resyncs_readers() -> None:
+    """After the link is lost, a new one subscribes again and every reader gets RESYNC."""
+    hub = FakeHub()
+    fanout = Fanout(hub.connect, retry_delays_s=(0.01,), lost=(OSError,))
+    async with fanout.subscribe("g") as versions:
+        hub.links[0].inbox.put_nowait(ConnectionResetError("gone"))
+        assert await asyncio.wait_for(anext(aiter(versions)), 1.0) == RESYNC
+        assert hub.links[1].subscribed == {"g"}
+        hub.publish("g", 3)
+        assert await asyncio.wait_for(anext(aiter(versions)), 1.0) == 3
+    await fanout.close()
+    assert hub.closed == 2
+
+
+async def test_slow_reader_keeps_a_bounded_queue() -> None:
+    """A reader that never reads holds at most queue_size versions, the latest ones."""
+    hub = FakeHub()
+    fanout = Fanout(hub.connect, queue_size=4)
+    async with fanout.subscribe("g") as versions:
+        for version in range(1, 101):
+            hub.publish("g", version)
+        await _until(hub.links[0].inbox.empty)
+        await asyncio.sleep(0.01)
+        got = [await asyncio.wait_for(anext(aiter(versions)), 1.0) for _ in range(4)]
+        assert got == [97, 98, 99, 100]
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(anext(aiter(versions)), 0.05)
+    await fanout.close()
+
+
+async def test_unconfirmed_subscription_is_unavailable() -> None:
+    """A link that never confirms the subscription makes subscribe raise StorageUnavailable."""
+
+    class Mute(FakeLink):
+        async def subscribe(self, channel: str) -> None:
+            self.subscribed.add(channel)
+
+    async def connect() -> FakeLink:
+        return Mute(FakeHub())
+
+    fanout = Fanout(connect, confirm_timeout_s=0.05)
+    with pytest.raises(StorageUnavailable):
+        async with fanout.subscribe("g"):
+            pass
+    await fanout.close()

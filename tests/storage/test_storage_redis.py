@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -239,3 +240,22 @@ async def test_failed_operation_span_has_error_status() -> None:
     (span,) = exporter.get_finished_spans()
     assert span.name == "HMGET load"
     assert span.status.status_code is StatusCode.ERROR
+
+
+async def test_subscriptions_share_one_connection_outside_the_pool(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """300 subscriptions to 30 games hold one pub/sub connection and no pooled connection."""
+    for i in range(30):
+        await redis_store.create(f"g{i}", b"s", b"m", [], TTL)
+    async with contextlib.AsyncExitStack() as stack:
+        streams = [
+            await stack.enter_async_context(redis_store.subscribe(f"g{i % 30}")) for i in range(300)
+        ]
+        clients = await redis_admin.client_list()
+        subscribers = [c for c in clients if int(c.get("sub", 0)) > 0]
+        assert len(subscribers) == 1 and int(subscribers[0]["sub"]) == 30
+        assert len(redis_store.pool._in_use_connections) == 0  # type: ignore[attr-defined]
+        await redis_store.commit("g7", 1, b"s", b"m", [], TTL)
+        got = [await asyncio.wait_for(anext(aiter(s)), 2.0) for s in streams[7::30]]
+        assert got == [2] * 10

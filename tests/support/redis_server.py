@@ -85,6 +85,27 @@ def start_redis_server(
     raise RuntimeError(f"redis-server did not start; see logs in {workdir}")
 
 
+def restart_redis_server(server: RedisServer, timeout_s: float = 10.0) -> RedisServer:
+    """Stop the server after saving its data (SHUTDOWN SAVE), then start it on the same port.
+
+    The data survives (loaded from the dump in the server's directory); every connection is cut.
+    """
+    workdir = server.log_path.parent
+    with socket.create_connection((server.host, server.port), timeout=5) as sock:
+        sock.sendall(b"SHUTDOWN SAVE\r\n")
+        sock.recv(64)
+    server.process.wait(timeout=timeout_s)
+    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    process = _launch(binary, server.host, server.port, workdir)
+    deadline = time.monotonic() + timeout_s
+    while not _answers_ping(server.host, server.port):
+        if process.poll() is not None or time.monotonic() > deadline:
+            _terminate(process)
+            raise RuntimeError(f"redis-server did not restart; see {server.log_path}")
+        time.sleep(0.02)
+    return RedisServer(server.host, server.port, process, server.log_path)
+
+
 def _terminate(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.terminate()

@@ -28,8 +28,10 @@ from ._errors import (
     SeatTaken,
     StackedDecksDisabled,
     StaleEtag,
+    TooManyWatches,
     Unauthenticated,
     WaitingForPlayers,
+    WatchIdle,
 )
 from ._limits import RateLimited, RateLimits, client_key, parse_rate
 from ._meta import GameMeta, SeatMeta
@@ -61,9 +63,11 @@ __all__ = [
     "StackedDecksDisabled",
     "StaleEtag",
     "TokenAuthority",
+    "TooManyWatches",
     "Unauthenticated",
     "VersionedEvent",
     "WaitingForPlayers",
+    "WatchIdle",
     "client_key",
     "parse_rate",
 ]

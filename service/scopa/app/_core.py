@@ -8,6 +8,7 @@ first response instead of playing twice.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -15,7 +16,7 @@ import random
 import re
 import secrets
 import unicodedata
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -25,7 +26,9 @@ from opentelemetry import trace
 
 from scopa import rules
 from scopa.storage import (
+    RESYNC,
     DuplicateRequest,
+    Event,
     GameExists,
     GameNotFound,
     GameStore,
@@ -44,9 +47,11 @@ from ._errors import (
     StaleEtag,
     Unauthenticated,
     WaitingForPlayers,
+    WatchIdle,
 )
 from ._meta import GameMeta, SeatMeta
 from ._tokens import TokenAuthority
+from ._watch import SharedReads, WatchCounter
 
 __all__ = [
     "AppEvent",
@@ -125,6 +130,14 @@ class CoreSettings:
     allow_stacked_decks: bool = False
     active_ttl_s: float = 7 * 24 * 3600
     finished_ttl_s: float = 24 * 3600
+    watch_idle_s: float = 600.0
+    """A WatchGame stream with no new version for this long ends with WATCH_IDLE."""
+    watch_per_client: int = 100
+    """Open WatchGame streams one client address may hold on one replica."""
+    watch_probe_s: float = 30.0
+    """How often a quiet stream checks that its game still exists (and missed nothing)."""
+    watch_read_concurrency: int = 8
+    """Game reads for watch streams running at once on one replica (shared per version)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +233,10 @@ class GameCore:
         self._on_created = on_game_created or (lambda preset: None)
         self._on_finished = on_game_finished or (lambda preset, reason: None)
         self._tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
+        self._watchers = WatchCounter(self._settings.watch_per_client)
+        self._watch_reads: SharedReads[tuple[Snapshot, list[Event]]] = SharedReads(
+            self._settings.watch_read_concurrency
+        )
 
     # -- helpers --
 
@@ -554,14 +571,20 @@ class GameCore:
         raise InviteInvalid("this invite code opens no seat of this game")
 
     async def watch(
-        self, game_id: str, token: str | None, from_version: int = 0
+        self, game_id: str, token: str | None, from_version: int = 0, client: str = ""
     ) -> AsyncGenerator[PlayResult, None]:
         """Updates after ``from_version``: first what was missed, then each new version live.
 
         ``from_version`` 0 starts from the current state with no past events; the first
-        message always carries the current view. The stream ends after the game is over.
+        message always carries the current view. The stream ends after the game is over; it
+        fails with WATCH_IDLE after ``watch_idle_s`` without a new version, with
+        GAME_NOT_FOUND once the game expired, and ``client`` (its address) may hold at most
+        ``watch_per_client`` streams (TOO_MANY_WATCHES).
         """
-        snap = await self._load(game_id)
+        self._check_game_id(game_id)
+        snap, _ = await self._watch_reads.read(
+            (game_id, None, RESYNC), _now(), lambda: self._watched(game_id, None)
+        )
         state = rules.load_state(snap.state)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
         if not 0 <= from_version <= snap.version:
@@ -569,30 +592,77 @@ class GameCore:
                 f"from_version must be between 0 and the game's version {snap.version}",
                 field="from_version",
             )
-        async with self._store.subscribe(game_id) as versions:
-            update, last, done = await self._catch_up(game_id, seat, from_version or None)
-            yield update
-            if done:
-                return
-            async for version in versions:
-                if version <= last:
-                    continue
-                update, last, done = await self._catch_up(game_id, seat, last)
+        with self._watchers.admit(client):
+            async with self._store.subscribe(game_id) as versions:
+                first = await self._catch_up(game_id, seat, from_version or None, RESYNC, True)
+                assert first is not None
+                update, last, done = first
                 yield update
                 if done:
                     return
+                notices = aiter(versions)
+                idle_until = _now() + self._settings.watch_idle_s
+                while True:
+                    version = await self._next_notice(notices, idle_until)
+                    if version is None:
+                        return  # the store is closing
+                    if version != RESYNC and version <= last:
+                        continue
+                    caught = await self._catch_up(game_id, seat, last, version)
+                    if caught is None:
+                        if _now() >= idle_until:
+                            raise WatchIdle(
+                                f"no new version for {self._settings.watch_idle_s:g} s; "
+                                f"watch again from version {last} to resume"
+                            )
+                        continue
+                    update, last, done = caught
+                    yield update
+                    if done:
+                        return
+                    idle_until = _now() + self._settings.watch_idle_s
+
+    async def _next_notice(self, notices: AsyncIterator[int], idle_until: float) -> int | None:
+        """The next notified version; RESYNC when a probe is due; None once the store closed."""
+        wait = max(0.0, min(self._settings.watch_probe_s, idle_until - _now()))
+        try:
+            return await asyncio.wait_for(anext(notices), wait)
+        except TimeoutError:
+            return RESYNC
+        except StopAsyncIteration:
+            return None
+
+    async def _watched(self, game_id: str, last: int | None) -> tuple[Snapshot, list[Event]]:
+        """The game and its logged events after ``last`` (none when None), for watch streams."""
+        snap = await self._load(game_id)
+        if last is None or snap.version <= last:
+            return snap, []
+        try:
+            return snap, await self._store.events_since(game_id, last)
+        except GameNotFound:
+            raise GameNotFoundError(f"no game games/{game_id}") from None
 
     async def _catch_up(
-        self, game_id: str, seat: int | None, last: int | None
-    ) -> tuple[PlayResult, int, bool]:
-        """The current view and the events after ``last`` (none when ``last`` is None)."""
-        snap = await self._load(game_id)
+        self, game_id: str, seat: int | None, last: int | None, notice: int, first: bool = False
+    ) -> tuple[PlayResult, int, bool] | None:
+        """The current view and the events after ``last``; None when nothing is new.
+
+        ``last`` None means the current view with no past events. The ``first`` message always
+        carries the view. The read is shared with the streams of this game told of the same
+        ``notice`` (a version; RESYNC shares only reads started from now on).
+        """
+
+        since = _now() if notice == RESYNC else float("-inf")
+        snap, logged = await self._watch_reads.read(
+            (game_id, last, notice), since, lambda: self._watched(game_id, last)
+        )
         state = rules.load_state(snap.state)
         meta = GameMeta.load(snap.meta)
+        if not first and (last is None or snap.version <= last):
+            return None
         snapshot = self._snapshot(game_id, snap.version, state, meta, seat)
         if last is None or snap.version <= last:
             return PlayResult((), snapshot), snap.version, state.finished
-        logged = await self._store.events_since(game_id, last)
         truncated = not logged or logged[0].version > last + 1
         shown: list[VersionedEvent] = []
         for entry in logged:
@@ -601,6 +671,10 @@ class GameCore:
             events = _visible(_decode_log(entry.payload), seat)
             shown.extend(VersionedEvent(entry.version, e) for e in events)
         return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished
+
+
+def _now() -> float:
+    return asyncio.get_running_loop().time()
 
 
 def _locate_option_error(exc: rules.InvalidOption, cmd: CreateGameCommand) -> None:

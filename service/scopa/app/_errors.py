@@ -18,8 +18,10 @@ __all__ = [
     "SeatTaken",
     "StackedDecksDisabled",
     "StaleEtag",
+    "TooManyWatches",
     "Unauthenticated",
     "WaitingForPlayers",
+    "WatchIdle",
 ]
 
 
@@ -92,3 +94,15 @@ class WaitingForPlayers(AppError):
     """The game cannot start until every open seat is claimed."""
 
     reason = "WAITING_FOR_PLAYERS"
+
+
+class TooManyWatches(AppError):
+    """The client already holds as many WatchGame streams as one client may."""
+
+    reason = "TOO_MANY_WATCHES"
+
+
+class WatchIdle(AppError):
+    """A WatchGame stream saw no new version for the idle limit; watch again to resume."""
+
+    reason = "WATCH_IDLE"

@@ -118,6 +118,10 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     storage.StorageUnavailable: grpc.StatusCode.UNAVAILABLE,
     MalformedRequest: grpc.StatusCode.INVALID_ARGUMENT,
     ServerShuttingDown: grpc.StatusCode.UNAVAILABLE,
+    app.TooManyWatches: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    app.WatchIdle: grpc.StatusCode.DEADLINE_EXCEEDED,
+    storage.OutcomeUnknown: grpc.StatusCode.UNAVAILABLE,
+    storage.StorageFull: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 """Exception class -> gRPC status code; looked up along the MRO of the raised exception."""
 

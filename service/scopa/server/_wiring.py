@@ -15,7 +15,7 @@ __all__ = ["build_services"]
 
 async def build_services(settings: Settings) -> Wiring:
     """Build the servicers to register, the readiness check and the clean-up for ``settings``."""
-    store = open_store(settings.redis_url)
+    store = open_store(settings.redis_url, settings.redis_timeout_s)
     core = GameCore(
         store,
         TokenAuthority(settings.token_secret),
@@ -23,6 +23,8 @@ async def build_services(settings: Settings) -> Wiring:
             allow_stacked_decks=settings.allow_stacked_decks,
             active_ttl_s=settings.game_ttl_s,
             finished_ttl_s=settings.finished_ttl_s,
+            watch_idle_s=settings.watch_idle_s,
+            watch_per_client=settings.watch_per_client,
         ),
         on_game_created=record_game_created,
         on_game_finished=lambda preset, reason: record_game_finished(preset),

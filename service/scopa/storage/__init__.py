@@ -4,11 +4,14 @@ from scopa.storage._errors import (
     DuplicateRequest,
     GameExists,
     GameNotFound,
+    OutcomeUnknown,
     StorageError,
+    StorageFull,
     StorageUnavailable,
     VersionConflict,
 )
 from scopa.storage._factory import open_store
+from scopa.storage._fanout import RESYNC
 from scopa.storage._keys import channel, events_key, game_key
 from scopa.storage._memory import MemoryStore
 from scopa.storage._protocol import GameStore
@@ -17,6 +20,7 @@ from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
 
 __all__ = [
     "INITIAL_VERSION",
+    "RESYNC",
     "CreateResult",
     "DuplicateRequest",
     "Event",
@@ -24,9 +28,11 @@ __all__ = [
     "GameNotFound",
     "GameStore",
     "MemoryStore",
+    "OutcomeUnknown",
     "RedisStore",
     "Snapshot",
     "StorageError",
+    "StorageFull",
     "StorageUnavailable",
     "VersionConflict",
     "channel",

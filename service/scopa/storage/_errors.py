@@ -15,6 +15,23 @@ class StorageUnavailable(StorageError):
     """What a client is told; the backend's own error (addresses included) stays in the server."""
 
 
+class OutcomeUnknown(StorageUnavailable):
+    """A write was sent but its reply never came: it may or may not have been applied."""
+
+    reason = "OUTCOME_UNKNOWN"
+    message = (
+        "the game store did not confirm the write, which may have been applied; retry with the "
+        "same request_id to learn its outcome"
+    )
+
+
+class StorageFull(StorageError):
+    """The backend refused a write because it is out of memory (Redis maxmemory)."""
+
+    reason = "STORAGE_FULL"
+    message = "the game store is full; nothing was changed, retry later with the same request_id"
+
+
 class GameNotFound(StorageError):
     """The game does not exist (never created, or expired)."""
 

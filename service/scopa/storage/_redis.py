@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any, Protocol, cast
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
-from redis.asyncio import ConnectionPool, Redis
-from redis.asyncio.connection import Connection
+from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
+from redis.asyncio.connection import AbstractConnection, Connection
+from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
 
 from scopa.storage._errors import (
     DuplicateRequest,
     GameExists,
     GameNotFound,
+    OutcomeUnknown,
+    StorageFull,
     StorageUnavailable,
     VersionConflict,
 )
+from scopa.storage._fanout import Fanout
 from scopa.storage._keys import (
     channel,
     check_game_id,
@@ -30,6 +37,7 @@ from scopa.storage._keys import (
     game_key,
     request_field,
 )
+from scopa.storage._pubsub import RedisLink
 from scopa.storage._types import CreateResult, Event, Snapshot
 
 _OK, _NOT_FOUND, _CONFLICT, _DUPLICATE, _EXISTS = 0, 1, 2, 3, 4
@@ -59,13 +67,17 @@ def _request_args(request_id: str | None, response: bytes | None) -> list[str | 
     return ["2", request_field(request_id), response]
 
 
-@contextmanager
-def _translate() -> Iterator[None]:
-    """Turn connection failures and timeouts into StorageUnavailable."""
-    try:
-        yield
-    except (RedisConnectionError, RedisTimeoutError) as exc:
-        raise StorageUnavailable(str(exc)) from exc
+class _Script:
+    """A Lua script file and its SHA1, run with EVALSHA (loaded again after a SCRIPT FLUSH)."""
+
+    def __init__(self, name: str) -> None:
+        self.text = _script(name)
+        self.sha = hashlib.sha1(self.text.encode(), usedforsecurity=False).hexdigest()
+
+
+def _is_oom(exc: BaseException) -> bool:
+    """Whether Redis refused a write because it is at maxmemory (noeviction)."""
+    return isinstance(exc, ResponseError) and str(exc).startswith("OOM ")
 
 
 class _Call:
@@ -95,6 +107,8 @@ class _Call:
         span.end()
         if isinstance(exc, RedisConnectionError | RedisTimeoutError):
             raise StorageUnavailable(str(exc)) from exc
+        if exc is not None and _is_oom(exc):
+            raise StorageFull(str(exc)) from exc
 
 
 def _span_attributes(pool: ConnectionPool[Connection], operation: str) -> dict[str, str | int]:
@@ -110,26 +124,51 @@ def _span_attributes(pool: ConnectionPool[Connection], operation: str) -> dict[s
     return attributes
 
 
+_READ_RETRY = Retry(ExponentialBackoff(cap=0.5, base=0.05), 2, (RedisConnectionError,))
+"""Reads (and health-check PINGs) are sent again on a fresh connection after a lost one."""
+
+_HEALTH_CHECK_INTERVAL_S = 5.0
+"""A pooled connection idle for longer is PINGed before use, so a Redis restart costs nothing."""
+
+
 class RedisStore:
     """A GameStore on Redis (or any Redis Cluster node set: one hash tag per game).
 
     Each operation is one CLIENT span named after its command and the store operation (e.g.
     ``EVALSHA commit``), with ``db.system``, ``db.operation`` and the server's address only.
+
+    Failures are told apart honestly: ``StorageUnavailable`` when nothing was sent (no
+    connection, or a read that failed), ``OutcomeUnknown`` when a write was sent and its reply
+    never came (it may have been applied: retry with the same request_id), ``StorageFull``
+    when Redis refused the write at maxmemory. Version notifications of every watched game go
+    through ONE pub/sub connection per store, outside the pool (see :mod:`._fanout`).
     """
 
     def __init__(
         self,
         pool: ConnectionPool[Connection],
         tracer_provider: trace.TracerProvider | None = None,
+        *,
+        fanout_queue_size: int = 8,
     ) -> None:
         self._pool = pool
         self._client: Redis[bytes] = Redis(connection_pool=pool)
-        self._create = self._client.register_script(_script("create.lua"))
-        self._commit = self._client.register_script(_script("commit.lua"))
+        self._create = _Script("create.lua")
+        self._commit = _Script("commit.lua")
         self._tracer = trace.get_tracer("scopa.storage", tracer_provider=tracer_provider)
         self._attrs = {
             op: _span_attributes(pool, op) for op in ("HMGET", "EVALSHA", "PIPELINE", "PING")
         }
+        link_kwargs = {
+            k: v
+            for k, v in pool.connection_kwargs.items()
+            if k not in ("health_check_interval", "retry")
+        }
+        self._fanout = Fanout(
+            lambda: RedisLink.open(link_kwargs),
+            queue_size=fanout_queue_size,
+            lost=(RedisConnectionError, RedisTimeoutError, OSError),
+        )
 
     def _call(self, command: str, operation: str) -> _Call:
         return _Call(self._tracer, f"{command} {operation}", self._attrs[command])
@@ -143,15 +182,28 @@ class RedisStore:
         socket_timeout: float = 5.0,
         tracer_provider: trace.TracerProvider | None = None,
     ) -> RedisStore:
-        """Build a store with its own connection pool (hiredis parser when installed)."""
-        pool: ConnectionPool[Connection] = ConnectionPool.from_url(
+        """Build a store with its own connection pool (hiredis parser when installed).
+
+        The pool blocks up to ``socket_timeout`` for a free connection instead of failing at
+        once, PINGs connections idle for more than a few seconds before use, and sends reads
+        again after a lost connection (never writes: see :meth:`_evalsha`).
+        """
+        pool: ConnectionPool[Connection] = BlockingConnectionPool.from_url(
             url,
-            max_connections=max_connections,
+            max_connections=max_connections or 100,
+            timeout=socket_timeout,
             socket_timeout=socket_timeout,
             socket_connect_timeout=socket_timeout,
+            health_check_interval=_HEALTH_CHECK_INTERVAL_S,
+            retry=_READ_RETRY,
             decode_responses=False,
         )
         return cls(pool, tracer_provider)
+
+    @property
+    def fanout(self) -> Fanout:
+        """The shared subscription behind every :meth:`subscribe`."""
+        return self._fanout
 
     @property
     def pool(self) -> ConnectionPool[Connection]:
@@ -174,7 +226,9 @@ class RedisStore:
         args += _request_args(request_id, response)
         args += events
         with self._call("EVALSHA", "create"):
-            result = await self._create(keys=[game_key(game_id), events_key(game_id)], args=args)
+            result = await self._evalsha(
+                self._create, [game_key(game_id), events_key(game_id)], args
+            )
         code = int(result[0])
         if code == _OK:
             return CreateResult(version=int(result[1]), created=True, response=response)
@@ -212,7 +266,9 @@ class RedisStore:
         args.append(channel(game_id))
         args += events
         with self._call("EVALSHA", "commit"):
-            result = await self._commit(keys=[game_key(game_id), events_key(game_id)], args=args)
+            result = await self._evalsha(
+                self._commit, [game_key(game_id), events_key(game_id)], args
+            )
         code = int(result[0])
         if code == _OK:
             return int(result[1])
@@ -238,40 +294,65 @@ class RedisStore:
             for entry_id, fields in entries
         ]
 
-    @asynccontextmanager
-    async def subscribe(self, game_id: str) -> AsyncIterator[AsyncIterator[int]]:
-        """Yield the versions published while the context is open (subscription confirmed)."""
-        pubsub = self._client.pubsub()
-        try:
-            with _translate():
-                await pubsub.subscribe(channel(game_id))
-                messages = pubsub.listen()
-                await _confirmed(messages)
-            yield _versions(messages)
-        finally:
-            await cast(_AsyncClosable, pubsub).aclose()
+    def subscribe(self, game_id: str) -> AbstractAsyncContextManager[AsyncIterator[int]]:
+        """Yield the versions published while the context is open (subscription confirmed).
+
+        Every subscription of this store shares one pub/sub connection; none uses the pool.
+        """
+        return self._fanout.subscribe(channel(game_id))
 
     async def ping(self) -> None:
-        """Raise StorageUnavailable unless Redis answers PING."""
+        """Raise StorageUnavailable unless Redis answers PING, StorageFull at maxmemory."""
         with self._call("PING", "ping"):
             await self._client.ping()
+            memory = await self._client.info("memory")
+        limit = int(memory.get("maxmemory", 0))
+        policy = str(memory.get("maxmemory_policy", "noeviction"))
+        if limit and policy == "noeviction" and int(memory.get("used_memory", 0)) >= limit:
+            raise StorageFull("used_memory has reached maxmemory")
 
     async def close(self) -> None:
-        """Close the client and every pooled connection, subscriptions included."""
+        """Close the client, the shared subscription and every pooled connection."""
+        await self._fanout.close()
         await cast(_AsyncClosable, self._client).aclose()
         await self._pool.disconnect()
 
+    async def _evalsha(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
+        """Run ``script`` once, telling "never sent" from "sent, reply lost".
 
-async def _confirmed(messages: AsyncIterator[Any]) -> None:
-    """Wait for the server's subscribe confirmation."""
-    async for message in messages:
-        if message["type"] == "subscribe":
-            return
+        Failing to get a healthy connection raises StorageUnavailable (nothing was sent); once
+        the command is on the wire, a timeout or a lost connection raises OutcomeUnknown: the
+        script may have run (e.g. Redis was paused and resumed), so it is never sent again here.
+        """
+        conn = await cast(Any, self._pool).get_connection()  # the stubs predate 5.3
+        try:
+            await _healthy(conn)
+            try:
+                return await _send_evalsha(conn, script, keys, args)
+            except NoScriptError:
+                # SCRIPT FLUSH or a restarted Redis: NOSCRIPT means nothing ran.
+                await conn.send_command("SCRIPT", "LOAD", script.text, check_health=False)
+                await conn.read_response()
+                return await _send_evalsha(conn, script, keys, args)
+        finally:
+            await self._pool.release(conn)
 
 
-async def _versions(messages: AsyncIterator[Any]) -> AsyncIterator[int]:
-    """Turn pub/sub messages into versions; ends when the subscription ends."""
-    with _translate():
-        async for message in messages:
-            if message["type"] == "message":
-                yield int(message["data"])
+async def _healthy(conn: AbstractConnection) -> None:
+    """PING a connection idle for too long (reconnecting once); errors mean nothing was sent."""
+    try:
+        await conn.check_health()
+    except (RedisConnectionError, RedisTimeoutError, OSError):
+        await conn.disconnect()
+        await conn.connect()
+
+
+async def _send_evalsha(
+    conn: AbstractConnection, script: _Script, keys: list[str], args: list[Any]
+) -> Any:
+    try:
+        await conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args, check_health=False)
+        return await conn.read_response()
+    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+        await conn.disconnect()
+        raise OutcomeUnknown(str(exc)) from exc

@@ -112,10 +112,15 @@ class GameCalls:
         return self._rulesets
 
     async def watch_game(
-        self, request: pb.WatchGameRequest, token: str | None
+        self, request: pb.WatchGameRequest, token: str | None, client: str = ""
     ) -> AsyncGenerator[pb.WatchGameResponse, None]:
-        """Stream updates from ``from_version``; closing the iterator stops the watch."""
-        updates = self._core.watch(game_id_from_name(request.name), token, request.from_version)
+        """Stream updates from ``from_version``; closing the iterator stops the watch.
+
+        ``client`` is the caller's address, for the per-client stream cap ("" = not counted).
+        """
+        updates = self._core.watch(
+            game_id_from_name(request.name), token, request.from_version, client
+        )
         try:
             async for update in updates:
                 yield pb.WatchGameResponse(

@@ -22,6 +22,15 @@ def _token(context: Any) -> str | None:
     return token_from_metadata(context.invocation_metadata())
 
 
+def _client(context: Any) -> str:
+    """The caller's address without its port (``ipv4:1.2.3.4:5`` -> ``1.2.3.4``)."""
+    peer = str(context.peer() or "")
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6"):
+        return rest.rpartition(":")[0].strip("[]")
+    return peer
+
+
 class GameServicer(pb_grpc.GameServiceServicer):
     """scopa.v1.GameService on top of :class:`GameCore` (through :class:`GameCalls`)."""
 
@@ -66,7 +75,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
         abandoned generator is finalised later by the GC, after the call is gone, which crashed
         the process (SIGSEGV in cygrpc) once interceptors touched the context.
         """
-        updates = self._calls.watch_game(request, _token(context))
+        updates = self._calls.watch_game(request, _token(context), _client(context))
         try:
             async for message in updates:
                 await context.write(message)

@@ -62,6 +62,12 @@ class GameServiceStub:
     retrying with the same request_id is safe.
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
     nothing was changed, retry with the same request_id.
+    - UNAVAILABLE / OUTCOME_UNKNOWN: a write reached the game store but its
+    outcome was not confirmed (e.g. the store stalled); it may have been
+    applied. Retry with the same request_id: the retry returns the first
+    response if it was applied, and applies it once otherwise.
+    - RESOURCE_EXHAUSTED / STORAGE_FULL: the game store is out of memory;
+    nothing was changed, retry later with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
     - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
     method's protobuf message.
@@ -154,6 +160,12 @@ class GameServiceServicer:
     retrying with the same request_id is safe.
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
     nothing was changed, retry with the same request_id.
+    - UNAVAILABLE / OUTCOME_UNKNOWN: a write reached the game store but its
+    outcome was not confirmed (e.g. the store stalled); it may have been
+    applied. Retry with the same request_id: the retry returns the first
+    response if it was applied, and applies it once otherwise.
+    - RESOURCE_EXHAUSTED / STORAGE_FULL: the game store is out of memory;
+    nothing was changed, retry later with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
     - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
     method's protobuf message.
@@ -249,9 +261,14 @@ class GameServiceServicer:
         the server drains; a client reconnects with `from_version` = the last
         version it received.
 
-        Errors: only the common ones; INVALID_ARGUMENT / INVALID_ARGUMENT when
-        from_version is negative or newer than the game (metadata "field":
-        "from_version").
+        Errors: the common ones (GAME_NOT_FOUND also ends a stream whose game
+        expired), and:
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: from_version is negative or newer
+        than the game (metadata "field": "from_version").
+        - RESOURCE_EXHAUSTED / TOO_MANY_WATCHES: the client (its address) already
+        holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
+        - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
+        limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -361,6 +378,12 @@ class GameService:
     retrying with the same request_id is safe.
     - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
     nothing was changed, retry with the same request_id.
+    - UNAVAILABLE / OUTCOME_UNKNOWN: a write reached the game store but its
+    outcome was not confirmed (e.g. the store stalled); it may have been
+    applied. Retry with the same request_id: the retry returns the first
+    response if it was applied, and applies it once otherwise.
+    - RESOURCE_EXHAUSTED / STORAGE_FULL: the game store is out of memory;
+    nothing was changed, retry later with the same request_id.
     - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
     - INVALID_ARGUMENT / MALFORMED_REQUEST: the request bytes are not this
     method's protobuf message.
