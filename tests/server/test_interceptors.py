@@ -31,6 +31,17 @@ def _access_lines(harness: Harness) -> list[dict[str, Any]]:
     return [line for line in lines if line.get("logger_name") == "scopa.access"]
 
 
+async def _finished_spans(harness: Harness, count: int) -> tuple[Any, ...]:
+    """The finished spans once there are ``count``: the server ends a span (and writes the
+    access line before it) just after the client has its status."""
+    for _ in range(250):
+        spans = tuple(harness.spans.get_finished_spans())
+        if len(spans) >= count:
+            return spans
+        await asyncio.sleep(0.02)
+    return tuple(harness.spans.get_finished_spans())
+
+
 async def _check_health(harness: Harness) -> None:
     stub = health_pb2_grpc.HealthStub(harness.channel)
     await stub.Check(health_pb2.HealthCheckRequest(service=""))
@@ -41,7 +52,7 @@ async def test_one_server_span_per_rpc(harness: Harness) -> None:
     """Each RPC gets exactly one SERVER span named after the method, with rpc.* attributes."""
     await harness.echo(b"hi")
     await harness.stream(b"fine")
-    spans = harness.spans.get_finished_spans()
+    spans = await _finished_spans(harness, 2)
     assert [span.name for span in spans] == [ECHO.lstrip("/"), STREAM.lstrip("/")]
     for span in spans:
         attributes = dict(span.attributes or {})
@@ -67,7 +78,7 @@ async def test_span_status_and_code_of_failures(harness: Harness) -> None:
     for body in (b"not-your-turn", b"boom"):
         with pytest.raises(grpc.aio.AioRpcError):
             await harness.echo(body)
-    client_error, server_fault = harness.spans.get_finished_spans()
+    client_error, server_fault = await _finished_spans(harness, 2)
     assert dict(client_error.attributes or {})["rpc.grpc.status_code"] == 9
     assert client_error.status.status_code is StatusCode.UNSET
     assert dict(server_fault.attributes or {})["rpc.grpc.status_code"] == 13
@@ -80,7 +91,7 @@ async def test_server_fault_spans_carry_no_exception_text(harness: Harness) -> N
     """A fault's span names the exception type only: its message may quote hidden state."""
     with pytest.raises(grpc.aio.AioRpcError):
         await harness.echo(b"boom")
-    (span,) = harness.spans.get_finished_spans()
+    (span,) = await _finished_spans(harness, 1)
     recorded = repr(dict(span.attributes or {})) + repr([e.attributes for e in span.events])
     assert "secret-detail" not in recorded
 
@@ -89,7 +100,7 @@ async def test_server_fault_spans_carry_no_exception_text(harness: Harness) -> N
 async def test_span_continues_the_callers_trace(harness: Harness) -> None:
     """A W3C traceparent sent by the client becomes the server span's parent."""
     await harness.echo(b"hi", metadata=(("traceparent", TRACEPARENT),))
-    (span,) = harness.spans.get_finished_spans()
+    (span,) = await _finished_spans(harness, 1)
     assert format(span.context.trace_id, "032x") == "0af7651916cd43dd8448eb211c80319c"
     assert span.parent is not None and format(span.parent.span_id, "016x") == "b7ad6b7169203331"
 
@@ -102,8 +113,8 @@ async def test_one_access_line_per_rpc_with_trace_ids(harness: Harness) -> None:
         await harness.echo(b"bad-seat")
     received, error = await harness.stream(b"not-your-turn")
     assert len(received) == 2 and error is not None
+    spans = await _finished_spans(harness, 3)
     lines = _access_lines(harness)
-    spans = harness.spans.get_finished_spans()
     assert [(line["rpc_method"], line["outcome"]) for line in lines] == [
         (ECHO, "OK"),
         (ECHO, "INVALID_ARGUMENT"),
