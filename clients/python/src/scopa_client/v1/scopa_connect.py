@@ -169,8 +169,8 @@ class GameService(Protocol):
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
         message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
-        the server drains; a client reconnects with `from_version` = the last
-        version it received.
+        the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
+        with `from_version` = the last version it received.
 
         Errors: the common ones (GAME_NOT_FOUND also ends a stream whose game
         expired), and:
@@ -538,8 +538,8 @@ class GameServiceClient(ConnectClient):
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
         message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
-        the server drains; a client reconnects with `from_version` = the last
-        version it received.
+        the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
+        with `from_version` = the last version it received.
 
         Errors: the common ones (GAME_NOT_FOUND also ends a stream whose game
         expired), and:
@@ -751,8 +751,8 @@ class GameServiceSync(Protocol):
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
         message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
-        the server drains; a client reconnects with `from_version` = the last
-        version it received.
+        the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
+        with `from_version` = the last version it received.
 
         Errors: the common ones (GAME_NOT_FOUND also ends a stream whose game
         expired), and:
@@ -1118,8 +1118,8 @@ class GameServiceClientSync(ConnectClientSync):
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
         message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
-        the server drains; a client reconnects with `from_version` = the last
-        version it received.
+        the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
+        with `from_version` = the last version it received.
 
         Errors: the common ones (GAME_NOT_FOUND also ends a stream whose game
         expired), and:

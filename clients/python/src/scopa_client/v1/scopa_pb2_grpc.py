@@ -258,8 +258,8 @@ class GameServiceServicer:
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
         message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
-        the server drains; a client reconnects with `from_version` = the last
-        version it received.
+        the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
+        with `from_version` = the last version it received.
 
         Errors: the common ones (GAME_NOT_FOUND also ends a stream whose game
         expired), and:
