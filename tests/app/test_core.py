@@ -532,3 +532,42 @@ async def test_many_streams_of_one_game_share_reads() -> None:
     assert loads - before <= 2
     for stream in streams:
         await stream.aclose()
+
+
+async def test_activity_callback_sees_creates_moves_and_the_end() -> None:
+    """on_game_active gets (game_id, finished) for each change this core commits."""
+    seen: list[tuple[str, bool]] = []
+    core = GameCore(
+        MemoryStore(),
+        TokenAuthority(SECRET),
+        CoreSettings(allow_stacked_decks=True),
+        rng=random.Random(7),
+        on_game_active=lambda game_id, finished: seen.append((game_id, finished)),
+    )
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    await play_one(core, game, tokens, random.Random(3))
+    await core.get_state(game, None)  # a read is no change
+    await core.resign(game, tokens[0])
+    assert seen == [(game, False), (game, False), (game, True)]
+
+
+async def test_watch_callback_counts_open_streams() -> None:
+    """on_watch gets +1 when a watch starts and -1 when it is closed; a refused watch adds 0."""
+    deltas: list[int] = []
+    core = GameCore(
+        MemoryStore(),
+        TokenAuthority(SECRET),
+        CoreSettings(allow_stacked_decks=True),
+        rng=random.Random(7),
+        on_watch=deltas.append,
+    )
+    created, _tokens = await two_seat_game(core)
+    updates = core.watch(created.game_id, None, from_version=1)
+    await anext(updates)
+    assert deltas == [1]
+    await updates.aclose()
+    assert deltas == [1, -1]
+    with pytest.raises(InvalidArgument):
+        await anext(core.watch(created.game_id, None, from_version=99))
+    assert sum(deltas) == 0

@@ -54,13 +54,17 @@ async def test_one_server_span_per_rpc(harness: Harness) -> None:
     await harness.stream(b"fine")
     spans = await _finished_spans(harness, 2)
     assert [span.name for span in spans] == [ECHO.lstrip("/"), STREAM.lstrip("/")]
-    for span in spans:
+    for span, method in zip(spans, (ECHO, STREAM), strict=True):
         attributes = dict(span.attributes or {})
         assert span.kind is SpanKind.SERVER
-        assert attributes["rpc.system"] == "grpc"
-        assert attributes["rpc.service"] == "test.Fake"
-        assert attributes["rpc.grpc.status_code"] == 0
-        assert attributes["network.peer.address"] == "127.0.0.1"
+        port = attributes.pop("network.peer.port")
+        assert isinstance(port, int) and port > 0
+        assert attributes == {
+            "rpc.system.name": "grpc",
+            "rpc.method": method.lstrip("/"),
+            "rpc.status_code": "OK",
+            "network.peer.address": "127.0.0.1",
+        }
 
 
 @session_loop
@@ -79,11 +83,18 @@ async def test_span_status_and_code_of_failures(harness: Harness) -> None:
         with pytest.raises(grpc.aio.AioRpcError):
             await harness.echo(body)
     client_error, server_fault = await _finished_spans(harness, 2)
-    assert dict(client_error.attributes or {})["rpc.grpc.status_code"] == 9
+    client_attributes = dict(client_error.attributes or {})
+    assert client_attributes["rpc.status_code"] == "FAILED_PRECONDITION"
+    assert "error.type" not in client_attributes
     assert client_error.status.status_code is StatusCode.UNSET
-    assert dict(server_fault.attributes or {})["rpc.grpc.status_code"] == 13
+    assert dict(server_fault.attributes or {})["rpc.status_code"] == "INTERNAL"
+    assert dict(server_fault.attributes or {})["error.type"] == "INTERNAL"
     assert server_fault.status.status_code is StatusCode.ERROR
-    assert dict(server_fault.attributes or {})["error.type"] == "RuntimeError"
+    (event,) = server_fault.events
+    assert (event.name, dict(event.attributes or {})) == (
+        "exception",
+        {"exception.type": "RuntimeError"},
+    )
 
 
 @session_loop
@@ -141,10 +152,11 @@ async def test_access_log_holds_no_bodies_or_credentials(harness: Harness) -> No
 
 @session_loop
 async def test_rpc_latency_histogram(harness: Harness) -> None:
-    """Every RPC records its duration in ms with its method and status code."""
+    """Every RPC records its duration in seconds with its method and string status code."""
     await harness.echo(b"hi")
     with pytest.raises(grpc.aio.AioRpcError):
         await harness.echo(b"not-your-turn")
+    ok_span, _ = await _finished_spans(harness, 2)  # each point is recorded before its span ends
     data = harness.metrics.get_metrics_data()
     assert data is not None
     metrics = [
@@ -152,16 +164,26 @@ async def test_rpc_latency_histogram(harness: Harness) -> None:
         for resource in data.resource_metrics
         for scope in resource.scope_metrics
         for metric in scope.metrics
-        if metric.name == "rpc.server.duration"
+        if metric.name == "rpc.server.call.duration"
     ]
     (histogram,) = metrics
-    assert histogram.unit == "ms"
+    assert histogram.unit == "s"
     counts = {
-        (point.attributes or {}).get("rpc.grpc.status_code"): point.count
+        (point.attributes or {}).get("rpc.status_code"): point.count
         for point in histogram.data.data_points
         if isinstance(point, HistogramDataPoint)
     }
     assert counts == {"OK": 1, "FAILED_PRECONDITION": 1}
+    points = [dict(p.attributes or {}) for p in histogram.data.data_points]
+    (ok,) = [attributes for attributes in points if attributes["rpc.status_code"] == "OK"]
+    assert ok == {
+        "rpc.system.name": "grpc",
+        "rpc.method": ECHO.lstrip("/"),
+        "rpc.status_code": "OK",
+    }
+    # The same attributes, with the same types, as on the call's span.
+    span_attributes = dict(ok_span.attributes or {})
+    assert all(span_attributes[key] == value for key, value in ok.items())
 
 
 @session_loop

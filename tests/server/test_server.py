@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
+import json
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from scopa.config import Settings
 from scopa.server import GAME_SERVICE, READINESS_SERVICE, ScopaServer
 from scopa.server._server import _server_options
+from scopa.storage import RedisStore
 from server.fakes import FAKE_SERVICE, Harness, register_fake, session_loop
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -62,6 +68,93 @@ async def test_liveness_serving_and_readiness_follow_the_check(test_settings: Se
     finally:
         await channel.close()
         await server.stop()
+
+
+def _readiness_lines(log: io.StringIO) -> list[tuple[bool, bool | None, str]]:
+    lines = [json.loads(line) for line in log.getvalue().splitlines() if line]
+    return [
+        (line["ready"], line["previous"], line["reason"])
+        for line in lines
+        if line["event"] == "readiness_changed"
+    ]
+
+
+async def _until_lines(log: io.StringIO, count: int) -> None:
+    for _ in range(250):  # generous: the machine may be busy
+        if len(_readiness_lines(log)) >= count:
+            return
+        await asyncio.sleep(0.02)
+
+
+@session_loop
+async def test_readiness_transitions_are_logged_once_each(
+    test_settings: Settings, log_stream: io.StringIO
+) -> None:
+    """Each change of readiness is one log line (with the previous state); no repeats."""
+    flag = _Flag()
+    server = ScopaServer(test_settings, [], flag, ready_interval_s=0.02)
+    await server.start()
+    try:
+        await asyncio.sleep(0.1)  # several polls, all "not ready": one line
+        flag.ready = True
+        await _until_lines(log_stream, 2)
+        await asyncio.sleep(0.1)
+        flag.fail = True
+        await _until_lines(log_stream, 3)
+        await asyncio.sleep(0.1)
+    finally:
+        await server.stop()
+    assert _readiness_lines(log_stream) == [
+        (False, None, "check"),
+        (True, False, "check"),
+        (False, True, "check"),
+    ]
+
+
+@session_loop
+async def test_shutdown_logs_the_readiness_change(
+    test_settings: Settings, log_stream: io.StringIO
+) -> None:
+    """stop() logs ready -> not ready with the reason "shutdown"."""
+
+    async def ready() -> bool:
+        return True
+
+    server = ScopaServer(test_settings, [], ready)
+    await server.start()
+    await server.stop()
+    assert _readiness_lines(log_stream) == [(True, None, "check"), (False, True, "shutdown")]
+
+
+@session_loop
+async def test_readiness_polls_make_no_spans(test_settings: Settings, redis_url: str) -> None:
+    """Polling a traced Redis store for readiness creates no span (and so no root trace)."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    store = RedisStore.from_url(redis_url, tracer_provider=provider)
+
+    polls = 0
+
+    async def ready() -> bool:
+        nonlocal polls
+        await store.ping()
+        polls += 1
+        return True
+
+    server = ScopaServer(test_settings, [], ready, ready_interval_s=0.02)
+    await server.start()
+    try:
+        for _ in range(250):
+            if polls >= 5:
+                break
+            await asyncio.sleep(0.02)
+        await store.ping()  # outside the poll: traced as usual
+    finally:
+        await server.stop()
+        await store.close()
+    assert polls >= 5
+    assert [span.name for span in exporter.get_finished_spans()] == ["PING ping"]
 
 
 @session_loop

@@ -20,6 +20,7 @@ from redis.utils import HIREDIS_AVAILABLE
 from support.redis_server import free_port
 
 from scopa.storage import RedisStore, StorageUnavailable, channel, events_key, game_key
+from scopa.telemetry import untraced
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -220,10 +221,13 @@ async def test_one_client_span_per_operation_without_values(
     for span in spans:
         assert span.kind is SpanKind.CLIENT
         attrs = dict(span.attributes or {})
-        assert attrs["db.system"] == "redis"
-        assert attrs["db.operation"] == span.name.split()[0]
-        assert attrs["server.address"] == "127.0.0.1"
-        assert attrs["server.port"] == port
+        assert attrs == {
+            "db.system.name": "redis",
+            "db.operation.name": span.name.split()[0],
+            "db.namespace": "0",
+            "server.address": "127.0.0.1",
+            "server.port": port,
+        }
         shown = repr(attrs)
         for secret in ("secret", "g1", "rid-"):
             assert secret not in shown
@@ -240,6 +244,7 @@ async def test_failed_operation_span_has_error_status() -> None:
     (span,) = exporter.get_finished_spans()
     assert span.name == "HMGET load"
     assert span.status.status_code is StatusCode.ERROR
+    assert dict(span.attributes or {})["error.type"] == "ConnectionError"
 
 
 async def test_subscriptions_share_one_connection_outside_the_pool(
@@ -259,3 +264,15 @@ async def test_subscriptions_share_one_connection_outside_the_pool(
         await redis_store.commit("g7", 1, b"s", b"m", [], TTL)
         got = [await asyncio.wait_for(anext(aiter(s)), 2.0) for s in streams[7::30]]
         assert got == [2] * 10
+
+
+async def test_untraced_operations_make_no_span(redis_url: str) -> None:
+    """Inside scopa.telemetry.untraced() (the readiness poll) a store operation makes no span."""
+    store, exporter = _traced_store(redis_url)
+    try:
+        with untraced():
+            await store.ping()
+        await store.ping()
+    finally:
+        await store.close()
+    assert [span.name for span in exporter.get_finished_spans()] == ["PING ping"]

@@ -17,6 +17,7 @@ import re
 import secrets
 import unicodedata
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -224,6 +225,8 @@ class GameCore:
         rng: random.Random | None = None,
         on_game_created: Callable[[str], None] | None = None,
         on_game_finished: Callable[[str, str], None] | None = None,
+        on_game_active: Callable[[str, bool], None] | None = None,
+        on_watch: Callable[[int], None] | None = None,
         tracer_provider: trace.TracerProvider | None = None,
     ) -> None:
         self._store = store
@@ -232,6 +235,9 @@ class GameCore:
         self._rng = rng or random.SystemRandom()
         self._on_created = on_game_created or (lambda preset: None)
         self._on_finished = on_game_finished or (lambda preset, reason: None)
+        # (game_id, finished) after each change this process commits; +1/-1 per watch stream.
+        self._on_active = on_game_active or (lambda game_id, finished: None)
+        self._on_watch = on_watch or (lambda delta: None)
         self._tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
         self._watchers = WatchCounter(self._settings.watch_per_client)
         self._watch_reads: SharedReads[tuple[Snapshot, list[Event]]] = SharedReads(
@@ -403,6 +409,7 @@ class GameCore:
                 self._snapshot(game_id, snap.version, stored_state, stored_meta, first_seat),
             )
         self._on_created(ruleset.preset)
+        self._on_active(game_id, False)
         _log.info("game_created", game_id=game_id, preset=ruleset.preset, players=players)
         first_seat = tokens[0][0] if tokens else None
         return CreateResult(
@@ -513,6 +520,7 @@ class GameCore:
             raise GameNotFoundError(f"no game games/{game_id}") from None
         if state.finished:
             self._on_finished(state.ruleset.preset, state.finish_reason.value)
+        self._on_active(game_id, state.finished)
         return self._result(game_id, seat, new_version, state, meta, events)
 
     def _result(
@@ -570,6 +578,15 @@ class GameCore:
                 return seat
         raise InviteInvalid("this invite code opens no seat of this game")
 
+    @asynccontextmanager
+    async def _watching(self) -> AsyncIterator[None]:
+        """Count one open watch stream (``on_watch``) for as long as the block runs."""
+        self._on_watch(1)
+        try:
+            yield
+        finally:
+            self._on_watch(-1)
+
     async def watch(
         self, game_id: str, token: str | None, from_version: int = 0, client: str = ""
     ) -> AsyncGenerator[PlayResult, None]:
@@ -593,7 +610,7 @@ class GameCore:
                 field="from_version",
             )
         with self._watchers.admit(client):
-            async with self._store.subscribe(game_id) as versions:
+            async with self._watching(), self._store.subscribe(game_id) as versions:
                 first = await self._catch_up(game_id, seat, from_version or None, RESYNC, True)
                 assert first is not None
                 update, last, done = first

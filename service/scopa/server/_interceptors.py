@@ -18,12 +18,12 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from typing import Any
 
 import grpc
-from opentelemetry import propagate, trace
+from opentelemetry import trace
 from opentelemetry.metrics import MeterProvider
-from opentelemetry.trace import SpanKind, Status, StatusCode, TracerProvider
+from opentelemetry.trace import TracerProvider
 
 from scopa.server._errors import map_exception, to_grpc_status
-from scopa.telemetry import ScopaMetrics, get_logger, scopa_metrics
+from scopa.telemetry import ServerTelemetry, get_logger, peer_attributes
 
 __all__ = [
     "EXCLUDED_PREFIXES",
@@ -147,22 +147,6 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         raise NotImplementedError
 
 
-def _split_method(method: str) -> tuple[str, str]:
-    service, _, name = method.lstrip("/").rpartition("/")
-    return service, name
-
-
-def _peer_attributes(peer: str) -> dict[str, str | int]:
-    kind, _, address = peer.partition(":")
-    if kind not in ("ipv4", "ipv6"):
-        return {}
-    host, _, port = address.rpartition(":")
-    attributes: dict[str, str | int] = {"network.peer.address": host.strip("[]")}
-    if port.isdigit():
-        attributes["network.peer.port"] = int(port)
-    return attributes
-
-
 def _carrier(details: Any) -> dict[str, str]:
     carrier: dict[str, str] = {}
     for key, value in details.invocation_metadata or ():
@@ -172,7 +156,11 @@ def _carrier(details: Any) -> dict[str, str]:
 
 
 class TracingInterceptor(RpcInterceptor):
-    """One SERVER span per RPC, named `package.Service/Method`, plus the RPC latency metric."""
+    """One SERVER span per RPC, named `package.Service/Method`, plus the call-duration metric.
+
+    Through `scopa.telemetry.ServerTelemetry`, the instrumentation point the HTTP port's
+    Connect and REST handlers share: the same attribute names and types for every protocol.
+    """
 
     def __init__(
         self,
@@ -181,29 +169,14 @@ class TracingInterceptor(RpcInterceptor):
         excluded_prefixes: Sequence[str] = EXCLUDED_PREFIXES,
     ) -> None:
         super().__init__(excluded_prefixes)
-        self._tracer = trace.get_tracer("scopa.server", tracer_provider=tracer_provider)
-        self._metrics = ScopaMetrics(meter_provider) if meter_provider else scopa_metrics()
+        self._telemetry = ServerTelemetry(tracer_provider, meter_provider)
 
     @asynccontextmanager
     async def scope(self, details: Any, context: Any) -> AsyncIterator[None]:
         """Run the RPC inside a span continuing the caller's W3C trace context."""
-        method: str = details.method
-        service, name = _split_method(method)
-        attributes: dict[str, str | int] = {
-            "rpc.system": "grpc",
-            "rpc.service": service,
-            "rpc.method": name,
-            **_peer_attributes(context.peer()),
-        }
-        start = time.perf_counter()
-        with self._tracer.start_as_current_span(
-            method.lstrip("/"),
-            context=propagate.extract(_carrier(details)),
-            kind=SpanKind.SERVER,
-            attributes=attributes,
-            record_exception=False,
-            set_status_on_exception=False,
-        ) as span:
+        method = str(details.method).lstrip("/")
+        peer = peer_attributes(context.peer())
+        with self._telemetry.rpc("grpc", method, _carrier(details), peer) as call:
             error: BaseException | None = None
             try:
                 yield
@@ -212,11 +185,7 @@ class TracingInterceptor(RpcInterceptor):
                 raise
             finally:
                 code = status_of_call(context, error)
-                span.set_attribute("rpc.grpc.status_code", code.value[0])
-                if code in _SERVER_ERROR_CODES:
-                    span.set_status(Status(StatusCode.ERROR, code.name))
-                elapsed_ms = (time.perf_counter() - start) * 1000
-                self._metrics.record_rpc(method, code.name, elapsed_ms)
+                call.finish(code.name, error=code in _SERVER_ERROR_CODES)
 
 
 class AccessLogInterceptor(RpcInterceptor):
@@ -273,7 +242,10 @@ class ErrorMappingInterceptor(RpcInterceptor):
             if mapped.server_fault:
                 # The exception's type only: its message may quote state (cards, tokens), and
                 # spans leave the server; the full traceback is in the server's own log.
-                trace.get_current_span().set_attribute("error.type", type(exc).__qualname__)
+                # (error.type is the status code, as the RPC conventions say.)
+                trace.get_current_span().add_event(
+                    "exception", {"exception.type": type(exc).__qualname__}
+                )
                 self._log.error(
                     "rpc.failed", rpc_method=details.method, reason=mapped.reason, exc_info=exc
                 )

@@ -6,9 +6,10 @@ import asyncio
 import os
 import sys
 
+from scopa import __version__
 from scopa.config import ConfigError, Settings
 from scopa.server._server import serve
-from scopa.telemetry import configure_logging, configure_tracing, get_logger
+from scopa.telemetry import configure_logging, configure_tracing, effective_settings, get_logger
 
 __all__ = ["main", "run"]
 
@@ -40,6 +41,8 @@ def main() -> int:
     configure_logging(settings)
     log = get_logger("scopa.server")
     shutdown_telemetry = configure_tracing(settings)
+    # The effective configuration, secrets masked: what an operator checks first.
+    log.info("starting", version=__version__, settings=effective_settings(settings))
     if settings.token_secret_generated:
         log.warning(
             "SCOPA_TOKEN_SECRET is not set: using a random key, so seat tokens will not "

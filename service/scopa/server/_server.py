@@ -29,7 +29,7 @@ from scopa.app import RateLimits
 from scopa.config import Settings
 from scopa.server._guard import Drain, ServerGuard
 from scopa.server._interceptors import default_interceptors
-from scopa.telemetry import get_logger
+from scopa.telemetry import get_logger, untraced
 
 __all__ = [
     "GAME_SERVICE",
@@ -94,6 +94,7 @@ class ScopaServer:
         self._ready_timeout_s = ready_timeout_s
         self._readiness_names = (*service_names, READINESS_SERVICE)
         self._ready_task: asyncio.Task[None] | None = None
+        self._ready: bool | None = None
         self._log = get_logger("scopa.server")
         guard = ServerGuard(
             self.drain,
@@ -137,6 +138,7 @@ class ScopaServer:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ready_task
         await self.health.enter_graceful_shutdown()
+        self._log_readiness(False, "shutdown")
         ended = self.drain.begin()
         delay = self.settings.drain_delay_s
         self._log.info("draining", streams_ended=ended, drain_delay_s=delay)
@@ -149,13 +151,25 @@ class ScopaServer:
 
     async def _is_ready(self) -> bool:
         try:
-            return await asyncio.wait_for(self._ready_check(), self._ready_timeout_s)
+            # Untraced: a poll every few seconds would otherwise make a root trace each time.
+            with untraced():
+                return await asyncio.wait_for(self._ready_check(), self._ready_timeout_s)
         except Exception as exc:  # a failing check means "not ready", never a crash
             self._log.warning("readiness check failed", error=type(exc).__name__)
             return False
 
+    def _log_readiness(self, ready: bool, reason: str) -> None:
+        """Log a change of readiness (and the first reading), never an unchanged one."""
+        if ready == self._ready:
+            return
+        log = self._log.info if ready or reason == "shutdown" else self._log.warning
+        log("readiness_changed", ready=ready, previous=self._ready, reason=reason)
+        self._ready = ready
+
     async def _update_readiness(self) -> None:
-        status = _SERVING if await self._is_ready() else _NOT_SERVING
+        ready = await self._is_ready()
+        self._log_readiness(ready, "check")
+        status = _SERVING if ready else _NOT_SERVING
         for name in self._readiness_names:
             await self.health.set(name, status)
 

@@ -6,7 +6,12 @@ from scopa.app import CoreSettings, GameCore, RateLimits, TokenAuthority
 from scopa.config import Settings
 from scopa.server._server import GAME_SERVICE, Wiring
 from scopa.storage import StorageError, open_store
-from scopa.telemetry import record_game_created, record_game_finished
+from scopa.telemetry import (
+    record_game_active,
+    record_game_created,
+    record_game_finished,
+    record_watch_streams,
+)
 from scopa.transport import GameServicer
 from scopa_client.v1 import scopa_pb2_grpc
 
@@ -28,6 +33,8 @@ async def build_services(settings: Settings) -> Wiring:
         ),
         on_game_created=record_game_created,
         on_game_finished=lambda preset, reason: record_game_finished(preset),
+        on_game_active=record_game_active,
+        on_watch=record_watch_streams,
     )
     servicer = GameServicer(core)
 

@@ -9,7 +9,7 @@ from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any, Protocol, cast
 
-from opentelemetry import trace
+from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 from redis.asyncio.connection import AbstractConnection, Connection
@@ -90,7 +90,11 @@ class _Call:
     __slots__ = ("_span",)
 
     def __init__(self, tracer: trace.Tracer, name: str, attributes: dict[str, str | int]) -> None:
-        self._span = tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+        if context.get_value(context._SUPPRESS_INSTRUMENTATION_KEY):
+            # Untraced on purpose (the readiness poll): no span, not even a root one.
+            self._span: trace.Span = trace.INVALID_SPAN
+        else:
+            self._span = tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
 
     def __enter__(self) -> None:
         return None
@@ -103,6 +107,7 @@ class _Call:
     ) -> None:
         span = self._span
         if exc_type is not None:
+            span.set_attribute("error.type", exc_type.__qualname__)
             span.set_status(Status(StatusCode.ERROR, exc_type.__name__))
         span.end()
         if isinstance(exc, RedisConnectionError | RedisTimeoutError):
@@ -113,14 +118,14 @@ class _Call:
 
 def _span_attributes(pool: ConnectionPool[Connection], operation: str) -> dict[str, str | int]:
     """The attributes of a store operation's span: the server, never keys or values."""
-    attributes: dict[str, str | int] = {"db.system": "redis", "db.operation": operation}
+    attributes: dict[str, str | int] = {"db.system.name": "redis", "db.operation.name": operation}
     kwargs = pool.connection_kwargs
     if isinstance(kwargs.get("host"), str):
         attributes["server.address"] = kwargs["host"]
     if isinstance(kwargs.get("port"), int):
         attributes["server.port"] = kwargs["port"]
     if isinstance(kwargs.get("db"), int):
-        attributes["db.redis.database_index"] = kwargs["db"]
+        attributes["db.namespace"] = str(kwargs["db"])  # the database index, as a string
     return attributes
 
 
@@ -135,7 +140,9 @@ class RedisStore:
     """A GameStore on Redis (or any Redis Cluster node set: one hash tag per game).
 
     Each operation is one CLIENT span named after its command and the store operation (e.g.
-    ``EVALSHA commit``), with ``db.system``, ``db.operation`` and the server's address only.
+    ``EVALSHA commit``), with ``db.system.name``, ``db.operation.name`` (the Redis command),
+    ``db.namespace`` (the database index) and the server's address only; none inside
+    ``scopa.telemetry.untraced()`` (OpenTelemetry's suppress-instrumentation flag).
 
     Failures are told apart honestly: ``StorageUnavailable`` when nothing was sent (no
     connection, or a read that failed), ``OutcomeUnknown`` when a write was sent and its reply

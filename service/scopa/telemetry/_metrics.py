@@ -2,22 +2,81 @@
 
 from __future__ import annotations
 
-from opentelemetry import metrics
+import time
+from collections.abc import Callable, Iterable
 
-__all__ = ["ScopaMetrics", "record_game_created", "record_game_finished", "scopa_metrics"]
+from opentelemetry import metrics
+from opentelemetry.metrics import CallbackOptions, Observation
+
+from scopa.telemetry._semconv import DURATION_BUCKETS_S
+
+__all__ = [
+    "ACTIVE_WINDOW_S",
+    "ActiveGames",
+    "ScopaMetrics",
+    "record_game_active",
+    "record_game_created",
+    "record_game_finished",
+    "record_watch_streams",
+    "scopa_metrics",
+]
 
 _METER_NAME = "scopa"
 
+ACTIVE_WINDOW_S = 300.0
+"""A game counts as active on a replica for this long after that replica last changed it."""
+
+
+class ActiveGames:
+    """Games this replica changed (created, moved in) in the last window and that are not over.
+
+    Each replica sees only the games its own calls touch, so the sum over replicas counts a
+    game once per replica that served it recently; the gauge is a per-replica load figure.
+    """
+
+    def __init__(
+        self, window_s: float = ACTIVE_WINDOW_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._window_s = window_s
+        self._clock = clock
+        self._seen: dict[str, float] = {}
+
+    def touch(self, game_id: str, finished: bool) -> None:
+        """Note a change to ``game_id``: active until the window passes, or gone when over."""
+        if finished:
+            self._seen.pop(game_id, None)
+        else:
+            self._seen[game_id] = self._clock()
+
+    def count(self) -> int:
+        """The number of active games now (older entries are dropped)."""
+        horizon = self._clock() - self._window_s
+        for game_id in [g for g, seen in self._seen.items() if seen < horizon]:
+            del self._seen[game_id]
+        return len(self._seen)
+
 
 class ScopaMetrics:
-    """RPC latency histogram and game counters, created from one meter provider."""
+    """Call durations, game counters, open watch streams and active games, from one meter."""
 
-    def __init__(self, meter_provider: metrics.MeterProvider | None = None) -> None:
+    def __init__(
+        self,
+        meter_provider: metrics.MeterProvider | None = None,
+        active_games: ActiveGames | None = None,
+    ) -> None:
         meter = metrics.get_meter(_METER_NAME, meter_provider=meter_provider)
+        self.active_games = active_games or ActiveGames()
         self.rpc_duration = meter.create_histogram(
-            "rpc.server.duration",
-            unit="ms",
-            description="Duration of inbound gRPC calls.",
+            "rpc.server.call.duration",
+            unit="s",
+            description="Duration of inbound RPCs (gRPC and Connect).",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS_S,
+        )
+        self.http_duration = meter.create_histogram(
+            "http.server.request.duration",
+            unit="s",
+            description="Duration of inbound plain HTTP requests (REST).",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS_S,
         )
         self.games_created = meter.create_counter(
             "scopa.games.created", unit="{game}", description="Games created."
@@ -25,19 +84,23 @@ class ScopaMetrics:
         self.games_finished = meter.create_counter(
             "scopa.games.finished", unit="{game}", description="Games that reached their end."
         )
-
-    def record_rpc(self, method: str, code: str, duration_ms: float) -> None:
-        """Record one RPC's duration with its full method name and status code name."""
-        service, _, name = method.lstrip("/").rpartition("/")
-        self.rpc_duration.record(
-            duration_ms,
-            {
-                "rpc.system": "grpc",
-                "rpc.service": service,
-                "rpc.method": name,
-                "rpc.grpc.status_code": code,
-            },
+        self.watch_streams = meter.create_up_down_counter(
+            "scopa.watch.streams",
+            unit="{stream}",
+            description="WatchGame streams open on this replica.",
         )
+        meter.create_observable_gauge(
+            "scopa.games.active",
+            callbacks=[self._observe_active_games],
+            unit="{game}",
+            description=(
+                f"Unfinished games this replica created or changed in the last "
+                f"{ACTIVE_WINDOW_S:.0f} s."
+            ),
+        )
+
+    def _observe_active_games(self, _options: CallbackOptions) -> Iterable[Observation]:
+        return [Observation(self.active_games.count())]
 
     def game_created(self, variant: str) -> None:
         """Count one new game of the given variant (e.g. "scopa", "scopone")."""
@@ -46,6 +109,14 @@ class ScopaMetrics:
     def game_finished(self, variant: str) -> None:
         """Count one finished game of the given variant."""
         self.games_finished.add(1, {"scopa.variant": variant})
+
+    def watch_opened(self) -> None:
+        """Count one more open watch stream."""
+        self.watch_streams.add(1)
+
+    def watch_closed(self) -> None:
+        """Count one watch stream fewer."""
+        self.watch_streams.add(-1)
 
 
 _default: ScopaMetrics | None = None
@@ -67,3 +138,13 @@ def record_game_created(variant: str) -> None:
 def record_game_finished(variant: str) -> None:
     """Count one finished game on the process-wide counter `scopa.games.finished`."""
     scopa_metrics().game_finished(variant)
+
+
+def record_game_active(game_id: str, finished: bool) -> None:
+    """Note a change to a game on the process-wide `scopa.games.active` gauge."""
+    scopa_metrics().active_games.touch(game_id, finished)
+
+
+def record_watch_streams(delta: int) -> None:
+    """Count watch streams opened (+1) or closed (-1) on `scopa.watch.streams`."""
+    scopa_metrics().watch_streams.add(delta)
