@@ -6,7 +6,10 @@ import os
 import subprocess
 import sys
 
+from support.redis_server import RedisServer
 from support.server_process import start_server, stop_server, wait_serving
+
+import scopa
 
 
 def test_process_serves_health_and_exits_cleanly_on_sigterm() -> None:
@@ -36,3 +39,24 @@ def test_invalid_configuration_fails_fast() -> None:
     )
     assert result.returncode == 2
     assert "SCOPA_PORT" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_start_up_line_shows_the_settings_without_secrets(redis_server: RedisServer) -> None:
+    """The first line is `starting` with every setting; the token secret and the Redis password
+    in REDIS_URL are masked (the password really authenticates: Redis takes any for "default")."""
+    url = redis_server.url.replace("redis://", "redis://default:hunter2-pw@")
+    server = start_server(url, token_secret="sekrit-token-key-0123456789")
+    try:
+        wait_serving(server.target, "readiness")
+    finally:
+        stop_server(server)
+    text = server.log_text()
+    assert "hunter2" not in text and "sekrit" not in text
+    records = server.log_records()
+    assert records[0]["event"] == "starting"
+    settings = records[0]["settings"]
+    assert settings["redis_url"] == url.replace("hunter2-pw", "***")
+    assert settings["token_secret"] == "***" and settings["token_secret_generated"] is False
+    assert settings["port"] == server.port and records[0]["version"] == scopa.__version__
+    changes = [r for r in records if r["event"] == "readiness_changed"]
+    assert [(r["ready"], r["reason"]) for r in changes] == [(True, "check"), (False, "shutdown")]
