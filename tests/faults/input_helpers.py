@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -45,6 +46,14 @@ def access_lines(server: ServerProcess, method: str | None = None) -> list[dict[
         for r in server.log_records()
         if r.get("event") == "rpc" and (method is None or r.get("rpc_method") == method)
     ]
+
+
+def wait_for_access_lines(server: ServerProcess, count: int, timeout_s: float = 20.0) -> None:
+    """Wait until the server has logged ``count`` access lines (it logs just after answering)."""
+    deadline = time.monotonic() + timeout_s
+    while len(access_lines(server)) < count:
+        assert time.monotonic() < deadline, access_lines(server)
+        time.sleep(0.05)
 
 
 def assert_clean_log(server: ServerProcess) -> None:

@@ -16,6 +16,7 @@ from faults.input_helpers import (
     channel_to,
     raw_call,
     reason_of,
+    wait_for_access_lines,
 )
 
 NOT_PROTOBUF = [
@@ -43,6 +44,7 @@ def test_non_protobuf_bytes_on_every_rpc_are_invalid_argument(server: ServerProc
                 error = raw_call(channel, method, streaming, body)
                 assert error.code() is grpc.StatusCode.INVALID_ARGUMENT, (method, error)
                 assert reason_of(error) == "MALFORMED_REQUEST", method
+    wait_for_access_lines(server, len(METHODS) * len(NOT_PROTOBUF))
     for method, _ in METHODS:
         lines = access_lines(server, method)
         assert len(lines) == len(NOT_PROTOBUF), (method, lines)
