@@ -355,3 +355,14 @@ def test_tracebacks_carry_no_local_variables(log_format: Literal["json", "consol
     text = stream.getvalue()
     assert "engine fault" in text and "_fail_with_secrets" in text
     assert "sekrit" not in text
+
+
+def test_active_games_stay_bounded_without_a_reader() -> None:
+    """Changes alone drop games out of the window: no reading is needed to bound the memory."""
+    now = [0.0]
+    active = ActiveGames(window_s=10, clock=lambda: now[0])
+    for i in range(1000):
+        now[0] = float(i)
+        active.touch(f"g{i}", finished=False)
+    assert len(active._seen) == 11  # the last 10 s: g989 .. g999
+    assert active.count() == 11

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 
@@ -32,6 +33,9 @@ class ActiveGames:
 
     Each replica sees only the games its own calls touch, so the sum over replicas counts a
     game once per replica that served it recently; the gauge is a per-replica load figure.
+    Entries are kept in order of their last change and dropped once out of the window, on
+    every change and every reading, so memory stays bounded without a metric reader too. A
+    lock guards them: the periodic metric reader observes from its own thread.
     """
 
     def __init__(
@@ -40,20 +44,30 @@ class ActiveGames:
         self._window_s = window_s
         self._clock = clock
         self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
 
     def touch(self, game_id: str, finished: bool) -> None:
         """Note a change to ``game_id``: active until the window passes, or gone when over."""
-        if finished:
+        with self._lock:
             self._seen.pop(game_id, None)
-        else:
-            self._seen[game_id] = self._clock()
+            if not finished:
+                self._seen[game_id] = self._clock()
+            self._prune()
 
     def count(self) -> int:
-        """The number of active games now (older entries are dropped)."""
+        """The number of active games now."""
+        with self._lock:
+            self._prune()
+            return len(self._seen)
+
+    def _prune(self) -> None:
+        """Drop the oldest entries while they are out of the window (oldest first)."""
         horizon = self._clock() - self._window_s
-        for game_id in [g for g, seen in self._seen.items() if seen < horizon]:
+        while self._seen:
+            game_id, seen = next(iter(self._seen.items()))
+            if seen >= horizon:
+                return
             del self._seen[game_id]
-        return len(self._seen)
 
 
 class ScopaMetrics:
