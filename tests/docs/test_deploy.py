@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 import tomllib
 from pathlib import Path
@@ -13,6 +12,7 @@ import yaml
 
 from scopa.config import ENV_VARS
 from scopa.server import READINESS_SERVICE
+from scopa.telemetry import K8S_ENV_ATTRIBUTES
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -81,12 +81,19 @@ def test_probes_use_the_server_health_services(rendered: dict[str, Docs], overla
 def test_manifest_sets_only_variables_something_reads(
     rendered: dict[str, Docs], overlay: str
 ) -> None:
-    """Each variable is documented by the server, read by the OTel SDK, or used in another one."""
+    """Each variable is documented by the server, a k8s attribute it reads, or an OTel SDK one."""
     env = _container(rendered[overlay])["env"]
-    documented = {v.name for v in ENV_VARS}
-    referenced = {m for e in env for m in re.findall(r"\$\((\w+)\)", e.get("value", ""))}
+    known = {v.name for v in ENV_VARS} | {name for name, _ in K8S_ENV_ATTRIBUTES}
     for name in (e["name"] for e in env):
-        assert name in documented or name.startswith("OTEL_") or name in referenced, name
+        assert name in known or name.startswith("OTEL_"), name
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_pod_identity_comes_from_the_downward_api(rendered: dict[str, Docs], overlay: str) -> None:
+    """Every k8s resource attribute the server reads is set from the pod's own fields."""
+    env = {e["name"]: e for e in _container(rendered[overlay])["env"]}
+    for name, _ in K8S_ENV_ATTRIBUTES:
+        assert "fieldPath" in env[name]["valueFrom"]["fieldRef"], name
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
