@@ -30,8 +30,11 @@ from engine import pick_move  # bench/engine.py: the same policy as the benchmar
 from scopa.rules import (
     PRESETS,
     AceReturned,
+    Action,
     CardPlayed,
     CardsDealt,
+    Declare,
+    Declared,
     Event,
     GameFinished,
     HandScored,
@@ -41,7 +44,9 @@ from scopa.rules import (
     Move,
     Redealt,
     SeatResigned,
+    apply_action,
     apply_move,
+    legal_actions,
     legal_moves,
     make_ruleset,
     new_match,
@@ -61,11 +66,10 @@ def outcome(event: Event) -> tuple[Any, ...]:
     if isinstance(event, CardsDealt):
         return ("dealt", event.seat, event.n_cards, event.cards)
     if isinstance(event, CardPlayed):
-        specials = [("picula", 1)] if event.picula else []
-        if event.bagher_points:
-            specials.append(("bagher", event.bagher_points))
         played = (event.seat, event.card, event.captured, event.taken, event.sweep)
-        return ("played", *played, tuple(specials))
+        return ("played", *played, event.specials)
+    if isinstance(event, Declared):
+        return ("declared", event.seat, event.name, event.cards, event.points)
     if isinstance(event, LeftoverTaken):
         return ("leftovers", event.seat, event.cards)
     if isinstance(event, HandScored):
@@ -79,8 +83,9 @@ def outcome(event: Event) -> tuple[Any, ...]:
     raise TypeError(f"unknown event {event!r}")
 
 
-def _moves(moves: list[Move]) -> tuple[Any, ...]:
-    return tuple((m.card, m.capture) for m in moves)
+def _actions(actions: list[Action]) -> tuple[Any, ...]:
+    """A play as (card, capture), a declaration as (name, cards)."""
+    return tuple((a.card, a.capture) if isinstance(a, Move) else (a.name, a.cards) for a in actions)
 
 
 def _final(state: MatchState) -> tuple[Any, ...]:
@@ -96,8 +101,14 @@ def fingerprint(preset: str, games: int) -> str:
         state, events = new_match(ruleset, rng=rng)
         digest.update(repr([outcome(e) for e in events]).encode())
         while state.turn >= 0:
+            actions = legal_actions(state)
+            digest.update(repr(_actions(actions)).encode())
+            declarations = [a for a in actions if isinstance(a, Declare)]
+            if declarations:  # declare whatever may be declared, without drawing from the RNG
+                state, events = apply_action(state, state.turn, declarations[0], rng)
+                digest.update(repr([outcome(e) for e in events]).encode())
+                continue
             moves = legal_moves(state)
-            digest.update(repr(_moves(moves)).encode())
             move = pick_move(state, rng)
             if move not in moves:
                 raise SystemExit(f"{preset}: the policy picked {move}, not a legal move")

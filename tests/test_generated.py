@@ -86,6 +86,7 @@ def test_service_has_the_public_rpcs() -> None:
         "CreateGame",
         "GetState",
         "PlayCard",
+        "TakeAction",
         "JoinGame",
         "WatchGame",
         "ListRulesets",

@@ -26,6 +26,8 @@ from scopa.rules import (  # noqa: E402
     AceReturned,
     CardPlayed,
     CardsDealt,
+    Declare,
+    Declared,
     Event,
     GameFinished,
     HandScored,
@@ -34,8 +36,10 @@ from scopa.rules import (  # noqa: E402
     Move,
     Redealt,
     SeatResigned,
+    apply_action,
     apply_move,
     card_code,
+    legal_actions,
     legal_moves,
     list_options,
     make_ruleset,
@@ -78,6 +82,9 @@ def describe(event: Event) -> list[str]:
             return [f"   deal seat {event.seat}: {codes(event.cards)}"]
         case CardPlayed():
             return [_played(event)]
+        case Declared():
+            points = f"{event.points} point{'s' if event.points != 1 else ''}"
+            return [f"   seat {event.seat} declares {event.name} {codes(event.cards)}: {points}"]
         case LeftoverTaken():
             return [f"   leftovers to seat {event.seat}: {codes(event.cards)}"]
         case HandScored():
@@ -95,9 +102,8 @@ def describe(event: Event) -> list[str]:
 
 def _played(p: CardPlayed) -> str:
     action = f"takes {codes(p.captured)}" if p.taken else "lays"
-    tags = [t for t, on in (("sweep", p.sweep), ("picula", p.picula)) if on]
-    if p.bagher_points:
-        tags.append(f"bagher {p.bagher_points}")
+    tags = ["sweep"] if p.sweep else []
+    tags += [name if points == 1 else f"{name} {points}" for name, points in p.specials]
     suffix = f"  [{', '.join(tags)}]" if tags else ""
     return f"   seat {p.seat} plays {card_code(p.card)}, {action}{suffix}"
 
@@ -124,7 +130,12 @@ def transcript(preset: str, seed: int) -> str:
     for event in events:
         lines.extend(describe(event))
     while not state.finished:
-        state, events = apply_move(state, state.turn, choose(legal_moves(state), policy), deal_rng)
+        declarations = [a for a in legal_actions(state) if isinstance(a, Declare)]
+        if declarations:  # the policy declares whatever it may, without drawing from the RNG
+            state, events = apply_action(state, state.turn, declarations[0], deal_rng)
+        else:
+            move = choose(legal_moves(state), policy)
+            state, events = apply_move(state, state.turn, move, deal_rng)
         for event in events:
             lines.extend(describe(event))
     return "\n".join(lines) + "\n"

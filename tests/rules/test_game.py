@@ -292,7 +292,7 @@ def test_a_capture_moves_cards_to_the_side_pile_and_passes_the_turn() -> None:
     """RULINGS.md capturing 1: the card and its capture go to the capturer's pile."""
     state = situation(make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B 2S", stock="")
     after, events = play(state, 0, "7D", "3C 4B")
-    assert only_played(events) == CardPlayed(0, 16, cards("3C 4B"), True, False, False, 0)
+    assert only_played(events) == CardPlayed(0, 16, cards("3C 4B"), True, False, ())
     assert set(after.piles[0]) == set(cards("7D 3C 4B"))
     assert after.table == cards("2S")
     assert (after.turn, after.last_capturer) == (1, 0)
@@ -456,8 +456,8 @@ def test_picula_takes_the_card_the_previous_player_just_laid() -> None:
     state = situation(make_ruleset("spazzino"), hands=["5C 9B", "5D 8S"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
     after, events = play(state, 1, "5D", "5C")
-    assert only_played(events).picula
-    assert after.picule == (0, 1)
+    assert only_played(events).specials == (("picula", 1),)
+    assert after.specials == ((), (("picula", 1),))
 
 
 def test_no_picula_for_a_card_that_was_not_just_laid() -> None:
@@ -465,7 +465,7 @@ def test_no_picula_for_a_card_that_was_not_just_laid() -> None:
     state = situation(make_ruleset("spazzino"), hands=["5C 9B", "2D 8S"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
     _, events = play(state, 1, "2D", "2B")
-    assert not only_played(events).picula
+    assert only_played(events).specials == ()
 
 
 def test_no_picula_in_scopa() -> None:
@@ -473,22 +473,22 @@ def test_no_picula_in_scopa() -> None:
     state = situation(make_ruleset("scopa"), hands=["5C 9B", "5D 8S"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
     _, events = play(state, 1, "5D", "5C")
-    assert not only_played(events).picula
+    assert only_played(events).specials == ()
 
 
 def test_bagher_scores_every_card_three_points() -> None:
     """RULINGS.md Spazzino (seed 000): 7 of cups taking 5 and 2 of cups is a bagher of 3."""
     state = situation(make_ruleset("spazzino"), hands=["7C 9B", "8S 9S"], table="5C 2C 10D")
     after, events = play(state, 0, "7C", "5C 2C")
-    assert only_played(events).bagher_points == 3
-    assert after.bagher == (3, 0)
+    assert only_played(events).specials == (("bagher", 3),)
+    assert after.specials == ((("bagher", 3),), ())
 
 
 def test_bagher_of_four_points() -> None:
     """RULINGS.md Spazzino: 7 of cups taking 1, 2 and 4 of cups is a bagher of 4."""
     state = situation(make_ruleset("spazzino"), hands=["7C 9B", "8S 9S"], table="1C 2C 4C 10D")
     _, events = play(state, 0, "7C", "1C 2C 4C")
-    assert only_played(events).bagher_points == 4
+    assert only_played(events).specials == (("bagher", 4),)
 
 
 def test_no_bagher_unless_all_cards_are_of_the_played_suit() -> None:
@@ -497,9 +497,9 @@ def test_no_bagher_unless_all_cards_are_of_the_played_suit() -> None:
     mixed = situation(rules, hands=["7C 9B", "8S 9S"], table="5C 2B 10D")
     other = situation(rules, hands=["7B 9B", "8S 9S"], table="5C 2C 10D")
     single = situation(rules, hands=["7C 9B", "8S 9S"], table="7S 10D")
-    assert only_played(play(mixed, 0, "7C", "5C 2B")[1]).bagher_points == 0
-    assert only_played(play(other, 0, "7B", "5C 2C")[1]).bagher_points == 0
-    assert only_played(play(single, 0, "7C", "7S")[1]).bagher_points == 0
+    assert only_played(play(mixed, 0, "7C", "5C 2B")[1]).specials == ()
+    assert only_played(play(other, 0, "7B", "5C 2C")[1]).specials == ()
+    assert only_played(play(single, 0, "7C", "7S")[1]).specials == ()
 
 
 def test_no_specials_on_the_last_card_by_default() -> None:
@@ -508,11 +508,11 @@ def test_no_specials_on_the_last_card_by_default() -> None:
     state = situation(rules, hands=["5C", "5D"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
     _, events = play(state, 1, "5D", "5C")
-    assert not of_type(events, CardPlayed)[0].picula
+    assert of_type(events, CardPlayed)[0].specials == ()
     bag = situation(rules, hands=["", "7C"], table="5C 2C", stock="", turn=1)
     _, events = play(bag, 1, "7C", "5C 2C")
     played = of_type(events, CardPlayed)[0]
-    assert (played.bagher_points, played.sweep) == (0, False)
+    assert (played.specials, played.sweep) == ((), False)
     assert points(events, "bagher") == (0, 0)
 
 
@@ -522,7 +522,7 @@ def test_specials_on_last_card_option() -> None:
     state = situation(rules, hands=["5C", "5D"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
     _, events = play(state, 1, "5D", "5C")
-    assert of_type(events, CardPlayed)[0].picula
+    assert of_type(events, CardPlayed)[0].specials == (("picula", 1),)
     assert points(events, "picule") == (0, 1)
     bag = situation(rules, hands=["", "7C"], table="5C 2C", stock="", turn=1)
     _, events = play(bag, 1, "7C", "5C 2C")

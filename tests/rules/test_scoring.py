@@ -22,7 +22,7 @@ from scopa.rules._scoring import (
     scoring_rules,
 )
 
-EVENT_COMPONENTS = frozenset({"sweeps", "picule", "bagher"})
+EVENT_COMPONENTS = frozenset({"sweeps", "picule", "bagher", "accuse"})
 NAPOLA_COMPONENTS = frozenset({"napola_denari", "napola_spade"})
 
 
@@ -372,8 +372,8 @@ def test_picule_and_bagher() -> None:
     """Seeds 000, 001: each picula 1 point, bagher points as counted by the engine."""
     options = PRESETS["spazzino"].options()
     tallies = [
-        SideTally(ALL_CARDS[:20], picule=2, bagher_points=3),
-        SideTally(ALL_CARDS[20:], picule=0, bagher_points=4),
+        SideTally(ALL_CARDS[:20], specials=(("picula", 2), ("bagher", 3))),
+        SideTally(ALL_CARDS[20:], specials=(("bagher", 4),)),
     ]
     score = score_hand(options, tallies)
     assert component(score, "picule").points == (2, 0)
@@ -408,13 +408,18 @@ def configured_mazzo(options: Options) -> int:
     return total
 
 
-SideEvents = tuple[int, int, int]
-"""One side's sweeps, picule and bagher points."""
+SideEvents = tuple[int, int, int, int]
+"""One side's sweeps, picule, bagher points and accuse points."""
 
 
 def side_events(max_plays: int = 36) -> st.SearchStrategy[list[SideEvents]]:
     """Sweeps and picule up to ``max_plays`` and bagher points up to 40, for three sides."""
-    one = st.tuples(st.integers(0, max_plays), st.integers(0, max_plays), st.integers(0, 40))
+    one = st.tuples(
+        st.integers(0, max_plays),
+        st.integers(0, max_plays),
+        st.integers(0, 40),
+        st.integers(0, 7 * (max_plays // 3)),
+    )
     return st.lists(one, min_size=3, max_size=3)
 
 
@@ -427,8 +432,11 @@ def random_tallies(
         SideTally(
             tuple(c for c in ALL_CARDS if owners[c] % sides == side),
             sweeps=events[side][0],
-            picule=events[side][1],
-            bagher_points=events[side][2],
+            specials=(
+                ("picula", events[side][1]),
+                ("bagher", events[side][2]),
+                ("accusa", events[side][3]),
+            ),
         )
         for side in range(sides)
     ]
@@ -444,6 +452,8 @@ def expected_event_lines(options: Options, events: list[SideEvents]) -> dict[str
         expected["picule"] = tuple(events[s][1] for s in sides)
     if options.bagher:
         expected["bagher"] = tuple(events[s][2] for s in sides)
+    if options.accusa:
+        expected["accuse"] = tuple(events[s][3] for s in sides)
     return expected
 
 
@@ -495,7 +505,7 @@ def test_hand_bound_is_reached_by_a_side_taking_everything(preset: str) -> None:
     """A side with every card, a sweep and a picula on every play and 40 bagher hits the bound."""
     options = PRESETS[preset].options()
     plays = 40 - options.table_cards
-    everything = [(plays, plays, 40)] + [(0, 0, 0)] * (options.sides - 1)
+    everything = [(plays, plays, 40, 7 * (plays // 3))] + [(0, 0, 0, 0)] * (options.sides - 1)
     score = score_hand(options, random_tallies(options, [0] * 40, everything))
     events = sum(points[0] for points in expected_event_lines(options, everything).values())
     assert score.totals[0] == configured_mazzo(options) + events

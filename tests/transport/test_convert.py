@@ -206,7 +206,7 @@ def test_view_takes_already_converted_last_events() -> None:
 
 def test_every_event_kind_converts() -> None:
     """Each engine event becomes the matching Event oneof."""
-    played = rules.CardPlayed(0, 6, (5,), True, True, False, 0)
+    played = rules.CardPlayed(0, 6, (5,), True, True, ())
     cases: dict[str, rules.Event] = {
         "hand_started": rules.HandStarted(1, 3, (1, 2)),
         "cards_dealt": rules.CardsDealt(1, 3, ()),

@@ -434,8 +434,22 @@ class GameCore:
         etag: str = "",
         request_id: str = "",
     ) -> PlayResult:
-        """Play ``move`` for the token's seat: one load, the rules, one compare-and-set."""
-        loaded = await self._seat_write(game_id, token, request_id, "playing a card")
+        """Play ``move`` for the token's seat (the common case of :meth:`take_action`)."""
+        return await self.take_action(game_id, token, move, etag, request_id)
+
+    async def take_action(
+        self,
+        game_id: str,
+        token: str | None,
+        action: rules.Action,
+        etag: str = "",
+        request_id: str = "",
+    ) -> PlayResult:
+        """Take ``action`` (a play, a declaration, ...) for the token's seat: one load, the
+        rules' action table, one compare-and-set."""
+        playing = isinstance(action, rules.Move)
+        doing = "playing a card" if playing else "taking an action"
+        loaded = await self._seat_write(game_id, token, request_id, doing)
         if isinstance(loaded, PlayResult):
             return loaded
         snap, state, meta, seat, rid = loaded
@@ -443,16 +457,19 @@ class GameCore:
             raise StaleEtag(f"etag {etag} is stale; the game is at v{snap.version}")
         if meta.waiting and not state.finished:
             raise WaitingForPlayers("the game is waiting for players to join")
-        with self._tracer.start_as_current_span("scopa.engine.apply_move") as span:
+        name = "scopa.engine.apply_move" if playing else "scopa.engine.apply_action"
+        with self._tracer.start_as_current_span(name) as span:
             span.set_attribute("scopa.game_id", game_id)
             span.set_attribute("scopa.preset", state.ruleset.preset)
             span.set_attribute("scopa.seat", seat)
             span.set_attribute("scopa.hand_number", state.hand_number)
-            new_state, events = rules.apply_move(state, seat, move, self._rng)
-            played = events[0]
-            assert isinstance(played, rules.CardPlayed)
-            span.set_attribute("scopa.cards_captured", len(played.captured))
-            span.set_attribute("scopa.sweep", played.sweep)
+            new_state, events = rules.apply_action(state, seat, action, self._rng)
+            first = events[0]
+            if isinstance(first, rules.CardPlayed):
+                span.set_attribute("scopa.cards_captured", len(first.captured))
+                span.set_attribute("scopa.sweep", first.sweep)
+            elif isinstance(first, rules.Declared):
+                span.set_attribute("scopa.declaration", first.name)
             span.set_attribute("scopa.game_over", new_state.finished)
         return await self._commit(game_id, snap.version, new_state, meta, seat, events, rid)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 __all__ = [
+    "ActionNotLegal",
     "CaptureChoiceRequired",
     "CaptureNotLegal",
     "CardNotInHand",
@@ -60,6 +61,12 @@ class CaptureChoiceRequired(RulesError):
     """The card has several legal captures and the move did not name one."""
 
     reason = "CAPTURE_CHOICE_REQUIRED"
+
+
+class ActionNotLegal(RulesError):
+    """The ruleset allows no such action now (a kind it lacks, or a declaration not open)."""
+
+    reason = "ACTION_NOT_LEGAL"
 
 
 class GameOver(RulesError):

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import random
 from bisect import insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from ._capture import CaptureTable, capture_table, pick, table_key
 from ._cards import _RANKS, ALL_CARDS, DECK_SIZE, Card, card_code, rank_of
 from ._errors import (
+    ActionNotLegal,
     CaptureChoiceRequired,
     CaptureNotLegal,
     CardNotInHand,
@@ -29,11 +30,22 @@ from ._errors import (
 )
 from ._options import AcesOnTable, Options, Ruleset
 from ._scoring import HandScore, SideTally, score_hand
+from ._specials import (
+    DeclarationRule,
+    SpecialRule,
+    Specials,
+    declaration_rules,
+    special_rules,
+)
 
 __all__ = [
+    "PLAY",
     "AceReturned",
+    "Action",
     "CardPlayed",
     "CardsDealt",
+    "Declare",
+    "Declared",
     "Event",
     "FinishReason",
     "GameFinished",
@@ -45,8 +57,10 @@ __all__ = [
     "Move",
     "Redealt",
     "SeatResigned",
+    "apply_action",
     "apply_move",
     "check_deck",
+    "legal_actions",
     "legal_moves",
     "new_match",
     "resign",
@@ -81,6 +95,21 @@ _new: Final = tuple.__new__
 """Builds a small hot NamedTuple (a move, a play, a deal) from its fields in order, without the
 Python frame of the generated ``__new__``. Only for those three, next to their definitions' order;
 :class:`MatchState` is always built by name."""
+
+
+class Declare(NamedTuple):
+    """Declare the combination ``name`` (e.g. ``"accusa"``) showing ``cards`` of the hand."""
+
+    name: str
+    cards: tuple[Card, ...]
+
+
+Action = Move | Declare
+"""Every kind of action a seat may take: playing a card, declaring. The next variants add kinds
+(challenges and answers, pile steals, farm builds) and the handlers a ruleset lists for them."""
+
+PLAY: Final = "play"
+"""The phase of an ordinary turn: play a card (or make a declaration the ruleset allows)."""
 
 _PLAYING: Final = FinishReason.NONE
 """``FinishReason.NONE`` bound once: enum member look-ups cost ~0.2 us each on Python 3.11."""
@@ -128,8 +157,17 @@ class CardPlayed(NamedTuple):
     captured: tuple[Card, ...]
     taken: bool
     sweep: bool
-    picula: bool
-    bagher_points: int
+    specials: Specials
+    """The points each special rule gave this play, e.g. ``(("picula", 1),)``."""
+
+
+class Declared(NamedTuple):
+    """A seat declared a combination of its hand; ``cards`` are now public."""
+
+    seat: int
+    name: str
+    cards: tuple[Card, ...]
+    points: int
 
 
 class LeftoverTaken(NamedTuple):
@@ -173,6 +211,7 @@ Event = (
     | AceReturned
     | CardsDealt
     | CardPlayed
+    | Declared
     | LeftoverTaken
     | HandScored
     | GameFinished
@@ -206,8 +245,12 @@ class MatchState:
     piles: tuple[tuple[Card, ...], ...]
     """Cards captured this hand, per side."""
     sweeps: tuple[int, ...]
-    picule: tuple[int, ...]
-    bagher: tuple[int, ...]
+    specials: tuple[Specials, ...]
+    """Per side, the points of special plays and declarations this hand, by name."""
+    phase: str
+    """What the seat to play may do; the ruleset's action table is keyed by phase and kind."""
+    declared: tuple[int, ...]
+    """Seats that made a declaration in the current deal."""
     last_capturer: int
     last_laid: Card
     """The card the previous play laid without capturing, or -1 (for the picula)."""
@@ -232,8 +275,9 @@ class MatchState:
         stock: tuple[Card, ...],
         piles: tuple[tuple[Card, ...], ...],
         sweeps: tuple[int, ...],
-        picule: tuple[int, ...],
-        bagher: tuple[int, ...],
+        specials: tuple[Specials, ...],
+        phase: str,
+        declared: tuple[int, ...],
         last_capturer: int,
         last_laid: Card,
         history: tuple[CardPlayed, ...],
@@ -252,8 +296,9 @@ class MatchState:
         self.stock = stock
         self.piles = piles
         self.sweeps = sweeps
-        self.picule = picule
-        self.bagher = bagher
+        self.specials = specials
+        self.phase = phase
+        self.declared = declared
         self.last_capturer = last_capturer
         self.last_laid = last_laid
         self.history = history
@@ -422,8 +467,9 @@ def new_match(
         stock=stock,
         piles=((),) * sides,
         sweeps=zeros,
-        picule=zeros,
-        bagher=zeros,
+        specials=((),) * sides,
+        phase=PLAY,
+        declared=(),
         last_capturer=-1,
         last_laid=-1,
         history=(),
@@ -439,6 +485,12 @@ def new_match(
 # --- per-ruleset constants ----------------------------------------------------------------
 
 
+Handler = Callable[
+    ["MatchState", int, Any, "random.Random | None"], "tuple[MatchState, list[Event]]"
+]
+"""Applies one kind of action: (state, seat, action, rng) -> (new state, events)."""
+
+
 class _Plan(NamedTuple):
     """What the hot path needs from a ruleset, worked out once per :class:`Options` object."""
 
@@ -451,6 +503,12 @@ class _Plan(NamedTuple):
     """The seat after each seat."""
     ace_alone_sweeps: bool
     """``ace_takes_all`` and ``ace_on_empty_table_sweeps``."""
+    specials: tuple[SpecialRule, ...]
+    """The special-play rules, asked at every capture."""
+    declarations: tuple[DeclarationRule, ...]
+    """The declaration rules, asked on every turn."""
+    actions: dict[tuple[str, type], Handler]
+    """The action table: (phase, action kind) -> the handler that applies it."""
 
 
 _PLANS: dict[int, _Plan] = {}
@@ -472,9 +530,20 @@ def _plan(options: Options) -> _Plan:
         tuple(options.side_of(seat) for seat in range(players)),
         tuple((seat + 1) % players for seat in range(players)),
         options.ace_takes_all and options.ace_on_empty_table_sweeps,
+        special_rules(options),
+        declaration_rules(options),
+        _action_table(options),
     )
     _PLANS[id(options)] = plan
     return plan
+
+
+def _action_table(options: Options) -> dict[tuple[str, type], Handler]:
+    """The handlers of the actions ``options`` allow, by (phase, action kind)."""
+    table: dict[tuple[str, type], Handler] = {(PLAY, Move): _play_action}
+    if declaration_rules(options):
+        table[(PLAY, Declare)] = _declare
+    return table
 
 
 # --- legal moves ---------------------------------------------------------------------------
@@ -558,6 +627,28 @@ def _replace_at(items: tuple[int, ...], index: int, value: int) -> tuple[int, ..
     return items[:index] + (value,) + items[index + 1 :]
 
 
+def _score_specials(
+    rules: tuple[SpecialRule, ...], card: Card, capture: tuple[Card, ...], last_laid: Card
+) -> Specials:
+    """What each rule gives playing ``card`` to take ``capture`` (rules scoring 0 left out)."""
+    scored: list[tuple[str, int]] = []
+    for rule in rules:
+        points = rule.points(card, capture, last_laid)
+        if points:
+            scored.append((rule.name, points))
+    return tuple(scored)
+
+
+def _add_specials(
+    per_side: tuple[Specials, ...], side: int, scored: Specials
+) -> tuple[Specials, ...]:
+    """``per_side`` with ``scored`` added to ``side``'s points (names kept in first-seen order)."""
+    points = dict(per_side[side])
+    for name, value in scored:
+        points[name] = points.get(name, 0) + value
+    return per_side[:side] + (tuple(points.items()),) + per_side[side + 1 :]
+
+
 def apply_move(
     state: MatchState, seat: int, move: Move, rng: random.Random | None = None
 ) -> tuple[MatchState, list[Event]]:
@@ -575,8 +666,8 @@ def apply_move(
     stock = state.stock
     piles = state.piles
     sweeps = state.sweeps
-    picule = state.picule
-    bagher = state.bagher
+    specials = state.specials
+    declared = state.declared
     last_capturer = state.last_capturer
     last_laid = state.last_laid
     options = ruleset.options
@@ -603,30 +694,18 @@ def apply_move(
     side = plan.side_of[seat]
     ace_alone = not capture and not table and plan.ace_alone_sweeps and _RANKS[card] == _ACE
     taken = bool(capture) or ace_alone
-    sweep = picula = False
-    bagher_points = 0
+    sweep = False
+    scored: Specials = ()
     if taken:
         rest = tuple([c for c in table if c not in capture]) if capture else table
         sweep = _is_sweep(options, table, card, capture, rest, last_card)
-        specials = not last_card or options.specials_on_last_card
-        picula = (
-            options.picula
-            and specials
-            and len(capture) == 1
-            and capture[0] == last_laid
-            and _RANKS[capture[0]] == _RANKS[card]
-        )
-        if options.bagher and specials and len(capture) >= 2:
-            suit = card // 10
-            if all([c // 10 == suit for c in capture]):
-                bagher_points = len(capture) + 1
+        if plan.specials and (not last_card or options.specials_on_last_card):
+            scored = _score_specials(plan.specials, card, capture, last_laid)
+            if scored:
+                specials = _add_specials(specials, side, scored)
         piles = piles[:side] + (piles[side] + capture + (card,),) + piles[side + 1 :]
         if sweep:
             sweeps = _replace_at(sweeps, side, sweeps[side] + options.sweep_points)
-        if picula:
-            picule = _replace_at(picule, side, picule[side] + 1)
-        if bagher_points:
-            bagher = _replace_at(bagher, side, bagher[side] + bagher_points)
         table = rest
         last_capturer = seat
         last_laid = -1
@@ -635,13 +714,14 @@ def apply_move(
         insort(table_list, card, key=table_key)
         table = tuple(table_list)
         last_laid = card
-    played = _new(CardPlayed, (seat, card, capture, taken, sweep, picula, bagher_points))
+    played = _new(CardPlayed, (seat, card, capture, taken, sweep, scored))
     events: list[Event] = [played]
     turn = plan.next_seat[seat]
     if hand_over and not last_card:  # deal again from the stock
         turn = plan.next_seat[dealer]
         hands, stock = _deal_round(stock, plan.players, turn, options.hand_size)
         events.extend(_dealt_events(hands, turn))
+        declared = ()
     state = MatchState(
         ruleset=ruleset,
         hand_number=state.hand_number,
@@ -652,8 +732,9 @@ def apply_move(
         stock=stock,
         piles=piles,
         sweeps=sweeps,
-        picule=picule,
-        bagher=bagher,
+        specials=specials,
+        phase=state.phase,
+        declared=declared,
         last_capturer=last_capturer,
         last_laid=last_laid,
         history=state.history + (played,),
@@ -666,6 +747,90 @@ def apply_move(
     if last_card:
         state = _end_hand(state, events, rng)
     return state, events
+
+
+def _play_action(
+    state: MatchState, seat: int, action: Move, rng: random.Random | None
+) -> tuple[MatchState, list[Event]]:
+    return apply_move(state, seat, action, rng)
+
+
+def apply_action(
+    state: MatchState, seat: int, action: Action, rng: random.Random | None = None
+) -> tuple[MatchState, list[Event]]:
+    """Take ``action`` for ``seat`` through the ruleset's action table (phase, kind -> handler).
+
+    :func:`apply_move` is the same for a :class:`Move`. Raises :class:`ActionNotLegal` when the
+    ruleset has no handler for this kind of action in the current phase.
+    """
+    if state.finish_reason is not _PLAYING:
+        raise GameOver("the game is over")
+    handler = _plan(state.ruleset.options).actions.get((state.phase, type(action)))
+    if handler is None:
+        raise ActionNotLegal(
+            f"no {type(action).__name__} action in phase {state.phase!r} of this ruleset",
+            field="action",
+        )
+    return handler(state, seat, action, rng)
+
+
+def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
+    """Every legal action of every kind of the seat to play: its moves, then its declarations.
+
+    With ``seat`` given, the list is empty unless it is that seat's turn.
+    """
+    actions: list[Action] = list(legal_moves(state, seat))
+    if actions:
+        for rule, cards, _points in _open_declarations(state):
+            actions.append(Declare(name=rule.name, cards=cards))
+    return actions
+
+
+def _open_declarations(
+    state: MatchState,
+) -> list[tuple[DeclarationRule, tuple[Card, ...], int]]:
+    """The declarations the seat to play may make now, with their points.
+
+    Only before it plays a card of the deal (a full hand) and once per deal.
+    """
+    plan = _plan(state.ruleset.options)
+    seat = state.turn
+    if not plan.declarations or seat < 0 or seat in state.declared:
+        return []
+    hand = state.hands[seat]
+    if len(hand) != plan.options.hand_size:
+        return []
+    return [
+        (rule, cards, points)
+        for rule in plan.declarations
+        for cards, points in rule.declarations(hand, plan.options)
+    ]
+
+
+def _declare(
+    state: MatchState, seat: int, action: Declare, rng: random.Random | None
+) -> tuple[MatchState, list[Event]]:
+    """Make the declaration ``action``: its points go to the seat's side, its cards are shown."""
+    plan = _plan(state.ruleset.options)
+    if not 0 <= seat < plan.players:
+        raise InvalidSeat(f"no seat {seat}", field="seat")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    shown = tuple(sorted(action.cards))
+    for rule, cards, points in _open_declarations(state):
+        if rule.name == action.name and cards == shown:
+            side = plan.side_of[seat]
+            declared = Declared(seat=seat, name=rule.name, cards=cards, points=points)
+            new = replace(
+                state,
+                specials=_add_specials(state.specials, side, ((rule.name, points),)),
+                declared=(*state.declared, seat),
+            )
+            return new, [declared]
+    raise ActionNotLegal(
+        f"no declaration {action.name!r} of these cards is open to seat {seat} now",
+        field="action",
+    )
 
 
 def _is_sweep(
@@ -699,9 +864,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
         events.append(LeftoverTaken(taker, table))
         side = options.side_of(taker)
         piles = piles[:side] + (piles[side] + table,) + piles[side + 1 :]
-    tallies = [
-        SideTally(piles[s], state.sweeps[s], state.picule[s], state.bagher[s]) for s in range(sides)
-    ]
+    tallies = [SideTally(piles[s], state.sweeps[s], state.specials[s]) for s in range(sides)]
     score = score_hand(options, tallies)
     scores = tuple([a + b for a, b in zip(state.scores, score.totals, strict=True)])
     result = HandResult(state.hand_number, score, scores)
@@ -721,8 +884,9 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
             stock=state.stock,
             piles=empty,
             sweeps=state.sweeps,
-            picule=state.picule,
-            bagher=state.bagher,
+            specials=state.specials,
+            phase=state.phase,
+            declared=state.declared,
             last_capturer=state.last_capturer,
             last_laid=state.last_laid,
             history=(),
@@ -747,8 +911,9 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
         stock=stock,
         piles=empty,
         sweeps=zeros,
-        picule=zeros,
-        bagher=zeros,
+        specials=((),) * sides,
+        phase=PLAY,
+        declared=(),
         last_capturer=-1,
         last_laid=-1,
         history=(),

@@ -12,8 +12,10 @@ from typing import NamedTuple, assert_never
 from ._cards import Card
 from ._game import (
     AceReturned,
+    Action,
     CardPlayed,
     CardsDealt,
+    Declared,
     Event,
     FinishReason,
     GameFinished,
@@ -25,7 +27,7 @@ from ._game import (
     Move,
     Redealt,
     SeatResigned,
-    legal_moves,
+    legal_actions,
 )
 from ._options import Options
 
@@ -55,6 +57,8 @@ class SeatView(NamedTuple):
     results: tuple[HandResult, ...]
     legal_moves: tuple[Move, ...]
     """Every legal move, only when it is the viewer's turn."""
+    legal_actions: tuple[Action, ...]
+    """Every legal action of every kind (moves, then declarations), only on the viewer's turn."""
     winners: tuple[int, ...]
     finish_reason: FinishReason
 
@@ -64,10 +68,12 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
     options = state.ruleset.options
     own: tuple[Card, ...] = ()
     moves: tuple[Move, ...] = ()
+    actions: tuple[Action, ...] = ()
     if seat is not None:
         own = state.hands[seat]
         if seat == state.turn:
-            moves = tuple(legal_moves(state, seat))
+            actions = tuple(legal_actions(state, seat))
+            moves = tuple([a for a in actions if isinstance(a, Move)])
     return SeatView(
         seat=seat,
         preset=state.ruleset.preset,
@@ -86,6 +92,7 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         history=state.history,
         results=state.results,
         legal_moves=moves,
+        legal_actions=actions,
         winners=state.winners,
         finish_reason=state.finish_reason,
     )
@@ -107,6 +114,7 @@ def visible_event(event: Event, seat: int | None) -> Event:
             | Redealt()
             | AceReturned()
             | CardPlayed()
+            | Declared()
             | LeftoverTaken()
             | HandScored()
             | GameFinished()

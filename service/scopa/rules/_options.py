@@ -153,6 +153,12 @@ class Options:
         "card, the played card included.",
         "seeds 000, 001",
     )
+    accusa: bool = _opt(
+        False,
+        "Bazzica's accusa: on its turn, before playing a card of the deal, a seat may show three "
+        "cards of a rank (7 points) or three adding up to 9 or less (2 points, 3 with a pair).",
+        "seed 004",
+    )
     specials_on_last_card: bool = _opt(
         False, "Picula and bagher also score on the last card of the hand.", "seed 000; Cuperativa"
     )
@@ -422,6 +428,15 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "seed 002",
         {"napola_denari": True, "napoleone_wins": True},
         (2, 3, 4, 6),
+    ),
+    Preset(
+        "bazzica",
+        "Bazzica con accuse",
+        "Scopa for two with declarations (accuse) of three cards of a rank or adding up to 9 or"
+        " less, game to 21.",
+        "seed 004",
+        {"accusa": True, "target_score": 21},
+        (2,),
     ),
 )
 

@@ -15,6 +15,14 @@ from typing import Final, Protocol
 
 from ._cards import Card, Suit, card_of, rank_of, suit_of
 from ._options import MazzoTies, Options, PrimieraMethod
+from ._specials import (
+    DECLARATION_RULES,
+    SPECIAL_RULES,
+    DeclarationRule,
+    SpecialRule,
+    declaration_rules,
+    special_rules,
+)
 
 __all__ = [
     "CardRule",
@@ -59,10 +67,16 @@ class SideTally:
     """Every card the side captured, the table's leftovers included."""
     sweeps: int = 0
     """Sweeps scored (already filtered by the engine, e.g. none on the last card)."""
-    picule: int = 0
-    """Picula / piccola count."""
-    bagher_points: int = 0
-    """Bagher points, already computed capture by capture by the engine."""
+    specials: tuple[tuple[str, int], ...] = ()
+    """Points of special plays and declarations by name (``"picula"``, ``"bagher"``, ...),
+    already computed play by play by the engine's special rules."""
+
+    def special(self, name: str) -> int:
+        """The points of the special ``name`` (0 when none)."""
+        for key, points in self.specials:
+            if key == name:
+                return points
+        return 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,10 +307,23 @@ _SETTANTA: Final = CountRule(
 )
 _NAPOLA_DENARI: Final = NapolaRule("napola_denari", Suit.DENARI)
 _NAPOLA_SPADE: Final = NapolaRule("napola_spade", Suit.SPADE)
-_PICULE: Final = CountRule("picule", lambda t: t.picule, lambda n, o: n, lambda o, plays: plays)
-_BAGHER: Final = CountRule(
-    "bagher", lambda t: t.bagher_points, lambda n, o: n, lambda o, plays: len(Suit) * 10
-)
+
+
+def _special_line(rule: SpecialRule | DeclarationRule) -> CountRule:
+    """The score-sheet line of a special or declaration rule: its points, side by side."""
+    name = rule.name
+    return CountRule(
+        rule.line,
+        lambda t: t.special(name),
+        lambda n, o: n,
+        lambda o, plays: rule.max_points(plays),
+    )
+
+
+_SPECIAL_LINES: Final[dict[str, CountRule]] = {
+    rule.name: _special_line(rule) for _, rule in SPECIAL_RULES + DECLARATION_RULES
+}
+"""One line per special and declaration rule, built once (rules are compared by identity)."""
 
 
 # --- the score_hand fast path: plain functions for the common rules ----------------------
@@ -418,10 +445,10 @@ def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
         (_SETTANTA, options.settanta),
         (_NAPOLA_DENARI, options.napola_denari),
         (_NAPOLA_SPADE, options.napola_spade),
-        (_PICULE, options.picula),
-        (_BAGHER, options.bagher),
     )
-    return tuple(rule for rule, enabled in candidates if enabled)
+    specials = special_rules(options) + declaration_rules(options)
+    lines = tuple([_SPECIAL_LINES[rule.name] for rule in specials])
+    return tuple(rule for rule, enabled in candidates if enabled) + lines
 
 
 def score_hand(options: Options, tallies: Sequence[SideTally]) -> HandScore:

@@ -24,6 +24,7 @@ from ._game import (
     AceReturned,
     CardPlayed,
     CardsDealt,
+    Declared,
     Event,
     FinishReason,
     GameFinished,
@@ -40,7 +41,7 @@ from ._scoring import Component, HandScore
 
 __all__ = ["FORMAT_VERSION", "dump_events", "dump_state", "load_events", "load_state"]
 
-FORMAT_VERSION: Final = 2
+FORMAT_VERSION: Final = 3
 
 Record = dict[str, Any]
 
@@ -155,7 +156,10 @@ def _event_out(event: Event) -> Record:
         case CardPlayed():
             return {"t": "card_played", "seat": event.seat, "card": event.card,
                     "captured": event.captured, "taken": event.taken, "sweep": event.sweep,
-                    "picula": event.picula, "bagher_points": event.bagher_points}  # fmt: skip
+                    "specials": event.specials}  # fmt: skip
+        case Declared():
+            return {"t": "declared", "seat": event.seat, "name": event.name,
+                    "cards": event.cards, "points": event.points}  # fmt: skip
         case LeftoverTaken():
             return {"t": "leftover_taken", "seat": event.seat, "cards": event.cards}
         case HandScored():
@@ -176,9 +180,12 @@ def _played_in(r: Record) -> CardPlayed:
         captured=tuple(r["captured"]),
         taken=r["taken"],
         sweep=r["sweep"],
-        picula=r["picula"],
-        bagher_points=r["bagher_points"],
+        specials=_specials_in(r["specials"]),
     )
+
+
+def _specials_in(rows: list[list[Any]]) -> tuple[tuple[str, int], ...]:
+    return tuple([(str(name), int(points)) for name, points in rows])
 
 
 _EVENT_DECODERS: Final[dict[str, Callable[[Record], Event]]] = {
@@ -193,6 +200,9 @@ _EVENT_DECODERS: Final[dict[str, Callable[[Record], Event]]] = {
         seat=r["seat"], n_cards=r["n_cards"], cards=tuple(r["cards"])
     ),
     "card_played": _played_in,
+    "declared": lambda r: Declared(
+        seat=r["seat"], name=r["name"], cards=tuple(r["cards"]), points=r["points"]
+    ),
     "leftover_taken": lambda r: LeftoverTaken(seat=r["seat"], cards=tuple(r["cards"])),
     "hand_scored": lambda r: HandScored(result=_result_in(r["result"])),
     "game_finished": lambda r: GameFinished(
@@ -244,8 +254,9 @@ def dump_state(state: MatchState) -> bytes:
             "stock": state.stock,
             "piles": state.piles,
             "sweeps": state.sweeps,
-            "picule": state.picule,
-            "bagher": state.bagher,
+            "specials": state.specials,
+            "phase": state.phase,
+            "declared": state.declared,
             "last_capturer": state.last_capturer,
             "last_laid": state.last_laid,
             "history": [_event_out(p) for p in state.history],
@@ -272,8 +283,9 @@ def load_state(blob: bytes) -> MatchState:
             stock=tuple(r["stock"]),
             piles=_tuples(r["piles"]),
             sweeps=tuple(r["sweeps"]),
-            picule=tuple(r["picule"]),
-            bagher=tuple(r["bagher"]),
+            specials=tuple([_specials_in(side) for side in r["specials"]]),
+            phase=str(r["phase"]),
+            declared=tuple(r["declared"]),
             last_capturer=r["last_capturer"],
             last_laid=r["last_laid"],
             history=tuple([_played_in(p) for p in r["history"]]),
@@ -344,7 +356,39 @@ def _events_1_to_2(rows: list[list[Any]]) -> list[Record]:
     return [_event_1_to_2(r) for r in rows]
 
 
-_STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {1: _state_1_to_2}
+def _specials_2_to_3(picula: int, bagher: int) -> list[list[Any]]:
+    """Format 2's picula count and bagher points as format 3's specials (rule order)."""
+    return [[name, n] for name, n in (("picula", int(picula)), ("bagher", bagher)) if n]
+
+
+def _played_2_to_3(record: Record) -> Record:
+    record = dict(record)
+    record["specials"] = _specials_2_to_3(record.pop("picula"), record.pop("bagher_points"))
+    return record
+
+
+def _event_2_to_3(record: Record) -> Record:
+    return _played_2_to_3(record) if record["t"] == "card_played" else record
+
+
+def _state_2_to_3(record: Record) -> Record:
+    record = dict(record)
+    picule, bagher = record.pop("picule"), record.pop("bagher")
+    record["specials"] = [_specials_2_to_3(p, b) for p, b in zip(picule, bagher, strict=True)]
+    record["history"] = [_played_2_to_3(p) for p in record["history"]]
+    record["phase"] = "play"
+    record["declared"] = []
+    return record
+
+
+def _events_2_to_3(rows: list[Record]) -> list[Record]:
+    return [_event_2_to_3(r) for r in rows]
+
+
+_STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {1: _state_1_to_2, 2: _state_2_to_3}
 """``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
-_EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {1: _events_1_to_2}
+_EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
+    1: _events_1_to_2,
+    2: _events_2_to_3,
+}
 """``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""

@@ -99,6 +99,7 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     rules.CaptureNotLegal: grpc.StatusCode.FAILED_PRECONDITION,
     rules.CaptureChoiceRequired: grpc.StatusCode.FAILED_PRECONDITION,
     rules.GameOver: grpc.StatusCode.FAILED_PRECONDITION,
+    rules.ActionNotLegal: grpc.StatusCode.FAILED_PRECONDITION,
     rules.InvalidOption: grpc.StatusCode.INVALID_ARGUMENT,
     rules.InvalidDeck: grpc.StatusCode.INVALID_ARGUMENT,
     rules.InvalidSeat: grpc.StatusCode.INVALID_ARGUMENT,

@@ -16,6 +16,7 @@ from scopa.app import GameCore
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import (
+    action_from_pb,
     create_command,
     events_to_pb,
     game_id_from_name,
@@ -45,6 +46,7 @@ class GameCalls:
             "CreateGame": self.create_game,
             "GetState": self.get_state,
             "PlayCard": self.play_card,
+            "TakeAction": self.take_action,
             "JoinGame": self.join_game,
             "ResignGame": self.resign_game,
             "ListRulesets": self.list_rulesets,
@@ -81,6 +83,20 @@ class GameCalls:
         # The view's last events are usually the very events of the move: convert them once.
         same = result.snapshot.last_events is result.events
         return pb.PlayCardResponse(
+            events=events, view=view_to_pb(result.snapshot, events if same else None)
+        )
+
+    async def take_action(
+        self, request: pb.TakeActionRequest, token: str | None
+    ) -> pb.TakeActionResponse:
+        """Take one action of any kind (a play, a declaration)."""
+        game_id = game_id_from_name(request.name)
+        result = await self._core.take_action(
+            game_id, token, action_from_pb(request.action), request.etag, request.request_id
+        )
+        events = events_to_pb(result.events)
+        same = result.snapshot.last_events is result.events
+        return pb.TakeActionResponse(
             events=events, view=view_to_pb(result.snapshot, events if same else None)
         )
 

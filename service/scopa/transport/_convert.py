@@ -21,6 +21,8 @@ from scopa.app import (
 from scopa_client.v1 import scopa_pb2 as pb
 
 __all__ = [
+    "action_from_pb",
+    "action_to_pb",
     "card_from_pb",
     "card_to_pb",
     "create_command",
@@ -79,19 +81,48 @@ def card_from_pb(card: pb.Card, field: str) -> rules.Card:
     return rules.card_of(card.suit - 1, card.rank)
 
 
-def move_from_pb(request: pb.PlayCardRequest) -> rules.Move:
-    """The card and the optional capture choice of a PlayCard request."""
+def move_from_pb(request: pb.PlayCardRequest | pb.PlayCardAction, prefix: str = "") -> rules.Move:
+    """The card and the optional capture choice of a PlayCard request (or action)."""
     if not request.HasField("card"):
-        raise InvalidArgument("card is required", field="card")
-    card = card_from_pb(request.card, "card")
+        raise InvalidArgument("card is required", field=f"{prefix}card")
+    card = card_from_pb(request.card, f"{prefix}card")
     if not request.HasField("capture"):
         return rules.Move(card)
     capture = tuple(
-        card_from_pb(c, f"capture.cards[{i}]") for i, c in enumerate(request.capture.cards)
+        card_from_pb(c, f"{prefix}capture.cards[{i}]") for i, c in enumerate(request.capture.cards)
     )
     if len(set(capture)) != len(capture):
-        raise InvalidArgument("capture names a card twice", field="capture.cards")
+        raise InvalidArgument("capture names a card twice", field=f"{prefix}capture.cards")
     return rules.Move(card, capture)
+
+
+def action_from_pb(action: pb.Action) -> rules.Action:
+    """A TakeAction request's action to the engine's action union."""
+    kind = action.WhichOneof("kind")
+    if kind == "play_card":
+        return move_from_pb(action.play_card, "action.play_card.")
+    if kind == "declare":
+        cards = tuple(
+            card_from_pb(c, f"action.declare.cards[{i}]")
+            for i, c in enumerate(action.declare.cards)
+        )
+        return rules.Declare(name=action.declare.name, cards=cards)
+    raise InvalidArgument("action must set one kind (play_card or declare)", field="action")
+
+
+def action_to_pb(action: rules.Action) -> pb.Action:
+    """An engine action to its message (plays always name their capture)."""
+    match action:
+        case rules.Move():
+            capture = pb.CaptureChoice(cards=cards_to_pb(action.capture or ()))
+            return pb.Action(
+                play_card=pb.PlayCardAction(card=card_to_pb(action.card), capture=capture)
+            )
+        case rules.Declare():
+            declaration = pb.Declaration(name=action.name, cards=cards_to_pb(action.cards))
+            return pb.Action(declare=declaration)
+        case _:
+            assert_never(action)
 
 
 def option_to_pb(value: Any) -> pb.OptionValue:
@@ -172,15 +203,22 @@ def event_to_pb(versioned: VersionedEvent) -> pb.Event:
             dealt = pb.CardsDealt(seat=e.seat, count=e.n_cards, cards=cards_to_pb(e.cards))
             return pb.Event(version=v, cards_dealt=dealt)
         case rules.CardPlayed():
+            specials = dict(e.specials)
             played = pb.CardPlayed(
                 seat=e.seat,
                 card=card_to_pb(e.card),
                 captured=cards_to_pb(e.captured),
                 sweep=e.sweep,
-                picula=e.picula,
-                bagher_points=e.bagher_points,
+                picula=specials.get("picula", 0) > 0,
+                bagher_points=specials.get("bagher", 0),
+                specials=[pb.Special(name=n, points=p) for n, p in e.specials],
             )
             return pb.Event(version=v, card_played=played)
+        case rules.Declared():
+            declared = pb.Declared(
+                seat=e.seat, name=e.name, cards=cards_to_pb(e.cards), points=e.points
+            )
+            return pb.Event(version=v, declared=declared)
         case rules.LeftoverTaken():
             leftover = pb.LeftoverTaken(seat=e.seat, cards=cards_to_pb(e.cards))
             return pb.Event(version=v, leftover_taken=leftover)
@@ -256,6 +294,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
             pb.LegalMove(card=card_to_pb(m.card), capture=cards_to_pb(m.capture or ()))
             for m in view.legal_moves
         ],
+        legal_actions=[action_to_pb(a) for a in view.legal_actions],
         last_events=events_to_pb(snapshot.last_events) if last_events is None else last_events,
         hand_results=[_hand_result(r) for r in view.results],
         winners=list(view.winners),

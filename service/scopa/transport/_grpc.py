@@ -51,6 +51,12 @@ class GameServicer(pb_grpc.GameServiceServicer):
         """Play a card."""
         return await self._calls.play_card(request, _token(context))
 
+    async def TakeAction(
+        self, request: pb.TakeActionRequest, context: Any
+    ) -> pb.TakeActionResponse:
+        """Take one action of any kind (a play, a declaration)."""
+        return await self._calls.take_action(request, _token(context))
+
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
         """Claim an open seat."""
         return await self._calls.join_game(request, None)

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, WatchGameRequest, WatchGameResponse
+from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -147,6 +147,20 @@ class GameService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    async def take_action(self, request: TakeActionRequest, ctx: RequestContext[TakeActionRequest, TakeActionResponse], /) -> TakeActionResponse:
+        """
+        Takes one action of any kind for the caller's seat: playing a card (the
+        same as PlayCard), or a declaration such as Bazzica's accusa. The actions
+        open to the caller are listed in GameView.legal_actions.
+
+        Requires a seat token. Errors: those of PlayCard, and
+        - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
+          now, or that declaration is not open to the caller.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
+          "field": "action").
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     async def join_game(self, request: JoinGameRequest, ctx: RequestContext[JoinGameRequest, JoinGameResponse], /) -> JoinGameResponse:
         """
         Claims an open seat with its invite code and returns the seat's token.
@@ -248,6 +262,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.play_card,
+                ),
+                "/scopa.v1.GameService/TakeAction": Endpoint.unary(
+                    method=MethodInfo(
+                        name="TakeAction",
+                        service_name="scopa.v1.GameService",
+                        input=TakeActionRequest,
+                        output=TakeActionResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.take_action,
                 ),
                 "/scopa.v1.GameService/JoinGame": Endpoint.unary(
                     method=MethodInfo(
@@ -493,6 +518,37 @@ class GameServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def take_action(
+        self,
+        request: TakeActionRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> TakeActionResponse:
+        """
+        Takes one action of any kind for the caller's seat: playing a card (the
+        same as PlayCard), or a declaration such as Bazzica's accusa. The actions
+        open to the caller are listed in GameView.legal_actions.
+
+        Requires a seat token. Errors: those of PlayCard, and
+        - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
+          now, or that declaration is not open to the caller.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
+          "field": "action").
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="TakeAction",
+                service_name="scopa.v1.GameService",
+                input=TakeActionRequest,
+                output=TakeActionResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
     async def join_game(
         self,
         request: JoinGameRequest,
@@ -729,6 +785,20 @@ class GameServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def take_action(self, request: TakeActionRequest, ctx: RequestContext[TakeActionRequest, TakeActionResponse], /) -> TakeActionResponse:
+        """
+        Takes one action of any kind for the caller's seat: playing a card (the
+        same as PlayCard), or a declaration such as Bazzica's accusa. The actions
+        open to the caller are listed in GameView.legal_actions.
+
+        Requires a seat token. Errors: those of PlayCard, and
+        - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
+          now, or that declaration is not open to the caller.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
+          "field": "action").
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def join_game(self, request: JoinGameRequest, ctx: RequestContext[JoinGameRequest, JoinGameResponse], /) -> JoinGameResponse:
         """
         Claims an open seat with its invite code and returns the seat's token.
@@ -828,6 +898,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.play_card,
+                ),
+                "/scopa.v1.GameService/TakeAction": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="TakeAction",
+                        service_name="scopa.v1.GameService",
+                        input=TakeActionRequest,
+                        output=TakeActionResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.take_action,
                 ),
                 "/scopa.v1.GameService/JoinGame": EndpointSync.unary(
                     method=MethodInfo(
@@ -1067,6 +1148,37 @@ class GameServiceClientSync(ConnectClientSync):
                 service_name="scopa.v1.GameService",
                 input=PlayCardRequest,
                 output=PlayCardResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def take_action(
+        self,
+        request: TakeActionRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> TakeActionResponse:
+        """
+        Takes one action of any kind for the caller's seat: playing a card (the
+        same as PlayCard), or a declaration such as Bazzica's accusa. The actions
+        open to the caller are listed in GameView.legal_actions.
+
+        Requires a seat token. Errors: those of PlayCard, and
+        - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
+          now, or that declaration is not open to the caller.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
+          "field": "action").
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="TakeAction",
+                service_name="scopa.v1.GameService",
+                input=TakeActionRequest,
+                output=TakeActionResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

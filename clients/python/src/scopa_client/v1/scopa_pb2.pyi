@@ -407,7 +407,7 @@ class ScoreLine(google.protobuf.message.Message):
     """One scoring category of a hand: "sweeps", "cards", "denari", "spade",
     "primiera", "settebello", "re_bello", "rosmarino", "two_of_spade",
     "denari_each", "settanta", "napola_denari", "napola_spade", "picule",
-    "bagher" (only those the ruleset scores).
+    "bagher", "accuse" (only those the ruleset scores).
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
@@ -518,6 +518,7 @@ class GameView(google.protobuf.message.Message):
     HAND_RESULTS_FIELD_NUMBER: builtins.int
     WINNERS_FIELD_NUMBER: builtins.int
     FINISH_REASON_FIELD_NUMBER: builtins.int
+    LEGAL_ACTIONS_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The resource name, "games/{game}"."""
     preset: builtins.str
@@ -583,6 +584,12 @@ class GameView(google.protobuf.message.Message):
     def winners(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
         """The winning sides; empty until the game has finished."""
 
+    @property
+    def legal_actions(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Action]:
+        """Every legal action of every kind (plays and declarations); filled only
+        for the caller whose turn it is. Plays always name their capture.
+        """
+
     def __init__(
         self,
         *,
@@ -606,9 +613,10 @@ class GameView(google.protobuf.message.Message):
         hand_results: collections.abc.Iterable[global___HandResult] | None = ...,
         winners: collections.abc.Iterable[builtins.int] | None = ...,
         finish_reason: global___FinishReason.ValueType = ...,
+        legal_actions: collections.abc.Iterable[global___Action] | None = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "seat", b"seat", "turn", b"turn"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "dealer", b"dealer", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "preset", b"preset", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "turn", b"turn", "version", b"version", "winners", b"winners"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "dealer", b"dealer", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "preset", b"preset", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "turn", b"turn", "version", b"version", "winners", b"winners"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seat", b"_seat"]) -> typing.Literal["seat"] | None: ...
     @typing.overload
@@ -632,6 +640,7 @@ class Event(google.protobuf.message.Message):
     SEAT_JOINED_FIELD_NUMBER: builtins.int
     SEAT_RESIGNED_FIELD_NUMBER: builtins.int
     REDEAL_FIELD_NUMBER: builtins.int
+    DECLARED_FIELD_NUMBER: builtins.int
     version: builtins.int
     """The game version this event produced (several events may share one)."""
     @property
@@ -670,6 +679,10 @@ class Event(google.protobuf.message.Message):
     def redeal(self) -> global___Redeal:
         """The deal was void and the cards were dealt again."""
 
+    @property
+    def declared(self) -> global___Declared:
+        """A seat made a declaration (its cards are now public)."""
+
     def __init__(
         self,
         *,
@@ -683,10 +696,11 @@ class Event(google.protobuf.message.Message):
         seat_joined: global___SeatJoined | None = ...,
         seat_resigned: global___SeatResigned | None = ...,
         redeal: global___Redeal | None = ...,
+        declared: global___Declared | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "version", b"version"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["hand_started", "cards_dealt", "card_played", "leftover_taken", "hand_scored", "game_finished", "seat_joined", "seat_resigned", "redeal"] | None: ...
+    def HasField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "version", b"version"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["hand_started", "cards_dealt", "card_played", "leftover_taken", "hand_scored", "game_finished", "seat_joined", "seat_resigned", "redeal", "declared"] | None: ...
 
 global___Event = Event
 
@@ -758,6 +772,7 @@ class CardPlayed(google.protobuf.message.Message):
     SWEEP_FIELD_NUMBER: builtins.int
     PICULA_FIELD_NUMBER: builtins.int
     BAGHER_POINTS_FIELD_NUMBER: builtins.int
+    SPECIALS_FIELD_NUMBER: builtins.int
     seat: builtins.int
     """The seat that played."""
     sweep: builtins.bool
@@ -774,6 +789,12 @@ class CardPlayed(google.protobuf.message.Message):
     def captured(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
         """The table cards captured; empty when the card was laid on the table."""
 
+    @property
+    def specials(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Special]:
+        """Every special this play scored, by name (e.g. "picula" 1, "bagher" 3);
+        picula and bagher_points repeat two of them.
+        """
+
     def __init__(
         self,
         *,
@@ -783,11 +804,66 @@ class CardPlayed(google.protobuf.message.Message):
         sweep: builtins.bool = ...,
         picula: builtins.bool = ...,
         bagher_points: builtins.int = ...,
+        specials: collections.abc.Iterable[global___Special] | None = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["card", b"card"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["bagher_points", b"bagher_points", "captured", b"captured", "card", b"card", "picula", b"picula", "seat", b"seat", "sweep", b"sweep"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["bagher_points", b"bagher_points", "captured", b"captured", "card", b"card", "picula", b"picula", "seat", b"seat", "specials", b"specials", "sweep", b"sweep"]) -> None: ...
 
 global___CardPlayed = CardPlayed
+
+@typing.final
+class Special(google.protobuf.message.Message):
+    """Points a special play or a declaration scored."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    POINTS_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """The special's name, e.g. "picula", "bagher", "accusa"."""
+    points: builtins.int
+    """The points it scored."""
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+        points: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["name", b"name", "points", b"points"]) -> None: ...
+
+global___Special = Special
+
+@typing.final
+class Declared(google.protobuf.message.Message):
+    """A seat declared a combination of its hand."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    NAME_FIELD_NUMBER: builtins.int
+    CARDS_FIELD_NUMBER: builtins.int
+    POINTS_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """The declaring seat."""
+    name: builtins.str
+    """The declaration's name, e.g. "accusa"."""
+    points: builtins.int
+    """The points it scored."""
+    @property
+    def cards(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
+        """The cards shown."""
+
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        name: builtins.str = ...,
+        cards: collections.abc.Iterable[global___Card] | None = ...,
+        points: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["cards", b"cards", "name", b"name", "points", b"points", "seat", b"seat"]) -> None: ...
+
+global___Declared = Declared
 
 @typing.final
 class LeftoverTaken(google.protobuf.message.Message):
@@ -1284,6 +1360,151 @@ class PlayCardResponse(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["events", b"events", "view", b"view"]) -> None: ...
 
 global___PlayCardResponse = PlayCardResponse
+
+@typing.final
+class Action(google.protobuf.message.Message):
+    """One action a seat may take; exactly one kind is set."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    PLAY_CARD_FIELD_NUMBER: builtins.int
+    DECLARE_FIELD_NUMBER: builtins.int
+    @property
+    def play_card(self) -> global___PlayCardAction:
+        """Play a card from the hand (what PlayCard does)."""
+
+    @property
+    def declare(self) -> global___Declaration:
+        """Declare a combination held in the hand (e.g. Bazzica's accusa)."""
+
+    def __init__(
+        self,
+        *,
+        play_card: global___PlayCardAction | None = ...,
+        declare: global___Declaration | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["declare", b"declare", "kind", b"kind", "play_card", b"play_card"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["declare", b"declare", "kind", b"kind", "play_card", b"play_card"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["play_card", "declare"] | None: ...
+
+global___Action = Action
+
+@typing.final
+class PlayCardAction(google.protobuf.message.Message):
+    """Play a card, optionally naming the capture (as in PlayCardRequest)."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: builtins.int
+    CAPTURE_FIELD_NUMBER: builtins.int
+    @property
+    def card(self) -> global___Card:
+        """The card to play from the hand."""
+
+    @property
+    def capture(self) -> global___CaptureChoice:
+        """Unset: the server infers the capture. Set: exactly these table cards
+        (none = lay the card). Always set in GameView.legal_actions.
+        """
+
+    def __init__(
+        self,
+        *,
+        card: global___Card | None = ...,
+        capture: global___CaptureChoice | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["capture", b"capture", "card", b"card"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["capture", b"capture", "card", b"card"]) -> None: ...
+
+global___PlayCardAction = PlayCardAction
+
+@typing.final
+class Declaration(google.protobuf.message.Message):
+    """A declaration: the rule's name and the cards it shows."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    CARDS_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """The declaration's name, e.g. "accusa"."""
+    @property
+    def cards(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
+        """The cards shown (they become public)."""
+
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+        cards: collections.abc.Iterable[global___Card] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["cards", b"cards", "name", b"name"]) -> None: ...
+
+global___Declaration = Declaration
+
+@typing.final
+class TakeActionRequest(google.protobuf.message.Message):
+    """Request message for TakeAction."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    ACTION_FIELD_NUMBER: builtins.int
+    ETAG_FIELD_NUMBER: builtins.int
+    REQUEST_ID_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """The game's resource name, "games/{game}"."""
+    etag: builtins.str
+    """If set, act only when it equals the game's current etag (else ABORTED /
+    STALE_ETAG).
+    """
+    request_id: builtins.str
+    """An idempotency key (AIP-155); a retry with the same key returns the
+    first response.
+    """
+    @property
+    def action(self) -> global___Action:
+        """The action to take."""
+
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+        action: global___Action | None = ...,
+        etag: builtins.str = ...,
+        request_id: builtins.str = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["action", b"action"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["action", b"action", "etag", b"etag", "name", b"name", "request_id", b"request_id"]) -> None: ...
+
+global___TakeActionRequest = TakeActionRequest
+
+@typing.final
+class TakeActionResponse(google.protobuf.message.Message):
+    """Response message for TakeAction."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    EVENTS_FIELD_NUMBER: builtins.int
+    VIEW_FIELD_NUMBER: builtins.int
+    @property
+    def events(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Event]:
+        """The events the action produced, as the caller may see them."""
+
+    @property
+    def view(self) -> global___GameView:
+        """The game after the action, as the caller may see it."""
+
+    def __init__(
+        self,
+        *,
+        events: collections.abc.Iterable[global___Event] | None = ...,
+        view: global___GameView | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["events", b"events", "view", b"view"]) -> None: ...
+
+global___TakeActionResponse = TakeActionResponse
 
 @typing.final
 class JoinGameRequest(google.protobuf.message.Message):

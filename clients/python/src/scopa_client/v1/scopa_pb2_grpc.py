@@ -101,6 +101,11 @@ class GameServiceStub:
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.PlayCardRequest.SerializeToString,
                 response_deserializer=scopa_dot_v1_dot_scopa__pb2.PlayCardResponse.FromString,
                 _registered_method=True)
+        self.TakeAction = channel.unary_unary(
+                '/scopa.v1.GameService/TakeAction',
+                request_serializer=scopa_dot_v1_dot_scopa__pb2.TakeActionRequest.SerializeToString,
+                response_deserializer=scopa_dot_v1_dot_scopa__pb2.TakeActionResponse.FromString,
+                _registered_method=True)
         self.JoinGame = channel.unary_unary(
                 '/scopa.v1.GameService/JoinGame',
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.JoinGameRequest.SerializeToString,
@@ -236,6 +241,21 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def TakeAction(self, request, context):
+        """Takes one action of any kind for the caller's seat: playing a card (the
+        same as PlayCard), or a declaration such as Bazzica's accusa. The actions
+        open to the caller are listed in GameView.legal_actions.
+
+        Requires a seat token. Errors: those of PlayCard, and
+        - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
+        now, or that declaration is not open to the caller.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
+        "field": "action").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def JoinGame(self, request, context):
         """Claims an open seat with its invite code and returns the seat's token.
 
@@ -312,6 +332,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.PlayCard,
                     request_deserializer=scopa_dot_v1_dot_scopa__pb2.PlayCardRequest.FromString,
                     response_serializer=scopa_dot_v1_dot_scopa__pb2.PlayCardResponse.SerializeToString,
+            ),
+            'TakeAction': grpc.unary_unary_rpc_method_handler(
+                    servicer.TakeAction,
+                    request_deserializer=scopa_dot_v1_dot_scopa__pb2.TakeActionRequest.FromString,
+                    response_serializer=scopa_dot_v1_dot_scopa__pb2.TakeActionResponse.SerializeToString,
             ),
             'JoinGame': grpc.unary_unary_rpc_method_handler(
                     servicer.JoinGame,
@@ -467,6 +492,33 @@ class GameService:
             '/scopa.v1.GameService/PlayCard',
             scopa_dot_v1_dot_scopa__pb2.PlayCardRequest.SerializeToString,
             scopa_dot_v1_dot_scopa__pb2.PlayCardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TakeAction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.GameService/TakeAction',
+            scopa_dot_v1_dot_scopa__pb2.TakeActionRequest.SerializeToString,
+            scopa_dot_v1_dot_scopa__pb2.TakeActionResponse.FromString,
             options,
             channel_credentials,
             insecure,

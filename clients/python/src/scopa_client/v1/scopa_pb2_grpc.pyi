@@ -134,6 +134,21 @@ class GameServiceStub:
       or a rank outside 1..10 (metadata "field": "card.rank").
     """
 
+    TakeAction: grpc.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.TakeActionRequest,
+        scopa_client.v1.scopa_pb2.TakeActionResponse,
+    ]
+    """Takes one action of any kind for the caller's seat: playing a card (the
+    same as PlayCard), or a declaration such as Bazzica's accusa. The actions
+    open to the caller are listed in GameView.legal_actions.
+
+    Requires a seat token. Errors: those of PlayCard, and
+    - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
+      now, or that declaration is not open to the caller.
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
+      "field": "action").
+    """
+
     JoinGame: grpc.UnaryUnaryMultiCallable[
         scopa_client.v1.scopa_pb2.JoinGameRequest,
         scopa_client.v1.scopa_pb2.JoinGameResponse,
@@ -304,6 +319,21 @@ class GameServiceAsyncStub:
     - ABORTED / STALE_ETAG: etag was set and is not the game's current etag.
     - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit
       or a rank outside 1..10 (metadata "field": "card.rank").
+    """
+
+    TakeAction: grpc.aio.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.TakeActionRequest,
+        scopa_client.v1.scopa_pb2.TakeActionResponse,
+    ]
+    """Takes one action of any kind for the caller's seat: playing a card (the
+    same as PlayCard), or a declaration such as Bazzica's accusa. The actions
+    open to the caller are listed in GameView.legal_actions.
+
+    Requires a seat token. Errors: those of PlayCard, and
+    - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
+      now, or that declaration is not open to the caller.
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
+      "field": "action").
     """
 
     JoinGame: grpc.aio.UnaryUnaryMultiCallable[
@@ -482,6 +512,23 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         - ABORTED / STALE_ETAG: etag was set and is not the game's current etag.
         - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit
           or a rank outside 1..10 (metadata "field": "card.rank").
+        """
+
+    @abc.abstractmethod
+    def TakeAction(
+        self,
+        request: scopa_client.v1.scopa_pb2.TakeActionRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[scopa_client.v1.scopa_pb2.TakeActionResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.TakeActionResponse]]:
+        """Takes one action of any kind for the caller's seat: playing a card (the
+        same as PlayCard), or a declaration such as Bazzica's accusa. The actions
+        open to the caller are listed in GameView.legal_actions.
+
+        Requires a seat token. Errors: those of PlayCard, and
+        - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
+          now, or that declaration is not open to the caller.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
+          "field": "action").
         """
 
     @abc.abstractmethod

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file scopa/v1/scopa.proto.
  */
 export const file_scopa_v1_scopa: GenFile = /*@__PURE__*/
-  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiPAoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAiIqCgREZWNrEiIKBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZEID4EECIlgKC09wdGlvblZhbHVlEhQKCmJvb2xfdmFsdWUYASABKAhIABITCglpbnRfdmFsdWUYAiABKAVIABIWCgxzdHJpbmdfdmFsdWUYAyABKAlIAEIGCgRraW5kIjgKCFNlYXRTcGVjEhkKDGRpc3BsYXlfbmFtZRgBIAEoCUID4EEBEhEKBG9wZW4YAiABKAhCA+BBASItCg5TZWF0Q3JlZGVudGlhbBIMCgRzZWF0GAEgASgFEg0KBXRva2VuGAIgASgJIi8KClNlYXRJbnZpdGUSDAoEc2VhdBgBIAEoBRITCgtpbnZpdGVfY29kZRgCIAEoCSJvCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIMCgRzaWRlGAMgASgFEhEKCWhhbmRfc2l6ZRgEIAEoBRIMCgRvcGVuGAUgASgIEhAKCHJlc2lnbmVkGAYgASgIIl4KCFNpZGVJbmZvEgwKBHNpZGUYASABKAUSDQoFc2VhdHMYAiADKAUSDQoFc2NvcmUYAyABKAUSFgoOY2FwdHVyZWRfY291bnQYBCABKAUSDgoGc3dlZXBzGAUgASgFIkoKCUxlZ2FsTW92ZRIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIfCgdjYXB0dXJlGAIgAygLMg4uc2NvcGEudjEuQ2FyZCI5CglTY29yZUxpbmUSDAoEbmFtZRgBIAEoCRIOCgZwb2ludHMYAiADKAUSDgoGdmFsdWVzGAMgAygBImUKCkhhbmRSZXN1bHQSEwoLaGFuZF9udW1iZXIYASABKAUSIgoFbGluZXMYAiADKAsyEy5zY29wYS52MS5TY29yZUxpbmUSDgoGdG90YWxzGAMgAygFEg4KBnNjb3JlcxgEIAMoBSKqBgoIR2FtZVZpZXcSEQoEbmFtZRgBIAEoCUID4EEIEhMKBnByZXNldBgCIAEoCUID4EEDEjUKB29wdGlvbnMYAyADKAsyHy5zY29wYS52MS5HYW1lVmlldy5PcHRpb25zRW50cnlCA+BBAxIUCgd2ZXJzaW9uGAQgASgFQgPgQQMSEQoEZXRhZxgFIAEoCUID4EEDEikKBnN0YXR1cxgGIAEoDjIULnNjb3BhLnYxLkdhbWVTdGF0dXNCA+BBAxIWCgRzZWF0GAcgASgFQgPgQQNIAIgBARIhCgRoYW5kGAggAygLMg4uc2NvcGEudjEuQ2FyZEID4EEDEiYKBXNlYXRzGAkgAygLMhIuc2NvcGEudjEuU2VhdEluZm9CA+BBAxIiCgV0YWJsZRgKIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAxIXCgpzdG9ja19zaXplGAsgASgFQgPgQQMSEwoGZGVhbGVyGAwgASgFQgPgQQMSFgoEdHVybhgNIAEoBUID4EEDSAGIAQESGAoLaGFuZF9udW1iZXIYDiABKAVCA+BBAxImCgVzaWRlcxgPIAMoCzISLnNjb3BhLnYxLlNpZGVJbmZvQgPgQQMSLQoLbGVnYWxfbW92ZXMYECADKAsyEy5zY29wYS52MS5MZWdhbE1vdmVCA+BBAxIpCgtsYXN0X2V2ZW50cxgRIAMoCzIPLnNjb3BhLnYxLkV2ZW50QgPgQQMSLwoMaGFuZF9yZXN1bHRzGBIgAygLMhQuc2NvcGEudjEuSGFuZFJlc3VsdEID4EEDEhQKB3dpbm5lcnMYEyADKAVCA+BBAxIyCg1maW5pc2hfcmVhc29uGBQgASgOMhYuc2NvcGEudjEuRmluaXNoUmVhc29uQgPgQQMaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4ATou6kErCg5zY29wYS5kZXYvR2FtZRIMZ2FtZXMve2dhbWV9KgVnYW1lczIEZ2FtZUIHCgVfc2VhdEIHCgVfdHVybiK8AwoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBRItCgxoYW5kX3N0YXJ0ZWQYAiABKAsyFS5zY29wYS52MS5IYW5kU3RhcnRlZEgAEisKC2NhcmRzX2RlYWx0GAMgASgLMhQuc2NvcGEudjEuQ2FyZHNEZWFsdEgAEisKC2NhcmRfcGxheWVkGAQgASgLMhQuc2NvcGEudjEuQ2FyZFBsYXllZEgAEjEKDmxlZnRvdmVyX3Rha2VuGAUgASgLMhcuc2NvcGEudjEuTGVmdG92ZXJUYWtlbkgAEisKC2hhbmRfc2NvcmVkGAYgASgLMhQuc2NvcGEudjEuSGFuZFNjb3JlZEgAEi8KDWdhbWVfZmluaXNoZWQYByABKAsyFi5zY29wYS52MS5HYW1lRmluaXNoZWRIABIrCgtzZWF0X2pvaW5lZBgIIAEoCzIULnNjb3BhLnYxLlNlYXRKb2luZWRIABIvCg1zZWF0X3Jlc2lnbmVkGAkgASgLMhYuc2NvcGEudjEuU2VhdFJlc2lnbmVkSAASIgoGcmVkZWFsGAogASgLMhAuc2NvcGEudjEuUmVkZWFsSABCBgoEa2luZCJRCgtIYW5kU3RhcnRlZBITCgtoYW5kX251bWJlchgBIAEoBRIOCgZkZWFsZXIYAiABKAUSHQoFdGFibGUYAyADKAsyDi5zY29wYS52MS5DYXJkIkgKCkNhcmRzRGVhbHQSDAoEc2VhdBgBIAEoBRINCgVjb3VudBgCIAEoBRIdCgVjYXJkcxgDIAMoCzIOLnNjb3BhLnYxLkNhcmQikAEKCkNhcmRQbGF5ZWQSDAoEc2VhdBgBIAEoBRIcCgRjYXJkGAIgASgLMg4uc2NvcGEudjEuQ2FyZBIgCghjYXB0dXJlZBgDIAMoCzIOLnNjb3BhLnYxLkNhcmQSDQoFc3dlZXAYBCABKAgSDgoGcGljdWxhGAUgASgIEhUKDWJhZ2hlcl9wb2ludHMYBiABKAUiPAoNTGVmdG92ZXJUYWtlbhIMCgRzZWF0GAEgASgFEh0KBWNhcmRzGAIgAygLMg4uc2NvcGEudjEuQ2FyZCIyCgpIYW5kU2NvcmVkEiQKBnJlc3VsdBgBIAEoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHQiVwoMR2FtZUZpbmlzaGVkEg8KB3dpbm5lcnMYASADKAUSJgoGcmVhc29uGAIgASgOMhYuc2NvcGEudjEuRmluaXNoUmVhc29uEg4KBnNjb3JlcxgDIAMoBSIwCgpTZWF0Sm9pbmVkEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJIhwKDFNlYXRSZXNpZ25lZBIMCgRzZWF0GAEgASgFIjcKBlJlZGVhbBIOCgZyZWFzb24YASABKAkSHQoFdGFibGUYAiADKAsyDi5zY29wYS52MS5DYXJkIt0BCgdSdWxlc2V0EgoKAmlkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRITCgtzZWF0X2NvdW50cxgEIAMoBRIvCgdvcHRpb25zGAUgAygLMh4uc2NvcGEudjEuUnVsZXNldC5PcHRpb25zRW50cnkSDgoGc291cmNlGAYgASgJGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAEiuQEKClJ1bGVPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIiCgR0eXBlGAMgASgOMhQuc2NvcGEudjEuT3B0aW9uVHlwZRIsCg1kZWZhdWx0X3ZhbHVlGAQgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSJgoHY2hvaWNlcxgFIAMoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlEg4KBnNvdXJjZRgGIAEoCSLNAgoRQ3JlYXRlR2FtZVJlcXVlc3QSEwoGcHJlc2V0GAEgASgJQgPgQQISPgoHb3B0aW9ucxgCIAMoCzIoLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Lk9wdGlvbnNFbnRyeUID4EEBEiYKBXNlYXRzGAMgAygLMhIuc2NvcGEudjEuU2VhdFNwZWNCA+BBARIeCgxmaXJzdF9kZWFsZXIYBCABKAVCA+BBAUgAiAEBEioKDXN0YWNrZWRfZGVja3MYBSADKAsyDi5zY29wYS52MS5EZWNrQgPgQQESFwoKcmVxdWVzdF9pZBgGIAEoCUID4EEBGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAFCDwoNX2ZpcnN0X2RlYWxlciKvAQoSQ3JlYXRlR2FtZVJlc3BvbnNlEiEKBG5hbWUYASABKAlCE/pBEAoOc2NvcGEuZGV2L0dhbWUSLQoLY3JlZGVudGlhbHMYAiADKAsyGC5zY29wYS52MS5TZWF0Q3JlZGVudGlhbBIlCgdpbnZpdGVzGAMgAygLMhQuc2NvcGEudjEuU2VhdEludml0ZRIgCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciNwoPR2V0U3RhdGVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUiNAoQR2V0U3RhdGVSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciLgoNQ2FwdHVyZUNob2ljZRIdCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmQitQEKD1BsYXlDYXJkUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEiEKBGNhcmQYAiABKAsyDi5zY29wYS52MS5DYXJkQgPgQQISLQoHY2FwdHVyZRgDIAEoCzIXLnNjb3BhLnYxLkNhcHR1cmVDaG9pY2VCA+BBARIRCgRldGFnGAQgASgJQgPgQQESFwoKcmVxdWVzdF9pZBgFIAEoCUID4EEBIlUKEFBsYXlDYXJkUmVzcG9uc2USHwoGZXZlbnRzGAEgAygLMg8uc2NvcGEudjEuRXZlbnQSIAoEdmlldxgCIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IoUBCg9Kb2luR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIYCgtpbnZpdGVfY29kZRgCIAEoCUID4EECEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJRChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSDQoFdG9rZW4YAiABKAkSIAoEdmlldxgDIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IlMKEFdhdGNoR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIZCgxmcm9tX3ZlcnNpb24YAiABKAVCA+BBASKBAQoRV2F0Y2hHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBRIfCgZldmVudHMYAiADKAsyDy5zY29wYS52MS5FdmVudBIYChBldmVudHNfdHJ1bmNhdGVkGAMgASgIEiAKBHZpZXcYBCABKAsyEi5zY29wYS52MS5HYW1lVmlldyIVChNMaXN0UnVsZXNldHNSZXF1ZXN0ImIKFExpc3RSdWxlc2V0c1Jlc3BvbnNlEiMKCHJ1bGVzZXRzGAEgAygLMhEuc2NvcGEudjEuUnVsZXNldBIlCgdvcHRpb25zGAIgAygLMhQuc2NvcGEudjEuUnVsZU9wdGlvbiJSChFSZXNpZ25HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhcKCnJlcXVlc3RfaWQYAiABKAlCA+BBASI2ChJSZXNpZ25HYW1lUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Kl8KBFN1aXQSFAoQU1VJVF9VTlNQRUNJRklFRBAAEg4KClNVSVRfQ09QUEUQARIPCgtTVUlUX0RFTkFSSRACEhAKDFNVSVRfQkFTVE9OSRADEg4KClNVSVRfU1BBREUQBCqAAQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEiMKH0dBTUVfU1RBVFVTX1dBSVRJTkdfRk9SX1BMQVlFUlMQARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADKoABCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhgKFEZJTklTSF9SRUFTT05fVEFSR0VUEAESGwoXRklOSVNIX1JFQVNPTl9OQVBPTEVPTkUQAhIaChZGSU5JU0hfUkVBU09OX1JFU0lHTkVEEAMqbAoKT3B0aW9uVHlwZRIbChdPUFRJT05fVFlQRV9VTlNQRUNJRklFRBAAEhQKEE9QVElPTl9UWVBFX0JPT0wQARITCg9PUFRJT05fVFlQRV9JTlQQAhIWChJPUFRJT05fVFlQRV9TVFJJTkcQAzKDBgoLR2FtZVNlcnZpY2USXQoKQ3JlYXRlR2FtZRIbLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Ghwuc2NvcGEudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg46ASoiCS92MS9nYW1lcxJnCghHZXRTdGF0ZRIZLnNjb3BhLnYxLkdldFN0YXRlUmVxdWVzdBoaLnNjb3BhLnYxLkdldFN0YXRlUmVzcG9uc2UiJJACAdpBBG5hbWWC0+STAhQSEi92MS97bmFtZT1nYW1lcy8qfRJpCghQbGF5Q2FyZBIZLnNjb3BhLnYxLlBsYXlDYXJkUmVxdWVzdBoaLnNjb3BhLnYxLlBsYXlDYXJkUmVzcG9uc2UiJoLT5JMCIDoBKiIbL3YxL3tuYW1lPWdhbWVzLyp9OnBsYXlDYXJkEmUKCEpvaW5HYW1lEhkuc2NvcGEudjEuSm9pbkdhbWVSZXF1ZXN0Ghouc2NvcGEudjEuSm9pbkdhbWVSZXNwb25zZSIigtPkkwIcOgEqIhcvdjEve25hbWU9Z2FtZXMvKn06am9pbhJ8CglXYXRjaEdhbWUSGi5zY29wYS52MS5XYXRjaEdhbWVSZXF1ZXN0Ghsuc2NvcGEudjEuV2F0Y2hHYW1lUmVzcG9uc2UiNNpBEW5hbWUsZnJvbV92ZXJzaW9ugtPkkwIaEhgvdjEve25hbWU9Z2FtZXMvKn06d2F0Y2gwARJmCgxMaXN0UnVsZXNldHMSHS5zY29wYS52MS5MaXN0UnVsZXNldHNSZXF1ZXN0Gh4uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVzcG9uc2UiF5ACAYLT5JMCDhIML3YxL3J1bGVzZXRzEnQKClJlc2lnbkdhbWUSGy5zY29wYS52MS5SZXNpZ25HYW1lUmVxdWVzdBocLnNjb3BhLnYxLlJlc2lnbkdhbWVSZXNwb25zZSIr2kEEbmFtZYLT5JMCHjoBKiIZL3YxL3tuYW1lPWdhbWVzLyp9OnJlc2lnbmIGcHJvdG8z", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource]);
+  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiPAoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAiIqCgREZWNrEiIKBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZEID4EECIlgKC09wdGlvblZhbHVlEhQKCmJvb2xfdmFsdWUYASABKAhIABITCglpbnRfdmFsdWUYAiABKAVIABIWCgxzdHJpbmdfdmFsdWUYAyABKAlIAEIGCgRraW5kIjgKCFNlYXRTcGVjEhkKDGRpc3BsYXlfbmFtZRgBIAEoCUID4EEBEhEKBG9wZW4YAiABKAhCA+BBASItCg5TZWF0Q3JlZGVudGlhbBIMCgRzZWF0GAEgASgFEg0KBXRva2VuGAIgASgJIi8KClNlYXRJbnZpdGUSDAoEc2VhdBgBIAEoBRITCgtpbnZpdGVfY29kZRgCIAEoCSJvCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIMCgRzaWRlGAMgASgFEhEKCWhhbmRfc2l6ZRgEIAEoBRIMCgRvcGVuGAUgASgIEhAKCHJlc2lnbmVkGAYgASgIIl4KCFNpZGVJbmZvEgwKBHNpZGUYASABKAUSDQoFc2VhdHMYAiADKAUSDQoFc2NvcmUYAyABKAUSFgoOY2FwdHVyZWRfY291bnQYBCABKAUSDgoGc3dlZXBzGAUgASgFIkoKCUxlZ2FsTW92ZRIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIfCgdjYXB0dXJlGAIgAygLMg4uc2NvcGEudjEuQ2FyZCI5CglTY29yZUxpbmUSDAoEbmFtZRgBIAEoCRIOCgZwb2ludHMYAiADKAUSDgoGdmFsdWVzGAMgAygBImUKCkhhbmRSZXN1bHQSEwoLaGFuZF9udW1iZXIYASABKAUSIgoFbGluZXMYAiADKAsyEy5zY29wYS52MS5TY29yZUxpbmUSDgoGdG90YWxzGAMgAygFEg4KBnNjb3JlcxgEIAMoBSLYBgoIR2FtZVZpZXcSEQoEbmFtZRgBIAEoCUID4EEIEhMKBnByZXNldBgCIAEoCUID4EEDEjUKB29wdGlvbnMYAyADKAsyHy5zY29wYS52MS5HYW1lVmlldy5PcHRpb25zRW50cnlCA+BBAxIUCgd2ZXJzaW9uGAQgASgFQgPgQQMSEQoEZXRhZxgFIAEoCUID4EEDEikKBnN0YXR1cxgGIAEoDjIULnNjb3BhLnYxLkdhbWVTdGF0dXNCA+BBAxIWCgRzZWF0GAcgASgFQgPgQQNIAIgBARIhCgRoYW5kGAggAygLMg4uc2NvcGEudjEuQ2FyZEID4EEDEiYKBXNlYXRzGAkgAygLMhIuc2NvcGEudjEuU2VhdEluZm9CA+BBAxIiCgV0YWJsZRgKIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAxIXCgpzdG9ja19zaXplGAsgASgFQgPgQQMSEwoGZGVhbGVyGAwgASgFQgPgQQMSFgoEdHVybhgNIAEoBUID4EEDSAGIAQESGAoLaGFuZF9udW1iZXIYDiABKAVCA+BBAxImCgVzaWRlcxgPIAMoCzISLnNjb3BhLnYxLlNpZGVJbmZvQgPgQQMSLQoLbGVnYWxfbW92ZXMYECADKAsyEy5zY29wYS52MS5MZWdhbE1vdmVCA+BBAxIpCgtsYXN0X2V2ZW50cxgRIAMoCzIPLnNjb3BhLnYxLkV2ZW50QgPgQQMSLwoMaGFuZF9yZXN1bHRzGBIgAygLMhQuc2NvcGEudjEuSGFuZFJlc3VsdEID4EEDEhQKB3dpbm5lcnMYEyADKAVCA+BBAxIyCg1maW5pc2hfcmVhc29uGBQgASgOMhYuc2NvcGEudjEuRmluaXNoUmVhc29uQgPgQQMSLAoNbGVnYWxfYWN0aW9ucxgVIAMoCzIQLnNjb3BhLnYxLkFjdGlvbkID4EEDGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAE6LupBKwoOc2NvcGEuZGV2L0dhbWUSDGdhbWVzL3tnYW1lfSoFZ2FtZXMyBGdhbWVCBwoFX3NlYXRCBwoFX3R1cm4i5AMKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAUSLQoMaGFuZF9zdGFydGVkGAIgASgLMhUuc2NvcGEudjEuSGFuZFN0YXJ0ZWRIABIrCgtjYXJkc19kZWFsdBgDIAEoCzIULnNjb3BhLnYxLkNhcmRzRGVhbHRIABIrCgtjYXJkX3BsYXllZBgEIAEoCzIULnNjb3BhLnYxLkNhcmRQbGF5ZWRIABIxCg5sZWZ0b3Zlcl90YWtlbhgFIAEoCzIXLnNjb3BhLnYxLkxlZnRvdmVyVGFrZW5IABIrCgtoYW5kX3Njb3JlZBgGIAEoCzIULnNjb3BhLnYxLkhhbmRTY29yZWRIABIvCg1nYW1lX2ZpbmlzaGVkGAcgASgLMhYuc2NvcGEudjEuR2FtZUZpbmlzaGVkSAASKwoLc2VhdF9qb2luZWQYCCABKAsyFC5zY29wYS52MS5TZWF0Sm9pbmVkSAASLwoNc2VhdF9yZXNpZ25lZBgJIAEoCzIWLnNjb3BhLnYxLlNlYXRSZXNpZ25lZEgAEiIKBnJlZGVhbBgKIAEoCzIQLnNjb3BhLnYxLlJlZGVhbEgAEiYKCGRlY2xhcmVkGAsgASgLMhIuc2NvcGEudjEuRGVjbGFyZWRIAEIGCgRraW5kIlEKC0hhbmRTdGFydGVkEhMKC2hhbmRfbnVtYmVyGAEgASgFEg4KBmRlYWxlchgCIAEoBRIdCgV0YWJsZRgDIAMoCzIOLnNjb3BhLnYxLkNhcmQiSAoKQ2FyZHNEZWFsdBIMCgRzZWF0GAEgASgFEg0KBWNvdW50GAIgASgFEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZCK1AQoKQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEhwKBGNhcmQYAiABKAsyDi5zY29wYS52MS5DYXJkEiAKCGNhcHR1cmVkGAMgAygLMg4uc2NvcGEudjEuQ2FyZBINCgVzd2VlcBgEIAEoCBIOCgZwaWN1bGEYBSABKAgSFQoNYmFnaGVyX3BvaW50cxgGIAEoBRIjCghzcGVjaWFscxgHIAMoCzIRLnNjb3BhLnYxLlNwZWNpYWwiJwoHU3BlY2lhbBIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAEoBSJVCghEZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkEg4KBnBvaW50cxgEIAEoBSI8Cg1MZWZ0b3ZlclRha2VuEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIjIKCkhhbmRTY29yZWQSJAoGcmVzdWx0GAEgASgLMhQuc2NvcGEudjEuSGFuZFJlc3VsdCJXCgxHYW1lRmluaXNoZWQSDwoHd2lubmVycxgBIAMoBRImCgZyZWFzb24YAiABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb24SDgoGc2NvcmVzGAMgAygFIjAKClNlYXRKb2luZWQSDAoEc2VhdBgBIAEoBRIUCgxkaXNwbGF5X25hbWUYAiABKAkiHAoMU2VhdFJlc2lnbmVkEgwKBHNlYXQYASABKAUiNwoGUmVkZWFsEg4KBnJlYXNvbhgBIAEoCRIdCgV0YWJsZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQi3QEKB1J1bGVzZXQSCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhMKC3NlYXRfY291bnRzGAQgAygFEi8KB29wdGlvbnMYBSADKAsyHi5zY29wYS52MS5SdWxlc2V0Lk9wdGlvbnNFbnRyeRIOCgZzb3VyY2UYBiABKAkaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4ASK5AQoKUnVsZU9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiIKBHR5cGUYAyABKA4yFC5zY29wYS52MS5PcHRpb25UeXBlEiwKDWRlZmF1bHRfdmFsdWUYBCABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZRImCgdjaG9pY2VzGAUgAygLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSDgoGc291cmNlGAYgASgJIs0CChFDcmVhdGVHYW1lUmVxdWVzdBITCgZwcmVzZXQYASABKAlCA+BBAhI+CgdvcHRpb25zGAIgAygLMiguc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5QgPgQQESJgoFc2VhdHMYAyADKAsyEi5zY29wYS52MS5TZWF0U3BlY0ID4EEBEh4KDGZpcnN0X2RlYWxlchgEIAEoBUID4EEBSACIAQESKgoNc3RhY2tlZF9kZWNrcxgFIAMoCzIOLnNjb3BhLnYxLkRlY2tCA+BBARIXCgpyZXF1ZXN0X2lkGAYgASgJQgPgQQEaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4AUIPCg1fZmlyc3RfZGVhbGVyIq8BChJDcmVhdGVHYW1lUmVzcG9uc2USIQoEbmFtZRgBIAEoCUIT+kEQCg5zY29wYS5kZXYvR2FtZRItCgtjcmVkZW50aWFscxgCIAMoCzIYLnNjb3BhLnYxLlNlYXRDcmVkZW50aWFsEiUKB2ludml0ZXMYAyADKAsyFC5zY29wYS52MS5TZWF0SW52aXRlEiAKBHZpZXcYBCABKAsyEi5zY29wYS52MS5HYW1lVmlldyI3Cg9HZXRTdGF0ZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZSI0ChBHZXRTdGF0ZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zY29wYS52MS5HYW1lVmlldyIuCg1DYXB0dXJlQ2hvaWNlEh0KBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZCK1AQoPUGxheUNhcmRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSIQoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAhItCgdjYXB0dXJlGAMgASgLMhcuc2NvcGEudjEuQ2FwdHVyZUNob2ljZUID4EEBEhEKBGV0YWcYBCABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAUgASgJQgPgQQEiVQoQUGxheUNhcmRSZXNwb25zZRIfCgZldmVudHMYASADKAsyDy5zY29wYS52MS5FdmVudBIgCgR2aWV3GAIgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciaQoGQWN0aW9uEi0KCXBsYXlfY2FyZBgBIAEoCzIYLnNjb3BhLnYxLlBsYXlDYXJkQWN0aW9uSAASKAoHZGVjbGFyZRgCIAEoCzIVLnNjb3BhLnYxLkRlY2xhcmF0aW9uSABCBgoEa2luZCJYCg5QbGF5Q2FyZEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIoCgdjYXB0dXJlGAIgASgLMhcuc2NvcGEudjEuQ2FwdHVyZUNob2ljZSI6CgtEZWNsYXJhdGlvbhIMCgRuYW1lGAEgASgJEh0KBWNhcmRzGAIgAygLMg4uc2NvcGEudjEuQ2FyZCKMAQoRVGFrZUFjdGlvblJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIlCgZhY3Rpb24YAiABKAsyEC5zY29wYS52MS5BY3Rpb25CA+BBAhIRCgRldGFnGAMgASgJQgPgQQESFwoKcmVxdWVzdF9pZBgEIAEoCUID4EEBIlcKElRha2VBY3Rpb25SZXNwb25zZRIfCgZldmVudHMYASADKAsyDy5zY29wYS52MS5FdmVudBIgCgR2aWV3GAIgASgLMhIuc2NvcGEudjEuR2FtZVZpZXcihQEKD0pvaW5HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhgKC2ludml0ZV9jb2RlGAIgASgJQgPgQQISGQoMZGlzcGxheV9uYW1lGAMgASgJQgPgQQESFwoKcmVxdWVzdF9pZBgEIAEoCUID4EEBIlEKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCRIgCgR2aWV3GAMgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciUwoQV2F0Y2hHYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhkKDGZyb21fdmVyc2lvbhgCIAEoBUID4EEBIoEBChFXYXRjaEdhbWVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgFEh8KBmV2ZW50cxgCIAMoCzIPLnNjb3BhLnYxLkV2ZW50EhgKEGV2ZW50c190cnVuY2F0ZWQYAyABKAgSIAoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IhUKE0xpc3RSdWxlc2V0c1JlcXVlc3QiYgoUTGlzdFJ1bGVzZXRzUmVzcG9uc2USIwoIcnVsZXNldHMYASADKAsyES5zY29wYS52MS5SdWxlc2V0EiUKB29wdGlvbnMYAiADKAsyFC5zY29wYS52MS5SdWxlT3B0aW9uIlIKEVJlc2lnbkdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSFwoKcmVxdWVzdF9pZBgCIAEoCUID4EEBIjYKElJlc2lnbkdhbWVSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc2NvcGEudjEuR2FtZVZpZXcqXwoEU3VpdBIUChBTVUlUX1VOU1BFQ0lGSUVEEAASDgoKU1VJVF9DT1BQRRABEg8KC1NVSVRfREVOQVJJEAISEAoMU1VJVF9CQVNUT05JEAMSDgoKU1VJVF9TUEFERRAEKoABCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASIwofR0FNRV9TVEFUVVNfV0FJVElOR19GT1JfUExBWUVSUxABEhYKEkdBTUVfU1RBVFVTX0FDVElWRRACEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAMqgAEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoURklOSVNIX1JFQVNPTl9UQVJHRVQQARIbChdGSU5JU0hfUkVBU09OX05BUE9MRU9ORRACEhoKFkZJTklTSF9SRUFTT05fUkVTSUdORUQQAypsCgpPcHRpb25UeXBlEhsKF09QVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQT1BUSU9OX1RZUEVfQk9PTBABEhMKD09QVElPTl9UWVBFX0lOVBACEhYKEk9QVElPTl9UWVBFX1NUUklORxADMvYGCgtHYW1lU2VydmljZRJdCgpDcmVhdGVHYW1lEhsuc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC5zY29wYS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDjoBKiIJL3YxL2dhbWVzEmcKCEdldFN0YXRlEhkuc2NvcGEudjEuR2V0U3RhdGVSZXF1ZXN0Ghouc2NvcGEudjEuR2V0U3RhdGVSZXNwb25zZSIkkAIB2kEEbmFtZYLT5JMCFBISL3YxL3tuYW1lPWdhbWVzLyp9EmkKCFBsYXlDYXJkEhkuc2NvcGEudjEuUGxheUNhcmRSZXF1ZXN0Ghouc2NvcGEudjEuUGxheUNhcmRSZXNwb25zZSImgtPkkwIgOgEqIhsvdjEve25hbWU9Z2FtZXMvKn06cGxheUNhcmQScQoKVGFrZUFjdGlvbhIbLnNjb3BhLnYxLlRha2VBY3Rpb25SZXF1ZXN0Ghwuc2NvcGEudjEuVGFrZUFjdGlvblJlc3BvbnNlIiiC0+STAiI6ASoiHS92MS97bmFtZT1nYW1lcy8qfTp0YWtlQWN0aW9uEmUKCEpvaW5HYW1lEhkuc2NvcGEudjEuSm9pbkdhbWVSZXF1ZXN0Ghouc2NvcGEudjEuSm9pbkdhbWVSZXNwb25zZSIigtPkkwIcOgEqIhcvdjEve25hbWU9Z2FtZXMvKn06am9pbhJ8CglXYXRjaEdhbWUSGi5zY29wYS52MS5XYXRjaEdhbWVSZXF1ZXN0Ghsuc2NvcGEudjEuV2F0Y2hHYW1lUmVzcG9uc2UiNNpBEW5hbWUsZnJvbV92ZXJzaW9ugtPkkwIaEhgvdjEve25hbWU9Z2FtZXMvKn06d2F0Y2gwARJmCgxMaXN0UnVsZXNldHMSHS5zY29wYS52MS5MaXN0UnVsZXNldHNSZXF1ZXN0Gh4uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVzcG9uc2UiF5ACAYLT5JMCDhIML3YxL3J1bGVzZXRzEnQKClJlc2lnbkdhbWUSGy5zY29wYS52MS5SZXNpZ25HYW1lUmVxdWVzdBocLnNjb3BhLnYxLlJlc2lnbkdhbWVSZXNwb25zZSIr2kEEbmFtZYLT5JMCHjoBKiIZL3YxL3tuYW1lPWdhbWVzLyp9OnJlc2lnbmIGcHJvdG8z", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource]);
 
 /**
  * One card of the Italian 40-card deck.
@@ -343,7 +343,7 @@ export const LegalMoveSchema: GenMessage<LegalMove> = /*@__PURE__*/
  * One scoring category of a hand: "sweeps", "cards", "denari", "spade",
  * "primiera", "settebello", "re_bello", "rosmarino", "two_of_spade",
  * "denari_each", "settanta", "napola_denari", "napola_spade", "picule",
- * "bagher" (only those the ruleset scores).
+ * "bagher", "accuse" (only those the ruleset scores).
  *
  * @generated from message scopa.v1.ScoreLine
  */
@@ -569,6 +569,14 @@ export type GameView = Message<"scopa.v1.GameView"> & {
    * @generated from field: scopa.v1.FinishReason finish_reason = 20;
    */
   finishReason: FinishReason;
+
+  /**
+   * Every legal action of every kind (plays and declarations); filled only
+   * for the caller whose turn it is. Plays always name their capture.
+   *
+   * @generated from field: repeated scopa.v1.Action legal_actions = 21;
+   */
+  legalActions: Action[];
 };
 
 /**
@@ -668,6 +676,14 @@ export type Event = Message<"scopa.v1.Event"> & {
      */
     value: Redeal;
     case: "redeal";
+  } | {
+    /**
+     * A seat made a declaration (its cards are now public).
+     *
+     * @generated from field: scopa.v1.Declared declared = 11;
+     */
+    value: Declared;
+    case: "declared";
   } | { case: undefined; value?: undefined };
 };
 
@@ -795,6 +811,14 @@ export type CardPlayed = Message<"scopa.v1.CardPlayed"> & {
    * @generated from field: int32 bagher_points = 6;
    */
   bagherPoints: number;
+
+  /**
+   * Every special this play scored, by name (e.g. "picula" 1, "bagher" 3);
+   * picula and bagher_points repeat two of them.
+   *
+   * @generated from field: repeated scopa.v1.Special specials = 7;
+   */
+  specials: Special[];
 };
 
 /**
@@ -803,6 +827,76 @@ export type CardPlayed = Message<"scopa.v1.CardPlayed"> & {
  */
 export const CardPlayedSchema: GenMessage<CardPlayed> = /*@__PURE__*/
   messageDesc(file_scopa_v1_scopa, 15);
+
+/**
+ * Points a special play or a declaration scored.
+ *
+ * @generated from message scopa.v1.Special
+ */
+export type Special = Message<"scopa.v1.Special"> & {
+  /**
+   * The special's name, e.g. "picula", "bagher", "accusa".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The points it scored.
+   *
+   * @generated from field: int32 points = 2;
+   */
+  points: number;
+};
+
+/**
+ * Describes the message scopa.v1.Special.
+ * Use `create(SpecialSchema)` to create a new message.
+ */
+export const SpecialSchema: GenMessage<Special> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 16);
+
+/**
+ * A seat declared a combination of its hand.
+ *
+ * @generated from message scopa.v1.Declared
+ */
+export type Declared = Message<"scopa.v1.Declared"> & {
+  /**
+   * The declaring seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The declaration's name, e.g. "accusa".
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The cards shown.
+   *
+   * @generated from field: repeated scopa.v1.Card cards = 3;
+   */
+  cards: Card[];
+
+  /**
+   * The points it scored.
+   *
+   * @generated from field: int32 points = 4;
+   */
+  points: number;
+};
+
+/**
+ * Describes the message scopa.v1.Declared.
+ * Use `create(DeclaredSchema)` to create a new message.
+ */
+export const DeclaredSchema: GenMessage<Declared> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 17);
 
 /**
  * At the end of a hand the cards left on the table went to the last taker.
@@ -831,7 +925,7 @@ export type LeftoverTaken = Message<"scopa.v1.LeftoverTaken"> & {
  * Use `create(LeftoverTakenSchema)` to create a new message.
  */
 export const LeftoverTakenSchema: GenMessage<LeftoverTaken> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 16);
+  messageDesc(file_scopa_v1_scopa, 18);
 
 /**
  * A hand was scored.
@@ -852,7 +946,7 @@ export type HandScored = Message<"scopa.v1.HandScored"> & {
  * Use `create(HandScoredSchema)` to create a new message.
  */
 export const HandScoredSchema: GenMessage<HandScored> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 17);
+  messageDesc(file_scopa_v1_scopa, 19);
 
 /**
  * The game ended.
@@ -887,7 +981,7 @@ export type GameFinished = Message<"scopa.v1.GameFinished"> & {
  * Use `create(GameFinishedSchema)` to create a new message.
  */
 export const GameFinishedSchema: GenMessage<GameFinished> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 18);
+  messageDesc(file_scopa_v1_scopa, 20);
 
 /**
  * An open seat was claimed.
@@ -915,7 +1009,7 @@ export type SeatJoined = Message<"scopa.v1.SeatJoined"> & {
  * Use `create(SeatJoinedSchema)` to create a new message.
  */
 export const SeatJoinedSchema: GenMessage<SeatJoined> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 19);
+  messageDesc(file_scopa_v1_scopa, 21);
 
 /**
  * A seat resigned.
@@ -936,7 +1030,7 @@ export type SeatResigned = Message<"scopa.v1.SeatResigned"> & {
  * Use `create(SeatResignedSchema)` to create a new message.
  */
 export const SeatResignedSchema: GenMessage<SeatResigned> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 20);
+  messageDesc(file_scopa_v1_scopa, 22);
 
 /**
  * The deal was void and was redone ("kings", "aces"), or an ace turned onto
@@ -966,7 +1060,7 @@ export type Redeal = Message<"scopa.v1.Redeal"> & {
  * Use `create(RedealSchema)` to create a new message.
  */
 export const RedealSchema: GenMessage<Redeal> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 21);
+  messageDesc(file_scopa_v1_scopa, 23);
 
 /**
  * A preset: a named ruleset with its option values.
@@ -1023,7 +1117,7 @@ export type Ruleset = Message<"scopa.v1.Ruleset"> & {
  * Use `create(RulesetSchema)` to create a new message.
  */
 export const RulesetSchema: GenMessage<Ruleset> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 22);
+  messageDesc(file_scopa_v1_scopa, 24);
 
 /**
  * One rule option a game can override.
@@ -1079,7 +1173,7 @@ export type RuleOption = Message<"scopa.v1.RuleOption"> & {
  * Use `create(RuleOptionSchema)` to create a new message.
  */
 export const RuleOptionSchema: GenMessage<RuleOption> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 23);
+  messageDesc(file_scopa_v1_scopa, 25);
 
 /**
  * Request message for CreateGame.
@@ -1141,7 +1235,7 @@ export type CreateGameRequest = Message<"scopa.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 24);
+  messageDesc(file_scopa_v1_scopa, 26);
 
 /**
  * Response message for CreateGame.
@@ -1184,7 +1278,7 @@ export type CreateGameResponse = Message<"scopa.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 25);
+  messageDesc(file_scopa_v1_scopa, 27);
 
 /**
  * Request message for GetState.
@@ -1205,7 +1299,7 @@ export type GetStateRequest = Message<"scopa.v1.GetStateRequest"> & {
  * Use `create(GetStateRequestSchema)` to create a new message.
  */
 export const GetStateRequestSchema: GenMessage<GetStateRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 26);
+  messageDesc(file_scopa_v1_scopa, 28);
 
 /**
  * Response message for GetState.
@@ -1226,7 +1320,7 @@ export type GetStateResponse = Message<"scopa.v1.GetStateResponse"> & {
  * Use `create(GetStateResponseSchema)` to create a new message.
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 27);
+  messageDesc(file_scopa_v1_scopa, 29);
 
 /**
  * Which table cards a play captures.
@@ -1247,7 +1341,7 @@ export type CaptureChoice = Message<"scopa.v1.CaptureChoice"> & {
  * Use `create(CaptureChoiceSchema)` to create a new message.
  */
 export const CaptureChoiceSchema: GenMessage<CaptureChoice> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 28);
+  messageDesc(file_scopa_v1_scopa, 30);
 
 /**
  * Request message for PlayCard.
@@ -1300,7 +1394,7 @@ export type PlayCardRequest = Message<"scopa.v1.PlayCardRequest"> & {
  * Use `create(PlayCardRequestSchema)` to create a new message.
  */
 export const PlayCardRequestSchema: GenMessage<PlayCardRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 29);
+  messageDesc(file_scopa_v1_scopa, 31);
 
 /**
  * Response message for PlayCard.
@@ -1329,7 +1423,173 @@ export type PlayCardResponse = Message<"scopa.v1.PlayCardResponse"> & {
  * Use `create(PlayCardResponseSchema)` to create a new message.
  */
 export const PlayCardResponseSchema: GenMessage<PlayCardResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 30);
+  messageDesc(file_scopa_v1_scopa, 32);
+
+/**
+ * One action a seat may take; exactly one kind is set.
+ *
+ * @generated from message scopa.v1.Action
+ */
+export type Action = Message<"scopa.v1.Action"> & {
+  /**
+   * The kind of action.
+   *
+   * @generated from oneof scopa.v1.Action.kind
+   */
+  kind: {
+    /**
+     * Play a card from the hand (what PlayCard does).
+     *
+     * @generated from field: scopa.v1.PlayCardAction play_card = 1;
+     */
+    value: PlayCardAction;
+    case: "playCard";
+  } | {
+    /**
+     * Declare a combination held in the hand (e.g. Bazzica's accusa).
+     *
+     * @generated from field: scopa.v1.Declaration declare = 2;
+     */
+    value: Declaration;
+    case: "declare";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message scopa.v1.Action.
+ * Use `create(ActionSchema)` to create a new message.
+ */
+export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 33);
+
+/**
+ * Play a card, optionally naming the capture (as in PlayCardRequest).
+ *
+ * @generated from message scopa.v1.PlayCardAction
+ */
+export type PlayCardAction = Message<"scopa.v1.PlayCardAction"> & {
+  /**
+   * The card to play from the hand.
+   *
+   * @generated from field: scopa.v1.Card card = 1;
+   */
+  card?: Card | undefined;
+
+  /**
+   * Unset: the server infers the capture. Set: exactly these table cards
+   * (none = lay the card). Always set in GameView.legal_actions.
+   *
+   * @generated from field: scopa.v1.CaptureChoice capture = 2;
+   */
+  capture?: CaptureChoice | undefined;
+};
+
+/**
+ * Describes the message scopa.v1.PlayCardAction.
+ * Use `create(PlayCardActionSchema)` to create a new message.
+ */
+export const PlayCardActionSchema: GenMessage<PlayCardAction> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 34);
+
+/**
+ * A declaration: the rule's name and the cards it shows.
+ *
+ * @generated from message scopa.v1.Declaration
+ */
+export type Declaration = Message<"scopa.v1.Declaration"> & {
+  /**
+   * The declaration's name, e.g. "accusa".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The cards shown (they become public).
+   *
+   * @generated from field: repeated scopa.v1.Card cards = 2;
+   */
+  cards: Card[];
+};
+
+/**
+ * Describes the message scopa.v1.Declaration.
+ * Use `create(DeclarationSchema)` to create a new message.
+ */
+export const DeclarationSchema: GenMessage<Declaration> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 35);
+
+/**
+ * Request message for TakeAction.
+ *
+ * @generated from message scopa.v1.TakeActionRequest
+ */
+export type TakeActionRequest = Message<"scopa.v1.TakeActionRequest"> & {
+  /**
+   * The game's resource name, "games/{game}".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The action to take.
+   *
+   * @generated from field: scopa.v1.Action action = 2;
+   */
+  action?: Action | undefined;
+
+  /**
+   * If set, act only when it equals the game's current etag (else ABORTED /
+   * STALE_ETAG).
+   *
+   * @generated from field: string etag = 3;
+   */
+  etag: string;
+
+  /**
+   * An idempotency key (AIP-155); a retry with the same key returns the
+   * first response.
+   *
+   * @generated from field: string request_id = 4;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message scopa.v1.TakeActionRequest.
+ * Use `create(TakeActionRequestSchema)` to create a new message.
+ */
+export const TakeActionRequestSchema: GenMessage<TakeActionRequest> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 36);
+
+/**
+ * Response message for TakeAction.
+ *
+ * @generated from message scopa.v1.TakeActionResponse
+ */
+export type TakeActionResponse = Message<"scopa.v1.TakeActionResponse"> & {
+  /**
+   * The events the action produced, as the caller may see them.
+   *
+   * @generated from field: repeated scopa.v1.Event events = 1;
+   */
+  events: Event[];
+
+  /**
+   * The game after the action, as the caller may see it.
+   *
+   * @generated from field: scopa.v1.GameView view = 2;
+   */
+  view?: GameView | undefined;
+};
+
+/**
+ * Describes the message scopa.v1.TakeActionResponse.
+ * Use `create(TakeActionResponseSchema)` to create a new message.
+ */
+export const TakeActionResponseSchema: GenMessage<TakeActionResponse> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 37);
 
 /**
  * Request message for JoinGame.
@@ -1374,7 +1634,7 @@ export type JoinGameRequest = Message<"scopa.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 31);
+  messageDesc(file_scopa_v1_scopa, 38);
 
 /**
  * Response message for JoinGame.
@@ -1409,7 +1669,7 @@ export type JoinGameResponse = Message<"scopa.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 32);
+  messageDesc(file_scopa_v1_scopa, 39);
 
 /**
  * Request message for WatchGame.
@@ -1438,7 +1698,7 @@ export type WatchGameRequest = Message<"scopa.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 33);
+  messageDesc(file_scopa_v1_scopa, 40);
 
 /**
  * One message of the WatchGame stream.
@@ -1482,7 +1742,7 @@ export type WatchGameResponse = Message<"scopa.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 34);
+  messageDesc(file_scopa_v1_scopa, 41);
 
 /**
  * Request message for ListRulesets. The set is small and fixed, so there is
@@ -1498,7 +1758,7 @@ export type ListRulesetsRequest = Message<"scopa.v1.ListRulesetsRequest"> & {
  * Use `create(ListRulesetsRequestSchema)` to create a new message.
  */
 export const ListRulesetsRequestSchema: GenMessage<ListRulesetsRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 35);
+  messageDesc(file_scopa_v1_scopa, 42);
 
 /**
  * Response message for ListRulesets.
@@ -1526,7 +1786,7 @@ export type ListRulesetsResponse = Message<"scopa.v1.ListRulesetsResponse"> & {
  * Use `create(ListRulesetsResponseSchema)` to create a new message.
  */
 export const ListRulesetsResponseSchema: GenMessage<ListRulesetsResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 36);
+  messageDesc(file_scopa_v1_scopa, 43);
 
 /**
  * Request message for ResignGame.
@@ -1554,7 +1814,7 @@ export type ResignGameRequest = Message<"scopa.v1.ResignGameRequest"> & {
  * Use `create(ResignGameRequestSchema)` to create a new message.
  */
 export const ResignGameRequestSchema: GenMessage<ResignGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 37);
+  messageDesc(file_scopa_v1_scopa, 44);
 
 /**
  * Response message for ResignGame.
@@ -1575,7 +1835,7 @@ export type ResignGameResponse = Message<"scopa.v1.ResignGameResponse"> & {
  * Use `create(ResignGameResponseSchema)` to create a new message.
  */
 export const ResignGameResponseSchema: GenMessage<ResignGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 38);
+  messageDesc(file_scopa_v1_scopa, 45);
 
 /**
  * The four suits of the Italian 40-card deck (engine suit index + 1).
@@ -1874,6 +2134,24 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof PlayCardRequestSchema;
     output: typeof PlayCardResponseSchema;
+  },
+  /**
+   * Takes one action of any kind for the caller's seat: playing a card (the
+   * same as PlayCard), or a declaration such as Bazzica's accusa. The actions
+   * open to the caller are listed in GameView.legal_actions.
+   *
+   * Requires a seat token. Errors: those of PlayCard, and
+   * - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
+   *   now, or that declaration is not open to the caller.
+   * - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
+   *   "field": "action").
+   *
+   * @generated from rpc scopa.v1.GameService.TakeAction
+   */
+  takeAction: {
+    methodKind: "unary";
+    input: typeof TakeActionRequestSchema;
+    output: typeof TakeActionResponseSchema;
   },
   /**
    * Claims an open seat with its invite code and returns the seat's token.

@@ -1,0 +1,172 @@
+"""Special plays and declarations as rules a ruleset lists, like the capture and scoring rules.
+
+A :class:`SpecialRule` looks at one capture and says how many points it scores (0: none); a
+:class:`DeclarationRule` says which declarations a seat may make from its hand and what each
+scores. The engine keeps what they score per side in one generic map (``MatchState.specials``:
+name -> points), reports it in the events (``CardPlayed.specials``, ``Declared``) and hands it to
+the scoring (``SideTally.specials``), where each rule has its own line of the score sheet. A new
+special is one rule class here, one entry in :data:`SPECIAL_RULES` or
+:data:`DECLARATION_RULES` (keyed by the option that enables it) and that option in a preset.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Protocol
+
+from ._cards import _RANKS, Card
+from ._options import Options
+
+__all__ = [
+    "DECLARATION_RULES",
+    "SPECIAL_RULES",
+    "Accusa",
+    "Bagher",
+    "DeclarationRule",
+    "Picula",
+    "SpecialRule",
+    "Specials",
+    "declaration_rules",
+    "special_rules",
+]
+
+Specials = tuple[tuple[str, int], ...]
+"""Points by special name, in rule order, names with 0 points left out."""
+
+
+class SpecialRule(Protocol):
+    """A capture that scores extra points (picula, bagher, ...)."""
+
+    @property
+    def name(self) -> str:
+        """Stable id in events and state, e.g. ``"picula"``."""
+        ...
+
+    @property
+    def line(self) -> str:
+        """The score-sheet line it adds up into, e.g. ``"picule"``."""
+        ...
+
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card) -> int:
+        """Points of playing ``card`` to take ``capture`` (``last_laid``: the card just laid)."""
+        ...
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """An upper bound on what one side scores with this rule in one hand."""
+        ...
+
+
+class DeclarationRule(Protocol):
+    """A combination a seat may declare from its hand (an accusa)."""
+
+    @property
+    def name(self) -> str:
+        """Stable id in actions, events and state, e.g. ``"accusa"``."""
+        ...
+
+    @property
+    def line(self) -> str:
+        """The score-sheet line it adds up into, e.g. ``"accuse"``."""
+        ...
+
+    def declarations(
+        self, hand: tuple[Card, ...], options: Options
+    ) -> list[tuple[tuple[Card, ...], int]]:
+        """What ``hand`` may declare, as (cards shown, points); empty when nothing.
+
+        Asked only on the seat's turn, before it plays a card of the deal, once per deal.
+        """
+        ...
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """An upper bound on what one side scores with this rule in one hand."""
+        ...
+
+
+class Picula:
+    """Picula / piccola, 1 point: take with an equal card exactly the card just laid (seeds 000,
+    001)."""
+
+    name: Final = "picula"
+    line: Final = "picule"
+
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card) -> int:
+        """1 when ``capture`` is the one card just laid and ``card`` is of its rank."""
+        if len(capture) == 1 and capture[0] == last_laid and _RANKS[capture[0]] == _RANKS[card]:
+            return 1
+        return 0
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """One per play."""
+        return plays_per_hand
+
+
+class Bagher:
+    """Bagher: two or more cards all of the played card's suit, 1 point a card, the played card
+    included (seeds 000, 001)."""
+
+    name: Final = "bagher"
+    line: Final = "bagher"
+
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card) -> int:
+        """``len(capture) + 1`` when every captured card is of ``card``'s suit, at least two."""
+        if len(capture) < 2:
+            return 0
+        suit = card // 10
+        for c in capture:
+            if c // 10 != suit:
+                return 0
+        return len(capture) + 1
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """Every card of the deck."""
+        return 40
+
+
+class Accusa:
+    """Bazzica's accusa (seed 004): on its turn, before playing a card of the deal, a seat holding
+    three cards may show them: three of a rank score 7; three adding up to 9 or less score 2, or 3
+    when two of them share a rank."""
+
+    name: Final = "accusa"
+    line: Final = "accuse"
+
+    def declarations(
+        self, hand: tuple[Card, ...], options: Options
+    ) -> list[tuple[tuple[Card, ...], int]]:
+        """The whole hand when it makes a combination, with its points."""
+        if len(hand) != 3:
+            return []
+        ranks = sorted([_RANKS[c] for c in hand])
+        if ranks[0] == ranks[2]:
+            return [(_shown(hand), 7)]
+        if sum(ranks) <= 9:
+            return [(_shown(hand), 3 if ranks[0] == ranks[1] or ranks[1] == ranks[2] else 2)]
+        return []
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """Three of a rank at every deal: once per three cards played."""
+        return 7 * (plays_per_hand // 3)
+
+
+def _shown(hand: tuple[Card, ...]) -> tuple[Card, ...]:
+    return tuple(sorted(hand))
+
+
+SPECIAL_RULES: Final[tuple[tuple[str, SpecialRule], ...]] = (
+    ("picula", Picula()),
+    ("bagher", Bagher()),
+)
+"""Every special-play rule, by the boolean option that enables it, in score-sheet order."""
+
+DECLARATION_RULES: Final[tuple[tuple[str, DeclarationRule], ...]] = (("accusa", Accusa()),)
+"""Every declaration rule, by the boolean option that enables it, in score-sheet order."""
+
+
+def special_rules(options: Options) -> tuple[SpecialRule, ...]:
+    """The special-play rules ``options`` enable."""
+    return tuple([rule for option, rule in SPECIAL_RULES if getattr(options, option)])
+
+
+def declaration_rules(options: Options) -> tuple[DeclarationRule, ...]:
+    """The declaration rules ``options`` enable."""
+    return tuple([rule for option, rule in DECLARATION_RULES if getattr(options, option)])

@@ -1,0 +1,108 @@
+"""Tests of special plays and declarations as rules (scopa.rules._specials) and the action table."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from rules_helpers import cards, of_type, play, ruleset, situation
+
+from scopa.rules import (
+    Accusa,
+    ActionNotLegal,
+    Bagher,
+    Declare,
+    Declared,
+    HandScored,
+    Move,
+    NotYourTurn,
+    Options,
+    Picula,
+    apply_action,
+    declaration_rules,
+    legal_actions,
+    make_ruleset,
+    observe,
+    special_rules,
+)
+
+
+@pytest.mark.parametrize(
+    ("hand", "points"),
+    [
+        ("7C 7D 7S", 7),  # three of a rank
+        ("1C 1D 1S", 7),
+        ("2C 3C 4S", 2),  # adding up to 9, all ranks different
+        ("1C 3D 5S", 2),
+        ("3C 3D 2S", 3),  # adding up to 8, with a pair
+        ("4C 4D 1S", 3),
+    ],
+)
+def test_accusa_scores_the_combinations_of_seed_004(hand: str, points: int) -> None:
+    """Seed 004, Bazzica: three of a rank 7; sum <= 9 gives 2, or 3 with two of a rank."""
+    shown = tuple(sorted(cards(hand)))
+    assert Accusa().declarations(cards(hand), Options()) == [(shown, points)]
+
+
+@pytest.mark.parametrize("hand", ["2C 3C 5S", "7C 7D 8S", "1C 2D", "10C 10D 9S"])
+def test_accusa_needs_a_combination_of_three_cards(hand: str) -> None:
+    """A sum over 9 without three of a rank, or fewer than three cards, declares nothing."""
+    assert Accusa().declarations(cards(hand), Options()) == []
+
+
+def test_picula_and_bagher_rules_score_one_capture() -> None:
+    """Picula: the card just laid, taken by its rank; bagher: 2+ cards of the played suit."""
+    assert Picula().points(cards("5D")[0], cards("5C"), cards("5C")[0]) == 1
+    assert Picula().points(cards("5D")[0], cards("5C"), cards("5B")[0]) == 0
+    assert Bagher().points(cards("7C")[0], cards("5C 2C"), -1) == 3
+    assert Bagher().points(cards("7C")[0], cards("5C 2B"), -1) == 0
+
+
+def test_rulesets_list_the_rules_their_options_enable() -> None:
+    """Spazzino lists picula and bagher, Bazzica the accusa, Scopa none of them."""
+    assert [r.name for r in special_rules(make_ruleset("spazzino").options)] == ["picula", "bagher"]
+    assert [r.name for r in declaration_rules(make_ruleset("bazzica").options)] == ["accusa"]
+    scopa = make_ruleset("scopa").options
+    assert special_rules(scopa) == () and declaration_rules(scopa) == ()
+
+
+def test_a_declaration_is_listed_scored_and_made_once_per_deal() -> None:
+    """Bazzica: a full hand with a combination may declare once; its points reach the sheet."""
+    state = situation(ruleset("bazzica"), hands=["1C 2C 3S", "7C 7D 7S"], table="10B", stock="")
+    declare = Declare("accusa", cards("3S 1C 2C"))  # any order of the shown cards
+    assert Declare("accusa", cards("1C 2C 3S")) in legal_actions(state)
+    assert legal_actions(state, seat=1) == []
+    state, events = apply_action(state, 0, declare, random.Random(1))
+    assert events == [Declared(0, "accusa", cards("1C 2C 3S"), 2)]
+    assert state.specials[0] == (("accusa", 2),) and state.turn == 0
+    assert not [a for a in legal_actions(state) if isinstance(a, Declare)]
+    with pytest.raises(ActionNotLegal):
+        apply_action(state, 0, declare, random.Random(1))
+    state, _ = play(state, 0, "1C", "")
+    assert Declare("accusa", cards("7C 7D 7S")) in observe(state, 1).legal_actions
+    state, _ = apply_action(state, 1, Declare("accusa", cards("7C 7D 7S")), random.Random(1))
+    for seat, card in ((1, "7C"), (0, "2C"), (1, "7D"), (0, "3S")):
+        state, events = play(state, seat, card, None)
+    state, events = play(state, 1, "7S", None)
+    (scored,) = of_type(events, HandScored)
+    accuse = next(c for c in scored.result.score.components if c.name == "accuse")
+    assert accuse.points == (2, 7)
+
+
+def test_a_declaration_needs_a_full_hand_and_the_turn() -> None:
+    """Only the seat to play, before playing a card of the deal, may declare."""
+    state = situation(ruleset("bazzica"), hands=["1C 2C", "7C 7D 7S"], table="10B", stock="")
+    assert not [a for a in legal_actions(state) if isinstance(a, Declare)]
+    with pytest.raises(ActionNotLegal):
+        apply_action(state, 0, Declare("accusa", cards("1C 2C")), None)
+    with pytest.raises(NotYourTurn):
+        apply_action(state, 1, Declare("accusa", cards("7C 7D 7S")), None)
+
+
+def test_a_ruleset_without_declarations_has_no_declare_action() -> None:
+    """Scopa's action table has plays only: a declaration is ACTION_NOT_LEGAL."""
+    state = situation(ruleset("scopa"), hands=["7C 7D 7S", "1C 2C 3S"], table="10B", stock="")
+    assert all(isinstance(a, Move) for a in legal_actions(state))
+    with pytest.raises(ActionNotLegal) as err:
+        apply_action(state, 0, Declare("accusa", cards("7C 7D 7S")), None)
+    assert err.value.reason == "ACTION_NOT_LEGAL"
