@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from support.redis_cluster import RedisCluster, running_redis_cluster
+from support.redis_sentinel import RedisSentinel, running_redis_sentinel
 from support.redis_server import RedisServer, running_redis_server
 
 
@@ -19,3 +21,17 @@ def redis_server() -> Iterator[RedisServer]:
 def redis_url(redis_server: RedisServer) -> str:
     """The redis:// URL of the session's throwaway redis-server."""
     return redis_server.url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisCluster]:
+    """A throwaway 3-primary Redis Cluster for the whole session."""
+    with running_redis_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def redis_sentinel() -> Iterator[RedisSentinel]:
+    """A throwaway primary behind a sentinel for the whole session."""
+    with running_redis_sentinel() as sentinel:
+        yield sentinel

@@ -17,6 +17,8 @@ from typing import Literal, TypeVar
 
 import limits
 
+from scopa.storage import parse_redis_url
+
 __all__ = [
     "ENV_VARS",
     "ConfigError",
@@ -55,7 +57,10 @@ ENV_VARS: tuple[EnvVar, ...] = (
     EnvVar(
         "REDIS_URL",
         "unset",
-        "Redis URL for game state (e.g. `redis://host:6379/0`); unset uses the embedded "
+        "Redis for game state and rate limits: `redis://host:6379/0` (one server; "
+        "`rediss://` for TLS), `redis+cluster://host:port[,host:port…]` (Redis Cluster seed "
+        "nodes) or `redis+sentinel://host:port[,host:port…]/master[/db]` (Sentinel); "
+        "`rediss+cluster://`, `rediss+sentinel://` for TLS. Unset uses the embedded "
         "in-process store (single replica, lost on restart).",
     ),
     EnvVar(
@@ -240,7 +245,7 @@ class Settings:
         return cls(
             host=env.get("SCOPA_HOST", "0.0.0.0", _non_empty),
             port=env.get("SCOPA_PORT", 50051, _port),
-            redis_url=env.raw("REDIS_URL"),
+            redis_url=env.get("REDIS_URL", None, _redis_url),
             redis_timeout_s=env.get("SCOPA_REDIS_TIMEOUT_S", 5.0, _positive_float),
             token_secret=secret,
             token_secret_generated=generated,
@@ -319,6 +324,11 @@ def _int(value: str) -> int:
         return int(value)
     except ValueError:
         raise ValueError("expected an integer") from None
+
+
+def _redis_url(value: str) -> str | None:
+    parse_redis_url(value)
+    return value
 
 
 def _port(value: str) -> int:

@@ -39,3 +39,18 @@ def test_parse_rate_knows_off() -> None:
     assert parse_rate("0") is None
     item = parse_rate("5 per second")
     assert item is not None and item.amount == 5
+
+
+@pytest.mark.parametrize("deployment", ["redis_cluster", "redis_sentinel"])
+async def test_limits_are_counted_in_a_cluster_and_behind_sentinel(
+    deployment: str, request: pytest.FixtureRequest
+) -> None:
+    """With a redis+cluster:// or redis+sentinel:// URL the counters live in that Redis."""
+    url = request.getfixturevalue(deployment).url
+    client = f"10.9.9.{len(deployment)}"
+    first = RateLimits.for_store({"create_game": "2/minute"}, url)
+    second = RateLimits.for_store({"create_game": "2/minute"}, url)  # another replica
+    await first.check("create_game", client)
+    await second.check("create_game", client)
+    with pytest.raises(RateLimited):
+        await first.check("create_game", client)

@@ -112,6 +112,8 @@ def test_blank_values_count_as_unset() -> None:
         ("SCOPA_PORT", "http"),
         ("SCOPA_PORT", "70000"),
         ("SCOPA_PORT", "-1"),
+        ("REDIS_URL", "http://redis:6379"),
+        ("REDIS_URL", "redis+sentinel://s1:26379"),
         ("SCOPA_ALLOW_STACKED_DECKS", "maybe"),
         ("SCOPA_GAME_TTL_S", "0"),
         ("SCOPA_FINISHED_TTL_S", "1.5"),

@@ -8,8 +8,10 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from redis.asyncio import Redis
 from support.fake_clock import FakeClock
+from support.redis_cluster import RedisCluster
+from support.redis_sentinel import RedisSentinel
 
-from scopa.storage import GameStore, MemoryStore, RedisStore
+from scopa.storage import GameStore, MemoryStore, RedisClusterStore, RedisStore, open_store
 from storage.backends import Backend
 
 
@@ -44,7 +46,33 @@ async def redis_store(redis_url: str, redis_admin: Redis[bytes]) -> AsyncIterato
     await store.close()
 
 
-@pytest.fixture(params=["memory", "redis"])
+async def _flush(urls: list[str]) -> None:
+    for url in urls:
+        client: Redis[bytes] = Redis.from_url(url)
+        await client.flushall()
+        await client.connection_pool.disconnect()
+
+
+@pytest.fixture
+async def cluster_store(redis_cluster: RedisCluster) -> AsyncIterator[GameStore]:
+    """A store on the session's Redis Cluster (``redis+cluster://``); flushes every primary."""
+    store = open_store(redis_cluster.url)
+    assert isinstance(store, RedisClusterStore)
+    yield store
+    await store.close()
+    await _flush([f"redis://{redis_cluster.host}:{port}" for port in redis_cluster.ports])
+
+
+@pytest.fixture
+async def sentinel_store(redis_sentinel: RedisSentinel) -> AsyncIterator[GameStore]:
+    """A store on the master behind the session's sentinel (``redis+sentinel://``)."""
+    store = open_store(redis_sentinel.url)
+    yield store
+    await store.close()
+    await _flush([redis_sentinel.primary.url])
+
+
+@pytest.fixture(params=["memory", "redis", "cluster", "sentinel"])
 def backend(request: pytest.FixtureRequest, clock: FakeClock) -> Iterator[Backend]:
     """Each backend in turn; ``advance`` moves the fake clock or really sleeps on Redis."""
     if request.param == "memory":
@@ -55,5 +83,5 @@ def backend(request: pytest.FixtureRequest, clock: FakeClock) -> Iterator[Backen
 
         yield Backend("memory", store, tick)
     else:
-        store = request.getfixturevalue("redis_store")
-        yield Backend("redis", store, asyncio.sleep)
+        store = request.getfixturevalue(f"{request.param}_store")
+        yield Backend(request.param, store, asyncio.sleep)

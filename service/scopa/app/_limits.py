@@ -11,12 +11,19 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from limits import RateLimitItem, parse
-from limits.aio.storage import MemoryStorage, RedisStorage, Storage
+from limits.aio.storage import (
+    MemoryStorage,
+    RedisClusterStorage,
+    RedisSentinelStorage,
+    RedisStorage,
+    Storage,
+)
 from limits.aio.strategies import MovingWindowRateLimiter
 
-from scopa.storage import StorageUnavailable
+from scopa.storage import RedisMode, RedisTarget, StorageUnavailable, parse_redis_url
 
 from ._errors import AppError
 
@@ -65,9 +72,34 @@ class _Rule:
 
 
 def _storage_for(redis_url: str | None) -> Storage:
+    """The `limits` storage on the Redis deployment ``redis_url`` names (see parse_redis_url)."""
     if not redis_url:
         return MemoryStorage()
-    return RedisStorage(f"async+{redis_url}", implementation="redispy", key_prefix=_KEY_PREFIX)
+    target = parse_redis_url(redis_url)
+    if target.mode is RedisMode.STANDALONE:
+        return RedisStorage(f"async+{redis_url}", implementation="redispy", key_prefix=_KEY_PREFIX)
+    nodes = ",".join(f"{host}:{port}" for host, port in target.nodes)
+    options: dict[str, Any] = {"ssl": target.tls}
+    options.update({k: v for k, v in _auth(target).items() if v is not None})
+    if target.mode is RedisMode.CLUSTER:
+        return RedisClusterStorage(
+            f"async+redis+cluster://{nodes}",
+            implementation="redispy",
+            key_prefix=_KEY_PREFIX,
+            **options,
+        )
+    return RedisSentinelStorage(
+        f"async+redis+sentinel://{nodes}/{target.master}",
+        implementation="redispy",
+        key_prefix=_KEY_PREFIX,
+        use_replicas=False,  # counters are read back at once: only the master is current
+        db=target.db,
+        **options,
+    )
+
+
+def _auth(target: RedisTarget) -> dict[str, str | None]:
+    return {"username": target.username, "password": target.password}
 
 
 class RateLimits:

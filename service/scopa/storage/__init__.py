@@ -1,5 +1,6 @@
 """Versioned storage of opaque game blobs: an embedded store and a Redis store, one contract."""
 
+from scopa.storage._cluster import RedisClusterStore
 from scopa.storage._errors import (
     DuplicateRequest,
     GameExists,
@@ -16,6 +17,7 @@ from scopa.storage._keys import channel, events_key, game_key
 from scopa.storage._memory import MemoryStore
 from scopa.storage._protocol import GameStore
 from scopa.storage._redis import RedisStore
+from scopa.storage._target import RedisMode, RedisTarget, parse_redis_url
 from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
 
 __all__ = [
@@ -29,7 +31,10 @@ __all__ = [
     "GameStore",
     "MemoryStore",
     "OutcomeUnknown",
+    "RedisClusterStore",
+    "RedisMode",
     "RedisStore",
+    "RedisTarget",
     "Snapshot",
     "StorageError",
     "StorageFull",
@@ -39,4 +44,5 @@ __all__ = [
     "events_key",
     "game_key",
     "open_store",
+    "parse_redis_url",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any, Protocol, cast
@@ -116,10 +116,9 @@ class _Call:
             raise StorageFull(str(exc)) from exc
 
 
-def _span_attributes(pool: ConnectionPool[Connection], operation: str) -> dict[str, str | int]:
+def span_attributes(kwargs: Mapping[str, Any], operation: str) -> dict[str, str | int]:
     """The attributes of a store operation's span: the server, never keys or values."""
     attributes: dict[str, str | int] = {"db.system.name": "redis", "db.operation.name": operation}
-    kwargs = pool.connection_kwargs
     if isinstance(kwargs.get("host"), str):
         attributes["server.address"] = kwargs["host"]
     if isinstance(kwargs.get("port"), int):
@@ -151,6 +150,9 @@ class RedisStore:
     through ONE pub/sub connection per store, outside the pool (see :mod:`._fanout`).
     """
 
+    _publish = "PUBLISH"
+    """The command commit.lua announces a new version with (SPUBLISH on a Redis Cluster)."""
+
     def __init__(
         self,
         pool: ConnectionPool[Connection],
@@ -164,7 +166,8 @@ class RedisStore:
         self._commit = _Script("commit.lua")
         self._tracer = trace.get_tracer("scopa.storage", tracer_provider=tracer_provider)
         self._attrs = {
-            op: _span_attributes(pool, op) for op in ("HMGET", "EVALSHA", "PIPELINE", "PING")
+            op: span_attributes(pool.connection_kwargs, op)
+            for op in ("HMGET", "EVALSHA", "PIPELINE", "PING")
         }
         link_kwargs = {
             k: v
@@ -172,7 +175,7 @@ class RedisStore:
             if k not in ("health_check_interval", "retry")
         }
         self._fanout = Fanout(
-            lambda: RedisLink.open(link_kwargs),
+            lambda: RedisLink.open(link_kwargs, pool.connection_class),
             queue_size=fanout_queue_size,
             lost=(RedisConnectionError, RedisTimeoutError, OSError),
         )
@@ -270,7 +273,7 @@ class RedisStore:
         """Compare-and-set the game in one EVALSHA and return its new version."""
         args: list[Any] = [expected_version, state, meta, _ttl_ms(ttl_s)]
         args += _request_args(request_id, response)
-        args.append(channel(game_id))
+        args += [self._publish, channel(game_id)]
         args += events
         with self._call("EVALSHA", "commit"):
             result = await self._evalsha(

@@ -8,8 +8,9 @@
 -- ARGV[5]  request mode: '0' no request id, '1' check it, '2' check it and record ARGV[7]
 -- ARGV[6]  request hash field (req:<request_id>)
 -- ARGV[7]  response recorded for the request (mode '2' only)
--- ARGV[8]  pub/sub channel (not a key; it carries the same hash tag)
--- ARGV[9..] events, tagged with the new version
+-- ARGV[8]  publish command: 'PUBLISH', or 'SPUBLISH' on a Redis Cluster (sharded pub/sub)
+-- ARGV[9]  pub/sub channel (not a key; it carries the same hash tag, so the same shard)
+-- ARGV[10..] events, tagged with the new version
 -- Returns {0, new_version} | {1, 0} not found | {2, current_version} conflict
 --       | {3, stored_response} duplicate request
 local game, log = KEYS[1], KEYS[2]
@@ -32,10 +33,10 @@ redis.call('HSET', game, 'state', ARGV[2], 'meta', ARGV[3], 'version', version)
 if ARGV[5] == '2' then
   redis.call('HSET', game, ARGV[6], ARGV[7])
 end
-for i = 9, #ARGV do
-  redis.call('XADD', log, version .. '-' .. (i - 9), 'e', ARGV[i])
+for i = 10, #ARGV do
+  redis.call('XADD', log, version .. '-' .. (i - 10), 'e', ARGV[i])
 end
 redis.call('PEXPIRE', game, ARGV[4])
 redis.call('PEXPIRE', log, ARGV[4])
-redis.call('PUBLISH', ARGV[8], version)
+redis.call(ARGV[8], ARGV[9], version)
 return {0, version}

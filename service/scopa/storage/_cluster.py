@@ -1,0 +1,144 @@
+"""The game store on a Redis Cluster: the same scripts and keys, routed by each game's hash tag.
+
+Every key of a game carries the hash tag ``{game_id}``, so a create or commit is one EVALSHA on
+the game's shard; commit.lua announces the new version with SPUBLISH (sharded pub/sub) on the
+game's channel, which hashes to the same slot. Watchers share ONE pub/sub link per shard
+(SSUBSCRIBE), each behind its own :class:`~scopa.storage._fanout.Fanout`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, cast
+
+from opentelemetry import trace
+from redis.asyncio import RedisCluster
+from redis.asyncio.cluster import ClusterNode
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from scopa.storage._errors import OutcomeUnknown, StorageUnavailable
+from scopa.storage._fanout import Fanout
+from scopa.storage._keys import channel
+from scopa.storage._pubsub import RedisLink
+from scopa.storage._redis import RedisStore, _Script, span_attributes
+from scopa.storage._target import RedisTarget
+
+__all__ = ["RedisClusterStore"]
+
+_LOST = (RedisConnectionError, RedisTimeoutError, OSError)
+_LINK_SKIPPED = ("health_check_interval", "retry", "connection_class")
+
+
+class RedisClusterStore(RedisStore):
+    """A GameStore on a Redis Cluster (``redis+cluster://`` / ``rediss+cluster://``).
+
+    Reads and writes go through :class:`redis.asyncio.RedisCluster`, which follows MOVED/ASK
+    redirections and refreshes the slot map after a failover. A write whose connection fails
+    raises ``OutcomeUnknown`` (the client cannot tell whether the shard ran it: retry with the
+    same request_id). Readiness PINGs every primary.
+    """
+
+    _publish = "SPUBLISH"
+
+    def __init__(
+        self,
+        cluster: RedisCluster[bytes],
+        tracer_provider: trace.TracerProvider | None = None,
+        *,
+        fanout_queue_size: int = 8,
+    ) -> None:
+        self._cluster: Any = cast(Any, cluster)  # the stubs lack most async cluster commands
+        self._client = self._cluster  # HMGET and pipelines route by key
+        self._create = _Script("create.lua")
+        self._commit = _Script("commit.lua")
+        self._tracer = trace.get_tracer("scopa.storage", tracer_provider=tracer_provider)
+        seed = cluster.get_connection_kwargs()
+        self._attrs = {
+            op: span_attributes(seed, op) for op in ("HMGET", "EVALSHA", "PIPELINE", "PING")
+        }
+        self._fanout_queue_size = fanout_queue_size
+        self._fanouts: dict[str, Fanout] = {}
+
+    @classmethod
+    def from_target(
+        cls,
+        target: RedisTarget,
+        *,
+        socket_timeout: float = 5.0,
+        tracer_provider: trace.TracerProvider | None = None,
+    ) -> RedisClusterStore:
+        """Build a store on the cluster whose seed nodes ``target`` lists."""
+        cluster: RedisCluster[bytes] = RedisCluster(
+            startup_nodes=[ClusterNode(host, port) for host, port in target.nodes],
+            username=target.username,
+            password=target.password,
+            ssl=target.tls,
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=socket_timeout,
+            decode_responses=False,
+        )
+        return cls(cluster, tracer_provider)
+
+    @property
+    def cluster(self) -> RedisCluster[bytes]:
+        """The cluster client every operation goes through."""
+        return cast("RedisCluster[bytes]", self._cluster)
+
+    @property
+    def fanouts(self) -> dict[str, Fanout]:
+        """The shared subscription of each shard (by node name) that has had a watcher."""
+        return self._fanouts
+
+    def subscribe(self, game_id: str) -> AbstractAsyncContextManager[AsyncIterator[int]]:
+        """Yield the versions published while the context is open (SSUBSCRIBE on its shard)."""
+        return self._subscribe(channel(game_id))
+
+    async def ping(self) -> None:
+        """Raise StorageUnavailable unless every primary answers PING."""
+        with self._call("PING", "ping"):
+            await self._cluster.ping(target_nodes=RedisCluster.PRIMARIES)
+
+    async def close(self) -> None:
+        """Close every shard's shared subscription and the cluster client."""
+        for fanout in self._fanouts.values():
+            await fanout.close()
+        await self._cluster.aclose()
+
+    async def _evalsha(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
+        """Run ``script`` on the keys' shard, loading it first if that shard lacks it."""
+        try:
+            try:
+                return await self._cluster.evalsha(script.sha, len(keys), *keys, *args)
+            except NoScriptError:  # a new or flushed shard: nothing ran
+                await self._cluster.script_load(script.text)
+                return await self._cluster.evalsha(script.sha, len(keys), *keys, *args)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            raise OutcomeUnknown(str(exc)) from exc
+
+    @asynccontextmanager
+    async def _subscribe(self, name: str) -> AsyncIterator[AsyncIterator[int]]:
+        try:
+            await self._cluster.initialize()
+            node = self._cluster.get_node_from_key(name)
+        except _LOST as exc:
+            raise StorageUnavailable(str(exc)) from exc
+        if node is None:
+            raise StorageUnavailable(f"no node serves the slot of {name!r}")
+        async with self._shard_fanout(node).subscribe(name) as versions:
+            yield versions
+
+    def _shard_fanout(self, node: ClusterNode) -> Fanout:
+        fanout = self._fanouts.get(node.name)
+        if fanout is None:
+            kwargs = {k: v for k, v in node.connection_kwargs.items() if k not in _LINK_SKIPPED}
+            connection_class = node.connection_class
+            fanout = Fanout(
+                lambda: RedisLink.open(kwargs, connection_class, sharded=True),
+                queue_size=self._fanout_queue_size,
+                lost=_LOST,
+            )
+            self._fanouts[node.name] = fanout
+        return fanout

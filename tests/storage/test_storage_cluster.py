@@ -1,0 +1,104 @@
+"""Tests of scopa.storage._cluster on a local 3-primary Redis Cluster."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+from support.redis_cluster import RedisCluster
+
+from scopa.storage import RedisClusterStore, channel, game_key, open_store
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+TTL = 60.0
+
+
+@pytest.fixture
+async def store(redis_cluster: RedisCluster) -> AsyncIterator[RedisClusterStore]:
+    """A cluster store; every primary is flushed afterwards."""
+    opened = open_store(redis_cluster.url)
+    assert isinstance(opened, RedisClusterStore)
+    yield opened
+    await opened.close()
+    for port in redis_cluster.ports:
+        client: Any = Redis(  # the stubs predate aclose and sharded pub/sub
+            host=redis_cluster.host, port=port
+        )
+        await client.flushall()
+        await client.aclose()
+
+
+async def _owner(cluster: RedisCluster, key: str) -> int:
+    """The port of the primary that holds ``key``."""
+    for port in cluster.ports:
+        client: Any = Redis(host=cluster.host, port=port)
+        try:
+            slot = await client.cluster("KEYSLOT", key)
+            owned = await client.cluster("COUNTKEYSINSLOT", slot)
+            if owned:
+                return port
+        finally:
+            await client.aclose()
+    raise AssertionError(f"no primary holds {key}")
+
+
+async def _one_game_per_shard(store: RedisClusterStore, cluster: RedisCluster) -> dict[int, str]:
+    games: dict[int, str] = {}
+    for number in range(64):
+        game_id = f"shard-{number}"
+        await store.create(game_id, b"s", b"m", [b"dealt"], TTL)
+        games.setdefault(await _owner(cluster, game_key(game_id)), game_id)
+        if len(games) == len(cluster.ports):
+            return games
+    raise AssertionError("64 games did not cover the three primaries")
+
+
+async def test_games_on_every_shard_are_watched_through_one_link_per_shard(
+    store: RedisClusterStore, redis_cluster: RedisCluster
+) -> None:
+    """Watchers of games on three primaries get each commit; one sharded link per primary."""
+    games = await _one_game_per_shard(store, redis_cluster)
+    async with (
+        store.subscribe(games[redis_cluster.ports[0]]) as first,
+        store.subscribe(games[redis_cluster.ports[1]]) as second,
+        store.subscribe(games[redis_cluster.ports[2]]) as third,
+    ):
+        for game_id in games.values():
+            assert await store.commit(game_id, 1, b"s2", b"m2", [b"played"], TTL) == 2
+        for versions in (first, second, third):
+            assert await asyncio.wait_for(anext(versions), 5) == 2
+    assert len(store.fanouts) == 3
+
+
+async def test_commit_announces_on_sharded_pubsub_only(
+    store: RedisClusterStore, redis_cluster: RedisCluster
+) -> None:
+    """A commit SPUBLISHes on the game's shard: SSUBSCRIBE sees it, a plain SUBSCRIBE does not."""
+    await store.create("g1", b"s", b"m", [], TTL)
+    port = await _owner(redis_cluster, game_key("g1"))
+    client: Any = Redis(host=redis_cluster.host, port=port)
+    plain, sharded = client.pubsub(), client.pubsub()
+    try:
+        await plain.subscribe(channel("g1"))
+        await sharded.ssubscribe(channel("g1"))
+        await store.commit("g1", 1, b"s2", b"m2", [], TTL)
+        got = None
+        for _ in range(50):
+            got = await sharded.get_message(ignore_subscribe_messages=True, timeout=0.1)
+            if got is not None:
+                break
+        assert got is not None and got["data"] == b"2"
+        assert await plain.get_message(ignore_subscribe_messages=True, timeout=0.2) is None
+    finally:
+        await plain.aclose()
+        await sharded.aclose()
+        await client.aclose()
+
+
+async def test_ping_answers_while_every_primary_is_up(store: RedisClusterStore) -> None:
+    """Readiness PINGs the primaries of the cluster."""
+    await store.ping()
