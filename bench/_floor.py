@@ -15,11 +15,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import grpc.aio
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 
 __all__ = ["CAS_SCRIPT", "METHOD", "SERVICE", "encode_request", "floor_key", "main"]
 
@@ -66,8 +66,17 @@ class _Handler:
         return self._response
 
 
+def _client(redis_url: str) -> Redis[bytes]:
+    """A client of ``redis_url``; for ``redis+cluster://`` one that routes by key."""
+    if redis_url.startswith("redis+cluster://"):
+        seed = redis_url.removeprefix("redis+cluster://").split(",", 1)[0]
+        cluster: Any = RedisCluster.from_url(f"redis://{seed}", decode_responses=False)
+        return cast("Redis[bytes]", cluster)  # the same commands, routed by key
+    return Redis.from_url(redis_url, decode_responses=False)
+
+
 async def _serve(port: int, redis_url: str, state_bytes: int, response_bytes: int) -> None:
-    client: Redis[bytes] = Redis.from_url(redis_url, decode_responses=False)
+    client = _client(redis_url)
     handler = _Handler(client, state_bytes, response_bytes)
     server = grpc.aio.server()
     server.add_generic_rpc_handlers(
@@ -86,7 +95,7 @@ async def _serve(port: int, redis_url: str, state_bytes: int, response_bytes: in
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
     await server.stop(1.0)
-    await client.connection_pool.disconnect()
+    await cast(Any, client).aclose()
 
 
 def main() -> None:

@@ -15,6 +15,10 @@ in rounds that alternate with the ``play`` rounds (3 each), so background noise 
 hits both sides of ``ratio_vs_floor`` alike. Run from the repository root::
 
     .venv/bin/python bench/service.py [--seconds 10] [--conc 64] [--profile server.prof]
+        [--redis standalone|cluster]
+
+``--redis cluster`` runs the same phases (server and floor alike) on a local 3-primary Redis
+Cluster; the Redis counters are summed over its primaries.
 
 Output (``key=value`` lines): an ``env`` line, one ``rpc=<name> conc=<n> calls_per_s=<n> p50_ms=<x>
 p99_ms=<x> cpu_us_per_call=<x> redis_cmds_per_call=<x> phase=<phase> ...`` line per RPC
@@ -49,7 +53,6 @@ from typing import Any
 import _floor
 import grpc
 import grpc.aio
-import redis
 import service_players as players
 import service_procs as procs
 
@@ -84,10 +87,10 @@ class PhaseResult:
 class Bench:
     """Measures phases: client tasks against a server process and its Redis."""
 
-    def __init__(self, conc: int, server: procs.Proc, client: redis.Redis[bytes]) -> None:
+    def __init__(self, conc: int, server: procs.Proc, store: procs.BenchRedis) -> None:
         self.conc = conc
         self.server = server
-        self.redis = client
+        self.redis = store
 
     async def phase(
         self,
@@ -98,14 +101,14 @@ class Bench:
         """Run ``conc`` copies of ``worker(rec, index, deadline)`` for ``seconds``."""
         rec = players.Recorder()
         pid = self.server.process.pid
-        cpu0, red0 = procs.cpu_seconds(pid), procs.redis_counters(self.redis)
+        cpu0, red0 = procs.cpu_seconds(pid), self.redis.counters()
         client0 = time.process_time()
         start = time.perf_counter()
         deadline = time.monotonic() + seconds
         await asyncio.gather(*(worker(rec, i, deadline) for i in range(self.conc)))
         elapsed = time.perf_counter() - start
         client_cpu = time.process_time() - client0
-        cpu1, red1 = procs.cpu_seconds(pid), procs.redis_counters(self.redis)
+        cpu1, red1 = procs.cpu_seconds(pid), self.redis.counters()
         return PhaseResult(
             name,
             rec,
@@ -164,7 +167,7 @@ async def _wait_until(proc: procs.Proc, probe: Callable[[], Awaitable[object]]) 
             await asyncio.sleep(0.1)
 
 
-def _game_bytes(client: redis.Redis[bytes], names: Sequence[str], limit: int = 50) -> float:
+def _game_bytes(client: Any, names: Sequence[str], limit: int = 50) -> float:
     """Mean MEMORY USAGE of a finished game's hash plus its event stream."""
     sizes = []
     for name in names[:limit]:
@@ -176,7 +179,7 @@ def _game_bytes(client: redis.Redis[bytes], names: Sequence[str], limit: int = 5
     return statistics.fmean(sizes) if sizes else 0.0
 
 
-def _state_bytes(client: redis.Redis[bytes], names: Sequence[str], limit: int = 50) -> int:
+def _state_bytes(client: Any, names: Sequence[str], limit: int = 50) -> int:
     """Mean size of the state plus meta fields of some games (the floor writes that much)."""
     sizes = []
     for name in names[:limit]:
@@ -195,6 +198,7 @@ class Args:
     profile: Path | None
     tracing: bool
     seed: int
+    redis: str
 
 
 def _parse(argv: Sequence[str] | None) -> Args:
@@ -205,17 +209,23 @@ def _parse(argv: Sequence[str] | None) -> Args:
     parser.add_argument("--profile", type=Path, help="run the server under cProfile, write here")
     parser.add_argument("--tracing", choices=("on", "off"), default="on")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--redis",
+        choices=procs.REDIS_MODES,
+        default="standalone",
+        help="one redis-server, or a local 3-primary Redis Cluster",
+    )
     ns = parser.parse_args(argv)
     if ns.seconds <= 0 or ns.conc <= 0 or ns.target <= 0:
         parser.error("--seconds, --conc and --target must be positive")
-    return Args(ns.seconds, ns.conc, ns.target, ns.profile, ns.tracing == "on", ns.seed)
+    return Args(ns.seconds, ns.conc, ns.target, ns.profile, ns.tracing == "on", ns.seed, ns.redis)
 
 
-def _server_env(args: Args, port: int, redis_port: int) -> dict[str, str]:
+def _server_env(args: Args, port: int, redis_url: str) -> dict[str, str]:
     return {
         "SCOPA_HOST": procs.HOST,
         "SCOPA_PORT": str(port),
-        "REDIS_URL": f"redis://{procs.HOST}:{redis_port}/0",
+        "REDIS_URL": redis_url,
         "SCOPA_TOKEN_SECRET": _TOKEN_SECRET,
         "SCOPA_ALLOW_STACKED_DECKS": "true",
         "SCOPA_LOG_FORMAT": "json",
@@ -260,8 +270,7 @@ class Run:
 
     args: Args
     workdir: Path
-    client: redis.Redis[bytes]
-    redis_port: int
+    store: procs.BenchRedis
     started: list[procs.Proc]
     floor_sizes: dict[str, int]
 
@@ -275,7 +284,7 @@ async def _start_floor(
     """Start the floor with PlayCard's payload sizes; return a runner of measured rounds."""
     args = run.args
     names = [g.name for g in pools.fresh] or pools.finished_stacked
-    state_bytes = _state_bytes(run.client, names)
+    state_bytes = _state_bytes(run.store.client, names)
     request_bytes = _mean_size(play.rec, players.request_size_key("PlayCard"), 40)
     request_bytes += _mean_size(create.rec, "token", 60)
     response_bytes = _mean_size(play.rec, players.response_size_key("PlayCard"), 600)
@@ -284,20 +293,20 @@ async def _start_floor(
     floor_args = [
         str(Path(__file__).with_name("_floor.py")),
         "--port", str(port),
-        "--redis-url", f"redis://{procs.HOST}:{run.redis_port}/0",
+        "--redis-url", run.store.url,
         "--state-bytes", str(state_bytes),
         "--response-bytes", str(response_bytes),
     ]  # fmt: skip
     floor = procs.start_python("floor", floor_args, {}, run.workdir, port)
     run.started.append(floor)
     for i in range(args.conc):
-        run.client.hset(
+        run.store.client.hset(
             _floor.floor_key(i), mapping={"state": b"s" * state_bytes, "meta": b"m", "version": 0}
         )
     channel = grpc.aio.insecure_channel(floor.target)
     ready = channel.unary_unary(_floor.METHOD)
     await _wait_until(floor, lambda: ready(_floor.encode_request(0, 8), timeout=1.0))
-    bench = Bench(args.conc, floor, run.client)
+    bench = Bench(args.conc, floor, run.store)
 
     async def call(rec: players.Recorder, i: int, deadline: float) -> None:
         await players.floor_worker(channel, rec, i, request_bytes, deadline)
@@ -317,7 +326,7 @@ async def _phases(
     channel = grpc.aio.insecure_channel(server.target)
     stub: pb_grpc.GameServiceAsyncStub = pb_grpc.GameServiceStub(channel)  # type: ignore[assignment]
     await _wait_until(server, lambda: stub.ListRulesets(pb.ListRulesetsRequest(), timeout=1.0))
-    bench = Bench(args.conc, server, run.client)
+    bench = Bench(args.conc, server, run.store)
     pools = players.Pools()
     rngs = [random.Random(args.seed * 1_000_003 + i) for i in range(args.conc)]
     short = max(1.0, args.seconds * 0.3)
@@ -376,26 +385,24 @@ def run(args: Args) -> list[str]:
     """Run every phase and return the output lines (after the env line)."""
     workdir = procs.make_workdir()
     started: list[procs.Proc] = []
+    store = procs.start_redis_mode(args.redis)
     try:
-        redis_proc = procs.start_redis()
-        started.append(redis_proc)
-        client: redis.Redis[bytes] = redis.Redis(host=procs.HOST, port=redis_proc.port)
         server_args = ["-m", "scopa.server"]
         if args.profile is not None:
             server_args = ["-m", "cProfile", "-o", str(args.profile.resolve()), *server_args]
         port = procs.free_port()
         server = procs.start_python(
-            "server", server_args, _server_env(args, port, redis_proc.port), workdir, port
+            "server", server_args, _server_env(args, port, store.url), workdir, port
         )
         started.append(server)
-        state = Run(args, workdir, client, redis_proc.port, started, {})
+        state = Run(args, workdir, store, started, {})
         results, floor_result, pools = asyncio.run(_phases(state, server))
         code = procs.stop(server)
         if code != 0:
             print(f"# warning: server exited with {code}; see {server.log_path}", file=sys.stderr)
         finished = pools.finished or pools.finished_stacked
         lines = _report(args, results, floor_result)
-        lines.append(_line(redis_bytes_per_game=round(_game_bytes(client, finished))))
+        lines.append(_line(redis_bytes_per_game=round(_game_bytes(store.client, finished))))
         lines.append(
             _line(
                 payload_bytes="floor",
@@ -404,11 +411,11 @@ def run(args: Args) -> list[str]:
                 workdir=workdir,
             )
         )
-        client.close()
         return lines
     finally:
         for proc in reversed(started):
             procs.stop(proc)
+        store.close()
 
 
 def _report(args: Args, results: Sequence[PhaseResult], floor: PhaseResult) -> list[str]:
@@ -441,6 +448,7 @@ def _env_line(args: Args) -> str:
         preset="scopa",
         players=2,
         target_score=args.target,
+        redis=args.redis,
         tracing="on" if args.tracing else "off",
         log="json-file",
         profile=args.profile or "off",

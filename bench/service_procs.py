@@ -15,16 +15,20 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from support.redis_server import free_port, start_redis_server
+from support.redis_cluster import start_redis_cluster, stop_redis_cluster
+from support.redis_server import free_port, start_redis_server, stop_redis_server
 from support.server_process import ServerProcess, stop_server
 
 __all__ = [
     "HOST",
+    "REDIS_MODES",
+    "BenchRedis",
     "Proc",
     "RedisCounters",
     "cpu_seconds",
@@ -33,6 +37,7 @@ __all__ = [
     "redis_counters",
     "start_python",
     "start_redis",
+    "start_redis_mode",
     "stop",
 ]
 
@@ -121,6 +126,50 @@ def redis_counters(client: redis.Redis[bytes]) -> RedisCounters:
         if isinstance(value, dict):
             calls[name] = calls.get(name, 0) + int(value["calls"])
     return RedisCounters(calls)
+
+
+REDIS_MODES = ("standalone", "cluster")
+
+
+@dataclass
+class BenchRedis:
+    """The Redis of a benchmark run: one server or a 3-primary Redis Cluster."""
+
+    mode: str
+    url: str
+    """``REDIS_URL`` for the server and the floor."""
+    client: Any
+    """A client that routes by key (``redis.Redis`` or ``redis.RedisCluster``)."""
+    nodes: list[redis.Redis[bytes]]
+    """One client per primary, for ``INFO commandstats``."""
+    stop: Callable[[], None]
+
+    def counters(self) -> RedisCounters:
+        """The command counts of every primary, summed."""
+        calls: dict[str, int] = {}
+        for node in self.nodes:
+            for name, count in redis_counters(node).calls.items():
+                calls[name] = calls.get(name, 0) + count
+        return RedisCounters(calls)
+
+    def close(self) -> None:
+        """Close the clients and stop the servers."""
+        self.client.close()
+        for node in self.nodes:
+            node.close()
+        self.stop()
+
+
+def start_redis_mode(mode: str) -> BenchRedis:
+    """Start a throwaway Redis of ``mode`` (one of :data:`REDIS_MODES`) on free ports."""
+    if mode == "cluster":
+        cluster = start_redis_cluster()
+        nodes = [redis.Redis(host=HOST, port=port) for port in cluster.ports]
+        routed: redis.RedisCluster[bytes] = redis.RedisCluster(host=HOST, port=cluster.ports[0])
+        return BenchRedis(mode, cluster.url, routed, nodes, lambda: stop_redis_cluster(cluster))
+    server = start_redis_server(host=HOST)
+    client: redis.Redis[bytes] = redis.Redis(host=HOST, port=server.port)
+    return BenchRedis(mode, server.url, client, [client], lambda: stop_redis_server(server))
 
 
 def make_workdir() -> Path:

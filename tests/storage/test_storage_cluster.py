@@ -8,9 +8,15 @@ from typing import Any
 
 import pytest
 from redis.asyncio import Redis
-from support.redis_cluster import RedisCluster
+from support.redis_cluster import RedisCluster, running_redis_cluster
 
-from scopa.storage import RedisClusterStore, channel, game_key, open_store
+from scopa.storage import (
+    RedisClusterStore,
+    StorageUnavailable,
+    channel,
+    game_key,
+    open_store,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -102,3 +108,33 @@ async def test_commit_announces_on_sharded_pubsub_only(
 async def test_ping_answers_while_every_primary_is_up(store: RedisClusterStore) -> None:
     """Readiness PINGs the primaries of the cluster."""
     await store.ping()
+
+
+async def test_a_cluster_that_refuses_is_unavailable_not_an_error() -> None:
+    """A slot without a primary makes the cluster refuse (CLUSTERDOWN): StorageUnavailable."""
+    with running_redis_cluster() as cluster:
+        store = open_store(cluster.url)
+        await store.create("g1", b"s", b"m", [], TTL)
+        owner = await _owner(cluster, game_key("g1"))
+        admin: Any = Redis(host=cluster.host, port=owner)
+        try:
+            own_slot = await admin.cluster("KEYSLOT", game_key("g1"))
+            other = next(
+                slot
+                for start, _end, primary, *_ in await admin.execute_command("CLUSTER", "SLOTS")
+                if int(primary[1]) == owner
+                for slot in (start, start + 1)
+                if slot != own_slot
+            )
+            # The game's primary forgets another of its slots: its cluster_state turns fail.
+            await admin.cluster("DELSLOTS", other)
+            async with asyncio.timeout(30):
+                while (await admin.cluster("INFO"))["cluster_state"] != "fail":
+                    await asyncio.sleep(0.05)
+            with pytest.raises(StorageUnavailable):
+                await store.load("g1")
+            with pytest.raises(StorageUnavailable):
+                await store.commit("g1", 1, b"s2", b"m2", [], TTL)
+        finally:
+            await admin.aclose()
+            await store.close()

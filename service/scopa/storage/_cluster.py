@@ -10,25 +10,29 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from types import TracebackType
 from typing import Any, cast
 
 from opentelemetry import trace
 from redis.asyncio import RedisCluster
 from redis.asyncio.cluster import ClusterNode
+from redis.exceptions import ClusterError, NoScriptError, RedisClusterException, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from scopa.storage._errors import OutcomeUnknown, StorageUnavailable
 from scopa.storage._fanout import Fanout
 from scopa.storage._keys import channel
 from scopa.storage._pubsub import RedisLink
-from scopa.storage._redis import RedisStore, _Script, span_attributes
+from scopa.storage._redis import RedisStore, _Call, _Script, span_attributes
 from scopa.storage._target import RedisTarget
 
 __all__ = ["RedisClusterStore"]
 
 _LOST = (RedisConnectionError, RedisTimeoutError, OSError)
+_CLUSTER_DOWN = (ClusterError, RedisClusterException, TryAgainError)
+"""The cluster refused the command (a slot without a primary, a failover under way): nothing
+ran, so it is StorageUnavailable like a lost connection."""
 _LINK_SKIPPED = ("health_check_interval", "retry", "connection_class")
 
 
@@ -61,6 +65,9 @@ class RedisClusterStore(RedisStore):
         }
         self._fanout_queue_size = fanout_queue_size
         self._fanouts: dict[str, Fanout] = {}
+
+    def _call(self, command: str, operation: str) -> _Call:
+        return _ClusterCall(self._tracer, f"{command} {operation}", self._attrs[command])
 
     @classmethod
     def from_target(
@@ -123,7 +130,7 @@ class RedisClusterStore(RedisStore):
         try:
             await self._cluster.initialize()
             node = self._cluster.get_node_from_key(name)
-        except _LOST as exc:
+        except (*_LOST, *_CLUSTER_DOWN) as exc:
             raise StorageUnavailable(str(exc)) from exc
         if node is None:
             raise StorageUnavailable(f"no node serves the slot of {name!r}")
@@ -142,3 +149,19 @@ class RedisClusterStore(RedisStore):
             )
             self._fanouts[node.name] = fanout
         return fanout
+
+
+class _ClusterCall(_Call):
+    """A store operation on the cluster: a refusal by the cluster is StorageUnavailable too."""
+
+    __slots__ = ()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        super().__exit__(exc_type, exc, tb)
+        if isinstance(exc, _CLUSTER_DOWN):
+            raise StorageUnavailable(str(exc)) from exc
