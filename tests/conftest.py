@@ -8,6 +8,7 @@ import pytest
 from support.redis_cluster import RedisCluster, running_redis_cluster
 from support.redis_sentinel import RedisSentinel, running_redis_sentinel
 from support.redis_server import RedisServer, running_redis_server
+from support.redis_tls import RedisTls, running_redis_tls
 
 
 @pytest.fixture(scope="session")
@@ -35,3 +36,10 @@ def redis_sentinel() -> Iterator[RedisSentinel]:
     """A throwaway primary behind a sentinel for the whole session."""
     with running_redis_sentinel() as sentinel:
         yield sentinel
+
+
+@pytest.fixture(scope="session")
+def redis_tls() -> Iterator[RedisTls]:
+    """A throwaway TLS-only redis-server (self-signed certificate) for the whole session."""
+    with running_redis_tls() as server:
+        yield server

@@ -10,6 +10,7 @@ from redis.asyncio import Redis
 from support.fake_clock import FakeClock
 from support.redis_cluster import RedisCluster
 from support.redis_sentinel import RedisSentinel
+from support.redis_tls import RedisTls
 
 from scopa.storage import GameStore, MemoryStore, RedisClusterStore, RedisStore, open_store
 from storage.backends import Backend
@@ -72,7 +73,18 @@ async def sentinel_store(redis_sentinel: RedisSentinel) -> AsyncIterator[GameSto
     await _flush([redis_sentinel.primary.url])
 
 
-@pytest.fixture(params=["memory", "redis", "cluster", "sentinel"])
+@pytest.fixture
+async def tls_store(redis_tls: RedisTls) -> AsyncIterator[GameStore]:
+    """A store on the TLS-only server (``rediss://``), pub/sub link included."""
+    store = open_store(redis_tls.url)
+    yield store
+    await store.close()
+    client: Redis[bytes] = Redis.from_url(redis_tls.url)
+    await client.flushall()
+    await client.connection_pool.disconnect()
+
+
+@pytest.fixture(params=["memory", "redis", "cluster", "sentinel", "tls"])
 def backend(request: pytest.FixtureRequest, clock: FakeClock) -> Iterator[Backend]:
     """Each backend in turn; ``advance`` moves the fake clock or really sleeps on Redis."""
     if request.param == "memory":

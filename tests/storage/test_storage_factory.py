@@ -60,3 +60,6 @@ async def test_tls_schemes_pass_tls_through_in_every_mode() -> None:
     assert issubclass(sentinel.pool.connection_class, SSLConnection)
     assert isinstance(cluster, RedisClusterStore)
     assert cluster.cluster.get_connection_kwargs()["connection_class"] is SSLConnection
+    private_ca = open_store("rediss+cluster://127.0.0.1:1?ssl_ca_certs=/etc/ca.pem")
+    assert isinstance(private_ca, RedisClusterStore)
+    assert private_ca.cluster.get_connection_kwargs()["ssl_ca_certs"] == "/etc/ca.pem"

@@ -47,3 +47,20 @@ def test_bad_urls_are_refused_with_their_reason(url: str, reason: str) -> None:
     """An unusable REDIS_URL raises ValueError saying what is wrong."""
     with pytest.raises(ValueError, match=reason):
         parse_redis_url(url)
+
+
+def test_tls_options_of_cluster_and_sentinel_urls_reach_every_connection() -> None:
+    """ssl_* query options (a private CA) become connection options; others are refused."""
+    target = parse_redis_url(
+        "rediss+cluster://a:7000?ssl_ca_certs=/ca.pem&ssl_check_hostname=false"
+    )
+    assert target.connection_options() == {
+        "ssl": True,
+        "ssl_ca_certs": "/ca.pem",
+        "ssl_check_hostname": False,
+    }
+    assert parse_redis_url("redis+sentinel://s:1/m").connection_options() == {}
+    with pytest.raises(ValueError, match="unknown REDIS_URL option"):
+        parse_redis_url("rediss+cluster://a:7000?max_connections=5")
+    with pytest.raises(ValueError, match="need a rediss"):
+        parse_redis_url("redis+sentinel://s:1/m?ssl_ca_certs=/ca.pem")

@@ -79,7 +79,7 @@ def _storage_for(redis_url: str | None) -> Storage:
     if target.mode is RedisMode.STANDALONE:
         return RedisStorage(f"async+{redis_url}", implementation="redispy", key_prefix=_KEY_PREFIX)
     nodes = ",".join(f"{host}:{port}" for host, port in target.nodes)
-    options: dict[str, Any] = {"ssl": target.tls}
+    options: dict[str, Any] = target.connection_options()
     options.update({k: v for k, v in _auth(target).items() if v is not None})
     if target.mode is RedisMode.CLUSTER:
         return RedisClusterStorage(

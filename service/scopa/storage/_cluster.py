@@ -82,10 +82,10 @@ class RedisClusterStore(RedisStore):
             startup_nodes=[ClusterNode(host, port) for host, port in target.nodes],
             username=target.username,
             password=target.password,
-            ssl=target.tls,
             socket_timeout=socket_timeout,
             socket_connect_timeout=socket_timeout,
             decode_responses=False,
+            **target.connection_options(),
         )
         return cls(cluster, tracer_provider)
 

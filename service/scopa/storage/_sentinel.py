@@ -36,15 +36,15 @@ def sentinel_store(
     auth: dict[str, Any] = {"username": target.username, "password": target.password}
     sentinel = Sentinel(
         list(target.nodes),
-        sentinel_kwargs={**timeouts, "ssl": target.tls},
+        sentinel_kwargs={**timeouts, **target.connection_options()},
         **timeouts,
     )
     pool: SentinelConnectionPool[Any] = SentinelConnectionPool(
         target.master,
         sentinel,
         db=target.db,
-        ssl=target.tls,
         decode_responses=False,
+        **target.connection_options(),
         **auth,
         **timeouts,
     )

@@ -9,14 +9,17 @@
   credentials are the master's (the sentinels are asked without any).
 
 The ``+cluster`` and ``+sentinel`` schemes are the ones the ``limits`` library reads, so one
-variable configures the games and the rate-limit counters alike.
+variable configures the games and the rate-limit counters alike. With TLS, the query may name a
+private CA or a client certificate as redis-py does for ``rediss://``: ``ssl_ca_certs``,
+``ssl_certfile``, ``ssl_keyfile``, ``ssl_cert_reqs`` and ``ssl_check_hostname``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from urllib.parse import unquote, urlsplit
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 __all__ = ["RedisMode", "RedisTarget", "parse_redis_url"]
 
@@ -54,6 +57,21 @@ class RedisTarget:
     db: int = 0
     username: str | None = None
     password: str | None = None
+    tls_options: tuple[tuple[str, str], ...] = ()
+    """``ssl_*`` query options of a cluster or sentinel URL (see the module docstring)."""
+
+    def connection_options(self) -> dict[str, Any]:
+        """Keyword arguments of every connection: TLS and its options (credentials apart)."""
+        options: dict[str, Any] = {"ssl": self.tls} if self.tls else {}
+        for name, value in self.tls_options:
+            options[name] = value.lower() in ("1", "true", "yes") if name == _BOOL else value
+        return options
+
+
+_TLS_OPTIONS = frozenset(
+    {"ssl_ca_certs", "ssl_certfile", "ssl_keyfile", "ssl_cert_reqs", "ssl_check_hostname"}
+)
+_BOOL = "ssl_check_hostname"
 
 
 def parse_redis_url(url: str) -> RedisTarget:
@@ -65,6 +83,7 @@ def parse_redis_url(url: str) -> RedisTarget:
     mode, tls = _MODES[scheme]
     if mode is RedisMode.STANDALONE:
         return RedisTarget(url, mode, tls)
+    tls_options = _tls_options(parts.query, tls)
     userinfo, _, hosts = parts.netloc.rpartition("@")
     username, password = _credentials(userinfo)
     nodes = tuple(_node(text) for text in hosts.split(","))
@@ -72,7 +91,9 @@ def parse_redis_url(url: str) -> RedisTarget:
     if mode is RedisMode.CLUSTER:
         if path and path != ["0"]:
             raise ValueError("a Redis Cluster has database 0 only; drop the path of REDIS_URL")
-        return RedisTarget(url, mode, tls, nodes, username=username, password=password)
+        return RedisTarget(
+            url, mode, tls, nodes, username=username, password=password, tls_options=tls_options
+        )
     if not path or len(path) > 2:
         raise ValueError("a redis+sentinel:// URL needs the master's name: .../<master>[/<db>]")
     return RedisTarget(
@@ -84,7 +105,20 @@ def parse_redis_url(url: str) -> RedisTarget:
         db=_db(path[1]) if len(path) == 2 else 0,
         username=username,
         password=password,
+        tls_options=tls_options,
     )
+
+
+def _tls_options(query: str, tls: bool) -> tuple[tuple[str, str], ...]:
+    options = tuple(parse_qsl(query, keep_blank_values=True))
+    unknown = sorted({name for name, _ in options} - _TLS_OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown REDIS_URL option(s) {unknown}; known: {sorted(_TLS_OPTIONS)}")
+    if options and not tls:
+        raise ValueError(
+            "ssl_* options of REDIS_URL need a rediss+cluster:// or rediss+sentinel://"
+        )
+    return options
 
 
 def _schemes() -> str:
