@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tomllib
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from scopa.config import ENV_VARS
+from scopa.config import ENV_VARS, ConfigError, Settings
 from scopa.server import READINESS_SERVICE
 from scopa.telemetry import K8S_ENV_ATTRIBUTES
 
@@ -247,11 +248,17 @@ def test_no_secret_is_in_an_applied_folder() -> None:
 
 
 def test_example_secret_uses_redis_over_tls() -> None:
-    """The prod example Secret's REDIS_URL is a rediss:// URL and the token is a placeholder."""
-    (secret,) = yaml.safe_load_all((DEPLOY / "examples" / "secret.example.yaml").read_text())
+    """The example Secret's Redis URLs (each mode) use TLS and parse; its token is refused."""
+    text = (DEPLOY / "examples" / "secret.example.yaml").read_text()
+    (secret,) = yaml.safe_load_all(text)
     assert secret["metadata"]["name"] == "scopa"
-    assert secret["stringData"]["redis-url"].startswith("rediss://")
-    assert len(secret["stringData"]["token-secret"].encode()) < 16  # the server refuses it
+    urls = re.findall(r"\brediss?(?:\+\w+)?://[^\s\"']+", text)
+    assert secret["stringData"]["redis-url"] in urls
+    assert {url.split("://")[0] for url in urls} == {"rediss", "rediss+cluster", "rediss+sentinel"}
+    for url in urls:
+        Settings.from_env({"REDIS_URL": url, "SCOPA_TOKEN_SECRET": "x" * 32})
+    with pytest.raises(ConfigError, match="SCOPA_TOKEN_SECRET"):
+        Settings.from_env({"SCOPA_TOKEN_SECRET": secret["stringData"]["token-secret"]})
 
 
 def _dockerfile(instruction: str) -> list[str]:
