@@ -61,3 +61,25 @@ def test_oversized_requests_are_refused_with_error_info(server: ServerProcess) -
     assert reason_of(error) == "REQUEST_TOO_LARGE"
     assert "4096" in (error.details() or "")
     assert_clean_log(server)
+
+
+def test_health_and_reflection_refuse_garbage_without_a_traceback(server: ServerProcess) -> None:
+    """Probes' and tools' services answer garbage with MALFORMED_REQUEST, not UNKNOWN."""
+    body = NOT_PROTOBUF[0]
+    with channel_to(server) as channel:
+        errors = [
+            raw_call(channel, "/grpc.health.v1.Health/Check", False, body),
+            raw_call(channel, "/grpc.health.v1.Health/Watch", True, body),
+        ]
+        reflection = channel.stream_stream(
+            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
+        )
+        try:
+            list(reflection(iter([body]), timeout=10))
+        except grpc.RpcError as exc:
+            errors.append(exc)
+    assert len(errors) == 3
+    for error in errors:
+        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT, error
+        assert reason_of(error) == "MALFORMED_REQUEST"
+    assert_clean_log(server)

@@ -4,7 +4,8 @@
   INVALID_ARGUMENT / MALFORMED_REQUEST (REQUEST_TOO_LARGE): grpc.aio decodes a request with the
   handler's ``request_deserializer`` before any handler code runs and answers a raising one
   with UNKNOWN and a traceback, so the guard swaps in a deserializer that never raises and
-  raises the typed error inside the call, where the error mapping and the access log see it.
+  raises the typed error inside the call, where the error mapping and the access log see it
+  (health and reflection, which have neither, are aborted with the same ErrorInfo).
 - While the server drains (see :class:`Drain`), new calls are refused with UNAVAILABLE /
   SERVER_SHUTTING_DOWN and open streams are ended with the same status, so clients reconnect.
 - CreateGame and JoinGame count against the client's rate limit
@@ -25,7 +26,13 @@ from typing import Any
 import grpc
 
 from scopa.app import RateLimits, client_key
-from scopa.server._errors import MalformedRequest, RequestTooLarge, ServerShuttingDown
+from scopa.server._errors import (
+    MalformedRequest,
+    RequestTooLarge,
+    ServerShuttingDown,
+    map_exception,
+    to_grpc_status,
+)
 from scopa.server._interceptors import EXCLUDED_PREFIXES, wrap_handler
 
 __all__ = ["RATE_LIMITED_METHODS", "Drain", "ServerGuard", "peer_host"]
@@ -166,6 +173,75 @@ def _checked(behavior: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _behavior_attr(handler: Any) -> str:
+    return {
+        (False, False): "unary_unary",
+        (False, True): "unary_stream",
+        (True, False): "stream_unary",
+        (True, True): "stream_stream",
+    }[(bool(handler.request_streaming), bool(handler.response_streaming))]
+
+
+async def _abort(context: Any, error: MalformedRequest) -> None:
+    status = to_grpc_status(map_exception(error))
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+async def _checked_requests(requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:
+    async for request in requests:
+        if isinstance(request, _Undecodable):
+            await _abort(context, request.error)
+        yield request
+
+
+def _decode_only(handler: Any, max_bytes: int) -> Any:
+    """Health and reflection: undecodable requests aborted with ErrorInfo, nothing else.
+
+    These methods are outside the access log and the error mapping (probes call them every
+    few seconds), so the guard aborts here; grpc.aio would otherwise log a traceback.
+    """
+    attr = _behavior_attr(handler)
+    behavior = getattr(handler, attr)
+    if handler.request_streaming:
+
+        async def streamed(requests: AsyncIterator[Any], context: Any) -> Any:
+            return await behavior(_checked_requests(requests, context), context)
+
+        async def streamed_gen(requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:
+            inner = behavior(_checked_requests(requests, context), context)
+            try:
+                async for item in inner:
+                    yield item
+            finally:
+                await inner.aclose()
+
+        wrapped: Any = streamed_gen if inspect.isasyncgenfunction(behavior) else streamed
+    elif inspect.isasyncgenfunction(behavior):
+
+        async def unary_gen(request: Any, context: Any) -> AsyncIterator[Any]:
+            if isinstance(request, _Undecodable):
+                await _abort(context, request.error)
+            inner = behavior(request, context)
+            try:
+                async for item in inner:
+                    yield item
+            finally:
+                await inner.aclose()
+
+        wrapped = unary_gen
+    else:
+
+        async def unary(request: Any, context: Any) -> Any:
+            if isinstance(request, _Undecodable):
+                await _abort(context, request.error)
+            return await behavior(request, context)
+
+        wrapped = unary
+    return handler._replace(
+        request_deserializer=_tolerant(handler.request_deserializer, max_bytes), **{attr: wrapped}
+    )
+
+
 def _header(metadata: Iterable[tuple[str, str | bytes]] | None, name: str) -> str:
     value = ""
     for key, item in metadata or ():
@@ -200,16 +276,13 @@ class ServerGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         """Guard the handler found by the rest of the chain, unless the method is excluded."""
         handler = await continuation(handler_call_details)
         method: str = handler_call_details.method
-        if handler is None or method.startswith(self._excluded):
+        if handler is None:
             return handler
+        if method.startswith(self._excluded):
+            return _decode_only(handler, self._max_bytes)
         streaming = bool(handler.response_streaming or handler.request_streaming)
         action = RATE_LIMITED_METHODS.get(method)
-        attr = {
-            (False, False): "unary_unary",
-            (False, True): "unary_stream",
-            (True, False): "stream_unary",
-            (True, True): "stream_stream",
-        }[(bool(handler.request_streaming), bool(handler.response_streaming))]
+        attr = _behavior_attr(handler)
         checked = _checked(getattr(handler, attr))
         guarded = handler._replace(
             request_deserializer=_tolerant(handler.request_deserializer, self._max_bytes),
