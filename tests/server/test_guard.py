@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -15,6 +16,7 @@ from grpc_status import rpc_status
 from scopa.app import RateLimits
 from scopa.config import Settings
 from scopa.server import ScopaServer
+from scopa.server._errors import ServerShuttingDown
 from scopa.server._guard import Drain, peer_host
 from server.fakes import FOREVER, error_info, register_fake, session_loop
 
@@ -178,3 +180,24 @@ async def test_rate_limited_calls_get_retry_info(
     info = error_details_pb2.RetryInfo()
     retry[0].Unpack(info)
     assert 0 < info.retry_delay.ToTimedelta().total_seconds() <= 60
+
+
+@session_loop
+async def test_a_stream_that_swallows_the_cancellation_is_still_ended() -> None:
+    """end_streams cancels again a stream whose code swallowed the first cancellation."""
+    drain = Drain()
+
+    async def stream() -> None:
+        async with drain.tracked(streaming=True):
+            # Swallowed, as asyncio.wait_for in Python 3.11 may when its future just finished.
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(30)
+            await asyncio.sleep(30)
+
+    task = asyncio.create_task(stream())
+    await asyncio.sleep(0)
+    assert drain.begin() == 1
+    assert await drain.end_streams(5.0)
+    with pytest.raises(ServerShuttingDown):
+        await task
+    assert task.cancelling() == 0

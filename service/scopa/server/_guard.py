@@ -57,17 +57,34 @@ class Drain:
         self.closed = False
         self._streams: set[asyncio.Task[Any]] = set()
         self._ended: set[asyncio.Task[Any]] = set()
+        self._handled: set[asyncio.Task[Any]] = set()
         self._unary = 0
         self._idle = asyncio.Event()
         self._idle.set()
 
     def begin(self) -> int:
-        """Start draining: end every open stream; return how many were ended."""
+        """Start draining: cancel every open stream; return how many there were."""
         self.draining = True
         for task in list(self._streams):
             self._ended.add(task)
             task.cancel("server shutting down")
         return len(self._ended)
+
+    async def end_streams(self, timeout_s: float, interval_s: float = 0.05) -> bool:
+        """Wait until the streams ``begin`` cancelled are over, cancelling again any that
+        swallowed the cancellation (Python 3.11's ``asyncio.wait_for`` can, when its inner
+        future finishes at the same moment); True when none is left within ``timeout_s``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            pending = [t for t in self._ended if not t.done() and t not in self._handled]
+            if not pending and not self._streams:
+                return True
+            if loop.time() >= deadline:
+                return False
+            for task in pending:
+                task.cancel("server shutting down")
+            await asyncio.sleep(interval_s)
 
     def close(self) -> None:
         """Refuse every new call from now on."""
@@ -101,12 +118,15 @@ class Drain:
         except asyncio.CancelledError:
             if task not in self._ended:
                 raise
-            task.uncancel()
+            self._handled.add(task)
+            while task.cancelling():
+                task.uncancel()
             raise ServerShuttingDown from None
         finally:
             if streaming:
                 self._streams.discard(task)
                 self._ended.discard(task)
+                self._handled.discard(task)
             else:
                 self._unary -= 1
                 if not self._unary:

@@ -47,6 +47,9 @@ GAME_SERVICE = "scopa.v1.GameService"
 READINESS_SERVICE = "readiness"
 """Extra health service name with the same status as GAME_SERVICE, for probes."""
 
+_STREAM_END_S = 1.0
+"""At least this long to end open streams at a drain, even with a shorter drain delay."""
+
 _SERVING = health_pb2.HealthCheckResponse.SERVING
 _NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
@@ -142,7 +145,9 @@ class ScopaServer:
         ended = self.drain.begin()
         delay = self.settings.drain_delay_s
         self._log.info("draining", streams_ended=ended, drain_delay_s=delay)
-        await asyncio.sleep(delay)
+        start = asyncio.get_running_loop().time()
+        await self.drain.end_streams(max(delay, _STREAM_END_S))
+        await asyncio.sleep(max(0.0, delay - (asyncio.get_running_loop().time() - start)))
         self.drain.close()
         idle = await self.drain.wait_idle(self.settings.grace_s)
         self._log.info("stopping", in_flight_done=idle, grace_s=self.settings.grace_s)
