@@ -52,16 +52,32 @@ def test_every_preset_resolves_and_validates(preset: str) -> None:
 
 
 def test_list_options_covers_every_field_with_its_default() -> None:
-    """list_options() lists every Options field once, with its default, description and source."""
-    infos = {i.name: i for i in list_options()}
-    fields = {f.name: f for f in dataclasses.fields(Options)}
-    assert infos.keys() == fields.keys()
-    for name, info in infos.items():
-        default = fields[name].default
-        assert info.default == (default.value if isinstance(default, StrEnum) else default)
-        assert info.description and info.source
-        assert info.type in {"bool", "int", "enum"}
-        assert bool(info.choices) == (info.type == "enum")
+    """list_options() lists every Options field once, each with a description and a source."""
+    infos = list_options()
+    assert [i.name for i in infos] == [f.name for f in dataclasses.fields(Options)]
+    assert all(i.description and i.source for i in infos)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "default", "choices"),
+    [
+        ("players", "int", 2, ()),
+        ("target_score", "int", 11, ()),
+        ("kings_redeal", "int", 3, ()),
+        ("equal_card_precedence", "bool", True, ()),
+        ("picula", "bool", False, ()),
+        ("accusa", "bool", False, ()),
+        ("aces_on_table", "enum", "keep", ("keep", "return")),
+        ("primiera_method", "enum", "standard", ("standard", "veneto", "milan")),
+        ("mazzo_ties", "enum", "unassigned", ("unassigned", "split")),
+    ],
+)
+def test_list_options_spells_types_defaults_and_choices(
+    name: str, kind: str, default: object, choices: tuple[str, ...]
+) -> None:
+    """Options of each type are listed with the type, plain default and choices a form needs."""
+    info = next(i for i in list_options() if i.name == name)
+    assert (info.type, info.default, info.choices) == (kind, default, choices)
 
 
 def test_overrides_are_applied_and_reported() -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rules_helpers import check_views, random_move
 
@@ -13,12 +14,18 @@ from scopa.rules import (
     PRESETS,
     CardPlayed,
     CardsDealt,
+    Declare,
+    Declared,
     Event,
     HandScored,
+    InvalidOption,
     LeftoverTaken,
     MatchState,
+    Ruleset,
+    apply_action,
     apply_move,
     dump_state,
+    legal_actions,
     legal_moves,
     load_state,
     make_ruleset,
@@ -77,10 +84,10 @@ def check_serial(state: MatchState) -> None:
     assert load_state(blob) == state
 
 
-def play_game(preset: str, seed: int) -> None:
-    """Play one random game of ``preset``, checking every invariant after every move."""
+def play_game(rules: Ruleset, seed: int) -> None:
+    """Play one random game, declaring at random when allowed, checking every invariant."""
     rng = random.Random(seed)
-    state, events = new_match(make_ruleset(preset), rng=rng)
+    state, events = new_match(rules, rng=rng)
     check_events(events, state)
     steps = 0
     before = state
@@ -92,6 +99,11 @@ def play_game(preset: str, seed: int) -> None:
         if steps % 4 == 0 or state.hand_number != before.hand_number:
             check_serial(state)
         before = state
+        declarations = [a for a in legal_actions(state) if isinstance(a, Declare)]
+        if declarations and rng.random() < 0.7:
+            state, events = apply_action(state, seat, rng.choice(declarations), rng)
+            assert [type(e) for e in events] == [Declared] and state.turn == seat
+            continue
         state, events = apply_move(state, seat, random_move(state, rng), rng)
         check_events(events, state)
         check_hand_score(events, state, before)
@@ -108,4 +120,61 @@ def play_game(preset: str, seed: int) -> None:
 @given(seed=SEEDS)
 def test_random_games_keep_the_invariants(preset: str, seed: int) -> None:
     """Cards are conserved, a seat to play has moves, views hide cards, scores are bounded."""
-    play_game(preset, seed)
+    play_game(make_ruleset(preset), seed)
+
+
+FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
+    **{
+        name: st.booleans()
+        for name in (
+            "equal_card_precedence",
+            "figures_capture_only_figures",
+            "ace_takes_all",
+            "ace_sweep_counts",
+            "ace_takes_only_table_ace",
+            "ace_on_empty_table_sweeps",
+            "capture_15",
+            "capture_15_only",
+            "capture_11",
+            "sweep_on_last_card",
+            "picula",
+            "bagher",
+            "accusa",
+            "specials_on_last_card",
+            "re_bello",
+            "rosmarino",
+            "two_of_spade",
+            "denari_each",
+            "settanta",
+            "napola_denari",
+            "napola_spade",
+            "napoleone_wins",
+            "partnerships",
+        )
+    },
+    "kings_redeal": st.sampled_from([0, 2, 3, 4]),
+    "aces_on_table": st.sampled_from(["keep", "return"]),
+    "mazzo_ties": st.sampled_from(["unassigned", "split"]),
+    "primiera_method": st.sampled_from(["standard", "veneto", "milan"]),
+    "sweep_points": st.integers(0, 3),
+    "spade_points": st.integers(0, 2),
+    "target_score": st.integers(1, 21),
+}
+"""Options that combine freely with any preset, each with the values it may take."""
+
+
+@PROPERTY_SETTINGS
+@given(
+    preset=st.sampled_from(sorted(PRESETS)),
+    overrides=st.fixed_dictionaries({}, optional=FREE_OPTIONS),
+    seed=SEEDS,
+)
+def test_random_option_combinations_keep_the_invariants(
+    preset: str, overrides: dict[str, Any], seed: int
+) -> None:
+    """Any preset with any mix of the free options plays to the end keeping every invariant."""
+    try:
+        rules = make_ruleset(preset, overrides)
+    except InvalidOption:
+        assume(False)
+    play_game(rules, seed)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+from typing import get_args
 
 import pytest
 
@@ -12,11 +14,14 @@ from scopa.app import (
     GameSnapshot,
     GameStatus,
     InvalidArgument,
+    SeatJoined,
     SeatMeta,
     Unauthenticated,
     VersionedEvent,
 )
 from scopa.transport._convert import (
+    action_from_pb,
+    action_to_pb,
     card_from_pb,
     card_to_pb,
     create_command,
@@ -204,22 +209,160 @@ def test_view_takes_already_converted_last_events() -> None:
     assert list(view_to_pb(snapshot).last_events) == []
 
 
-def test_every_event_kind_converts() -> None:
-    """Each engine event becomes the matching Event oneof."""
-    played = rules.CardPlayed(0, 6, (5,), True, True, ())
-    cases: dict[str, rules.Event] = {
-        "hand_started": rules.HandStarted(1, 3, (1, 2)),
-        "cards_dealt": rules.CardsDealt(1, 3, ()),
-        "card_played": played,
-        "leftover_taken": rules.LeftoverTaken(1, (4,)),
-        "game_finished": rules.GameFinished((0,), rules.FinishReason.TARGET, (11, 3)),
-        "seat_resigned": rules.SeatResigned(1),
-        "redeal": rules.Redealt(1, "kings", (9, 19, 29, 1)),
-    }
-    for kind, event in cases.items():
-        assert event_to_pb(VersionedEvent(7, event)).WhichOneof("kind") == kind
-    message = event_to_pb(VersionedEvent(7, played)).card_played
-    assert (message.sweep, list(message.captured)) == (True, [card_to_pb(5)])
+def _pb_cards(codes: str) -> list[pb.Card]:
+    return [card_to_pb(rules.parse_card(c)) for c in codes.split()]
+
+
+def _result() -> rules.HandResult:
+    line = rules.Component("cards", (1, 0), (21.0, 19.0))
+    score = rules.HandScore((line,), (1, 0), (False, False))
+    return rules.HandResult(hand_number=3, score=score, totals=(5, 2))
+
+
+def _every_event() -> list[tuple[object, pb.Event]]:
+    """Each event kind with distinct field values, and the exact message it must become."""
+    c = rules.parse_card
+    result_pb = pb.HandResult(
+        hand_number=3,
+        lines=[pb.ScoreLine(name="cards", points=[1, 0], values=[21.0, 19.0])],
+        totals=[1, 0],
+        scores=[5, 2],
+    )
+    played = rules.CardPlayed(
+        seat=1,
+        card=c("5D"),
+        captured=(c("5C"),),
+        taken=True,
+        sweep=True,
+        specials=(("picula", 1), ("bagher", 3)),
+    )
+    return [
+        (
+            rules.HandStarted(hand_number=4, dealer=1, table=(c("1C"), c("7D"))),
+            pb.Event(
+                version=7,
+                hand_started=pb.HandStarted(hand_number=4, dealer=1, table=_pb_cards("1C 7D")),
+            ),
+        ),
+        (
+            rules.CardsDealt(seat=2, n_cards=3, cards=(c("2C"), c("3C"), c("4C"))),
+            pb.Event(
+                version=7, cards_dealt=pb.CardsDealt(seat=2, count=3, cards=_pb_cards("2C 3C 4C"))
+            ),
+        ),
+        (
+            played,
+            pb.Event(
+                version=7,
+                card_played=pb.CardPlayed(
+                    seat=1,
+                    card=card_to_pb(c("5D")),
+                    captured=_pb_cards("5C"),
+                    sweep=True,
+                    picula=True,
+                    bagher_points=3,
+                    specials=[
+                        pb.Special(name="picula", points=1),
+                        pb.Special(name="bagher", points=3),
+                    ],
+                ),
+            ),
+        ),
+        (
+            rules.Declared(seat=1, name="accusa", cards=(c("7C"), c("7D"), c("7S")), points=7),
+            pb.Event(
+                version=7,
+                declared=pb.Declared(seat=1, name="accusa", cards=_pb_cards("7C 7D 7S"), points=7),
+            ),
+        ),
+        (
+            rules.LeftoverTaken(seat=3, cards=(c("9B"),)),
+            pb.Event(version=7, leftover_taken=pb.LeftoverTaken(seat=3, cards=_pb_cards("9B"))),
+        ),
+        (
+            rules.HandScored(result=_result()),
+            pb.Event(version=7, hand_scored=pb.HandScored(result=result_pb)),
+        ),
+        (
+            rules.GameFinished(winners=(1,), reason=rules.FinishReason.NAPOLEONE, scores=(4, 12)),
+            pb.Event(
+                version=7,
+                game_finished=pb.GameFinished(
+                    winners=[1], reason=pb.FINISH_REASON_NAPOLEONE, scores=[4, 12]
+                ),
+            ),
+        ),
+        (
+            rules.SeatResigned(seat=2),
+            pb.Event(version=7, seat_resigned=pb.SeatResigned(seat=2)),
+        ),
+        (
+            rules.Redealt(hand_number=2, reason="kings", table=(c("10C"), c("10D"))),
+            pb.Event(version=7, redeal=pb.Redeal(reason="kings", table=_pb_cards("10C 10D"))),
+        ),
+        (
+            rules.AceReturned(card=c("1S")),
+            pb.Event(version=7, redeal=pb.Redeal(reason="ace_returned", table=_pb_cards("1S"))),
+        ),
+        (
+            SeatJoined(seat=3, name="Dee"),
+            pb.Event(version=7, seat_joined=pb.SeatJoined(seat=3, display_name="Dee")),
+        ),
+    ]
+
+
+def test_every_event_converts_field_by_field() -> None:
+    """Each event kind becomes exactly the expected message, every field pinned."""
+    cases = _every_event()
+    for event, message in cases:
+        assert event_to_pb(VersionedEvent(7, event)) == message, type(event).__name__  # type: ignore[arg-type]
+    kinds = {type(event) for event, _ in cases}
+    assert kinds == set(get_args(rules.Event)) | {SeatJoined}
+
+
+def test_card_played_without_specials_has_no_picula_or_bagher() -> None:
+    """A plain capture converts with picula false, bagher 0 and no specials."""
+    played = rules.CardPlayed(0, 6, (5,), True, False, ())
+    message = event_to_pb(VersionedEvent(1, played)).card_played
+    assert (message.picula, message.bagher_points, list(message.specials)) == (False, 0, [])
+
+
+def test_actions_convert_both_ways() -> None:
+    """A play (with its capture) and a declaration round-trip through pb.Action."""
+    c = rules.parse_card
+    actions: list[rules.Action] = [
+        rules.Move(c("7D"), (c("3C"), c("4B"))),
+        rules.Move(c("7D"), ()),
+        rules.Declare("accusa", (c("1C"), c("2C"), c("3S"))),
+    ]
+    for action in actions:
+        assert action_from_pb(action_to_pb(action)) == action
+    unset = action_from_pb(pb.Action(play_card=pb.PlayCardAction(card=card_to_pb(c("7D")))))
+    assert unset == rules.Move(c("7D"), None)
+
+
+def test_action_without_kind_or_card_names_its_field() -> None:
+    """An empty action, or a play without a card, is INVALID_ARGUMENT on its field path."""
+    with pytest.raises(InvalidArgument) as err:
+        action_from_pb(pb.Action())
+    assert err.value.field == "action"
+    with pytest.raises(InvalidArgument) as err:
+        action_from_pb(pb.Action(play_card=pb.PlayCardAction()))
+    assert err.value.field == "action.play_card.card"
+
+
+def test_view_lists_every_legal_action_kind() -> None:
+    """A Bazzica seat holding a combination sees its plays and its declaration."""
+    c = rules.parse_card
+    state, _ = rules.new_match(rules.make_ruleset("bazzica"), rng=random.Random(0))
+    state = replace(state, hands=((c("1C"), c("2C"), c("3S")), (c("7C"), c("8C"), c("9C"))))
+    meta = GameMeta((SeatMeta("a", False, True), SeatMeta("b", False, True)))
+    snapshot = GameSnapshot("g3", 2, GameStatus.ACTIVE, meta.seats, rules.observe(state, 0))
+    view = view_to_pb(snapshot)
+    kinds = [a.WhichOneof("kind") for a in view.legal_actions]
+    assert kinds.count("declare") == 1 and kinds.count("play_card") == len(view.legal_moves)
+    declare = next(a.declare for a in view.legal_actions if a.HasField("declare"))
+    assert (declare.name, list(declare.cards)) == ("accusa", _pb_cards("1C 2C 3S"))
 
 
 def test_rulesets_list_every_preset_and_option() -> None:
