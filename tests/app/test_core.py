@@ -404,12 +404,12 @@ async def test_request_id_must_match_whole(request_id: str) -> None:
 
 
 async def test_game_name_with_a_trailing_newline_is_invalid_not_missing() -> None:
-    """A game id followed by a newline is INVALID_ARGUMENT on name, not GAME_NOT_FOUND."""
+    """A game id followed by a newline is INVALID_ARGUMENT on game_id, not GAME_NOT_FOUND."""
     core = make_core()
     created, _ = await two_seat_game(core)
     with pytest.raises(InvalidArgument) as err:
         await core.get_state(created.game_id + "\n", None)
-    assert err.value.field == "name"
+    assert err.value.field == "game_id"  # the transport names it after its request field
 
 
 @pytest.mark.parametrize(

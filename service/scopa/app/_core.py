@@ -249,7 +249,9 @@ class GameCore:
     @staticmethod
     def _check_game_id(game_id: str) -> None:
         if not _GAME_ID.fullmatch(game_id):
-            raise InvalidArgument("name must be games/<id>", field="name")
+            raise InvalidArgument(
+                "a game id is 1-64 characters of A-Z a-z 0-9 _ -", field="game_id"
+            )
 
     @staticmethod
     def _check_request_id(request_id: str) -> str | None:
@@ -339,11 +341,7 @@ class GameCore:
             overrides["first_dealer"] = cmd.first_dealer
         if cmd.seats:
             overrides.setdefault("players", len(cmd.seats))
-        try:
-            ruleset = rules.make_ruleset(cmd.preset, overrides)
-        except rules.InvalidOption as exc:
-            _locate_option_error(exc, cmd)
-            raise
+        ruleset = rules.make_ruleset(cmd.preset, overrides)
         players = ruleset.options.players
         specs = list(cmd.seats) or [SeatSpec(f"Player {i + 1}") for i in range(players)]
         if len(specs) != players:
@@ -709,20 +707,6 @@ class GameCore:
 
 def _now() -> float:
     return asyncio.get_running_loop().time()
-
-
-def _locate_option_error(exc: rules.InvalidOption, cmd: CreateGameCommand) -> None:
-    """Name the request field and the option an InvalidOption is about, for ErrorInfo."""
-    name = exc.field or ""
-    if name == "preset":
-        return
-    exc.metadata = {**exc.metadata, "option": name}
-    if name in cmd.options:
-        exc.field = f"options.{name}"
-    elif name == "players":
-        exc.field = "seats"
-    elif name != "first_dealer":
-        exc.field = f"options.{name}"
 
 
 def _create_digest(cmd: CreateGameCommand) -> bytes:

@@ -7,12 +7,14 @@ mapped to statuses by each transport through :mod:`scopa.server._errors`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Final
 
 from google.protobuf.message import Message
 
-from scopa.app import GameCore
+from scopa import rules
+from scopa.app import AppError, GameCore
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import (
@@ -25,7 +27,44 @@ from ._convert import (
     view_to_pb,
 )
 
-__all__ = ["GameCalls", "UnaryCall"]
+__all__ = ["GameCalls", "UnaryCall", "request_fields"]
+
+_FIELD_PATHS: Final = {"game_id": "name"}
+"""The core's names of request fields that the proto spells otherwise."""
+
+
+@contextmanager
+def request_fields(request: Any = None) -> Iterator[None]:
+    """Rename the ``field`` of a core error escaping the block to the request's field path.
+
+    The core names what it checked (``game_id``, an option name); the transport knows the
+    message: ``name``, ``options.<name>`` (an option the request set, or any option but
+    ``players``, which the request gives as ``seats``, and ``first_dealer``).
+    """
+    try:
+        yield
+    except rules.InvalidOption as exc:
+        if isinstance(request, pb.CreateGameRequest):
+            _locate_option(exc, request)
+        raise
+    except (AppError, rules.RulesError) as exc:
+        exc.field = _FIELD_PATHS.get(exc.field or "", exc.field)
+        raise
+
+
+def _locate_option(exc: rules.InvalidOption, request: pb.CreateGameRequest) -> None:
+    """Name the request field and the option an InvalidOption is about, for ErrorInfo."""
+    name = exc.field or ""
+    if name == "preset":
+        return
+    exc.metadata = {**exc.metadata, "option": name}
+    if name in request.options:
+        exc.field = f"options.{name}"
+    elif name == "players":
+        exc.field = "seats"
+    elif name != "first_dealer":
+        exc.field = f"options.{name}"
+
 
 UnaryCall = Callable[[Any, str | None], Awaitable[Message]]
 """One unary method: (request message, bearer token or None) -> response message."""
@@ -56,7 +95,8 @@ class GameCalls:
         self, request: pb.CreateGameRequest, token: str | None
     ) -> pb.CreateGameResponse:
         """Create a game (the token is not needed: the creator receives the seats' tokens)."""
-        created = await self._core.create_game(create_command(request))
+        with request_fields(request):
+            created = await self._core.create_game(create_command(request))
         return pb.CreateGameResponse(
             name=f"games/{created.game_id}",
             credentials=[pb.SeatCredential(seat=s, token=t) for s, t in created.tokens],
@@ -68,7 +108,8 @@ class GameCalls:
         self, request: pb.GetStateRequest, token: str | None
     ) -> pb.GetStateResponse:
         """The caller's view of a game."""
-        snapshot = await self._core.get_state(game_id_from_name(request.name), token)
+        with request_fields():
+            snapshot = await self._core.get_state(game_id_from_name(request.name), token)
         return pb.GetStateResponse(view=view_to_pb(snapshot))
 
     async def play_card(
@@ -76,9 +117,10 @@ class GameCalls:
     ) -> pb.PlayCardResponse:
         """Play a card."""
         game_id = game_id_from_name(request.name)
-        result = await self._core.play_card(
-            game_id, token, move_from_pb(request), request.etag, request.request_id
-        )
+        with request_fields():
+            result = await self._core.play_card(
+                game_id, token, move_from_pb(request), request.etag, request.request_id
+            )
         events = events_to_pb(result.events)
         # The view's last events are usually the very events of the move: convert them once.
         same = result.snapshot.last_events is result.events
@@ -91,9 +133,11 @@ class GameCalls:
     ) -> pb.TakeActionResponse:
         """Take one action of any kind (a play, a declaration)."""
         game_id = game_id_from_name(request.name)
-        result = await self._core.take_action(
-            game_id, token, action_from_pb(request.action), request.etag, request.request_id
-        )
+        action = action_from_pb(request.action)
+        with request_fields():
+            result = await self._core.take_action(
+                game_id, token, action, request.etag, request.request_id
+            )
         events = events_to_pb(result.events)
         same = result.snapshot.last_events is result.events
         return pb.TakeActionResponse(
@@ -104,12 +148,13 @@ class GameCalls:
         self, request: pb.JoinGameRequest, token: str | None
     ) -> pb.JoinGameResponse:
         """Claim an open seat (the invite code, not a token, authorises it)."""
-        joined = await self._core.join_game(
-            game_id_from_name(request.name),
-            request.invite_code,
-            request.display_name,
-            request.request_id,
-        )
+        with request_fields():
+            joined = await self._core.join_game(
+                game_id_from_name(request.name),
+                request.invite_code,
+                request.display_name,
+                request.request_id,
+            )
         return pb.JoinGameResponse(
             seat=joined.seat, token=joined.token, view=view_to_pb(joined.snapshot)
         )
@@ -118,7 +163,10 @@ class GameCalls:
         self, request: pb.ResignGameRequest, token: str | None
     ) -> pb.ResignGameResponse:
         """Resign the caller's seat."""
-        result = await self._core.resign(game_id_from_name(request.name), token, request.request_id)
+        with request_fields():
+            result = await self._core.resign(
+                game_id_from_name(request.name), token, request.request_id
+            )
         return pb.ResignGameResponse(view=view_to_pb(result.snapshot))
 
     async def list_rulesets(
@@ -138,12 +186,15 @@ class GameCalls:
             game_id_from_name(request.name), token, request.from_version, client
         )
         try:
-            async for update in updates:
+            with request_fields():  # the core checks the request on the first update
+                update = await anext(updates, None)
+            while update is not None:
                 yield pb.WatchGameResponse(
                     version=update.snapshot.version,
                     events=events_to_pb(update.events),
                     events_truncated=update.truncated,
                     view=view_to_pb(update.snapshot),
                 )
+                update = await anext(updates, None)
         finally:
             await updates.aclose()

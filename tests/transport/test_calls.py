@@ -1,0 +1,48 @@
+"""Tests of scopa.transport._calls: request field paths of the core's errors."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from scopa import rules
+from scopa.app import CoreSettings, GameCore, InvalidArgument, TokenAuthority
+from scopa.storage import MemoryStore
+from scopa.transport._calls import GameCalls
+from scopa_client.v1 import scopa_pb2 as pb
+
+
+def _calls() -> GameCalls:
+    core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), rng=random.Random(1))
+    return GameCalls(core)
+
+
+async def test_a_bad_game_id_is_reported_on_the_name_field() -> None:
+    """The core's game_id check reaches the client as the request's name field."""
+    with pytest.raises(InvalidArgument) as err:
+        await _calls().get_state(pb.GetStateRequest(name="games/bad id"), None)
+    assert err.value.field == "name"
+
+
+@pytest.mark.parametrize(
+    ("options", "seats", "field"),
+    [
+        ({"target_score": pb.OptionValue(int_value=0)}, 0, "options.target_score"),
+        ({"hand_size": pb.OptionValue(int_value=7)}, 0, "options.hand_size"),
+        ({}, 5, "seats"),
+    ],
+)
+async def test_option_errors_name_the_request_field(
+    options: dict[str, pb.OptionValue], seats: int, field: str
+) -> None:
+    """An invalid option is reported on options.<name>, the player count on seats."""
+    request = pb.CreateGameRequest(
+        preset="scopa",
+        options=options,
+        seats=[pb.SeatSpec(display_name=f"p{i}") for i in range(seats)],
+    )
+    with pytest.raises(rules.InvalidOption) as err:
+        await _calls().create_game(request, None)
+    assert err.value.field == field
+    assert err.value.metadata["option"] in {*options, "players"}
