@@ -225,6 +225,7 @@ def _server_env(args: Args, port: int, redis_url: str) -> dict[str, str]:
     return {
         "SCOPA_HOST": procs.HOST,
         "SCOPA_PORT": str(port),
+        "SCOPA_HTTP_PORT": "off",
         "REDIS_URL": redis_url,
         "SCOPA_TOKEN_SECRET": _TOKEN_SECRET,
         "SCOPA_ALLOW_STACKED_DECKS": "true",

@@ -55,7 +55,7 @@ redis-py's script call falls back after NOSCRIPT (then EVALSHA again)."""
 class Proc(ServerProcess):
     """A started child process, where its output goes, its port and a name for messages."""
 
-    name: str
+    name: str = "process"
 
 
 def start_redis() -> Proc:
@@ -64,7 +64,7 @@ def start_redis() -> Proc:
     Its log is in the test helper's own temporary directory, not the benchmark's workdir.
     """
     server = start_redis_server(host=HOST)
-    return Proc(server.process, server.port, server.log_path, "redis")
+    return Proc(server.process, server.port, server.log_path, name="redis")
 
 
 def start_python(
@@ -81,7 +81,7 @@ def start_python(
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    return Proc(process, port, log_path, name)
+    return Proc(process, port, log_path, name=name)
 
 
 def stop(proc: Proc, timeout_s: float = 15.0) -> int:

@@ -3,6 +3,8 @@
 # two-player game, look at it as seat 0 and as a spectator, play seat 0's first legal move,
 # and see a wrong move refused. The README quotes this file; tests/docs runs it.
 set -euo pipefail
+# grpcurl comes with the dev dependencies: `make test` installs it into .venv/bin.
+PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv/bin:$PATH"
 ADDR=${ADDR:-localhost:50051}
 call() { grpcurl -plaintext -emit-defaults "$@"; }
 field() { python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }

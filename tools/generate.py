@@ -1,8 +1,8 @@
-"""Regenerate (or check) the Python code generated from proto/scopa/v1/scopa.proto.
+"""Regenerate (or check) the code and OpenAPI document generated from proto/scopa/v1/scopa.proto.
 
 Usage (from anywhere; paths are relative to the repository root):
 
-    python tools/generate.py            # write clients/python/src/scopa_client/v1, then buf lint
+    python tools/generate.py            # write the Python code and openapi.json, then buf lint
     python tools/generate.py --no-lint  # write only
     python tools/generate.py --check    # exit 1 if the committed generated code is stale
     python tools/generate.py --lint     # buf lint only
@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import filecmp
+import json
 import re
 import shutil
 import subprocess
@@ -34,6 +35,11 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
+
+from google.protobuf import descriptor_pb2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from openapi import build_openapi
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
@@ -45,6 +51,9 @@ OUT_DIR = ROOT / "clients" / "python" / "src" / "scopa_client" / "v1"
 BUF = ROOT / "clients" / "typescript" / "node_modules" / ".bin" / "buf"
 RELEASES = PROTO_ROOT / "releases"
 CLIENT_PYPROJECT = ROOT / "clients" / "python" / "pyproject.toml"
+OPENAPI_FILE = ROOT / "service" / "scopa" / "transport" / "openapi.json"
+SERVICE = "scopa.v1.GameService"
+API_VERSION = "v1"
 
 # mypy-protobuf's grpc stubs carry `type: ignore` comments that are unused when grpc has no
 # type stubs (the project's case); keep `mypy --strict` quiet about that either way.
@@ -99,6 +108,33 @@ def _run_protoc(out: Path) -> None:
         sys.exit(f"generate.py: protoc failed:\n{result.stdout}{result.stderr}")
 
 
+def _descriptor_set() -> descriptor_pb2.FileDescriptorSet:
+    """The proto files and their imports, with source info (comments), as protoc reads them."""
+    with tempfile.TemporaryDirectory(prefix="scopa-fds-") as raw:
+        out = Path(raw) / "set.pb"
+        cmd = [
+            sys.executable,
+            "-m",
+            "grpc_tools.protoc",
+            f"--proto_path={PROTO_ROOT}",
+            f"--proto_path={THIRD_PARTY}",
+            "--include_imports",
+            "--include_source_info",
+            f"--descriptor_set_out={out}",
+            *PROTO_FILES,
+        ]
+        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            sys.exit(f"generate.py: protoc failed:\n{result.stdout}{result.stderr}")
+        return descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+
+
+def openapi_text() -> str:
+    """The OpenAPI document of the REST surface, as committed in OPENAPI_FILE."""
+    document = build_openapi(_descriptor_set(), SERVICE, API_VERSION)
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
 def generate_into(dest: Path) -> None:
     """Generate the finished `scopa_client/v1` package contents into `dest`."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -149,6 +185,9 @@ def check() -> int:
         fresh = Path(tmp) / "v1"
         generate_into(fresh)
         problems = _stale_report(fresh, OUT_DIR)
+    committed = OPENAPI_FILE.read_text() if OPENAPI_FILE.exists() else ""
+    if committed != openapi_text():
+        problems.append(f"differs: {OPENAPI_FILE.relative_to(ROOT)} (the OpenAPI document)")
     if not problems:
         print(f"generate.py: generated code in {OUT_DIR.relative_to(ROOT)} is up to date")
         return 0
@@ -167,7 +206,8 @@ def write() -> None:
         if OUT_DIR.exists():
             shutil.rmtree(OUT_DIR)
         shutil.copytree(fresh, OUT_DIR)
-    print(f"generate.py: wrote {OUT_DIR.relative_to(ROOT)}")
+    OPENAPI_FILE.write_text(openapi_text())
+    print(f"generate.py: wrote {OUT_DIR.relative_to(ROOT)} and {OPENAPI_FILE.relative_to(ROOT)}")
 
 
 def _buf(*, required: bool) -> str | None:

@@ -36,6 +36,7 @@ _FALSE = frozenset({"0", "false", "no", "off"})
 _LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 _MIN_SECRET_BYTES = 16
 _DAY_S = 86_400
+_DEFAULT_HTTP_PORT: int | None = 8080
 
 
 class ConfigError(ValueError):
@@ -54,6 +55,24 @@ class EnvVar:
 ENV_VARS: tuple[EnvVar, ...] = (
     EnvVar("SCOPA_HOST", "`0.0.0.0`", "Address the gRPC server binds to."),
     EnvVar("SCOPA_PORT", "`50051`", "TCP port of the gRPC server (`0` picks a free port)."),
+    EnvVar(
+        "SCOPA_HTTP_PORT",
+        "`8080`",
+        "TCP port of the HTTP server in the same process: REST/JSON, Connect, gRPC-Web, "
+        "`/openapi.json`, `/healthz`, `/readyz` (`0` picks a free port, `off` disables it).",
+    ),
+    EnvVar(
+        "SCOPA_CORS_ORIGINS",
+        "none",
+        "Comma-separated origins (e.g. `https://play.example`) browsers may call the HTTP port "
+        "from; `*` allows any origin.",
+    ),
+    EnvVar(
+        "SCOPA_SSE_KEEPALIVE_S",
+        "`15`",
+        "Seconds between the comment lines that keep an idle Server-Sent Events stream "
+        "(REST WatchGame) open through proxies.",
+    ),
     EnvVar(
         "REDIS_URL",
         "unset",
@@ -193,6 +212,9 @@ class Settings:
 
     host: str = "0.0.0.0"
     port: int = 50051
+    http_port: int | None = 8080
+    cors_origins: tuple[str, ...] = ()
+    sse_keepalive_s: float = 15.0
     redis_url: str | None = None
     redis_timeout_s: float = 5.0
     token_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
@@ -245,6 +267,9 @@ class Settings:
         return cls(
             host=env.get("SCOPA_HOST", "0.0.0.0", _non_empty),
             port=env.get("SCOPA_PORT", 50051, _port),
+            http_port=env.get("SCOPA_HTTP_PORT", _DEFAULT_HTTP_PORT, _optional_port),
+            cors_origins=env.get("SCOPA_CORS_ORIGINS", (), _origins),
+            sse_keepalive_s=env.get("SCOPA_SSE_KEEPALIVE_S", 15.0, _positive_float),
             redis_url=env.get("REDIS_URL", None, _redis_url),
             redis_timeout_s=env.get("SCOPA_REDIS_TIMEOUT_S", 5.0, _positive_float),
             token_secret=secret,
@@ -336,6 +361,20 @@ def _port(value: str) -> int:
     if not 0 <= port <= 65535:
         raise ValueError("expected a port number between 0 and 65535")
     return port
+
+
+def _optional_port(value: str) -> int | None:
+    if value.lower() == "off":
+        return None
+    return _port(value)
+
+
+def _origins(value: str) -> tuple[str, ...]:
+    origins = tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
+    for origin in origins:
+        if origin != "*" and not origin.startswith(("http://", "https://")):
+            raise ValueError("expected * or origins like https://example.com, comma-separated")
+    return origins
 
 
 def _positive_int(value: str) -> int:

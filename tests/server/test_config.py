@@ -101,6 +101,22 @@ def test_max_connection_age_can_be_disabled(value: str) -> None:
     assert Settings.from_env(env).max_connection_age_s is None
 
 
+@pytest.mark.parametrize(
+    ("value", "port"), [("off", None), ("OFF", None), ("0", 0), ("9090", 9090)]
+)
+def test_http_port_can_be_a_port_zero_or_off(value: str, port: int | None) -> None:
+    """SCOPA_HTTP_PORT is a port, 0 for a free one, or off to serve no HTTP."""
+    assert Settings.from_env({"SCOPA_HTTP_PORT": value}).http_port == port
+    assert Settings.from_env({}).http_port == 8080
+
+
+def test_cors_origins_are_a_comma_separated_list() -> None:
+    """SCOPA_CORS_ORIGINS lists origins (trailing slashes dropped); unset allows none."""
+    env = {"SCOPA_CORS_ORIGINS": "https://a.example/, http://localhost:5173"}
+    assert Settings.from_env(env).cors_origins == ("https://a.example", "http://localhost:5173")
+    assert Settings.from_env({}).cors_origins == ()
+
+
 def test_blank_values_count_as_unset() -> None:
     """An empty or blank variable falls back to its default instead of failing."""
     assert Settings.from_env({"SCOPA_PORT": "  ", "REDIS_URL": ""}).port == 50051
@@ -114,6 +130,9 @@ def test_blank_values_count_as_unset() -> None:
         ("SCOPA_PORT", "-1"),
         ("REDIS_URL", "http://redis:6379"),
         ("REDIS_URL", "redis+sentinel://s1:26379"),
+        ("SCOPA_HTTP_PORT", "web"),
+        ("SCOPA_HTTP_PORT", "65536"),
+        ("SCOPA_CORS_ORIGINS", "example.com"),
         ("SCOPA_ALLOW_STACKED_DECKS", "maybe"),
         ("SCOPA_GAME_TTL_S", "0"),
         ("SCOPA_FINISHED_TTL_S", "1.5"),
@@ -165,6 +184,9 @@ def test_settings_are_frozen() -> None:
 DOCUMENTED_VARIABLES = [
     "SCOPA_HOST",
     "SCOPA_PORT",
+    "SCOPA_HTTP_PORT",
+    "SCOPA_CORS_ORIGINS",
+    "SCOPA_SSE_KEEPALIVE_S",
     "REDIS_URL",
     "SCOPA_REDIS_TIMEOUT_S",
     "SCOPA_TOKEN_SECRET",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -31,11 +32,18 @@ class ServerProcess:
     process: subprocess.Popen[bytes]
     port: int
     log_path: Path
+    http_port: int = 0
+    """The HTTP port (REST, Connect, gRPC-Web) the server announced; 0 when it serves none."""
 
     @property
     def target(self) -> str:
         """The host:port to dial."""
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def http_url(self) -> str:
+        """The base URL of the HTTP port, e.g. http://127.0.0.1:41234."""
+        return f"http://127.0.0.1:{self.http_port}"
 
     def log_text(self) -> str:
         """Everything the process wrote to stdout and stderr so far."""
@@ -62,6 +70,7 @@ def _env(
         REDIS_URL=redis_url,
         SCOPA_HOST="127.0.0.1",
         SCOPA_PORT=str(port),
+        SCOPA_HTTP_PORT="0",  # a free port, announced in the "listening" log line
         SCOPA_LOG_FORMAT="json",
         SCOPA_GRACE_S=str(GRACE_S),
         SCOPA_ALLOW_STACKED_DECKS="true" if stacked else "false",
@@ -123,7 +132,15 @@ def start_server(
     except AssertionError:
         stop_server(server)
         raise AssertionError(f"server did not start:\n{server.log_text()}") from None
-    return server
+    return dataclasses.replace(server, http_port=announced_http_port(server))
+
+
+def announced_http_port(server: ServerProcess) -> int:
+    """The port of the server's `listening` log line for protocol http (0 when there is none)."""
+    for record in server.log_records():
+        if record.get("event") == "listening" and record.get("protocol") == "http":
+            return int(record["port"])
+    return 0
 
 
 def stop_server(server: ServerProcess, timeout_s: float = GRACE_S + 5) -> int:

@@ -26,6 +26,7 @@ async def run(settings: Settings) -> None:
             wiring.ready_check,
             service_names=wiring.service_names,
             rate_limits=wiring.rate_limits,
+            http_app=wiring.http_app,
         )
     finally:
         await wiring.close()

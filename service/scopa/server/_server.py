@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -31,9 +31,13 @@ from scopa.server._guard import Drain, ServerGuard
 from scopa.server._interceptors import default_interceptors
 from scopa.telemetry import get_logger, untraced
 
+if TYPE_CHECKING:
+    from scopa.transport import HttpServer
+
 __all__ = [
     "GAME_SERVICE",
     "READINESS_SERVICE",
+    "HttpAppFactory",
     "ReadyCheck",
     "Registrar",
     "ScopaServer",
@@ -60,6 +64,10 @@ ReadyCheck = Callable[[], Awaitable[bool]]
 """Answers whether the process can serve games now (e.g. Redis answers PING)."""
 
 
+HttpAppFactory = Callable[[Any], Any]
+"""Builds the HTTP port's ASGI application given the server (its `live()`/`ready()` probes)."""
+
+
 class Wiring(NamedTuple):
     """What the application contributes to the server, built by `_wiring.build_services`."""
 
@@ -70,6 +78,8 @@ class Wiring(NamedTuple):
     """Full names of the registered services, for reflection and health."""
     rate_limits: RateLimits | None = None
     """Per-client limits on CreateGame and JoinGame, checked by the server's guard."""
+    http_app: HttpAppFactory | None = None
+    """The HTTP port's application (served on `settings.http_port` unless that is off)."""
 
 
 class ScopaServer:
@@ -86,8 +96,12 @@ class ScopaServer:
         ready_interval_s: float = 2.0,
         ready_timeout_s: float = 1.0,
         rate_limits: RateLimits | None = None,
+        http_app: HttpAppFactory | None = None,
     ) -> None:
         self.settings = settings
+        self.http_port: int | None = None
+        self._http_app = http_app
+        self._http: HttpServer | None = None
         self.health = health_aio.HealthServicer()
         self.drain = Drain()
         """Shutdown state; ``drain.draining`` is True from the first step of ``stop()``."""
@@ -129,10 +143,31 @@ class ScopaServer:
         if self.port == 0:
             raise OSError(f"could not bind {self.settings.address}")
         await self._update_readiness()
+        if self._http_app is not None and self.settings.http_port is not None:
+            from scopa.transport import HttpServer  # noqa: PLC0415  (transport imports server)
+
+            self._http = HttpServer(
+                self._http_app(self),
+                self.settings.host,
+                self.settings.http_port,
+                grace_s=self.settings.grace_s,
+            )
+            self.http_port = await self._http.start()
+            self._log.info(
+                "listening", protocol="http", host=self.settings.host, port=self.http_port
+            )
         await self._server.start()
         self._ready_task = asyncio.create_task(self._poll_readiness(), name="scopa-readiness")
-        self._log.info("listening", host=self.settings.host, port=self.port)
+        self._log.info("listening", protocol="grpc", host=self.settings.host, port=self.port)
         return self.port
+
+    def live(self) -> bool:
+        """True until the server starts to drain (the HTTP port's /healthz)."""
+        return not self.drain.draining
+
+    def ready(self) -> bool:
+        """The readiness the health service reports (the HTTP port's /readyz)."""
+        return bool(self._ready) and not self.drain.draining
 
     async def stop(self) -> None:
         """Drain (see the module docstring), then stop the gRPC server."""
@@ -149,7 +184,8 @@ class ScopaServer:
         await self.drain.end_streams(max(delay, _STREAM_END_S))
         await asyncio.sleep(max(0.0, delay - (asyncio.get_running_loop().time() - start)))
         self.drain.close()
-        idle = await self.drain.wait_idle(self.settings.grace_s)
+        http_stop = self._http.stop() if self._http is not None else asyncio.sleep(0)
+        idle, _ = await asyncio.gather(self.drain.wait_idle(self.settings.grace_s), http_stop)
         self._log.info("stopping", in_flight_done=idle, grace_s=self.settings.grace_s)
         await self._server.stop(0)
         self._log.info("stopped")
@@ -206,6 +242,7 @@ async def serve(
     service_names: Sequence[str] = (GAME_SERVICE,),
     stop_event: asyncio.Event | None = None,
     rate_limits: RateLimits | None = None,
+    http_app: HttpAppFactory | None = None,
 ) -> None:
     """Serve until SIGTERM/SIGINT (or `stop_event`), then shut down gracefully."""
     stop = stop_event if stop_event is not None else asyncio.Event()
@@ -213,7 +250,12 @@ async def serve(
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     server = ScopaServer(
-        settings, registrars, ready_check, service_names=service_names, rate_limits=rate_limits
+        settings,
+        registrars,
+        ready_check,
+        service_names=service_names,
+        rate_limits=rate_limits,
+        http_app=http_app,
     )
     try:
         await server.start()

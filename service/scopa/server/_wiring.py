@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scopa.app import CoreSettings, GameCore, RateLimits, TokenAuthority
 from scopa.config import Settings
-from scopa.server._server import GAME_SERVICE, Wiring
+from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
 from scopa.storage import StorageError, open_store
 from scopa.telemetry import (
     record_game_active,
@@ -12,7 +12,7 @@ from scopa.telemetry import (
     record_game_finished,
     record_watch_streams,
 )
-from scopa.transport import GameServicer
+from scopa.transport import ASGIApp, GameCalls, GameServicer, HttpGuard, build_http_app
 from scopa_client.v1 import scopa_pb2_grpc
 
 __all__ = ["build_services"]
@@ -36,7 +36,8 @@ async def build_services(settings: Settings) -> Wiring:
         on_game_active=record_game_active,
         on_watch=record_watch_streams,
     )
-    servicer = GameServicer(core)
+    calls = GameCalls(core)
+    servicer = GameServicer(calls)
 
     def register(server: object) -> None:
         scopa_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
@@ -55,10 +56,28 @@ async def build_services(settings: Settings) -> Wiring:
         },
         settings.redis_url,
     )
+
+    def http_app(server: ScopaServer) -> ASGIApp:
+        guard = HttpGuard(
+            server.drain,
+            rate_limits,
+            trusted_proxy_header=settings.trusted_proxy_header,
+            trusted_proxy_hops=settings.trusted_proxy_hops,
+        )
+        return build_http_app(
+            calls,
+            server,
+            cors_origins=settings.cors_origins,
+            keepalive_s=settings.sse_keepalive_s,
+            max_body_bytes=settings.max_request_bytes,
+            guard=guard,
+        )
+
     return Wiring(
         registrars=[register],
         ready_check=ready,
         close=store.close,
         service_names=[GAME_SERVICE],
         rate_limits=rate_limits,
+        http_app=http_app,
     )

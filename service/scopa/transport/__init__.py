@@ -1,6 +1,40 @@
-"""Transports: the gRPC servicer (and later the REST gateway) only convert and call the core."""
+"""Transports: gRPC, Connect/gRPC-Web and REST only convert their framing and call the core."""
 
+from ._calls import GameCalls, UnaryCall
 from ._convert import token_from_metadata
 from ._grpc import GameServicer
+from ._http import (
+    ALLOW_HEADERS,
+    EXPOSE_HEADERS,
+    MAX_BODY_BYTES,
+    CorsMiddleware,
+    Probes,
+    build_http_app,
+    openapi_document,
+)
+from ._http_guard import HttpGuard
+from ._http_server import HttpServer
+from ._http_telemetry import ASGIApp, TelemetryMiddleware
+from ._rest_rules import PathTemplate, Route, bind_request, routes_of
 
-__all__ = ["GameServicer", "token_from_metadata"]
+__all__ = [
+    "ALLOW_HEADERS",
+    "EXPOSE_HEADERS",
+    "MAX_BODY_BYTES",
+    "ASGIApp",
+    "CorsMiddleware",
+    "GameCalls",
+    "GameServicer",
+    "HttpGuard",
+    "HttpServer",
+    "PathTemplate",
+    "Probes",
+    "Route",
+    "TelemetryMiddleware",
+    "UnaryCall",
+    "bind_request",
+    "build_http_app",
+    "openapi_document",
+    "routes_of",
+    "token_from_metadata",
+]

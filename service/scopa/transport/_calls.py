@@ -7,7 +7,14 @@ mapped to statuses by each transport through :mod:`scopa.server._errors`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Mapping,
+)
 from contextlib import contextmanager
 from typing import Any, Final
 
@@ -90,6 +97,11 @@ class GameCalls:
             "ResignGame": self.resign_game,
             "ListRulesets": self.list_rulesets,
         }
+
+    @property
+    def streams(self) -> Mapping[str, Callable[[Any, str | None], AsyncIterator[Message]]]:
+        """The server-streaming methods by their proto name."""
+        return {"WatchGame": self.watch_game}
 
     async def create_game(
         self, request: pb.CreateGameRequest, token: str | None

@@ -91,6 +91,14 @@ class GameService(Protocol):
       received); the load balancer sends the new call to another replica.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
+
+    Errors of the HTTP port only (REST, Connect, gRPC-Web), before any method runs:
+    - NOT_FOUND / NOT_FOUND: no route has this path (REST: HTTP 404).
+    - UNIMPLEMENTED / METHOD_NOT_ALLOWED: the path exists, not with this HTTP
+      method (REST: HTTP 405).
+    - PERMISSION_DENIED / ORIGIN_NOT_ALLOWED: a CORS preflight from an origin
+      not in SCOPA_CORS_ORIGINS.
+    (A body over the limit is INVALID_ARGUMENT / REQUEST_TOO_LARGE, HTTP 413.)
     """
     async def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
@@ -385,6 +393,14 @@ class GameServiceClient(ConnectClient):
       received); the load balancer sends the new call to another replica.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
+
+    Errors of the HTTP port only (REST, Connect, gRPC-Web), before any method runs:
+    - NOT_FOUND / NOT_FOUND: no route has this path (REST: HTTP 404).
+    - UNIMPLEMENTED / METHOD_NOT_ALLOWED: the path exists, not with this HTTP
+      method (REST: HTTP 405).
+    - PERMISSION_DENIED / ORIGIN_NOT_ALLOWED: a CORS preflight from an origin
+      not in SCOPA_CORS_ORIGINS.
+    (A body over the limit is INVALID_ARGUMENT / REQUEST_TOO_LARGE, HTTP 413.)
     """
     def __init__(
         self,
@@ -729,6 +745,14 @@ class GameServiceSync(Protocol):
       received); the load balancer sends the new call to another replica.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
+
+    Errors of the HTTP port only (REST, Connect, gRPC-Web), before any method runs:
+    - NOT_FOUND / NOT_FOUND: no route has this path (REST: HTTP 404).
+    - UNIMPLEMENTED / METHOD_NOT_ALLOWED: the path exists, not with this HTTP
+      method (REST: HTTP 405).
+    - PERMISSION_DENIED / ORIGIN_NOT_ALLOWED: a CORS preflight from an origin
+      not in SCOPA_CORS_ORIGINS.
+    (A body over the limit is INVALID_ARGUMENT / REQUEST_TOO_LARGE, HTTP 413.)
     """
     def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
@@ -1021,6 +1045,14 @@ class GameServiceClientSync(ConnectClientSync):
       received); the load balancer sends the new call to another replica.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
+
+    Errors of the HTTP port only (REST, Connect, gRPC-Web), before any method runs:
+    - NOT_FOUND / NOT_FOUND: no route has this path (REST: HTTP 404).
+    - UNIMPLEMENTED / METHOD_NOT_ALLOWED: the path exists, not with this HTTP
+      method (REST: HTTP 405).
+    - PERMISSION_DENIED / ORIGIN_NOT_ALLOWED: a CORS preflight from an origin
+      not in SCOPA_CORS_ORIGINS.
+    (A body over the limit is INVALID_ARGUMENT / REQUEST_TOO_LARGE, HTTP 413.)
     """
     def __init__(
         self,

@@ -73,6 +73,14 @@ class GameServiceStub:
       received); the load balancer sends the new call to another replica.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
+
+    Errors of the HTTP port only (REST, Connect, gRPC-Web), before any method runs:
+    - NOT_FOUND / NOT_FOUND: no route has this path (REST: HTTP 404).
+    - UNIMPLEMENTED / METHOD_NOT_ALLOWED: the path exists, not with this HTTP
+      method (REST: HTTP 405).
+    - PERMISSION_DENIED / ORIGIN_NOT_ALLOWED: a CORS preflight from an origin
+      not in SCOPA_CORS_ORIGINS.
+    (A body over the limit is INVALID_ARGUMENT / REQUEST_TOO_LARGE, HTTP 413.)
     """
 
     def __init__(self, channel: typing.Union[grpc.Channel, grpc.aio.Channel]) -> None: ...
@@ -261,6 +269,14 @@ class GameServiceAsyncStub:
       received); the load balancer sends the new call to another replica.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
+
+    Errors of the HTTP port only (REST, Connect, gRPC-Web), before any method runs:
+    - NOT_FOUND / NOT_FOUND: no route has this path (REST: HTTP 404).
+    - UNIMPLEMENTED / METHOD_NOT_ALLOWED: the path exists, not with this HTTP
+      method (REST: HTTP 405).
+    - PERMISSION_DENIED / ORIGIN_NOT_ALLOWED: a CORS preflight from an origin
+      not in SCOPA_CORS_ORIGINS.
+    (A body over the limit is INVALID_ARGUMENT / REQUEST_TOO_LARGE, HTTP 413.)
     """
 
     CreateGame: grpc.aio.UnaryUnaryMultiCallable[
@@ -448,6 +464,14 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
       received); the load balancer sends the new call to another replica.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
+
+    Errors of the HTTP port only (REST, Connect, gRPC-Web), before any method runs:
+    - NOT_FOUND / NOT_FOUND: no route has this path (REST: HTTP 404).
+    - UNIMPLEMENTED / METHOD_NOT_ALLOWED: the path exists, not with this HTTP
+      method (REST: HTTP 405).
+    - PERMISSION_DENIED / ORIGIN_NOT_ALLOWED: a CORS preflight from an origin
+      not in SCOPA_CORS_ORIGINS.
+    (A body over the limit is INVALID_ARGUMENT / REQUEST_TOO_LARGE, HTTP 413.)
     """
 
     @abc.abstractmethod

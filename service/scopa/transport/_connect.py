@@ -1,0 +1,137 @@
+"""Connect (JSON and binary) and gRPC-Web: the generated connectrpc application over GameCalls.
+
+The ASGI application and its routing come from ``scopa_client.v1.scopa_connect`` (generated from
+the proto by ``make generate``); this module only takes the bearer token from the headers, calls
+:class:`GameCalls` and turns exceptions into Connect errors through the shared error table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any, TypeVar
+
+from connectrpc.errors import ConnectError
+from connectrpc.request import RequestContext
+
+from scopa.server._errors import to_connect_error
+from scopa_client.v1 import scopa_pb2 as pb
+from scopa_client.v1.scopa_connect import GameServiceASGIApplication
+
+from ._calls import GameCalls
+from ._convert import token_from_metadata
+from ._http_guard import HttpGuard
+from ._http_telemetry import current_exchange, map_error
+
+__all__ = ["ConnectGameService", "connect_app"]
+
+_SERVICE = "/scopa.v1.GameService/"
+
+Req = TypeVar("Req")
+Res = TypeVar("Res")
+
+
+def _token(ctx: RequestContext[Any, Any]) -> str | None:
+    values = ctx.request_headers.getall("authorization")
+    return token_from_metadata([("authorization", v) for v in values])
+
+
+def _start(name: str) -> None:
+    current_exchange().rpc_method = _SERVICE + name
+
+
+def _guarded(
+    guard: HttpGuard | None, name: str, *, streaming: bool
+) -> AbstractAsyncContextManager[None]:
+    exchange = current_exchange()
+    if guard is None or exchange.scope is None:
+        return contextlib.nullcontext()
+    return guard.call(exchange.scope, _SERVICE + name, streaming)
+
+
+class ConnectGameService:
+    """scopa.v1.GameService for connectrpc, on top of :class:`GameCalls`."""
+
+    def __init__(self, calls: GameCalls, guard: HttpGuard | None = None) -> None:
+        self._calls = calls
+        self._guard = guard
+
+    async def _unary(
+        self,
+        name: str,
+        call: Callable[[Req, str | None], Awaitable[Res]],
+        request: Req,
+        ctx: RequestContext[Any, Any],
+    ) -> Res:
+        _start(name)
+        try:
+            async with _guarded(self._guard, name, streaming=False):
+                return await call(request, _token(ctx))
+        except ConnectError:
+            raise
+        except Exception as exc:
+            raise to_connect_error(map_error(exc)) from None
+
+    async def create_game(
+        self, request: pb.CreateGameRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.CreateGameResponse:
+        """Create a game."""
+        return await self._unary("CreateGame", self._calls.create_game, request, ctx)
+
+    async def get_state(
+        self, request: pb.GetStateRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.GetStateResponse:
+        """The caller's view of a game."""
+        return await self._unary("GetState", self._calls.get_state, request, ctx)
+
+    async def play_card(
+        self, request: pb.PlayCardRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.PlayCardResponse:
+        """Play a card."""
+        return await self._unary("PlayCard", self._calls.play_card, request, ctx)
+
+    async def join_game(
+        self, request: pb.JoinGameRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.JoinGameResponse:
+        """Claim an open seat."""
+        return await self._unary("JoinGame", self._calls.join_game, request, ctx)
+
+    async def resign_game(
+        self, request: pb.ResignGameRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.ResignGameResponse:
+        """Resign the caller's seat."""
+        return await self._unary("ResignGame", self._calls.resign_game, request, ctx)
+
+    async def list_rulesets(
+        self, request: pb.ListRulesetsRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.ListRulesetsResponse:
+        """Every preset and option."""
+        return await self._unary("ListRulesets", self._calls.list_rulesets, request, ctx)
+
+    async def watch_game(
+        self, request: pb.WatchGameRequest, ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        """Stream updates from ``from_version`` (over HTTP/1.1 too)."""
+        _start("WatchGame")
+        try:
+            async with _guarded(self._guard, "WatchGame", streaming=True):
+                updates = self._calls.watch_game(request, _token(ctx))
+                try:
+                    async for message in updates:
+                        yield message
+                finally:
+                    await updates.aclose()
+        except ConnectError:
+            raise
+        except Exception as exc:
+            raise to_connect_error(map_error(exc)) from None
+
+
+def connect_app(
+    calls: GameCalls, read_max_bytes: int, guard: HttpGuard | None = None
+) -> GameServiceASGIApplication:
+    """The ASGI application serving Connect and gRPC-Web under ``/scopa.v1.GameService/``."""
+    return GameServiceASGIApplication(
+        ConnectGameService(calls, guard), read_max_bytes=read_max_bytes
+    )

@@ -1,0 +1,56 @@
+"""What an HTTP-port call must pass before it runs: the drain and the rate limits.
+
+The same policy as the gRPC port's guard (scopa.server._guard): while the server drains, new
+calls are refused with UNAVAILABLE / SERVER_SHUTTING_DOWN and open streams are ended the same
+way; CreateGame and JoinGame count against the client's rate limit, the client being the peer
+address or what a trusted proxy header says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from scopa.app import RateLimits, client_key
+from scopa.server._guard import RATE_LIMITED_METHODS, Drain
+
+from ._http_telemetry import Scope
+
+__all__ = ["HttpGuard"]
+
+
+class HttpGuard:
+    """Drain admission and rate limits around each HTTP-port call."""
+
+    def __init__(
+        self,
+        drain: Drain,
+        rate_limits: RateLimits | None = None,
+        *,
+        trusted_proxy_header: str | None = None,
+        trusted_proxy_hops: int = 1,
+    ) -> None:
+        self._drain = drain
+        self._limits = rate_limits
+        self._proxy_header = trusted_proxy_header.lower().encode() if trusted_proxy_header else None
+        self._proxy_hops = trusted_proxy_hops
+
+    @asynccontextmanager
+    async def call(self, scope: Scope, rpc_method: str, streaming: bool) -> AsyncIterator[None]:
+        """Admit the call (or raise ServerShuttingDown / RateLimited) and track it."""
+        self._drain.admit(streaming)
+        async with self._drain.tracked(streaming):
+            action = RATE_LIMITED_METHODS.get(rpc_method)
+            if action is not None and self._limits is not None:
+                await self._limits.check(action, self._client(scope))
+            yield
+
+    def _client(self, scope: Scope) -> str:
+        client = scope.get("client")
+        host = str(client[0]) if client else "unknown"
+        forwarded = ""
+        if self._proxy_header is not None:
+            for key, value in scope["headers"]:
+                if key == self._proxy_header:
+                    forwarded = value.decode("latin-1")  # the last one: a proxy appends
+        return client_key(host, forwarded, self._proxy_hops)

@@ -1,0 +1,278 @@
+"""REST/JSON: the routes the proto's ``google.api.http`` annotations declare, served over GameCalls.
+
+Routes come from the service descriptor at start-up (:mod:`._rest_rules`), never from a list
+here. Responses are the proto3 JSON mapping with every field present; errors are Google's JSON
+error shape from the shared table. Resources carrying an ``etag`` get an ``ETag`` header;
+``If-Match`` fills a request's ``etag`` field (stale: 412 STALE_ETAG), is checked against the
+result of a GET, and is refused elsewhere; ``If-None-Match`` on a GET can answer 304.
+Server-streaming methods answer with Server-Sent Events (:mod:`._rest_sse`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+from urllib.parse import parse_qsl
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from scopa.app import InvalidArgument, StaleEtag
+from scopa.server._errors import RequestTooLarge, to_http_error
+
+from ._calls import UnaryCall
+from ._convert import token_from_metadata
+from ._http_errors import MethodNotAllowed, RouteNotFound
+from ._http_guard import HttpGuard
+from ._http_telemetry import Receive, Scope, Send, current_exchange, map_error
+from ._rest_rules import Route, bind_request, is_repeated
+from ._rest_sse import end_stream, first_event, resume_from, send_stream_start, stream_events
+
+__all__ = ["RestApp", "StreamCall", "read_body", "send_json", "to_json"]
+
+StreamCall = Callable[[Any, str | None], AsyncIterator[Message]]
+"""One server-streaming method: (request, token) -> messages."""
+
+
+def to_json(message: Message) -> dict[str, Any]:
+    """The proto3 JSON mapping of ``message``, with fields at their default values too."""
+    result: dict[str, Any] = json_format.MessageToDict(
+        message, always_print_fields_with_no_presence=True
+    )
+    return result
+
+
+async def send_json(
+    send: Send, status: int, body: Any, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    """Send a complete JSON response."""
+    payload = json.dumps(body, separators=(",", ":")).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    """The first value of a request header, or None."""
+    for key, value in scope["headers"]:
+        if key == name:
+            text: str = value.decode("latin-1")
+            return text
+    return None
+
+
+def bearer_token(scope: Scope) -> str | None:
+    """The bearer token of the Authorization header (malformed: UNAUTHENTICATED)."""
+    values = [v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"]
+    return token_from_metadata([("authorization", v) for v in values])
+
+
+def _too_large(limit: int) -> RequestTooLarge:
+    return RequestTooLarge(
+        f"the request body is over the limit of {limit} bytes",
+        metadata={"limit_bytes": str(limit)},
+    )
+
+
+async def read_body(scope: Scope, receive: Receive, limit: int) -> bytes:
+    """The whole request body; RequestTooLarge beyond ``limit`` bytes."""
+    declared = header(scope, b"content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _etags(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    tags = [t.strip().removeprefix("W/").strip('"') for t in value.split(",") if t.strip()]
+    return tags or None
+
+
+def etag_of(message: Message) -> str | None:
+    """The ``etag`` of a message or of one of its direct message fields (a game resource)."""
+    if "etag" in message.DESCRIPTOR.fields_by_name:
+        own: str = getattr(message, "etag")  # noqa: B009
+        return own or None
+    for field in message.DESCRIPTOR.fields:
+        if field.message_type is None or is_repeated(field):
+            continue
+        if "etag" in field.message_type.fields_by_name and message.HasField(field.name):
+            tag: str = getattr(message, field.name).etag
+            return tag or None
+    return None
+
+
+def _apply_if_match(route: Route, request: Message, tags: list[str] | None) -> None:
+    if tags is None or tags == ["*"]:
+        return
+    if "etag" in request.DESCRIPTOR.fields_by_name:
+        if len(tags) != 1:
+            raise InvalidArgument("If-Match must name exactly one etag", field="If-Match")
+        current: str = getattr(request, "etag")  # noqa: B009
+        if current and current != tags[0]:
+            raise InvalidArgument("If-Match and the body's etag differ", field="If-Match")
+        setattr(request, "etag", tags[0])  # noqa: B010
+    elif route.http_method != "GET":
+        raise InvalidArgument("this method does not take If-Match", field="If-Match")
+
+
+class RestApp:
+    """The ASGI application of the REST surface."""
+
+    def __init__(
+        self,
+        routes: Sequence[Route],
+        unary: Mapping[str, UnaryCall],
+        streams: Mapping[str, StreamCall],
+        *,
+        max_body_bytes: int,
+        keepalive_s: float,
+        guard: HttpGuard | None = None,
+    ) -> None:
+        # Routes with a verb first: "/v1/games/x:watch" is WatchGame, not GetState of "x:watch".
+        self._routes = sorted(routes, key=lambda r: ":" not in r.template.text.rsplit("/", 1)[-1])
+        self._unary = unary
+        self._streams = streams
+        self._max_body_bytes = max_body_bytes
+        self._keepalive_s = keepalive_s
+        self._guard = guard
+
+    def find(self, http_method: str, path: str) -> tuple[Route, dict[str, str]]:
+        """The route serving ``http_method path`` and its path variables."""
+        allowed = []
+        for route in self._routes:
+            values = route.match(path)
+            if values is None:
+                continue
+            if route.http_method == http_method or (
+                http_method == "HEAD" and route.http_method == "GET"
+            ):
+                return route, values
+            allowed.append(route.http_method)
+        if allowed:
+            allow = sorted(set(allowed))
+            raise MethodNotAllowed(f"{path} allows {', '.join(allow)}", allow=allow)
+        raise RouteNotFound(f"no route for {path}")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one REST request."""
+        try:
+            await self._serve(scope, receive, send)
+        except Exception as exc:
+            status, body = to_http_error(map_error(exc))
+            allow = getattr(exc, "allow", ())
+            headers = [(b"allow", ", ".join(allow).encode())] if allow else []
+            await send_json(send, status, body, headers)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("raw_path") or scope["path"].encode()
+        route, values = self.find(scope["method"], path.decode("latin-1").split("?", 1)[0])
+        rpc_method = f"/{route.method.containing_service.full_name}/{route.method.name}"
+        exchange = current_exchange()
+        exchange.route = route.template.text
+        exchange.rpc_method = rpc_method
+        token = bearer_token(scope)
+        body = await read_body(scope, receive, self._max_body_bytes)
+        try:
+            query = parse_qsl(
+                scope["query_string"].decode(), keep_blank_values=True, errors="strict"
+            )
+        except UnicodeDecodeError:
+            raise InvalidArgument("the query string is not UTF-8", field="query") from None
+        request = bind_request(route, values, query, body)
+        if_match = _etags(header(scope, b"if-match"))
+        _apply_if_match(route, request, if_match)
+        if route.method.server_streaming:
+            resume_from(request, header(scope, b"last-event-id"))
+            await self._stream(route, request, token, scope, receive, send)
+            return
+        async with self._guarded(scope, rpc_method, streaming=False):
+            response = await self._unary[route.method.name](request, token)
+        await self._respond(route, scope, send, response, if_match)
+
+    def _guarded(
+        self, scope: Scope, rpc_method: str, *, streaming: bool
+    ) -> AbstractAsyncContextManager[None]:
+        if self._guard is None:
+            return contextlib.nullcontext()
+        return self._guard.call(scope, rpc_method, streaming)
+
+    async def _stream(
+        self,
+        route: Route,
+        request: Message,
+        token: str | None,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        messages = self._streams[route.method.name](request, token)
+        started = False
+        try:
+            async with self._guarded(scope, current_exchange().rpc_method, streaming=True):
+                first = await first_event(messages)
+                await send_stream_start(send)
+                started = True
+                await stream_events(messages, first, receive, send, keepalive_s=self._keepalive_s)
+        except Exception as exc:
+            if not started:
+                raise
+            await end_stream(send, exc)
+            return
+        finally:
+            aclose = getattr(messages, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        await end_stream(send)
+
+    async def _respond(
+        self,
+        route: Route,
+        scope: Scope,
+        send: Send,
+        response: Message,
+        if_match: list[str] | None,
+    ) -> None:
+        etag = etag_of(response)
+        headers = [(b"etag", f'"{etag}"'.encode())] if etag else []
+        if route.http_method == "GET" and etag is not None:
+            if if_match is not None and if_match != ["*"] and etag not in if_match:
+                raise StaleEtag("the resource has changed since this etag", field="If-Match")
+            if_none = _etags(header(scope, b"if-none-match"))
+            if if_none is not None and (etag in if_none or if_none == ["*"]):
+                await send({"type": "http.response.start", "status": 304, "headers": headers})
+                await send({"type": "http.response.body", "body": b""})
+                return
+        body: Any = to_json(response)
+        if route.response_body:
+            body = body.get(route.method.output_type.fields_by_name[route.response_body].json_name)
+        if scope["method"] == "HEAD":
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await send_json(send, 200, body, headers)

@@ -1,0 +1,97 @@
+"""Connect (JSON, binary) and gRPC-Web on the HTTP port, through the generated connectrpc client."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from connectrpc.code import Code
+from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
+from connectrpc.errors import ConnectError
+from connectrpc.protocol import ProtocolType
+from google.rpc import error_details_pb2  # type: ignore[import-untyped]
+from support.server_process import ServerProcess
+
+from scopa_client import ERROR_DOMAIN
+from scopa_client.v1 import scopa_pb2 as pb
+from scopa_client.v1.scopa_connect import GameServiceClientSync
+
+
+@pytest.fixture
+def connect_json(http_server: ServerProcess) -> Iterator[GameServiceClientSync]:
+    """A Connect client speaking JSON over HTTP/1.1."""
+    with GameServiceClientSync(http_server.http_url, codec=google_protobuf_json_codec()) as client:
+        yield client
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+def _error_info(error: ConnectError) -> error_details_pb2.ErrorInfo:
+    (detail,) = error.details
+    assert detail.type_name == "google.rpc.ErrorInfo"
+    return error_details_pb2.ErrorInfo.FromString(detail.message_bytes)
+
+
+def test_connect_json_plays_a_full_game(connect_json: GameServiceClientSync) -> None:
+    """A two-seat game played to the end over Connect JSON, the views read with Connect GET."""
+    rng = random.Random(3)
+    created = connect_json.create_game(
+        pb.CreateGameRequest(
+            preset="scopa",
+            seats=[pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")],
+            options={"target_score": pb.OptionValue(int_value=1)},
+            request_id=uuid.uuid4().hex,
+        )
+    )
+    tokens = {c.seat: c.token for c in created.credentials}
+    view = created.view
+    for _ in range(2000):
+        if view.status == pb.GAME_STATUS_FINISHED:
+            break
+        own = connect_json.get_state(
+            pb.GetStateRequest(name=created.name), headers=_bearer(tokens[view.turn]), use_get=True
+        ).view
+        move = rng.choice(own.legal_moves)
+        view = connect_json.play_card(
+            pb.PlayCardRequest(
+                name=created.name,
+                card=move.card,
+                capture=pb.CaptureChoice(cards=move.capture),
+                etag=own.etag,
+                request_id=uuid.uuid4().hex,
+            ),
+            headers=_bearer(tokens[view.turn]),
+        ).view
+    assert view.status == pb.GAME_STATUS_FINISHED and view.winners
+
+
+def test_connect_errors_carry_the_error_info(connect_json: GameServiceClientSync) -> None:
+    """A Connect error has the gRPC code and the same ErrorInfo reason and domain."""
+    with pytest.raises(ConnectError) as info:
+        connect_json.get_state(pb.GetStateRequest(name="games/missing"))
+    assert info.value.code is Code.NOT_FOUND
+    error_info = _error_info(info.value)
+    assert (error_info.reason, error_info.domain) == ("GAME_NOT_FOUND", ERROR_DOMAIN)
+
+
+@pytest.mark.parametrize("protocol", [ProtocolType.CONNECT, ProtocolType.GRPC_WEB])
+def test_binary_connect_and_grpc_web_stream_a_watch(
+    http_server: ServerProcess, protocol: ProtocolType
+) -> None:
+    """WatchGame streams over HTTP/1.1 in binary Connect and gRPC-Web; errors keep their reason."""
+    with GameServiceClientSync(
+        http_server.http_url, codec=google_protobuf_binary_codec(), protocol=protocol
+    ) as client:
+        created = client.create_game(
+            pb.CreateGameRequest(preset="scopa", seats=[pb.SeatSpec(), pb.SeatSpec()])
+        )
+        first = next(iter(client.watch_game(pb.WatchGameRequest(name=created.name))))
+        assert first.version == created.view.version and first.view.name == created.name
+        with pytest.raises(ConnectError) as info:
+            client.play_card(pb.PlayCardRequest(name=created.name, card=created.view.table[0]))
+        assert info.value.code is Code.UNAUTHENTICATED
+        assert _error_info(info.value).reason == "UNAUTHENTICATED"

@@ -1,0 +1,141 @@
+"""REST/JSON on the HTTP port of a real server on Redis: games, errors, etags, idempotency."""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+import httpx
+import pytest
+
+from web.helpers import bearer, check_error, create, play_to_end, tokens_of
+
+_CARD = {"suit": "SUIT_SPADE", "rank": 3}
+
+
+def _presets(client: httpx.Client) -> list[tuple[str, int]]:
+    reply = client.get("/v1/rulesets")
+    assert reply.status_code == 200, reply.text
+    return [(r["id"], r["options"]["players"]["intValue"]) for r in reply.json()["rulesets"]]
+
+
+def test_every_preset_plays_to_the_end_over_rest(client: httpx.Client) -> None:
+    """Every preset, played with random legal moves over REST (If-Match on each play), ends."""
+    rng = random.Random(6)
+    presets = _presets(client)
+    assert {players for _, players in presets} >= {2, 3, 4, 6}
+    for preset, players in presets:
+        created = create(client, preset, players, target=1)
+        responses = play_to_end(client, created, rng)
+        final = responses[-1]["view"]
+        assert final["status"] == "GAME_STATUS_FINISHED", preset
+        assert final["winners"] and final["finishReason"] != "FINISH_REASON_UNSPECIFIED"
+        versions = [e["version"] for r in responses for e in r["events"]]
+        assert all(isinstance(v, int) for v in versions)  # int32: JSON numbers, not strings
+        assert versions == sorted(versions) and final["version"] == versions[-1]
+
+
+def test_get_state_carries_an_etag_and_honours_if_none_match(client: httpx.Client) -> None:
+    """GET returns the view's etag as ETag; If-None-Match with it answers 304 Not Modified."""
+    created = create(client, "scopa", 2)
+    name, token = created["name"], tokens_of(created)[0]
+    first = client.get(f"/v1/{name}", headers=bearer(token))
+    assert first.headers["etag"] == f'"{first.json()["view"]["etag"]}"'
+    again = client.get(
+        f"/v1/{name}", headers={**bearer(token), "If-None-Match": first.headers["etag"]}
+    )
+    assert again.status_code == 304 and again.content == b""
+
+
+def test_stale_if_match_is_412_and_changes_nothing(client: httpx.Client) -> None:
+    """A play with a stale If-Match is 412 STALE_ETAG and the game stays at its version."""
+    created = create(client, "scopa", 2)
+    name, token = created["name"], tokens_of(created)[0]
+    own = client.get(f"/v1/{name}", headers=bearer(token)).json()["view"]
+    body = {
+        "card": own["legalMoves"][0]["card"],
+        "capture": {"cards": own["legalMoves"][0]["capture"]},
+    }
+    stale = client.post(
+        f"/v1/{name}:playCard", json=body, headers={**bearer(token), "If-Match": '"v0"'}
+    )
+    check_error(stale, 412, "STALE_ETAG")
+    after = client.get(f"/v1/{name}", headers=bearer(token)).json()["view"]
+    assert after["version"] == own["version"]
+    stale_get = client.get(f"/v1/{name}", headers={"If-Match": '"not-it"'})
+    check_error(stale_get, 412, "STALE_ETAG")
+
+
+def test_a_retried_play_with_its_request_id_returns_the_first_response(
+    client: httpx.Client,
+) -> None:
+    """The same PlayCard sent twice with one requestId plays once and answers the same."""
+    created = create(client, "scopa", 2)
+    name, token = created["name"], tokens_of(created)[0]
+    own = client.get(f"/v1/{name}", headers=bearer(token)).json()["view"]
+    move = own["legalMoves"][0]
+    body = {
+        "card": move["card"],
+        "capture": {"cards": move["capture"]},
+        "requestId": uuid.uuid4().hex,
+    }
+    first = client.post(f"/v1/{name}:playCard", json=body, headers=bearer(token))
+    second = client.post(f"/v1/{name}:playCard", json=body, headers=bearer(token))
+    assert first.status_code == second.status_code == 200, second.text
+    assert first.json()["view"]["version"] == second.json()["view"]["version"] == own["version"] + 1
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "status", "reason"),
+    [
+        ("GET", "/v1/games/nope", {}, 404, "GAME_NOT_FOUND"),
+        ("GET", "/v1/nothing-here", {}, 404, "NOT_FOUND"),
+        ("GET", "/nothing", {}, 404, "NOT_FOUND"),
+        ("DELETE", "/v1/rulesets", {}, 405, "METHOD_NOT_ALLOWED"),
+        ("GET", "/v1/rulesets?unknown=1", {}, 400, "INVALID_ARGUMENT"),
+        ("GET", "/v1/games/x?access_token=abc", {}, 400, "INVALID_ARGUMENT"),
+        ("POST", "/v1/games", {"json": {"preset": "scopa", "bogus": 1}}, 400, "INVALID_ARGUMENT"),
+        ("POST", "/v1/games", {"content": b"{not json"}, 400, "INVALID_ARGUMENT"),
+        (
+            "POST",
+            "/v1/games",
+            {"json": {"preset": "nope", "seats": [{}, {}]}},
+            400,
+            "INVALID_OPTION",
+        ),
+        ("POST", "/v1/games", {"content": b"[" * 300_000}, 413, "REQUEST_TOO_LARGE"),
+        ("POST", "/v1/games/x:playCard", {"json": {"card": _CARD}}, 401, "UNAUTHENTICATED"),
+        ("GET", "/v1/games/x", {"headers": {"Authorization": "Basic abc"}}, 401, "UNAUTHENTICATED"),
+        ("GET", "/v1/games/x:watch?fromVersion=abc", {}, 400, "INVALID_ARGUMENT"),
+    ],
+)
+def test_bad_requests_get_googles_error_shape(
+    client: httpx.Client,
+    method: str,
+    path: str,
+    kwargs: dict[str, object],
+    status: int,
+    reason: str,
+) -> None:
+    """Each bad request gets its HTTP status and reason in Google's JSON error shape."""
+    check_error(client.request(method, path, **kwargs), status, reason)  # type: ignore[arg-type]
+
+
+def test_method_not_allowed_names_the_allowed_methods(client: httpx.Client) -> None:
+    """A 405 carries an Allow header listing the route's methods."""
+    response = client.put("/v1/games/x:playCard")
+    check_error(response, 405, "METHOD_NOT_ALLOWED")
+    assert response.headers["allow"] == "POST"
+
+
+def test_a_malformed_card_names_the_field(client: httpx.Client) -> None:
+    """A rank outside 1..10 is 400 INVALID_ARGUMENT with metadata field card.rank."""
+    created = create(client, "scopa", 2)
+    name, token = created["name"], tokens_of(created)[0]
+    body = {"card": {"suit": "SUIT_SPADE", "rank": 11}}
+    error = check_error(
+        client.post(f"/v1/{name}:playCard", json=body, headers=bearer(token)),
+        400,
+        "INVALID_ARGUMENT",
+    )
+    assert error["details"][0]["metadata"] == {"field": "card.rank"}
