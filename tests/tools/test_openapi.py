@@ -70,6 +70,7 @@ def test_every_annotated_route_is_an_operation(document: dict[str, Any]) -> None
         "CreateGame": ("post", "/v1/games"),
         "GetState": ("get", "/v1/games/{game}"),
         "PlayCard": ("post", "/v1/games/{game}:playCard"),
+        "TakeAction": ("post", "/v1/games/{game}:takeAction"),
         "JoinGame": ("post", "/v1/games/{game}:join"),
         "WatchGame": ("get", "/v1/games/{game}:watch"),
         "ListRulesets": ("get", "/v1/rulesets"),

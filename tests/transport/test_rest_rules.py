@@ -23,6 +23,7 @@ def test_routes_come_from_every_annotated_method() -> None:
         ("POST", "/v1/games", "*"),
         ("GET", "/v1/{name=games/*}", ""),
         ("POST", "/v1/{name=games/*}:playCard", "*"),
+        ("POST", "/v1/{name=games/*}:takeAction", "*"),
         ("POST", "/v1/{name=games/*}:join", "*"),
         ("GET", "/v1/{name=games/*}:watch", ""),
         ("GET", "/v1/rulesets", ""),

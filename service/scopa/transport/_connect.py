@@ -91,6 +91,12 @@ class ConnectGameService:
         """Play a card."""
         return await self._unary("PlayCard", self._calls.play_card, request, ctx)
 
+    async def take_action(
+        self, request: pb.TakeActionRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.TakeActionResponse:
+        """Take a non-card action (a declaration, a special play)."""
+        return await self._unary("TakeAction", self._calls.take_action, request, ctx)
+
     async def join_game(
         self, request: pb.JoinGameRequest, ctx: RequestContext[Any, Any]
     ) -> pb.JoinGameResponse:
