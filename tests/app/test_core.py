@@ -571,3 +571,16 @@ async def test_watch_callback_counts_open_streams() -> None:
     with pytest.raises(InvalidArgument):
         await anext(core.watch(created.game_id, None, from_version=99))
     assert sum(deltas) == 0
+
+
+def test_a_log_entry_keeps_joins_and_engine_events_in_order() -> None:
+    """A batch mixing a join with engine events comes back whole and in order (format 1 lost
+    the engine events), in the keyed, versioned entry format."""
+    from scopa.app._core import _decode_log, _encode_log  # noqa: PLC0415
+
+    _, dealt = rules.new_match(rules.make_ruleset("bazzica"), rng=random.Random(4))
+    declared = rules.Declared(0, "accusa", (0, 10, 20), 7)
+    batch = [SeatJoined(1, "Bea"), *dealt, declared, SeatJoined(0, "Ann")]
+    entry = _encode_log(batch)
+    assert entry[:1] == b"A"
+    assert _decode_log(entry) == batch

@@ -24,6 +24,8 @@ from scopa.rules import (
     apply_move,
     dump_events,
     dump_state,
+    event_records,
+    events_from_records,
     load_events,
     load_state,
     make_ruleset,
@@ -233,3 +235,16 @@ def test_every_event_kind_has_one_tag_and_reader() -> None:
     tags = [row["t"] for row in rows]
     assert len(set(tags)) == len(get_args(Event)) == len(loaded)
     assert set(tags) == set(_EVENT_DECODERS)
+
+
+def test_event_records_of_an_earlier_format_are_migrated() -> None:
+    """Records kept in another envelope load at their own format version, migrated first."""
+    format_2 = {"t": "card_played", "seat": 0, "card": 5, "captured": [15], "taken": True,
+                "sweep": False, "picula": True, "bagher_points": 0}  # fmt: skip
+    played = CardPlayed(0, 5, (15,), True, False, (("picula", 1),))
+    assert events_from_records([format_2], 2) == [played]
+    assert events_from_records(event_records([played]), FORMAT_VERSION) == [played]
+    with pytest.raises(InvalidState):
+        events_from_records([format_2], FORMAT_VERSION + 1)
+    with pytest.raises(InvalidState):
+        events_from_records([{"t": "card_played"}], FORMAT_VERSION)

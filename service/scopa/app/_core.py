@@ -16,11 +16,12 @@ import random
 import re
 import secrets
 import unicodedata
+import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import structlog
 from opentelemetry import trace
@@ -192,18 +193,45 @@ class JoinResult:
 # --- event log payloads --------------------------------------------------------------------
 
 
+_LOG: Final = b"A"
+"""Log entries since the keyed format: ``A`` + zlib-compressed JSON ``{"v": <rules format>,
+"e": [records]}``, the engine's records (``rules.event_records``) and ``seat_joined`` records in
+the order they happened. Entries of format 1 (``J`` + joins, ``R`` + ``rules.dump_events``) are
+still read."""
+
+
 def _encode_log(events: Sequence[AppEvent]) -> bytes:
-    joined = [e for e in events if isinstance(e, SeatJoined)]
-    if joined:
-        return b"J" + json.dumps([[e.seat, e.name] for e in joined]).encode()
-    engine = [e for e in events if not isinstance(e, SeatJoined)]
-    return b"R" + rules.dump_events(engine)
+    """One log entry holding ``events`` in order, joins and engine events alike."""
+    records: list[dict[str, Any]] = []
+    for event in events:
+        if isinstance(event, SeatJoined):
+            records.append({"t": "seat_joined", "seat": event.seat, "name": event.name})
+        else:
+            records.extend(rules.event_records([event]))
+    body = json.dumps({"v": rules.FORMAT_VERSION, "e": records}, separators=(",", ":"))
+    return _LOG + zlib.compress(body.encode())
 
 
 def _decode_log(payload: bytes) -> list[AppEvent]:
-    if payload[:1] == b"J":
+    """The events of one log entry, of this or the earlier format."""
+    kind = payload[:1]
+    if kind == b"J":
         return [SeatJoined(seat, name) for seat, name in json.loads(payload[1:])]
-    return list(rules.load_events(payload[1:]))
+    if kind == b"R":
+        return list(rules.load_events(payload[1:]))
+    if kind != _LOG:
+        raise rules.InvalidState("unknown log entry format")
+    try:
+        body = json.loads(zlib.decompress(payload[1:]))
+        records, version = body["e"], body["v"]
+        engine = [r for r in records if r["t"] != "seat_joined"]
+    except (zlib.error, ValueError, TypeError, KeyError) as exc:
+        raise rules.InvalidState("corrupt log entry") from exc
+    decoded = iter(rules.events_from_records(engine, version))
+    return [
+        SeatJoined(r["seat"], r["name"]) if r["t"] == "seat_joined" else next(decoded)
+        for r in records
+    ]
 
 
 def _visible(events: Sequence[AppEvent], seat: int | None) -> list[AppEvent]:

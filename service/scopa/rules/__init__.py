@@ -73,7 +73,15 @@ from ._options import (
     void_deal_chance,
 )
 from ._scoring import Component, HandScore, SideTally, score_hand
-from ._serial import FORMAT_VERSION, dump_events, dump_state, load_events, load_state
+from ._serial import (
+    FORMAT_VERSION,
+    dump_events,
+    dump_state,
+    event_records,
+    events_from_records,
+    load_events,
+    load_state,
+)
 from ._specials import (
     Accusa,
     Bagher,
@@ -149,6 +157,8 @@ __all__ = [
     "declaration_rules",
     "dump_events",
     "dump_state",
+    "event_records",
+    "events_from_records",
     "legal_actions",
     "legal_moves",
     "list_options",

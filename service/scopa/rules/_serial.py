@@ -39,7 +39,15 @@ from ._game import (
 from ._options import Ruleset, make_ruleset
 from ._scoring import Component, HandScore
 
-__all__ = ["FORMAT_VERSION", "dump_events", "dump_state", "load_events", "load_state"]
+__all__ = [
+    "FORMAT_VERSION",
+    "dump_events",
+    "dump_state",
+    "event_records",
+    "events_from_records",
+    "load_events",
+    "load_state",
+]
 
 FORMAT_VERSION: Final = 3
 
@@ -234,6 +242,24 @@ def load_events(blob: bytes) -> list[Event]:
         return [_event_in(r) for r in rows]
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise InvalidState("corrupt event batch") from exc
+
+
+def event_records(events: list[Event] | tuple[Event, ...]) -> list[Record]:
+    """The events as keyed records of format :data:`FORMAT_VERSION` (JSON-ready), for a caller
+    that keeps them inside its own versioned envelope (the service's event log)."""
+    return [_event_out(e) for e in events]
+
+
+def events_from_records(rows: list[Record], version: int) -> list[Event]:
+    """Read records that :func:`event_records` wrote at format ``version`` (migrated first)."""
+    if not 2 <= version <= FORMAT_VERSION:
+        raise InvalidState(f"unknown event record format {version}")
+    try:
+        for step in range(version, FORMAT_VERSION):
+            rows = _EVENT_MIGRATIONS[step](rows)
+        return [_event_in(r) for r in rows]
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        raise InvalidState("corrupt event records") from exc
 
 
 # --- state ---------------------------------------------------------------------------------
