@@ -19,7 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 OVERLAYS = ("dev", "prod")
-HTTP_PORT = 8080  # SCOPA_HTTP_PORT's default: REST, Connect, gRPC-Web, /healthz, /readyz
 KUSTOMIZE = ROOT / ".venv-deploy" / "bin" / "kubectl"
 
 pytestmark = pytest.mark.skipif(
@@ -145,11 +144,11 @@ def test_shutdown_waits_for_endpoints_then_drains(rendered: dict[str, Docs], ove
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_service_speaks_h2c_on_the_grpc_port(rendered: dict[str, Docs], overlay: str) -> None:
-    """The gRPC port is marked as cleartext HTTP/2; the HTTP port is the server's default."""
+    """The gRPC port is marked as cleartext HTTP/2; both ports are the server's defaults."""
     ports = {p["name"]: p for p in _one(rendered[overlay], "Service", "scopa")["spec"]["ports"]}
     assert ports["grpc"]["port"] == _server_port("SCOPA_PORT")
     assert ports["grpc"]["appProtocol"] == "kubernetes.io/h2c"
-    assert ports["http"]["port"] == HTTP_PORT
+    assert ports["http"]["port"] == _server_port("SCOPA_HTTP_PORT")
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
