@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from google.rpc import status_pb2  # type: ignore[import-untyped]
+from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 
 import scopa_client
 from scopa import rules
+from scopa.app import RateLimited
 from scopa.server import ERROR_CODES, ERROR_DOMAIN, map_exception, register, to_grpc_status
+from scopa.server._errors import to_connect_error, to_http_error
 from scopa.storage import StorageUnavailable
 from server.fakes import Harness, error_info, session_loop
 
@@ -185,3 +187,30 @@ def test_client_strings_are_cut_to_fit_the_trailers() -> None:
 def test_short_messages_are_kept_whole() -> None:
     """Messages within the limit are not changed."""
     assert map_exception(rules.NotYourTurn("it is seat 1's turn")).message == "it is seat 1's turn"
+
+
+def test_rate_limited_carries_retry_info_in_every_rendering() -> None:
+    """RATE_LIMITED is RESOURCE_EXHAUSTED with a RetryInfo for gRPC, REST (429) and Connect."""
+    mapped = map_exception(RateLimited("too many", retry_after_s=12.5))
+    assert (mapped.code, mapped.reason, mapped.retry_delay_s) == (
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "RATE_LIMITED",
+        12.5,
+    )
+    status = status_pb2.Status.FromString(
+        dict(to_grpc_status(mapped).trailing_metadata)["grpc-status-details-bin"]
+    )
+    retry = error_details_pb2.RetryInfo()
+    assert status.details[1].Unpack(retry)
+    assert retry.retry_delay.ToTimedelta().total_seconds() == 12.5
+    http_status, body = to_http_error(mapped)
+    assert http_status == 429
+    assert body["error"]["details"][1] == {
+        "@type": "type.googleapis.com/google.rpc.RetryInfo",
+        "retryDelay": "12.500s",
+    }
+    connect = to_connect_error(mapped)
+    assert [d.type_name for d in connect.details] == [
+        "google.rpc.ErrorInfo",
+        "google.rpc.RetryInfo",
+    ]
