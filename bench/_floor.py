@@ -1,13 +1,16 @@
-"""The floor of the service benchmark: a bare grpc.aio unary call doing one HMGET and one Lua CAS.
+"""The floors of the service benchmark: one HMGET and one Lua CAS behind a bare endpoint.
 
 Run as a child process by ``bench/service.py``::
 
-    python bench/_floor.py --port P --redis-url redis://127.0.0.1:R/0 \
-        --state-bytes N --response-bytes M
+    python bench/_floor.py --stack grpc|rest|connect --port P \
+        --redis-url redis://127.0.0.1:R/0 --state-bytes N --response-bytes M
 
-No interceptors, no tracing, no logging, no protobuf: the request is ``<key index>:<padding>``
-bytes, the handler reads the key's hash (HMGET state meta version), writes a new state of
-``--state-bytes`` with a compare-and-set script on the version, and answers ``--response-bytes``.
+``--stack grpc``: a bare grpc.aio unary call (no interceptors, no protobuf; the request is
+``<key index>:<padding>`` bytes). ``--stack rest``: a bare ASGI endpoint on uvicorn (POST, the same
+bytes in, a JSON body out). ``--stack connect``: a bare connectrpc unary method on uvicorn taking
+and returning a ``google.protobuf.BytesValue`` in Connect JSON. No tracing, no logging. The handler
+reads the key's hash (HMGET state meta version), writes a new state of ``--state-bytes`` with a
+compare-and-set script on the version, and answers ``--response-bytes``.
 """
 
 from __future__ import annotations
@@ -19,12 +22,19 @@ from typing import Any, cast
 
 import grpc
 import grpc.aio
+import uvicorn
+from connectrpc.compat import google_protobuf_codecs
+from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
+from connectrpc.server import ConnectASGIApplication, Endpoint
+from google.protobuf.wrappers_pb2 import BytesValue
 from redis.asyncio import Redis, RedisCluster
 
-__all__ = ["CAS_SCRIPT", "METHOD", "SERVICE", "encode_request", "floor_key", "main"]
+__all__ = ["CAS_SCRIPT", "CONNECT_PATH", "METHOD", "SERVICE", "encode_request", "floor_key", "main"]
 
 SERVICE = "bench.Floor"
 METHOD = f"/{SERVICE}/Call"
+CONNECT_PATH = METHOD
+"""The Connect floor's path (the REST floor answers any POST path)."""
 CAS_SCRIPT = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then
@@ -65,6 +75,57 @@ class _Handler:
             raise RuntimeError(f"floor CAS conflict on {key}")
         return self._response
 
+    async def asgi(self, scope: Any, receive: Any, send: Any) -> None:
+        """The REST floor: read the body, do the call, answer JSON."""
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        payload = b'{"r":"' + await self.call(body, None) + b'"}'
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", b"%d" % len(payload)),
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": payload})
+
+    async def connect(self, request: BytesValue, ctx: Any) -> BytesValue:
+        """The Connect floor's method."""
+        return BytesValue(value=await self.call(request.value, None))
+
+
+def _connect_app(handler: _Handler) -> Any:
+    method = MethodInfo(
+        name="Call",
+        service_name=SERVICE,
+        input=BytesValue,
+        output=BytesValue,
+        idempotency_level=IdempotencyLevel.UNKNOWN,
+        stream_type=StreamType.UNARY,
+    )
+
+    class _App(ConnectASGIApplication[_Handler]):
+        @property
+        def path(self) -> str:
+            return f"/{SERVICE}"
+
+    return _App(
+        service=handler,
+        endpoints=lambda h: {METHOD: Endpoint.unary(method=method, function=h.connect)},
+        codecs=google_protobuf_codecs(),
+    )
+
+
+async def _serve_asgi(app: Any, port: int) -> None:
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_config=None,
+                            access_log=False, interface="asgi3", proxy_headers=False)  # fmt: skip
+    server = uvicorn.Server(config)
+    await server.serve()
+
 
 def _client(redis_url: str) -> Redis[bytes]:
     """A client of ``redis_url``; for ``redis+cluster://`` one that routes by key."""
@@ -75,9 +136,16 @@ def _client(redis_url: str) -> Redis[bytes]:
     return Redis.from_url(redis_url, decode_responses=False)
 
 
-async def _serve(port: int, redis_url: str, state_bytes: int, response_bytes: int) -> None:
+async def _serve(
+    stack: str, port: int, redis_url: str, state_bytes: int, response_bytes: int
+) -> None:
     client = _client(redis_url)
     handler = _Handler(client, state_bytes, response_bytes)
+    if stack != "grpc":
+        app = handler.asgi if stack == "rest" else _connect_app(handler)
+        await _serve_asgi(app, port)  # uvicorn stops on SIGTERM itself
+        await client.connection_pool.disconnect()
+        return
     server = grpc.aio.server()
     server.add_generic_rpc_handlers(
         (
@@ -101,12 +169,15 @@ async def _serve(port: int, redis_url: str, state_bytes: int, response_bytes: in
 def main() -> None:
     """Serve the floor method until SIGTERM."""
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--stack", choices=("grpc", "rest", "connect"), default="grpc")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--redis-url", required=True)
     parser.add_argument("--state-bytes", type=int, default=256)
     parser.add_argument("--response-bytes", type=int, default=512)
     args = parser.parse_args()
-    asyncio.run(_serve(args.port, args.redis_url, args.state_bytes, args.response_bytes))
+    asyncio.run(
+        _serve(args.stack, args.port, args.redis_url, args.state_bytes, args.response_bytes)
+    )
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ from typing import Any
 import _floor
 import grpc
 import grpc.aio
+import service_http as http_clients
 import service_players as players
 import service_procs as procs
 
@@ -61,6 +62,7 @@ from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 
 _RPCS = ("CreateGame", "GetState", "PlayCard")
+_PROTOCOLS = ("grpc", "rest", "connect")
 _START_TIMEOUT_S = 20.0
 _FINISHED_SAMPLE = 4
 _ROUNDS = 3
@@ -161,7 +163,7 @@ async def _wait_until(proc: procs.Proc, probe: Callable[[], Awaitable[object]]) 
         try:
             await probe()
             return
-        except grpc.aio.AioRpcError:
+        except (grpc.aio.AioRpcError, ConnectionError):
             if time.monotonic() > deadline:
                 raise
             await asyncio.sleep(0.1)
@@ -221,11 +223,11 @@ def _parse(argv: Sequence[str] | None) -> Args:
     return Args(ns.seconds, ns.conc, ns.target, ns.profile, ns.tracing == "on", ns.seed, ns.redis)
 
 
-def _server_env(args: Args, port: int, redis_url: str) -> dict[str, str]:
+def _server_env(args: Args, port: int, http_port: int, redis_url: str) -> dict[str, str]:
     return {
         "SCOPA_HOST": procs.HOST,
         "SCOPA_PORT": str(port),
-        "SCOPA_HTTP_PORT": "off",
+        "SCOPA_HTTP_PORT": str(http_port),
         "REDIS_URL": redis_url,
         "SCOPA_TOKEN_SECRET": _TOKEN_SECRET,
         "SCOPA_ALLOW_STACKED_DECKS": "true",
@@ -275,6 +277,7 @@ class Run:
     args: Args
     workdir: Path
     store: procs.BenchRedis
+    http_port: int
     started: list[procs.Proc]
     floor_sizes: dict[str, int]
 
@@ -283,12 +286,12 @@ FloorRound = Callable[[float], Coroutine[Any, Any, PhaseResult]]
 
 
 async def _start_floor(
-    run: Run, create: PhaseResult, play: PhaseResult, pools: players.Pools
-) -> tuple[FloorRound, grpc.aio.Channel]:
-    """Start the floor with PlayCard's payload sizes; return a runner of measured rounds."""
+    run: Run, create: PhaseResult, play: PhaseResult, pools: players.Pools, stack: str
+) -> tuple[FloorRound, Callable[[], Awaitable[None]]]:
+    """Start the ``stack`` floor with PlayCard's payload sizes; return a runner and a closer."""
     args = run.args
     names = [g.name for g in pools.fresh] or pools.finished_stacked
-    state_bytes = _state_bytes(run.store.client, names)
+    state_bytes = run.floor_sizes.get("state") or _state_bytes(run.store.client, names)
     request_bytes = _mean_size(play.rec, players.request_size_key("PlayCard"), 40)
     request_bytes += _mean_size(create.rec, "token", 60)
     response_bytes = _mean_size(play.rec, players.response_size_key("PlayCard"), 600)
@@ -296,35 +299,51 @@ async def _start_floor(
     port = procs.free_port()
     floor_args = [
         str(Path(__file__).with_name("_floor.py")),
+        "--stack", stack,
         "--port", str(port),
         "--redis-url", run.store.url,
         "--state-bytes", str(state_bytes),
         "--response-bytes", str(response_bytes),
     ]  # fmt: skip
-    floor = procs.start_python("floor", floor_args, {}, run.workdir, port)
+    floor = procs.start_python(f"floor-{stack}", floor_args, {}, run.workdir, port)
     run.started.append(floor)
     for i in range(args.conc):
         run.store.client.hset(
             _floor.floor_key(i), mapping={"state": b"s" * state_bytes, "meta": b"m", "version": 0}
         )
-    channel = grpc.aio.insecure_channel(floor.target)
-    ready = channel.unary_unary(_floor.METHOD)
-    await _wait_until(floor, lambda: ready(_floor.encode_request(0, 8), timeout=1.0))
     bench = Bench(args.conc, floor, run.store)
+    if stack == "grpc":
+        channel = grpc.aio.insecure_channel(floor.target)
+        ready = channel.unary_unary(_floor.METHOD)
+        await _wait_until(floor, lambda: ready(_floor.encode_request(0, 8), timeout=1.0))
 
-    async def call(rec: players.Recorder, i: int, deadline: float) -> None:
-        await players.floor_worker(channel, rec, i, request_bytes, deadline)
+        async def call(rec: players.Recorder, i: int, deadline: float) -> None:
+            await players.floor_worker(channel, rec, i, request_bytes, deadline)
+
+        close: Callable[[], Awaitable[None]] = channel.close
+    else:
+        http = _http_client(floor.port, args.conc)
+        await _wait_until(floor, lambda: http.get("/"))
+
+        async def call(rec: players.Recorder, i: int, deadline: float) -> None:
+            await http_clients.floor_http_worker(http, stack, rec, i, request_bytes, deadline)
+
+        close = http.aclose
 
     async def measured(seconds: float) -> PhaseResult:
         return await bench.phase("floor", call, seconds)
 
     await bench.phase("warmup", call, min(1.0, args.seconds / 5))
-    return measured, channel
+    return measured, close
+
+
+def _http_client(port: int, conc: int) -> http_clients.Http:
+    return http_clients.Http(f"http://{procs.HOST}:{port}", conc)
 
 
 async def _phases(
     run: Run, server: procs.Proc
-) -> tuple[list[PhaseResult], PhaseResult, players.Pools]:
+) -> tuple[list[PhaseResult], dict[str, tuple[PhaseResult, PhaseResult]], players.Pools]:
     """Every measured phase; PlayCard-only and floor rounds alternate so noise hits both."""
     args = run.args
     channel = grpc.aio.insecure_channel(server.target)
@@ -355,14 +374,36 @@ async def _phases(
     created = list(pools.fresh)
     results.append(await bench.phase("get", get, short))
     round_s = args.seconds / _ROUNDS
-    play_parts = [await bench.phase("play", play, round_s)]
-    floor_round, floor_channel = await _start_floor(run, results[0], play_parts[0], pools)
-    floor_parts = [await floor_round(round_s)]
-    for _ in range(_ROUNDS - 1):
-        play_parts.append(await bench.phase("play", play, round_s))
-        floor_parts.append(await floor_round(round_s))
-    await floor_channel.close()
-    results.append(_merge(play_parts))
+    http = _http_client(run.http_port, args.conc)
+    stubs: dict[str, Any] = {
+        "grpc": stub,
+        "rest": http_clients.HttpStub(http, "rest"),
+        "connect": http_clients.HttpStub(http, "connect"),
+    }
+
+    def play_over(
+        proto: str,
+    ) -> Callable[[players.Recorder, int, float], Coroutine[Any, Any, None]]:
+        async def worker(rec: players.Recorder, i: int, deadline: float) -> None:
+            await players.play_stacked(stubs[proto], rec, pools, rngs[i], args.target, deadline)
+
+        return worker
+
+    first_play = await bench.phase("play", play, round_s)
+    play_parts: dict[str, list[PhaseResult]] = {p: [] for p in _PROTOCOLS}
+    floor_parts: dict[str, list[PhaseResult]] = {p: [] for p in _PROTOCOLS}
+    floors = {}
+    for proto in _PROTOCOLS:
+        floors[proto] = await _start_floor(run, results[0], first_play, pools, proto)
+        await bench.phase("warmup", play_over(proto), min(1.0, args.seconds / 5))
+    for _ in range(_ROUNDS):
+        for proto in _PROTOCOLS:
+            play_parts[proto].append(await bench.phase("play", play_over(proto), round_s))
+            floor_parts[proto].append(await floors[proto][0](round_s))
+    for _round, close in floors.values():
+        await close()
+    await http.aclose()
+    results.append(_merge(play_parts["grpc"]))
     results.append(await bench.phase("games", games, args.seconds))
     if len(pools.finished) + len(pools.finished_stacked) < _FINISHED_SAMPLE:
         # Short runs end before games do: finish a few, unmeasured, for redis_bytes_per_game.
@@ -382,7 +423,8 @@ async def _phases(
             )
         )
     await channel.close()
-    return results, _merge(floor_parts), pools
+    by_proto = {p: (_merge(play_parts[p]), _merge(floor_parts[p])) for p in _PROTOCOLS}
+    return results, by_proto, pools
 
 
 def run(args: Args) -> list[str]:
@@ -394,18 +436,17 @@ def run(args: Args) -> list[str]:
         server_args = ["-m", "scopa.server"]
         if args.profile is not None:
             server_args = ["-m", "cProfile", "-o", str(args.profile.resolve()), *server_args]
-        port = procs.free_port()
-        server = procs.start_python(
-            "server", server_args, _server_env(args, port, store.url), workdir, port
-        )
+        port, http_port = procs.free_port(), procs.free_port()
+        env = _server_env(args, port, http_port, store.url)
+        server = procs.start_python("server", server_args, env, workdir, port)
         started.append(server)
-        state = Run(args, workdir, store, started, {})
-        results, floor_result, pools = asyncio.run(_phases(state, server))
+        state = Run(args, workdir, store, http_port, started, {})
+        results, by_proto, pools = asyncio.run(_phases(state, server))
         code = procs.stop(server)
         if code != 0:
             print(f"# warning: server exited with {code}; see {server.log_path}", file=sys.stderr)
         finished = pools.finished or pools.finished_stacked
-        lines = _report(args, results, floor_result)
+        lines = _report(args, results, by_proto)
         lines.append(_line(redis_bytes_per_game=round(_game_bytes(store.client, finished))))
         lines.append(
             _line(
@@ -422,23 +463,52 @@ def run(args: Args) -> list[str]:
         store.close()
 
 
-def _report(args: Args, results: Sequence[PhaseResult], floor: PhaseResult) -> list[str]:
+def _report(
+    args: Args,
+    results: Sequence[PhaseResult],
+    by_proto: dict[str, tuple[PhaseResult, PhaseResult]],
+) -> list[str]:
     by_name = {r.name: r for r in results}
     lines = []
-    floor_rate = floor.rec.calls("floor") / floor.elapsed_s
-    for phase_name, rpc in (("create", "CreateGame"), ("get", "GetState"), ("play", "PlayCard")):
+    for phase_name, rpc in (("create", "CreateGame"), ("get", "GetState")):
         phase = by_name[phase_name]
-        extra: dict[str, object] = {"cpu_attrib": "isolated"}
-        if rpc == "PlayCard":
-            extra["extra_creates"] = phase.rec.calls("CreateGame")
-            rate = phase.rec.calls(rpc) / phase.elapsed_s
-            extra["ratio_vs_floor"] = rate / floor_rate if floor_rate else 0.0
-        lines.append(_rpc_line(rpc, phase, args.conc, phase.total_calls(), **extra))
+        lines.append(
+            _rpc_line(
+                rpc, phase, args.conc, phase.total_calls(), cpu_attrib="isolated", proto="grpc"
+            )
+        )
+    grpc_cpu = _cpu_per_call(by_proto["grpc"][0], "PlayCard")
+    for proto in _PROTOCOLS:
+        play, floor = by_proto[proto]
+        floor_rate = floor.rec.calls("floor") / floor.elapsed_s
+        rate = play.rec.calls("PlayCard") / play.elapsed_s
+        extra: dict[str, object] = {
+            "cpu_attrib": "isolated",
+            "proto": proto,
+            "extra_creates": play.rec.calls("CreateGame"),
+            "ratio_vs_floor": rate / floor_rate if floor_rate else 0.0,
+            "cpu_vs_grpc": _cpu_per_call(play, "PlayCard") / grpc_cpu if grpc_cpu else 0.0,
+        }
+        lines.append(_rpc_line("PlayCard", play, args.conc, play.total_calls(), **extra))
     games = by_name["games"]
     for rpc in _RPCS:
-        lines.append(_rpc_line(rpc, games, args.conc, games.total_calls(), cpu_attrib="phase_avg"))
-    lines.append(_rpc_line("floor", floor, args.conc, floor.total_calls(), cpu_attrib="isolated"))
+        lines.append(
+            _rpc_line(
+                rpc, games, args.conc, games.total_calls(), cpu_attrib="phase_avg", proto="grpc"
+            )
+        )
+    for proto in _PROTOCOLS:
+        floor = by_proto[proto][1]
+        lines.append(
+            _rpc_line(
+                "floor", floor, args.conc, floor.total_calls(), cpu_attrib="isolated", proto=proto
+            )
+        )
     return lines
+
+
+def _cpu_per_call(phase: PhaseResult, rpc: str) -> float:
+    return phase.cpu_s / max(1, phase.total_calls())
 
 
 def _env_line(args: Args) -> str:

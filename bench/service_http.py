@@ -3,46 +3,71 @@
 :class:`HttpStub` has the async ``CreateGame`` / ``PlayCard`` methods of the gRPC stub that
 ``service_players`` calls, so the same workers drive the HTTP port: ``rest`` posts the proto3 JSON
 to the ``google.api.http`` routes, ``connect`` posts it to ``/scopa.v1.GameService/<Method>``
-(Connect unary, ``application/json``). Responses are parsed back into messages (client CPU).
+(Connect unary, ``application/json``). Requests go through pyqwest (connectrpc's Rust HTTP
+client), which leaves the client's CPU to the client; responses are parsed back into messages.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import time
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import _floor
-import httpx
+import pyqwest
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from scopa_client.v1 import scopa_pb2 as pb
 
-__all__ = ["HttpStub", "floor_http_worker"]
+__all__ = ["Http", "HttpStub", "floor_http_worker"]
 
 _M = TypeVar("_M", bound=Message)
 _SERVICE = "/scopa.v1.GameService"
+_JSON = ("content-type", "application/json")
+
+
+class Http:
+    """A keep-alive HTTP/1.1 client of one base URL."""
+
+    def __init__(self, base_url: str, conc: int) -> None:
+        self._base = base_url
+        transport = pyqwest.HTTPTransport(enable_otel=False, pool_max_idle_per_host=conc)
+        self._client = pyqwest.Client(transport)
+
+    async def post(
+        self, path: str, content: bytes, headers: Sequence[tuple[str, str]] = ()
+    ) -> bytes:
+        """POST ``content``; the response body (an error unless 200)."""
+        response = await self._client.post(self._base + path, [_JSON, *headers], content)
+        if response.status != 200:
+            raise RuntimeError(f"{path}: HTTP {response.status} {response.content[:200]!r}")
+        return response.content
+
+    async def get(self, path: str) -> int:
+        """GET, returning the status (a readiness probe)."""
+        return (await self._client.get(self._base + path)).status
+
+    async def aclose(self) -> None:
+        """Nothing to close (connections are pooled by the transport)."""
 
 
 class HttpStub:
     """The stub subset the benchmark workers use, over ``rest`` or ``connect`` JSON."""
 
-    def __init__(self, client: httpx.AsyncClient, protocol: str) -> None:
+    def __init__(self, http: Http, protocol: str) -> None:
         if protocol not in ("rest", "connect"):
             raise ValueError(protocol)
-        self._client = client
+        self._http = http
         self._protocol = protocol
 
     async def _post(
         self, path: str, body: dict[str, Any], metadata: Sequence[tuple[str, str]], out: _M
     ) -> _M:
-        headers = dict(metadata)
-        response = await self._client.post(path, json=body, headers=headers)
-        if response.status_code != 200:
-            raise RuntimeError(f"{path}: HTTP {response.status_code} {response.text[:200]}")
-        json_format.Parse(response.content, out, ignore_unknown_fields=True)
+        raw = await self._http.post(path, _dumps(body), metadata)
+        json_format.Parse(raw, out, ignore_unknown_fields=True)
         return out
 
     async def CreateGame(  # noqa: N802  (the gRPC stub's name)
@@ -65,8 +90,12 @@ class HttpStub:
         return await self._post(path, body, metadata, pb.PlayCardResponse())
 
 
+def _dumps(body: Any) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
 async def floor_http_worker(
-    client: httpx.AsyncClient,
+    http: Http,
     protocol: str,
     rec: Any,
     index: int,
@@ -75,15 +104,8 @@ async def floor_http_worker(
 ) -> None:
     """The REST or Connect floor's call in a loop, on this worker's own key."""
     payload = _floor.encode_request(index, request_bytes)
-    body = {"value": base64.b64encode(payload).decode()}
-
-    async def call() -> httpx.Response:
-        if protocol == "connect":
-            response = await client.post(_floor.CONNECT_PATH, json=body)
-        else:
-            response = await client.post("/floor", content=payload)
-        response.raise_for_status()
-        return response
-
+    # A BytesValue in Connect JSON is its base64 string.
+    content = _dumps(base64.b64encode(payload).decode()) if protocol == "connect" else payload
+    path = _floor.CONNECT_PATH if protocol == "connect" else "/floor"
     while time.monotonic() < deadline:
-        await rec.call("floor", call())
+        await rec.call("floor", http.post(path, content))

@@ -57,6 +57,8 @@ class HttpServer:
         config = uvicorn.Config(
             self._app,
             lifespan="off",
+            interface="asgi3",
+            proxy_headers=False,  # client addresses as seen; HttpGuard reads trusted proxy headers
             log_config=None,
             access_log=False,
             server_header=False,
