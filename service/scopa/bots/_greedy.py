@@ -1,0 +1,126 @@
+"""The one-ply heuristic bot: the play that takes the most value and gives the least away.
+
+Each legal action is applied by the engine itself to one determinisation of the seat's view (so
+sweeps, specials and declarations score exactly as the variant's rules say; the hidden cards
+drawn for it change nothing in the play's own outcome) and scored on what it takes (cards,
+denari, the settebello, primiera cards, sweeps, the variant's special points) minus what it
+leaves: the chance that the next seat, if it is an opponent, holds a card that sweeps the new
+table, estimated from the cards the seat has not seen.
+"""
+
+from __future__ import annotations
+
+import random
+from math import comb
+from typing import Final
+
+from scopa.rules import (
+    Action,
+    Card,
+    CardPlayed,
+    Declare,
+    Declared,
+    Event,
+    HandScored,
+    SeatView,
+    Suit,
+    apply_action,
+    capture_options,
+    rank_of,
+    suit_of,
+)
+
+from ._knowledge import determinise, unseen_cards
+
+__all__ = ["card_value", "greedy_action", "score_actions"]
+
+SETTEBELLO: Final = 16
+"""The seven of denari."""
+_PRIMIERA_WEIGHT: Final = {7: 3.0, 6: 1.5, 1: 1.0, 5: 0.5}
+_SWEEP_WEIGHT: Final = 15.0
+_SPECIAL_WEIGHT: Final = 12.0
+
+
+def card_value(card: Card) -> float:
+    """What taking ``card`` is worth on the score sheet (cards, denari, settebello, primiera)."""
+    value = 1.0 + _PRIMIERA_WEIGHT.get(rank_of(card), 0.0)
+    if suit_of(card) is Suit.DENARI:
+        value += 1.5
+    if card == SETTEBELLO:
+        value += 6.0
+    return value
+
+
+def _holds_rank(unseen: tuple[Card, ...], rank: int, hand_size: int) -> float:
+    """The chance that a hand of ``hand_size`` unseen cards holds one of ``rank``."""
+    total = len(unseen)
+    of_rank = sum(1 for c in unseen if rank_of(c) == rank)
+    if not of_rank or not hand_size or total < hand_size:
+        return 0.0
+    return 1.0 - comb(total - of_rank, hand_size) / comb(total, hand_size)
+
+
+def _sweep_risk(view: SeatView, table: tuple[Card, ...], hand_size: int) -> float:
+    """The chance that a seat with ``hand_size`` unseen cards can take the whole ``table``."""
+    if not table:
+        return 0.0
+    unseen = unseen_cards(view)
+    risk = 0.0
+    for rank in range(1, 11):
+        sample = next((c for c in unseen if rank_of(c) == rank), None)
+        if sample is None:
+            continue
+        if any(len(c) == len(table) for c in capture_options(view.options, table, sample)):
+            risk = max(risk, _holds_rank(unseen, rank, hand_size))
+    return risk
+
+
+def _play_score(view: SeatView, played: CardPlayed) -> float:
+    if not played.taken:
+        return -0.5 * card_value(played.card)
+    score = sum(card_value(c) for c in played.captured) + card_value(played.card)
+    if played.sweep:
+        score += _SWEEP_WEIGHT * view.options.sweep_points
+    return score + _SPECIAL_WEIGHT * sum(points for _name, points in played.specials)
+
+
+def _score(view: SeatView, action: Action, rng: random.Random) -> float:
+    assert view.seat is not None
+    state = determinise(view, rng)
+    after, events = apply_action(state, view.seat, action, random.Random(0))
+    score = 0.0
+    for event in events:
+        score += _event_score(view, event)
+    if any(isinstance(e, HandScored) for e in events) or isinstance(action, Declare):
+        return score
+    next_seat = after.turn
+    if view.side_of_seat[next_seat] != view.side_of_seat[view.seat]:
+        risk = _sweep_risk(view, after.table, len(after.hands[next_seat]))
+        taken_back = sum(card_value(c) for c in after.table)
+        score -= risk * (_SWEEP_WEIGHT * view.options.sweep_points + taken_back)
+    return score
+
+
+def _event_score(view: SeatView, event: Event) -> float:
+    if isinstance(event, CardPlayed):
+        return _play_score(view, event)
+    if isinstance(event, Declared):
+        return _SPECIAL_WEIGHT * event.points
+    return 0.0
+
+
+def score_actions(view: SeatView, rng: random.Random) -> list[tuple[float, Action]]:
+    """Every legal action of the view with its one-ply score (higher is better)."""
+    return [(_score(view, action, rng), action) for action in view.legal_actions]
+
+
+def greedy_action(view: SeatView, rng: random.Random) -> Action:
+    """The legal action of the best one-ply score (the first of equals, in the view's order)."""
+    scored = score_actions(view, rng)
+    if not scored:
+        raise ValueError("no legal action: it is not this seat's turn")
+    best = scored[0]
+    for entry in scored[1:]:
+        if entry[0] > best[0]:
+            best = entry
+    return best[1]

@@ -1,0 +1,51 @@
+"""Tests of the one-ply heuristic bot (scopa.bots._greedy)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from bots_helpers import cards, situation
+
+from scopa.bots import card_value, greedy_action, score_actions
+from scopa.rules import Declare, Move, make_ruleset, new_match, observe
+
+
+def test_takes_the_settebello_over_another_seven() -> None:
+    """Of two sevens on the table, it takes the seven of denari."""
+    view = observe(situation("7B 2C 3C", "7C 7D", "1S 2S 3S"), 0)
+    assert greedy_action(view, random.Random(0)) == Move(cards("7B")[0], cards("7D"))
+
+
+def test_prefers_a_sweep() -> None:
+    """Taking the whole table beats a smaller capture."""
+    view = observe(situation("7B 3S 10C", "3C 4C", "1S 2S 5S"), 0)
+    assert greedy_action(view, random.Random(0)) == Move(cards("7B")[0], cards("3C 4C"))
+
+
+def test_does_not_leave_a_sweep_to_the_next_seat() -> None:
+    """It lays a costlier card rather than leave a table an unseen nine can sweep."""
+    view = observe(situation("4B 7C 8C", "5C", "1S 2S 3S"), 0)
+    scores = dict((a, s) for s, a in score_actions(view, random.Random(0)))
+    four, seven = Move(cards("4B")[0], ()), Move(cards("7C")[0], ())
+    assert card_value(cards("4B")[0]) < card_value(cards("7C")[0])
+    assert scores[four] < scores[seven]
+    assert greedy_action(view, random.Random(0)) == Move(cards("8C")[0], ())
+
+
+def test_declares_when_it_can() -> None:
+    """In bazzica it makes an open declaration before playing (the variant's special points)."""
+    ruleset = make_ruleset("bazzica")
+    for seed in range(200):
+        state, _ = new_match(ruleset, rng=random.Random(seed))
+        view = observe(state, state.turn)
+        if any(isinstance(a, Declare) for a in view.legal_actions):
+            assert isinstance(greedy_action(view, random.Random(0)), Declare)
+            return
+    pytest.fail("no deal with an open declaration in 200 seeds")
+
+
+def test_refuses_when_not_its_turn() -> None:
+    """A seat that is not to play has nothing to choose: ValueError."""
+    with pytest.raises(ValueError, match="not this seat's turn"):
+        greedy_action(observe(situation("7B", "7D", "1S"), 1), random.Random(0))

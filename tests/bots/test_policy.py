@@ -1,0 +1,73 @@
+"""Tests of the policy API (scopa.bots._policy): levels, budgets, and blindness to hidden cards."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from bots_helpers import midgame, reshuffled_hidden
+
+from scopa.bots import Budget, Level, choose
+from scopa.rules import PRESETS, apply_action, make_ruleset, new_match, observe
+
+REPRODUCIBLE = Budget(iterations=40)
+
+
+@pytest.mark.parametrize("level", list(Level))
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_choice_does_not_depend_on_hidden_cards(level: Level, preset: str, seed: int) -> None:
+    """Two true states the seat cannot tell apart give the same choice for the same RNG seed."""
+    state = midgame(preset, seed, 2 + seed)
+    seat = state.turn
+    other = reshuffled_hidden(state, seat, seed + 100)
+    assert other.hands != state.hands or other.stock != state.stock
+    assert observe(other, seat) == observe(state, seat)
+    first = choose(observe(state, seat), random.Random(seed), REPRODUCIBLE, level)
+    second = choose(observe(other, seat), random.Random(seed), REPRODUCIBLE, level)
+    assert first == second
+    assert first in observe(state, seat).legal_actions
+
+
+@pytest.mark.parametrize("level", list(Level))
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_whole_game_between_bots_of_one_level(level: Level, preset: str) -> None:
+    """Every seat played by the bot finishes a game of every preset with legal actions only."""
+    rng = random.Random(7)
+    state, _ = new_match(make_ruleset(preset), rng=rng)
+    budget = Budget(iterations=4)
+    for _ in range(2000):
+        if state.finished:
+            break
+        seat = state.turn
+        state, _ = apply_action(state, seat, choose(observe(state, seat), rng, budget, level), rng)
+    assert state.finished
+
+
+def test_refuses_a_seat_not_to_play() -> None:
+    """Choosing for a seat whose turn it is not is a ValueError."""
+    state = midgame("scopa", 1, 2)
+    view = observe(state, (state.turn + 1) % 2)
+    with pytest.raises(ValueError, match="not this seat's turn"):
+        choose(view, random.Random(0), REPRODUCIBLE, Level.RANDOM)
+
+
+def ticks(step: float) -> Iterator[float]:
+    """A fake clock: 0, step, 2*step, ..."""
+    now = 0.0
+    while True:
+        yield now
+        now += step
+
+
+def test_time_budget_reads_the_clock() -> None:
+    """The deadline is up once the injected clock has moved on by ``seconds``."""
+    clock = ticks(0.01)
+    deadline = Budget(seconds=0.025, clock=lambda: next(clock)).deadline()
+    assert [deadline() for _ in range(4)] == [False, False, True, True]
+
+
+def test_no_seconds_means_no_deadline() -> None:
+    """A budget without seconds never times out (reproducible bots)."""
+    assert not Budget(iterations=5).deadline()()
