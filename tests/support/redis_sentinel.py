@@ -25,6 +25,7 @@ class RedisSentinel:
     """A primary watched by a sentinel, and the ``redis+sentinel://`` URL that reaches it."""
 
     primary: RedisServer
+    replicas: tuple[RedisServer, ...]
     host: str
     port: int
     process: subprocess.Popen[bytes]
@@ -36,21 +37,54 @@ class RedisSentinel:
         return f"redis+sentinel://{self.host}:{self.port}/{MASTER_NAME}"
 
 
-def _master_addr(host: str, port: int) -> str:
+def _cli(host: str, port: int, *args: str) -> str:
     binary = shutil.which("redis-cli") or "/usr/bin/redis-cli"
     done = subprocess.run(
-        [binary, "-h", host, "-p", str(port), "SENTINEL", "get-master-addr-by-name", MASTER_NAME],
+        [binary, "-h", host, "-p", str(port), *args],
         capture_output=True,
         check=False,
         timeout=5,
         text=True,
     )
-    return " ".join(done.stdout.split())
+    return done.stdout
 
 
-def start_redis_sentinel(host: str = "127.0.0.1", timeout_s: float = 10.0) -> RedisSentinel:
-    """Start a primary and a sentinel monitoring it (quorum 1); wait until the sentinel knows it."""
+def master_addr(sentinel: RedisSentinel) -> str:
+    """``host port`` of the master the sentinel names now."""
+    return _master_addr(sentinel.host, sentinel.port)
+
+
+def _master_addr(host: str, port: int) -> str:
+    return " ".join(_cli(host, port, "SENTINEL", "get-master-addr-by-name", MASTER_NAME).split())
+
+
+def _replicating(
+    primary: RedisServer, count: int, timeout_s: float, field: str = "connected_slaves"
+) -> None:
+    deadline = time.monotonic() + timeout_s
+    while f"{field}:{count}" not in _cli(primary.host, primary.port, "INFO", "replication"):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the replicas did not connect to the primary")
+        time.sleep(0.05)
+
+
+def start_redis_sentinel(
+    host: str = "127.0.0.1", timeout_s: float = 10.0, replicas: int = 0
+) -> RedisSentinel:
+    """Start a primary (and ``replicas``) and a sentinel monitoring it (quorum 1).
+
+    Returns once the sentinel knows the primary; replicas are in sync before it starts, so its
+    first look at the primary finds them (a failover can then be asked for at once).
+    """
     primary = start_redis_server(host=host)
+    followers = tuple(start_redis_server(host=host) for _ in range(replicas))
+    for follower in followers:
+        _cli(host, follower.port, "REPLICAOF", host, str(primary.port))
+    if followers:
+        _replicating(primary, len(followers), timeout_s)
+        # As docs/architecture.md advises: a demoted primary refuses writes (NOREPLICAS).
+        _cli(host, primary.port, "CONFIG", "SET", "min-replicas-to-write", "1")
+        _replicating(primary, len(followers), timeout_s, "min_slaves_good_slaves")
     workdir = Path(tempfile.mkdtemp(prefix="scopa-sentinel-"))
     port = free_port(host)
     conf = workdir / "sentinel.conf"
@@ -63,7 +97,7 @@ def start_redis_sentinel(host: str = "127.0.0.1", timeout_s: float = 10.0) -> Re
     process = subprocess.Popen(
         [binary, str(conf), "--sentinel"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
     )
-    sentinel = RedisSentinel(primary, host, port, process, workdir)
+    sentinel = RedisSentinel(primary, followers, host, port, process, workdir)
     deadline = time.monotonic() + timeout_s
     while _master_addr(host, port) != f"{host} {primary.port}":
         if process.poll() is not None or time.monotonic() > deadline:
@@ -83,13 +117,15 @@ def stop_redis_sentinel(sentinel: RedisSentinel) -> None:
             sentinel.process.kill()
             sentinel.process.wait()
     stop_redis_server(sentinel.primary)
+    for replica in sentinel.replicas:
+        stop_redis_server(replica)
     shutil.rmtree(sentinel.workdir, ignore_errors=True)
 
 
 @contextmanager
-def running_redis_sentinel() -> Iterator[RedisSentinel]:
+def running_redis_sentinel(replicas: int = 0) -> Iterator[RedisSentinel]:
     """Run a throwaway Sentinel set-up for the duration of the block."""
-    sentinel = start_redis_sentinel()
+    sentinel = start_redis_sentinel(replicas=replicas)
     try:
         yield sentinel
     finally:

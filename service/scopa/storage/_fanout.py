@@ -155,6 +155,17 @@ class Fanout:
                 await self._task
         await self._drop_link()
 
+    async def reconnect(self) -> None:
+        """Drop the link and open a new one (e.g. the backend's primary moved): readers get
+        :data:`RESYNC` once it is up. Nothing happens while no reader is attached."""
+        if self._closed or self._task is None or self._task.done():
+            return
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        await self._drop_link()
+        self._start()
+
     # -- internals --
 
     def _start(self) -> None:

@@ -80,6 +80,17 @@ def _is_oom(exc: BaseException) -> bool:
     return isinstance(exc, ResponseError) and str(exc).startswith("OOM ")
 
 
+_REFUSALS = ("NOREPLICAS ", "MASTERDOWN ")
+"""Replies by which Redis refuses a command without running it: a primary short of
+``min-replicas-to-write`` replicas (e.g. demoted by a Sentinel failover), a replica cut from
+its primary."""
+
+
+def is_refusal(exc: BaseException) -> bool:
+    """Whether Redis refused the command without running it (see ``_REFUSALS``)."""
+    return isinstance(exc, ResponseError) and str(exc).startswith(_REFUSALS)
+
+
 class _Call:
     """One store operation: a CLIENT span (no keys, no arguments) and StorageUnavailable.
 
@@ -110,7 +121,9 @@ class _Call:
             span.set_attribute("error.type", exc_type.__qualname__)
             span.set_status(Status(StatusCode.ERROR, exc_type.__name__))
         span.end()
-        if isinstance(exc, RedisConnectionError | RedisTimeoutError):
+        if isinstance(exc, RedisConnectionError | RedisTimeoutError) or (
+            exc is not None and is_refusal(exc)
+        ):
             raise StorageUnavailable(str(exc)) from exc
         if exc is not None and _is_oom(exc):
             raise StorageFull(str(exc)) from exc

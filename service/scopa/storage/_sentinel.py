@@ -7,15 +7,51 @@ failover the store (its shared pub/sub link included) reconnects to the new mast
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from opentelemetry import trace
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.exceptions import ResponseError
 
-from scopa.storage._redis import RedisStore
+from scopa.storage._redis import RedisStore, _Script, is_refusal
 from scopa.storage._target import RedisTarget
 
-__all__ = ["sentinel_store"]
+__all__ = ["SentinelStore", "sentinel_store"]
+
+
+class SentinelStore(RedisStore):
+    """A RedisStore on a pool that asks the sentinels for the master on every new connection.
+
+    A master demoted by a failover keeps its clients; configured with ``min-replicas-to-write``
+    it refuses writes (NOREPLICAS) instead of taking writes the new master never sees. On such a
+    refusal every pooled connection is dropped, so the next command asks the sentinels again.
+    """
+
+    _master: tuple[str, int] | None = None
+
+    async def ping(self) -> None:
+        """Ask the sentinels where the master is (reconnecting if it moved), then PING it.
+
+        The readiness check runs this every few seconds, so after a failover the pooled
+        connections (idle ones at once, busy ones when released) and the shared pub/sub link
+        move to the new master within one check, even while the old one hangs; watchers re-read
+        from their last version.
+        """
+        pool = cast("SentinelConnectionPool[Any]", self._pool)
+        with self._call("PING", "ping"):
+            master = await pool.get_master_address()
+        if self._master is not None and master != self._master:
+            await self._fanout.reconnect()
+        self._master = master
+        await super().ping()
+
+    async def _evalsha(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return await super()._evalsha(script, keys, args)
+        except ResponseError as exc:
+            if is_refusal(exc):
+                await self._pool.disconnect()
+            raise
 
 
 def sentinel_store(
@@ -23,7 +59,7 @@ def sentinel_store(
     *,
     socket_timeout: float = 5.0,
     tracer_provider: trace.TracerProvider | None = None,
-) -> RedisStore:
+) -> SentinelStore:
     """A RedisStore on the master ``target`` names, found through its sentinels.
 
     The URL's credentials are the master's; the sentinels are asked without any.
@@ -48,4 +84,4 @@ def sentinel_store(
         **auth,
         **timeouts,
     )
-    return RedisStore(pool, tracer_provider)
+    return SentinelStore(pool, tracer_provider)
