@@ -1,6 +1,7 @@
-"""Replicas behind a real L7 gRPC balancer (nginx grpc_pass): one SIGKILLed, one SIGTERMed.
+"""Replicas behind a real L7 balancer (nginx grpc_pass, proxy_pass): one SIGKILLed, one SIGTERMed.
 
-Players and watchers reach three replicas on one redis-server only through nginx. While they
+Players and watchers reach three replicas on one redis-server only through nginx (gRPC), and a
+REST reader polls a game through nginx's HTTP port (the replicas' SCOPA_HTTP_PORT). While they
 play, one replica is killed (SIGKILL: calls in flight are cut, their outcome unknown) and another
 is drained (SIGTERM). Players retry every call that did not get an answer from the service with
 the SAME request_id; watchers reconnect with the last version they saw. Then every OK'd move is
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 import grpc.aio
+import httpx
 import pytest
 import redis
 from support.nginx import Nginx, running_nginx
@@ -147,6 +149,38 @@ async def _view(stub: AsyncStub, game: Game, retries: Retries, deadline: float) 
 
 
 @dataclass
+class RestReads:
+    """What the REST reader saw through nginx's HTTP port."""
+
+    versions: list[int] = field(default_factory=list)
+    """The game's version in every 200 answer, in order."""
+    refused: int = 0
+    """Answers that were not 200 (the balancer's 502, the drain's 503), retried."""
+
+
+async def _rest_reader(
+    base_url: str, game: Game, seen: RestReads, done: asyncio.Event, deadline: float
+) -> None:
+    """GET /v1/games/{id} every few ms until the players are done, then once more."""
+    loop = asyncio.get_running_loop()
+    headers = {"authorization": f"Bearer {game.tokens[0]}"}
+    async with httpx.AsyncClient(base_url=base_url, timeout=CALL_TIMEOUT_S) as http:
+        while loop.time() < deadline:
+            last_round = done.is_set()
+            try:
+                answer = await http.get(f"/v1/{game.name}", headers=headers)
+            except httpx.TransportError:
+                answer = None
+            if answer is not None and answer.status_code == 200:
+                seen.versions.append(int(answer.json()["view"]["version"]))
+                if last_round:
+                    return
+            else:
+                seen.refused += 1
+            await asyncio.sleep(RETRY_S)
+
+
+@dataclass
 class Watched:
     """What one watcher saw: the version of every event, in order, and its reconnects."""
 
@@ -186,7 +220,7 @@ async def _when(ledger: Ledger, moves: int, deadline: float) -> None:
 
 
 async def _play_through_faults(
-    nginx: Nginx, replicas: Sequence[object], games: int
+    nginx: Nginx, replicas: Sequence[object], games: int, rest: RestReads
 ) -> tuple[list[Game], Ledger, Retries, list[Watched]]:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + DEADLINE_S
@@ -203,6 +237,10 @@ async def _play_through_faults(
             asyncio.create_task(_player(stub, g, ledger, retries, deadline, seed=i))
             for i, g in enumerate(created)
         ]
+        done = asyncio.Event()
+        reader = asyncio.create_task(
+            _rest_reader(f"http://127.0.0.1:{nginx.http_port}", created[0], rest, done, deadline)
+        )
         killed, drained = replicas[0], replicas[1]
         await _when(ledger, 20, deadline)
         os.kill(killed.process.pid, signal.SIGKILL)  # type: ignore[attr-defined]
@@ -210,7 +248,8 @@ async def _play_through_faults(
         os.kill(drained.process.pid, signal.SIGTERM)  # type: ignore[attr-defined]
         async with asyncio.timeout(DEADLINE_S):
             await asyncio.gather(*players)
-            await asyncio.gather(*watchers)
+            done.set()
+            await asyncio.gather(*watchers, reader)
         return created, ledger, retries, watched
     finally:
         await channel.close()
@@ -221,8 +260,9 @@ async def test_no_move_is_lost_or_doubled_when_replicas_die_behind_nginx(
 ) -> None:
     """SIGKILL one and SIGTERM another of 3 replicas behind nginx: 0 moves lost or doubled."""
     replicas = start_servers(3)
-    with running_nginx([r.port for r in replicas]) as nginx:
-        games, ledger, retries, watched = await _play_through_faults(nginx, replicas, GAMES)
+    rest = RestReads()
+    with running_nginx([r.port for r in replicas], [r.http_port for r in replicas]) as nginx:
+        games, ledger, retries, watched = await _play_through_faults(nginx, replicas, GAMES, rest)
         proxy_log = nginx.error_log()
     assert replicas[0].process.wait(timeout=10) == -signal.SIGKILL
     assert replicas[1].process.wait(timeout=10) == 0, replicas[1].log_text()[-2000:]
@@ -237,10 +277,14 @@ async def test_no_move_is_lost_or_doubled_when_replicas_die_behind_nginx(
         assert not seen.truncated, game.name
         assert seen.versions == sorted(set(seen.versions)), f"{game.name}: repeated versions"
         assert set(range(2, final + 1)) <= set(seen.versions), f"{game.name}: a gap"
+    # REST through proxy_pass: reads never went back in time, and the last one saw the end.
+    assert rest.versions == sorted(rest.versions), rest.versions
+    assert rest.versions[-1] == max(ledger.ok[games[0].name])
     # The faults were real: calls were cut or refused and streams broke and reconnected.
     assert retries.proxy + sum(retries.service.values()) > 0, proxy_log[-2000:]
     assert sum(w.reconnects for w in watched) > 0
     print(
         f"moves={ledger.moves} retried_proxy={retries.proxy} retried_service={retries.service} "
-        f"watch_reconnects={sum(w.reconnects for w in watched)}"
+        f"watch_reconnects={sum(w.reconnects for w in watched)} "
+        f"rest_reads={len(rest.versions)} rest_refused={rest.refused}"
     )
