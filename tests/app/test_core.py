@@ -584,3 +584,15 @@ def test_a_log_entry_keeps_joins_and_engine_events_in_order() -> None:
     entry = _encode_log(batch)
     assert entry[:1] == b"A"
     assert _decode_log(entry) == batch
+
+
+def test_a_cached_response_is_stored_keyed_and_versioned() -> None:
+    """A cached response is written in the keyed format 2 and reads back whole."""
+    from scopa.app._core import _decode_response, _encode_log, _encode_response  # noqa: PLC0415
+
+    state, events = rules.new_match(rules.make_ruleset("scopa"), rng=random.Random(4))
+    blob = _encode_response(1, 9, rules.dump_state(state), _encode_log(events))
+    assert blob[0] == 2
+    seat, version, state_blob, logged = _decode_response(blob)
+    assert (seat, version, logged) == (1, 9, events)
+    assert rules.load_state(state_blob) == state

@@ -37,3 +37,12 @@ def test_version_1_meta_blob_loads() -> None:
     assert meta.seats == (SeatMeta("Ann", False, True), SeatMeta("Bea", True, True, "ab12cd"))
     assert meta.resigned == -1
     assert meta.last_events == (blobs / "log_engine.v1.bin").read_bytes()
+
+
+def test_meta_is_stored_keyed_and_versioned() -> None:
+    """Meta is written in the keyed format 2 and a truncated one is refused."""
+    meta = GameMeta((SeatMeta("ann", False, True),), resigned=0, last_events=b"A\x01\x02")
+    blob = meta.dump()
+    assert blob[0] == 2 and GameMeta.load(blob) == meta
+    with pytest.raises(InvalidState):
+        GameMeta.load(blob[:-1])

@@ -38,6 +38,7 @@ from scopa.storage import (
     VersionConflict,
 )
 
+from ._codec import is_keyed, pack, unpack
 from ._errors import (
     ConcurrentUpdate,
     GameNotFoundError,
@@ -762,12 +763,17 @@ def _same(a: str, b: str) -> bool:
 
 def _encode_response(seat: int, version: int, state: bytes, log: bytes) -> bytes:
     """The cached answer to a request_id: seat, version, state and the encoded events."""
-    head = json.dumps([seat, version, len(state)]).encode()
-    return len(head).to_bytes(2, "big") + head + state + log
+    return pack({"seat": seat, "version": version}, {"state": state, "log": log})
 
 
 def _decode_response(blob: bytes) -> tuple[int, int, bytes, list[AppEvent]]:
-    size = int.from_bytes(blob[:2], "big")
-    seat, version, state_len = json.loads(blob[2 : 2 + size])
-    rest = blob[2 + size :]
-    return seat, version, rest[:state_len], _decode_log(rest[state_len:])
+    if not is_keyed(blob):  # format 1: a 2-byte length, a JSON head, the state, the log
+        size = int.from_bytes(blob[:2], "big")
+        seat, version, state_len = json.loads(blob[2 : 2 + size])
+        rest = blob[2 + size :]
+        return seat, version, rest[:state_len], _decode_log(rest[state_len:])
+    record, blobs = unpack(blob)
+    try:
+        return record["seat"], record["version"], blobs["state"], _decode_log(blobs["log"])
+    except KeyError as exc:
+        raise rules.InvalidState("corrupt cached response") from exc

@@ -7,6 +7,8 @@ from dataclasses import dataclass, replace
 
 from scopa.rules import InvalidState
 
+from ._codec import is_keyed, pack, unpack
+
 __all__ = ["GameMeta", "SeatMeta"]
 
 
@@ -42,14 +44,30 @@ class GameMeta:
         return replace(self, seats=tuple(seats))
 
     def dump(self) -> bytes:
-        """Serialise for the store: a length-prefixed JSON head, then the raw last events."""
-        rows = [[s.name, s.open, s.joined, s.invite_digest] for s in self.seats]
-        head = json.dumps([rows, self.resigned], separators=(",", ":")).encode()
-        return len(head).to_bytes(4, "big") + head + self.last_events
+        """Serialise for the store in the keyed format of :mod:`scopa.app._codec`."""
+        seats = [
+            {"name": s.name, "open": s.open, "joined": s.joined, "invite_digest": s.invite_digest}
+            for s in self.seats
+        ]
+        return pack({"seats": seats, "resigned": self.resigned}, {"last_events": self.last_events})
 
     @classmethod
     def load(cls, blob: bytes) -> GameMeta:
-        """Read what :meth:`dump` wrote."""
+        """Read what :meth:`dump` wrote, or a format-1 meta (positional JSON head)."""
+        if not is_keyed(blob):
+            return cls._load_format_1(blob)
+        record, blobs = unpack(blob)
+        try:
+            seats = tuple(
+                SeatMeta(s["name"], s["open"], s["joined"], s["invite_digest"])
+                for s in record["seats"]
+            )
+            return cls(seats, record["resigned"], blobs["last_events"])
+        except (KeyError, TypeError) as exc:
+            raise InvalidState("corrupt game meta") from exc
+
+    @classmethod
+    def _load_format_1(cls, blob: bytes) -> GameMeta:
         try:
             size = int.from_bytes(blob[:4], "big")
             rows, resigned = json.loads(blob[4 : 4 + size])
