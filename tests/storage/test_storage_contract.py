@@ -31,11 +31,6 @@ async def _next(versions: AsyncIterator[int]) -> int:
     return await asyncio.wait_for(anext(versions), timeout=2.0)
 
 
-async def test_store_satisfies_protocol(backend: Backend) -> None:
-    """Both backends are instances of the runtime-checkable GameStore protocol."""
-    assert isinstance(backend.store, GameStore)
-
-
 async def test_create_then_load(backend: Backend) -> None:
     """A created game loads with its state, meta and the initial version."""
     result = await backend.store.create("g1", b"state", b"meta", [], TTL)
