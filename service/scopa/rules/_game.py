@@ -32,9 +32,11 @@ from ._options import AcesOnTable, Options, Ruleset
 from ._scoring import HandScore, SideTally, score_hand
 from ._specials import (
     DeclarationRule,
+    InstantWinRule,
     SpecialRule,
     Specials,
     declaration_rules,
+    instant_win_rules,
     special_rules,
 )
 
@@ -507,6 +509,8 @@ class _Plan(NamedTuple):
     """The special-play rules, asked at every capture."""
     declarations: tuple[DeclarationRule, ...]
     """The declaration rules, asked on every turn."""
+    instant_wins: tuple[InstantWinRule, ...]
+    """The rules that may end the match after a hand whatever the scores."""
     actions: dict[tuple[str, type], Handler]
     """The action table: (phase, action kind) -> the handler that applies it."""
 
@@ -532,6 +536,7 @@ def _plan(options: Options) -> _Plan:
         options.ace_takes_all and options.ace_on_empty_table_sweeps,
         special_rules(options),
         declaration_rules(options),
+        instant_win_rules(options),
         _action_table(options),
     )
     _PLANS[id(options)] = plan
@@ -928,10 +933,10 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
 def _match_winner(
     options: Options, score: HandScore, scores: tuple[int, ...]
 ) -> tuple[tuple[int, ...], FinishReason]:
-    if options.napoleone_wins:
-        napoleone = tuple(s for s, has in enumerate(score.napoleone) if has)
-        if napoleone:
-            return napoleone, FinishReason.NAPOLEONE
+    for rule in _plan(options).instant_wins:
+        winners = rule.winners(score)
+        if winners:
+            return winners, FinishReason(rule.reason)
     top = max(scores)
     if top >= options.target_score:
         leaders = tuple(s for s, v in enumerate(scores) if v == top)

@@ -11,21 +11,28 @@ special is one rule class here, one entry in :data:`SPECIAL_RULES` or
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from ._cards import _RANKS, Card
 from ._options import Options
 
+if TYPE_CHECKING:
+    from ._scoring import HandScore
+
 __all__ = [
     "DECLARATION_RULES",
+    "INSTANT_WIN_RULES",
     "SPECIAL_RULES",
     "Accusa",
     "Bagher",
     "DeclarationRule",
+    "InstantWinRule",
+    "NapoleoneWins",
     "Picula",
     "SpecialRule",
     "Specials",
     "declaration_rules",
+    "instant_win_rules",
     "special_rules",
 ]
 
@@ -160,6 +167,40 @@ SPECIAL_RULES: Final[tuple[tuple[str, SpecialRule], ...]] = (
 
 DECLARATION_RULES: Final[tuple[tuple[str, DeclarationRule], ...]] = (("accusa", Accusa()),)
 """Every declaration rule, by the boolean option that enables it, in score-sheet order."""
+
+
+class InstantWinRule(Protocol):
+    """A hand result that ends the match at once, whatever the scores (the napoleone)."""
+
+    @property
+    def reason(self) -> str:
+        """The finish reason it gives, e.g. ``"napoleone"`` (a ``FinishReason`` value)."""
+        ...
+
+    def winners(self, score: HandScore) -> tuple[int, ...]:
+        """The sides that win at once after the hand scored ``score`` (empty: none)."""
+        ...
+
+
+class NapoleoneWins:
+    """A side that took all ten denari wins the match at once (seeds 002, 004)."""
+
+    reason: Final = "napoleone"
+
+    def winners(self, score: HandScore) -> tuple[int, ...]:
+        """The sides holding all ten denari this hand."""
+        return tuple([side for side, has in enumerate(score.napoleone) if has])
+
+
+INSTANT_WIN_RULES: Final[tuple[tuple[str, InstantWinRule], ...]] = (
+    ("napoleone_wins", NapoleoneWins()),
+)
+"""Every instant-win rule, by the boolean option that enables it, asked in this order."""
+
+
+def instant_win_rules(options: Options) -> tuple[InstantWinRule, ...]:
+    """The instant-win rules ``options`` enable."""
+    return tuple([rule for option, rule in INSTANT_WIN_RULES if getattr(options, option)])
 
 
 def special_rules(options: Options) -> tuple[SpecialRule, ...]:
