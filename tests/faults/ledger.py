@@ -202,7 +202,11 @@ async def _play_move(
     deadline: float,
     rng: random.Random,
 ) -> None:
-    """One PlayCard, retried with the same request_id while its outcome is unknown."""
+    """One PlayCard, retried with the same request_id while its outcome is unknown.
+
+    After an OUTCOME_UNKNOWN (or a deadline), an attempt answered STORAGE_UNAVAILABLE says
+    nothing about the earlier attempt: the request is retried until a definitive answer.
+    """
     loop = asyncio.get_running_loop()
     rid = uuid.uuid4().hex
     request = pb.PlayCardRequest(
@@ -211,6 +215,7 @@ async def _play_move(
         capture=pb.CaptureChoice(cards=list(move.capture)),
         request_id=rid,
     )
+    uncertain = False
     while True:
         try:
             response: pb.PlayCardResponse = await rng.choice(stubs).PlayCard(
@@ -218,12 +223,17 @@ async def _play_move(
             )
         except grpc.aio.AioRpcError as exc:
             failure = ledger.fail("PlayCard", exc)
-            unknown = failure.code == grpc.StatusCode.DEADLINE_EXCEEDED
-            if unknown or failure.reason == "OUTCOME_UNKNOWN":
-                if loop.time() < deadline:
-                    await asyncio.sleep(0.05)
-                    continue
-                ledger.unknown[game.name] = ledger.unknown.get(game.name, 0) + 1
+            if (
+                failure.reason == "OUTCOME_UNKNOWN"
+                or exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            ):
+                uncertain = True
+            elif not (uncertain and exc.code() == grpc.StatusCode.UNAVAILABLE):
+                return  # a definitive answer: nothing was changed
+            if loop.time() < deadline:
+                await asyncio.sleep(0.05)
+                continue
+            ledger.unknown[game.name] = ledger.unknown.get(game.name, 0) + 1
             return
         played = response.events[0]
         ledger.record_ok(game.name, played.version, seat, card_of(played.card_played.card), rid)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -17,9 +19,23 @@ from redis.asyncio import Redis
 from redis.asyncio.connection import AbstractConnection
 from redis.crc import key_slot
 from redis.utils import HIREDIS_AVAILABLE
-from support.redis_server import free_port
+from support.redis_server import (
+    RedisServer,
+    free_port,
+    restart_redis_server,
+    start_redis_server,
+    stop_redis_server,
+)
 
-from scopa.storage import RedisStore, StorageUnavailable, channel, events_key, game_key
+from scopa.storage import (
+    OutcomeUnknown,
+    RedisStore,
+    StorageFull,
+    StorageUnavailable,
+    channel,
+    events_key,
+    game_key,
+)
 from scopa.telemetry import untraced
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -276,3 +292,92 @@ async def test_untraced_operations_make_no_span(redis_url: str) -> None:
     finally:
         await store.close()
     assert [span.name for span in exporter.get_finished_spans()] == ["PING ping"]
+
+
+@pytest.fixture
+def own_server() -> Iterator[list[RedisServer]]:
+    """A redis-server of this test only (paused, filled or restarted by it)."""
+    holder = [start_redis_server()]
+    yield holder
+    if holder[0].process.poll() is None:
+        os.kill(holder[0].process.pid, signal.SIGCONT)
+    stop_redis_server(holder[0])
+
+
+async def test_write_sent_to_a_paused_redis_is_outcome_unknown(
+    own_server: list[RedisServer],
+) -> None:
+    """A commit whose reply times out is OutcomeUnknown (it runs once Redis resumes)."""
+    server = own_server[0]
+    store = RedisStore.from_url(server.url, socket_timeout=0.5)
+    try:
+        await store.create("g1", b"s", b"m", [], TTL)
+        await store.commit("g1", 1, b"s", b"m", [], TTL)  # the script is loaded
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(OutcomeUnknown):
+                await store.commit("g1", 2, b"s2", b"m", [b"e"], TTL, "r1", b"first")
+            with pytest.raises(StorageUnavailable) as caught:
+                await store.load("g1")
+            assert not isinstance(caught.value, OutcomeUnknown), "a read changes nothing"
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+        snapshot = await store.load("g1", "r1")
+        assert (snapshot.version, snapshot.cached_response) == (3, b"first")
+    finally:
+        await store.close()
+
+
+async def test_write_that_cannot_connect_is_storage_unavailable() -> None:
+    """A commit that never reached Redis is StorageUnavailable, not OutcomeUnknown."""
+    store = RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_timeout=0.5)
+    try:
+        with pytest.raises(StorageUnavailable) as caught:
+            await store.commit("g1", 1, b"s", b"m", [], TTL)
+        assert not isinstance(caught.value, OutcomeUnknown)
+    finally:
+        await store.close()
+
+
+async def test_redis_at_maxmemory_refuses_writes_with_storage_full(
+    own_server: list[RedisServer],
+) -> None:
+    """At maxmemory (noeviction) writes raise StorageFull, change nothing, and ping fails."""
+    server = own_server[0]
+    store = RedisStore.from_url(server.url)
+    admin: Redis[bytes] = Redis.from_url(server.url)
+    try:
+        await store.create("g1", b"s", b"m", [], TTL)
+        await store.ping()
+        await admin.config_set("maxmemory", "1")
+        with pytest.raises(StorageFull):
+            await store.commit("g1", 1, b"s2", b"m", [b"e"], TTL)
+        with pytest.raises(StorageFull):
+            await store.create("g2", b"s", b"m", [], TTL)
+        with pytest.raises(StorageFull):
+            await store.ping()
+        assert (await store.load("g1")).version == 1
+        assert await admin.exists(game_key("g2"), events_key("g2")) == 0
+        await admin.config_set("maxmemory", "0")
+        await store.ping()
+        assert await store.commit("g1", 1, b"s2", b"m", [b"e"], TTL) == 2
+    finally:
+        await admin.connection_pool.disconnect()
+        await store.close()
+
+
+async def test_pooled_connections_survive_a_redis_restart(own_server: list[RedisServer]) -> None:
+    """After a restart, every stale pooled connection is replaced without a failed call."""
+    store = RedisStore.from_url(own_server[0].url, socket_timeout=2.0)
+    try:
+        await store.create("g1", b"s", b"m", [], TTL)
+        await asyncio.gather(*(store.load("g1") for _ in range(20)))
+        own_server[0] = restart_redis_server(own_server[0])
+        loads = await asyncio.gather(*(store.load("g1") for _ in range(20)))
+        assert {s.version for s in loads} == {1}
+        commits = await asyncio.gather(
+            *(store.commit("g1", 1 + i, b"s", b"m", [], TTL) for i in range(1)),
+        )
+        assert commits == [2]
+    finally:
+        await store.close()

@@ -13,11 +13,15 @@ from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 from redis.asyncio.connection import AbstractConnection, Connection
+from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import (  # type: ignore[attr-defined]  # the stubs predate OutOfMemoryError
+    NoScriptError,
+    OutOfMemoryError,
+    ResponseError,
+)
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.retry import Retry
 
 from scopa.storage._errors import (
     DuplicateRequest,
@@ -77,7 +81,9 @@ class _Script:
 
 def _is_oom(exc: BaseException) -> bool:
     """Whether Redis refused a write because it is at maxmemory (noeviction)."""
-    return isinstance(exc, ResponseError) and str(exc).startswith("OOM ")
+    return isinstance(exc, OutOfMemoryError) or (
+        isinstance(exc, ResponseError) and str(exc).startswith("OOM ")
+    )
 
 
 _REFUSALS = ("NOREPLICAS ", "MASTERDOWN ")

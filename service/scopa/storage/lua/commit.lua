@@ -29,6 +29,7 @@ if current ~= tonumber(ARGV[1]) then
   return {2, current}
 end
 local version = current + 1
+-- The first write (HSET) is the one Redis refuses at maxmemory: then nothing was written.
 redis.call('HSET', game, 'state', ARGV[2], 'meta', ARGV[3], 'version', version)
 if ARGV[5] == '2' then
   redis.call('HSET', game, ARGV[6], ARGV[7])

@@ -21,9 +21,11 @@ if current then
   end
   return {4, tonumber(current)}
 end
+-- The first write must be one Redis refuses at maxmemory (HSET, not DEL): a script that
+-- started writing is allowed to finish, so a refused first write leaves nothing behind.
+redis.call('HSET', game, 'state', ARGV[1], 'meta', ARGV[2], 'version', 1)
 -- A stale log may outlive its expired game by a few milliseconds.
 redis.call('DEL', log)
-redis.call('HSET', game, 'state', ARGV[1], 'meta', ARGV[2], 'version', 1)
 if ARGV[4] == '2' then
   redis.call('HSET', game, ARGV[5], ARGV[6])
 end
