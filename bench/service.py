@@ -22,7 +22,8 @@ Cluster; the Redis counters are summed over its primaries.
 
 Output (``key=value`` lines): an ``env`` line, one ``rpc=<name> conc=<n> calls_per_s=<n> p50_ms=<x>
 p99_ms=<x> cpu_us_per_call=<x> redis_cmds_per_call=<x> phase=<phase> ...`` line per RPC
-and phase, ``redis_bytes_per_game=<n>``, the floor's ``rpc=floor`` line and ``ratio_vs_floor``
+and phase, ``redis_bytes_per_game=<n>`` (a finished 2-player game, every request carrying a
+request_id as the default client sends), the floor's ``rpc=floor`` line and ``ratio_vs_floor``
 on the ``phase=play`` PlayCard line (PlayCard-only calls/s over floor calls/s).
 
 Attribution. ``calls_per_s``, ``p50_ms`` and ``p99_ms`` are client-side per RPC.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+import uuid
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
@@ -132,6 +133,7 @@ async def create_game(
     """CreateGame with two creator-held seats; with ``stacked`` also a local engine mirror."""
     deck: list[int] = []
     request = pb.CreateGameRequest(
+        request_id=uuid.uuid4().hex,
         preset=_PRESET,
         options=_options(target),
         seats=[pb.SeatSpec(display_name="north"), pb.SeatSpec(display_name="south")],
@@ -200,7 +202,12 @@ async def _play_mirrored(
         seat = state.turn
         move = rng.choice(rules.legal_moves(state))
         capture = pb.CaptureChoice(cards=[_pb_card(c) for c in move.capture or ()])
-        request = pb.PlayCardRequest(name=game.name, card=_pb_card(move.card), capture=capture)
+        request = pb.PlayCardRequest(
+            name=game.name,
+            card=_pb_card(move.card),
+            capture=capture,
+            request_id=uuid.uuid4().hex,
+        )
         response = await rec.call("PlayCard", stub.PlayCard(request, metadata=game.seats[seat]))
         rec.sample_size("PlayCard", request, response)
         try:
@@ -256,7 +263,10 @@ async def games_worker(
                 break
             move = rng.choice(got.view.legal_moves)
             request = pb.PlayCardRequest(
-                name=game.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
+                name=game.name,
+                card=move.card,
+                capture=pb.CaptureChoice(cards=move.capture),
+                request_id=uuid.uuid4().hex,
             )
             played = await rec.call("PlayCard", stub.PlayCard(request, metadata=seat))
             if played.view.status == _FINISHED:

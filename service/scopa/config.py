@@ -101,6 +101,12 @@ ENV_VARS: tuple[EnvVar, ...] = (
     ),
     EnvVar("SCOPA_GAME_TTL_S", "`604800` (7 days)", "Expiry of an unfinished game, in seconds."),
     EnvVar(
+        "SCOPA_WAITING_TTL_S",
+        "`3600` (1 hour)",
+        "Expiry of a game still waiting for players to join (refreshed by each join), in "
+        "seconds; once every seat is taken, `SCOPA_GAME_TTL_S` applies.",
+    ),
+    EnvVar(
         "SCOPA_FINISHED_TTL_S",
         "`86400` (1 day)",
         "How long a finished game stays readable, in seconds.",
@@ -222,6 +228,7 @@ class Settings:
     allow_stacked_decks: bool = False
     game_ttl_s: int = 7 * _DAY_S
     finished_ttl_s: int = _DAY_S
+    waiting_ttl_s: int = 3600
     watch_idle_s: float = 600.0
     watch_per_client: int = 100
     grace_s: float = 10.0
@@ -277,6 +284,7 @@ class Settings:
             allow_stacked_decks=env.get("SCOPA_ALLOW_STACKED_DECKS", False, _bool),
             game_ttl_s=env.get("SCOPA_GAME_TTL_S", 7 * _DAY_S, _positive_int),
             finished_ttl_s=env.get("SCOPA_FINISHED_TTL_S", _DAY_S, _positive_int),
+            waiting_ttl_s=env.get("SCOPA_WAITING_TTL_S", 3600, _positive_int),
             watch_idle_s=env.get("SCOPA_WATCH_IDLE_S", 600.0, _positive_float),
             watch_per_client=env.get("SCOPA_WATCH_PER_CLIENT", 100, _positive_count),
             grace_s=env.get("SCOPA_GRACE_S", 10.0, _non_negative_float),

@@ -21,6 +21,7 @@ from scopa.app import (
     InvalidArgument,
     InviteInvalid,
     PermissionDenied,
+    RequestIdReused,
     SeatJoined,
     SeatSpec,
     SeatTaken,
@@ -175,21 +176,100 @@ async def test_retried_request_id_returns_first_response() -> None:
     assert (await core.get_state(created.game_id, None)).version == first.snapshot.version
 
 
-async def test_request_id_of_another_seat_is_refused() -> None:
-    """A request_id reused by another seat is INVALID_ARGUMENT, not a replay of its response."""
+async def test_request_id_of_another_seat_never_replays_its_response() -> None:
+    """Each seat keeps its own latest request: another seat's request_id is a new request."""
     core = make_core()
     created, tokens = await two_seat_game(core)
     view = await core.get_state(created.game_id, tokens[0])
-    await core.play_card(created.game_id, tokens[0], view.view.legal_moves[0], request_id="m1")
-    with pytest.raises(InvalidArgument):
-        await core.play_card(created.game_id, tokens[1], rules.Move(0), request_id="m1")
+    first = await core.play_card(
+        created.game_id, tokens[0], view.view.legal_moves[0], request_id="m1"
+    )
+    theirs = await core.get_state(created.game_id, tokens[1])
+    second = await core.play_card(
+        created.game_id, tokens[1], theirs.view.legal_moves[0], request_id="m1"
+    )
+    assert (first.snapshot.version, second.snapshot.version) == (2, 3)
+    assert second.snapshot.view.seat == 1
+
+
+async def test_request_id_reused_for_another_request_is_refused() -> None:
+    """A seat's request_id reused for another move, or for a resign, is REQUEST_ID_REUSED."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    moves = (await core.get_state(game, tokens[0])).view.legal_moves
+    await core.play_card(game, tokens[0], moves[0], request_id="m1")
+    with pytest.raises(RequestIdReused) as caught:
+        await core.resign(game, tokens[0], request_id="m1")
+    assert caught.value.reason == "REQUEST_ID_REUSED" and caught.value.field == "request_id"
+    other = next(m for m in moves if m.card != moves[0].card)
+    with pytest.raises(RequestIdReused):
+        await core.play_card(game, tokens[0], other, request_id="m1")
+    again = await core.play_card(game, tokens[0], moves[0], request_id="m1")
+    assert again.snapshot.version == 2
+    assert (await core.get_state(game, None)).status is not GameStatus.FINISHED
+
+
+async def test_only_the_latest_request_of_each_seat_is_kept() -> None:
+    """A seat's cache holds one response: the game hash does not grow with its moves."""
+    store = MemoryStore()
+    core = GameCore(store, TokenAuthority(SECRET), CoreSettings(), rng=random.Random(5))
+    created, tokens = await two_seat_game(core)
+    rng = random.Random(6)
+    for i in range(10):
+        game = created.game_id
+        seat = (await core.get_state(game, None)).view.turn
+        mine = await core.get_state(game, tokens[seat])
+        await core.play_card(
+            game, tokens[seat], rng.choice(mine.view.legal_moves), request_id=f"r{i}"
+        )
+    cached = store._games[created.game_id].requests
+    assert sorted(cached) == ["req@0", "req@1"]
+
+
+async def test_join_retry_after_the_game_ended_returns_its_first_response() -> None:
+    """A JoinGame retried after the game is over gets its first answer, not GAME_OVER."""
+    core = make_core()
+    created = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("", open=True)])
+    )
+    game, code = created.game_id, dict(created.invites)[1]
+    joined = await core.join_game(game, code, "bob", request_id="j1")
+    await core.resign(game, dict(created.tokens)[0])
+    again = await core.join_game(game, code, "bob", request_id="j1")
+    assert (again.seat, again.token) == (joined.seat, joined.token)
+    assert again.snapshot.version == joined.snapshot.version
+    with pytest.raises(RequestIdReused):
+        await core.join_game(game, code, "eve", request_id="j1")
+
+
+async def test_games_waiting_for_players_get_the_short_ttl() -> None:
+    """An unstarted game expires after waiting_ttl_s; once every seat joined, the long TTL."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    core = GameCore(
+        store, TokenAuthority(SECRET), CoreSettings(waiting_ttl_s=60, active_ttl_s=3600)
+    )
+    waiting = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("", open=True)])
+    )
+    joined = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("", open=True)])
+    )
+    await core.join_game(joined.game_id, dict(joined.invites)[1], "bob")
+    clock.advance(61)
+    with pytest.raises(GameNotFoundError):
+        await core.get_state(waiting.game_id, None)
+    assert (await core.get_state(joined.game_id, None)).version == 2
 
 
 class InterleavingStore(MemoryStore):
     """The embedded store, yielding to other tasks after every load as a network store would."""
 
-    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot:
-        snapshot = await super().load(game_id, request_id)
+    async def load(
+        self, game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
+        snapshot = await super().load(game_id, request_id, slot)
         await asyncio.sleep(0)
         return snapshot
 
@@ -518,11 +598,13 @@ async def test_many_streams_of_one_game_share_reads() -> None:
     loads = 0
     original = store.load
 
-    async def counting(game_id: str, request_id: str | None = None) -> Snapshot:
+    async def counting(
+        game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
         nonlocal loads
         loads += 1
         await asyncio.sleep(0.01)
-        return await original(game_id, request_id)
+        return await original(game_id, request_id, slot)
 
     store.load = counting  # type: ignore[method-assign]
     await play_one(core, game, tokens, random.Random(1))

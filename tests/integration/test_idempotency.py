@@ -107,12 +107,30 @@ def test_a_create_request_id_cannot_be_reused_for_another_request(stub: Stub) ->
     expect_error(
         lambda: create(stub, "scopa", 2, request_id=request_id),
         grpc.StatusCode.INVALID_ARGUMENT,
-        "INVALID_ARGUMENT",
+        "REQUEST_ID_REUSED",
         field="request_id",
     )
     expect_error(
         lambda: create(stub, "scopa", 2, target=7, open_seats=[1], request_id=request_id),
         grpc.StatusCode.INVALID_ARGUMENT,
-        "INVALID_ARGUMENT",
+        "REQUEST_ID_REUSED",
         field="request_id",
     )
+
+
+def test_a_play_request_id_reused_to_resign_is_refused(stubs: tuple[Stub, Stub]) -> None:
+    """A PlayCard's request_id sent with ResignGame is REQUEST_ID_REUSED, and nobody resigned."""
+    created = create(stubs[0])
+    request_id = rid()
+    _play_first_move(stubs[0], created, request_id)
+    expect_error(
+        lambda: stubs[1].ResignGame(
+            pb.ResignGameRequest(name=created.name, request_id=request_id),
+            metadata=auth(tokens_of(created)[0]),
+            timeout=10,
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "REQUEST_ID_REUSED",
+        field="request_id",
+    )
+    assert view(stubs[0], created.name).status == pb.GAME_STATUS_ACTIVE

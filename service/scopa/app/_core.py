@@ -45,6 +45,7 @@ from ._errors import (
     InvalidArgument,
     InviteInvalid,
     PermissionDenied,
+    RequestIdReused,
     SeatTaken,
     StackedDecksDisabled,
     StaleEtag,
@@ -133,6 +134,8 @@ class CoreSettings:
     allow_stacked_decks: bool = False
     active_ttl_s: float = 7 * 24 * 3600
     finished_ttl_s: float = 24 * 3600
+    waiting_ttl_s: float = 3600.0
+    """Expiry of a game still waiting for players to join (refreshed by every join)."""
     watch_idle_s: float = 600.0
     """A WatchGame stream with no new version for this long ends with WATCH_IDLE."""
     watch_per_client: int = 100
@@ -316,14 +319,18 @@ class GameCore:
             raise PermissionDenied("this token does not act for this game")
         return seat
 
-    def _ttl(self, state: rules.MatchState) -> float:
+    def _ttl(self, state: rules.MatchState, meta: GameMeta) -> float:
         s = self._settings
-        return s.finished_ttl_s if state.finished else s.active_ttl_s
+        if state.finished:
+            return s.finished_ttl_s
+        return s.waiting_ttl_s if meta.waiting else s.active_ttl_s
 
-    async def _load(self, game_id: str, request_id: str | None = None) -> Snapshot:
+    async def _load(
+        self, game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
         self._check_game_id(game_id)
         try:
-            return await self._store.load(game_id, request_id)
+            return await self._store.load(game_id, request_id, slot)
         except GameNotFound:
             raise GameNotFoundError(f"no game games/{game_id}") from None
 
@@ -413,7 +420,7 @@ class GameCore:
                     rules.dump_state(state),
                     meta.dump(),
                     [meta.last_events],
-                    self._ttl(state),
+                    self._ttl(state, meta),
                     request_id,
                     response,
                 )
@@ -422,9 +429,7 @@ class GameCore:
         if not result.created:
             # A retried create: the same request gets the same game, credentials and invites.
             if not hmac.compare_digest(result.response or b"", response):
-                raise InvalidArgument(
-                    "request_id was already used for a different CreateGame", field="request_id"
-                )
+                raise RequestIdReused("request_id was already used for a different CreateGame")
             snap = await self._load(game_id)
             stored_state = rules.load_state(snap.state)
             stored_meta = GameMeta.load(snap.meta)
@@ -476,7 +481,8 @@ class GameCore:
         rules' action table, one compare-and-set."""
         playing = isinstance(action, rules.Move)
         doing = "playing a card" if playing else "taking an action"
-        loaded = await self._seat_write(game_id, token, request_id, doing)
+        fingerprint = _fingerprint("TakeAction", _canonical(action), etag)
+        loaded = await self._seat_write(game_id, token, request_id, doing, fingerprint)
         if isinstance(loaded, PlayResult):
             return loaded
         snap, state, meta, seat, rid = loaded
@@ -498,36 +504,44 @@ class GameCore:
             elif isinstance(first, rules.Declared):
                 span.set_attribute("scopa.declaration", first.name)
             span.set_attribute("scopa.game_over", new_state.finished)
-        return await self._commit(game_id, snap.version, new_state, meta, seat, events, rid)
+        return await self._commit(
+            game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
+        )
 
     async def resign(self, game_id: str, token: str | None, request_id: str = "") -> PlayResult:
         """The token's seat resigns: the game ends and the other sides win."""
-        loaded = await self._seat_write(game_id, token, request_id, "resigning")
+        fingerprint = _fingerprint("ResignGame")
+        loaded = await self._seat_write(game_id, token, request_id, "resigning", fingerprint)
         if isinstance(loaded, PlayResult):
             return loaded
         snap, state, meta, seat, rid = loaded
         new_state, events = rules.resign(state, seat)
         meta = replace(meta, resigned=seat)
-        return await self._commit(game_id, snap.version, new_state, meta, seat, events, rid)
+        return await self._commit(
+            game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
+        )
 
     async def _seat_write(
-        self, game_id: str, token: str | None, request_id: str, action: str
+        self, game_id: str, token: str | None, request_id: str, action: str, fingerprint: bytes
     ) -> PlayResult | tuple[Snapshot, rules.MatchState, GameMeta, int, str | None]:
         """Load the game for a write by the token's seat (one round trip).
 
-        Returns the first response when ``request_id`` was already applied, else what the
-        write needs: the snapshot, the state, the meta, the seat and the checked request id.
+        Returns the first response when ``request_id`` is the seat's latest request (each seat
+        keeps one cached response), else what the write needs: the snapshot, the state, the
+        meta, the seat and the checked request id.
         """
         rid = self._check_request_id(request_id)
         if token is None:
             raise Unauthenticated(f"{action} needs a seat token")
-        snap = await self._load(game_id, rid)
+        self._check_game_id(game_id)
+        claimed = self._tokens.verify(token, game_id)
+        snap = await self._load(game_id, rid, str(claimed) if rid else None)
         state = rules.load_state(snap.state)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
         assert seat is not None
         meta = GameMeta.load(snap.meta)
         if snap.cached_response is not None:
-            return self._replayed(game_id, seat, snap.cached_response, meta)
+            return self._replayed(game_id, seat, snap.cached_response, meta, fingerprint)
         return snap, state, meta, seat, rid
 
     async def _commit(
@@ -539,12 +553,16 @@ class GameCore:
         seat: int,
         events: Sequence[AppEvent],
         request_id: str | None,
+        fingerprint: bytes,
+        slot: str | None = None,
     ) -> PlayResult:
         new_version = version + 1
         blob = rules.dump_state(state)
         log = _encode_log(events)
         meta = replace(meta, last_events=log)
-        response = _encode_response(seat, new_version, blob, log) if request_id else None
+        response = None
+        if request_id:
+            response = _FINGERPRINTED + fingerprint + _encode_response(seat, new_version, blob, log)
         try:
             await self._store.commit(
                 game_id,
@@ -552,14 +570,15 @@ class GameCore:
                 blob,
                 meta.dump(),
                 [log],
-                self._ttl(state),
+                self._ttl(state, meta),
                 request_id,
                 response,
+                slot,
             )
         except VersionConflict:
             raise ConcurrentUpdate("another move was made at the same time; reload") from None
         except DuplicateRequest as dup:
-            return self._replayed(game_id, seat, dup.response, meta)
+            return self._replayed(game_id, seat, dup.response, meta, fingerprint)
         except GameNotFound:
             raise GameNotFoundError(f"no game games/{game_id}") from None
         if state.finished:
@@ -580,7 +599,14 @@ class GameCore:
         shown = tuple(VersionedEvent(version, e) for e in _visible(events, seat))
         return PlayResult(shown, self._snapshot(game_id, version, state, meta, seat, shown))
 
-    def _replayed(self, game_id: str, seat: int, cached: bytes, meta: GameMeta) -> PlayResult:
+    def _replayed(
+        self, game_id: str, seat: int, cached: bytes, meta: GameMeta, fingerprint: bytes
+    ) -> PlayResult:
+        if cached.startswith(_FINGERPRINTED):
+            size = len(_FINGERPRINTED) + len(fingerprint)
+            if not hmac.compare_digest(cached[len(_FINGERPRINTED) : size], fingerprint):
+                raise RequestIdReused("request_id was already used for another request")
+            cached = cached[size:]
         first_seat, version, state_blob, events = _decode_response(cached)
         if first_seat != seat:
             raise InvalidArgument("request_id was already used by another seat", field="request_id")
@@ -598,16 +624,20 @@ class GameCore:
         state = rules.load_state(snap.state)
         meta = GameMeta.load(snap.meta)
         seat = self._invited_seat(game_id, meta, invite_code)
+        fingerprint = _fingerprint("JoinGame", invite_code, name)
+        if snap.cached_response is not None:
+            # Before the GAME_OVER check: a retry after the game ended gets its first response.
+            replay = self._replayed(game_id, seat, snap.cached_response, meta, fingerprint)
+            return JoinResult(seat, self._tokens.issue(game_id, seat, rid), replay.snapshot)
         if state.finished:
             raise rules.GameOver("the game is over")
-        if snap.cached_response is not None:
-            replay = self._replayed(game_id, seat, snap.cached_response, meta)
-            return JoinResult(seat, self._tokens.issue(game_id, seat, rid), replay.snapshot)
         if meta.seats[seat].joined:
             raise SeatTaken("that seat was already claimed")
         meta = meta.with_joined(seat, name)
         events: list[AppEvent] = [SeatJoined(seat, meta.seats[seat].name)]
-        result = await self._commit(game_id, snap.version, state, meta, seat, events, rid)
+        result = await self._commit(
+            game_id, snap.version, state, meta, seat, events, rid, fingerprint
+        )
         return JoinResult(seat, self._tokens.issue(game_id, seat, rid), result.snapshot)
 
     def _invited_seat(self, game_id: str, meta: GameMeta, code: str) -> int:
@@ -751,6 +781,24 @@ def _create_digest(cmd: CreateGameCommand) -> bytes:
         separators=(",", ":"),
     )
     return b"create:" + hashlib.sha256(canonical.encode()).hexdigest().encode()
+
+
+_FINGERPRINTED = b"F"
+"""Marks a cached response that starts with the fingerprint of its request (16 bytes)."""
+
+
+def _fingerprint(rpc: str, *arguments: str) -> bytes:
+    """A digest of a mutating request (the RPC and its arguments), stored with its response."""
+    text = json.dumps([rpc, *arguments], separators=(",", ":"))
+    return hashlib.sha256(text.encode()).digest()[:16]
+
+
+def _canonical(action: rules.Action) -> str:
+    """An action as text, the capture order normalised (it is a set of table cards)."""
+    if isinstance(action, rules.Move):
+        capture = None if action.capture is None else sorted(action.capture)
+        return json.dumps(["move", action.card, capture])
+    return repr(action)
 
 
 def _new_id() -> str:

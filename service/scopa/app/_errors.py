@@ -15,6 +15,7 @@ __all__ = [
     "InvalidArgument",
     "InviteInvalid",
     "PermissionDenied",
+    "RequestIdReused",
     "SeatTaken",
     "StackedDecksDisabled",
     "StaleEtag",
@@ -106,3 +107,12 @@ class WatchIdle(AppError):
     """A WatchGame stream saw no new version for the idle limit; watch again to resume."""
 
     reason = "WATCH_IDLE"
+
+
+class RequestIdReused(InvalidArgument):
+    """A request_id already used (and still cached) for another request or other arguments."""
+
+    reason = "REQUEST_ID_REUSED"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="request_id")

@@ -119,6 +119,7 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     storage.StorageUnavailable: grpc.StatusCode.UNAVAILABLE,
     MalformedRequest: grpc.StatusCode.INVALID_ARGUMENT,
     ServerShuttingDown: grpc.StatusCode.UNAVAILABLE,
+    app.RequestIdReused: grpc.StatusCode.INVALID_ARGUMENT,
     app.TooManyWatches: grpc.StatusCode.RESOURCE_EXHAUSTED,
     app.WatchIdle: grpc.StatusCode.DEADLINE_EXCEEDED,
     storage.OutcomeUnknown: grpc.StatusCode.UNAVAILABLE,

@@ -28,6 +28,7 @@ async def build_services(settings: Settings) -> Wiring:
             allow_stacked_decks=settings.allow_stacked_decks,
             active_ttl_s=settings.game_ttl_s,
             finished_ttl_s=settings.finished_ttl_s,
+            waiting_ttl_s=settings.waiting_ttl_s,
             watch_idle_s=settings.watch_idle_s,
             watch_per_client=settings.watch_per_client,
         ),

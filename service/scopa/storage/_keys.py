@@ -35,3 +35,8 @@ def channel(game_id: str) -> str:
 def request_field(request_id: str) -> str:
     """Return the hash field recording the response of ``request_id``."""
     return f"req:{request_id}"
+
+
+def slot_field(slot: str) -> str:
+    """Return the hash field holding the one cached response of ``slot`` (e.g. a seat)."""
+    return f"req@{slot}"

@@ -16,7 +16,7 @@ from scopa.storage._errors import (
     VersionConflict,
 )
 from scopa.storage._fanout import VersionQueue
-from scopa.storage._keys import check_game_id, check_ttl
+from scopa.storage._keys import check_game_id, check_ttl, request_field, slot_field
 from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
 
 Clock = Callable[[], float]
@@ -59,7 +59,7 @@ class MemoryStore:
         self._check_open()
         existing = self._live(game_id)
         if existing is not None:
-            cached = existing.requests.get(request_id) if request_id is not None else None
+            cached = _cached(existing, request_id, None)
             if cached is None:
                 raise GameExists(game_id)
             return CreateResult(version=existing.version, created=False, response=cached)
@@ -68,12 +68,13 @@ class MemoryStore:
         self._apply(game_id, game, events, ttl_s, request_id, response)
         return CreateResult(version=INITIAL_VERSION, created=True, response=response)
 
-    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot:
+    async def load(
+        self, game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
         """Return the game and the response cached for ``request_id``."""
         self._check_open()
         game = self._require(game_id)
-        cached = game.requests.get(request_id) if request_id is not None else None
-        return Snapshot(game.state, game.meta, game.version, cached)
+        return Snapshot(game.state, game.meta, game.version, _cached(game, request_id, slot))
 
     async def commit(
         self,
@@ -85,17 +86,19 @@ class MemoryStore:
         ttl_s: float,
         request_id: str | None = None,
         response: bytes | None = None,
+        slot: str | None = None,
     ) -> int:
         """Compare-and-set the game and return its new version (see GameStore.commit)."""
         check_ttl(ttl_s)
         self._check_open()
         game = self._require(game_id)
-        if request_id is not None and request_id in game.requests:
-            raise DuplicateRequest(game_id, request_id, game.requests[request_id])
+        cached = _cached(game, request_id, slot)
+        if request_id is not None and cached is not None:
+            raise DuplicateRequest(game_id, request_id, cached)
         if game.version != expected_version:
             raise VersionConflict(game_id, expected_version, game.version)
         game.state, game.meta, game.version = state, meta, game.version + 1
-        self._apply(game_id, game, events, ttl_s, request_id, response)
+        self._apply(game_id, game, events, ttl_s, request_id, response, slot)
         for queue in self._subscribers.get(game_id, ()):
             queue.put(game.version)
         return game.version
@@ -145,10 +148,12 @@ class MemoryStore:
         ttl_s: float,
         request_id: str | None,
         response: bytes | None,
+        slot: str | None = None,
     ) -> None:
         game.events.extend(Event(game.version, payload) for payload in events)
         if request_id is not None and response is not None:
-            game.requests[request_id] = response
+            field, tag = _request_key(request_id, slot)
+            game.requests[field] = tag.encode() + response
         game.expires_at = self._clock() + ttl_s
         heapq.heappush(self._expiries, (game.expires_at, game_id))
         self._sweep()
@@ -172,3 +177,20 @@ class MemoryStore:
         while self._expiries and self._expiries[0][0] <= now:
             _, game_id = heapq.heappop(self._expiries)
             self._live(game_id)
+
+
+def _request_key(request_id: str, slot: str | None) -> tuple[str, str]:
+    if slot is None:
+        return request_field(request_id), ""
+    return slot_field(slot), f"{request_id}\n"
+
+
+def _cached(game: _Game, request_id: str | None, slot: str | None) -> bytes | None:
+    """The response cached for ``request_id`` (in its slot, if any), or None."""
+    if request_id is None:
+        return None
+    field, tag = _request_key(request_id, slot)
+    stored = game.requests.get(field)
+    if stored is None or not stored.startswith(tag.encode()):
+        return None
+    return stored[len(tag) :]

@@ -30,8 +30,14 @@ class GameStore(Protocol):
         """
         ...
 
-    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot:
-        """Return the game (and the response cached for ``request_id``); raise GameNotFound."""
+    async def load(
+        self, game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
+        """Return the game (and the response cached for ``request_id``); raise GameNotFound.
+
+        With a ``slot`` (e.g. a seat) the request is looked up in that slot, which keeps only
+        the latest request committed with it: older requests of the slot are no longer known.
+        """
         ...
 
     async def commit(
@@ -44,8 +50,11 @@ class GameStore(Protocol):
         ttl_s: float,
         request_id: str | None = None,
         response: bytes | None = None,
+        slot: str | None = None,
     ) -> int:
         """Compare-and-set the game and return its new version.
+
+        With a ``slot``, ``response`` replaces the slot's cached response (see :meth:`load`).
 
         Raises GameNotFound, DuplicateRequest (request already applied) or VersionConflict.
         """

@@ -40,6 +40,7 @@ from scopa.storage._keys import (
     events_key,
     game_key,
     request_field,
+    slot_field,
 )
 from scopa.storage._pubsub import RedisLink
 from scopa.storage._types import CreateResult, Event, Snapshot
@@ -62,13 +63,23 @@ def _ttl_ms(ttl_s: float) -> int:
     return max(1, round(ttl_s * 1000))
 
 
-def _request_args(request_id: str | None, response: bytes | None) -> list[str | bytes]:
-    """Return the (mode, field, response) script arguments for an optional request id."""
+def _request_key(request_id: str, slot: str | None) -> tuple[str, str]:
+    """The hash field and the tag of a request: its own field, or its slot's with its id."""
+    if slot is None:
+        return request_field(request_id), ""
+    return slot_field(slot), f"{request_id}\n"
+
+
+def _request_args(
+    request_id: str | None, response: bytes | None, slot: str | None = None
+) -> list[str | bytes]:
+    """Return the (mode, field, tag, response) script arguments for an optional request id."""
     if request_id is None:
-        return ["0", "", b""]
+        return ["0", "", "", b""]
+    field, tag = _request_key(request_id, slot)
     if response is None:
-        return ["1", request_field(request_id), b""]
-    return ["2", request_field(request_id), response]
+        return ["1", field, tag, b""]
+    return ["2", field, tag, response]
 
 
 class _Script:
@@ -265,17 +276,23 @@ class RedisStore:
             return CreateResult(version=int(result[1]), created=False, response=bytes(result[2]))
         raise GameExists(game_id)
 
-    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot:
+    async def load(
+        self, game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
         """Return the game and the response cached for ``request_id`` in one HMGET."""
         fields = ["state", "meta", "version"]
+        tag = ""
         if request_id is not None:
-            fields.append(request_field(request_id))
+            field, tag = _request_key(request_id, slot)
+            fields.append(field)
         with self._call("HMGET", "load"):
             values = await self._client.hmget(game_key(game_id), fields)
         state, meta, version = values[0], values[1], values[2]
         if state is None or meta is None or version is None:
             raise GameNotFound(game_id)
         cached = values[3] if request_id is not None else None
+        if cached is not None:
+            cached = cached[len(tag) :] if cached.startswith(tag.encode()) else None
         return Snapshot(state, meta, int(version), cached)
 
     async def commit(
@@ -288,10 +305,11 @@ class RedisStore:
         ttl_s: float,
         request_id: str | None = None,
         response: bytes | None = None,
+        slot: str | None = None,
     ) -> int:
         """Compare-and-set the game in one EVALSHA and return its new version."""
         args: list[Any] = [expected_version, state, meta, _ttl_ms(ttl_s)]
-        args += _request_args(request_id, response)
+        args += _request_args(request_id, response, slot)
         args += [self._publish, channel(game_id)]
         args += events
         with self._call("EVALSHA", "commit"):

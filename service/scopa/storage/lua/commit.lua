@@ -1,16 +1,17 @@
 -- Compare-and-set commit of one game; every key is passed through KEYS.
--- KEYS[1]  game hash (fields: state, meta, version, req:<request_id>)
+-- KEYS[1]  game hash (fields: state, meta, version, req:<request_id>, req@<slot>)
 -- KEYS[2]  event stream (entry ids are <version>-<seq>)
 -- ARGV[1]  expected version
 -- ARGV[2]  state
 -- ARGV[3]  meta
 -- ARGV[4]  ttl in milliseconds
--- ARGV[5]  request mode: '0' no request id, '1' check it, '2' check it and record ARGV[7]
--- ARGV[6]  request hash field (req:<request_id>)
--- ARGV[7]  response recorded for the request (mode '2' only)
--- ARGV[8]  publish command: 'PUBLISH', or 'SPUBLISH' on a Redis Cluster (sharded pub/sub)
--- ARGV[9]  pub/sub channel (not a key; it carries the same hash tag, so the same shard)
--- ARGV[10..] events, tagged with the new version
+-- ARGV[5]  request mode: '0' no request id, '1' check it, '2' check it and record ARGV[8]
+-- ARGV[6]  request hash field (req:<request_id>, or req@<slot> holding a slot's latest request)
+-- ARGV[7]  request tag: the field answers this request only if its value starts with it
+-- ARGV[8]  response recorded for the request (mode '2' only), stored after the tag
+-- ARGV[9]  publish command: 'PUBLISH', or 'SPUBLISH' on a Redis Cluster (sharded pub/sub)
+-- ARGV[10] pub/sub channel (not a key; it carries the same hash tag, so the same shard)
+-- ARGV[11..] events, tagged with the new version
 -- Returns {0, new_version} | {1, 0} not found | {2, current_version} conflict
 --       | {3, stored_response} duplicate request
 local game, log = KEYS[1], KEYS[2]
@@ -20,8 +21,8 @@ if not current then
 end
 if ARGV[5] ~= '0' then
   local stored = redis.call('HGET', game, ARGV[6])
-  if stored then
-    return {3, stored}
+  if stored and string.sub(stored, 1, #ARGV[7]) == ARGV[7] then
+    return {3, string.sub(stored, #ARGV[7] + 1)}
   end
 end
 current = tonumber(current)
@@ -32,12 +33,12 @@ local version = current + 1
 -- The first write (HSET) is the one Redis refuses at maxmemory: then nothing was written.
 redis.call('HSET', game, 'state', ARGV[2], 'meta', ARGV[3], 'version', version)
 if ARGV[5] == '2' then
-  redis.call('HSET', game, ARGV[6], ARGV[7])
+  redis.call('HSET', game, ARGV[6], ARGV[7] .. ARGV[8])
 end
-for i = 10, #ARGV do
-  redis.call('XADD', log, version .. '-' .. (i - 10), 'e', ARGV[i])
+for i = 11, #ARGV do
+  redis.call('XADD', log, version .. '-' .. (i - 11), 'e', ARGV[i])
 end
 redis.call('PEXPIRE', game, ARGV[4])
 redis.call('PEXPIRE', log, ARGV[4])
-redis.call(ARGV[8], ARGV[9], version)
+redis.call(ARGV[9], ARGV[10], version)
 return {0, version}

@@ -4,10 +4,11 @@
 -- ARGV[1]  state
 -- ARGV[2]  meta
 -- ARGV[3]  ttl in milliseconds
--- ARGV[4]  request mode: '0' no request id, '1' check it, '2' check it and record ARGV[6]
+-- ARGV[4]  request mode: '0' no request id, '1' check it, '2' check it and record ARGV[7]
 -- ARGV[5]  request hash field (req:<request_id>)
--- ARGV[6]  response recorded for the request (mode '2' only)
--- ARGV[7..] events, tagged with version 1
+-- ARGV[6]  request tag: the field answers this request only if its value starts with it
+-- ARGV[7]  response recorded for the request (mode '2' only), after the tag
+-- ARGV[8..] events, tagged with version 1
 -- Returns {0, 1} created | {3, current_version, stored_response} created earlier by
 --         this request | {4, current_version} exists
 local game, log = KEYS[1], KEYS[2]
@@ -15,8 +16,8 @@ local current = redis.call('HGET', game, 'version')
 if current then
   if ARGV[4] ~= '0' then
     local stored = redis.call('HGET', game, ARGV[5])
-    if stored then
-      return {3, tonumber(current), stored}
+    if stored and string.sub(stored, 1, #ARGV[6]) == ARGV[6] then
+      return {3, tonumber(current), string.sub(stored, #ARGV[6] + 1)}
     end
   end
   return {4, tonumber(current)}
@@ -27,10 +28,10 @@ redis.call('HSET', game, 'state', ARGV[1], 'meta', ARGV[2], 'version', 1)
 -- A stale log may outlive its expired game by a few milliseconds.
 redis.call('DEL', log)
 if ARGV[4] == '2' then
-  redis.call('HSET', game, ARGV[5], ARGV[6])
+  redis.call('HSET', game, ARGV[5], ARGV[6] .. ARGV[7])
 end
-for i = 7, #ARGV do
-  redis.call('XADD', log, '1-' .. (i - 7), 'e', ARGV[i])
+for i = 8, #ARGV do
+  redis.call('XADD', log, '1-' .. (i - 8), 'e', ARGV[i])
 end
 redis.call('PEXPIRE', game, ARGV[3])
 redis.call('PEXPIRE', log, ARGV[3])

@@ -2052,6 +2052,11 @@ export const OptionTypeSchema: GenEnum<OptionType> = /*@__PURE__*/
  *   outcome was not confirmed (e.g. the store stalled); it may have been
  *   applied. Retry with the same request_id: the retry returns the first
  *   response if it was applied, and applies it once otherwise.
+ * - INVALID_ARGUMENT / REQUEST_ID_REUSED: the request_id was already used for
+ *   another request (another RPC, or other arguments) that is still
+ *   remembered: CreateGame's and JoinGame's as long as the game lives, and the
+ *   latest PlayCard/ResignGame of each seat. Use a fresh request_id per request
+ *   and the same one only to retry it (metadata "field": "request_id").
  * - RESOURCE_EXHAUSTED / STORAGE_FULL: the game store is out of memory;
  *   nothing was changed, retry later with the same request_id.
  * - INTERNAL / INTERNAL: a server fault; the game state is unchanged.
