@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
+from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 
@@ -23,6 +24,7 @@ from ._calls import GameCalls
 from ._convert import token_from_metadata
 from ._http_guard import HttpGuard
 from ._http_telemetry import current_exchange, map_error
+from ._rest_json import FastJsonCodec
 
 __all__ = ["ConnectGameService", "connect_app"]
 
@@ -139,5 +141,7 @@ def connect_app(
 ) -> GameServiceASGIApplication:
     """The ASGI application serving Connect and gRPC-Web under ``/scopa.v1.GameService/``."""
     return GameServiceASGIApplication(
-        ConnectGameService(calls, guard), read_max_bytes=read_max_bytes
+        ConnectGameService(calls, guard),
+        read_max_bytes=read_max_bytes,
+        codecs=[google_protobuf_binary_codec(), FastJsonCodec()],
     )

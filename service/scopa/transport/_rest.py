@@ -17,7 +17,6 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 from urllib.parse import parse_qsl
 
-from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from scopa.app import InvalidArgument, StaleEtag
@@ -28,6 +27,7 @@ from ._convert import token_from_metadata
 from ._http_errors import MethodNotAllowed, RouteNotFound
 from ._http_guard import HttpGuard
 from ._http_telemetry import Receive, Scope, Send, current_exchange, map_error
+from ._rest_json import to_json_dict
 from ._rest_rules import Route, bind_request, is_repeated
 from ._rest_sse import end_stream, first_event, resume_from, send_stream_start, stream_events
 
@@ -39,10 +39,7 @@ StreamCall = Callable[[Any, str | None], AsyncIterator[Message]]
 
 def to_json(message: Message) -> dict[str, Any]:
     """The proto3 JSON mapping of ``message``, with fields at their default values too."""
-    result: dict[str, Any] = json_format.MessageToDict(
-        message, always_print_fields_with_no_presence=True
-    )
-    return result
+    return to_json_dict(message)
 
 
 async def send_json(

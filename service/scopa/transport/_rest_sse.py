@@ -14,13 +14,13 @@ import contextlib
 import json
 from collections.abc import AsyncIterator
 
-from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from scopa.app import InvalidArgument
 from scopa.server._errors import to_http_error
 
 from ._http_telemetry import Receive, Send, current_exchange, map_error
+from ._rest_json import to_json_dict
 
 __all__ = [
     "ID_FIELD",
@@ -44,10 +44,7 @@ _KEEPALIVE = b": keep-alive\n\n"
 
 def format_event(message: Message) -> bytes:
     """One SSE event: ``id:`` from the message's id field, ``data:`` its JSON on one line."""
-    data = json.dumps(
-        json_format.MessageToDict(message, always_print_fields_with_no_presence=True),
-        separators=(",", ":"),
-    )
+    data = json.dumps(to_json_dict(message), separators=(",", ":"))
     event_id = getattr(message, ID_FIELD, None)
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}data: {data}\n\n".encode()
