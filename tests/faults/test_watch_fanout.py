@@ -133,3 +133,33 @@ async def test_stream_of_an_expired_game_ends_with_not_found(start_servers: Star
     result = await asyncio.wait_for(_status_of_stream(stub, game.name), 20)
     assert result == (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND")
     await channel.close()
+
+
+async def test_behind_a_trusted_proxy_the_cap_counts_forwarded_clients(
+    start_servers: StartServers,
+) -> None:
+    """With SCOPA_TRUSTED_PROXY_HEADER the cap counts each forwarded client, not the proxy."""
+    (server,) = start_servers(
+        1, SCOPA_WATCH_PER_CLIENT="1", SCOPA_TRUSTED_PROXY_HEADER="x-forwarded-for"
+    )
+    channel, stub = async_stub(server.target)
+    game = await create_game(stub, seed=4)
+
+    def watch(client: str) -> grpc.aio.UnaryStreamCall:
+        return stub.WatchGame(
+            pb.WatchGameRequest(name=game.name), metadata=(("x-forwarded-for", client),)
+        )
+
+    first = watch("203.0.113.1")
+    await first.read()
+    second = watch("203.0.113.2")
+    assert (await second.read()).version == 1
+    refused = watch("203.0.113.1")
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await refused.read()
+    info = error_info(caught.value)
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert info is not None and info.reason == "TOO_MANY_WATCHES"
+    for call in (first, second):
+        call.cancel()
+    await channel.close()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from scopa.app import CoreSettings, GameCore, RateLimits, TokenAuthority
+from collections.abc import Callable
+from typing import Any
+
+from scopa.app import CoreSettings, GameCore, RateLimits, TokenAuthority, client_key
 from scopa.config import Settings
+from scopa.server._guard import peer_host
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
 from scopa.storage import StorageError, open_store
 from scopa.telemetry import (
@@ -16,6 +20,21 @@ from scopa.transport import ASGIApp, GameCalls, GameServicer, HttpGuard, build_h
 from scopa_client.v1 import scopa_pb2_grpc
 
 __all__ = ["build_services"]
+
+
+def _client_of(settings: Settings) -> Callable[[Any], str]:
+    """The client a per-client WatchGame cap counts: the rate limits' key (trusted proxy aware)."""
+    header = (settings.trusted_proxy_header or "").lower()
+
+    def client_of(context: Any) -> str:
+        forwarded = ""
+        metadata = (context.invocation_metadata() or ()) if header else ()
+        for key, value in metadata:
+            if key == header and isinstance(value, str):
+                forwarded = value  # the last one: a proxy appends
+        return client_key(peer_host(context.peer()), forwarded, settings.trusted_proxy_hops)
+
+    return client_of
 
 
 async def build_services(settings: Settings) -> Wiring:
@@ -38,7 +57,7 @@ async def build_services(settings: Settings) -> Wiring:
         on_watch=record_watch_streams,
     )
     calls = GameCalls(core)
-    servicer = GameServicer(calls)
+    servicer = GameServicer(calls, _client_of(settings))
 
     def register(server: object) -> None:
         scopa_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)

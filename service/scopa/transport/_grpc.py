@@ -6,6 +6,7 @@ Errors are not handled here: domain exceptions propagate to the error-mapping in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from scopa.app import GameCore
@@ -22,7 +23,7 @@ def _token(context: Any) -> str | None:
     return token_from_metadata(context.invocation_metadata())
 
 
-def _client(context: Any) -> str:
+def peer_address(context: Any) -> str:
     """The caller's address without its port (``ipv4:1.2.3.4:5`` -> ``1.2.3.4``)."""
     peer = str(context.peer() or "")
     kind, _, rest = peer.partition(":")
@@ -34,8 +35,12 @@ def _client(context: Any) -> str:
 class GameServicer(pb_grpc.GameServiceServicer):
     """scopa.v1.GameService on top of :class:`GameCore` (through :class:`GameCalls`)."""
 
-    def __init__(self, core: GameCore | GameCalls) -> None:
+    def __init__(
+        self, core: GameCore | GameCalls, client_of: Callable[[Any], str] = peer_address
+    ) -> None:
+        """``client_of(context)`` names the caller for per-client limits (its address)."""
         self._calls = core if isinstance(core, GameCalls) else GameCalls(core)
+        self._client_of = client_of
 
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
@@ -81,7 +86,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
         abandoned generator is finalised later by the GC, after the call is gone, which crashed
         the process (SIGSEGV in cygrpc) once interceptors touched the context.
         """
-        updates = self._calls.watch_game(request, _token(context), _client(context))
+        updates = self._calls.watch_game(request, _token(context), self._client_of(context))
         try:
             async for message in updates:
                 await context.write(message)
