@@ -291,3 +291,63 @@ def _check_logs(replicas: tuple[ServerProcess, ServerProcess], secrets: list[str
         assert records, "the server wrote no JSON log lines"
         for record in records:
             assert not secret_keys(record), record
+
+
+async def _play_against_bot(
+    target: str, stub: Stub, level: str
+) -> tuple[dict[str, list[tuple[int, Message]]], list[str]]:
+    """The observed seat plays a whole game against a bot seat; every message it and a spectator
+    got, and the seat's token."""
+    rng = random.Random(5)
+    seats = [pb.SeatSpec(display_name="me"), pb.SeatSpec(display_name="bot", bot=level)]
+    created: pb.CreateGameResponse = stub.CreateGame(
+        pb.CreateGameRequest(
+            preset="scopa", options={"target_score": pb.OptionValue(int_value=1)}, seats=seats
+        ),
+        timeout=30,
+    )
+    name, token = created.name, tokens_of(created)[OBSERVED]
+    seen: dict[str, list[tuple[int, Message]]] = {
+        "seat": [(created.view.version, created)],
+        "spectator": [],
+    }
+    async with aio_stub(target) as client:
+        watchers = [
+            asyncio.create_task(_drain(client, name, created.view.version, token)),
+            asyncio.create_task(_drain(client, name, created.view.version, None)),
+        ]
+        while True:
+            spectator = await client.GetState(pb.GetStateRequest(name=name), timeout=10)
+            seen["spectator"].append((spectator.view.version, spectator))
+            current = await seat_view(client, name, token)
+            seen["seat"].append((current.version, current))
+            if current.status == pb.GAME_STATUS_FINISHED:
+                break
+            move = rng.choice(list(current.legal_moves))
+            response: pb.PlayCardResponse = await client.PlayCard(
+                move_request(name, move, rid()), metadata=auth(token), timeout=30
+            )
+            seen["seat"].append((response.view.version, response))
+        mine, theirs = await asyncio.wait_for(asyncio.gather(*watchers), timeout=30)
+    seen["seat"] += [(m.version, m) for m in mine if isinstance(m, pb.WatchGameResponse)]
+    seen["spectator"] += [(m.version, m) for m in theirs if isinstance(m, pb.WatchGameResponse)]
+    return seen, [token]
+
+
+@pytest.mark.parametrize("level", ["greedy", "ismcts"])
+async def test_bot_turns_reveal_no_hidden_cards(
+    replicas: tuple[ServerProcess, ServerProcess], stub: Stub, level: str
+) -> None:
+    """Against a bot seat, what the person and a spectator get (the bot's plays included) is
+    their own or public, and the logs of the bot's turns hold no cards or secrets."""
+    seen, secrets = await _play_against_bot(replicas[0].target, stub, level)
+    bot_plays = [
+        e
+        for _, m in seen["seat"]
+        if isinstance(m, pb.WatchGameResponse)
+        for e in m.events
+        if e.HasField("card_played") and e.card_played.seat != OBSERVED
+    ]
+    assert bot_plays, "the bot made no play"
+    _check_seen(seen)
+    _check_logs(replicas, secrets)

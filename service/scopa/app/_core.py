@@ -26,7 +26,7 @@ from typing import Any, Final, NamedTuple
 import structlog
 from opentelemetry import trace
 
-from scopa import rules
+from scopa import bots, rules
 from scopa.storage import (
     RESYNC,
     DuplicateRequest,
@@ -109,10 +109,12 @@ class VersionedEvent(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class SeatSpec:
-    """A seat at creation: held by the creator, or open for an invite."""
+    """A seat at creation: held by the creator, open for an invite, or played by a bot."""
 
     name: str
     open: bool = False
+    bot: str = ""
+    """A bot level (``random``, ``greedy``, ``ismcts``) to play this seat; empty: a person."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,8 @@ class CoreSettings:
     """How often a quiet stream checks that its game still exists (and missed nothing)."""
     watch_read_concurrency: int = 8
     """Game reads for watch streams running at once on one replica (shared per version)."""
+    bot_budget: bots.Budget = bots.DEFAULT_BUDGET
+    """How long an ``ismcts`` bot seat thinks per move."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +315,55 @@ class GameCore:
         if not preset:
             raise InvalidArgument("preset is required (e.g. scopa)", field="preset")
 
+    @staticmethod
+    def _check_bot(spec: SeatSpec, field: str) -> None:
+        if not spec.bot:
+            return
+        if spec.bot not in set(bots.Level):
+            levels = ", ".join(bots.Level)
+            raise InvalidArgument(f"unknown bot level {spec.bot!r}; one of {levels}", field=field)
+        if spec.open:
+            raise InvalidArgument("a bot seat cannot also be open", field=field)
+
+    async def _play_bots(
+        self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
+    ) -> tuple[int, rules.MatchState, GameMeta]:
+        """Play every bot turn now due, each one load-free commit (compare-and-set) after the last.
+
+        A lost race means another replica played the turn: stop, its commit stands. Returns the
+        last version, state and meta this call knows of.
+        """
+        for _ in range(_MAX_BOT_TURNS):
+            if state.finished or meta.waiting:
+                break
+            seat = state.turn
+            level = meta.seats[seat].bot
+            if not level:
+                break
+            new_state, events = await self._bot_turn(game_id, state, seat, bots.Level(level))
+            try:
+                result = await self._commit(
+                    game_id, version, new_state, meta, seat, events, None, b""
+                )
+            except ConcurrentUpdate:
+                break
+            version, state = result.snapshot.version, new_state
+        return version, state, meta
+
+    async def _bot_turn(
+        self, game_id: str, state: rules.MatchState, seat: int, level: bots.Level
+    ) -> tuple[rules.MatchState, list[rules.Event]]:
+        """The bot's action, chosen from its seat's view only, applied by the rules."""
+        with self._tracer.start_as_current_span("scopa.bot.choose") as span:
+            span.set_attribute("scopa.game_id", game_id)
+            span.set_attribute("scopa.seat", seat)
+            span.set_attribute("scopa.bot", level.value)
+            rng = random.Random(self._rng.getrandbits(64))
+            view = rules.observe(state, seat)
+            budget = self._settings.bot_budget
+            action = await asyncio.to_thread(bots.choose, view, rng, budget, level)
+            return rules.apply_action(state, seat, action, self._rng)
+
     def _seat_of(self, token: str | None, game_id: str, players: int) -> int | None:
         if token is None:
             return None
@@ -384,6 +437,7 @@ class GameCore:
             raise InvalidArgument(f"this ruleset needs {players} seats", field="seats")
         for i, spec in enumerate(specs):
             self._check_display_name(spec.name, f"seats[{i}].display_name")
+            self._check_bot(spec, f"seats[{i}].bot")
         if cmd.stacked_decks and not self._settings.allow_stacked_decks:
             raise StackedDecksDisabled("this server does not accept stacked decks")
         decks = tuple(
@@ -399,13 +453,15 @@ class GameCore:
                 code, digest = self._tokens.new_invite(game_id, seat, request_id)
                 invites.append((seat, code))
                 seats.append(SeatMeta(spec.name, True, False, digest))
+            elif spec.bot:
+                seats.append(SeatMeta(spec.name or f"Bot {seat + 1}", False, True, bot=spec.bot))
             else:
                 seats.append(SeatMeta(spec.name or f"Player {seat + 1}", False, True))
         meta = GameMeta(tuple(seats), last_events=_encode_log(events))
         tokens = tuple(
             (s, self._tokens.issue(game_id, s, request_id))
             for s in range(players)
-            if not specs[s].open
+            if not specs[s].open and not specs[s].bot
         )
         # Tokens and invites are derived from the request_id, so nothing secret is stored; the
         # first request's digest lets a retry prove it is the same request.
@@ -444,11 +500,12 @@ class GameCore:
         self._on_active(game_id, False)
         _log.info("game_created", game_id=game_id, preset=ruleset.preset, players=players)
         first_seat = tokens[0][0] if tokens else None
+        version, state, meta = await self._play_bots(game_id, result.version, state, meta)
         return CreateResult(
             game_id,
             tokens,
             tuple(invites),
-            self._snapshot(game_id, result.version, state, meta, first_seat),
+            self._snapshot(game_id, version, state, meta, first_seat),
         )
 
     async def get_state(self, game_id: str, token: str | None) -> GameSnapshot:
@@ -456,7 +513,9 @@ class GameCore:
         snap = await self._load(game_id)
         state = rules.load_state(snap.state)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
-        return self._snapshot(game_id, snap.version, state, GameMeta.load(snap.meta), seat)
+        meta = GameMeta.load(snap.meta)
+        version, state, meta = await self._play_bots(game_id, snap.version, state, meta)
+        return self._snapshot(game_id, version, state, meta, seat)
 
     async def play_card(
         self,
@@ -504,9 +563,11 @@ class GameCore:
             elif isinstance(first, rules.Declared):
                 span.set_attribute("scopa.declaration", first.name)
             span.set_attribute("scopa.game_over", new_state.finished)
-        return await self._commit(
+        result = await self._commit(
             game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
         )
+        await self._play_bots(game_id, result.snapshot.version, new_state, meta)
+        return result
 
     async def resign(self, game_id: str, token: str | None, request_id: str = "") -> PlayResult:
         """The token's seat resigns: the game ends and the other sides win."""
@@ -638,6 +699,7 @@ class GameCore:
         result = await self._commit(
             game_id, snap.version, state, meta, seat, events, rid, fingerprint
         )
+        await self._play_bots(game_id, result.snapshot.version, state, meta)
         return JoinResult(seat, self._tokens.issue(game_id, seat, rid), result.snapshot)
 
     def _invited_seat(self, game_id: str, meta: GameMeta, code: str) -> int:
@@ -762,6 +824,10 @@ class GameCore:
             events = _visible(_decode_log(entry.payload), seat)
             shown.extend(VersionedEvent(entry.version, e) for e in events)
         return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished
+
+
+_MAX_BOT_TURNS: Final = 1000
+"""Bot turns one call plays at most (a game of bots only is played out in one call)."""
 
 
 def _now() -> float:

@@ -20,6 +20,8 @@ class SeatMeta:
     open: bool
     joined: bool
     invite_digest: str = ""
+    bot: str = ""
+    """The bot level playing this seat (``scopa.bots.Level``), or empty for a person."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +48,13 @@ class GameMeta:
     def dump(self) -> bytes:
         """Serialise for the store in the keyed format of :mod:`scopa.app._codec`."""
         seats = [
-            {"name": s.name, "open": s.open, "joined": s.joined, "invite_digest": s.invite_digest}
+            {
+                "name": s.name,
+                "open": s.open,
+                "joined": s.joined,
+                "invite_digest": s.invite_digest,
+                "bot": s.bot,
+            }
             for s in self.seats
         ]
         return pack({"seats": seats, "resigned": self.resigned}, {"last_events": self.last_events})
@@ -59,7 +67,7 @@ class GameMeta:
         record, blobs = unpack(blob)
         try:
             seats = tuple(
-                SeatMeta(s["name"], s["open"], s["joined"], s["invite_digest"])
+                SeatMeta(s["name"], s["open"], s["joined"], s["invite_digest"], s.get("bot", ""))
                 for s in record["seats"]
             )
             return cls(seats, record["resigned"], blobs["last_events"])

@@ -168,7 +168,7 @@ def create_command(request: pb.CreateGameRequest) -> CreateGameCommand:
     return CreateGameCommand(
         preset=request.preset,
         options={name: option_from_pb(name, v) for name, v in request.options.items()},
-        seats=[SeatSpec(s.display_name, s.open) for s in request.seats],
+        seats=[SeatSpec(s.display_name, s.open, s.bot) for s in request.seats],
         first_dealer=request.first_dealer if request.HasField("first_dealer") else None,
         stacked_decks=decks,
         request_id=request.request_id,

@@ -232,6 +232,7 @@ class SeatSpec(google.protobuf.message.Message):
 
     DISPLAY_NAME_FIELD_NUMBER: builtins.int
     OPEN_FIELD_NUMBER: builtins.int
+    BOT_FIELD_NUMBER: builtins.int
     display_name: builtins.str
     """The name shown to the other players (may be empty for open seats; the
     joiner's JoinGameRequest.display_name replaces it). At most 64 characters;
@@ -243,13 +244,21 @@ class SeatSpec(google.protobuf.message.Message):
     """True: the seat is left open and CreateGameResponse.invites carries its
     invite code. False: the creator holds the seat and receives its token.
     """
+    bot: builtins.str
+    """A bot level to play this seat: "random", "greedy" or "ismcts" (information-
+    set Monte Carlo tree search); empty: a person. A bot seat gets no token
+    and no invite; the server plays its turns after each move, from its seat's
+    view only. Unknown levels, or a seat both open and a bot, are
+    INVALID_ARGUMENT (metadata "field": "seats[i].bot").
+    """
     def __init__(
         self,
         *,
         display_name: builtins.str = ...,
         open: builtins.bool = ...,
+        bot: builtins.str = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["display_name", b"display_name", "open", b"open"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["bot", b"bot", "display_name", b"display_name", "open", b"open"]) -> None: ...
 
 global___SeatSpec = SeatSpec
 
