@@ -51,11 +51,9 @@ class ServerProcess:
 
     def log_records(self) -> list[dict[str, Any]]:
         """The JSON log lines written so far, parsed."""
-        records = []
-        for line in self.log_text().splitlines():
-            if line.startswith("{"):
-                records.append(json.loads(line))
-        return records
+        text = self.log_text()
+        complete = text[: text.rfind("\n") + 1]  # a line still being written is not read yet
+        return [json.loads(line) for line in complete.splitlines() if line.startswith("{")]
 
 
 def _env(
