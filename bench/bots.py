@@ -5,6 +5,7 @@ in even games and seat 1 in odd ones, every game from its own seed. Run from the
 root::
 
     .venv/bin/python bench/bots.py [--games 40] [--pair greedy-vs-random ...] [--seconds 0.03]
+                                   [--clock wall|cpu]
 
 Output: one header line (the budget, the engine implementation, the load average), then per pair
 ``bots=<a>-vs-<b> games=<n> win_rate=<x> ci95=<lo>-<hi> move_p50_ms=<x> move_p99_ms=<x>
@@ -139,14 +140,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--iterations", type=int, default=DEFAULT_BUDGET.iterations, help="ismcts iterations cap"
     )
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="what the time budget counts: wall time (the service's), or this process's CPU "
+        "time (what the budget buys on an idle core; for a shared machine)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     pairs: list[tuple[str, Level, Level]] = args.pair or [_level_pair(t) for t in DEFAULT_PAIRS]
-    budget = Budget(iterations=args.iterations, seconds=args.seconds)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    budget = Budget(iterations=args.iterations, seconds=args.seconds, clock=clock)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1.0
     print(
         f"python={platform.python_version()} preset={args.preset} players=2 "
         f"budget_seconds={budget.seconds} budget_iterations={budget.iterations} "
+        f"budget_clock={args.clock} "
         f"rules={'mypyc' if is_compiled() else 'python'} cpus={os.cpu_count()} "
         f"loadavg_1m={load:.2f}",
         flush=True,
