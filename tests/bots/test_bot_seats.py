@@ -94,3 +94,34 @@ async def test_bad_bot_seats_are_refused(spec: SeatSpec, message: str) -> None:
             CreateGameCommand("scopa", {}, [SeatSpec("ann"), spec])
         )
     assert caught.value.field == "seats[1].bot"
+
+
+async def test_views_name_the_bot_seats() -> None:
+    """Every view says which seat a bot plays, and at which level."""
+    seats = [SeatSpec("ann"), SeatSpec("", bot="greedy")]
+    created = await core(MemoryStore()).create_game(CreateGameCommand("scopa", {}, seats))
+    assert [s.bot for s in created.snapshot.seats] == ["", "greedy"]
+    assert [s.name for s in created.snapshot.seats] == ["ann", "Bot 2"]
+
+
+async def test_a_failing_bot_plays_a_random_action(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault in a bot's search neither fails the person's move nor stalls the game."""
+    real = bots.choose
+
+    def broken(
+        view: rules.SeatView, rng: random.Random, budget: bots.Budget, level: bots.Level
+    ) -> rules.Action:
+        if level is not bots.Level.RANDOM:
+            raise RuntimeError("search bug")
+        return real(view, rng, budget, level)
+
+    monkeypatch.setattr(bots, "choose", broken)
+    game = core(MemoryStore())
+    seats = [SeatSpec("bot", bot="ismcts"), SeatSpec("ann")]
+    created = await game.create_game(CreateGameCommand("scopa", {}, seats))
+    token = created.tokens[0][1]
+    snap = await game.get_state(created.game_id, token)
+    assert (snap.version, snap.view.turn) == (2, 1)
+    await game.take_action(created.game_id, token, snap.view.legal_actions[0])
+    snap = await game.get_state(created.game_id, token)
+    assert snap.version == 4

@@ -41,6 +41,7 @@ def test_a_person_finishes_a_game_against_each_bot_level(
     moves = 0
     current = view(stubs[1], name, token)
     assert current.version > 1, "the bot did not open the game"
+    assert [s.bot for s in current.seats] == [level, ""]
     while current.status != pb.GAME_STATUS_FINISHED:
         assert moves < 100, "game does not end"
         assert current.turn == 1, "a bot turn was left pending"

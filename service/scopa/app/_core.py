@@ -361,7 +361,13 @@ class GameCore:
             rng = random.Random(self._rng.getrandbits(64))
             view = rules.observe(state, seat)
             budget = self._settings.bot_budget
-            action = await asyncio.to_thread(bots.choose, view, rng, budget, level)
+            try:
+                action = await asyncio.to_thread(bots.choose, view, rng, budget, level)
+            except Exception:
+                # A bot's fault must not fail the person's request nor stall the game: play a
+                # random legal action instead (logged without locals, so without cards).
+                _log.exception("bot_failed", game_id=game_id, seat=seat, level=level.value)
+                action = bots.choose(view, rng, budget, bots.Level.RANDOM)
             return rules.apply_action(state, seat, action, self._rng)
 
     def _seat_of(self, token: str | None, game_id: str, players: int) -> int | None:
@@ -406,7 +412,7 @@ class GameCore:
         view = rules.observe(state, seat)
         if status is GameStatus.WAITING_FOR_PLAYERS:
             view = view._replace(legal_moves=())
-        public = tuple(SeatMeta(s.name, s.open, s.joined) for s in meta.seats)
+        public = tuple(SeatMeta(s.name, s.open, s.joined, bot=s.bot) for s in meta.seats)
         last: tuple[VersionedEvent, ...] = () if shown is None else shown
         if meta.last_events and shown is None:
             last = tuple(

@@ -272,6 +272,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
             hand_size=view.hand_sizes[i],
             open=meta.open and not meta.joined,
             resigned=snapshot.resigned == i,
+            bot=meta.bot,
         )
         for i, meta in enumerate(snapshot.seats)
     ]

@@ -318,6 +318,7 @@ class SeatInfo(google.protobuf.message.Message):
     HAND_SIZE_FIELD_NUMBER: builtins.int
     OPEN_FIELD_NUMBER: builtins.int
     RESIGNED_FIELD_NUMBER: builtins.int
+    BOT_FIELD_NUMBER: builtins.int
     seat: builtins.int
     """The seat number."""
     display_name: builtins.str
@@ -330,6 +331,8 @@ class SeatInfo(google.protobuf.message.Message):
     """True while the seat is open, i.e. not yet claimed with JoinGame."""
     resigned: builtins.bool
     """True when the seat has resigned."""
+    bot: builtins.str
+    """The bot level playing this seat (SeatSpec.bot), or empty for a person."""
     def __init__(
         self,
         *,
@@ -339,8 +342,9 @@ class SeatInfo(google.protobuf.message.Message):
         hand_size: builtins.int = ...,
         open: builtins.bool = ...,
         resigned: builtins.bool = ...,
+        bot: builtins.str = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["display_name", b"display_name", "hand_size", b"hand_size", "open", b"open", "resigned", b"resigned", "seat", b"seat", "side", b"side"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["bot", b"bot", "display_name", b"display_name", "hand_size", b"hand_size", "open", b"open", "resigned", b"resigned", "seat", b"seat", "side", b"side"]) -> None: ...
 
 global___SeatInfo = SeatInfo
 
