@@ -1,7 +1,15 @@
 // Complete games against a real scopa server on a real redis-server, through every transport.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import {
+  createConnectTransport as createNodeConnectTransport,
+  createGrpcTransport,
+} from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import type { Transport } from "@connectrpc/connect";
 import {
   asSeat,
@@ -15,7 +23,25 @@ import {
   type ScopaErrorInfo,
 } from "../src/index.js";
 import { createGame, playToTheEnd, tokenToPlay, watchToTheEnd } from "./support/play.js";
-import { startRedis, startScopaServer, stop, type Running, type ScopaServer } from "./support/processes.js";
+import {
+  repoRoot,
+  startRedis,
+  startScopaServer,
+  stop,
+  type Running,
+  type ScopaServer,
+} from "./support/processes.js";
+
+/** Method and path of every request the Connect JSON (connect-web) transport sent. */
+const connectWebRequests: { method: string; path: string; status: number }[] = [];
+
+/** fetch, recording each request's method, path and response status. */
+const recordingFetch: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  const response = await fetch(request);
+  connectWebRequests.push({ method: request.method, path: new URL(request.url).pathname, status: response.status });
+  return response;
+};
 
 /** One way to reach the server, as a client program would build it. */
 interface TransportCase {
@@ -27,6 +53,19 @@ const TRANSPORTS: readonly TransportCase[] = [
   {
     name: "gRPC over HTTP/2 (connect-node createGrpcTransport)",
     make: (server) => createGrpcTransport({ baseUrl: server.grpcUrl }),
+  },
+  {
+    name: "Connect JSON over HTTP/1.1, GET for side-effect-free calls (connect-web, fetch)",
+    make: (server) => createConnectTransport({ baseUrl: server.httpUrl, useHttpGet: true, fetch: recordingFetch }),
+  },
+  {
+    name: "gRPC-Web over HTTP/1.1 (connect-web createGrpcWebTransport, fetch)",
+    make: (server) => createGrpcWebTransport({ baseUrl: server.httpUrl }),
+  },
+  {
+    name: "Connect binary over HTTP/1.1 (connect-node createConnectTransport)",
+    make: (server) =>
+      createNodeConnectTransport({ baseUrl: server.httpUrl, httpVersion: "1.1", useBinaryFormat: true }),
   },
 ];
 
@@ -171,3 +210,37 @@ for (const transport of TRANSPORTS) {
     });
   });
 }
+
+describe("Connect GET", () => {
+  it("sends GetState and ListRulesets as GETs (NO_SIDE_EFFECTS) and PlayCard as POST", () => {
+    const methods = (path: string) => new Set(connectWebRequests.filter((r) => r.path === path).map((r) => r.method));
+    assert.deepEqual(methods("/scopa.v1.GameService/GetState"), new Set(["GET"]));
+    assert.deepEqual(methods("/scopa.v1.GameService/ListRulesets"), new Set(["GET"]));
+    assert.deepEqual(methods("/scopa.v1.GameService/PlayCard"), new Set(["POST"]));
+    const gets = connectWebRequests.filter((r) => r.method === "GET");
+    assert.ok(gets.some((r) => r.status === 200), "a GET succeeded");
+  });
+});
+
+describe("the README's TypeScript snippet (examples/quickstart.ts)", () => {
+  const packageDir = join(repoRoot(), "clients", "typescript");
+
+  it("is quoted verbatim in the repository README", () => {
+    const source = readFileSync(join(packageDir, "examples", "quickstart.ts"), "utf8");
+    const readme = readFileSync(join(repoRoot(), "README.md"), "utf8");
+    assert.ok(readme.includes("```ts\n" + source + "```\n"), "README.md must quote examples/quickstart.ts");
+  });
+
+  it("creates a game, plays a move and decodes an error over Connect-Web", async () => {
+    const compiled = readFileSync(join(packageDir, "dist", "examples", "quickstart.js"), "utf8");
+    assert.ok(compiled.includes('"http://localhost:8080"'));
+    const script = join(packageDir, "dist", "examples", `quickstart-${running().httpPort}.js`);
+    writeFileSync(script, compiled.replace('"http://localhost:8080"', JSON.stringify(running().httpUrl)));
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 60_000 });
+      assert.deepEqual(stdout.trim().split("\n"), ["cardPlayed; seat 1 to play", "NOT_YOUR_TURN"]);
+    } finally {
+      rmSync(script, { force: true });
+    }
+  });
+});
