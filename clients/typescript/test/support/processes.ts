@@ -132,6 +132,7 @@ export async function startScopaServer(
     SCOPA_HTTP_PORT: String(httpPort),
     SCOPA_LOG_FORMAT: "json",
     SCOPA_GRACE_S: "1",
+    SCOPA_DRAIN_DELAY_S: "0",
     SCOPA_TOKEN_SECRET: "typescript-client-test-secret-0123456789",
   });
   const logPath = join(dir, "server.log");
