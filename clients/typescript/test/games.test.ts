@@ -43,6 +43,11 @@ const recordingFetch: typeof fetch = async (input, init) => {
   return response;
 };
 
+/** A deadline for every call (streams included), so a hung connection fails a test instead of hanging it. */
+const CALL_TIMEOUT_MS = 30_000;
+/** A bound on each test. */
+const TEST_TIMEOUT = { timeout: 120_000 };
+
 /** One way to reach the server, as a client program would build it. */
 interface TransportCase {
   readonly name: string;
@@ -52,27 +57,37 @@ interface TransportCase {
 const TRANSPORTS: readonly TransportCase[] = [
   {
     name: "gRPC over HTTP/2 (connect-node createGrpcTransport)",
-    make: (server) => createGrpcTransport({ baseUrl: server.grpcUrl }),
+    make: (server) => createGrpcTransport({ baseUrl: server.grpcUrl, defaultTimeoutMs: CALL_TIMEOUT_MS }),
   },
   {
     name: "Connect JSON over HTTP/1.1, GET for side-effect-free calls (connect-web, fetch)",
-    make: (server) => createConnectTransport({ baseUrl: server.httpUrl, useHttpGet: true, fetch: recordingFetch }),
+    make: (server) => createConnectTransport({
+        baseUrl: server.httpUrl,
+        useHttpGet: true,
+        fetch: recordingFetch,
+        defaultTimeoutMs: CALL_TIMEOUT_MS,
+      }),
   },
   {
     name: "gRPC-Web over HTTP/1.1 (connect-web createGrpcWebTransport, fetch)",
-    make: (server) => createGrpcWebTransport({ baseUrl: server.httpUrl }),
+    make: (server) => createGrpcWebTransport({ baseUrl: server.httpUrl, defaultTimeoutMs: CALL_TIMEOUT_MS }),
   },
   {
     name: "Connect binary over HTTP/1.1 (connect-node createConnectTransport)",
     make: (server) =>
-      createNodeConnectTransport({ baseUrl: server.httpUrl, httpVersion: "1.1", useBinaryFormat: true }),
+      createNodeConnectTransport({
+        baseUrl: server.httpUrl,
+        httpVersion: "1.1",
+        useBinaryFormat: true,
+        defaultTimeoutMs: CALL_TIMEOUT_MS,
+      }),
   },
 ];
 
 /** True once ListRulesets answers over `transport`. */
 async function answers(transport: Transport): Promise<boolean> {
   try {
-    const reply = await createScopaClient(transport).listRulesets({}, { timeoutMs: 1_000 });
+    const reply = await createScopaClient(transport).listRulesets({}, { timeoutMs: 2_000 });
     return reply.rulesets.length > 0;
   } catch {
     return false;
@@ -91,12 +106,22 @@ async function rejection(call: () => Promise<unknown>): Promise<ScopaErrorInfo> 
 
 let redis: Running | undefined;
 let server: ScopaServer | undefined;
+/** One transport per case, each proven to answer before the tests use it. */
+const transports = new Map<string, Transport>();
 
 before(async () => {
   redis = await startRedis();
   const redisPort = redis.port;
   server = await startScopaServer(redisPort, async (s) => {
-    const ready = await Promise.all(TRANSPORTS.map((t) => answers(t.make(s))));
+    const ready = await Promise.all(
+      TRANSPORTS.map(async (t) => {
+        if (transports.has(t.name)) return true;
+        const transport = t.make(s);
+        if (!(await answers(transport))) return false; // a new transport (connection) next time
+        transports.set(t.name, transport);
+        return true;
+      }),
+    );
     return ready.every(Boolean);
   });
 });
@@ -115,17 +140,19 @@ for (const transport of TRANSPORTS) {
   describe(transport.name, () => {
     let client: ScopaClient;
     before(() => {
-      client = createScopaClient(transport.make(running()));
+      const ready = transports.get(transport.name);
+      assert.ok(ready !== undefined, "the server was not started");
+      client = createScopaClient(ready);
     });
 
-    it("lists the presets with their options", async () => {
+    it("lists the presets with their options", TEST_TIMEOUT, async () => {
       const reply = await client.listRulesets({});
       const ids = reply.rulesets.map((r) => r.id);
       assert.ok(ids.includes("scopa") && ids.includes("scopone_scientifico"), ids.join(","));
       assert.ok(reply.options.some((o) => o.name === "target_score"));
     });
 
-    it("plays a complete game while a spectator watches every play", async () => {
+    it("plays a complete game while a spectator watches every play", TEST_TIMEOUT, async () => {
       const game = await createGame(client, "scopa", 2);
       assert.equal(game.view.status, GameStatus.ACTIVE);
       const abort = new AbortController();
@@ -158,7 +185,7 @@ for (const transport of TRANSPORTS) {
       }
     });
 
-    it("lets an invited player join, then resign", async () => {
+    it("lets an invited player join, then resign", TEST_TIMEOUT, async () => {
       const created = await client.createGame({
         preset: "scopa",
         seats: [{ displayName: "Ann" }, { open: true }],
@@ -175,7 +202,7 @@ for (const transport of TRANSPORTS) {
       assert.deepEqual(resigned.view?.winners, [0]);
     });
 
-    it("decodes the code, reason, domain and metadata of errors", async () => {
+    it("decodes the code, reason, domain and metadata of errors", TEST_TIMEOUT, async () => {
       const game = await createGame(client, "scopa", 2);
       const waiting = game.tokens[1];
       assert.ok(waiting !== undefined && game.view.turn === 0);
@@ -212,7 +239,7 @@ for (const transport of TRANSPORTS) {
 }
 
 describe("Connect GET", () => {
-  it("sends GetState and ListRulesets as GETs (NO_SIDE_EFFECTS) and PlayCard as POST", () => {
+  it("sends GetState and ListRulesets as GETs (NO_SIDE_EFFECTS) and PlayCard as POST", TEST_TIMEOUT, () => {
     const methods = (path: string) => new Set(connectWebRequests.filter((r) => r.path === path).map((r) => r.method));
     assert.deepEqual(methods("/scopa.v1.GameService/GetState"), new Set(["GET"]));
     assert.deepEqual(methods("/scopa.v1.GameService/ListRulesets"), new Set(["GET"]));
@@ -225,13 +252,13 @@ describe("Connect GET", () => {
 describe("the README's TypeScript snippet (examples/quickstart.ts)", () => {
   const packageDir = join(repoRoot(), "clients", "typescript");
 
-  it("is quoted verbatim in the repository README", () => {
+  it("is quoted verbatim in the repository README", TEST_TIMEOUT, () => {
     const source = readFileSync(join(packageDir, "examples", "quickstart.ts"), "utf8");
     const readme = readFileSync(join(repoRoot(), "README.md"), "utf8");
     assert.ok(readme.includes("```ts\n" + source + "```\n"), "README.md must quote examples/quickstart.ts");
   });
 
-  it("creates a game, plays a move and decodes an error over Connect-Web", async () => {
+  it("creates a game, plays a move and decodes an error over Connect-Web", TEST_TIMEOUT, async () => {
     const compiled = readFileSync(join(packageDir, "dist", "examples", "quickstart.js"), "utf8");
     assert.ok(compiled.includes('"http://localhost:8080"'));
     const script = join(packageDir, "dist", "examples", `quickstart-${running().httpPort}.js`);

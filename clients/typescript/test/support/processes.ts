@@ -15,9 +15,16 @@ const STOP_TIMEOUT_MS = 10_000;
 const started = new Set<ChildProcess>();
 
 // A last resort if a test run dies without its after() hooks: never leave processes behind.
-process.on("exit", () => {
+function killStarted(): void {
   for (const child of started) child.kill("SIGKILL");
-});
+}
+process.on("exit", killStarted);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    killStarted();
+    process.exit(1);
+  });
+}
 
 /** A running child process, where it listens and where its output goes. */
 export interface Running {
