@@ -38,11 +38,14 @@ async def _load_with_fault(
     admin: redis.Redis[bytes],
     *,
     games: int = GAMES,
+    target: int = 1,
 ) -> Ledger:
     """Play ``games`` games through both replicas while ``fault`` runs; audit every game."""
     channels = [async_stub(s.target) for s in servers]
     stubs = [stub for _, stub in channels]
-    created: list[Game] = [await create_game(stubs[i % 2], seed=i) for i in range(games)]
+    created: list[Game] = [
+        await create_game(stubs[i % 2], seed=i, target=target) for i in range(games)
+    ]
     ledger = Ledger()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + LOAD_S
@@ -68,18 +71,20 @@ def _reasons(ledger: Ledger) -> set[str | None]:
 async def test_redis_paused_under_load(
     start_servers: StartServers, own_redis: list[RedisServer], admin: redis.Redis[bytes]
 ) -> None:
-    """SIGSTOP for 1.5 s (SCOPA_REDIS_TIMEOUT_S=1), until a write in flight is OUTCOME_UNKNOWN."""
+    """Writes held past SCOPA_REDIS_TIMEOUT_S=1 are OUTCOME_UNKNOWN; then SIGSTOP for 1.5 s.
+
+    CLIENT PAUSE WRITE lets reads through and holds every EVALSHA for 2 s, so writes are surely
+    sent and answered late (then applied), as under the SIGSTOP that follows.
+    """
     servers = start_servers(2)
     pid = own_redis[0].process.pid
 
     async def pause(ledger: Ledger) -> None:
-        for _ in range(8):
-            os.kill(pid, signal.SIGSTOP)
-            await asyncio.sleep(1.5)
-            os.kill(pid, signal.SIGCONT)
-            if "OUTCOME_UNKNOWN" in _reasons(ledger):
-                return
-            await asyncio.sleep(0.3)
+        admin.execute_command("CLIENT", "PAUSE", "2000", "WRITE")
+        await asyncio.sleep(2.5)
+        os.kill(pid, signal.SIGSTOP)
+        await asyncio.sleep(1.5)
+        os.kill(pid, signal.SIGCONT)
 
     ledger = await _load_with_fault(servers, pause, admin)
     assert "OUTCOME_UNKNOWN" in _reasons(ledger), "the pause hit no write"
