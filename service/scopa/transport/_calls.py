@@ -99,8 +99,8 @@ class GameCalls:
         }
 
     @property
-    def streams(self) -> Mapping[str, Callable[[Any, str | None], AsyncIterator[Message]]]:
-        """The server-streaming methods by their proto name."""
+    def streams(self) -> Mapping[str, Callable[[Any, str | None, str], AsyncIterator[Message]]]:
+        """The server-streaming methods by their proto name: (request, token, client)."""
         return {"WatchGame": self.watch_game}
 
     async def create_game(

@@ -43,6 +43,13 @@ def _start(name: str) -> None:
     current_exchange().rpc_method = _SERVICE + name
 
 
+def _client(guard: HttpGuard | None) -> str:
+    exchange = current_exchange()
+    if guard is None or exchange.scope is None:
+        return ""
+    return guard.client_of(exchange.scope)
+
+
 def _guarded(
     guard: HttpGuard | None, name: str, *, streaming: bool
 ) -> AbstractAsyncContextManager[None]:
@@ -124,7 +131,7 @@ class ConnectGameService:
         _start("WatchGame")
         try:
             async with _guarded(self._guard, "WatchGame", streaming=True):
-                updates = self._calls.watch_game(request, _token(ctx))
+                updates = self._calls.watch_game(request, _token(ctx), _client(self._guard))
                 try:
                     async for message in updates:
                         yield message

@@ -3,7 +3,8 @@
 The same policy as the gRPC port's guard (scopa.server._guard): while the server drains, new
 calls are refused with UNAVAILABLE / SERVER_SHUTTING_DOWN and open streams are ended the same
 way; CreateGame and JoinGame count against the client's rate limit, the client being the peer
-address or what a trusted proxy header says.
+address or what a trusted proxy header says (:meth:`HttpGuard.client_of`, which streams pass
+on for the per-client stream cap).
 """
 
 from __future__ import annotations
@@ -42,10 +43,11 @@ class HttpGuard:
         async with self._drain.tracked(streaming):
             action = RATE_LIMITED_METHODS.get(rpc_method)
             if action is not None and self._limits is not None:
-                await self._limits.check(action, self._client(scope))
+                await self._limits.check(action, self.client_of(scope))
             yield
 
-    def _client(self, scope: Scope) -> str:
+    def client_of(self, scope: Scope) -> str:
+        """The client a call counts against (rate limits, the per-client stream cap)."""
         client = scope.get("client")
         host = str(client[0]) if client else "unknown"
         forwarded = ""

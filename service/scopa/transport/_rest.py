@@ -33,8 +33,8 @@ from ._rest_sse import end_stream, first_event, resume_from, send_stream_start, 
 
 __all__ = ["RestApp", "StreamCall", "read_body", "send_json", "to_json"]
 
-StreamCall = Callable[[Any, str | None], AsyncIterator[Message]]
-"""One server-streaming method: (request, token) -> messages."""
+StreamCall = Callable[[Any, str | None, str], AsyncIterator[Message]]
+"""One server-streaming method: (request, token, client) -> messages ("" = client not counted)."""
 
 
 def to_json(message: Message) -> dict[str, Any]:
@@ -228,7 +228,8 @@ class RestApp:
         receive: Receive,
         send: Send,
     ) -> None:
-        messages = self._streams[route.method.name](request, token)
+        client = self._guard.client_of(scope) if self._guard is not None else ""
+        messages = self._streams[route.method.name](request, token, client)
         started = False
         try:
             async with self._guarded(scope, current_exchange().rpc_method, streaming=True):
