@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import io
 import json
@@ -216,3 +217,29 @@ def test_receive_limit_is_four_times_the_request_limit() -> None:
     """gRPC's own receive limit leaves room for the guard's REQUEST_TOO_LARGE with ErrorInfo."""
     options = dict(_server_options(Settings(max_request_bytes=10_000)))
     assert options["grpc.max_receive_message_length"] == 40_000
+
+
+@session_loop
+async def test_stop_ends_a_readiness_poll_that_swallowed_a_cancellation(
+    test_settings: Settings,
+) -> None:
+    """stop() cancels the readiness poll again when it swallowed the first cancellation."""
+    server = ScopaServer(test_settings, [], _Flag(), service_names=[GAME_SERVICE])
+    await server.start()
+    assert server._ready_task is not None
+    server._ready_task.cancel()  # the real poll task goes; a stubborn one takes its place
+
+    async def stubborn_poll() -> None:
+        # Swallow one cancellation, as Python 3.11's wait_for can when its inner call just ended.
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(3600)
+        await asyncio.sleep(3600)
+
+    poll = server._ready_task = asyncio.create_task(stubborn_poll())
+    await asyncio.sleep(0)
+    stopping = asyncio.create_task(server.stop())
+    done, _ = await asyncio.wait({stopping}, timeout=20)  # no cancellation: a hang stays a hang
+    poll.cancel()  # let a hung stop finish, so the failure below leaves nothing running
+    await stopping
+    assert stopping in done, "stop() hung on the readiness poll"
+    assert poll.cancelled()

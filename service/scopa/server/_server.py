@@ -15,7 +15,6 @@ without a status that says what to do:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -172,9 +171,7 @@ class ScopaServer:
     async def stop(self) -> None:
         """Drain (see the module docstring), then stop the gRPC server."""
         if self._ready_task is not None:
-            self._ready_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ready_task
+            await _cancel_until_done(self._ready_task)
         await self.health.enter_graceful_shutdown()
         self._log_readiness(False, "shutdown")
         ended = self.drain.begin()
@@ -218,6 +215,22 @@ class ScopaServer:
         while True:
             await asyncio.sleep(self._ready_interval_s)
             await self._update_readiness()
+
+
+async def _cancel_until_done(task: asyncio.Task[None], retry_s: float = 0.05) -> None:
+    """Cancel ``task`` and wait for it to end, cancelling again while it goes on.
+
+    The readiness poll awaits ``asyncio.wait_for``, which on Python 3.11 swallows a cancellation
+    that arrives as its inner call completes; the poll then loops on, and a single cancel-and-await
+    hung the server's stop for good (seen in the test suite).
+    """
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=retry_s)
+    if not task.cancelled():
+        error = task.exception()
+        if error is not None:
+            raise error
 
 
 def _server_options(settings: Settings) -> list[tuple[str, int]]:
