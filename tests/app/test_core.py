@@ -192,6 +192,19 @@ async def test_request_id_of_another_seat_never_replays_its_response() -> None:
     assert second.snapshot.view.seat == 1
 
 
+async def test_retried_create_must_have_the_same_bot_seats() -> None:
+    """A create request_id reused with another bot level, or a person for a bot, is refused."""
+    core = make_core()
+    bot = [SeatSpec("ann"), SeatSpec("", bot="greedy")]
+    first = await core.create_game(CreateGameCommand("scopa", {}, bot, request_id="c1"))
+    assert [s for s, _ in first.tokens] == [0]
+    for seats in ([SeatSpec("ann"), SeatSpec("", bot="random")], [SeatSpec("ann"), SeatSpec("")]):
+        with pytest.raises(RequestIdReused):
+            await core.create_game(CreateGameCommand("scopa", {}, seats, request_id="c1"))
+    again = await core.create_game(CreateGameCommand("scopa", {}, bot, request_id="c1"))
+    assert (again.game_id, again.tokens) == (first.game_id, first.tokens)
+
+
 async def test_request_id_reused_for_another_request_is_refused() -> None:
     """A seat's request_id reused for another move, or for a resign, is REQUEST_ID_REUSED."""
     core = make_core()

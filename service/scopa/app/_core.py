@@ -846,7 +846,8 @@ def _create_digest(cmd: CreateGameCommand) -> bytes:
         [
             cmd.preset,
             sorted(cmd.options.items()),
-            [[seat.name, seat.open] for seat in cmd.seats],
+            # A bot level only when set, so digests of person-only creates stay as they were.
+            [[seat.name, seat.open, *([seat.bot] if seat.bot else [])] for seat in cmd.seats],
             cmd.first_dealer,
             [list(deck) for deck in cmd.stacked_decks],
         ],
