@@ -36,10 +36,9 @@ Attributes = Mapping[str, str | int]
 class RpcCall:
     """The outcome of one RPC: its status code name, and whether that is a server error."""
 
-    __slots__ = ("error", "span", "status_code")
+    __slots__ = ("error", "status_code")
 
-    def __init__(self, span: trace.Span) -> None:
-        self.span = span
+    def __init__(self) -> None:
         self.status_code = "UNKNOWN"
         self.error = True
 
@@ -52,10 +51,9 @@ class RpcCall:
 class HttpCall:
     """The outcome of one plain HTTP request: its response status code."""
 
-    __slots__ = ("span", "status_code")
+    __slots__ = ("status_code",)
 
-    def __init__(self, span: trace.Span) -> None:
-        self.span = span
+    def __init__(self) -> None:
         self.status_code = 500
 
     def finish(self, status_code: int) -> None:
@@ -86,7 +84,7 @@ class ServerTelemetry:
         base = {RPC_SYSTEM_NAME: system, RPC_METHOD: method}
         start = time.perf_counter()
         with self._server_span(method, carrier, {**base, **(attributes or {})}) as span:
-            call = RpcCall(span)
+            call = RpcCall()
             try:
                 yield call
             finally:
@@ -111,7 +109,7 @@ class ServerTelemetry:
         start = time.perf_counter()
         name = f"{method} {route}"
         with self._server_span(name, carrier, {**base, **(attributes or {})}) as span:
-            call = HttpCall(span)
+            call = HttpCall()
             try:
                 yield call
             finally:
