@@ -102,14 +102,6 @@ def map_error(exc: BaseException) -> MappedError:
     return mapped
 
 
-def _header(scope: Scope, name: bytes) -> str:
-    for key, value in scope["headers"]:
-        if key == name:
-            text: str = value.decode("latin-1")
-            return text
-    return ""
-
-
 def _carrier(scope: Scope) -> dict[str, str]:
     wanted = {b"traceparent", b"tracestate"}
     return {k.decode(): v.decode("latin-1") for k, v in scope["headers"] if k in wanted}
