@@ -81,6 +81,7 @@ def test_body_star_maps_the_whole_body_and_the_path() -> None:
         ([], b'{"bogus": 1}', "body"),  # unknown field
         ([], b'{"name": "games/other"}', "name"),  # differs from the path
         ([], b"[1,", "body"),  # not JSON
+        ([], b"[" * 5000 + b"]" * 5000, "body"),  # nested past json's recursion limit
     ],
 )
 def test_body_star_refuses_query_unknown_fields_and_conflicts(

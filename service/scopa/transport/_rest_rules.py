@@ -222,7 +222,7 @@ def _parse(data: Any, message: Message, where: str) -> None:
 def _json_body(body: bytes) -> Any:
     try:
         return json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InvalidArgument(f"the body is not JSON: {exc}", field="body") from None
 
 
