@@ -35,7 +35,7 @@ from scopa.server._errors import (
 )
 from scopa.server._interceptors import EXCLUDED_PREFIXES, wrap_handler
 
-__all__ = ["RATE_LIMITED_METHODS", "Drain", "ServerGuard", "peer_host"]
+__all__ = ["RATE_LIMITED_METHODS", "Drain", "ServerGuard", "grpc_client", "peer_host"]
 
 RATE_LIMITED_METHODS: Mapping[str, str] = {
     "/scopa.v1.GameService/CreateGame": "create_game",
@@ -270,6 +270,12 @@ def _header(metadata: Iterable[tuple[str, str | bytes]] | None, name: str) -> st
     return value
 
 
+def grpc_client(context: Any, proxy_header: str | None, proxy_hops: int) -> str:
+    """The client a gRPC call counts against: its peer, or what a trusted proxy header says."""
+    forwarded = _header(context.invocation_metadata(), proxy_header) if proxy_header else ""
+    return client_key(peer_host(context.peer()), forwarded, proxy_hops)
+
+
 class ServerGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Decode errors, drain refusals and rate limits, as typed errors inside the call."""
 
@@ -321,7 +327,4 @@ class ServerGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             yield
 
     def _client(self, context: Any) -> str:
-        forwarded = ""
-        if self._proxy_header:
-            forwarded = _header(context.invocation_metadata(), self._proxy_header)
-        return client_key(peer_host(context.peer()), forwarded, self._proxy_hops)
+        return grpc_client(context, self._proxy_header, self._proxy_hops)

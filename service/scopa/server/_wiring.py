@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
-from scopa.app import CoreSettings, GameCore, RateLimits, TokenAuthority, client_key
+from scopa.app import CoreSettings, GameCore, RateLimits, TokenAuthority
 from scopa.config import Settings
-from scopa.server._guard import peer_host
+from scopa.server._guard import grpc_client
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
 from scopa.storage import StorageError, open_store
 from scopa.telemetry import (
@@ -24,17 +25,10 @@ __all__ = ["build_services"]
 
 def _client_of(settings: Settings) -> Callable[[Any], str]:
     """The client a per-client WatchGame cap counts: the rate limits' key (trusted proxy aware)."""
-    header = (settings.trusted_proxy_header or "").lower()
-
-    def client_of(context: Any) -> str:
-        forwarded = ""
-        metadata = (context.invocation_metadata() or ()) if header else ()
-        for key, value in metadata:
-            if key == header and isinstance(value, str):
-                forwarded = value  # the last one: a proxy appends
-        return client_key(peer_host(context.peer()), forwarded, settings.trusted_proxy_hops)
-
-    return client_of
+    header = settings.trusted_proxy_header.lower() if settings.trusted_proxy_header else None
+    return functools.partial(
+        grpc_client, proxy_header=header, proxy_hops=settings.trusted_proxy_hops
+    )
 
 
 async def build_services(settings: Settings) -> Wiring:
