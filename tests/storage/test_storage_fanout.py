@@ -162,3 +162,50 @@ async def test_unconfirmed_subscription_is_unavailable() -> None:
         async with fanout.subscribe("g"):
             pass
     await fanout.close()
+
+
+class Stubborn(FakeLink):
+    """A link whose read, once armed, swallows one cancellation (as a timed read can on 3.11)."""
+
+    armed = False
+    swallowed = 0
+
+    async def next_message(self, timeout: float) -> Message | None:
+        if Stubborn.armed and not Stubborn.swallowed:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                Stubborn.swallowed += 1
+                return None
+        return await super().next_message(timeout)
+
+
+@pytest.mark.parametrize("ending", ["reconnect", "close"])
+async def test_reader_task_that_swallowed_a_cancellation_still_ends(ending: str) -> None:
+    """reconnect() and close() cancel the reader task again until it ends, without hanging."""
+    hub = FakeHub()
+    Stubborn.armed, Stubborn.swallowed = False, 0
+
+    async def connect() -> FakeLink:
+        link = Stubborn(hub)
+        hub.links.append(link)
+        return link
+
+    fanout = Fanout(connect, retry_delays_s=(0.01,))
+    async with fanout.subscribe("g") as versions:
+        Stubborn.armed = True
+        hub.links[0].inbox.put_nowait(Message("message", "g", b"1"))  # the read moves on
+        assert await asyncio.wait_for(anext(aiter(versions)), 1.0) == 1
+        await asyncio.sleep(0.01)  # the reader task is inside its armed read
+        ended = asyncio.create_task(getattr(fanout, ending)())
+        done, _ = await asyncio.wait({ended}, timeout=5)  # no cancellation: a hang stays a hang
+        if not done:
+            fanout._closed = True  # let a hung call finish, so the failure leaves nothing behind
+            assert fanout._task is not None
+            fanout._task.cancel()
+            await ended
+        assert ended in done, f"{ending}() hung on a reader task that swallowed a cancellation"
+        assert Stubborn.swallowed == 1
+        if ending == "reconnect":
+            assert await asyncio.wait_for(anext(aiter(versions)), 1.0) == RESYNC
+    await fanout.close()

@@ -24,6 +24,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
+from scopa._tasks import cancel_until_done
 from scopa.app import RateLimits
 from scopa.config import Settings
 from scopa.server._guard import Drain, ServerGuard
@@ -171,7 +172,7 @@ class ScopaServer:
     async def stop(self) -> None:
         """Drain (see the module docstring), then stop the gRPC server."""
         if self._ready_task is not None:
-            await _cancel_until_done(self._ready_task)
+            await cancel_until_done(self._ready_task)
         await self.health.enter_graceful_shutdown()
         self._log_readiness(False, "shutdown")
         ended = self.drain.begin()
@@ -215,22 +216,6 @@ class ScopaServer:
         while True:
             await asyncio.sleep(self._ready_interval_s)
             await self._update_readiness()
-
-
-async def _cancel_until_done(task: asyncio.Task[None], retry_s: float = 0.05) -> None:
-    """Cancel ``task`` and wait for it to end, cancelling again while it goes on.
-
-    The readiness poll awaits ``asyncio.wait_for``, which on Python 3.11 swallows a cancellation
-    that arrives as its inner call completes; the poll then loops on, and a single cancel-and-await
-    hung the server's stop for good (seen in the test suite).
-    """
-    while not task.done():
-        task.cancel()
-        await asyncio.wait({task}, timeout=retry_s)
-    if not task.cancelled():
-        error = task.exception()
-        if error is not None:
-            raise error
 
 
 def _server_options(settings: Settings) -> list[tuple[str, int]]:

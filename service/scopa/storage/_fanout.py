@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import NamedTuple, Protocol
 
+from scopa._tasks import cancel_until_done
 from scopa.storage._errors import StorageUnavailable
 
 _CLOSED = -1
@@ -150,9 +151,7 @@ class Fanout:
                 queue.close()
         self._queues.clear()
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_until_done(self._task)
         await self._drop_link()
 
     async def reconnect(self) -> None:
@@ -160,9 +159,7 @@ class Fanout:
         :data:`RESYNC` once it is up. Nothing happens while no reader is attached."""
         if self._closed or self._task is None or self._task.done():
             return
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        await cancel_until_done(self._task)
         await self._drop_link()
         self._start()
 
