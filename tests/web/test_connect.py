@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from connectrpc.code import Code
 from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
+from connectrpc.compression.gzip import GzipCompression
 from connectrpc.errors import ConnectError
 from connectrpc.protocol import ProtocolType
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
@@ -95,3 +97,34 @@ def test_binary_connect_and_grpc_web_stream_a_watch(
             client.play_card(pb.PlayCardRequest(name=created.name, card=created.view.table[0]))
         assert info.value.code is Code.UNAUTHENTICATED
         assert _error_info(info.value).reason == "UNAUTHENTICATED"
+
+
+@pytest.mark.parametrize(
+    ("protocol", "codec"),
+    [
+        (ProtocolType.CONNECT, google_protobuf_json_codec()),
+        (ProtocolType.CONNECT, google_protobuf_binary_codec()),
+        (ProtocolType.GRPC_WEB, google_protobuf_binary_codec()),
+    ],
+    ids=["connect-json", "connect-binary", "grpc-web"],
+)
+@pytest.mark.parametrize("gzip", [True, False], ids=["gzip", "identity"])
+def test_a_request_over_the_size_limit_is_request_too_large_with_error_info(
+    http_server: ServerProcess, protocol: ProtocolType, codec: Any, gzip: bool
+) -> None:
+    """A unary call or a stream whose request is over the limit (compressed or not, so
+    inflated or as sent) is INVALID_ARGUMENT / REQUEST_TOO_LARGE with its ErrorInfo."""
+    huge = "x" * 100_000  # over the default 64 KiB
+    compression = GzipCompression() if gzip else None
+    with GameServiceClientSync(
+        http_server.http_url, codec=codec, protocol=protocol, send_compression=compression
+    ) as client:
+        with pytest.raises(ConnectError) as unary:
+            client.create_game(pb.CreateGameRequest(preset=huge))
+        with pytest.raises(ConnectError) as stream:
+            next(iter(client.watch_game(pb.WatchGameRequest(name=f"games/{huge}"))))
+    for error in (unary.value, stream.value):
+        assert error.code is Code.INVALID_ARGUMENT, error
+        info = _error_info(error)
+        assert (info.reason, info.domain) == ("REQUEST_TOO_LARGE", ERROR_DOMAIN)
+        assert int(info.metadata["limit_bytes"]) == 65536

@@ -12,18 +12,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
+from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 
-from scopa.server._errors import to_connect_error
+from scopa.server._errors import RequestTooLarge, to_connect_error
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1.scopa_connect import GameServiceASGIApplication
 
 from ._calls import GameCalls
 from ._convert import token_from_metadata
 from ._http_guard import HttpGuard
-from ._http_telemetry import current_exchange, map_error
+from ._http_telemetry import ASGIApp, Message, Receive, Scope, Send, current_exchange, map_error
+from ._rest import header
 from ._rest_json import FastJsonCodec
 
 __all__ = ["ConnectGameService", "connect_app"]
@@ -143,12 +145,101 @@ class ConnectGameService:
             raise to_connect_error(map_error(exc)) from None
 
 
-def connect_app(
-    calls: GameCalls, read_max_bytes: int, guard: HttpGuard | None = None
-) -> GameServiceASGIApplication:
-    """The ASGI application serving Connect and gRPC-Web under ``/scopa.v1.GameService/``."""
-    return GameServiceASGIApplication(
-        ConnectGameService(calls, guard),
-        read_max_bytes=read_max_bytes,
-        codecs=[google_protobuf_binary_codec(), FastJsonCodec()],
+_ENVELOPE = 5
+"""Bytes before each message of an enveloped body (streams, gRPC-Web): a flag and a length."""
+
+_LIBRARY_LIMIT_FACTOR = 4
+"""connectrpc's own limit, a multiple of ours: it only stops a compressed body that inflates far
+past the limit (its error has no ErrorInfo); anything over ours is refused first, with one."""
+
+
+def _too_large(limit: int) -> ConnectError:
+    """INVALID_ARGUMENT / REQUEST_TOO_LARGE with its ErrorInfo, as REST and gRPC answer."""
+    return to_connect_error(
+        map_error(
+            RequestTooLarge(
+                f"the request is over the limit of {limit} bytes",
+                metadata={"limit_bytes": str(limit)},
+            )
+        )
     )
+
+
+class _LimitedCodec(Codec[Any, Any]):
+    """A codec that refuses a (decompressed) message over the limit before decoding it."""
+
+    def __init__(self, codec: Codec[Any, Any], limit: int) -> None:
+        self._codec = codec
+        self._limit = limit
+
+    def name(self) -> str:
+        """The wrapped codec's name."""
+        return self._codec.name()
+
+    def encode(self, message: Any) -> bytes:
+        """Encode with the wrapped codec."""
+        return self._codec.encode(message)
+
+    def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
+        """Decode with the wrapped codec; REQUEST_TOO_LARGE over the limit."""
+        if len(data) > self._limit:
+            raise _too_large(self._limit)
+        return self._codec.decode(data, message_class)
+
+
+class _BodyLimit:
+    """The request body as connectrpc reads it, refused once it is over the limit.
+
+    Raised from ``receive``, the error is written by connectrpc in the call's protocol (Connect
+    unary, Connect stream, gRPC-Web) like a handler's. An enveloped body is refused on its
+    announced message length as soon as the envelope's first five bytes are in.
+    """
+
+    def __init__(self, receive: Receive, limit: int, enveloped: bool) -> None:
+        self._receive = receive
+        self._limit = limit
+        self._enveloped = enveloped
+        self._size = 0
+        self._head = b""
+
+    async def __call__(self) -> Message:
+        message = await self._receive()
+        if message["type"] != "http.request":
+            return message
+        chunk: bytes = message.get("body", b"")
+        self._size += len(chunk)
+        allowed = self._limit
+        if self._enveloped:
+            allowed += _ENVELOPE
+            if len(self._head) < _ENVELOPE:
+                self._head += chunk[: _ENVELOPE - len(self._head)]
+                if len(self._head) == _ENVELOPE and int.from_bytes(self._head[1:], "big") > (
+                    self._limit
+                ):
+                    raise _too_large(self._limit)
+        if self._size > allowed:
+            raise _too_large(self._limit)
+        return message
+
+
+def connect_app(calls: GameCalls, read_max_bytes: int, guard: HttpGuard | None = None) -> ASGIApp:
+    """The ASGI application serving Connect and gRPC-Web under ``/scopa.v1.GameService/``.
+
+    A request over ``read_max_bytes`` is ``INVALID_ARGUMENT / REQUEST_TOO_LARGE`` with its
+    ErrorInfo (metadata ``limit_bytes``), as on the REST and gRPC ports.
+    """
+    app = GameServiceASGIApplication(
+        ConnectGameService(calls, guard),
+        read_max_bytes=_LIBRARY_LIMIT_FACTOR * read_max_bytes,
+        codecs=[
+            _LimitedCodec(google_protobuf_binary_codec(), read_max_bytes),
+            _LimitedCodec(FastJsonCodec(), read_max_bytes),
+        ],
+    )
+
+    async def limited(scope: Scope, receive: Receive, send: Send) -> None:
+        content_type = (header(scope, b"content-type") or "").lower()
+        enveloped = content_type.startswith(("application/grpc", "application/connect+"))
+        await app(scope, _BodyLimit(receive, read_max_bytes, enveloped), send)
+
+    return limited
