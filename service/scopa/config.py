@@ -68,6 +68,12 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "from; `*` allows any origin.",
     ),
     EnvVar(
+        "SCOPA_WEB_UI",
+        "`off` (`on` in `make run`)",
+        "Serve the reference web client (clients/web, docs/web-client.md) at `/` on the HTTP "
+        "port: create, join and play games in a browser.",
+    ),
+    EnvVar(
         "SCOPA_SSE_KEEPALIVE_S",
         "`15`",
         "Seconds between the comment lines that keep an idle Server-Sent Events stream "
@@ -220,6 +226,7 @@ class Settings:
     port: int = 50051
     http_port: int | None = 8080
     cors_origins: tuple[str, ...] = ()
+    web_ui: bool = False
     sse_keepalive_s: float = 15.0
     redis_url: str | None = None
     redis_timeout_s: float = 5.0
@@ -276,6 +283,7 @@ class Settings:
             port=env.get("SCOPA_PORT", 50051, _port),
             http_port=env.get("SCOPA_HTTP_PORT", _DEFAULT_HTTP_PORT, _optional_port),
             cors_origins=env.get("SCOPA_CORS_ORIGINS", (), _origins),
+            web_ui=env.get("SCOPA_WEB_UI", False, _bool),
             sse_keepalive_s=env.get("SCOPA_SSE_KEEPALIVE_S", 15.0, _positive_float),
             redis_url=env.get("REDIS_URL", None, _redis_url),
             redis_timeout_s=env.get("SCOPA_REDIS_TIMEOUT_S", 5.0, _positive_float),

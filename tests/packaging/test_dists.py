@@ -88,3 +88,14 @@ def test_client_accepts_protobuf_7(dists: dict[str, list[Path]]) -> None:
     """The client allows the protobuf major that current grpcio-health-checking requires."""
     (protobuf,) = [r for r in _requirements(_wheel(dists["scopa-client"])) if r.name == "protobuf"]
     assert Version("7.36.2") in protobuf.specifier
+
+
+def test_server_wheel_carries_its_data_files(dists: dict[str, list[Path]]) -> None:
+    """The server wheel holds the Lua scripts, the OpenAPI document and the web client's bundle."""
+    with zipfile.ZipFile(_wheel(dists["scopa"])) as archive:
+        names = archive.namelist()
+    assert "scopa/transport/openapi.json" in names
+    assert "scopa/transport/webui/index.html" in names
+    bundle = {n.rsplit(".", 1)[1] for n in names if n.startswith("scopa/transport/webui/assets/")}
+    assert bundle == {"js", "css"}
+    assert any(n.startswith("scopa/storage/lua/") and n.endswith(".lua") for n in names)

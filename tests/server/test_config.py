@@ -117,6 +117,14 @@ def test_cors_origins_are_a_comma_separated_list() -> None:
     assert Settings.from_env({}).cors_origins == ()
 
 
+def test_web_ui_is_off_unless_turned_on() -> None:
+    """SCOPA_WEB_UI is a switch, off by default (make run turns it on); nonsense is refused."""
+    assert Settings.from_env({}).web_ui is False
+    assert Settings.from_env({"SCOPA_WEB_UI": "on"}).web_ui is True
+    with pytest.raises(ConfigError, match="SCOPA_WEB_UI"):
+        Settings.from_env({"SCOPA_WEB_UI": "maybe"})
+
+
 def test_blank_values_count_as_unset() -> None:
     """An empty or blank variable falls back to its default instead of failing."""
     assert Settings.from_env({"SCOPA_PORT": "  ", "REDIS_URL": ""}).port == 50051
@@ -186,6 +194,7 @@ DOCUMENTED_VARIABLES = [
     "SCOPA_PORT",
     "SCOPA_HTTP_PORT",
     "SCOPA_CORS_ORIGINS",
+    "SCOPA_WEB_UI",
     "SCOPA_SSE_KEEPALIVE_S",
     "REDIS_URL",
     "SCOPA_REDIS_TIMEOUT_S",

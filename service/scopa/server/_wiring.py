@@ -17,7 +17,14 @@ from scopa.telemetry import (
     record_game_finished,
     record_watch_streams,
 )
-from scopa.transport import ASGIApp, GameCalls, GameServicer, HttpGuard, build_http_app
+from scopa.transport import (
+    ASGIApp,
+    GameCalls,
+    GameServicer,
+    HttpGuard,
+    build_http_app,
+    load_web_ui,
+)
 from scopa_client.v1 import scopa_pb2_grpc
 
 __all__ = ["build_services"]
@@ -71,6 +78,8 @@ async def build_services(settings: Settings) -> Wiring:
         settings.redis_url,
     )
 
+    web_ui = load_web_ui() if settings.web_ui else None
+
     def http_app(server: ScopaServer) -> ASGIApp:
         guard = HttpGuard(
             server.drain,
@@ -85,6 +94,7 @@ async def build_services(settings: Settings) -> Wiring:
             keepalive_s=settings.sse_keepalive_s,
             max_body_bytes=settings.max_request_bytes,
             guard=guard,
+            web_ui=web_ui,
         )
 
     return Wiring(

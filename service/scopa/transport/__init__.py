@@ -16,6 +16,7 @@ from ._http_guard import HttpGuard
 from ._http_server import HttpServer
 from ._http_telemetry import ASGIApp, TelemetryMiddleware
 from ._rest_rules import PathTemplate, Route, bind_request, routes_of
+from ._webui import StaticFile, WebUi, load_web_ui
 
 __all__ = [
     "ALLOW_HEADERS",
@@ -30,10 +31,13 @@ __all__ = [
     "PathTemplate",
     "Probes",
     "Route",
+    "StaticFile",
     "TelemetryMiddleware",
     "UnaryCall",
+    "WebUi",
     "bind_request",
     "build_http_app",
+    "load_web_ui",
     "openapi_document",
     "routes_of",
     "token_from_metadata",

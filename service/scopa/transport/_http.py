@@ -2,7 +2,8 @@
 
 Paths: ``/scopa.v1.GameService/<Method>`` (Connect, gRPC-Web; generated connectrpc app),
 ``/v1/...`` (REST, routes from the proto's annotations), ``/healthz`` and ``/readyz`` (the gRPC
-liveness and readiness), ``/openapi.json``. Around them: CORS for the origins configured, then one
+liveness and readiness), ``/openapi.json``, and the web client's files at ``/`` when it is on
+(SCOPA_WEB_UI). Around them: CORS for the origins configured, then one
 span and access-log line per request (:class:`TelemetryMiddleware`). Request bodies are bounded.
 """
 
@@ -34,6 +35,7 @@ from ._http_telemetry import (
 )
 from ._rest import RestApp, header, send_json
 from ._rest_rules import routes_of
+from ._webui import WebUi
 
 __all__ = [
     "ALLOW_HEADERS",
@@ -159,13 +161,19 @@ class _Router:
     """Dispatch by path to Connect, REST, the probes and the OpenAPI document."""
 
     def __init__(
-        self, connect: ASGIApp, connect_prefix: str, rest: RestApp, probes: Probes
+        self,
+        connect: ASGIApp,
+        connect_prefix: str,
+        rest: RestApp,
+        probes: Probes,
+        web_ui: WebUi | None,
     ) -> None:
         self._connect = connect
         self._connect_prefix = connect_prefix
         self._rest = rest
         self._probes = probes
         self._openapi = openapi_document()
+        self._web_ui = web_ui
 
     def classify(self, scope: Scope) -> Classified:
         """The protocol and route of a request, for its span and access-log line."""
@@ -185,6 +193,8 @@ class _Router:
             rpc_method = f"/{route.method.containing_service.full_name}/{route.method.name}"
             return Classified("rest", route.template.text, rpc_method)
         known = path in ("/healthz", "/readyz", "/openapi.json")
+        if self._web_ui is not None and self._web_ui.find(path) is not None:
+            return Classified("http", "/" if path == "/" else "/assets/*")
         return Classified("http", path if known else "/*")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -197,6 +207,11 @@ class _Router:
             await self._rest(scope, receive, send)
         elif path in ("/healthz", "/readyz", "/openapi.json"):
             await self._static(scope, send, path)
+        elif self._web_ui is not None and (file := self._web_ui.find(path)) is not None:
+            if scope["method"] not in ("GET", "HEAD"):
+                await _send_error(send, MethodNotAllowed(f"{path} allows GET", allow=["GET"]))
+                return
+            await self._web_ui.send(scope, send, file)
         else:
             await _send_error(send, RouteNotFound(f"no route for {path}"))
 
@@ -226,10 +241,11 @@ def build_http_app(
     keepalive_s: float = 15.0,
     max_body_bytes: int = MAX_BODY_BYTES,
     guard: HttpGuard | None = None,
+    web_ui: WebUi | None = None,
     tracer_provider: TracerProvider | None = None,
     meter_provider: MeterProvider | None = None,
 ) -> ASGIApp:
-    """The whole HTTP port's application over ``calls``."""
+    """The whole HTTP port's application over ``calls`` (with ``web_ui``'s files at ``/``)."""
     service = pb.DESCRIPTOR.services_by_name["GameService"]
     rest = RestApp(
         routes_of(service),
@@ -240,7 +256,7 @@ def build_http_app(
         guard=guard,
     )
     connect = connect_app(calls, max_body_bytes, guard)
-    router = _Router(connect, f"/{service.full_name}/", rest, probes)
+    router = _Router(connect, f"/{service.full_name}/", rest, probes, web_ui)
     return TelemetryMiddleware(
         CorsMiddleware(router, cors_origins), router.classify, tracer_provider, meter_provider
     )
