@@ -8,8 +8,10 @@ STAMP  := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-runtime
 TS_DIR   := clients/typescript
 TS_STAMP := $(TS_DIR)/node_modules/.installed
+WEB_DIR   := clients/web
+WEB_STAMP := $(WEB_DIR)/node_modules/.installed
 
-.PHONY: test lint typecheck pytest ts-test check-deploy run run-compiled generate check-generated check-api lock bench bench-service mypyc clean
+.PHONY: test lint typecheck pytest ts-test web-test web-screenshots check-deploy run run-compiled generate check-generated check-api lock bench bench-service mypyc clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +33,12 @@ $(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
 	cd $(TS_DIR) && npm ci --ignore-scripts --no-audit --no-fund
 	touch $@
 
-test: $(STAMP) lint typecheck check-generated check-api check-deploy pytest ts-test
+# The web client's pinned esbuild, TypeScript and playwright-core (clients/web/package-lock.json).
+$(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
+	cd $(WEB_DIR) && npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
+test: $(STAMP) lint typecheck check-generated check-api check-deploy pytest ts-test web-test
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check service tests bench tools
@@ -47,12 +54,22 @@ pytest: $(STAMP)
 ts-test: $(STAMP) $(TS_STAMP)
 	cd $(TS_DIR) && npm test
 
+# The web client (clients/web) at http://localhost:8080/ unless SCOPA_WEB_UI is set otherwise.
+# tsc --strict, then node --test: the web client played end to end in headless Chromium
+# (Debian's /usr/bin/chromium or $$SCOPA_CHROMIUM; skipped, saying so, when there is none).
+web-test: $(STAMP) $(WEB_STAMP)
+	cd $(WEB_DIR) && npm test
+
+# The same tests, then the screenshots they took copied into docs/images (docs/web-client.md).
+web-screenshots: $(STAMP) $(WEB_STAMP)
+	cd $(WEB_DIR) && SCOPA_SCREENSHOTS=../../docs/images npm test
+
 run: $(RUN_STAMP)
-	$(PY) -m scopa.server
+	SCOPA_WEB_UI=$${SCOPA_WEB_UI:-on} $(PY) -m scopa.server
 
 # The server with the rules engine compiled by mypyc (same source; see tools/build_mypyc.py).
 run-compiled: mypyc
-	PYTHONPATH=build/mypyc $(PY) -m scopa.server
+	SCOPA_WEB_UI=$${SCOPA_WEB_UI:-on} PYTHONPATH=build/mypyc $(PY) -m scopa.server
 
 # deploy/: render each kustomize overlay, kubernetes-validate --strict, checkov, hadolint (offline).
 # The tools live in their own venv: checkov pins libraries the service must not be bound by.
@@ -68,13 +85,15 @@ $(DEPLOY_STAMP): deploy/requirements.txt
 check-deploy: $(STAMP) $(DEPLOY_STAMP)
 	$(PY) tools/check_deploy.py --bin $(DEPLOY_VENV)/bin
 
-generate: $(STAMP) $(TS_STAMP)
+generate: $(STAMP) $(TS_STAMP) $(WEB_STAMP)
 	$(PY) tools/generate.py
 	$(PY) tools/generate_ts.py
+	$(PY) tools/generate_web.py
 
-check-generated: $(STAMP) $(TS_STAMP)
+check-generated: $(STAMP) $(TS_STAMP) $(WEB_STAMP)
 	$(PY) tools/generate.py --check --lint
 	$(PY) tools/generate_ts.py --check
+	$(PY) tools/generate_web.py --check
 
 # buf breaking against the last release's API image (proto/releases/); lock.py --check makes sure
 # constraints.txt pins every declared dependency.

@@ -119,11 +119,13 @@ export function python(): string {
 
 /**
  * Starts `python -m scopa.server` on free gRPC and HTTP ports against Redis at
- * `redisPort`; `ready` (given the server) tells when it answers.
+ * `redisPort`; `ready` (given the server) tells when it answers. `settings` adds
+ * SCOPA_* variables (the web client's tests turn SCOPA_WEB_UI on).
  */
 export async function startScopaServer(
   redisPort: number,
   ready: (server: ScopaServer) => Promise<boolean>,
+  settings: Readonly<Record<string, string>> = {},
 ): Promise<ScopaServer> {
   const port = await freePort();
   const httpPort = await freePort();
@@ -141,6 +143,7 @@ export async function startScopaServer(
     SCOPA_GRACE_S: "1",
     SCOPA_DRAIN_DELAY_S: "0",
     SCOPA_TOKEN_SECRET: "typescript-client-test-secret-0123456789",
+    ...settings,
   });
   const logPath = join(dir, "server.log");
   const child = launch(python(), ["-m", "scopa.server"], env, logPath);

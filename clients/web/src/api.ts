@@ -1,0 +1,35 @@
+// The service from the browser: a GameService client over Connect (JSON) on this page's
+// origin, and the seat tokens this tab holds (sessionStorage: they survive a reload, not the tab).
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { createScopaClient, type ScopaClient } from "@scopa/client";
+
+/** The client of the server that served this page (Connect JSON; GET for side-effect-free calls). */
+export function pageClient(): ScopaClient {
+  return createScopaClient(
+    createConnectTransport({ baseUrl: window.location.origin, useHttpGet: true }),
+  );
+}
+
+const TOKEN_PREFIX = "scopa.token.";
+
+/** The token this tab holds for `game` ("games/..."), if any. */
+export function loadToken(game: string): string | null {
+  return window.sessionStorage.getItem(TOKEN_PREFIX + game);
+}
+
+/** Keeps the seat token of `game` for this tab. */
+export function saveToken(game: string, token: string): void {
+  window.sessionStorage.setItem(TOKEN_PREFIX + game, token);
+}
+
+/**
+ * A fresh idempotency key (a UUID v4) for one write, the same key only to retry it.
+ * (crypto.randomUUID exists only in secure contexts; a phone on the LAN over http is not one.)
+ */
+export function requestId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,503 @@
+// The game screen: the seat's view kept live by WatchGame, and plays sent with PlayCard.
+import {
+  asSeat,
+  FinishReason,
+  GameStatus,
+  scopaErrorInfo,
+  type Card,
+  type Event,
+  type GameView,
+  type HandResult,
+  type LegalMove,
+  type ScopaClient,
+} from "@scopa/client";
+import type { CallOptions } from "@connectrpc/connect";
+import { requestId } from "./api.js";
+import { cardCode, cardFace, cardLabel, cardsInWords, italianName, sameCard } from "./cards.js";
+import { h, replace } from "./dom.js";
+import { announce, categoryName, errorInWords, seatName, sideName } from "./messages.js";
+
+/** How many announcements stay on screen. */
+const ANNOUNCEMENTS_SHOWN = 6;
+/** Reconnection back-off bounds, in milliseconds. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 8_000;
+/** Errors after which watching again cannot help. */
+const FINAL_REASONS = new Set(["GAME_NOT_FOUND", "UNAUTHENTICATED", "PERMISSION_DENIED", "INVALID_ARGUMENT"]);
+
+/** One open seat's invite, as CreateGame returned it to this tab. */
+export interface Invite {
+  readonly seat: number;
+  readonly link: string;
+}
+
+/** What the game screen needs from the page. */
+export interface GameScreenInit {
+  readonly client: ScopaClient;
+  readonly name: string;
+  readonly token: string | null;
+  readonly invites: readonly Invite[];
+  readonly root: HTMLElement;
+}
+
+/** The live game for one seat (or a spectator): renders into `root` until stopped. */
+export class GameScreen {
+  private view: GameView | undefined;
+  private version = 0;
+  private announced = 0;
+  private readonly announcements: string[] = [];
+  private choosing: Card | undefined;
+  private highlighted: readonly Card[] = [];
+  private error: { text: string; reason: string } | undefined;
+  private connection: "connecting" | "live" | "reconnecting" | "ended" = "connecting";
+  private reconnects = 0;
+  private busy = false;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly init: GameScreenInit) {}
+
+  /** Starts watching the game. */
+  start(): void {
+    document.addEventListener("keydown", this.onKey);
+    this.render();
+    void this.watch();
+  }
+
+  /** Stops watching (the page moves elsewhere). */
+  stop(): void {
+    this.abort.abort();
+    document.removeEventListener("keydown", this.onKey);
+  }
+
+  private options(): CallOptions {
+    const base: CallOptions = { signal: this.abort.signal };
+    return this.init.token ? asSeat(this.init.token, base) : base;
+  }
+
+  /** WatchGame from the last version seen, again after every drop, until the game ends. */
+  private async watch(): Promise<void> {
+    let delay = RETRY_FIRST_MS;
+    while (!this.abort.signal.aborted) {
+      try {
+        const stream = this.init.client.watchGame({ name: this.init.name, fromVersion: this.version }, this.options());
+        for await (const message of stream) {
+          this.setConnection("live");
+          delay = RETRY_FIRST_MS;
+          if (message.view) this.apply(message.view, message.events);
+        }
+        if (this.view?.status === GameStatus.FINISHED) {
+          this.setConnection("ended");
+          return;
+        }
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        const info = scopaErrorInfo(error);
+        if (FINAL_REASONS.has(info.reason)) {
+          this.error = errorInWords(error);
+          this.setConnection("ended");
+          return;
+        }
+      }
+      this.reconnects += 1;
+      this.setConnection("reconnecting");
+      await new Promise((ok) => setTimeout(ok, delay));
+      delay = Math.min(delay * 2, RETRY_MAX_MS);
+    }
+  }
+
+  private setConnection(state: GameScreen["connection"]): void {
+    if (this.connection === state) return;
+    this.connection = state;
+    this.render();
+  }
+
+  /** Takes a newer view and announces the events not announced yet. */
+  private apply(view: GameView, events: readonly Event[]): void {
+    if (this.view !== undefined && view.version < this.version) return;
+    for (const event of events) {
+      if (event.version <= this.announced) continue;
+      const text = announce(view, event);
+      if (text !== null) this.announcements.unshift(text);
+    }
+    this.announced = Math.max(this.announced, view.version);
+    this.announcements.splice(ANNOUNCEMENTS_SHOWN);
+    const handChanged = this.view !== undefined && this.view.version !== view.version;
+    this.view = view;
+    this.version = view.version;
+    if (handChanged) {
+      this.choosing = undefined;
+      this.highlighted = [];
+    }
+    this.render();
+  }
+
+  private readonly onKey = (event: KeyboardEvent): void => {
+    if (event.key === "Escape" && this.choosing !== undefined) {
+      this.choosing = undefined;
+      this.highlighted = [];
+      this.render();
+    }
+  };
+
+  /** A card of the hand was chosen: play it, or ask which capture when there are several. */
+  private pick(card: Card): void {
+    const moves = this.movesOf(card);
+    if (moves.length > 1) {
+      this.choosing = card;
+      this.highlighted = moves[0]?.capture ?? [];
+      this.error = undefined;
+      this.render();
+      document.querySelector<HTMLElement>("[data-key='choice-0']")?.focus();
+      return;
+    }
+    // No legal move (not our turn, or a play the rules refuse): the server says why.
+    void this.play(card, moves[0]);
+  }
+
+  private movesOf(card: Card): LegalMove[] {
+    return (this.view?.legalMoves ?? []).filter((move) => move.card !== undefined && sameCard(move.card, card));
+  }
+
+  private async play(card: Card, move: LegalMove | undefined): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    this.error = undefined;
+    try {
+      const response = await this.init.client.playCard(
+        {
+          name: this.init.name,
+          card,
+          capture: move ? { cards: move.capture } : undefined,
+          requestId: requestId(),
+        },
+        this.options(),
+      );
+      this.choosing = undefined;
+      this.highlighted = [];
+      if (response.view) this.apply(response.view, response.events);
+    } catch (error) {
+      this.error = errorInWords(error);
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  private async declare(name: string, cards: Card[]): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    this.error = undefined;
+    try {
+      const response = await this.init.client.takeAction(
+        { name: this.init.name, action: { kind: { case: "declare", value: { name, cards } } }, requestId: requestId() },
+        this.options(),
+      );
+      if (response.view) this.apply(response.view, response.events);
+    } catch (error) {
+      this.error = errorInWords(error);
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  /** Redraws the whole screen, keeping the keyboard focus on the same control. */
+  private render(): void {
+    const focused = document.activeElement?.getAttribute("data-key");
+    const view = this.view;
+    replace(
+      this.init.root,
+      view === undefined
+        ? h("p", { class: "loading" }, this.error ? "" : "Loading the game…")
+        : this.screen(view),
+      this.errorLine(),
+    );
+    if (focused) document.querySelector<HTMLElement>(`[data-key='${focused}']`)?.focus();
+  }
+
+  private errorLine(): HTMLElement {
+    const error = this.error;
+    return h(
+      "p",
+      { class: "error", role: "alert", "data-reason": error?.reason ?? "" },
+      error ? error.text : "",
+      error ? h("span", { class: "reason" }, ` (${error.reason})`) : null,
+    );
+  }
+
+  private screen(view: GameView): HTMLElement {
+    return h(
+      "div",
+      {
+        class: "game",
+        "data-status": GameStatus[view.status],
+        "data-version": view.version,
+        "data-connection": this.connection,
+        "data-reconnects": this.reconnects,
+      },
+      this.header(view),
+      this.banner(view),
+      this.seats(view),
+      this.invites(view),
+      this.table(view),
+      this.choice(view),
+      this.hand(view),
+      this.declarations(view),
+      h(
+        "section",
+        { class: "events", "aria-label": "What happened" },
+        h("h2", {}, "What happened"),
+        h("ol", { "aria-live": "polite" }, ...this.announcements.map((text) => h("li", {}, text))),
+      ),
+      this.sheets(view),
+    );
+  }
+
+  private header(view: GameView): HTMLElement {
+    const words = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", ended: "" };
+    return h(
+      "header",
+      { class: "game-header" },
+      h("h1", {}, view.preset.replaceAll("_", " ")),
+      h("span", {}, `Hand ${view.handNumber}`),
+      h("span", {}, `Stock: ${view.stockSize} cards`),
+      h("span", { class: `connection ${this.connection}` }, words[this.connection]),
+    );
+  }
+
+  private banner(view: GameView): HTMLElement {
+    let text: string;
+    let turn = "none";
+    if (view.status === GameStatus.FINISHED) {
+      const winners = view.winners.map((side) => sideName(view, side)).join(" and ");
+      const why = view.finishReason === FinishReason.RESIGNED ? " (a player resigned)" : "";
+      text = view.seat !== undefined && view.winners.includes(view.seats[view.seat]?.side ?? -1)
+        ? `You won! ${winners} wins${why}.`
+        : `${winners} won${why}.`;
+    } else if (view.status === GameStatus.WAITING_FOR_PLAYERS) {
+      text = "Waiting for players to join…";
+    } else if (view.turn !== undefined && view.turn === view.seat) {
+      text = "Your turn: play a card.";
+      turn = "mine";
+    } else {
+      text = view.turn === undefined ? "" : `${seatName(view, view.turn)} to play.`;
+      turn = "other";
+    }
+    return h("p", { class: `banner ${turn}`, role: "status", "data-turn": turn }, text);
+  }
+
+  private seats(view: GameView): HTMLElement {
+    const rows = view.seats.map((seat) => {
+      const side = view.sides[seat.side];
+      const who = [
+        seat.displayName || `Seat ${seat.seat + 1}`,
+        seat.seat === view.seat ? " (you)" : "",
+        seat.bot ? ` (bot: ${seat.bot})` : "",
+        seat.open ? " (open)" : "",
+        seat.resigned ? " (resigned)" : "",
+      ].join("");
+      return h(
+        "tr",
+        { "data-seat": seat.seat, class: view.turn === seat.seat ? "to-play" : null },
+        h("th", { scope: "row" }, view.turn === seat.seat ? h("span", { class: "turn-mark", "aria-label": "to play" }, "▶ ") : null, who),
+        h("td", { "data-hand-size": seat.handSize }, seat.handSize),
+        h("td", { "data-side-score": seat.side }, side?.score ?? 0),
+        h("td", {}, side?.capturedCount ?? 0),
+        h("td", {}, side?.sweeps ?? 0),
+      );
+    });
+    return h(
+      "section",
+      { class: "seats", "aria-label": "Players" },
+      h(
+        "table",
+        {},
+        h("thead", {}, h("tr", {}, ...["Player", "Cards in hand", "Score", "Captured", "Sweeps"].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, ...rows),
+      ),
+    );
+  }
+
+  private invites(view: GameView): HTMLElement | null {
+    const open = this.init.invites.filter((invite) => view.seats[invite.seat]?.open);
+    if (open.length === 0) return null;
+    return h(
+      "section",
+      { class: "invites", "aria-label": "Invite links" },
+      h("h2", {}, "Invite players"),
+      h("p", {}, "Send each link to one player; opening it in their browser takes the seat."),
+      ...open.map((invite) => {
+        const field = h("input", { type: "text", readonly: true, value: invite.link, "aria-label": `Invite link for seat ${invite.seat + 1}`, "data-invite": invite.seat });
+        const copy = h("button", { type: "button", "data-key": `copy-${invite.seat}` }, "Copy link");
+        copy.addEventListener("click", () => {
+          field.select();
+          const done = (): void => {
+            copy.textContent = "Copied";
+          };
+          if (navigator.clipboard) navigator.clipboard.writeText(invite.link).then(done, () => document.execCommand("copy"));
+          else if (document.execCommand("copy")) done();
+        });
+        return h("div", { class: "invite" }, h("label", {}, `Seat ${invite.seat + 1}`), field, copy);
+      }),
+    );
+  }
+
+  private table(view: GameView): HTMLElement {
+    const cards = view.table.map((card) => {
+      const lit = this.highlighted.some((c) => sameCard(c, card));
+      return h(
+        "li",
+        { class: lit ? "card highlight" : "card", role: "img", "aria-label": cardLabel(card) + (lit ? ", to be captured" : ""), title: italianName(card), "data-card": cardCode(card) },
+        cardFace(card),
+      );
+    });
+    return h(
+      "section",
+      { class: "table", "aria-label": "Table" },
+      h("h2", {}, `Table (${view.table.length})`),
+      cards.length > 0 ? h("ul", { class: "cards" }, ...cards) : h("p", { class: "empty" }, "The table is empty."),
+    );
+  }
+
+  private choice(view: GameView): HTMLElement | null {
+    const card = this.choosing;
+    if (card === undefined) return null;
+    const moves = this.movesOf(card);
+    return h(
+      "section",
+      { class: "choice", "aria-label": "Choose a capture" },
+      h("h2", {}, `${italianName(card)} can capture in ${moves.length} ways: which cards do you take?`),
+      h(
+        "div",
+        { class: "options" },
+        ...moves.map((move, index) =>
+          h(
+            "button",
+            {
+              type: "button",
+              "data-key": `choice-${index}`,
+              "data-choice": index,
+              onmouseenter: () => this.highlight(move.capture),
+              onfocus: () => this.highlight(move.capture),
+              onclick: () => void this.play(card, move),
+            },
+            `Take ${cardsInWords(move.capture)}`,
+          ),
+        ),
+        h("button", { type: "button", class: "secondary", "data-key": "choice-cancel", onclick: () => this.cancelChoice() }, "Cancel"),
+      ),
+      h("p", { class: "hint" }, "The highlighted table cards are the ones taken. Esc cancels."),
+      view.turn === view.seat ? null : h("p", {}, "It is no longer your turn."),
+    );
+  }
+
+  private highlight(cards: readonly Card[]): void {
+    const same = cards.length === this.highlighted.length && cards.every((c, i) => sameCard(c, this.highlighted[i] ?? c) );
+    if (same) return;
+    this.highlighted = cards;
+    for (const element of this.init.root.querySelectorAll<HTMLElement>(".table .card")) {
+      const code = element.dataset["card"];
+      const lit = cards.some((c) => cardCode(c) === code);
+      element.classList.toggle("highlight", lit);
+    }
+  }
+
+  private cancelChoice(): void {
+    this.choosing = undefined;
+    this.highlighted = [];
+    this.render();
+    this.init.root.querySelector<HTMLElement>(".hand button")?.focus();
+  }
+
+  private hand(view: GameView): HTMLElement | null {
+    if (view.seat === undefined) return null;
+    const myTurn = view.turn === view.seat;
+    const cards = view.hand.map((card) => {
+      const moves = this.movesOf(card);
+      const capture = moves.length === 1 && (moves[0]?.capture.length ?? 0) > 0;
+      const hint = !myTurn ? "" : moves.length > 1 ? `, ${moves.length} captures possible` : capture ? `, captures ${cardsInWords(moves[0]?.capture ?? [])}` : moves.length === 1 ? ", lays it on the table" : ", not playable";
+      return h(
+        "li",
+        {},
+        h(
+          "button",
+          {
+            type: "button",
+            class: `card${moves.length > 0 ? " legal" : ""}${this.choosing && sameCard(this.choosing, card) ? " chosen" : ""}`,
+            "aria-label": `Play ${cardLabel(card)}${hint}`,
+            title: italianName(card),
+            "data-key": `hand-${cardCode(card)}`,
+            "data-card": cardCode(card),
+            "data-choices": moves.length,
+            onclick: () => this.pick(card),
+          },
+          cardFace(card),
+        ),
+      );
+    });
+    return h(
+      "section",
+      { class: `hand${myTurn ? " my-turn" : ""}`, "aria-label": "Your hand" },
+      h("h2", {}, "Your hand"),
+      cards.length > 0 ? h("ul", { class: "cards" }, ...cards) : h("p", { class: "empty" }, "No cards in hand."),
+    );
+  }
+
+  private declarations(view: GameView): HTMLElement | null {
+    const declarations = view.legalActions.flatMap((action) => (action.kind.case === "declare" ? [action.kind.value] : []));
+    if (declarations.length === 0) return null;
+    return h(
+      "section",
+      { class: "declarations", "aria-label": "Declarations" },
+      ...declarations.map((d, index) =>
+        h(
+          "button",
+          { type: "button", "data-key": `declare-${index}`, onclick: () => void this.declare(d.name, d.cards) },
+          `Declare ${d.name}: ${cardsInWords(d.cards)}`,
+        ),
+      ),
+    );
+  }
+
+  private sheets(view: GameView): HTMLElement | null {
+    const results = view.handResults;
+    const last = results[results.length - 1];
+    if (last === undefined) return null;
+    const older = results.slice(0, -1).reverse();
+    return h(
+      "section",
+      { class: "sheets", "aria-label": "Score sheets" },
+      h("h2", {}, view.status === GameStatus.FINISHED ? "Final score sheet" : `Score sheet of hand ${last.handNumber}`),
+      this.sheet(view, last),
+      ...older.map((result) => h("details", {}, h("summary", {}, `Hand ${result.handNumber}`), this.sheet(view, result))),
+    );
+  }
+
+  private sheet(view: GameView, result: HandResult): HTMLElement {
+    const sides = view.sides.map((side) => side.side);
+    const row = (label: string, cells: (string | number)[], cls?: string): HTMLElement =>
+      h("tr", { class: cls ?? null }, h("th", { scope: "row" }, label), ...cells.map((c) => h("td", {}, c)));
+    return h(
+      "table",
+      { class: "sheet", "data-hand": result.handNumber },
+      h("caption", {}, `Hand ${result.handNumber}`),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Category"), ...sides.map((side) => h("th", { scope: "col" }, sideName(view, side))))),
+      h(
+        "tbody",
+        {},
+        ...result.lines.map((line) =>
+          row(
+            categoryName(line.name),
+            sides.map((side) => {
+              const value = line.values[side];
+              const points = line.points[side] ?? 0;
+              return value === undefined ? points : `${points} (${Number.isInteger(value) ? value : value.toFixed(1)})`;
+            }),
+          ),
+        ),
+        row("Hand total", sides.map((side) => result.totals[side] ?? 0), "total"),
+        row("Game score", sides.map((side) => result.scores[side] ?? 0), "score"),
+      ),
+    );
+  }
+}

@@ -1,0 +1,117 @@
+// The web client's entry point: routes by the URL fragment, so the server only serves "/".
+//   #/                         the new-game form
+//   #/games/<id>               the game, as the seat whose token this tab holds (else a spectator)
+//   #/games/<id>/join/<code>   an invite link: claim the seat, then the game
+// The invite code travels in the fragment, which browsers never send to a server; the seat
+// token never appears in a URL (sessionStorage, then the Authorization header).
+import "./style.css";
+import type { CreateGameResponse, ScopaClient } from "@scopa/client";
+import { loadToken, pageClient, requestId, saveToken } from "./api.js";
+import { h, replace } from "./dom.js";
+import { GameScreen, type Invite } from "./game.js";
+import { errorInWords } from "./messages.js";
+import { SetupScreen } from "./setup.js";
+
+const INVITES_PREFIX = "scopa.invites.";
+
+interface Route {
+  readonly page: "setup" | "game" | "join";
+  readonly game?: string;
+  readonly code?: string;
+}
+
+function route(): Route {
+  const parts = window.location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  if (parts[0] === "games" && parts[1]) {
+    const game = `games/${parts[1]}`;
+    if (parts[2] === "join" && parts[3]) return { page: "join", game, code: parts[3] };
+    return { page: "game", game };
+  }
+  return { page: "setup" };
+}
+
+function gameHash(game: string): string {
+  return `#/${game.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+function inviteLink(game: string, code: string): string {
+  return `${window.location.origin}/${gameHash(game)}/join/${encodeURIComponent(code)}`;
+}
+
+class App {
+  private readonly client: ScopaClient = pageClient();
+  private game: GameScreen | undefined;
+
+  constructor(private readonly root: HTMLElement) {}
+
+  show(): void {
+    this.game?.stop();
+    this.game = undefined;
+    const where = route();
+    if (where.page === "join" && where.game && where.code) this.join(where.game, where.code);
+    else if (where.page === "game" && where.game) this.play(where.game);
+    else void new SetupScreen(this.client, this.root, (response, seat) => this.created(response, seat)).start();
+  }
+
+  private created(response: CreateGameResponse, seat: number): void {
+    const token = response.credentials.find((c) => c.seat === seat)?.token;
+    if (token) saveToken(response.name, token);
+    const invites: Invite[] = response.invites.map((i) => ({ seat: i.seat, link: inviteLink(response.name, i.inviteCode) }));
+    window.sessionStorage.setItem(INVITES_PREFIX + response.name, JSON.stringify(invites));
+    window.location.hash = gameHash(response.name);
+  }
+
+  private play(game: string): void {
+    const stored = window.sessionStorage.getItem(INVITES_PREFIX + game);
+    const invites = stored ? (JSON.parse(stored) as Invite[]) : [];
+    this.game = new GameScreen({ client: this.client, name: game, token: loadToken(game), invites, root: this.root });
+    this.game.start();
+  }
+
+  private join(game: string, code: string): void {
+    if (loadToken(game)) {
+      // This tab already holds a seat of the game (e.g. the link was reloaded after joining).
+      window.history.replaceState(null, "", gameHash(game));
+      this.play(game);
+      return;
+    }
+    const name = h("input", { type: "text", id: "join-name", maxlength: 64, placeholder: "Your name", autocomplete: "nickname" });
+    const error = h("p", { class: "error", role: "alert" });
+    const button = h("button", { type: "submit", id: "join" }, "Join the game");
+    const id = requestId(); // one JoinGame: a retry (e.g. a double click) gets the same seat
+    const form = h(
+      "form",
+      { class: "join" },
+      h("h1", {}, "You are invited to a game"),
+      h("label", { class: "field" }, "Your name ", name),
+      button,
+      error,
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      button.disabled = true;
+      this.client
+        .joinGame({ name: game, inviteCode: code, displayName: name.value.trim(), requestId: id })
+        .then((joined) => {
+          saveToken(game, joined.token);
+          window.history.replaceState(null, "", gameHash(game)); // the invite leaves the history
+          this.show();
+        })
+        .catch((failure: unknown) => {
+          const words = errorInWords(failure);
+          error.textContent = words.text;
+          error.dataset["reason"] = words.reason;
+          button.disabled = false;
+        });
+    });
+    replace(this.root, form);
+    name.focus();
+  }
+}
+
+const root = document.getElementById("app");
+if (root) {
+  const app = new App(root);
+  window.addEventListener("hashchange", () => app.show());
+  app.show();
+}

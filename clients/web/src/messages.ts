@@ -1,0 +1,98 @@
+// Words for people: error reasons (google.rpc.ErrorInfo) and game events.
+import { scopaErrorInfo, type Event, type GameView } from "@scopa/client";
+import { cardsInWords, italianName } from "./cards.js";
+
+/** What each ErrorInfo reason means for the person who caused it. */
+const REASONS: Record<string, (metadata: Readonly<Record<string, string>>) => string> = {
+  NOT_YOUR_TURN: () => "It is not your turn: wait for the other player.",
+  WAITING_FOR_PLAYERS: () => "The game has not started: an open seat is still waiting for its player.",
+  CARD_NOT_IN_HAND: (m) => `That card (${m["card"] ?? "?"}) is not in your hand.`,
+  CAPTURE_NOT_LEGAL: () => "That play is not allowed: it must capture differently (or must capture).",
+  CAPTURE_CHOICE_REQUIRED: () => "That card can capture in several ways: choose which cards to take.",
+  ACTION_NOT_LEGAL: () => "That action is not open to you now.",
+  GAME_OVER: () => "The game is over.",
+  INVITE_INVALID: () => "This invite link is not valid for this game (or its seat is gone).",
+  SEAT_TAKEN: () => "Someone else has already taken this seat.",
+  GAME_NOT_FOUND: () => "This game does not exist, or it has expired.",
+  UNAUTHENTICATED: () => "Your seat's key was not accepted; open your invite link again.",
+  PERMISSION_DENIED: () => "Your seat's key belongs to another game.",
+  INVALID_OPTION: (m) => `That rule option is not accepted${m["option"] ? ` (${m["option"]})` : ""}.`,
+  INVALID_ARGUMENT: (m) => `The server refused a value${m["field"] ? ` (${m["field"]})` : ""}.`,
+  RATE_LIMITED: () => "Too many games created from here just now; try again in a minute.",
+  STALE_ETAG: () => "The game changed meanwhile; look again and replay.",
+  CONCURRENT_UPDATE: () => "Another move arrived at the same moment; try again.",
+  STORAGE_UNAVAILABLE: () => "The server cannot reach its game store; try again shortly.",
+  OUTCOME_UNKNOWN: () => "The server could not confirm the move; try again.",
+  SERVER_SHUTTING_DOWN: () => "The server is restarting; try again.",
+  TOO_MANY_WATCHES: () => "Too many games are open from this address.",
+};
+
+/** An error as words for a person, plus its reason for the curious. */
+export function errorInWords(error: unknown): { text: string; reason: string } {
+  const info = scopaErrorInfo(error);
+  const words = REASONS[info.reason];
+  const text = words ? words(info.metadata) : info.message || "Something went wrong.";
+  return { text, reason: info.reason || String(info.code) };
+}
+
+/** The display name of a seat (or "Seat n"). */
+export function seatName(view: GameView, seat: number): string {
+  const info = view.seats[seat];
+  return info?.displayName || `Seat ${seat + 1}`;
+}
+
+/** The name of a side: its seats' names joined. */
+export function sideName(view: GameView, side: number): string {
+  const info = view.sides[side];
+  if (info === undefined) return `Side ${side + 1}`;
+  return info.seats.map((seat) => seatName(view, seat)).join(" & ");
+}
+
+const SWEEP_WORDS: Record<string, string> = { spazzino: "Spazzino", spatola: "Spatola", spatola4: "Spatola" };
+
+/** The announcement of an event, or null when it needs none. */
+export function announce(view: GameView, event: Event): string | null {
+  const kind = event.kind;
+  switch (kind.case) {
+    case "cardPlayed": {
+      const played = kind.value;
+      const who = seatName(view, played.seat);
+      const parts: string[] = [];
+      if (played.sweep) parts.push(`${SWEEP_WORDS[view.preset] ?? "Scopa"}! ${who} swept the table.`);
+      for (const special of played.specials) {
+        parts.push(`${who} scores ${special.name} (+${special.points}).`);
+      }
+      return parts.length > 0 ? parts.join(" ") : null;
+    }
+    case "handStarted":
+      return `Hand ${kind.value.handNumber} begins; ${seatName(view, kind.value.dealer)} deals.`;
+    case "leftoverTaken":
+      return kind.value.cards.length > 0
+        ? `${seatName(view, kind.value.seat)} takes the cards left on the table (${cardsInWords(kind.value.cards)}).`
+        : null;
+    case "handScored": {
+      const result = kind.value.result;
+      if (result === undefined) return null;
+      const totals = result.totals.map((points, side) => `${sideName(view, side)} +${points}`).join(", ");
+      return `Hand ${result.handNumber} scored: ${totals}.`;
+    }
+    case "gameFinished":
+      return `Game over: ${kind.value.winners.map((side) => sideName(view, side)).join(" and ")} won.`;
+    case "seatJoined":
+      return `${kind.value.displayName || `Seat ${kind.value.seat + 1}`} joined.`;
+    case "seatResigned":
+      return `${seatName(view, kind.value.seat)} resigned.`;
+    case "redeal":
+      return `The deal is void (${kind.value.reason}); the cards are dealt again.`;
+    case "declared":
+      return `${seatName(view, kind.value.seat)} declares ${kind.value.name}: ${kind.value.cards.map(italianName).join(", ")} (+${kind.value.points}).`;
+    default:
+      return null;
+  }
+}
+
+/** A score category's name in words, e.g. "two_of_spade" -> "Two of spade". */
+export function categoryName(name: string): string {
+  const text = name.replaceAll("_", " ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

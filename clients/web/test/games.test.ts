@@ -1,0 +1,211 @@
+// End to end: two people in two browser contexts create, join and play complete games through
+// the web client alone, served by a real scopa server (SCOPA_WEB_UI on) on a real redis-server.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import {
+  startRedis,
+  startScopaServer,
+  stop,
+  type Running,
+  type ScopaServer,
+} from "../../typescript/test/support/processes.js";
+import { launchBrowser, screenshot, whyNoBrowser } from "./support/browser.js";
+import {
+  createTwoPlayerGame,
+  handOf,
+  inviteLink,
+  isMyTurn,
+  join,
+  scoresShown,
+  statusOf,
+  STEP_MS,
+  versionOf,
+  waitForVersion,
+} from "./support/ui.js";
+
+/** The server ends a watch stream idle this long, so a pause makes every client resume. */
+const WATCH_IDLE_S = 2;
+/** A bound on the plays of one game, so a broken client cannot loop forever. */
+const MAX_PLAYS = 600;
+const TEST_TIMEOUT = { timeout: 600_000 };
+const DESKTOP = { width: 1100, height: 1000 };
+const PHONE = { width: 390, height: 844 };
+
+/** What to do along the way, at the play with that number. */
+interface Detours {
+  readonly illegalAt?: number;
+  readonly reloadAt?: number;
+  readonly idleAt?: number;
+  readonly screenshots?: boolean;
+}
+
+/** The server's game, as a spectator sees it over REST (GetState). */
+interface ServerView {
+  readonly status: string;
+  readonly sides: { side: number; score: number }[];
+  readonly winners: number[];
+}
+
+const skip = whyNoBrowser();
+
+describe("the web client in headless Chromium", { skip }, () => {
+  let redis: Running | undefined;
+  let server: ScopaServer | undefined;
+  let browser: Browser | undefined;
+
+  before(async () => {
+    redis = await startRedis();
+    server = await startScopaServer(
+      redis.port,
+      async (s) => {
+        try {
+          return (await fetch(`${s.httpUrl}/readyz`)).ok;
+        } catch {
+          return false;
+        }
+      },
+      { SCOPA_WEB_UI: "on", SCOPA_WATCH_IDLE_S: String(WATCH_IDLE_S), SCOPA_RATE_LIMIT_CREATE_GAME: "off" },
+    );
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (server) await stop(server);
+    if (redis) await stop(redis);
+  });
+
+  async function getState(name: string): Promise<ServerView> {
+    const response = await fetch(`${server?.httpUrl}/v1/${name}`);
+    assert.equal(response.status, 200);
+    return ((await response.json()) as { view: ServerView }).view;
+  }
+
+  /** Two people: Ann creates the game on a desktop, Bob joins from the link on a phone. */
+  async function twoPeople(): Promise<{ ann: Page; bob: Page; contexts: BrowserContext[] }> {
+    assert.ok(browser && server);
+    const annContext = await browser.newContext({ viewport: DESKTOP, baseURL: server.httpUrl });
+    const bobContext = await browser.newContext({ viewport: PHONE, baseURL: server.httpUrl, isMobile: true, hasTouch: true });
+    for (const context of [annContext, bobContext]) context.setDefaultTimeout(STEP_MS);
+    return { ann: await annContext.newPage(), bob: await bobContext.newPage(), contexts: [annContext, bobContext] };
+  }
+
+  /** Creates, joins and plays a game to its end through both pages; returns the game's name. */
+  async function playGame(preset: string, options: Record<string, string>, detours: Detours): Promise<string> {
+    const { ann, bob, contexts } = await twoPeople();
+    try {
+      await ann.goto("/");
+      if (detours.screenshots) await screenshot(ann, "new-game");
+      await createTwoPlayerGame(ann, preset, "Ann", options);
+      await ann.locator("#create").click();
+      const link = await inviteLink(ann, 1);
+      await join(bob, link, "Bob");
+      await ann.locator(".banner:not(:has-text('Waiting for players'))").waitFor();
+      const name = decodeURIComponent(new URL(ann.url()).hash.replace(/^#\//, ""));
+      assert.match(name, /^games\/[^/]+$/);
+      if (detours.screenshots) await screenshot(ann, "start");
+
+      let plays = 0;
+      let choices = 0;
+      for (;;) {
+        const version = Math.max(await versionOf(ann), await versionOf(bob));
+        await waitForVersion(ann, version);
+        await waitForVersion(bob, version);
+        if ((await statusOf(ann)) === "FINISHED") break;
+        assert.ok(plays < MAX_PLAYS, `the game did not end in ${MAX_PLAYS} plays`);
+        const annToPlay = await isMyTurn(ann);
+        const [mover, waiter] = annToPlay ? [ann, bob] : [bob, ann];
+        assert.ok(await isMyTurn(mover), "one of the two seats is to play");
+        assert.equal(await isMyTurn(waiter), false);
+
+        if (plays === detours.illegalAt) await playOutOfTurn(waiter, version);
+        if (plays === detours.reloadAt) await reloadResumes(waiter, version);
+        if (plays === detours.idleAt) await idleResumes([ann, bob]);
+
+        const hand = await handOf(mover);
+        const several = hand.find((c) => c.choices > 1);
+        const card = several ?? hand.find((c) => c.choices === 1);
+        assert.ok(card, `a playable card in ${JSON.stringify(hand)}`);
+        await mover.locator(`.hand button[data-card='${card.code}']`).click();
+        if (several) {
+          await chooseCapture(mover, several.choices, detours.screenshots === true && choices === 0);
+          choices += 1;
+        }
+        await waitForVersion(mover, version + 1);
+        plays += 1;
+      }
+
+      const state = await getState(name);
+      assert.equal(state.status, "GAME_STATUS_FINISHED");
+      const expected = new Map(state.sides.map((side) => [side.side, side.score]));
+      for (const page of [ann, bob]) {
+        assert.deepEqual(await scoresShown(page), expected, "the scores shown are the server's");
+        await page.locator(".sheets h2", { hasText: "Final score sheet" }).waitFor();
+        const banner = (await page.locator(".banner").textContent()) ?? "";
+        assert.match(banner, /won/);
+      }
+      const winnerNames = state.winners.map((side) => (side === 0 ? "Ann" : "Bob"));
+      assert.match((await ann.locator(".banner").textContent()) ?? "", new RegExp(winnerNames.join("|")));
+      if (detours.screenshots) await screenshot(ann, "final");
+      console.log(`# ${preset}: ${plays} plays, ${choices} capture choices, scores ${JSON.stringify([...expected])}`);
+      return name;
+    } catch (failure) {
+      // What each person saw when it failed, beside the other artifacts.
+      await screenshot(ann, `failed-${preset}-ann`).catch(() => undefined);
+      await screenshot(bob, `failed-${preset}-bob`).catch(() => undefined);
+      throw failure;
+    } finally {
+      for (const context of contexts) await context.close();
+    }
+  }
+
+  /** Clicks a card on the page whose turn it is not: the server's reason is shown, nothing changes. */
+  async function playOutOfTurn(page: Page, version: number): Promise<void> {
+    const [first] = await handOf(page);
+    assert.ok(first);
+    await page.locator(`.hand button[data-card='${first.code}']`).click();
+    const error = page.locator(".error[data-reason='NOT_YOUR_TURN']");
+    await error.waitFor();
+    assert.match((await error.textContent()) ?? "", /not your turn/i);
+    assert.equal(await versionOf(page), version);
+  }
+
+  /** Reloads the page: the same seat, hand and version come back (token in sessionStorage). */
+  async function reloadResumes(page: Page, version: number): Promise<void> {
+    const before = await handOf(page);
+    await page.reload();
+    await waitForVersion(page, version);
+    assert.deepEqual(await handOf(page), before);
+  }
+
+  /** Waits past the server's watch idle limit: both pages reconnect from their last version. */
+  async function idleResumes(pages: Page[]): Promise<void> {
+    await sleep((WATCH_IDLE_S + 1.5) * 1000);
+    for (const page of pages) {
+      await page.waitForFunction(() => Number(document.querySelector(".game")?.getAttribute("data-reconnects")) > 0, null, { timeout: STEP_MS });
+    }
+  }
+
+  /** The capture choice: each option highlights its cards on the table; pick one. */
+  async function chooseCapture(page: Page, count: number, shoot: boolean): Promise<void> {
+    const options = page.locator(".choice [data-choice]");
+    await options.first().waitFor();
+    assert.equal(await options.count(), count);
+    const pick = count - 1;
+    await options.nth(pick).hover();
+    await options.nth(pick).focus();
+    assert.ok((await page.locator(".table li.card.highlight").count()) > 0, "the capture is highlighted on the table");
+    if (shoot) await screenshot(page, "capture-choice");
+    await options.nth(pick).click();
+  }
+
+  it("create, join and play a complete game of scopa; an illegal play shows its error, a reload and an idle drop resume", TEST_TIMEOUT, async () => {
+    await playGame("scopa", { target_score: "4" }, { illegalAt: 3, reloadAt: 6, idleAt: 9, screenshots: true });
+  });
+
+  it("create, join and play a complete game of spazzino", TEST_TIMEOUT, async () => {
+    await playGame("spazzino", { target_score: "4" }, {});
+  });
+});
