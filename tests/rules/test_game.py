@@ -395,6 +395,15 @@ def test_clearing_the_table_is_a_sweep() -> None:
     assert after.sweeps == (1, 0)
 
 
+def test_sweep_points_are_given_once_per_sweep() -> None:
+    """Option sweep_points: one sweep scores sweep_points (it was counted twice: 2 gave 4)."""
+    state = situation(ruleset("scopa", sweep_points=2), hands=["7D", "9B"], table="3C 4B")
+    after, _ = play(state, 0, "7D", "3C 4B")
+    assert after.sweeps == (1, 0)
+    _, events = play(after, 1, "9B", "")
+    assert points(events, "sweeps") == (2, 0)
+
+
 def test_no_sweep_on_the_last_card_of_the_hand() -> None:
     """RULINGS.md capturing 6: clearing the table with the hand's final play is no sweep."""
     state = situation(make_ruleset("scopa"), hands=["7D", ""], table="3C 4B", stock="")

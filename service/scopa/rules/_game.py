@@ -710,7 +710,7 @@ def apply_move(
                 specials = _add_specials(specials, side, scored)
         piles = piles[:side] + (piles[side] + capture + (card,),) + piles[side + 1 :]
         if sweep:
-            sweeps = _replace_at(sweeps, side, sweeps[side] + options.sweep_points)
+            sweeps = _replace_at(sweeps, side, sweeps[side] + 1)
         table = rest
         last_capturer = seat
         last_laid = -1
