@@ -111,3 +111,59 @@ def test_scopa_a_11_even_with_an_equal_card_on_the_table() -> None:
     """RULINGS.md scopa a 11: the 11-capture is allowed even when an equal card lies there."""
     assert takes("scopa11", "3C 8B", "8D") == {"3C", "8B"}
     assert takes("scopa", "3C 8B", "8D") == {"8B"}
+
+
+def test_frac_has_no_equal_card_obligation() -> None:
+    """Seed 004 Scopa FRAC: with an equal card and a sum on the table, either may be taken."""
+    assert takes("frac", "7C 3B 4S", "7D") == {"7C", "3B 4S"}
+    assert takes("scopa", "7C 3B 4S", "7D") == {"7C"}
+
+
+def test_sbarazzino_ace_takes_the_whole_table() -> None:
+    """Seed 004 Sbarazzino: a played ace takes every card face up on the table."""
+    assert takes("sbarazzino", "2C 5B 9S", "1D") == {"2C 5B 9S"}
+
+
+def test_differenze_takes_by_the_difference_of_seed_004() -> None:
+    """Seed 004 Scopa delle differenze: fante and 2 by a 6 (8 - 2); ace, re and 7 by a 2."""
+    assert takes("differenze", "8C 2B", "6D") == {"2B 8C"}
+    assert takes("differenze", "1C 10B 7S", "2D") == {"10B 1C 7S"}
+    assert takes("differenze", "8C 2B", "10D") == set()  # no sums
+    assert takes("differenze", "8C 5B", "8D") == {"8C"}  # one card: an equal card, as usual
+    assert takes("differenze", "5C 9B", "5D") == {"5C"}
+
+
+def test_differenze_lists_every_difference() -> None:
+    """Every set whose highest card minus the others is the played card is listed."""
+    assert takes("differenze", "1C 3B 4S 10D", "6D") == {"10D 4S", "10D 1C 3B"}
+    assert takes("differenze", "3C 3B 9S", "3D", equal_card_precedence=False) == {
+        "3C",
+        "3B",
+        "3B 3C 9S",
+    }
+
+
+def test_inversa_takes_by_sum_or_by_difference() -> None:
+    """Seed 004 Scopa inversa, hybrid form: both additions and subtractions capture."""
+    assert takes("inversa", "8C 2B", "6D") == {"2B 8C"}
+    assert takes("inversa", "8C 2B", "10D") == {"2B 8C"}
+    assert takes("inversa", "1C 4B 5S", "9D") == {"4B 5S"}
+    assert takes("inversa", "1C 4B 5S", "2D") == set()  # nothing adds or subtracts to 2
+
+
+def test_modulo_sette_counts_values_and_sums_modulo_seven() -> None:
+    """Seed 004 Modulo sette: a 2 takes a 6 and a re (16 = 2 mod 7); a 4 takes an ace and a 3."""
+    assert "10B 6C" in takes("modulo_sette", "6C 10B", "2D")
+    assert takes("modulo_sette", "1C 3B", "4D") == {"1C 3B"}
+    assert takes("modulo_sette", "6C 4B", "10D") == {"4B 6C"}
+
+
+def test_modulo_sette_choice_where_ambiguous() -> None:
+    """Seed 004 "axiom of choice": on 7 and 2 a cavallo takes the 2 alone, or the 2 and the 7."""
+    assert takes("modulo_sette", "7C 2B", "9D") == {"2B", "2B 7C"}
+
+
+def test_modulo_sette_keeps_the_equal_card_first() -> None:
+    """Seed 004: on a 7 and a cavallo the cavallo must take the cavallo; a 2 may take both."""
+    assert takes("modulo_sette", "7C 9B", "9D") == {"9B"}
+    assert takes("modulo_sette", "7C 9B", "2D") == {"9B", "7C 9B"}

@@ -404,6 +404,37 @@ def test_sweep_points_are_given_once_per_sweep() -> None:
     assert points(events, "sweeps") == (2, 0)
 
 
+@pytest.mark.parametrize(
+    ("table", "card", "special"),
+    [
+        ("1C 3B", "4D", ("traditional_sweep", -1)),  # seed 004: an ace and a 3 taken by a 4
+        ("6C 4B", "10D", ("traditional_sweep", -1)),  # a 6 and a 4 taken by a re
+        ("6C 10B", "2D", ("modular_sweep", 1)),  # a 2 taking a 6 and a re
+        ("7C 9B", "2D", ("modular_sweep", 1)),  # a 2 sweeping a 7 and a cavallo
+    ],
+)
+def test_modulo_sette_sweeps_score_by_their_kind(
+    table: str, card: str, special: tuple[str, int]
+) -> None:
+    """Seed 004 Modulo sette: a traditional sweep is worth -1, a modular one +1."""
+    state = situation(make_ruleset("modulo_sette"), hands=[f"{card} 5S", "8S"], table=table)
+    after, events = play(state, 0, card, table)
+    played = only_played(events)
+    assert played.sweep and played.specials == (special,)
+    assert after.specials == ((special,), ())
+
+
+def test_modulo_sette_seven_sweeping_a_seven_scores_nothing() -> None:
+    """Seed 004 Modulo sette: a sweep taking a 7 with another 7 is the one exception: 0 points."""
+    state = situation(make_ruleset("modulo_sette"), hands=["7D 5S", "5B"], table="7C")
+    after, events = play(state, 0, "7D", "7C")
+    assert only_played(events).sweep and only_played(events).specials == ()
+    state, _ = play(after, 1, "5B", "")
+    _, events = play(state, 0, "5S", "5B")  # the last card: an ordinary capture
+    assert points(events, "modular_sweeps") == (0, 0)
+    assert points(events, "traditional_sweeps") == (0, 0)
+
+
 def test_no_sweep_on_the_last_card_of_the_hand() -> None:
     """RULINGS.md capturing 6: clearing the table with the hand's final play is no sweep."""
     state = situation(make_ruleset("scopa"), hands=["7D", ""], table="3C 4B", stock="")
@@ -554,6 +585,17 @@ def test_asso_piglia_tutto_counts_as_scopa_with_the_option() -> None:
     state = situation(make_ruleset("scopa_d_assi"), hands=["1D 9B", "8S"], table="2C 5B")
     after, events = play(state, 0, "1D", "2C 5B")
     assert only_played(events).sweep and after.sweeps == (1, 0)
+
+
+def test_sbarazzino_ace_capture_is_not_a_scopa_and_the_game_is_to_41() -> None:
+    """Seed 004 Sbarazzino: the ace takes the whole table, "this taking does not count as a scopa";
+    the aim is 41 points."""
+    rules = make_ruleset("sbarazzino")
+    state = situation(rules, hands=["1D 9B", "8S"], table="2C 5B 7S")
+    after, events = play(state, 0, "1D", "2C 5B 7S")
+    assert only_played(events).taken and not only_played(events).sweep
+    assert after.table == () and after.sweeps == (0, 0)
+    assert rules.options.target_score == 41
 
 
 def test_ace_taking_the_lone_table_ace_is_an_ordinary_sweep() -> None:

@@ -23,7 +23,7 @@ from scopa.rules._scoring import (
     scoring_rules,
 )
 
-EVENT_COMPONENTS = frozenset({"sweeps", "picule", "bagher", "accuse"})
+EVENT_COMPONENTS = frozenset({"sweeps", "picule", "bagher", "accuse", "modular_sweeps"})
 NAPOLA_COMPONENTS = frozenset({"napola_denari", "napola_spade"})
 
 
@@ -406,6 +406,7 @@ def configured_mazzo(options: Options) -> int:
     flags = (options.re_bello, options.rosmarino, options.two_of_spade, options.settanta)
     total += sum(flags)
     total += 10 * (options.napola_denari + options.napola_spade)
+    total += 3 * options.denari_figures + 16 * options.frac_points
     return total
 
 
@@ -437,6 +438,7 @@ def random_tallies(
                 ("picula", events[side][1]),
                 ("bagher", events[side][2]),
                 ("accusa", events[side][3]),
+                ("modular_sweep", events[side][0]),
             ),
         )
         for side in range(sides)
@@ -455,6 +457,8 @@ def expected_event_lines(options: Options, events: list[SideEvents]) -> dict[str
         expected["bagher"] = tuple(events[s][2] for s in sides)
     if options.accusa:
         expected["accuse"] = tuple(events[s][3] for s in sides)
+    if options.modular_sweeps:
+        expected["modular_sweeps"] = tuple(events[s][0] for s in sides)
     return expected
 
 
@@ -532,7 +536,8 @@ def fast_twins(score: HandScore, tallies: list[SideTally], options: Options) -> 
         if rule.name in lines:
             assert lines[rule.name] == rule.score(tallies, options), rule.name
             compared += 1
-    assert compared, "no line with a fast twin was scored"
+    enabled = [rule for rule, _twin in _FAST_SCORERS if rule in scoring_rules(options)]
+    assert compared == len(enabled), "a line with a fast twin was not scored"
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -583,3 +588,47 @@ def test_score_hand_lines_equal_their_rules_on_a_tie_and_a_napoleone(
         fast_twins(score, tallies, options)
         assert score.napoleone == (napoleone, False)
         assert {c.name: c.values[0] == c.values[1] for c in score.components}["cards"]
+
+
+# --- seed 004's scoring variants ------------------------------------------------------------
+
+
+def test_punti_ai_denari_scores_each_denari_figure_and_no_primiera() -> None:
+    """Seed 004 Punti ai denari: no primiera; fante, cavallo and re of denari 1 point each."""
+    options = PRESETS["punti_ai_denari"].options()
+    side0 = suit_cards(Suit.DENARI, 7, 8, 10) + suit_cards(Suit.COPPE)
+    score = score_hand(options, two_sides(side0))
+    names = [c.name for c in score.components]
+    assert "primiera" not in names
+    assert component(score, "denari_figures").points == (2, 1)
+    assert component(score, "denari_figures").values == (2.0, 1.0)
+    # side 0 has 13 cards and 3 denari, side 1 27 cards and 7 denari; side 0 the settebello
+    assert component(score, "cards").points == (0, 1)
+    assert component(score, "denari").points == (0, 1)
+    assert component(score, "settebello").points == (1, 0)
+    assert score.totals == (3, 3)
+
+
+def test_punti_ai_denari_puts_six_mazzo_points_in_play() -> None:
+    """Seed 004 Punti ai denari: cards, denari, settebello and three figures, 6 points a hand."""
+    options = PRESETS["punti_ai_denari"].options()
+    score = score_hand(options, [SideTally(ALL_CARDS), SideTally(())])
+    assert score.totals == (6, 0)
+
+
+def test_frac_scores_one_point_per_ace_and_figure() -> None:
+    """Seed 004 Scopa FRAC: each fante, re, asso and cavallo 1 point, 16 in the deck, no other."""
+    options = PRESETS["frac"].options()
+    side0 = suit_cards(Suit.DENARI) + suit_cards(Suit.SPADE, 1, 8)
+    score = score_hand(options, two_sides(side0))
+    assert [c.name for c in score.components] == ["frac"]
+    assert score.totals == (6, 10)
+    assert sum(score.totals) == 16
+
+
+def test_frac_eight_to_eight_is_eight_points_each() -> None:
+    """Seed 004 Scopa FRAC over several hands: 8 to 8 is 8 points each, the re bello no more."""
+    options = PRESETS["frac"].options()
+    side0 = suit_cards(Suit.DENARI) + suit_cards(Suit.COPPE)
+    score = score_hand(options, [SideTally(side0, sweeps=3), SideTally(complement(side0))])
+    assert score.totals == (8, 8)

@@ -56,10 +56,10 @@ def test_accusa_needs_a_combination_of_three_cards(hand: str) -> None:
 
 def test_picula_and_bagher_rules_score_one_capture() -> None:
     """Picula: the card just laid, taken by its rank; bagher: 2+ cards of the played suit."""
-    assert Picula().points(cards("5D")[0], cards("5C"), cards("5C")[0]) == 1
-    assert Picula().points(cards("5D")[0], cards("5C"), cards("5B")[0]) == 0
-    assert Bagher().points(cards("7C")[0], cards("5C 2C"), -1) == 3
-    assert Bagher().points(cards("7C")[0], cards("5C 2B"), -1) == 0
+    assert Picula().points(cards("5D")[0], cards("5C"), cards("5C")[0], False) == 1
+    assert Picula().points(cards("5D")[0], cards("5C"), cards("5B")[0], False) == 0
+    assert Bagher().points(cards("7C")[0], cards("5C 2C"), -1, False) == 3
+    assert Bagher().points(cards("7C")[0], cards("5C 2B"), -1, False) == 0
 
 
 def test_rulesets_list_the_rules_their_options_enable() -> None:

@@ -15,13 +15,15 @@ from functools import lru_cache
 from typing import Final, Protocol
 
 from ._cards import _RANKS, Card
-from ._options import Options
+from ._options import CaptureArithmetic, Options
 
 __all__ = [
     "AceTakesAll",
     "CaptureRule",
     "CaptureTable",
+    "EqualOrDifference",
     "EqualOrSum",
+    "ModularSum",
     "SumWithPlayed",
     "capture_options",
     "capture_rules",
@@ -66,6 +68,39 @@ def _subsets(ranks: tuple[int, ...], target: int) -> tuple[tuple[int, ...], ...]
 
 IndexSets = tuple[tuple[int, ...], ...]
 """Capture sets as positions in the table (sorted by :func:`table_key`)."""
+
+
+@lru_cache(maxsize=1 << 14)
+def _differences(ranks: tuple[int, ...], target: int) -> IndexSets:
+    """Index sets of two or more cards whose highest rank minus all the others is ``target``.
+
+    ``ranks`` is sorted ascending, so the cards below position ``top`` are the ones that may be
+    subtracted from it (a card of the top's own rank would leave nothing: ``target`` > 0).
+    """
+    found: list[tuple[int, ...]] = []
+    for top, highest in enumerate(ranks):
+        for rest in _subsets(ranks[:top], highest - target):
+            found.append((*rest, top))
+    return tuple(sorted(found))
+
+
+@lru_cache(maxsize=1 << 14)
+def _residues(ranks: tuple[int, ...], residue: int, modulus: int) -> IndexSets:
+    """Non-empty index sets of ``ranks`` whose ranks add up to ``residue`` modulo ``modulus``."""
+    found: list[tuple[int, ...]] = []
+    n = len(ranks)
+
+    def walk(start: int, total: int, chosen: list[int]) -> None:
+        for i in range(start, n):
+            chosen.append(i)
+            value = (total + ranks[i]) % modulus
+            if value == residue:
+                found.append(tuple(chosen))
+            walk(i + 1, value, chosen)
+            chosen.pop()
+
+    walk(0, 0, [])
+    return tuple(found)
 
 
 def table_ranks(table: tuple[Card, ...]) -> tuple[int, ...]:
@@ -125,6 +160,52 @@ class EqualOrSum(_RankRule):
         return tuple([s for s in _subsets(ranks, rank) if len(s) > 1]) + singles
 
 
+class EqualOrDifference(_RankRule):
+    """Scopa delle differenze (seed 004): take one equal card, or two or more cards whose highest
+    rank minus all the others is the played card's (fante and 2 are taken by a 6: 8 - 2 = 6; ace,
+    7 and re by a 2: 10 - 7 - 1 = 2). With ``sums`` the ordinary sums are taken too (the hybrid
+    Scopa inversa)."""
+
+    overriding = False
+
+    def __init__(self, *, sums: bool, equal_precedence: bool, figures_only_figures: bool) -> None:
+        self.sums = sums
+        self.equal_precedence = equal_precedence
+        self.figures_only_figures = figures_only_figures
+
+    def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
+        singles = tuple([(i,) for i, r in enumerate(ranks) if r == rank])
+        if singles and self.equal_precedence:
+            return singles
+        if self.figures_only_figures and rank >= 8:
+            return singles
+        sets = _differences(ranks, rank)
+        if self.sums:
+            sets += tuple([s for s in _subsets(ranks, rank) if len(s) > 1])
+        return sets + singles
+
+
+class ModularSum(_RankRule):
+    """Modulo sette (seed 004): ranks and sums count modulo ``modulus`` (7 is 0, fante 1, cavallo
+    2, re 3); a card takes any set of table cards adding up to its own value modulo 7, a single
+    card of another rank with the same value included. With ``equal_precedence`` a table card of
+    the played card's own rank must be taken alone ("dacă pe teren există o carte egală cu cea pe
+    care o aruncăm, suntem obligați să luăm acea carte")."""
+
+    overriding = False
+
+    def __init__(self, modulus: int, *, equal_precedence: bool) -> None:
+        self.modulus = modulus
+        self.equal_precedence = equal_precedence
+
+    def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
+        if self.equal_precedence:
+            singles = tuple([(i,) for i, r in enumerate(ranks) if r == rank])
+            if singles:
+                return singles
+        return _residues(ranks, rank % self.modulus, self.modulus)
+
+
 class SumWithPlayed(_RankRule):
     """Take cards that together with the played card add up to ``total`` (Scopa a 15 / a 11)."""
 
@@ -165,19 +246,34 @@ class AceTakesAll(_RankRule):
         return (tuple(range(len(ranks))),)
 
 
+def _ordinary_rule(options: Options) -> CaptureRule | None:
+    """The rule of the equal card and the combinations (sum, difference or modulo 7), if any."""
+    if options.capture_15 and options.capture_15_only:
+        return None
+    if options.modular_captures:
+        return ModularSum(7, equal_precedence=options.equal_card_precedence)
+    arithmetic = options.capture_arithmetic
+    if arithmetic is not CaptureArithmetic.SUM:
+        return EqualOrDifference(
+            sums=arithmetic is CaptureArithmetic.SUM_OR_DIFFERENCE,
+            equal_precedence=options.equal_card_precedence,
+            figures_only_figures=options.figures_capture_only_figures,
+        )
+    return EqualOrSum(
+        equal_precedence=options.equal_card_precedence,
+        figures_only_figures=options.figures_capture_only_figures,
+    )
+
+
 @lru_cache(maxsize=64)
 def capture_rules(options: Options) -> tuple[CaptureRule, ...]:
     """The capture rules a ruleset enables, overriding rules first."""
     rules: list[CaptureRule] = []
     if options.ace_takes_all:
         rules.append(AceTakesAll(only_table_ace=options.ace_takes_only_table_ace))
-    if not (options.capture_15 and options.capture_15_only):
-        rules.append(
-            EqualOrSum(
-                equal_precedence=options.equal_card_precedence,
-                figures_only_figures=options.figures_capture_only_figures,
-            )
-        )
+    ordinary = _ordinary_rule(options)
+    if ordinary is not None:
+        rules.append(ordinary)
     if options.capture_15:
         rules.append(SumWithPlayed(15, fewest_cards=True))
     if options.capture_11:

@@ -507,6 +507,8 @@ class _Plan(NamedTuple):
     """``ace_takes_all`` and ``ace_on_empty_table_sweeps``."""
     specials: tuple[SpecialRule, ...]
     """The special-play rules, asked at every capture."""
+    specials_last: tuple[SpecialRule, ...]
+    """The special-play rules that also score the hand's final play."""
     declarations: tuple[DeclarationRule, ...]
     """The declaration rules, asked on every turn."""
     instant_wins: tuple[InstantWinRule, ...]
@@ -535,6 +537,7 @@ def _plan(options: Options) -> _Plan:
         tuple((seat + 1) % players for seat in range(players)),
         options.ace_takes_all and options.ace_on_empty_table_sweeps,
         special_rules(options),
+        tuple([rule for rule in special_rules(options) if rule.on_last_card(options)]),
         declaration_rules(options),
         instant_win_rules(options),
         _action_table(options),
@@ -633,12 +636,16 @@ def _replace_at(items: tuple[int, ...], index: int, value: int) -> tuple[int, ..
 
 
 def _score_specials(
-    rules: tuple[SpecialRule, ...], card: Card, capture: tuple[Card, ...], last_laid: Card
+    rules: tuple[SpecialRule, ...],
+    card: Card,
+    capture: tuple[Card, ...],
+    last_laid: Card,
+    sweep: bool,
 ) -> Specials:
     """What each rule gives playing ``card`` to take ``capture`` (rules scoring 0 left out)."""
     scored: list[tuple[str, int]] = []
     for rule in rules:
-        points = rule.points(card, capture, last_laid)
+        points = rule.points(card, capture, last_laid, sweep)
         if points:
             scored.append((rule.name, points))
     return tuple(scored)
@@ -704,8 +711,9 @@ def apply_move(
     if taken:
         rest = tuple([c for c in table if c not in capture]) if capture else table
         sweep = _is_sweep(options, table, card, capture, rest, last_card)
-        if plan.specials and (not last_card or options.specials_on_last_card):
-            scored = _score_specials(plan.specials, card, capture, last_laid)
+        rules = plan.specials_last if last_card else plan.specials
+        if rules:
+            scored = _score_specials(rules, card, capture, last_laid, sweep)
             if scored:
                 specials = _add_specials(specials, side, scored)
         piles = piles[:side] + (piles[side] + capture + (card,),) + piles[side + 1 :]

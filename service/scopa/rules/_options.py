@@ -20,6 +20,7 @@ from ._errors import InvalidOption
 __all__ = [
     "PRESETS",
     "AcesOnTable",
+    "CaptureArithmetic",
     "MazzoTies",
     "OptionInfo",
     "Options",
@@ -60,6 +61,17 @@ class AcesOnTable(StrEnum):
     RETURN = "return"
     """A single ace goes to the bottom of the stock and another card is turned; two or more
     aces on the starting table force a redeal (seed 002)."""
+
+
+class CaptureArithmetic(StrEnum):
+    """How two or more table cards make up the played card's value."""
+
+    SUM = "sum"
+    """They add up to it (every seed's Scopa)."""
+    DIFFERENCE = "difference"
+    """The highest minus all the others is it (Scopa delle differenze, seed 004)."""
+    SUM_OR_DIFFERENCE = "sum_or_difference"
+    """Either (the hybrid Scopa inversa, seed 004)."""
 
 
 def _opt(default: Any, description: str, source: str) -> Any:
@@ -136,6 +148,24 @@ class Options:
         "when an equal card lies on the table.",
         "seed 004",
     )
+    capture_arithmetic: CaptureArithmetic = _opt(
+        CaptureArithmetic.SUM,
+        "How two or more table cards make up the played card: sum; difference (the highest minus "
+        "the others: fante and 2 are taken by a 6); sum_or_difference (either).",
+        "seed 004 (Scopa delle differenze, Scopa inversa)",
+    )
+    modular_captures: bool = _opt(
+        False,
+        "Modulo sette: values and sums count modulo 7 (7 = 0, fante 1, cavallo 2, re 3); a card "
+        "takes any set adding up to its value modulo 7; a card of its own rank still comes first.",
+        "seed 004",
+    )
+    modular_sweeps: bool = _opt(
+        False,
+        "Modulo sette's sweeps: a sweep that is also an ordinary capture scores -1, a modular one "
+        "+1, a 7 taking a lone 7 nothing (score-sheet lines traditional_sweeps, modular_sweeps).",
+        "seed 004",
+    )
     sweep_on_last_card: bool = _opt(
         False, "A sweep made with the last card of the hand scores.", "seeds 000, 002, 004"
     )
@@ -181,6 +211,16 @@ class Options:
         "seed 004",
     )
     settanta: bool = _opt(False, "Settanta: all four 7s score 1 more point.", "seed 004")
+    denari_figures: bool = _opt(
+        False,
+        "Punti ai denari: the fante, the cavallo and the re of denari score 1 point each.",
+        "seed 004",
+    )
+    frac_points: bool = _opt(
+        False,
+        "Scopa FRAC: every fante, re, asso and cavallo taken scores 1 point (16 in the deck).",
+        "seed 004",
+    )
     napola_denari: bool = _opt(
         False,
         "Napola of denari: ace, 2, 3 of denari = 3 points, +1 per next rank in an unbroken run.",
@@ -438,6 +478,66 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         {"accusa": True, "target_score": 21},
         (2,),
     ),
+    Preset(
+        "punti_ai_denari",
+        "Punti ai denari",
+        "Scopa without the primiera; the fante, cavallo and re of denari score 1 point each.",
+        "seed 004",
+        {"primiera_points": 0, "denari_figures": True},
+        (2, 3, 4, 6),
+    ),
+    Preset(
+        "frac",
+        "Scopa FRAC",
+        "Only fanti, re, assi and cavalli score, 1 point each (16 a hand); no obligation to take"
+        " an equal card rather than a sum; game to 50.",
+        "seed 004",
+        {
+            "frac_points": True,
+            "cards_points": 0,
+            "denari_points": 0,
+            "primiera_points": 0,
+            "settebello_points": 0,
+            "sweep_points": 0,
+            "equal_card_precedence": False,
+            "target_score": 50,
+        },
+        (2, 3, 4, 6),
+    ),
+    Preset(
+        "sbarazzino",
+        "Sbarazzino",
+        "Emilia's ace game: an ace takes the whole table, which is not a scopa; game to 41.",
+        "seed 004",
+        {"ace_takes_all": True, "target_score": 41},
+        (2, 3, 4, 6),
+    ),
+    Preset(
+        "differenze",
+        "Scopa delle differenze",
+        "Two or more cards are taken by the card that makes their difference (fante and 2 by a 6;"
+        " ace, 7 and re by a 2); one card by an equal card as usual.",
+        "seed 004",
+        {"capture_arithmetic": CaptureArithmetic.DIFFERENCE},
+        (2, 3, 4, 6),
+    ),
+    Preset(
+        "inversa",
+        "Scopa inversa (hybrid)",
+        "Captures by sum or by difference, the hybrid form of Scopa inversa.",
+        "seed 004",
+        {"capture_arithmetic": CaptureArithmetic.SUM_OR_DIFFERENCE},
+        (2, 3, 4, 6),
+    ),
+    Preset(
+        "modulo_sette",
+        "Modulo sette",
+        "Values and sums modulo 7 (fante 1, cavallo 2, re 3, 7 is 0); ordinary sweeps cost 1"
+        " point, modular sweeps score 1, a 7 sweeping a 7 nothing.",
+        "seed 004",
+        {"modular_captures": True, "modular_sweeps": True, "sweep_points": 0},
+        (2, 3, 4, 6),
+    ),
 )
 
 PRESETS: Final[dict[str, Preset]] = {p.id: p for p in _PRESET_LIST}
@@ -515,6 +615,12 @@ def _validate(o: Options) -> None:
         raise InvalidOption(
             "aces_on_table=return needs a stock after the first deal to turn replacement cards",
             field="aces_on_table",
+        )
+    if o.modular_captures and o.capture_arithmetic is not CaptureArithmetic.SUM:
+        raise InvalidOption(
+            "modular_captures counts sums; it cannot be combined with capture_arithmetic="
+            f"{o.capture_arithmetic.value}",
+            field="capture_arithmetic",
         )
     if not -1 <= o.first_dealer < o.players:
         raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")

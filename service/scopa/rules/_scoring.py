@@ -281,6 +281,18 @@ def _denari_but_settebello(tally: SideTally) -> int:
     return sum(1 for c in tally.cards if suit_of(c) == Suit.DENARI and c != SETTEBELLO)
 
 
+_DENARI_FIGURES: Final = frozenset(card_of(Suit.DENARI, rank) for rank in (8, 9, 10))
+_FRAC_RANKS: Final = frozenset((1, 8, 9, 10))
+
+
+def _denari_figures(tally: SideTally) -> int:
+    return sum(1 for c in tally.cards if c in _DENARI_FIGURES)
+
+
+def _frac_cards(tally: SideTally) -> int:
+    return sum(1 for c in tally.cards if rank_of(c) in _FRAC_RANKS)
+
+
 def _one(options: Options) -> int:
     return 1
 
@@ -305,6 +317,10 @@ _DENARI_EACH: Final = CountRule(
 _SETTANTA: Final = CountRule(
     "settanta", _sevens, lambda n, o: 1 if n == 4 else 0, lambda o, plays: 1
 )
+_DENARI_FIGURES_RULE: Final = CountRule(
+    "denari_figures", _denari_figures, lambda n, o: n, lambda o, plays: 3
+)
+_FRAC: Final = CountRule("frac", _frac_cards, lambda n, o: n, lambda o, plays: 16)
 _NAPOLA_DENARI: Final = NapolaRule("napola_denari", Suit.DENARI)
 _NAPOLA_SPADE: Final = NapolaRule("napola_spade", Suit.SPADE)
 
@@ -443,6 +459,8 @@ def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
         (_TWO_OF_SPADE, options.two_of_spade),
         (_DENARI_EACH, options.denari_each),
         (_SETTANTA, options.settanta),
+        (_DENARI_FIGURES_RULE, options.denari_figures),
+        (_FRAC, options.frac_points),
         (_NAPOLA_DENARI, options.napola_denari),
         (_NAPOLA_SPADE, options.napola_spade),
     )

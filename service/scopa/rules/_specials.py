@@ -27,10 +27,12 @@ __all__ = [
     "Bagher",
     "DeclarationRule",
     "InstantWinRule",
+    "ModularSweep",
     "NapoleoneWins",
     "Picula",
     "SpecialRule",
     "Specials",
+    "TraditionalSweep",
     "declaration_rules",
     "instant_win_rules",
     "special_rules",
@@ -53,8 +55,13 @@ class SpecialRule(Protocol):
         """The score-sheet line it adds up into, e.g. ``"picule"``."""
         ...
 
-    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card) -> int:
-        """Points of playing ``card`` to take ``capture`` (``last_laid``: the card just laid)."""
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
+        """Points of playing ``card`` to take ``capture`` (``last_laid``: the card just laid;
+        ``sweep``: the capture is a sweep that counts)."""
+        ...
+
+    def on_last_card(self, options: Options) -> bool:
+        """Whether the rule also scores the hand's final play."""
         ...
 
     def max_points(self, plays_per_hand: int) -> int:
@@ -96,11 +103,15 @@ class Picula:
     name: Final = "picula"
     line: Final = "picule"
 
-    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card) -> int:
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
         """1 when ``capture`` is the one card just laid and ``card`` is of its rank."""
         if len(capture) == 1 and capture[0] == last_laid and _RANKS[capture[0]] == _RANKS[card]:
             return 1
         return 0
+
+    def on_last_card(self, options: Options) -> bool:
+        """Not on the hand's final play (seed 000) unless ``specials_on_last_card``."""
+        return options.specials_on_last_card
 
     def max_points(self, plays_per_hand: int) -> int:
         """One per play."""
@@ -114,7 +125,7 @@ class Bagher:
     name: Final = "bagher"
     line: Final = "bagher"
 
-    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card) -> int:
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
         """``len(capture) + 1`` when every captured card is of ``card``'s suit, at least two."""
         if len(capture) < 2:
             return 0
@@ -124,9 +135,68 @@ class Bagher:
                 return 0
         return len(capture) + 1
 
+    def on_last_card(self, options: Options) -> bool:
+        """Not on the hand's final play (Cuperativa) unless ``specials_on_last_card``."""
+        return options.specials_on_last_card
+
     def max_points(self, plays_per_hand: int) -> int:
         """Every card of the deck."""
         return 40
+
+
+_SEVEN: Final = 7
+
+
+def _traditional(card: Card, capture: tuple[Card, ...]) -> bool:
+    """Whether ``card`` taking ``capture`` is an ordinary Scopa capture (equal card or sum)."""
+    if len(capture) == 1:
+        return _RANKS[capture[0]] == _RANKS[card]
+    return sum([_RANKS[c] for c in capture]) == _RANKS[card]
+
+
+class ModularSweep:
+    """Modulo sette (seed 004): a sweep that only the modular count allows scores 1 point ("Așa-
+    numitele mături modulare vor valora în schimb 1 punct"; a 2 taking a 6 and a re: 16 = 2 mod
+    7)."""
+
+    name: Final = "modular_sweep"
+    line: Final = "modular_sweeps"
+
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
+        """1 for a sweep that is not an ordinary capture."""
+        return 1 if sweep and not _traditional(card, capture) else 0
+
+    def on_last_card(self, options: Options) -> bool:
+        """The sweep itself says whether the final play counts (``sweep_on_last_card``)."""
+        return True
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """One per play."""
+        return plays_per_hand
+
+
+class TraditionalSweep:
+    """Modulo sette (seed 004): a sweep that is also an ordinary capture costs 1 point (an ace and
+    a 3 taken by a 4, a 6 and a 4 by a re), except a 7 taking a lone 7, which scores nothing."""
+
+    name: Final = "traditional_sweep"
+    line: Final = "traditional_sweeps"
+
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
+        """-1 for a sweep that is an ordinary capture, 0 for 7 on 7."""
+        if not sweep or not _traditional(card, capture):
+            return 0
+        if len(capture) == 1 and _RANKS[card] == _SEVEN:
+            return 0
+        return -1
+
+    def on_last_card(self, options: Options) -> bool:
+        """The sweep itself says whether the final play counts (``sweep_on_last_card``)."""
+        return True
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """Never positive."""
+        return 0
 
 
 class Accusa:
@@ -162,6 +232,8 @@ def _shown(hand: tuple[Card, ...]) -> tuple[Card, ...]:
 SPECIAL_RULES: Final[tuple[tuple[str, SpecialRule], ...]] = (
     ("picula", Picula()),
     ("bagher", Bagher()),
+    ("modular_sweeps", ModularSweep()),
+    ("modular_sweeps", TraditionalSweep()),
 )
 """Every special-play rule, by the boolean option that enables it, in score-sheet order."""
 

@@ -420,7 +420,9 @@ class ScoreLine(google.protobuf.message.Message):
     """One scoring category of a hand: "sweeps", "cards", "denari", "spade",
     "primiera", "settebello", "re_bello", "rosmarino", "two_of_spade",
     "denari_each", "settanta", "napola_denari", "napola_spade", "picule",
-    "bagher", "accuse" (only those the ruleset scores).
+    "bagher", "accuse", "denari_figures", "frac", "modular_sweeps",
+    "traditional_sweeps" (only those the ruleset scores; the last may be
+    negative).
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor

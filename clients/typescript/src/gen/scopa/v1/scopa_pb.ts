@@ -361,7 +361,9 @@ export const LegalMoveSchema: GenMessage<LegalMove> = /*@__PURE__*/
  * One scoring category of a hand: "sweeps", "cards", "denari", "spade",
  * "primiera", "settebello", "re_bello", "rosmarino", "two_of_spade",
  * "denari_each", "settanta", "napola_denari", "napola_spade", "picule",
- * "bagher", "accuse" (only those the ruleset scores).
+ * "bagher", "accuse", "denari_figures", "frac", "modular_sweeps",
+ * "traditional_sweeps" (only those the ruleset scores; the last may be
+ * negative).
  *
  * @generated from message scopa.v1.ScoreLine
  */
