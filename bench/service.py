@@ -24,7 +24,10 @@ Output (``key=value`` lines): an ``env`` line, one ``rpc=<name> conc=<n> calls_p
 p99_ms=<x> cpu_us_per_call=<x> redis_cmds_per_call=<x> phase=<phase> ...`` line per RPC
 and phase, ``redis_bytes_per_game=<n>`` (a finished 2-player game, every request carrying a
 request_id as the default client sends), the floor's ``rpc=floor`` line and ``ratio_vs_floor``
-on the ``phase=play`` PlayCard line (PlayCard-only calls/s over floor calls/s).
+on the ``phase=play`` PlayCard line (PlayCard-only calls/s over floor calls/s). Every RPC line
+has ``p99_over_p50`` (its tail); the isolated PlayCard lines (each protocol against its own
+stack's floor) and the GetState line (against the gRPC floor) have ``cpu_ratio_vs_floor``: server
+CPU per call over the floor's, the figure the performance goals are set in.
 
 Attribution. ``calls_per_s``, ``p50_ms`` and ``p99_ms`` are client-side per RPC.
 ``cpu_us_per_call`` is the server process's CPU time (``/proc/<pid>/stat`` utime+stime) during the
@@ -137,13 +140,14 @@ def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **ex
     """One RPC's line; server costs are divided by ``per_call_calls`` (see the module doc)."""
     times = sorted(phase.rec.latencies.get(rpc, ()))
     divisor = max(1, per_call_calls)
+    p50, p99 = players.percentile(times, 0.50), players.percentile(times, 0.99)
     # The documented keys first, in the documented order (README); then the extras.
     return _line(
         rpc=rpc,
         conc=conc,
         calls_per_s=len(times) / phase.elapsed_s,
-        p50_ms=players.percentile(times, 0.50) * 1000,
-        p99_ms=players.percentile(times, 0.99) * 1000,
+        p50_ms=p50 * 1000,
+        p99_ms=p99 * 1000,
         cpu_us_per_call=phase.cpu_s * 1e6 / divisor,
         redis_cmds_per_call=phase.redis_cmds / divisor,
         phase=phase.name,
@@ -151,6 +155,7 @@ def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **ex
         errors=phase.rec.errors.get(rpc, 0),
         redis_roundtrips_per_call=phase.redis_roundtrips / divisor,
         client_cpu_us_per_call=phase.client_cpu_s * 1e6 / divisor,
+        p99_over_p50=p99 / p50 if p50 else 0.0,
         **extra,
     )
 
@@ -475,11 +480,21 @@ def _report(
 ) -> list[str]:
     by_name = {r.name: r for r in results}
     lines = []
+    grpc_floor_cpu = _cpu_per_call(by_proto["grpc"][1], "floor")
     for phase_name, rpc in (("create", "CreateGame"), ("get", "GetState")):
         phase = by_name[phase_name]
+        ratio: dict[str, object] = {}
+        if rpc == "GetState":
+            ratio["cpu_ratio_vs_floor"] = _ratio(_cpu_per_call(phase, rpc), grpc_floor_cpu)
         lines.append(
             _rpc_line(
-                rpc, phase, args.conc, phase.total_calls(), cpu_attrib="isolated", proto="grpc"
+                rpc,
+                phase,
+                args.conc,
+                phase.total_calls(),
+                cpu_attrib="isolated",
+                proto="grpc",
+                **ratio,
             )
         )
     grpc_cpu = _cpu_per_call(by_proto["grpc"][0], "PlayCard")
@@ -487,12 +502,14 @@ def _report(
         play, floor = by_proto[proto]
         floor_rate = floor.rec.calls("floor") / floor.elapsed_s
         rate = play.rec.calls("PlayCard") / play.elapsed_s
+        cpu = _cpu_per_call(play, "PlayCard")
         extra: dict[str, object] = {
             "cpu_attrib": "isolated",
             "proto": proto,
             "extra_creates": play.rec.calls("CreateGame"),
             "ratio_vs_floor": rate / floor_rate if floor_rate else 0.0,
-            "cpu_vs_grpc": _cpu_per_call(play, "PlayCard") / grpc_cpu if grpc_cpu else 0.0,
+            "cpu_vs_grpc": _ratio(cpu, grpc_cpu),
+            "cpu_ratio_vs_floor": _ratio(cpu, _cpu_per_call(floor, "floor")),
         }
         lines.append(_rpc_line("PlayCard", play, args.conc, play.total_calls(), **extra))
     games = by_name["games"]
@@ -514,6 +531,10 @@ def _report(
 
 def _cpu_per_call(phase: PhaseResult, rpc: str) -> float:
     return phase.cpu_s / max(1, phase.total_calls())
+
+
+def _ratio(value: float, baseline: float) -> float:
+    return value / baseline if baseline else 0.0
 
 
 def _env_line(args: Args) -> str:
