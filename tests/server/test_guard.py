@@ -17,7 +17,7 @@ from scopa.app import RateLimits
 from scopa.config import Settings
 from scopa.server import ScopaServer
 from scopa.server._errors import ServerShuttingDown
-from scopa.server._guard import Drain, peer_host
+from scopa.server._guard import Drain, ServerGuard, peer_host
 from server.fakes import FOREVER, error_info, register_fake, session_loop
 
 TYPED = "/test.Typed/Check"
@@ -201,3 +201,32 @@ async def test_a_stream_that_swallows_the_cancellation_is_still_ended() -> None:
     with pytest.raises(ServerShuttingDown):
         await task
     assert task.cancelling() == 0
+
+
+def test_the_guard_builds_a_methods_handler_once() -> None:
+    """The guard wraps a method's handler on its first call and hands out the same one after."""
+    guard = ServerGuard(Drain(), max_request_bytes=1024)
+    asked: list[str] = []
+
+    async def create(request: bytes, context: Any) -> bytes:
+        return request
+
+    handler = grpc.unary_unary_rpc_method_handler(create)
+
+    class Details:
+        method = CREATE
+        invocation_metadata = ()
+
+    async def continuation(details: Any) -> Any:
+        asked.append(details.method)
+        return handler
+
+    async def twice() -> tuple[Any, Any]:
+        return (
+            await guard.intercept_service(continuation, Details()),
+            await guard.intercept_service(continuation, Details()),
+        )
+
+    first, second = asyncio.run(twice())
+    assert first is second and first is not handler
+    assert asked == [CREATE]

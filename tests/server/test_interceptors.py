@@ -211,3 +211,38 @@ def test_default_interceptors_are_one_stack_in_order() -> None:
         AccessLogInterceptor,
         ErrorMappingInterceptor,
     ]
+
+
+class _Details:
+    """The handler_call_details grpc passes to an interceptor."""
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.invocation_metadata = ()
+
+
+async def _unary(request: bytes, context: Any) -> bytes:
+    return request
+
+
+def test_a_method_is_wrapped_once_and_reused() -> None:
+    """The stack asks the chain for a method's handler on its first call only, then reuses it;
+    an unknown method (no handler) is asked about every time and never kept."""
+    (stack,) = default_interceptors()
+    asked: list[str] = []
+    handler = grpc.unary_unary_rpc_method_handler(_unary)
+
+    async def continuation(details: Any) -> Any:
+        asked.append(details.method)
+        return handler if details.method == ECHO else None
+
+    async def calls() -> list[Any]:
+        return [
+            await stack.intercept_service(continuation, _Details(method))
+            for method in (ECHO, ECHO, "/x.Y/Z", "/x.Y/Z")
+        ]
+
+    first, second, unknown, again = asyncio.run(calls())
+    assert first is second and first is not handler
+    assert unknown is None and again is None
+    assert asked == [ECHO, "/x.Y/Z", "/x.Y/Z"]

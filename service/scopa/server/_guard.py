@@ -18,6 +18,7 @@ logged like any other.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -33,7 +34,7 @@ from scopa.server._errors import (
     map_exception,
     to_grpc_status,
 )
-from scopa.server._interceptors import EXCLUDED_PREFIXES, wrap_handler
+from scopa.server._interceptors import EXCLUDED_PREFIXES, Call, wrap_handler
 
 __all__ = ["RATE_LIMITED_METHODS", "Drain", "ServerGuard", "grpc_client", "peer_host"]
 
@@ -103,16 +104,30 @@ class Drain:
         if self.closed or (streaming and self.draining):
             raise ServerShuttingDown
 
+    def unary_started(self) -> None:
+        """Count a unary call in flight (until :meth:`unary_finished`)."""
+        self._unary += 1
+        self._idle.clear()
+
+    def unary_finished(self) -> None:
+        """A unary call counted by :meth:`unary_started` is over."""
+        self._unary -= 1
+        if not self._unary:
+            self._idle.set()
+
     @asynccontextmanager
     async def tracked(self, streaming: bool) -> AsyncIterator[None]:
         """Count a unary call in flight, or register a stream so that ``begin`` can end it."""
+        if not streaming:
+            self.unary_started()
+            try:
+                yield
+            finally:
+                self.unary_finished()
+            return
         task = asyncio.current_task()
         assert task is not None
-        if streaming:
-            self._streams.add(task)
-        else:
-            self._unary += 1
-            self._idle.clear()
+        self._streams.add(task)
         try:
             yield
         except asyncio.CancelledError:
@@ -123,14 +138,9 @@ class Drain:
                 task.uncancel()
             raise ServerShuttingDown from None
         finally:
-            if streaming:
-                self._streams.discard(task)
-                self._ended.discard(task)
-                self._handled.discard(task)
-            else:
-                self._unary -= 1
-                if not self._unary:
-                    self._idle.set()
+            self._streams.discard(task)
+            self._ended.discard(task)
+            self._handled.discard(task)
 
 
 def peer_host(peer: str) -> str:
@@ -167,30 +177,6 @@ def _tolerant(deserialize: Callable[[bytes], Any] | None, max_bytes: int) -> Cal
             return _Undecodable(MalformedRequest("the request is not a valid protobuf message"))
 
     return decode
-
-
-def _checked(behavior: Callable[..., Any]) -> Callable[..., Any]:
-    """``behavior`` raising the deserializer's error first, instead of getting a sentinel."""
-    if inspect.isasyncgenfunction(behavior):
-
-        async def stream(arg: Any, context: Any) -> AsyncIterator[Any]:
-            if isinstance(arg, _Undecodable):
-                raise arg.error
-            messages = behavior(arg, context)
-            try:
-                async for item in messages:
-                    yield item
-            finally:
-                await messages.aclose()
-
-        return stream
-
-    async def call(arg: Any, context: Any) -> Any:
-        if isinstance(arg, _Undecodable):
-            raise arg.error
-        return await behavior(arg, context)
-
-    return call
 
 
 def _behavior_attr(handler: Any) -> str:
@@ -295,36 +281,61 @@ class ServerGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self._proxy_header = trusted_proxy_header.lower() if trusted_proxy_header else None
         self._proxy_hops = trusted_proxy_hops
         self._excluded = tuple(excluded_prefixes)
+        self._handlers: dict[str, Any] = {}
 
     async def intercept_service(
         self, continuation: Callable[[Any], Awaitable[Any]], handler_call_details: Any
     ) -> Any:
-        """Guard the handler found by the rest of the chain, unless the method is excluded."""
-        handler = await continuation(handler_call_details)
+        """The method's guarded handler, built on its first call and reused (see
+        :class:`scopa.server.RpcInterceptor`)."""
         method: str = handler_call_details.method
-        if handler is None:
+        handler = self._handlers.get(method)
+        if handler is not None:
             return handler
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        handler = self._guarded(method, handler)
+        self._handlers[method] = handler
+        return handler
+
+    def _guarded(self, method: str, handler: Any) -> Any:
         if method.startswith(self._excluded):
             return _decode_only(handler, self._max_bytes)
         streaming = bool(handler.response_streaming or handler.request_streaming)
-        action = RATE_LIMITED_METHODS.get(method)
-        attr = _behavior_attr(handler)
-        checked = _checked(getattr(handler, attr))
-        guarded = handler._replace(
-            request_deserializer=_tolerant(handler.request_deserializer, self._max_bytes),
-            **{attr: checked},
+        tolerant = handler._replace(
+            request_deserializer=_tolerant(handler.request_deserializer, self._max_bytes)
         )
-        return wrap_handler(guarded, lambda context: self._scope(context, streaming, action))
+        action = RATE_LIMITED_METHODS.get(method)
+        return wrap_handler(tolerant, functools.partial(self._wrap, streaming, action))
 
-    @asynccontextmanager
-    async def _scope(
-        self, context: Any, streaming: bool, action: str | None
-    ) -> AsyncIterator[None]:
-        self._drain.admit(streaming)
-        async with self._drain.tracked(streaming):
-            if action is not None and self._limits is not None:
-                await self._limits.check(action, self._client(context))
-            yield
+    def _wrap(self, streaming: bool, action: str | None, call: Call) -> Call:
+        """Admission (drain, rate limit), then the decoded request or its decode error."""
+        drain = self._drain
+        limits = self._limits if action is not None else None
+
+        async def check(request: Any, context: Any) -> None:
+            if limits is not None and action is not None:
+                await limits.check(action, self._client(context))
+            if isinstance(request, _Undecodable):
+                raise request.error
+
+        async def unary(request: Any, context: Any) -> Any:
+            drain.admit(False)
+            drain.unary_started()
+            try:
+                await check(request, context)
+                return await call(request, context)
+            finally:
+                drain.unary_finished()
+
+        async def stream(request: Any, context: Any) -> Any:
+            drain.admit(True)
+            async with drain.tracked(True):
+                await check(request, context)
+                return await call(request, context)
+
+        return stream if streaming else unary
 
     def _client(self, context: Any) -> str:
         return grpc_client(context, self._proxy_header, self._proxy_hops)

@@ -1,8 +1,9 @@
 """Server interceptors: one span, one access-log line and one error mapping per RPC.
 
 Each interceptor wraps the RPC's method handler (unary or streaming, coroutine or async
-generator) in an async context manager, so it sees the whole call including every streamed
-message. Health-check and reflection RPCs pass through untouched.
+generator) in a coroutine that sees the whole call, including every streamed message. The
+wrapped handler is built on a method's first call and reused, so a call pays for the wrappers'
+coroutines only. Health-check and reflection RPCs pass through untouched.
 Order in `default_interceptors()`: tracing (outermost), access log, error mapping (innermost), so
 the access log and the span both see the status code the error mapping chose.
 """
@@ -11,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, cast
 
 import grpc
 from opentelemetry import trace
@@ -28,6 +29,7 @@ from scopa.telemetry import ServerTelemetry, get_logger, peer_attributes
 __all__ = [
     "EXCLUDED_PREFIXES",
     "AccessLogInterceptor",
+    "Call",
     "ErrorMappingInterceptor",
     "InterceptorStack",
     "RpcInterceptor",
@@ -64,8 +66,9 @@ _call_reason: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 """The ErrorInfo reason the error mapping chose for the current call (one task per call)."""
 
-Scope = Callable[[Any], AbstractAsyncContextManager[None]]
-Behavior = Callable[[Any, Any], Any]
+Call = Callable[[Any, Any], Awaitable[Any]]
+"""A method's behaviour as one coroutine function: ``(request, context) -> response`` (None for a
+stream, which writes its messages with ``context.write``)."""
 
 _FACTORIES: dict[tuple[bool, bool], tuple[str, Callable[..., Any]]] = {
     (False, False): ("unary_unary", grpc.unary_unary_rpc_method_handler),
@@ -87,69 +90,80 @@ def status_of_call(context: Any, exc: BaseException | None) -> grpc.StatusCode:
     return grpc.StatusCode.UNKNOWN
 
 
-def _wrap_behavior(behavior: Behavior, scope: Scope) -> Behavior | None:
+def _as_call(behavior: Callable[..., Any]) -> Call | None:
+    """``behavior`` as one coroutine function; None for a synchronous one (left alone)."""
     if inspect.isasyncgenfunction(behavior):
         # Streamed with context.write from a coroutine, never re-yielded: grpc.aio finalises an
         # abandoned async generator after a cancelled call is gone, and touching the call then
         # crashes the process. The inner generator is closed here, while the call is alive.
 
         async def streaming(arg: Any, context: Any) -> None:
-            async with scope(context):
-                messages = behavior(arg, context)
-                try:
-                    async for item in messages:
-                        await context.write(item)
-                finally:
-                    await messages.aclose()
+            messages = behavior(arg, context)
+            try:
+                async for item in messages:
+                    await context.write(item)
+            finally:
+                await messages.aclose()
 
         return streaming
     if inspect.iscoroutinefunction(behavior):
-
-        async def coroutine(arg: Any, context: Any) -> Any:
-            async with scope(context):
-                return await behavior(arg, context)
-
-        return coroutine
+        return cast(Call, behavior)
     return None
 
 
-def wrap_handler(handler: Any, scope: Scope) -> Any:
-    """Return a copy of an RpcMethodHandler whose behaviour runs inside `scope(context)`."""
+def wrap_handler(handler: Any, wrap: Callable[[Call], Call]) -> Any:
+    """A copy of an RpcMethodHandler whose behaviour is ``wrap(behaviour)``.
+
+    Built once per method (see :class:`RpcInterceptor`), so a call pays only for the coroutines
+    ``wrap`` returned, not for building them.
+    """
     attr, factory = _FACTORIES[(bool(handler.request_streaming), bool(handler.response_streaming))]
-    wrapped = _wrap_behavior(getattr(handler, attr), scope)
-    if wrapped is None:
+    call = _as_call(getattr(handler, attr))
+    if call is None:
         return handler
     return factory(
-        wrapped,
+        wrap(call),
         request_deserializer=handler.request_deserializer,
         response_serializer=handler.response_serializer,
     )
 
 
 class RpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Base class: wraps each non-excluded RPC in the async context manager `scope()`."""
+    """Base class: wraps each non-excluded method's handler with :meth:`wrap`, once per method.
+
+    The wrapped handler is kept per method name and returned to every later call of that method
+    without asking the rest of the chain again (the inner interceptors, like this one, only build
+    handlers; whatever they do per call happens inside the behaviour they built).
+    """
 
     def __init__(self, excluded_prefixes: Sequence[str] = EXCLUDED_PREFIXES) -> None:
         self._excluded = tuple(excluded_prefixes)
+        self._handlers: dict[str, Any] = {}
 
     async def intercept_service(
         self, continuation: Callable[[Any], Awaitable[Any]], handler_call_details: Any
     ) -> Any:
-        """Wrap the handler found by the rest of the chain, unless the method is excluded."""
-        handler = await continuation(handler_call_details)
+        """The method's wrapped handler (built on its first call), unless it is excluded."""
         method: str = handler_call_details.method
-        if handler is None or method.startswith(self._excluded):
+        handler = self._handlers.get(method)
+        if handler is not None:
             return handler
-        return wrap_handler(handler, lambda context: self.scope(handler_call_details, context))
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None  # an unknown method: nothing is kept for it
+        if not method.startswith(self._excluded):
+            handler = wrap_handler(handler, functools.partial(self.wrap, method))
+        self._handlers[method] = handler
+        return handler
 
-    def scope(self, details: Any, context: Any) -> AbstractAsyncContextManager[None]:
-        """The async context manager one RPC runs inside."""
+    def wrap(self, method: str, call: Call) -> Call:
+        """The behaviour every call of ``method`` runs, around ``call`` (built once)."""
         raise NotImplementedError
 
 
-def _carrier(details: Any) -> dict[str, str]:
+def _carrier(metadata: Any) -> dict[str, str]:
     carrier: dict[str, str] = {}
-    for key, value in details.invocation_metadata or ():
+    for key, value in metadata or ():
         if isinstance(value, str):
             carrier[key] = value
     return carrier
@@ -171,21 +185,25 @@ class TracingInterceptor(RpcInterceptor):
         super().__init__(excluded_prefixes)
         self._telemetry = ServerTelemetry(tracer_provider, meter_provider)
 
-    @asynccontextmanager
-    async def scope(self, details: Any, context: Any) -> AsyncIterator[None]:
-        """Run the RPC inside a span continuing the caller's W3C trace context."""
-        method = str(details.method).lstrip("/")
-        peer = peer_attributes(context.peer())
-        with self._telemetry.rpc("grpc", method, _carrier(details), peer) as call:
-            error: BaseException | None = None
-            try:
-                yield
-            except BaseException as exc:
-                error = exc
-                raise
-            finally:
-                code = status_of_call(context, error)
-                call.finish(code.name, error=code in _SERVER_ERROR_CODES)
+    def wrap(self, method: str, call: Call) -> Call:
+        """Run each call inside a span continuing the caller's W3C trace context."""
+        name = method.lstrip("/")
+        telemetry = self._telemetry
+
+        async def traced(request: Any, context: Any) -> Any:
+            carrier = _carrier(context.invocation_metadata())
+            with telemetry.rpc("grpc", name, carrier, peer_attributes(context.peer())) as rpc:
+                error: BaseException | None = None
+                try:
+                    return await call(request, context)
+                except BaseException as exc:
+                    error = exc
+                    raise
+                finally:
+                    code = status_of_call(context, error)
+                    rpc.finish(code.name, error=code in _SERVER_ERROR_CODES)
+
+        return traced
 
 
 class AccessLogInterceptor(RpcInterceptor):
@@ -195,32 +213,37 @@ class AccessLogInterceptor(RpcInterceptor):
         super().__init__(excluded_prefixes)
         self._log = get_logger("scopa.access")
 
-    @asynccontextmanager
-    async def scope(self, details: Any, context: Any) -> AsyncIterator[None]:
-        """Time the RPC and log how it ended; never bodies, never metadata."""
-        start = time.perf_counter()
-        error: BaseException | None = None
-        token = _call_reason.set(None)
-        try:
-            yield
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            code = status_of_call(context, error)
-            reason = _call_reason.get()
-            _call_reason.reset(token)
-            fault = code in _SERVER_ERROR_CODES and reason not in _EXPECTED_REASONS
-            log = self._log.error if fault else self._log.info
-            extra = {"reason": reason} if reason else {}
-            log(
-                "rpc",
-                rpc_method=details.method,
-                outcome=code.name,
-                duration_ms=round((time.perf_counter() - start) * 1000, 3),
-                peer=context.peer(),
-                **extra,
-            )
+    def wrap(self, method: str, call: Call) -> Call:
+        """Time each call and log how it ended; never bodies, never metadata."""
+        # Bound once (structlog's proxy would bind again on every line), with the logging
+        # configuration in force when the server first serves this method.
+        log = self._log.bind()
+
+        async def logged(request: Any, context: Any) -> Any:
+            start = time.perf_counter()
+            error: BaseException | None = None
+            token = _call_reason.set(None)
+            try:
+                return await call(request, context)
+            except BaseException as exc:
+                error = exc
+                raise
+            finally:
+                code = status_of_call(context, error)
+                reason = _call_reason.get()
+                _call_reason.reset(token)
+                fault = code in _SERVER_ERROR_CODES and reason not in _EXPECTED_REASONS
+                extra = {"reason": reason} if reason else {}
+                (log.error if fault else log.info)(
+                    "rpc",
+                    rpc_method=method,
+                    outcome=code.name,
+                    duration_ms=round((time.perf_counter() - start) * 1000, 3),
+                    peer=context.peer(),
+                    **extra,
+                )
+
+        return logged
 
 
 class ErrorMappingInterceptor(RpcInterceptor):
@@ -230,35 +253,41 @@ class ErrorMappingInterceptor(RpcInterceptor):
         super().__init__(excluded_prefixes)
         self._log = get_logger("scopa.server")
 
-    @asynccontextmanager
-    async def scope(self, details: Any, context: Any) -> AsyncIterator[None]:
-        """Abort the RPC with the mapped status when the handler raises."""
-        try:
-            yield
-        except grpc.aio.AbortError:
-            raise
-        except Exception as exc:
-            mapped = map_exception(exc)
-            if mapped.server_fault:
-                # The exception's type only: its message may quote state (cards, tokens), and
-                # spans leave the server; the full traceback is in the server's own log.
-                # (error.type is the status code, as the RPC conventions say.)
-                trace.get_current_span().add_event(
-                    "exception", {"exception.type": type(exc).__qualname__}
-                )
-                self._log.error(
-                    "rpc.failed", rpc_method=details.method, reason=mapped.reason, exc_info=exc
-                )
-            _call_reason.set(mapped.reason)
-            status = to_grpc_status(mapped)
-            await context.abort(status.code, status.details, status.trailing_metadata)
+    def wrap(self, method: str, call: Call) -> Call:
+        """Abort each call with the mapped status when the handler raises."""
+
+        async def mapped(request: Any, context: Any) -> Any:
+            try:
+                return await call(request, context)
+            except grpc.aio.AbortError:
+                raise
+            except Exception as exc:
+                await self._abort(method, context, exc)
+                raise  # unreachable: abort raises
+
+        return mapped
+
+    async def _abort(self, method: str, context: Any, exc: Exception) -> None:
+        mapped = map_exception(exc)
+        if mapped.server_fault:
+            # The exception's type only: its message may quote state (cards, tokens), and
+            # spans leave the server; the full traceback is in the server's own log.
+            # (error.type is the status code, as the RPC conventions say.)
+            trace.get_current_span().add_event(
+                "exception", {"exception.type": type(exc).__qualname__}
+            )
+            self._log.error("rpc.failed", rpc_method=method, reason=mapped.reason, exc_info=exc)
+        _call_reason.set(mapped.reason)
+        status = to_grpc_status(mapped)
+        await context.abort(status.code, status.details, status.trailing_metadata)
 
 
 class InterceptorStack(RpcInterceptor):
-    """Several interceptors' scopes entered by one interceptor, outermost first.
+    """Several interceptors' wrappers composed by one interceptor, outermost first.
 
     Same behaviour as registering them one by one, but one hop through grpc's interceptor
-    chain and one handler wrap per RPC instead of one per layer.
+    chain per RPC, and the composed behaviour is built once per method: a call runs one
+    coroutine per layer and nothing else.
     """
 
     def __init__(
@@ -267,13 +296,11 @@ class InterceptorStack(RpcInterceptor):
         super().__init__(excluded_prefixes)
         self.layers = tuple(layers)
 
-    @asynccontextmanager
-    async def scope(self, details: Any, context: Any) -> AsyncIterator[None]:
-        """Enter every layer's scope in order; exceptions unwind them innermost first."""
-        async with AsyncExitStack() as stack:
-            for layer in self.layers:
-                await stack.enter_async_context(layer.scope(details, context))
-            yield
+    def wrap(self, method: str, call: Call) -> Call:
+        """Every layer's wrapper around ``call``, the first layer outermost."""
+        for layer in reversed(self.layers):
+            call = layer.wrap(method, call)
+        return call
 
 
 def default_interceptors(
