@@ -114,6 +114,11 @@ class RedisClusterStore(RedisStore):
             await fanout.close()
         await self._cluster.aclose()
 
+    async def _hmget(self, key: str, fields: list[str]) -> list[bytes | None]:
+        """HMGET on the key's shard (the cluster client follows redirections)."""
+        values: list[bytes | None] = await self._cluster.hmget(key, fields)
+        return values
+
     async def _evalsha(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
         """Run ``script`` on the keys' shard, loading it first if that shard lacks it."""
         try:

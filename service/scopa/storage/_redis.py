@@ -9,6 +9,7 @@ from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any, Protocol, cast
 
+import hiredis
 from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
@@ -192,6 +193,9 @@ class RedisStore:
     ) -> None:
         self._pool = pool
         self._client: Redis[bytes] = Redis(connection_pool=pool)
+        # Only the plain blocking pool (from_url) is taken from without its lock; see _connection.
+        self._lock_free = type(pool) is BlockingConnectionPool
+        self._waiting = 0
         self._create = _Script("create.lua")
         self._commit = _Script("commit.lua")
         self._tracer = trace.get_tracer("scopa.storage", tracer_provider=tracer_provider)
@@ -286,7 +290,7 @@ class RedisStore:
             field, tag = _request_key(request_id, slot)
             fields.append(field)
         with self._call("HMGET", "load"):
-            values = await self._client.hmget(game_key(game_id), fields)
+            values = await self._hmget(game_key(game_id), fields)
         state, meta, version = values[0], values[1], values[2]
         if state is None or meta is None or version is None:
             raise GameNotFound(game_id)
@@ -364,6 +368,43 @@ class RedisStore:
         await cast(_AsyncClosable, self._client).aclose()
         await self._pool.disconnect()
 
+    async def _connection(self) -> Any:
+        """A connection of the pool, checked as the pool checks it (connected, nothing unread).
+
+        While a connection is free and nobody waits for one, it is taken directly: the blocking
+        pool's own ``get_connection`` also takes its condition lock, starts a timeout and
+        records pool metrics, which cost more CPU than the HMGET itself. When the pool is
+        exhausted, this waits in ``get_connection`` (up to its timeout) like any other user.
+        """
+        pool: Any = self._pool  # the stubs predate 5.3
+        if self._lock_free and not self._waiting and pool.can_get_connection():
+            conn = pool.get_available_connection()
+            try:
+                await pool.ensure_connection(conn)
+            except BaseException:
+                await pool.release(conn)
+                raise
+            return conn
+        self._waiting += 1
+        try:
+            return await pool.get_connection()
+        finally:
+            self._waiting -= 1
+
+    async def _hmget(self, key: str, fields: list[str]) -> list[bytes | None]:
+        """HMGET on a pooled connection, packed by hiredis (in C) and sent without the redis-py
+        client's per-command layers; a lost connection is retried on a fresh one with the pool's
+        retry policy (a read changes nothing), as the client does."""
+        command = _pack("HMGET", key, *fields)
+        conn = await self._connection()
+        try:
+            values: list[bytes | None] = await conn.retry.call_with_retry(
+                lambda: _roundtrip(conn, command), lambda error: conn.disconnect()
+            )
+            return values
+        finally:
+            await self._pool.release(conn)
+
     async def _evalsha(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
         """Run ``script`` once, telling "never sent" from "sent, reply lost".
 
@@ -371,7 +412,7 @@ class RedisStore:
         the command is on the wire, a timeout or a lost connection raises OutcomeUnknown: the
         script may have run (e.g. Redis was paused and resumed), so it is never sent again here.
         """
-        conn = await cast(Any, self._pool).get_connection()  # the stubs predate 5.3
+        conn = await self._connection()
         try:
             await _healthy(conn)
             try:
@@ -394,11 +435,23 @@ async def _healthy(conn: AbstractConnection) -> None:
         await conn.connect()
 
 
+def _pack(*args: str | int | bytes) -> bytes:
+    """One command in the Redis protocol, packed by hiredis (the same bytes as redis-py's)."""
+    packed: bytes = hiredis.pack_command(cast(Any, args))  # its stub types a 1-tuple
+    return packed
+
+
+async def _roundtrip(conn: AbstractConnection, command: bytes) -> Any:
+    await conn.send_packed_command(command)
+    return await conn.read_response()
+
+
 async def _send_evalsha(
     conn: AbstractConnection, script: _Script, keys: list[str], args: list[Any]
 ) -> Any:
+    command = _pack("EVALSHA", script.sha, len(keys), *keys, *args)
     try:
-        await conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args, check_health=False)
+        await conn.send_packed_command(command, check_health=False)
         return await conn.read_response()
     except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
         await conn.disconnect()
