@@ -40,9 +40,11 @@ class TokenAuthority:
         if len(secret) < 16:
             raise ValueError("the token secret must be at least 16 bytes")
         self._secret = secret
+        # Keyed once: each MAC copies it instead of hashing the padded key twice again.
+        self._keyed = hmac.new(secret, digestmod=hashlib.sha256)
 
     def _mac(self, *parts: str | bytes) -> bytes:
-        mac = hmac.new(self._secret, digestmod=hashlib.sha256)
+        mac = self._keyed.copy()
         for part in parts:
             data = part.encode() if isinstance(part, str) else part
             mac.update(len(data).to_bytes(4, "big") + data)
