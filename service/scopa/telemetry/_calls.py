@@ -11,8 +11,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import Token
 
-from opentelemetry import metrics, propagate, trace
+from opentelemetry import context, metrics, propagate, trace
+from opentelemetry.context import Context
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from scopa.telemetry._metrics import ScopaMetrics, scopa_metrics
@@ -83,17 +85,18 @@ class ServerTelemetry:
         """One RPC (``system`` "grpc" or "connectrpc"; ``method`` "pkg.Service/Method")."""
         base = {RPC_SYSTEM_NAME: system, RPC_METHOD: method}
         start = time.perf_counter()
-        with self._server_span(method, carrier, {**base, **(attributes or {})}) as span:
-            call = RpcCall()
-            try:
-                yield call
-            finally:
-                outcome: dict[str, str | int] = {RPC_STATUS_CODE: call.status_code}
-                if call.error:
-                    outcome[ERROR_TYPE] = call.status_code
-                    span.set_status(Status(StatusCode.ERROR, call.status_code))
-                span.set_attributes(outcome)
-                self.metrics.rpc_duration.record(time.perf_counter() - start, {**base, **outcome})
+        span, token = self._start(method, carrier, {**base, **(attributes or {})})
+        call = RpcCall()
+        try:
+            yield call
+        finally:
+            outcome: dict[str, str | int] = {RPC_STATUS_CODE: call.status_code}
+            if call.error:
+                outcome[ERROR_TYPE] = call.status_code
+                span.set_status(Status(StatusCode.ERROR, call.status_code))
+            span.set_attributes(outcome)
+            self.metrics.rpc_duration.record(time.perf_counter() - start, {**base, **outcome})
+            _end(span, token)
 
     @contextmanager
     def http(
@@ -108,29 +111,35 @@ class ServerTelemetry:
         base = {HTTP_REQUEST_METHOD: method, HTTP_ROUTE: route, URL_SCHEME: scheme}
         start = time.perf_counter()
         name = f"{method} {route}"
-        with self._server_span(name, carrier, {**base, **(attributes or {})}) as span:
-            call = HttpCall()
-            try:
-                yield call
-            finally:
-                outcome: dict[str, str | int] = {HTTP_RESPONSE_STATUS_CODE: call.status_code}
-                error = http_error_type(call.status_code)
-                if error is not None:
-                    outcome[ERROR_TYPE] = error
-                    span.set_status(Status(StatusCode.ERROR))
-                span.set_attributes(outcome)
-                self.metrics.http_duration.record(time.perf_counter() - start, {**base, **outcome})
+        span, token = self._start(name, carrier, {**base, **(attributes or {})})
+        call = HttpCall()
+        try:
+            yield call
+        finally:
+            outcome: dict[str, str | int] = {HTTP_RESPONSE_STATUS_CODE: call.status_code}
+            error = http_error_type(call.status_code)
+            if error is not None:
+                outcome[ERROR_TYPE] = error
+                span.set_status(Status(StatusCode.ERROR))
+            span.set_attributes(outcome)
+            self.metrics.http_duration.record(time.perf_counter() - start, {**base, **outcome})
+            _end(span, token)
 
-    @contextmanager
-    def _server_span(
+    def _start(
         self, name: str, carrier: Mapping[str, str], attributes: Attributes
-    ) -> Iterator[trace.Span]:
-        with self._tracer.start_as_current_span(
-            name,
-            context=propagate.extract(carrier),
-            kind=SpanKind.SERVER,
-            attributes=attributes,
-            record_exception=False,
-            set_status_on_exception=False,
-        ) as span:
-            yield span
+    ) -> tuple[trace.Span, Token[Context]]:
+        """Start a SERVER span continuing ``carrier``'s trace and make it current.
+
+        What ``start_as_current_span`` does, without its three nested context managers per
+        call; :func:`_end` undoes it.
+        """
+        span = self._tracer.start_span(
+            name, context=propagate.extract(carrier), kind=SpanKind.SERVER, attributes=attributes
+        )
+        return span, context.attach(trace.set_span_in_context(span))
+
+
+def _end(span: trace.Span, token: Token[Context]) -> None:
+    """Make the span started by ``ServerTelemetry._start`` no longer current, and end it."""
+    context.detach(token)
+    span.end()
