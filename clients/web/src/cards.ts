@@ -70,7 +70,7 @@ export function cardFace(card: Card): SVGElement {
     s("rect", { x: 1, y: 1, width: 58, height: 88, rx: 6, class: "paper" }),
     figure ? s("rect", { x: 9, y: 20, width: 42, height: 54, rx: 4, class: "frame", stroke: suit.colour }) : null,
     s("text", { x: 6, y: 17, class: "rank", fill: suit.colour }, corner),
-    s("text", { x: 54, y: 83, class: "rank", fill: suit.colour, "text-anchor": "end" }, corner),
+    s("text", { x: 6, y: 17, class: "rank", fill: suit.colour, transform: "rotate(180 30 45)" }, corner),
     symbol,
   );
 }

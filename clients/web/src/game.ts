@@ -121,10 +121,10 @@ export class GameScreen {
     }
     this.announced = Math.max(this.announced, view.version);
     this.announcements.splice(ANNOUNCEMENTS_SHOWN);
-    const handChanged = this.view !== undefined && this.view.version !== view.version;
+    const changed = this.view !== undefined && this.view.version !== view.version;
     this.view = view;
     this.version = view.version;
-    if (handChanged) {
+    if (changed) {
       this.choosing = undefined;
       this.highlighted = [];
     }

@@ -38,6 +38,7 @@ interface Detours {
   readonly illegalAt?: number;
   readonly reloadAt?: number;
   readonly idleAt?: number;
+  readonly offlineAt?: number;
   readonly screenshots?: boolean;
 }
 
@@ -124,6 +125,7 @@ describe("the web client in headless Chromium", { skip }, () => {
         if (plays === detours.reloadAt) await reloadResumes(waiter, version);
         if (plays === detours.idleAt) await idleResumes([ann, bob]);
 
+        const offline = plays === detours.offlineAt ? await goOffline(waiter) : undefined;
         const hand = await handOf(mover);
         const several = hand.find((c) => c.choices > 1);
         const card = several ?? hand.find((c) => c.choices === 1);
@@ -134,6 +136,8 @@ describe("the web client in headless Chromium", { skip }, () => {
           choices += 1;
         }
         await waitForVersion(mover, version + 1);
+        if (offline) await offline();
+        if (plays === 12 && detours.screenshots) await screenshot(bob, "phone");
         plays += 1;
       }
 
@@ -188,6 +192,22 @@ describe("the web client in headless Chromium", { skip }, () => {
     }
   }
 
+  /**
+   * Cuts the page's network: its watch stream drops and it says it is reconnecting. The
+   * returned function restores the network, and the page must then catch up on the play it
+   * missed (watching again from the last version it had).
+   */
+  async function goOffline(page: Page): Promise<() => Promise<void>> {
+    const before = await versionOf(page);
+    await page.context().setOffline(true);
+    await page.locator(".game[data-connection='reconnecting']").waitFor();
+    return async () => {
+      assert.equal(await versionOf(page), before, "no update arrives while offline");
+      await page.context().setOffline(false);
+      await page.locator(".game[data-connection='live']").waitFor();
+    };
+  }
+
   /** The capture choice: each option highlights its cards on the table; pick one. */
   async function chooseCapture(page: Page, count: number, shoot: boolean): Promise<void> {
     const options = page.locator(".choice [data-choice]");
@@ -201,11 +221,50 @@ describe("the web client in headless Chromium", { skip }, () => {
     await options.nth(pick).click();
   }
 
+  it("one person plays a whole game against a bot seat, every play with the keyboard; cards have text alternatives", TEST_TIMEOUT, async () => {
+    assert.ok(browser && server);
+    const context = await browser.newContext({ viewport: DESKTOP, baseURL: server.httpUrl });
+    context.setDefaultTimeout(STEP_MS);
+    const page = await context.newPage();
+    try {
+      await page.goto("/");
+      await createTwoPlayerGame(page, "scopa", "Ann", { target_score: "1" });
+      await page.locator("[data-seat-kind='1']").selectOption("bot:greedy");
+      await page.locator("#create").focus();
+      await page.keyboard.press("Enter");
+      await page.locator(".seats tr[data-seat='1']", { hasText: "bot: greedy" }).waitFor();
+      const name = decodeURIComponent(new URL(page.url()).hash.replace(/^#\//, ""));
+      for (let plays = 0; ; plays += 1) {
+        assert.ok(plays < MAX_PLAYS);
+        await page.locator(".banner[data-turn='mine'], .game[data-status='FINISHED']").first().waitFor();
+        if ((await statusOf(page)) === "FINISHED") break;
+        const version = await versionOf(page);
+        const labels = await page.locator(".hand button.card").evaluateAll((b) => b.map((e) => e.getAttribute("aria-label") ?? ""));
+        for (const label of labels) assert.match(label, /^Play \S+ di (coppe|denari|bastoni|spade) \(.+ of (cups|coins|clubs|swords)\)/);
+        const card = (await handOf(page)).find((c) => c.choices > 0);
+        assert.ok(card);
+        await page.locator(`.hand button[data-card='${card.code}']`).focus();
+        await page.keyboard.press("Enter");
+        if (card.choices > 1) {
+          // The first option has the focus (its cards highlighted); Tab reaches the next one.
+          await page.locator(".choice [data-choice='0']:focus").waitFor();
+          await page.keyboard.press("Tab");
+          await page.keyboard.press("Enter");
+        }
+        await waitForVersion(page, version + 1);
+      }
+      const state = await getState(name);
+      assert.deepEqual(await scoresShown(page), new Map(state.sides.map((side) => [side.side, side.score])));
+    } finally {
+      await context.close();
+    }
+  });
+
   it("create, join and play a complete game of scopa; an illegal play shows its error, a reload and an idle drop resume", TEST_TIMEOUT, async () => {
     await playGame("scopa", { target_score: "4" }, { illegalAt: 3, reloadAt: 6, idleAt: 9, screenshots: true });
   });
 
-  it("create, join and play a complete game of spazzino", TEST_TIMEOUT, async () => {
-    await playGame("spazzino", { target_score: "4" }, {});
+  it("create, join and play a complete game of spazzino; a dropped connection catches up", TEST_TIMEOUT, async () => {
+    await playGame("spazzino", { target_score: "4" }, { offlineAt: 5 });
   });
 });

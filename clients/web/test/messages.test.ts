@@ -1,0 +1,81 @@
+// Errors and events in words (no browser needed).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ErrorInfoSchema, EventSchema, GameViewSchema, Suit, type GameView } from "@scopa/client";
+import { announce, categoryName, errorInWords, seatName, sideName } from "../src/messages.js";
+
+function scopaError(code: Code, reason: string, metadata: Record<string, string> = {}): ConnectError {
+  return new ConnectError("raw message", code, undefined, [
+    { desc: ErrorInfoSchema, value: { reason, domain: "scopa.dev", metadata } },
+  ]);
+}
+
+function twoSeats(preset: string): GameView {
+  return create(GameViewSchema, {
+    preset,
+    seats: [
+      { seat: 0, displayName: "Ann", side: 0 },
+      { seat: 1, displayName: "", side: 1 },
+    ],
+    sides: [
+      { side: 0, seats: [0] },
+      { side: 1, seats: [1] },
+    ],
+  });
+}
+
+describe("errors in words", () => {
+  it("words an ErrorInfo reason and keeps the reason", () => {
+    const words = errorInWords(scopaError(Code.FailedPrecondition, "NOT_YOUR_TURN"));
+    assert.deepEqual(words, { text: "It is not your turn: wait for the other player.", reason: "NOT_YOUR_TURN" });
+  });
+
+  it("quotes the metadata a reason carries", () => {
+    const words = errorInWords(scopaError(Code.FailedPrecondition, "CARD_NOT_IN_HAND", { card: "7D" }));
+    assert.match(words.text, /7D/);
+  });
+
+  it("falls back to the server's message for a reason it does not know", () => {
+    const words = errorInWords(scopaError(Code.Internal, "SOMETHING_NEW"));
+    assert.deepEqual(words, { text: "raw message", reason: "SOMETHING_NEW" });
+  });
+
+  it("gives the status code when there is no ErrorInfo", () => {
+    assert.equal(errorInWords(new ConnectError("down", Code.Unavailable)).reason, String(Code.Unavailable));
+  });
+});
+
+describe("events in words", () => {
+  it("announces a sweep by the game's own word, with its specials", () => {
+    const event = create(EventSchema, {
+      version: 4,
+      kind: {
+        case: "cardPlayed",
+        value: { seat: 0, card: { suit: Suit.DENARI, rank: 7 }, sweep: true, specials: [{ name: "picula", points: 1 }] },
+      },
+    });
+    assert.equal(announce(twoSeats("spazzino"), event), "Spazzino! Ann swept the table. Ann scores picula (+1).");
+    assert.equal(announce(twoSeats("scopa"), event), "Scopa! Ann swept the table. Ann scores picula (+1).");
+  });
+
+  it("says nothing about a plain play", () => {
+    const event = create(EventSchema, { kind: { case: "cardPlayed", value: { seat: 1, card: { suit: Suit.COPPE, rank: 2 } } } });
+    assert.equal(announce(twoSeats("scopa"), event), null);
+  });
+
+  it("announces a hand's score and the winner, naming unnamed seats by number", () => {
+    const view = twoSeats("scopa");
+    const scored = create(EventSchema, { kind: { case: "handScored", value: { result: { handNumber: 2, totals: [3, 1] } } } });
+    assert.equal(announce(view, scored), "Hand 2 scored: Ann +3, Seat 2 +1.");
+    const finished = create(EventSchema, { kind: { case: "gameFinished", value: { winners: [1] } } });
+    assert.equal(announce(view, finished), "Game over: Seat 2 won.");
+    assert.equal(seatName(view, 1), "Seat 2");
+    assert.equal(sideName(view, 0), "Ann");
+  });
+
+  it("names score categories for people", () => {
+    assert.equal(categoryName("two_of_spade"), "Two of spade");
+  });
+});
