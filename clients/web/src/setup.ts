@@ -210,7 +210,13 @@ export class SetupScreen {
       return;
     }
     const options: Record<string, MessageInitShape<typeof OptionValueSchema>> = {};
-    for (const [name, kind] of this.overrides) options[name] = { kind };
+    for (const [name, kind] of this.overrides) {
+      if (kind.case === "intValue" && !Number.isInteger(kind.value)) {
+        if (error) error.textContent = `Enter a whole number for “${name.replaceAll("_", " ")}”.`;
+        return;
+      }
+      options[name] = { kind };
+    }
     const button = form.querySelector<HTMLButtonElement>("#create");
     if (button) button.disabled = true;
     try {

@@ -255,6 +255,16 @@ describe("the web client in headless Chromium", { skip }, () => {
       }
       const state = await getState(name);
       assert.deepEqual(await scoresShown(page), new Map(state.sides.map((side) => [side.side, side.score])));
+
+      // A made-up invite link: the join is refused in words, from the reason INVITE_INVALID.
+      const stranger = await context.newPage();
+      await stranger.goto(`/#/${name}/join/not-an-invite`);
+      await stranger.locator("#join-name").fill("Eve");
+      await stranger.locator("#join").click();
+      const error = stranger.locator(".error[data-reason]");
+      await error.waitFor();
+      assert.equal(await error.getAttribute("data-reason"), "INVITE_INVALID");
+      assert.match((await error.textContent()) ?? "", /invite link is not valid/);
     } finally {
       await context.close();
     }
