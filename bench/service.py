@@ -176,7 +176,7 @@ async def _wait_until(proc: procs.Proc, probe: Callable[[], Awaitable[object]]) 
 
 
 def _game_bytes(client: Any, names: Sequence[str], limit: int = 50) -> float:
-    """Mean MEMORY USAGE of a finished game's hash plus its event stream."""
+    """Mean MEMORY USAGE of a finished game's keys: its hash plus its event log (a list)."""
     sizes = []
     for name in names[:limit]:
         game_id = name.removeprefix("games/")

@@ -677,8 +677,37 @@ def test_a_log_entry_keeps_joins_and_engine_events_in_order() -> None:
     declared = rules.Declared(0, "accusa", (0, 10, 20), 7)
     batch = [SeatJoined(1, "Bea"), *dealt, declared, SeatJoined(0, "Ann")]
     entry = _encode_log(batch)
-    assert entry[:1] == b"A"
+    assert entry[:1] == b"B"
     assert _decode_log(entry) == batch
+
+
+def test_keyed_zlib_log_entries_still_decode() -> None:
+    """Log entries of the keyed zlib format ``A`` (tests/app/blobs) decode as before."""
+    from scopa.app._core import _decode_log  # noqa: PLC0415
+
+    blobs = Path(__file__).with_name("blobs")
+    _, events = rules.new_match(rules.make_ruleset("scopa"), rng=random.Random(4))
+    entry = (blobs / "log_engine.v2.bin").read_bytes()
+    assert entry[:1] == b"A"
+    assert _decode_log(entry) == events
+    assert _decode_log((blobs / "log_joined.v2.bin").read_bytes()) == [SeatJoined(1, "Bea")]
+
+
+def test_a_compact_log_entry_is_a_fraction_of_the_zlib_one() -> None:
+    """A one-move entry (``B``: deflate with the preset dictionary) is under 30 bytes."""
+    from scopa.app._core import _encode_log  # noqa: PLC0415
+
+    played = rules.CardPlayed(0, 12, (2,), True, False, ())
+    assert len(_encode_log([played])) < 30
+
+
+@pytest.mark.parametrize("entry", [b"B", b"B\x00garbage", b"A\x78\x9c"])
+def test_a_corrupt_log_entry_is_invalid_state(entry: bytes) -> None:
+    """A truncated or corrupt entry raises InvalidState, not a zlib error."""
+    from scopa.app._core import _decode_log  # noqa: PLC0415
+
+    with pytest.raises(rules.InvalidState):
+        _decode_log(entry)
 
 
 def test_a_cached_response_is_stored_keyed_and_versioned() -> None:

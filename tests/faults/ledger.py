@@ -23,7 +23,7 @@ import redis
 from scopa import rules
 from scopa.app import AppEvent
 from scopa.app._core import _decode_log
-from scopa.storage import events_key, game_key
+from scopa.storage import events_key, game_key, read_log_entries
 from scopa_client import ERROR_DOMAIN, bearer_metadata, error_info
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc
@@ -243,12 +243,10 @@ async def _play_move(
 def logged_plays(client: redis.Redis[bytes], name: str) -> list[tuple[int, AppEvent]]:
     """(version, event) of every engine event in the game's log, oldest first."""
     game_id = name.removeprefix("games/")
-    entries = client.xrange(events_key(game_id))
     result = []
-    for entry_id, fields in entries:
-        version = int(entry_id.split(b"-", 1)[0])
-        for event in _decode_log(fields[b"e"]):
-            result.append((version, event))
+    for logged in read_log_entries(client.lrange(events_key(game_id), 0, -1)):
+        for event in _decode_log(logged.payload):
+            result.append((logged.version, event))
     return result
 
 

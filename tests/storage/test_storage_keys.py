@@ -10,6 +10,7 @@ from scopa.storage._keys import (
     check_ttl,
     events_key,
     game_key,
+    legacy_events_key,
     request_field,
 )
 
@@ -17,7 +18,8 @@ from scopa.storage._keys import (
 def test_names_embed_the_game_id_as_hash_tag() -> None:
     """Every name of a game carries ``{game_id}`` so Redis Cluster maps them to one slot."""
     assert game_key("abc") == "scopa:{abc}:g"
-    assert events_key("abc") == "scopa:{abc}:ev"
+    assert events_key("abc") == "scopa:{abc}:log"
+    assert legacy_events_key("abc") == "scopa:{abc}:ev"
     assert channel("abc") == "scopa:{abc}:ch"
     assert request_field("r-1") == "req:r-1"
 

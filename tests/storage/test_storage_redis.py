@@ -36,6 +36,7 @@ from scopa.storage import (
     events_key,
     game_key,
 )
+from scopa.storage._keys import legacy_events_key
 from scopa.telemetry import untraced
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -106,11 +107,12 @@ async def test_commit_is_one_evalsha(redis_store: RedisStore, sent: list[list[st
 async def test_events_since_is_one_round_trip(
     redis_store: RedisStore, sent: list[list[str]]
 ) -> None:
-    """events_since pipelines its existence check and XRANGE into one write."""
+    """events_since pipelines its existence check and LRANGE into one write."""
     await redis_store.create("g1", b"s", b"m", [b"e"], TTL)
+    await redis_store.commit("g1", 1, b"s", b"m", [b"f"], TTL)
     sent.clear()
-    await redis_store.events_since("g1", 0)
-    assert sent == [["EXISTS", "XRANGE"]]
+    assert [e.payload for e in await redis_store.events_since("g1", 1)] == [b"f"]
+    assert sent == [["EXISTS", "LRANGE"]]
 
 
 async def test_uses_hiredis_parser(redis_store: RedisStore) -> None:
@@ -130,12 +132,13 @@ async def test_keys_share_hash_tag_and_layout(
 ) -> None:
     """All names of one game fall in one cluster slot; the hash holds the documented fields."""
     await redis_store.create("g1", b"s", b"m", [b"e"], TTL, "r1", b"resp")
-    names = [game_key("g1"), events_key("g1"), channel("g1")]
-    assert names == ["scopa:{g1}:g", "scopa:{g1}:ev", "scopa:{g1}:ch"]
+    await redis_store.commit("g1", 1, b"s2", b"m2", [b"f"], TTL)
+    names = [game_key("g1"), events_key("g1"), legacy_events_key("g1"), channel("g1")]
+    assert names == ["scopa:{g1}:g", "scopa:{g1}:log", "scopa:{g1}:ev", "scopa:{g1}:ch"]
     assert len({key_slot(name.encode()) for name in names}) == 1
     stored = await redis_admin.hgetall(game_key("g1"))
-    assert stored == {b"state": b"s", b"meta": b"m", b"version": b"1", b"req:r1": b"resp"}
-    assert await redis_admin.xlen(events_key("g1")) == 1
+    assert stored == {b"state": b"s2", b"meta": b"m2", b"version": b"2", b"req:r1": b"resp"}
+    assert await redis_admin.lrange(events_key("g1"), 0, -1) == [b"1:e", b"2:f"]
 
 
 async def test_writes_set_pttl_on_all_keys(
@@ -162,10 +165,47 @@ async def test_commit_survives_script_flush(
 async def test_create_clears_stale_event_log(
     redis_store: RedisStore, redis_admin: Redis[bytes]
 ) -> None:
-    """An event log left behind by an expired game does not leak into a new game."""
-    await redis_admin.xadd(events_key("g1"), {b"e": b"old"}, id="9-0")
+    """An event log left behind by an expired game (either layout) does not leak into a new
+    game."""
+    await redis_admin.rpush(events_key("g1"), b"9:old")
+    await redis_admin.xadd(legacy_events_key("g1"), {b"e": b"older"}, id="8-0")
     await redis_store.create("g1", b"s", b"m", [b"new"], TTL)
-    assert [e.payload for e in await redis_store.events_since("g1", 0)] == [b"new"]
+    await redis_store.commit("g1", 1, b"s", b"m", [b"next"], TTL)
+    assert [e.payload for e in await redis_store.events_since("g1", 0)] == [b"new", b"next"]
+
+
+async def test_a_game_of_the_stream_layout_is_read_then_migrated_by_its_next_write(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """A game an earlier build logged to a stream is read from it, and its next commit moves
+    the log into the list (oldest first, TTL set) and deletes the stream."""
+    game = game_key("old")
+    await redis_admin.hset(game, mapping={"state": b"s", "meta": b"m", "version": 2})
+    await redis_admin.xadd(legacy_events_key("old"), {b"e": b"one"}, id="1-0")
+    await redis_admin.xadd(legacy_events_key("old"), {b"e": b"two"}, id="2-0")
+    await redis_admin.expire(game, 100)
+    await redis_admin.expire(legacy_events_key("old"), 100)
+    assert [(e.version, e.payload) for e in await redis_store.events_since("old", 1)] == [
+        (2, b"two")
+    ]
+    assert await redis_store.commit("old", 2, b"s", b"m", [b"three"], TTL) == 3
+    assert await redis_admin.exists(legacy_events_key("old")) == 0
+    assert await redis_admin.lrange(events_key("old"), 0, -1) == [b"1:one", b"2:two", b"3:three"]
+    assert 0 < await redis_admin.pttl(events_key("old")) <= TTL * 1000
+    events = await redis_store.events_since("old", 0)
+    assert [(e.version, e.payload) for e in events] == [(1, b"one"), (2, b"two"), (3, b"three")]
+
+
+async def test_a_log_not_aligned_on_versions_is_filtered(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """Entries that do not start at version 1 are read whole and filtered by version."""
+    await redis_store.create("g1", b"s", b"m", [b"a"], TTL)
+    await redis_store.commit("g1", 1, b"s", b"m", [b"b"], TTL)
+    await redis_admin.lpop(events_key("g1"))  # e.g. a trimmed log: version 2 is now first
+    assert [e.payload for e in await redis_store.events_since("g1", 0)] == [b"b"]
+    assert [e.payload for e in await redis_store.events_since("g1", 1)] == [b"b"]
+    assert await redis_store.events_since("g1", 2) == []
 
 
 async def test_subscription_is_released_on_exit_and_cancel(

@@ -202,11 +202,37 @@ class JoinResult:
 # --- event log payloads --------------------------------------------------------------------
 
 
-_LOG: Final = b"A"
-"""Log entries since the keyed format: ``A`` + zlib-compressed JSON ``{"v": <rules format>,
-"e": [records]}``, the engine's records (``rules.event_records``) and ``seat_joined`` records in
-the order they happened. Entries of format 1 (``J`` + joins, ``R`` + ``rules.dump_events``) are
-still read."""
+_LOG: Final = b"B"
+"""Log entries since the compact format: ``B`` + raw deflate (no zlib header or checksum), with
+the preset dictionary :data:`_LOG_DICT`, of the JSON ``{"v": <rules format>, "e": [records]}``:
+the engine's records (``rules.event_records``) and ``seat_joined`` records in the order they
+happened. Still read: ``A`` + zlib of the same JSON (the keyed format, without a dictionary) and
+format 1 (``J`` + joins, ``R`` + ``rules.dump_events``)."""
+
+_LOG_ZLIB: Final = b"A"
+
+_LOG_DICT: Final = (
+    b'{"t":"seat_resigned","seat":0}'
+    b'{"t":"redealt","hand_number":1,"reason":"kings","table":[]}'
+    b'{"t":"ace_returned","card":0}'
+    b'{"t":"declared","seat":0,"name":"","cards":[],"points":0}'
+    b'{"t":"game_finished","winners":[0],"reason":"target","scores":[0,0]}'
+    b'{"t":"hand_scored","result":{"hand_number":1,"components":[["sweeps",[0,1],[0.0,0.0]],'
+    b'["cards",[0,1],[20.0,20.0]],["denari",[0,1],[5.0,5.0]],["primiera",[0,1],[0.0,0.0]],'
+    b'["settebello",[0,1],[0.0,1.0]]],"hand_totals":[0,1],"napoleone":[false,false],'
+    b'"totals":[0,1]}}'
+    b'{"t":"leftover_taken","seat":0,"cards":[]}'
+    b'{"v":3,"e":[{"t":"hand_started","hand_number":1,"dealer":1,"table":[]},'
+    b'{"t":"cards_dealt","seat":0,"n_cards":3,"cards":[]},'
+    b'{"t":"cards_dealt","seat":1,"n_cards":3,"cards":[]}]}'
+    b'{"v":3,"e":[{"t":"seat_joined","seat":1,"name":""}]}'
+    b'{"v":3,"e":[{"t":"card_played","seat":1,"card":0,"captured":[],"taken":false,'
+    b'"sweep":false,"specials":[]}]}'
+    b'{"v":3,"e":[{"t":"card_played","seat":0,"card":0,"captured":[],"taken":true,'
+    b'"sweep":false,"specials":[]}]}'
+)
+"""The preset dictionary of ``B`` entries: the records' usual text, the most frequent last. It is
+part of the format: changing it needs a new entry prefix (old entries keep theirs)."""
 
 
 def _encode_log(events: Sequence[AppEvent]) -> bytes:
@@ -218,20 +244,32 @@ def _encode_log(events: Sequence[AppEvent]) -> bytes:
         else:
             records.extend(rules.event_records([event]))
     body = json.dumps({"v": rules.FORMAT_VERSION, "e": records}, separators=(",", ":"))
-    return _LOG + zlib.compress(body.encode())
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=_LOG_DICT)
+    return _LOG + deflate.compress(body.encode()) + deflate.flush()
+
+
+def _inflate_log(payload: bytes) -> bytes:
+    """The JSON of a ``B`` (or ``A``) entry."""
+    if payload[:1] == _LOG_ZLIB:
+        return zlib.decompress(payload[1:])
+    inflate = zlib.decompressobj(-zlib.MAX_WBITS, zdict=_LOG_DICT)
+    body = inflate.decompress(payload[1:]) + inflate.flush()
+    if not inflate.eof:
+        raise zlib.error("truncated log entry")
+    return body
 
 
 def _decode_log(payload: bytes) -> list[AppEvent]:
-    """The events of one log entry, of this or the earlier format."""
+    """The events of one log entry, of this or an earlier format."""
     kind = payload[:1]
     if kind == b"J":
         return [SeatJoined(seat, name) for seat, name in json.loads(payload[1:])]
     if kind == b"R":
         return list(rules.load_events(payload[1:]))
-    if kind != _LOG:
+    if kind not in (_LOG, _LOG_ZLIB):
         raise rules.InvalidState("unknown log entry format")
     try:
-        body = json.loads(zlib.decompress(payload[1:]))
+        body = json.loads(_inflate_log(payload))
         records, version = body["e"], body["v"]
         engine = [r for r in records if r["t"] != "seat_joined"]
     except (zlib.error, ValueError, TypeError, KeyError) as exc:

@@ -14,6 +14,7 @@ from scopa.storage._errors import (
 from scopa.storage._factory import open_store
 from scopa.storage._fanout import RESYNC
 from scopa.storage._keys import channel, events_key, game_key
+from scopa.storage._log import read_log_entries
 from scopa.storage._memory import MemoryStore
 from scopa.storage._protocol import GameStore
 from scopa.storage._redis import RedisStore
@@ -45,4 +46,5 @@ __all__ = [
     "game_key",
     "open_store",
     "parse_redis_url",
+    "read_log_entries",
 ]

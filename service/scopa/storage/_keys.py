@@ -23,7 +23,15 @@ def game_key(game_id: str) -> str:
 
 
 def events_key(game_id: str) -> str:
-    """Return the stream holding the event log (entry ids are ``<version>-<seq>``)."""
+    """Return the list holding the event log, one entry per version (see ``_log``)."""
+    return f"{PREFIX}:{{{game_id}}}:log"
+
+
+def legacy_events_key(game_id: str) -> str:
+    """Return the stream earlier builds logged to (ids ``<version>-<seq>``, field ``e``).
+
+    A game's next write moves it into :func:`events_key`; until then it is read from here.
+    """
     return f"{PREFIX}:{{{game_id}}}:ev"
 
 

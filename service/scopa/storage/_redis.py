@@ -40,14 +40,17 @@ from scopa.storage._keys import (
     check_ttl,
     events_key,
     game_key,
+    legacy_events_key,
     request_field,
     slot_field,
 )
+from scopa.storage._log import decode_entry, encode_entry
 from scopa.storage._pubsub import RedisLink
-from scopa.storage._types import CreateResult, Event, Snapshot
+from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
 
 _OK, _NOT_FOUND, _CONFLICT, _DUPLICATE, _EXISTS = 0, 1, 2, 3, 4
-_EVENT_FIELD = b"e"
+_LEGACY_FIELD = b"e"
+"""The payload's field in the event stream of earlier builds."""
 
 
 class _AsyncClosable(Protocol):
@@ -62,6 +65,11 @@ def _script(name: str) -> str:
 def _ttl_ms(ttl_s: float) -> int:
     check_ttl(ttl_s)
     return max(1, round(ttl_s * 1000))
+
+
+def _keys(game_id: str) -> list[str]:
+    """The keys the scripts take: the game hash, the log and the log of earlier builds."""
+    return [game_key(game_id), events_key(game_id), legacy_events_key(game_id)]
 
 
 def _request_key(request_id: str, slot: str | None) -> tuple[str, str]:
@@ -268,11 +276,9 @@ class RedisStore:
         check_game_id(game_id)
         args: list[Any] = [state, meta, _ttl_ms(ttl_s)]
         args += _request_args(request_id, response)
-        args += events
+        args.append(encode_entry(INITIAL_VERSION, events))
         with self._call("EVALSHA", "create"):
-            result = await self._evalsha(
-                self._create, [game_key(game_id), events_key(game_id)], args
-            )
+            result = await self._evalsha(self._create, _keys(game_id), args)
         code = int(result[0])
         if code == _OK:
             return CreateResult(version=int(result[1]), created=True, response=response)
@@ -315,11 +321,9 @@ class RedisStore:
         args: list[Any] = [expected_version, state, meta, _ttl_ms(ttl_s)]
         args += _request_args(request_id, response, slot)
         args += [self._publish, channel(game_id)]
-        args += events
+        args.append(encode_entry(expected_version + 1, events))
         with self._call("EVALSHA", "commit"):
-            result = await self._evalsha(
-                self._commit, [game_key(game_id), events_key(game_id)], args
-            )
+            result = await self._evalsha(self._commit, _keys(game_id), args)
         code = int(result[0])
         if code == _OK:
             return int(result[1])
@@ -332,17 +336,36 @@ class RedisStore:
         raise AssertionError(f"unexpected commit.lua result {result!r}")
 
     async def events_since(self, game_id: str, version: int) -> list[Event]:
-        """Return the events tagged with a version greater than ``version`` (one pipeline)."""
+        """Return the events tagged with a version greater than ``version`` (one pipeline).
+
+        The log holds one entry per version, so the entries wanted start at list index
+        ``version``; a log not aligned so (none seen yet) is read whole and filtered, and a
+        game not written since an earlier build is read from that build's stream.
+        """
+        start = max(version, 0)
         async with self._client.pipeline(transaction=False) as pipe:
             pipe.exists(game_key(game_id))
-            pipe.xrange(events_key(game_id), min=f"{max(version + 1, 0)}-0", max="+")
+            pipe.lrange(events_key(game_id), start, -1)
             with self._call("PIPELINE", "events_since"):
                 exists, entries = await pipe.execute()
         if not exists:
             raise GameNotFound(game_id)
+        if entries and decode_entry(entries[0])[0] == start + 1:
+            return _events(entries, version)
+        with self._call("PIPELINE", "events_since"):
+            return await self._whole_log(game_id, version)
+
+    async def _whole_log(self, game_id: str, version: int) -> list[Event]:
+        """The events after ``version`` of the whole log, or of an earlier build's stream."""
+        async with self._client.pipeline(transaction=False) as pipe:
+            pipe.lrange(events_key(game_id), 0, -1)
+            pipe.xrange(legacy_events_key(game_id), min=f"{max(version + 1, 0)}-0", max="+")
+            entries, legacy = await pipe.execute()
+        if entries:
+            return _events(entries, version)
         return [
-            Event(int(entry_id.split(b"-", 1)[0]), fields[_EVENT_FIELD])
-            for entry_id, fields in entries
+            Event(int(entry_id.split(b"-", 1)[0]), fields[_LEGACY_FIELD])
+            for entry_id, fields in legacy
         ]
 
     def subscribe(self, game_id: str) -> AbstractAsyncContextManager[AsyncIterator[int]]:
@@ -424,6 +447,16 @@ class RedisStore:
                 return await _send_evalsha(conn, script, keys, args)
         finally:
             await self._pool.release(conn)
+
+
+def _events(entries: list[bytes], version: int) -> list[Event]:
+    """The events of log entries tagged with a version greater than ``version``."""
+    return [
+        Event(entry_version, payload)
+        for entry_version, payloads in map(decode_entry, entries)
+        if entry_version > version
+        for payload in payloads
+    ]
 
 
 async def _healthy(conn: AbstractConnection) -> None:

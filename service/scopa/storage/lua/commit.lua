@@ -1,6 +1,8 @@
 -- Compare-and-set commit of one game; every key is passed through KEYS.
 -- KEYS[1]  game hash (fields: state, meta, version, req:<request_id>, req@<slot>)
--- KEYS[2]  event stream (entry ids are <version>-<seq>)
+-- KEYS[2]  event log: a list, one entry per version (see scopa/storage/_log.py)
+-- KEYS[3]  the event stream of earlier builds (entry ids <version>-<seq>, field 'e'): moved
+--          into KEYS[2] by this write, oldest first, then deleted
 -- ARGV[1]  expected version
 -- ARGV[2]  state
 -- ARGV[3]  meta
@@ -11,10 +13,10 @@
 -- ARGV[8]  response recorded for the request (mode '2' only), stored after the tag
 -- ARGV[9]  publish command: 'PUBLISH', or 'SPUBLISH' on a Redis Cluster (sharded pub/sub)
 -- ARGV[10] pub/sub channel (not a key; it carries the same hash tag, so the same shard)
--- ARGV[11..] events, tagged with the new version
+-- ARGV[11] the log entry of the new version
 -- Returns {0, new_version} | {1, 0} not found | {2, current_version} conflict
 --       | {3, stored_response} duplicate request
-local game, log = KEYS[1], KEYS[2]
+local game, log, legacy = KEYS[1], KEYS[2], KEYS[3]
 local current = redis.call('HGET', game, 'version')
 if not current then
   return {1, 0}
@@ -35,9 +37,14 @@ redis.call('HSET', game, 'state', ARGV[2], 'meta', ARGV[3], 'version', version)
 if ARGV[5] == '2' then
   redis.call('HSET', game, ARGV[6], ARGV[7] .. ARGV[8])
 end
-for i = 11, #ARGV do
-  redis.call('XADD', log, version .. '-' .. (i - 11), 'e', ARGV[i])
+if redis.call('EXISTS', legacy) == 1 then
+  for _, entry in ipairs(redis.call('XRANGE', legacy, '-', '+')) do
+    local fields = entry[2]
+    redis.call('RPUSH', log, string.match(entry[1], '^%d+') .. ':' .. fields[2])
+  end
+  redis.call('DEL', legacy)
 end
+redis.call('RPUSH', log, ARGV[11])
 redis.call('PEXPIRE', game, ARGV[4])
 redis.call('PEXPIRE', log, ARGV[4])
 redis.call(ARGV[9], ARGV[10], version)

@@ -1,6 +1,7 @@
 -- Atomic creation of one game at version 1; every key is passed through KEYS.
 -- KEYS[1]  game hash (fields: state, meta, version, req:<request_id>)
--- KEYS[2]  event stream (entry ids are <version>-<seq>)
+-- KEYS[2]  event log: a list, one entry per version (see scopa/storage/_log.py)
+-- KEYS[3]  the event stream of earlier builds (deleted: a stale one must not be migrated)
 -- ARGV[1]  state
 -- ARGV[2]  meta
 -- ARGV[3]  ttl in milliseconds
@@ -8,10 +9,10 @@
 -- ARGV[5]  request hash field (req:<request_id>)
 -- ARGV[6]  request tag: the field answers this request only if its value starts with it
 -- ARGV[7]  response recorded for the request (mode '2' only), after the tag
--- ARGV[8..] events, tagged with version 1
+-- ARGV[8]  the log entry of version 1
 -- Returns {0, 1} created | {3, current_version, stored_response} created earlier by
 --         this request | {4, current_version} exists
-local game, log = KEYS[1], KEYS[2]
+local game, log, legacy = KEYS[1], KEYS[2], KEYS[3]
 local current = redis.call('HGET', game, 'version')
 if current then
   if ARGV[4] ~= '0' then
@@ -26,13 +27,11 @@ end
 -- started writing is allowed to finish, so a refused first write leaves nothing behind.
 redis.call('HSET', game, 'state', ARGV[1], 'meta', ARGV[2], 'version', 1)
 -- A stale log may outlive its expired game by a few milliseconds.
-redis.call('DEL', log)
+redis.call('DEL', log, legacy)
 if ARGV[4] == '2' then
   redis.call('HSET', game, ARGV[5], ARGV[6] .. ARGV[7])
 end
-for i = 8, #ARGV do
-  redis.call('XADD', log, '1-' .. (i - 8), 'e', ARGV[i])
-end
+redis.call('RPUSH', log, ARGV[8])
 redis.call('PEXPIRE', game, ARGV[3])
 redis.call('PEXPIRE', log, ARGV[3])
 return {0, 1}
