@@ -484,7 +484,7 @@ def test_version_1_log_entries_and_cached_response_decode() -> None:
     assert _decode_log((blobs / "log_joined.v1.bin").read_bytes()) == [SeatJoined(1, "Bea")]
     seat, version, state_blob, logged = _decode_response((blobs / "response.v1.bin").read_bytes())
     assert (seat, version, logged) == (0, 3, events)
-    assert rules.load_state(state_blob) == state
+    assert state_blob is not None and rules.load_state(state_blob) == state
 
 
 @pytest.mark.parametrize("request_id", ["x\n", "abc\n", "a b", "é"])
@@ -710,13 +710,23 @@ def test_a_corrupt_log_entry_is_invalid_state(entry: bytes) -> None:
         _decode_log(entry)
 
 
-def test_a_cached_response_is_stored_keyed_and_versioned() -> None:
-    """A cached response is written in the keyed format 2 and reads back whole."""
+def test_a_cached_response_is_stored_keyed_versioned_and_without_the_state() -> None:
+    """A cached response is written in the keyed format 2 without the state (the store keeps
+    it) and reads back whole."""
     from scopa.app._core import _decode_response, _encode_log, _encode_response  # noqa: PLC0415
 
-    state, events = rules.new_match(rules.make_ruleset("scopa"), rng=random.Random(4))
-    blob = _encode_response(1, 9, rules.dump_state(state), _encode_log(events))
+    _, events = rules.new_match(rules.make_ruleset("scopa"), rng=random.Random(4))
+    blob = _encode_response(1, 9, _encode_log(events))
     assert blob[0] == 2
+    assert _decode_response(blob) == (1, 9, None, events)
+
+
+def test_a_cached_response_with_its_state_still_decodes() -> None:
+    """A format-2 response that carries its state (tests/app/blobs) decodes with it."""
+    from scopa.app._core import _decode_response  # noqa: PLC0415
+
+    state, events = rules.new_match(rules.make_ruleset("scopa"), rng=random.Random(4))
+    blob = (Path(__file__).with_name("blobs") / "response.v2.bin").read_bytes()
     seat, version, state_blob, logged = _decode_response(blob)
     assert (seat, version, logged) == (1, 9, events)
-    assert rules.load_state(state_blob) == state
+    assert state_blob is not None and rules.load_state(state_blob) == state

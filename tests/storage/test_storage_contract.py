@@ -90,6 +90,29 @@ async def test_duplicate_request_returns_stored_response(backend: Backend) -> No
     assert (await backend.store.load("g1")).version == 2
 
 
+async def test_a_cached_response_comes_with_the_state_of_its_commit(backend: Backend) -> None:
+    """A request's response is loaded, or returned as a duplicate, with the state committed
+    with it, after later commits of other slots and requests too."""
+    store = backend.store
+    await store.create("g1", b"s1", b"m", [], TTL)
+    await store.commit("g1", 1, b"s2", b"m", [], TTL, "a", b"resp-a", slot="0")
+    snapshot = await store.load("g1", "a", slot="0")
+    assert (snapshot.cached_response, snapshot.cached_state) == (b"resp-a", b"s2")
+    await store.commit("g1", 2, b"s3", b"m", [], TTL, "b", b"resp-b", slot="1")
+    await store.commit("g1", 3, b"s4", b"m", [b"e"], TTL, "j", b"resp-j")
+    await store.commit("g1", 4, b"s5", b"m", [], TTL)
+    for request_id, slot, state in (("a", "0", b"s2"), ("b", "1", b"s3"), ("j", None, b"s4")):
+        snapshot = await store.load("g1", request_id, slot)
+        assert (snapshot.cached_response, snapshot.cached_state) == (
+            f"resp-{request_id}".encode(),
+            state,
+        )
+    with pytest.raises(DuplicateRequest) as dup:
+        await store.commit("g1", 5, b"x", b"m", [], TTL, "a", b"again", slot="0")
+    assert (dup.value.response, dup.value.state) == (b"resp-a", b"s2")
+    assert (await store.load("g1")).state == b"s5"
+
+
 async def test_load_returns_cached_response_for_request(backend: Backend) -> None:
     """load with a request id returns the recorded response, or None for unknown ids."""
     await _new_game(backend.store)

@@ -141,6 +141,32 @@ async def test_keys_share_hash_tag_and_layout(
     assert await redis_admin.lrange(events_key("g1"), 0, -1) == [b"1:e", b"2:f"]
 
 
+async def test_a_record_keeps_the_state_only_once_the_game_moved_past_it(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """A request's record holds no state while its version is the game's; the next commit
+    appends the state it replaces, so two seats keep one state between them."""
+    await redis_store.create("g1", b"s1", b"m", [], TTL)
+    await redis_store.commit("g1", 1, b"s2", b"m", [], TTL, "a", b"resp-a", slot="0")
+    assert await redis_admin.hget(game_key("g1"), "req@0") == b"a\n~2:6~resp-a"
+    await redis_store.commit("g1", 2, b"s3", b"m", [], TTL, "b", b"resp-b", slot="1")
+    assert await redis_admin.hget(game_key("g1"), "req@0") == b"a\n~2:6~resp-as2"
+    assert await redis_admin.hget(game_key("g1"), "req@1") == b"b\n~3:6~resp-b"
+
+
+async def test_a_cached_response_of_an_earlier_build_is_read_as_it_is(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """A record without the ``~`` head (an earlier build's: its response carries its state) is
+    returned whole, with no state apart, and left as it is by later commits."""
+    await redis_store.create("g1", b"s1", b"m", [], TTL)
+    await redis_admin.hset(game_key("g1"), "req@0", b"a\nold-response")
+    await redis_store.commit("g1", 1, b"s2", b"m", [], TTL, "b", b"resp-b", slot="1")
+    snapshot = await redis_store.load("g1", "a", slot="0")
+    assert (snapshot.cached_response, snapshot.cached_state) == (b"old-response", None)
+    assert await redis_admin.hget(game_key("g1"), "req@0") == b"a\nold-response"
+
+
 async def test_writes_set_pttl_on_all_keys(
     redis_store: RedisStore, redis_admin: Redis[bytes]
 ) -> None:

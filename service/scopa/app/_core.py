@@ -655,7 +655,9 @@ class GameCore:
         self._check_seat(seat, state.ruleset.options.players)
         meta = self._metas.load(snap.meta)
         if snap.cached_response is not None:
-            return self._replayed(game_id, seat, snap.cached_response, meta, fingerprint)
+            return self._replayed(
+                game_id, seat, snap.cached_response, snap.cached_state, meta, fingerprint
+            )
         return snap, state, meta, seat, rid
 
     async def _commit(
@@ -677,7 +679,9 @@ class GameCore:
         meta_blob = meta.dump()
         response = None
         if request_id:
-            response = _FINGERPRINTED + fingerprint + _encode_response(seat, new_version, blob, log)
+            # Without the state: the store keeps the state of this version for as long as it
+            # keeps the response (Snapshot.cached_state, DuplicateRequest.state).
+            response = _FINGERPRINTED + fingerprint + _encode_response(seat, new_version, log)
         try:
             await self._store.commit(
                 game_id,
@@ -693,7 +697,7 @@ class GameCore:
         except VersionConflict:
             raise ConcurrentUpdate("another move was made at the same time; reload") from None
         except DuplicateRequest as dup:
-            return self._replayed(game_id, seat, dup.response, meta, fingerprint)
+            return self._replayed(game_id, seat, dup.response, dup.state, meta, fingerprint)
         except GameNotFound:
             raise GameNotFoundError(f"no game games/{game_id}") from None
         self._states.remember(blob, state)
@@ -717,8 +721,16 @@ class GameCore:
         return PlayResult(shown, self._snapshot(game_id, version, state, meta, seat, shown))
 
     def _replayed(
-        self, game_id: str, seat: int, cached: bytes, meta: GameMeta, fingerprint: bytes
+        self,
+        game_id: str,
+        seat: int,
+        cached: bytes,
+        cached_state: bytes | None,
+        meta: GameMeta,
+        fingerprint: bytes,
     ) -> PlayResult:
+        """The first response to a retried request, rebuilt from the cached response and the
+        state of its version (kept by the store, or inside a response of an earlier build)."""
         if cached.startswith(_FINGERPRINTED):
             size = len(_FINGERPRINTED) + len(fingerprint)
             if not hmac.compare_digest(cached[len(_FINGERPRINTED) : size], fingerprint):
@@ -727,6 +739,9 @@ class GameCore:
         first_seat, version, state_blob, events = _decode_response(cached)
         if first_seat != seat:
             raise InvalidArgument("request_id was already used by another seat", field="request_id")
+        state_blob = state_blob if state_blob is not None else cached_state
+        if state_blob is None:
+            raise rules.InvalidState("a cached response without the state of its version")
         state = rules.load_state(state_blob)
         # _result shows the replayed version's events as last_events, not the latest version's.
         return self._result(game_id, seat, version, state, meta, events)
@@ -744,7 +759,9 @@ class GameCore:
         fingerprint = _fingerprint("JoinGame", invite_code, name)
         if snap.cached_response is not None:
             # Before the GAME_OVER check: a retry after the game ended gets its first response.
-            replay = self._replayed(game_id, seat, snap.cached_response, meta, fingerprint)
+            replay = self._replayed(
+                game_id, seat, snap.cached_response, snap.cached_state, meta, fingerprint
+            )
             return JoinResult(seat, self._tokens.issue(game_id, seat, rid), replay.snapshot)
         if state.finished:
             raise rules.GameOver("the game is over")
@@ -936,12 +953,14 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
-def _encode_response(seat: int, version: int, state: bytes, log: bytes) -> bytes:
-    """The cached answer to a request_id: seat, version, state and the encoded events."""
-    return pack({"seat": seat, "version": version}, {"state": state, "log": log})
+def _encode_response(seat: int, version: int, log: bytes) -> bytes:
+    """The cached answer to a request_id: seat, version and the encoded events (the state of
+    that version is the store's to keep: ``Snapshot.cached_state``)."""
+    return pack({"seat": seat, "version": version}, {"log": log})
 
 
-def _decode_response(blob: bytes) -> tuple[int, int, bytes, list[AppEvent]]:
+def _decode_response(blob: bytes) -> tuple[int, int, bytes | None, list[AppEvent]]:
+    """Seat, version, the state if the response carries it (earlier builds' do), events."""
     if not is_keyed(blob):  # format 1: a 2-byte length, a JSON head, the state, the log
         size = int.from_bytes(blob[:2], "big")
         seat, version, state_len = json.loads(blob[2 : 2 + size])
@@ -949,6 +968,6 @@ def _decode_response(blob: bytes) -> tuple[int, int, bytes, list[AppEvent]]:
         return seat, version, rest[:state_len], _decode_log(rest[state_len:])
     record, blobs = unpack(blob)
     try:
-        return record["seat"], record["version"], blobs["state"], _decode_log(blobs["log"])
+        return record["seat"], record["version"], blobs.get("state"), _decode_log(blobs["log"])
     except KeyError as exc:
         raise rules.InvalidState("corrupt cached response") from exc

@@ -59,10 +59,14 @@ class VersionConflict(StorageError):
 
 
 class DuplicateRequest(StorageError):
-    """The request id was already applied to this game; carries the stored response."""
+    """The request id was already applied to this game; carries the stored response and the
+    state the game had when it was recorded (see ``Snapshot.cached_state``)."""
 
-    def __init__(self, game_id: str, request_id: str, response: bytes) -> None:
+    def __init__(
+        self, game_id: str, request_id: str, response: bytes, state: bytes | None = None
+    ) -> None:
         super().__init__(f"request {request_id!r} already applied to game {game_id!r}")
         self.game_id = game_id
         self.request_id = request_id
         self.response = response
+        self.state = state

@@ -28,7 +28,8 @@ class _Game:
     meta: bytes
     version: int
     expires_at: float
-    requests: dict[str, bytes] = field(default_factory=dict)
+    requests: dict[str, tuple[bytes, bytes | None]] = field(default_factory=dict)
+    """field -> (tag + response, the state committed with it; None for a create's)."""
     events: list[Event] = field(default_factory=list)
 
 
@@ -59,13 +60,13 @@ class MemoryStore:
         self._check_open()
         existing = self._live(game_id)
         if existing is not None:
-            cached = _cached(existing, request_id, None)
+            cached, _ = _cached(existing, request_id, None)
             if cached is None:
                 raise GameExists(game_id)
             return CreateResult(version=existing.version, created=False, response=cached)
         game = _Game(state, meta, INITIAL_VERSION, expires_at=0.0)
         self._games[game_id] = game
-        self._apply(game_id, game, events, ttl_s, request_id, response)
+        self._apply(game_id, game, events, ttl_s, request_id, response, kept=None)
         return CreateResult(version=INITIAL_VERSION, created=True, response=response)
 
     async def load(
@@ -74,7 +75,8 @@ class MemoryStore:
         """Return the game and the response cached for ``request_id``."""
         self._check_open()
         game = self._require(game_id)
-        return Snapshot(game.state, game.meta, game.version, _cached(game, request_id, slot))
+        response, state = _cached(game, request_id, slot)
+        return Snapshot(game.state, game.meta, game.version, response, state)
 
     async def commit(
         self,
@@ -92,13 +94,13 @@ class MemoryStore:
         check_ttl(ttl_s)
         self._check_open()
         game = self._require(game_id)
-        cached = _cached(game, request_id, slot)
+        cached, cached_state = _cached(game, request_id, slot)
         if request_id is not None and cached is not None:
-            raise DuplicateRequest(game_id, request_id, cached)
+            raise DuplicateRequest(game_id, request_id, cached, cached_state)
         if game.version != expected_version:
             raise VersionConflict(game_id, expected_version, game.version)
         game.state, game.meta, game.version = state, meta, game.version + 1
-        self._apply(game_id, game, events, ttl_s, request_id, response, slot)
+        self._apply(game_id, game, events, ttl_s, request_id, response, state, slot)
         for queue in self._subscribers.get(game_id, ()):
             queue.put(game.version)
         return game.version
@@ -148,12 +150,13 @@ class MemoryStore:
         ttl_s: float,
         request_id: str | None,
         response: bytes | None,
+        kept: bytes | None,
         slot: str | None = None,
     ) -> None:
         game.events.extend(Event(game.version, payload) for payload in events)
         if request_id is not None and response is not None:
             field, tag = _request_key(request_id, slot)
-            game.requests[field] = tag.encode() + response
+            game.requests[field] = (tag.encode() + response, kept)
         game.expires_at = self._clock() + ttl_s
         heapq.heappush(self._expiries, (game.expires_at, game_id))
         self._sweep()
@@ -185,12 +188,15 @@ def _request_key(request_id: str, slot: str | None) -> tuple[str, str]:
     return slot_field(slot), f"{request_id}\n"
 
 
-def _cached(game: _Game, request_id: str | None, slot: str | None) -> bytes | None:
-    """The response cached for ``request_id`` (in its slot, if any), or None."""
+def _cached(
+    game: _Game, request_id: str | None, slot: str | None
+) -> tuple[bytes | None, bytes | None]:
+    """The response cached for ``request_id`` (in its slot, if any) and the state committed
+    with it, or (None, None)."""
     if request_id is None:
-        return None
+        return None, None
     field, tag = _request_key(request_id, slot)
-    stored = game.requests.get(field)
+    stored, state = game.requests.get(field, (None, None))
     if stored is None or not stored.startswith(tag.encode()):
-        return None
-    return stored[len(tag) :]
+        return None, None
+    return stored[len(tag) :], state

@@ -37,6 +37,8 @@ class GameStore(Protocol):
 
         With a ``slot`` (e.g. a seat) the request is looked up in that slot, which keeps only
         the latest request committed with it: older requests of the slot are no longer known.
+        A response recorded by :meth:`commit` comes with ``cached_state``, the state the game
+        had at that commit, so the response itself need not carry it.
         """
         ...
 
@@ -55,8 +57,10 @@ class GameStore(Protocol):
         """Compare-and-set the game and return its new version.
 
         With a ``slot``, ``response`` replaces the slot's cached response (see :meth:`load`).
+        The store keeps ``state`` for as long as a cached response recorded with it is kept.
 
-        Raises GameNotFound, DuplicateRequest (request already applied) or VersionConflict.
+        Raises GameNotFound, DuplicateRequest (request already applied, with the response and
+        the state of its commit) or VersionConflict.
         """
         ...
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
+import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
@@ -82,13 +83,34 @@ def _request_key(request_id: str, slot: str | None) -> tuple[str, str]:
 def _request_args(
     request_id: str | None, response: bytes | None, slot: str | None = None
 ) -> list[str | bytes]:
-    """Return the (mode, field, tag, response) script arguments for an optional request id."""
+    """Return the (mode, field, tag, record) script arguments for an optional request id."""
     if request_id is None:
         return ["0", "", "", b""]
     field, tag = _request_key(request_id, slot)
     if response is None:
         return ["1", field, tag, b""]
     return ["2", field, tag, response]
+
+
+_RECORD = re.compile(rb"~(\d+):(\d+)~")
+"""The head of a request's record (after its tag): ``~<version>:<response length>~``. The
+response follows; the state of that version is appended once the game has moved past it."""
+
+
+def _record(version: int, response: bytes) -> bytes:
+    """A request's record, as commit.lua stores it after the tag (without a state yet)."""
+    return b"~%d:%d~" % (version, len(response)) + response
+
+
+def _split_record(stored: bytes, state: bytes) -> tuple[bytes, bytes | None]:
+    """The response of a record and the state of its version: the one appended to it, else
+    the current ``state`` (the record is at the current version). A value of an earlier build
+    is its response, which carries its state itself."""
+    head = _RECORD.match(stored)
+    if head is None:
+        return stored, None
+    end = head.end() + int(head[2])
+    return stored[head.end() : end], stored[end:] or state
 
 
 class _Script:
@@ -301,9 +323,10 @@ class RedisStore:
         if state is None or meta is None or version is None:
             raise GameNotFound(game_id)
         cached = values[3] if request_id is not None else None
-        if cached is not None:
-            cached = cached[len(tag) :] if cached.startswith(tag.encode()) else None
-        return Snapshot(state, meta, int(version), cached)
+        if cached is None or not cached.startswith(tag.encode()):
+            return Snapshot(state, meta, int(version))
+        response, kept = _split_record(cached[len(tag) :], state)
+        return Snapshot(state, meta, int(version), response, kept)
 
     async def commit(
         self,
@@ -319,7 +342,8 @@ class RedisStore:
     ) -> int:
         """Compare-and-set the game in one EVALSHA and return its new version."""
         args: list[Any] = [expected_version, state, meta, _ttl_ms(ttl_s)]
-        args += _request_args(request_id, response, slot)
+        record = None if response is None else _record(expected_version + 1, response)
+        args += _request_args(request_id, record, slot)
         args += [self._publish, channel(game_id)]
         args.append(encode_entry(expected_version + 1, events))
         with self._call("EVALSHA", "commit"):
@@ -332,7 +356,8 @@ class RedisStore:
         if code == _CONFLICT:
             raise VersionConflict(game_id, expected_version, int(result[1]))
         if code == _DUPLICATE and request_id is not None:
-            raise DuplicateRequest(game_id, request_id, bytes(result[1]))
+            response, kept = _split_record(bytes(result[1]), bytes(result[2]))
+            raise DuplicateRequest(game_id, request_id, response, kept)
         raise AssertionError(f"unexpected commit.lua result {result!r}")
 
     async def events_since(self, game_id: str, version: int) -> list[Event]:

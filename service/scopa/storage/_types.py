@@ -16,6 +16,9 @@ class Snapshot:
     meta: bytes
     version: int
     cached_response: bytes | None = None
+    cached_state: bytes | None = None
+    """The state the game had when ``cached_response`` was recorded (None when that response
+    was recorded by an earlier build: such responses carry their state themselves)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,21 +10,29 @@
 -- ARGV[5]  request mode: '0' no request id, '1' check it, '2' check it and record ARGV[8]
 -- ARGV[6]  request hash field (req:<request_id>, or req@<slot> holding a slot's latest request)
 -- ARGV[7]  request tag: the field answers this request only if its value starts with it
--- ARGV[8]  response recorded for the request (mode '2' only), stored after the tag
+-- ARGV[8]  the request's record (mode '2' only), stored after the tag:
+--          '~' <version> ':' <response length> '~' <response> (see scopa/storage/_redis.py)
 -- ARGV[9]  publish command: 'PUBLISH', or 'SPUBLISH' on a Redis Cluster (sharded pub/sub)
 -- ARGV[10] pub/sub channel (not a key; it carries the same hash tag, so the same shard)
 -- ARGV[11] the log entry of the new version
+-- A record holds no state while its version is the game's; the commit that moves the game
+-- past it appends that state (the one being replaced), so a retry can be answered with it.
 -- Returns {0, new_version} | {1, 0} not found | {2, current_version} conflict
---       | {3, stored_response} duplicate request
+--       | {3, stored_record, current_state} duplicate request
 local game, log, legacy = KEYS[1], KEYS[2], KEYS[3]
-local current = redis.call('HGET', game, 'version')
+local flat = redis.call('HGETALL', game)
+local fields = {}
+for i = 1, #flat, 2 do
+  fields[flat[i]] = flat[i + 1]
+end
+local current = fields['version']
 if not current then
   return {1, 0}
 end
 if ARGV[5] ~= '0' then
-  local stored = redis.call('HGET', game, ARGV[6])
+  local stored = fields[ARGV[6]]
   if stored and string.sub(stored, 1, #ARGV[7]) == ARGV[7] then
-    return {3, string.sub(stored, #ARGV[7] + 1)}
+    return {3, string.sub(stored, #ARGV[7] + 1), fields['state']}
   end
 end
 current = tonumber(current)
@@ -34,13 +42,22 @@ end
 local version = current + 1
 -- The first write (HSET) is the one Redis refuses at maxmemory: then nothing was written.
 redis.call('HSET', game, 'state', ARGV[2], 'meta', ARGV[3], 'version', version)
+for name, value in pairs(fields) do
+  if string.sub(name, 1, 3) == 'req' and not (ARGV[5] == '2' and name == ARGV[6]) then
+    -- a tag is empty or '<request id>\n'; records of earlier builds have no '~' header
+    local at_version, size, at = string.match(value, '^[%w%._:%-]*\n?~(%d+):(%d+)~()')
+    if at_version and tonumber(at_version) == current and #value == at - 1 + tonumber(size) then
+      redis.call('HSET', game, name, value .. fields['state'])
+    end
+  end
+end
 if ARGV[5] == '2' then
   redis.call('HSET', game, ARGV[6], ARGV[7] .. ARGV[8])
 end
 if redis.call('EXISTS', legacy) == 1 then
   for _, entry in ipairs(redis.call('XRANGE', legacy, '-', '+')) do
-    local fields = entry[2]
-    redis.call('RPUSH', log, string.match(entry[1], '^%d+') .. ':' .. fields[2])
+    local entry_fields = entry[2]
+    redis.call('RPUSH', log, string.match(entry[1], '^%d+') .. ':' .. entry_fields[2])
   end
   redis.call('DEL', legacy)
 end
