@@ -15,7 +15,18 @@ in rounds that alternate with the ``play`` rounds (3 each), so background noise 
 hits both sides of ``ratio_vs_floor`` alike. Run from the repository root::
 
     .venv/bin/python bench/service.py [--seconds 10] [--conc 64] [--profile server.prof]
-        [--redis standalone|cluster]
+        [--py-spy DIR] [--redis standalone|cluster]
+
+Profiling. ``--py-spy DIR`` samples the server process with py-spy (a dev dependency) during the
+first PlayCard-only round of each protocol and writes ``DIR/play-<proto>.txt`` (py-spy's raw
+collapsed stacks); ``bench/profile.py DIR/play-*.txt`` prints the breakdown by component. That
+is the same as running, while the round runs::
+
+    py-spy record --pid <server pid> --format raw --rate 200 --full-filenames -o play-rest.txt
+
+py-spy pauses the server for each sample (without ``--nonblocking``: that mode misplaces
+samples) and takes CPU from the same two cores, so quote figures from runs without it.
+``--profile`` runs the whole server under cProfile instead (deterministic, much slower).
 
 ``--redis cluster`` runs the same phases (server and floor alike) on a local 3-primary Redis
 Cluster; the Redis counters are summed over its primaries.
@@ -46,7 +57,10 @@ import asyncio
 import os
 import platform
 import random
+import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
@@ -103,10 +117,15 @@ class Bench:
         name: str,
         worker: Callable[[players.Recorder, int, float], Coroutine[Any, Any, None]],
         seconds: float,
+        spy: Path | None = None,
     ) -> PhaseResult:
-        """Run ``conc`` copies of ``worker(rec, index, deadline)`` for ``seconds``."""
+        """Run ``conc`` copies of ``worker(rec, index, deadline)`` for ``seconds``.
+
+        ``spy``: sample the server with py-spy meanwhile, raw collapsed stacks to this file.
+        """
         rec = players.Recorder()
         pid = self.server.process.pid
+        sampler = _start_py_spy(pid, spy) if spy is not None else None
         cpu0, red0 = procs.cpu_seconds(pid), self.redis.counters()
         client0 = time.process_time()
         start = time.perf_counter()
@@ -115,6 +134,8 @@ class Bench:
         elapsed = time.perf_counter() - start
         client_cpu = time.process_time() - client0
         cpu1, red1 = procs.cpu_seconds(pid), self.redis.counters()
+        if sampler is not None:
+            _stop_py_spy(sampler)
         return PhaseResult(
             name,
             rec,
@@ -124,6 +145,34 @@ class Bench:
             red1.commands_since(red0),
             red1.roundtrips_since(red0),
         )
+
+
+def _py_spy() -> str:
+    """The py-spy executable: beside this interpreter (the venv's), else on PATH."""
+    beside = Path(sys.executable).with_name("py-spy")
+    found = str(beside) if beside.exists() else shutil.which("py-spy")
+    if found is None:
+        raise SystemExit("--py-spy needs py-spy (a dev dependency: make .venv/.installed)")
+    return found
+
+
+def _start_py_spy(pid: int, out: Path) -> subprocess.Popen[bytes]:
+    """Sample ``pid`` until :func:`_stop_py_spy`, raw collapsed stacks to ``out``."""
+    cmd = [_py_spy(), "record", "--pid", str(pid), "--format", "raw", "--rate", "200",
+           "--full-filenames", "--output", str(out)]  # fmt: skip
+    sampler = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.2)  # attached before the phase starts
+    return sampler
+
+
+def _stop_py_spy(sampler: subprocess.Popen[bytes]) -> None:
+    """Stop the sampler; py-spy writes its file on SIGINT."""
+    sampler.send_signal(signal.SIGINT)
+    try:
+        sampler.wait(30)
+    except subprocess.TimeoutExpired:
+        sampler.kill()
+        sampler.wait()
 
 
 def _line(**fields: object) -> str:
@@ -207,6 +256,7 @@ class Args:
     tracing: bool
     seed: int
     redis: str
+    py_spy: Path | None = None
 
 
 def _parse(argv: Sequence[str] | None) -> Args:
@@ -215,6 +265,12 @@ def _parse(argv: Sequence[str] | None) -> Args:
     parser.add_argument("--conc", type=int, default=64, help="client tasks (RPCs in flight)")
     parser.add_argument("--target", type=int, default=1, help="target_score of the games")
     parser.add_argument("--profile", type=Path, help="run the server under cProfile, write here")
+    parser.add_argument(
+        "--py-spy",
+        type=Path,
+        metavar="DIR",
+        help="sample the server with py-spy in each protocol's first PlayCard round, into DIR",
+    )
     parser.add_argument("--tracing", choices=("on", "off"), default="on")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -226,7 +282,11 @@ def _parse(argv: Sequence[str] | None) -> Args:
     ns = parser.parse_args(argv)
     if ns.seconds <= 0 or ns.conc <= 0 or ns.target <= 0:
         parser.error("--seconds, --conc and --target must be positive")
-    return Args(ns.seconds, ns.conc, ns.target, ns.profile, ns.tracing == "on", ns.seed, ns.redis)
+    if ns.py_spy is not None:
+        ns.py_spy.mkdir(parents=True, exist_ok=True)
+    return Args(
+        ns.seconds, ns.conc, ns.target, ns.profile, ns.tracing == "on", ns.seed, ns.redis, ns.py_spy
+    )
 
 
 def _server_env(args: Args, port: int, http_port: int, redis_url: str) -> dict[str, str]:
@@ -402,13 +462,16 @@ async def _phases(
     for proto in _PROTOCOLS:
         floors[proto] = await _start_floor(run, results[0], first_play, pools, proto)
         await bench.phase("warmup", play_over(proto), min(1.0, args.seconds / 5))
-    for _ in range(_ROUNDS):
+    for round_index in range(_ROUNDS):
         for proto in _PROTOCOLS:
             while len(pools.fresh) < 4 * args.conc:
                 # Unmeasured gRPC creates, so that no protocol's PlayCard phase pays for
                 # CreateGame with a stacked deck (its JSON is 40 cards).
                 await bench.phase("refill", create, 1.0)
-            play_parts[proto].append(await bench.phase("play", play_over(proto), round_s))
+            spy = None
+            if args.py_spy is not None and round_index == 0:
+                spy = args.py_spy / f"play-{proto}.txt"
+            play_parts[proto].append(await bench.phase("play", play_over(proto), round_s, spy))
             floor_parts[proto].append(await floors[proto][0](round_s))
     for _round, close in floors.values():
         await close()
@@ -552,6 +615,7 @@ def _env_line(args: Args) -> str:
         tracing="on" if args.tracing else "off",
         log="json-file",
         profile=args.profile or "off",
+        py_spy=args.py_spy or "off",
     )
 
 
