@@ -14,7 +14,7 @@ from google.protobuf.message import Message
 from scopa.app import CoreSettings, GameCore, TokenAuthority
 from scopa.storage import open_store
 from scopa.transport import GameCalls
-from scopa.transport._rest_json import FastJsonCodec, dumps, to_json_dict
+from scopa.transport._rest_json import FastJsonCodec, dumps, from_json_dict, to_json_dict
 from scopa_client.v1 import scopa_pb2 as pb
 
 
@@ -84,3 +84,121 @@ def test_codec_round_trips_connect_json() -> None:
     assert encoded == dumps(request) and b" " not in encoded
     assert json.loads(encoded) == _reference(request)
     assert FastJsonCodec[pb.PlayCardRequest]().decode(encoded, pb.PlayCardRequest) == request
+
+
+def _parsed_by_json_format(
+    data: object, message_class: type[Message], ignore: bool
+) -> Message | str:
+    message = message_class()
+    try:
+        json_format.ParseDict(data, message, ignore_unknown_fields=ignore)  # type: ignore[arg-type]
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return message
+
+
+def _parsed_fast(data: object, message_class: type[Message], ignore: bool) -> Message | str:
+    try:
+        return from_json_dict(data, message_class, ignore_unknown_fields=ignore)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+_CARD = {"suit": "SUIT_SPADE", "rank": 7}
+_PARSE_CASES: list[tuple[type[Message], object]] = [
+    (pb.PlayCardRequest, {"name": "games/g", "card": _CARD, "capture": {"cards": [_CARD]}}),
+    (pb.PlayCardRequest, {"card": _CARD, "capture": {}, "requestId": "r", "etag": "e"}),
+    (pb.PlayCardRequest, {"request_id": "r"}),  # the proto name is accepted too
+    (pb.PlayCardRequest, {"requestId": "r", "request_id": "s"}),  # both names
+    (pb.PlayCardRequest, {"name": None}),  # null clears
+    (pb.PlayCardRequest, {"card": None}),
+    (pb.PlayCardRequest, {"nme": "games/g"}),  # unknown field
+    (pb.PlayCardRequest, {"[ext]": 1}),
+    (pb.PlayCardRequest, {"name": 5}),
+    (pb.PlayCardRequest, {"name": "\ud800"}),  # an unpaired surrogate
+    (pb.PlayCardRequest, {"name": "gämes/ü"}),
+    (pb.PlayCardRequest, {"card": {"suit": 2, "rank": 7}}),  # enum by number
+    (pb.PlayCardRequest, {"card": {"suit": "SUIT_NONE_SUCH"}}),
+    (pb.PlayCardRequest, {"card": {"rank": "7"}}),  # an integer as a string
+    (pb.PlayCardRequest, {"card": {"rank": 7.0}}),
+    (pb.PlayCardRequest, {"card": {"rank": 7.5}}),
+    (pb.PlayCardRequest, {"card": {"rank": True}}),
+    (pb.PlayCardRequest, {"card": {"rank": 2**40}}),  # out of int32's range
+    (pb.PlayCardRequest, {"card": []}),
+    (pb.PlayCardRequest, {"capture": {"cards": {}}}),
+    (pb.PlayCardRequest, {"capture": {"cards": [None]}}),
+    (pb.PlayCardRequest, []),
+    (pb.PlayCardRequest, None),
+    (pb.Action, {"playCard": {"card": _CARD}}),
+    (pb.Action, {"playCard": {"card": _CARD}, "declare": {"name": "x"}}),  # two of one oneof
+    (pb.Action, {"playCard": None, "declare": {"name": "x"}}),
+    (pb.SeatSpec, {"displayName": "p", "open": True, "bot": "greedy"}),
+    (pb.SeatSpec, {"open": "true"}),
+    (pb.SeatSpec, {"open": 1}),
+    (pb.ScoreLine, {"name": "x", "points": [1, 2], "values": [1.5, "NaN", "Infinity"]}),
+    (pb.ScoreLine, {"points": [1, "2"]}),
+    (pb.ScoreLine, {"points": [1, 2**40]}),
+    (pb.ScoreLine, {"points": 1}),
+    (pb.HandResult, {"lines": [{"name": "a", "points": [1]}], "totals": [3]}),
+    (pb.ScoreLine, {"values": [1, 2.5, -0.0, 2**60, True, "1.5"]}),
+    (pb.ScoreLine, {"values": [float("nan")]}),
+    (pb.ScoreLine, {"values": [1e308 * 10]}),
+    (pb.GameView, {"name": "games/g", "seat": 0, "options": {"x": {"intValue": 3}}}),
+    (pb.CreateGameRequest, {"preset": "scopa", "options": {"x": {"boolValue": True}}}),
+    (pb.CreateGameRequest, {"options": {"x": {"intValue": 1, "boolValue": True}}}),
+    (pb.CreateGameRequest, {"options": {"x": None}}),
+    (pb.CreateGameRequest, {"options": {"x": {}}}),
+    (pb.CreateGameRequest, {"options": []}),
+    (wrappers_pb2.StringValue, "s"),
+]
+
+
+@pytest.mark.parametrize("ignore", [False, True])
+@pytest.mark.parametrize(("message_class", "data"), _PARSE_CASES)
+def test_from_json_dict_parses_and_fails_as_json_format(
+    message_class: type[Message], data: object, ignore: bool
+) -> None:
+    """Each input parses to json_format's message, or fails with json_format's message."""
+    expected = _parsed_by_json_format(data, message_class, ignore)
+    got = _parsed_fast(data, message_class, ignore)
+    assert got == expected
+    if isinstance(got, Message):
+        assert isinstance(expected, Message)
+        assert got.SerializeToString() == expected.SerializeToString()  # presence too
+
+
+def test_from_json_dict_sets_empty_messages_and_nests_to_json_formats_depth() -> None:
+    """An empty object still sets its field; nesting json_format refuses is refused."""
+    parsed = from_json_dict({"capture": {}}, pb.PlayCardRequest)
+    assert parsed.HasField("capture") and not parsed.capture.cards
+    deep: dict[str, object] = {}
+    node = deep
+    for _ in range(120):  # HandResult.lines is not recursive: build a recursive-type input
+        node["a"] = node = {}
+    assert isinstance(_parsed_fast(deep, struct_pb2.Struct, False), str) is isinstance(
+        _parsed_by_json_format(deep, struct_pb2.Struct, False), str
+    )
+
+
+def test_every_message_of_a_game_parses_back_like_json_format() -> None:
+    """Each response of a whole game, as JSON with either field spelling, parses the same."""
+    for message in asyncio.run(_game_messages("scopa", 2)):
+        for spelling in (False, True):
+            data = json_format.MessageToDict(message, preserving_proto_field_name=spelling)
+            parsed = from_json_dict(data, type(message))
+            assert parsed == _parsed_by_json_format(data, type(message), False) == message
+
+
+def test_codec_decodes_as_json_format_parse_does() -> None:
+    """Connect JSON: duplicate keys, bad UTF-8 and bad JSON fail; unknown fields are skipped."""
+    codec = FastJsonCodec[pb.PlayCardRequest]()
+    good = b'{"name":"games/g","card":{"suit":"SUIT_SPADE","rank":7},"future":1}'
+    assert codec.decode(good, pb.PlayCardRequest) == json_format.Parse(
+        good, pb.PlayCardRequest(), ignore_unknown_fields=True
+    )
+    for bad in (b'{"name":"a","name":"b"}', b'{"name":', b'{"card":{"rank":"x"}}'):
+        with pytest.raises(json_format.ParseError) as fast:
+            codec.decode(bad, pb.PlayCardRequest)
+        with pytest.raises(json_format.ParseError) as reference:
+            json_format.Parse(bad, pb.PlayCardRequest(), ignore_unknown_fields=True)
+        assert str(fast.value) == str(reference.value)

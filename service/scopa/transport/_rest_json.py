@@ -1,10 +1,12 @@
 """The proto3 JSON mapping of messages, fast: a conversion plan per message type, built once.
 
 `to_json_dict(message)` equals ``json_format.MessageToDict(message,
-always_print_fields_with_no_presence=True)`` (fields without presence always present, lowerCamelCase
-names, enums by name, 64-bit integers as strings, bytes as base64, maps as objects), but walks
-``ListFields()`` with a cached plan instead of reflecting on every field of every message:
-json_format spent about a millisecond on one PlayCard response, more than the rest of the call.
+always_print_fields_with_no_presence=True)``, keys in the same order (fields without presence
+always present, lowerCamelCase names, enums by name, 64-bit integers as strings, bytes as base64,
+maps as objects), but walks ``ListFields()`` with a plan per message type keyed by field
+descriptor instead of reflecting on every field of every message: json_format spent about a
+millisecond on one PlayCard response, more than the rest of the call. (Keys are descriptors, not
+``field.name``: upb builds a new string for each ``name`` read, which cost more than the rest.)
 Well-known types (``google.protobuf.*``) are left to json_format. :class:`FastJsonCodec` is the
 same conversion as a connectrpc codec, for Connect JSON.
 """
@@ -22,12 +24,32 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-__all__ = ["FastJsonCodec", "dumps", "to_json_dict"]
+__all__ = ["FastJsonCodec", "dumps", "from_json_dict", "to_json_dict"]
 
 _Convert = Callable[[Any], Any]
-_Plan = tuple[tuple[str, str, _Convert, Callable[[], Any] | None], ...]
-_PLANS: dict[Descriptor, _Plan] = {}
 _FD = FieldDescriptor
+
+
+class _Plan:
+    """How one message type converts: per present field, its JSON name and converter; then the
+    JSON defaults of the fields without presence (json_format's order: present fields, then
+    the defaults)."""
+
+    __slots__ = ("defaults", "fields")
+
+    def __init__(self, descriptor: Descriptor) -> None:
+        self.fields: dict[FieldDescriptor, tuple[str, _Convert | None]] = {}
+        defaults = []
+        for field in descriptor.fields:
+            convert, default = _field_plan(field)
+            self.fields[field] = (field.json_name, None if convert is _same else convert)
+            if default is not None:
+                defaults.append((field.json_name, default))
+        self.defaults: tuple[tuple[str, Callable[[], Any]], ...] = tuple(defaults)
+
+
+_PLANS: dict[Descriptor, _Plan | None] = {}
+"""Per message type; None for the well-known types, which json_format converts."""
 _INT64 = {_FD.TYPE_INT64, _FD.TYPE_SINT64, _FD.TYPE_SFIXED64, _FD.TYPE_UINT64, _FD.TYPE_FIXED64}
 _V = TypeVar("_V", bound=Message)
 _SHORTEST_FLOAT: Callable[[float], float] = getattr(json_format, "type_checkers").ToShortestFloat  # noqa: B009
@@ -90,7 +112,8 @@ def _field_plan(field: FieldDescriptor) -> tuple[_Convert, Callable[[], Any] | N
     entry = field.message_type
     if entry is not None and entry.GetOptions().map_entry:
         key, value = _map_key(entry.fields_by_name["key"]), _scalar(entry.fields_by_name["value"])
-        return (lambda items: {key(k): value(v) for k, v in items.items()}), dict
+        # dict(items) copies in C; a protobuf map's own items() iterates in Python.
+        return (lambda items: {key(k): value(v) for k, v in dict(items).items()}), dict
     if _repeated(field):
         element = _scalar(field)
         if element is _same:
@@ -103,36 +126,277 @@ def _field_plan(field: FieldDescriptor) -> tuple[_Convert, Callable[[], Any] | N
     return convert, lambda: zero
 
 
-def _plan(descriptor: Any) -> _Plan:
-    plan = _PLANS.get(descriptor)
-    if plan is None:
-        entries = []
-        for field in descriptor.fields:
-            convert, default = _field_plan(field)
-            entries.append((field.name, field.json_name, convert, default))
-        plan = tuple(entries)
+def _plan(descriptor: Any) -> _Plan | None:
+    try:
+        return _PLANS[descriptor]
+    except KeyError:
+        plan = None if descriptor.full_name.startswith("google.protobuf.") else _Plan(descriptor)
         _PLANS[descriptor] = plan
-    return plan
+        return plan
+
+
+def _reference(message: Message) -> dict[str, Any]:
+    result: dict[str, Any] = json_format.MessageToDict(
+        message, always_print_fields_with_no_presence=True
+    )
+    return result
 
 
 def to_json_dict(message: Message) -> dict[str, Any]:
     """The proto3 JSON mapping of ``message`` as a dict, every field without presence included."""
-    descriptor = message.DESCRIPTOR
-    if descriptor.full_name.startswith("google.protobuf."):
-        result: dict[str, Any] = json_format.MessageToDict(
-            message, always_print_fields_with_no_presence=True
-        )
-        return result
-    present = {field.name: value for field, value in message.ListFields()}
+    plan = _plan(message.DESCRIPTOR)
+    if plan is None:
+        return _reference(message)
+    fields = plan.fields
     out: dict[str, Any] = {}
-    for name, json_name, convert, default in _plan(descriptor):
-        value = present.get(name, present)
-        if value is present:
-            if default is not None:
-                out[json_name] = default()
-            continue
-        out[json_name] = convert(value)
+    for field, value in message.ListFields():
+        entry = fields.get(field)
+        if entry is None:  # an extension: json_format knows how to name it
+            return _reference(message)
+        json_name, convert = entry
+        out[json_name] = value if convert is None else convert(value)
+    for json_name, default in plan.defaults:
+        if json_name not in out:
+            out[json_name] = default()
     return out
+
+
+class _Slow(Exception):
+    """Input the fast parser does not take: json_format parses it (and words any error)."""
+
+
+_Setter = Callable[[Message, Any, int, bool], None]
+_INT32 = {
+    _FD.TYPE_INT32, _FD.TYPE_SINT32, _FD.TYPE_SFIXED32, _FD.TYPE_UINT32, _FD.TYPE_FIXED32
+} | _INT64  # fmt: skip
+_EXACT_INT = 2**53
+_MAX_DEPTH = 100
+"""json_format's default max_recursion_depth; deeper input goes to json_format, which refuses it."""
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise _Slow
+    if not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError:  # an unpaired surrogate
+            raise _Slow from None
+    return value
+
+
+def _integer(value: Any) -> int:
+    if type(value) is not int:  # floats, strings, bools: json_format's rules
+        raise _Slow
+    return value
+
+
+def _boolean(value: Any) -> bool:
+    if type(value) is not bool:
+        raise _Slow
+    return value
+
+
+def _real(value: Any) -> float:
+    if type(value) is float and math.isfinite(value):
+        return value
+    if type(value) is int and -_EXACT_INT < value < _EXACT_INT:
+        return float(value)
+    raise _Slow  # "NaN", "Infinity", numeric strings, huge numbers: json_format's rules
+
+
+def _enum_parser(field: FieldDescriptor) -> Callable[[Any], int]:
+    enum_type: Any = field.enum_type
+    numbers = {v.name: v.number for v in enum_type.values}
+
+    def enum(value: Any) -> int:
+        number: int | None = numbers.get(value) if type(value) is str else None
+        if number is None:  # numbers, unknown names: json_format's rules
+            raise _Slow
+        return number
+
+    return enum
+
+
+def _element_parser(field: FieldDescriptor) -> Callable[[Any], Any] | None:
+    """How to take one scalar JSON value for ``field``; None: only json_format does."""
+    kind = field.type
+    if kind == _FD.TYPE_STRING:
+        return _text
+    if kind == _FD.TYPE_BOOL:
+        return _boolean
+    if kind in _INT32:
+        return _integer
+    if kind == _FD.TYPE_DOUBLE:
+        return _real
+    if kind == _FD.TYPE_ENUM:
+        return _enum_parser(field)
+    return None  # float (its range), bytes (base64): json_format
+
+
+def _message_setter(field: FieldDescriptor) -> _Setter:
+    name = field.name
+    if _repeated(field):
+
+        def messages(target: Message, value: Any, depth: int, ignore: bool) -> None:
+            if type(value) is not list:
+                raise _Slow
+            container = getattr(target, name)
+            for item in value:
+                _fill(container.add(), item, depth, ignore)
+
+        return messages
+
+    def message(target: Message, value: Any, depth: int, ignore: bool) -> None:
+        sub = getattr(target, name)
+        sub.SetInParent()
+        _fill(sub, value, depth, ignore)
+
+    return message
+
+
+def _map_setter(field: FieldDescriptor) -> _Setter | None:
+    """String-keyed maps of messages or scalars; other keys: json_format."""
+    name = field.name
+    entry: Any = field.message_type
+    key_field, value_field = entry.fields_by_name["key"], entry.fields_by_name["value"]
+    if key_field.type != _FD.TYPE_STRING:
+        return None
+    if value_field.message_type is not None:
+
+        def messages(target: Message, value: Any, depth: int, ignore: bool) -> None:
+            if type(value) is not dict:
+                raise _Slow
+            container = getattr(target, name)
+            for key, item in value.items():
+                _fill(container[_text(key)], item, depth, ignore)
+
+        return messages
+    element = _element_parser(value_field)
+    if element is None:
+        return None
+
+    def scalars(target: Message, value: Any, depth: int, ignore: bool) -> None:
+        if type(value) is not dict:
+            raise _Slow
+        try:
+            getattr(target, name).update({_text(k): element(v) for k, v in value.items()})
+        except ValueError:  # out of range
+            raise _Slow from None
+
+    return scalars
+
+
+def _scalar_setter(field: FieldDescriptor) -> _Setter | None:
+    name = field.name
+    element = _element_parser(field)
+    if element is None:
+        return None
+    if _repeated(field):
+
+        def scalars(target: Message, value: Any, depth: int, ignore: bool) -> None:
+            if type(value) is not list:
+                raise _Slow
+            try:
+                getattr(target, name).extend([element(item) for item in value])
+            except ValueError:  # out of range
+                raise _Slow from None
+
+        return scalars
+
+    def scalar(target: Message, value: Any, depth: int, ignore: bool) -> None:
+        try:
+            setattr(target, name, element(value))
+        except ValueError:  # out of range
+            raise _Slow from None
+
+    return scalar
+
+
+def _setter(field: FieldDescriptor) -> _Setter | None:
+    """How to set ``field`` from its JSON value; None: only json_format does."""
+    entry = field.message_type
+    if entry is None:
+        return _scalar_setter(field)
+    if entry.GetOptions().map_entry:
+        return _map_setter(field)
+    if entry.full_name.startswith("google.protobuf."):
+        return None
+    return _message_setter(field)
+
+
+_ParsePlan = dict[str, tuple[FieldDescriptor, _Setter, Any]]
+_PARSE_PLANS: dict[Descriptor, _ParsePlan | None] = {}
+
+
+def _parse_plan(descriptor: Any) -> _ParsePlan | None:
+    """JSON name and proto name -> (field, setter, oneof); None when any field needs json_format."""
+    try:
+        return _PARSE_PLANS[descriptor]
+    except KeyError:
+        pass
+    plan: _ParsePlan | None = None
+    if not descriptor.full_name.startswith("google.protobuf."):
+        plan = _field_setters(descriptor)
+    _PARSE_PLANS[descriptor] = plan
+    return plan
+
+
+def _field_setters(descriptor: Any) -> _ParsePlan | None:
+    plan: _ParsePlan = {}
+    for field in descriptor.fields:
+        setter = _setter(field)
+        if setter is None:
+            return None
+        plan[field.json_name] = plan[field.name] = (field, setter, field.containing_oneof)
+    return plan
+
+
+def _fill(message: Message, data: Any, depth: int, ignore_unknown: bool) -> None:
+    """Set ``message``'s fields from a JSON object, or raise _Slow (json_format's case)."""
+    plan = _parse_plan(message.DESCRIPTOR)
+    if plan is None or type(data) is not dict or depth >= _MAX_DEPTH:
+        raise _Slow
+    seen: set[Any] = set()
+    for key, value in data.items():
+        entry = plan.get(key)
+        if entry is None:
+            if ignore_unknown and not key.startswith("["):
+                continue
+            raise _Slow  # json_format refuses it with its own message (or knows an extension)
+        field, setter, oneof = entry
+        if value is None or field in seen or (oneof is not None and oneof in seen):
+            raise _Slow  # null clears or means NullValue; a field or a oneof given twice
+        seen.add(field)
+        if oneof is not None:
+            seen.add(oneof)
+        setter(message, value, depth + 1, ignore_unknown)
+
+
+def from_json_dict(
+    data: Any, message_class: type[_V], *, ignore_unknown_fields: bool = False
+) -> _V:
+    """A new ``message_class`` from parsed proto3 JSON, as ``json_format.ParseDict`` builds it.
+
+    Plain fields (strings, integers, bools, enums by name, messages, lists of those) are set
+    from a plan per message type; any other input (floats, bytes, maps, well-known types,
+    nulls, enum numbers, strings for integers, unknown names, errors) goes to json_format, so
+    results and error messages are json_format's (ParseError).
+    """
+    message = message_class()
+    try:
+        _fill(message, data, 0, ignore_unknown_fields)
+    except _Slow:
+        message = message_class()
+        json_format.ParseDict(data, message, ignore_unknown_fields=ignore_unknown_fields)
+    return message
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _Slow  # json_format.Parse refuses duplicate keys
+    return result
 
 
 def dumps(message: Message) -> bytes:
@@ -152,7 +416,12 @@ class FastJsonCodec(Codec[Message, _V]):
         return dumps(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[_V]) -> _V:
-        """Parse proto3 JSON (unknown fields ignored, as Connect clients expect)."""
-        message = message_class()
-        json_format.Parse(bytes(data), message, ignore_unknown_fields=True)
-        return message
+        """Parse proto3 JSON as ``json_format.Parse`` does (unknown fields ignored, as Connect
+        clients expect), through :func:`from_json_dict`."""
+        try:
+            parsed = json.loads(bytes(data).decode(), object_pairs_hook=_unique_keys)
+        except (_Slow, ValueError, RecursionError):  # json_format words the error
+            message = message_class()
+            json_format.Parse(bytes(data), message, ignore_unknown_fields=True)
+            return message
+        return from_json_dict(parsed, message_class, ignore_unknown_fields=True)

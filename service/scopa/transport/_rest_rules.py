@@ -10,8 +10,9 @@ body and the query string as HttpRule specifies:
 - ``body: "*"`` maps the whole JSON body onto the request (then no query parameters are allowed),
   ``body: "field"`` maps it onto that field, no body means none is accepted;
 - every other non-message field may come from the query string (``?a.b=1&list=1&list=2``);
-- the JSON is the proto3 JSON mapping (`google.protobuf.json_format`); unknown fields and query
-  parameters are refused with INVALID_ARGUMENT naming them.
+- the JSON is the proto3 JSON mapping (`google.protobuf.json_format`, through the fast path of
+  `._rest_json.from_json_dict`); unknown fields and query parameters are refused with
+  INVALID_ARGUMENT naming them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescri
 from google.protobuf.message import Message
 
 from scopa.app import InvalidArgument
+
+from ._rest_json import from_json_dict
 
 __all__ = ["PathTemplate", "Route", "bind_request", "is_repeated", "routes_of"]
 
@@ -213,8 +216,10 @@ def _query_dict(
 
 
 def _parse(data: Any, message: Message, where: str) -> None:
+    if type(data) is dict and not data:
+        return  # nothing to set
     try:
-        json_format.ParseDict(data, message, ignore_unknown_fields=False)
+        message.MergeFrom(from_json_dict(data, type(message)))
     except json_format.ParseError as exc:
         raise InvalidArgument(f"{where}: {exc}", field=where) from None
 
