@@ -185,13 +185,11 @@ class _Router:
                 protocol = "grpc"
             return Classified(protocol, path.lstrip("/"), path)
         if path.startswith("/v1/"):
-            raw = (scope.get("raw_path") or path.encode()).decode("latin-1").split("?", 1)[0]
             try:
-                route, _ = self._rest.find(scope["method"], raw)
+                route, _ = self._rest.route_of(scope)
             except HttpError:
                 return Classified("rest", "/v1/*")
-            rpc_method = f"/{route.method.containing_service.full_name}/{route.method.name}"
-            return Classified("rest", route.template.text, rpc_method)
+            return Classified("rest", route.template.text, route.rpc_method)
         known = path in ("/healthz", "/readyz", "/openapi.json")
         if self._web_ui is not None and self._web_ui.find(path) is not None:
             return Classified("http", "/" if path == "/" else "/assets/*")

@@ -33,6 +33,9 @@ from ._rest_sse import end_stream, first_event, resume_from, send_stream_start, 
 
 __all__ = ["RestApp", "StreamCall", "read_body", "send_json", "to_json"]
 
+_MATCHED = "scopa.rest_route"
+"""Scope key of the request's matched route (see :meth:`RestApp.route_of`)."""
+
 StreamCall = Callable[[Any, str | None, str], AsyncIterator[Message]]
 """One server-streaming method: (request, token, client) -> messages ("" = client not counted)."""
 
@@ -159,6 +162,19 @@ class RestApp:
         self._keepalive_s = keepalive_s
         self._guard = guard
 
+    def route_of(self, scope: Scope) -> tuple[Route, dict[str, str]]:
+        """The route serving the request and its path variables, matched once per request.
+
+        The telemetry's classification and the request's handling both ask: the first match
+        is kept in the scope (an HttpError is raised again on each call).
+        """
+        found: tuple[Route, dict[str, str]] | None = scope.get(_MATCHED)
+        if found is None:
+            path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+            found = self.find(scope["method"], path.split("?", 1)[0])
+            scope[_MATCHED] = found
+        return found
+
     def find(self, http_method: str, path: str) -> tuple[Route, dict[str, str]]:
         """The route serving ``http_method path`` and its path variables."""
         allowed = []
@@ -187,9 +203,8 @@ class RestApp:
             await send_json(send, status, body, headers)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("raw_path") or scope["path"].encode()
-        route, values = self.find(scope["method"], path.decode("latin-1").split("?", 1)[0])
-        rpc_method = f"/{route.method.containing_service.full_name}/{route.method.name}"
+        route, values = self.route_of(scope)
+        rpc_method = route.rpc_method
         exchange = current_exchange()
         exchange.route = route.template.text
         exchange.rpc_method = rpc_method

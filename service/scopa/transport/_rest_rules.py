@@ -17,6 +17,7 @@ body and the query string as HttpRule specifies:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -104,6 +105,11 @@ class Route:
     def match(self, path: str) -> dict[str, str] | None:
         """The path variables when ``path`` fits this route's template, else None."""
         return self.template.match(path)
+
+    @functools.cached_property
+    def rpc_method(self) -> str:
+        """The method's full gRPC name, ``/pkg.Service/Method``."""
+        return f"/{self.method.containing_service.full_name}/{self.method.name}"
 
 
 def _bindings(rule: http_pb2.HttpRule) -> Iterator[http_pb2.HttpRule]:
