@@ -5,7 +5,31 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from scopa.transport._http_server import _bind
+from scopa.transport._http_server import _bind, _CoalescingTransport
+
+
+class _Recording(asyncio.Transport):
+    """A transport that records each write (one write = one socket send)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[bytes] = []
+        self.closed = self.aborted = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.sent.append(bytes(data))
+
+    def is_closing(self) -> bool:
+        return self.closed or self.aborted
+
+    def close(self) -> None:
+        self.closed = True
+
+    def abort(self) -> None:
+        self.aborted = True
+
+    def get_write_buffer_size(self) -> int:
+        return 0
 
 
 async def _accepted_nodelay(host: str) -> int:
@@ -42,3 +66,39 @@ def test_bind_picks_a_free_port_on_port_zero() -> None:
         assert sock.getsockname()[1] > 0
     finally:
         sock.close()
+
+
+async def _coalesced_writes() -> tuple[list[bytes], int, list[bytes], list[bytes]]:
+    inner = _Recording()
+    transport = _CoalescingTransport(inner)
+    transport.write(b"HTTP/1.1 200 OK\r\n\r\n")
+    transport.writelines([b"{}", b""])
+    queued = transport.get_write_buffer_size()
+    sent_before_step = list(inner.sent)
+    await asyncio.sleep(0)
+    one_step = list(inner.sent)
+    transport.write(b"more")
+    transport.close()
+    return one_step, queued, sent_before_step, inner.sent[len(one_step) :]
+
+
+def test_writes_of_one_loop_step_go_out_in_one_send() -> None:
+    """A response's head and body written in one step are one send; close sends what is queued."""
+    one_step, queued, before, at_close = asyncio.run(_coalesced_writes())
+    assert before == [] and queued == len(b"HTTP/1.1 200 OK\r\n\r\n{}")
+    assert one_step == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
+    assert at_close == [b"more"]
+
+
+async def _aborted() -> tuple[list[bytes], bool]:
+    inner = _Recording()
+    transport = _CoalescingTransport(inner)
+    transport.write(b"dropped")
+    transport.abort()
+    await asyncio.sleep(0)
+    return inner.sent, inner.aborted
+
+
+def test_abort_drops_what_is_queued() -> None:
+    """abort() closes at once without sending the queued bytes."""
+    assert asyncio.run(_aborted()) == ([], True)
