@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scopa.app import InvalidArgument
-from scopa.transport import PathTemplate, Route, bind_request, routes_of
+from scopa.transport._rest_rules import PathTemplate, Route, bind_request, routes_of
 from scopa_client.v1 import scopa_pb2 as pb
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameService"]

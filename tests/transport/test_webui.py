@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from scopa.transport import StaticFile, load_web_ui
+from scopa.transport._webui import StaticFile, load_web_ui
 
 
 def _site(tmp_path: Path) -> Path:
