@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scopa.app import GameCore
+from scopa.server._guard import peer_host
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 
@@ -25,11 +26,7 @@ def _token(context: Any) -> str | None:
 
 def peer_address(context: Any) -> str:
     """The caller's address without its port (``ipv4:1.2.3.4:5`` -> ``1.2.3.4``)."""
-    peer = str(context.peer() or "")
-    kind, _, rest = peer.partition(":")
-    if kind in ("ipv4", "ipv6"):
-        return rest.rpartition(":")[0].strip("[]")
-    return peer
+    return peer_host(str(context.peer() or ""))
 
 
 class GameServicer(pb_grpc.GameServiceServicer):
