@@ -287,10 +287,12 @@ export class GameScreen {
   }
 
   private seats(view: GameView): HTMLElement {
+    const teams = view.sides.some((side) => side.seats.length > 1);
     const rows = view.seats.map((seat) => {
       const side = view.sides[seat.side];
       const who = [
         seat.displayName || `Seat ${seat.seat + 1}`,
+        teams ? ` · team ${seat.side + 1}` : "",
         seat.seat === view.seat ? " (you)" : "",
         seat.bot ? ` (bot: ${seat.bot})` : "",
         seat.open ? " (open)" : "",
@@ -312,7 +314,15 @@ export class GameScreen {
       h(
         "table",
         {},
-        h("thead", {}, h("tr", {}, ...["Player", "Cards in hand", "Score", "Captured", "Sweeps"].map((t) => h("th", { scope: "col" }, t)))),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ...["Player", "Cards in hand", teams ? "Team score" : "Score", "Captured", "Sweeps"].map((t) => h("th", { scope: "col" }, t)),
+          ),
+        ),
         h("tbody", {}, ...rows),
       ),
     );
