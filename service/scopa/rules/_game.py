@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
 from ._capture import CaptureTable, capture_table, pick, table_key
-from ._cards import _RANKS, ALL_CARDS, DECK_SIZE, Card, card_code, rank_of
+from ._cards import _RANKS, ALL_CARDS, DECK_SIZE, Card, card_code
 from ._errors import (
     ActionNotLegal,
     CaptureChoiceRequired,
@@ -28,7 +28,8 @@ from ._errors import (
     NotYourTurn,
     RulesError,
 )
-from ._options import AcesOnTable, Options, Ruleset
+from ._flow import DealRule, LoneTakeRule, SweepRule, deal_rules, lone_take_rules, sweep_rules
+from ._options import Options, Ruleset
 from ._scoring import HandScore, SideTally, score_hand
 from ._specials import (
     DeclarationRule,
@@ -68,8 +69,6 @@ __all__ = [
     "resign",
 ]
 
-_ACE: Final = 1
-_KING: Final = 10
 _MAX_REDEALS: Final = 100
 
 
@@ -362,32 +361,31 @@ def _deal_round(
     return tuple(hands), stock[taken:]
 
 
-def _void_reason(options: Options, table: list[Card]) -> str:
-    if options.kings_redeal and sum(rank_of(c) == _KING for c in table) >= options.kings_redeal:
-        return "kings"
-    if options.aces_on_table is AcesOnTable.RETURN and sum(rank_of(c) == _ACE for c in table) > 1:
-        return "aces"
+def _void_reason(rules: tuple[DealRule, ...], table: list[Card]) -> str:
+    """The first reason one of the deal ``rules`` gives to void a starting ``table``, or ``""``."""
+    for rule in rules:
+        reason = rule.void(table)
+        if reason:
+            return reason
     return ""
 
 
-def _return_aces(
-    options: Options, table: list[Card], stock: tuple[Card, ...], returned: list[Event]
-) -> tuple[tuple[Card, ...], str]:
-    """Send a lone starting-table ace under the stock and turn the next card, until none is left.
+def _fix_table(
+    rules: tuple[DealRule, ...], table: list[Card], stock: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], list[Event], str]:
+    """Let each deal rule fix up the starting ``table`` (in place): the new stock, an
+    :class:`AceReturned` per card sent under it, and a void reason when it cannot be fixed."""
+    returned: list[Event] = []
 
-    Changes ``table`` in place and appends an :class:`AceReturned` to ``returned`` per ace.
-    Returns the new stock and ``"aces"`` when no card but aces (or none) is left to turn, which
-    voids the deal (``make_ruleset`` rejects rulesets without a stock; this is the backstop).
-    """
-    while not _void_reason(options, table) and any(rank_of(c) == _ACE for c in table):
-        if all(rank_of(c) == _ACE for c in stock):
-            return stock, "aces"
-        ace = next(c for c in table if rank_of(c) == _ACE)
-        table.remove(ace)
-        table.append(stock[0])
-        stock = stock[1:] + (ace,)
-        returned.append(AceReturned(ace))
-    return stock, ""
+    def void(cards: list[Card]) -> str:
+        return _void_reason(rules, cards)
+
+    for rule in rules:
+        stock, back, reason = rule.fix(table, stock, void)
+        returned.extend([AceReturned(card) for card in back])
+        if reason:
+            return stock, returned, reason
+    return stock, returned, ""
 
 
 def _start_hand(
@@ -407,16 +405,14 @@ def _start_hand(
     events: list[Event] = []
     leader = (dealer + 1) % options.players
     stacked = bool(decks)
+    rules = _plan(options).deals
     for _ in range(_MAX_REDEALS):
         deck, decks = _next_deck(decks, rng)
         hands, stock = _deal_round(deck, options.players, leader, options.hand_size)
         table = list(stock[: options.table_cards])
         stock = stock[options.table_cards :]
-        returned: list[Event] = []
-        reason = ""
-        if options.aces_on_table is AcesOnTable.RETURN:
-            stock, reason = _return_aces(options, table, stock, returned)
-        reason = reason or _void_reason(options, table)
+        stock, returned, reason = _fix_table(rules, table, stock)
+        reason = reason or _void_reason(rules, table)
         if reason:
             events.append(Redealt(hand_number, reason, tuple(sorted(table, key=table_key))))
             continue
@@ -455,7 +451,7 @@ def new_match(
     stacked = tuple(check_deck(d) for d in decks)
     if not stacked and rng is None:
         raise InvalidDeck("new_match needs an RNG or stacked decks", field="stacked_decks")
-    dealer = options.first_dealer if options.first_dealer >= 0 else options.players - 1
+    dealer = options.first_dealer_seat
     hands, table, stock, rest, events = _start_hand(options, 1, dealer, stacked, rng)
     sides = options.sides
     zeros = (0,) * sides
@@ -503,8 +499,12 @@ class _Plan(NamedTuple):
     """The side of each seat."""
     next_seat: tuple[int, ...]
     """The seat after each seat."""
-    ace_alone_sweeps: bool
-    """``ace_takes_all`` and ``ace_on_empty_table_sweeps``."""
+    lone_takes: tuple[LoneTakeRule, ...]
+    """The rules under which a card played on an empty table takes itself."""
+    sweeps: tuple[SweepRule, ...]
+    """The sweep exceptions, asked in order when a play leaves the table empty."""
+    deals: tuple[DealRule, ...]
+    """The deal exceptions: void starting deals and starting-table fix-ups."""
     specials: tuple[SpecialRule, ...]
     """The special-play rules, asked at every capture."""
     specials_last: tuple[SpecialRule, ...]
@@ -535,7 +535,9 @@ def _plan(options: Options) -> _Plan:
         players,
         tuple(options.side_of(seat) for seat in range(players)),
         tuple((seat + 1) % players for seat in range(players)),
-        options.ace_takes_all and options.ace_on_empty_table_sweeps,
+        lone_take_rules(options),
+        sweep_rules(options),
+        deal_rules(options),
         special_rules(options),
         tuple([rule for rule in special_rules(options) if rule.on_last_card(options)]),
         declaration_rules(options),
@@ -704,13 +706,13 @@ def apply_move(
     hand_over = not any(hands)
     last_card = hand_over and not stock
     side = plan.side_of[seat]
-    ace_alone = not capture and not table and plan.ace_alone_sweeps and _RANKS[card] == _ACE
-    taken = bool(capture) or ace_alone
+    taken = bool(capture) or (not table and _takes_alone(plan.lone_takes, card))
     sweep = False
     scored: Specials = ()
     if taken:
         rest = tuple([c for c in table if c not in capture]) if capture else table
-        sweep = _is_sweep(options, table, card, capture, rest, last_card)
+        if not rest:
+            sweep = _is_sweep(plan.sweeps, table, card, capture, last_card)
         rules = plan.specials_last if last_card else plan.specials
         if rules:
             scored = _score_specials(rules, card, capture, last_laid, sweep)
@@ -846,24 +848,24 @@ def _declare(
     )
 
 
+def _takes_alone(rules: tuple[LoneTakeRule, ...], card: Card) -> bool:
+    """Whether ``card``, played on an empty table, takes itself under one of ``rules``."""
+    return any(rule.takes_alone(card) for rule in rules)
+
+
 def _is_sweep(
-    options: Options,
+    rules: tuple[SweepRule, ...],
     table: tuple[Card, ...],
     card: Card,
     capture: tuple[Card, ...],
-    rest: tuple[Card, ...],
     last_card: bool,
 ) -> bool:
-    if rest or (last_card and not options.sweep_on_last_card):
-        return False
-    if options.ace_takes_all and rank_of(card) == _ACE:
-        if not table:
-            return True  # ace on an empty table, option ace_on_empty_table_sweeps
-        by_ace_rule = not (
-            options.ace_takes_only_table_ace and any(rank_of(c) == _ACE for c in table)
-        )
-        if by_ace_rule:
-            return options.ace_sweep_counts
+    """Whether a play that left the table empty is a sweep: the first sweep rule with a say,
+    else whether it captured."""
+    for rule in rules:
+        verdict = rule.sweep(table, card, capture, last_card)
+        if verdict is not None:
+            return verdict
     return bool(capture)
 
 

@@ -247,6 +247,11 @@ class Options:
             return 2
         return self.players
 
+    @property
+    def first_dealer_seat(self) -> int:
+        """The seat that deals the first hand (``first_dealer``, -1 meaning the last seat)."""
+        return self.first_dealer if self.first_dealer >= 0 else self.players - 1
+
     def side_of(self, seat: int) -> int:
         """The side (team) that ``seat`` scores for."""
         return seat % self.sides

@@ -1,0 +1,209 @@
+"""Match-flow exceptions as rules a ruleset lists: when a clearing is a sweep, when a lone card
+is taken, which deals are void and how the starting table is fixed up.
+
+Like the capture, scoring and special rules, each exception is a small class; the functions at
+the bottom list the ones a ruleset's options enable, in the order the engine asks them. The
+engine (``_game.py``) only asks the listed rules and never looks at the options behind them:
+
+- a :class:`SweepRule` decides whether a play that leaves the table empty is a sweep (the first
+  rule with an answer wins; with none, a capture that clears the table is one);
+- a :class:`LoneTakeRule` says whether a card played on an empty table takes itself;
+- a :class:`DealRule` voids a starting deal (the deal is made again) and may first fix up the
+  starting table (a lone ace goes back under the stock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final, Protocol
+
+from ._cards import _RANKS, Card
+from ._options import AcesOnTable, Options
+
+__all__ = [
+    "AceOnEmptyTableTakes",
+    "AceSweep",
+    "AcesReturn",
+    "DealRule",
+    "KingsRedeal",
+    "LoneTakeRule",
+    "NoSweepOnLastCard",
+    "SweepRule",
+    "deal_rules",
+    "lone_take_rules",
+    "sweep_rules",
+]
+
+_ACE: Final = 1
+_KING: Final = 10
+
+
+class SweepRule(Protocol):
+    """An exception to "a capture that clears the table is a sweep"."""
+
+    def sweep(
+        self, table: tuple[Card, ...], card: Card, capture: tuple[Card, ...], last_card: bool
+    ) -> bool | None:
+        """Whether taking ``capture`` from ``table`` with ``card`` (clearing it) is a sweep.
+
+        ``last_card``: the play is the last of the hand. ``None``: the rule has no say.
+        """
+        ...
+
+
+class NoSweepOnLastCard:
+    """A clearing made with the last card of the hand is no sweep (seeds 000, 002, 004)."""
+
+    def sweep(
+        self, table: tuple[Card, ...], card: Card, capture: tuple[Card, ...], last_card: bool
+    ) -> bool | None:
+        """False on the last card, otherwise no say."""
+        return False if last_card else None
+
+
+class AceSweep:
+    """Asso piglia tutto: whether an ace that takes the whole table sweeps (seeds 002, 004).
+
+    ``counts``: the ace's clearing scores a sweep (Scopa d'assi) or not (seed 002's default).
+    With ``only_table_ace`` an ace that took the one ace lying on the table captured by the
+    ordinary rule, so it sweeps like any capture. An ace alone on an empty table that takes
+    itself (:class:`AceOnEmptyTableTakes`) always sweeps.
+    """
+
+    def __init__(self, *, counts: bool, only_table_ace: bool) -> None:
+        self.counts = counts
+        self.only_table_ace = only_table_ace
+
+    def sweep(
+        self, table: tuple[Card, ...], card: Card, capture: tuple[Card, ...], last_card: bool
+    ) -> bool | None:
+        """The ace's answer; no say for other cards or an ace taking a table ace."""
+        if _RANKS[card] != _ACE:
+            return None
+        if not table:
+            return True
+        if self.only_table_ace and any(_RANKS[c] == _ACE for c in table):
+            return None
+        return self.counts
+
+
+class LoneTakeRule(Protocol):
+    """A card played on an empty table that takes itself (a capture of no table card)."""
+
+    def takes_alone(self, card: Card) -> bool:
+        """Whether ``card``, played on an empty table, is taken rather than laid."""
+        ...
+
+
+class AceOnEmptyTableTakes:
+    """With asso piglia tutto, an ace on an empty table takes itself and sweeps (RULINGS.md)."""
+
+    def takes_alone(self, card: Card) -> bool:
+        """True for an ace."""
+        return _RANKS[card] == _ACE
+
+
+VoidCheck = Callable[[list[Card]], str]
+"""Every deal rule's :meth:`DealRule.void` asked in order: the first reason, or ``""``."""
+
+
+class DealRule(Protocol):
+    """A starting deal that is void (dealt again), or a starting table to fix up first."""
+
+    def void(self, table: list[Card]) -> str:
+        """Why a starting ``table`` voids the deal (``"kings"``, ``"aces"``), or ``""``."""
+        ...
+
+    def fix(
+        self, table: list[Card], stock: tuple[Card, ...], void: VoidCheck
+    ) -> tuple[tuple[Card, ...], list[Card], str]:
+        """Fix up the starting ``table`` in place before the deal is judged.
+
+        Returns the new stock, the cards sent back under it (in order) and a void reason when
+        the table cannot be fixed (``""`` otherwise). ``void`` asks every deal rule.
+        """
+        ...
+
+
+class KingsRedeal:
+    """At least ``count`` kings on the starting table void the deal (seeds 002, 004)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def void(self, table: list[Card]) -> str:
+        """``"kings"`` when the table holds ``count`` kings or more."""
+        kings = 0
+        for c in table:
+            if _RANKS[c] == _KING:
+                kings += 1
+        return "kings" if kings >= self.count else ""
+
+    def fix(
+        self, table: list[Card], stock: tuple[Card, ...], void: VoidCheck
+    ) -> tuple[tuple[Card, ...], list[Card], str]:
+        """Nothing to fix."""
+        return stock, [], ""
+
+
+class AcesReturn:
+    """Aces on the starting table (seed 002): a lone ace goes under the stock and the next card
+    is turned, until no ace is left; two or more aces void the deal."""
+
+    def void(self, table: list[Card]) -> str:
+        """``"aces"`` when two or more aces lie on the table."""
+        aces = 0
+        for c in table:
+            if _RANKS[c] == _ACE:
+                aces += 1
+        return "aces" if aces > 1 else ""
+
+    def fix(
+        self, table: list[Card], stock: tuple[Card, ...], void: VoidCheck
+    ) -> tuple[tuple[Card, ...], list[Card], str]:
+        """Send lone aces under the stock one by one while the deal is not void.
+
+        ``"aces"`` when no card but aces (or none) is left to turn (``make_ruleset`` rejects
+        rulesets without a stock; this is the backstop).
+        """
+        returned: list[Card] = []
+        while not void(table) and any(_RANKS[c] == _ACE for c in table):
+            if all(_RANKS[c] == _ACE for c in stock):
+                return stock, returned, "aces"
+            ace = next(c for c in table if _RANKS[c] == _ACE)
+            table.remove(ace)
+            table.append(stock[0])
+            stock = stock[1:] + (ace,)
+            returned.append(ace)
+        return stock, returned, ""
+
+
+def sweep_rules(options: Options) -> tuple[SweepRule, ...]:
+    """The sweep exceptions ``options`` enable, in the order they are asked."""
+    rules: list[SweepRule] = []
+    if not options.sweep_on_last_card:
+        rules.append(NoSweepOnLastCard())
+    if options.ace_takes_all:
+        rules.append(
+            AceSweep(
+                counts=options.ace_sweep_counts, only_table_ace=options.ace_takes_only_table_ace
+            )
+        )
+    return tuple(rules)
+
+
+def lone_take_rules(options: Options) -> tuple[LoneTakeRule, ...]:
+    """The rules under which a card on an empty table takes itself."""
+    if options.ace_takes_all and options.ace_on_empty_table_sweeps:
+        return (AceOnEmptyTableTakes(),)
+    return ()
+
+
+def deal_rules(options: Options) -> tuple[DealRule, ...]:
+    """The deal exceptions ``options`` enable, in the order their void reasons are given."""
+    rules: list[DealRule] = []
+    if options.kings_redeal:
+        rules.append(KingsRedeal(options.kings_redeal))
+    if options.aces_on_table is AcesOnTable.RETURN:
+        rules.append(AcesReturn())
+    return tuple(rules)
