@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import MutableSequence, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 import pytest
@@ -46,6 +46,7 @@ from scopa.rules import (
     resign,
 )
 from scopa.rules._capture import table_key
+from scopa.rules._game import _copy
 
 
 def points(events: Sequence[Event], name: str) -> tuple[int, ...]:
@@ -688,3 +689,15 @@ def test_resign_with_three_players_leaves_two_winners() -> None:
     state, _ = new_match(make_ruleset("scopa3"), rng=random.Random(4))
     over, _ = resign(state, 2)
     assert over.winners == (0, 1)
+
+
+def test_the_hot_path_copy_keeps_every_field_in_its_place() -> None:
+    """_copy calls MatchState positionally: each field, given its own value, keeps it."""
+    names = [f.name for f in fields(MatchState)]
+    values: dict[str, Any] = {name: f"value of {name}" for name in names}
+    state = MatchState(**values)
+    copied = _copy(state)
+    assert copied is not state
+    assert {name: getattr(copied, name) for name in names} == {
+        name: f"value of {name}" for name in names
+    }
