@@ -13,6 +13,7 @@ from scopa.storage._errors import (
 )
 from scopa.storage._factory import open_store
 from scopa.storage._fanout import RESYNC
+from scopa.storage._index import DEADLINE_SHARDS, deadline_shard
 from scopa.storage._keys import channel, events_key, game_key
 from scopa.storage._log import read_log_entries
 from scopa.storage._memory import MemoryStore
@@ -22,6 +23,7 @@ from scopa.storage._target import RedisMode, RedisTarget, parse_redis_url
 from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
 
 __all__ = [
+    "DEADLINE_SHARDS",
     "INITIAL_VERSION",
     "RESYNC",
     "CreateResult",
@@ -42,6 +44,7 @@ __all__ = [
     "StorageUnavailable",
     "VersionConflict",
     "channel",
+    "deadline_shard",
     "events_key",
     "game_key",
     "open_store",

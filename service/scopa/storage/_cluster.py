@@ -58,6 +58,7 @@ class RedisClusterStore(RedisStore):
         self._client = self._cluster  # HMGET and pipelines route by key
         self._create = _Script("create.lua")
         self._commit = _Script("commit.lua")
+        self._load_index_scripts()
         self._tracer = trace.get_tracer("scopa.storage", tracer_provider=tracer_provider)
         seed = cluster.get_connection_kwargs()
         self._attrs = {

@@ -16,6 +16,7 @@ from scopa.storage._errors import (
     VersionConflict,
 )
 from scopa.storage._fanout import VersionQueue
+from scopa.storage._index import deadline_shard
 from scopa.storage._keys import check_game_id, check_ttl, request_field, slot_field
 from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
 
@@ -36,8 +37,15 @@ class _Game:
 class MemoryStore:
     """A GameStore kept in a dict; every operation is atomic because it never awaits."""
 
-    def __init__(self, clock: Clock = time.monotonic, queue_size: int = 64) -> None:
+    def __init__(
+        self, clock: Clock = time.monotonic, queue_size: int = 64, wall: Clock = time.time
+    ) -> None:
         self._clock = clock
+        self._wall = wall
+        self._deadlines: dict[str, tuple[int, int]] = {}
+        """Game id -> (deadline ms, the version it was set for)."""
+        self._lobby: dict[str, tuple[str, int, int]] = {}
+        """Game id -> (preset, creation ms, expiry ms) of the listed public games."""
         self._queue_size = queue_size
         self._games: dict[str, _Game] = {}
         self._expiries: list[tuple[float, str]] = []
@@ -137,6 +145,78 @@ class MemoryStore:
                 queue.close()
         self._games.clear()
         self._expiries.clear()
+        self._deadlines.clear()
+        self._lobby.clear()
+
+    async def time(self) -> float:
+        """The store's clock: this process's wall clock, seconds since the epoch."""
+        self._check_open()
+        return self._wall()
+
+    async def set_deadline(self, game_id: str, version: int, deadline_ms: int | None) -> bool:
+        """Index the deadline of ``version`` (None: it has none); False if a newer one is set."""
+        self._check_open()
+        stored = self._deadlines.get(game_id)
+        if stored is not None and stored[1] > version:
+            return False
+        if deadline_ms is None:
+            self._deadlines.pop(game_id, None)
+        else:
+            self._deadlines[game_id] = (deadline_ms, version)
+        return True
+
+    async def lower_deadline(self, game_id: str, deadline_ms: int) -> None:
+        """Make the game's entry at most ``deadline_ms`` (before a commit that sets it)."""
+        self._check_open()
+        score, version = self._deadlines.get(game_id, (deadline_ms, 0))
+        self._deadlines[game_id] = (min(score, deadline_ms), version)
+
+    async def forget_deadline(self, game_id: str, deadline_ms: int) -> bool:
+        """Drop the entry of a game that is gone, if its deadline is still ``deadline_ms``."""
+        self._check_open()
+        stored = self._deadlines.get(game_id)
+        if stored is None or stored[0] != deadline_ms:
+            return False
+        del self._deadlines[game_id]
+        return True
+
+    async def due_games(self, shard: int, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """Up to ``limit`` entries of ``shard`` due by ``now_ms``: (game id, deadline ms)."""
+        self._check_open()
+        due = sorted(
+            (score, game)
+            for game, (score, _) in self._deadlines.items()
+            if score <= now_ms and deadline_shard(game) == shard
+        )
+        return [(game, score) for score, game in due[:limit]]
+
+    async def list_public(
+        self, game_id: str, preset: str, created_ms: int, expires_ms: int
+    ) -> None:
+        """List (or refresh) a public game waiting for players in the lobby."""
+        self._check_open()
+        self._lobby[game_id] = (preset, created_ms, expires_ms)
+
+    async def unlist_public(self, game_id: str) -> None:
+        """Take a game off the lobby."""
+        self._check_open()
+        self._lobby.pop(game_id, None)
+
+    async def public_games(
+        self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
+    ) -> list[tuple[str, int]]:
+        """Listed games, newest first: (game id, creation ms), after the cursor ``before``."""
+        self._check_open()
+        for game, (_, _, expires) in list(self._lobby.items()):
+            if expires <= now_ms:
+                del self._lobby[game]
+        rows = sorted(
+            ((created, game) for game, (p, created, _) in self._lobby.items() if preset in ("", p)),
+            reverse=True,
+        )
+        if before is not None:
+            rows = [(c, g) for c, g in rows if (c, g) < before]
+        return [(game, created) for created, game in rows[:limit]]
 
     def _check_open(self) -> None:
         if self._closed:

@@ -76,6 +76,59 @@ class GameStore(Protocol):
         """
         ...
 
+    async def time(self) -> float:
+        """The store's clock in seconds since the epoch (Redis TIME of one fixed node).
+
+        Every replica reads the same clock, so turn deadlines agree across replicas.
+        """
+        ...
+
+    async def set_deadline(self, game_id: str, version: int, deadline_ms: int | None) -> bool:
+        """Index the turn deadline of ``version`` of a game (None: it has none).
+
+        Applied unless the entry was set for a newer version already (then False).
+        """
+        ...
+
+    async def lower_deadline(self, game_id: str, deadline_ms: int) -> None:
+        """Make the game's deadline entry at most ``deadline_ms``, adding it if missing.
+
+        Called before a commit that sets an earlier deadline than the game had, so the index
+        never holds a later deadline than the game even if the process dies after the commit.
+        """
+        ...
+
+    async def forget_deadline(self, game_id: str, deadline_ms: int) -> bool:
+        """Drop a vanished game's deadline entry if it still is ``deadline_ms`` (True if so)."""
+        ...
+
+    async def due_games(self, shard: int, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """Up to ``limit`` (game id, deadline ms) of deadline shard ``shard`` due by ``now_ms``.
+
+        Shards are ``0 .. DEADLINE_SHARDS - 1``; a game's is ``deadline_shard(game_id)``.
+        """
+        ...
+
+    async def list_public(
+        self, game_id: str, preset: str, created_ms: int, expires_ms: int
+    ) -> None:
+        """List (or refresh) a public game in the lobby until ``expires_ms``."""
+        ...
+
+    async def unlist_public(self, game_id: str) -> None:
+        """Take a game off the lobby (a no-op if it is not listed)."""
+        ...
+
+    async def public_games(
+        self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
+    ) -> list[tuple[str, int]]:
+        """Up to ``limit`` listed games (game id, creation ms), newest first.
+
+        ``preset`` "" lists all presets; ``before`` is the (creation ms, game id) of the last
+        entry of the previous page. Entries expired by ``now_ms`` are dropped, not returned.
+        """
+        ...
+
     async def ping(self) -> None:
         """Raise StorageError unless the store is ready."""
         ...

@@ -35,6 +35,7 @@ from scopa.storage._errors import (
     VersionConflict,
 )
 from scopa.storage._fanout import Fanout
+from scopa.storage._index import RedisIndexes
 from scopa.storage._keys import (
     channel,
     check_game_id,
@@ -196,7 +197,7 @@ _HEALTH_CHECK_INTERVAL_S = 5.0
 """A pooled connection idle for longer is PINGed before use, so a Redis restart costs nothing."""
 
 
-class RedisStore:
+class RedisStore(RedisIndexes):
     """A GameStore on Redis (or any Redis Cluster node set: one hash tag per game).
 
     Each operation is one CLIENT span named after its command and the store operation (e.g.
@@ -228,6 +229,7 @@ class RedisStore:
         self._waiting = 0
         self._create = _Script("create.lua")
         self._commit = _Script("commit.lua")
+        self._load_index_scripts()
         self._tracer = trace.get_tracer("scopa.storage", tracer_provider=tracer_provider)
         self._attrs = {
             op: span_attributes(pool.connection_kwargs, op)

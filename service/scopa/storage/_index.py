@@ -1,0 +1,165 @@
+"""The store's indexes across games: turn deadlines (sharded) and the lobby of public games.
+
+Deadlines: ``DEADLINE_SHARDS`` sorted sets, each with its own hash tag ``{due-<k>}``, so on a
+Redis Cluster they spread over the slots (and nodes) instead of making one hot key; a game's
+entry lives in shard ``deadline_shard(game_id)`` and every replica scans every shard. The lobby
+is one hash tag ``{lobby}``. Each key of an index lives apart from the games' keys (other slots),
+so the index is written next to a game's commit, not inside it: it is a hint that a sweeper
+checks against the game itself, kept never later than the game's own deadline (see
+``lua/deadline.lua``).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from scopa.storage._keys import PREFIX
+
+__all__ = [
+    "DEADLINE_SHARDS",
+    "RedisIndexes",
+    "deadline_keys",
+    "deadline_shard",
+    "lobby_keys",
+]
+
+DEADLINE_SHARDS = 16
+"""How many sorted sets hold the turn deadlines (a fixed number: every replica scans each)."""
+
+
+def deadline_shard(game_id: str) -> int:
+    """The deadline shard of a game (stable across processes: CRC-32 of its id)."""
+    return zlib.crc32(game_id.encode()) % DEADLINE_SHARDS
+
+
+def deadline_keys(shard: int) -> tuple[str, str]:
+    """The sorted set of deadlines and the hash of entry versions of one shard."""
+    return f"{PREFIX}:{{due-{shard}}}:z", f"{PREFIX}:{{due-{shard}}}:v"
+
+
+def lobby_keys(preset: str) -> tuple[str, str, str, str]:
+    """The lobby's keys: every listed game, those of ``preset``, their expiries, their presets."""
+    base = f"{PREFIX}:{{lobby}}"
+    return f"{base}:all", f"{base}:p:{preset}", f"{base}:exp", f"{base}:preset"
+
+
+_LOBBY_PURGE = 64
+"""Expired lobby entries dropped at most per listing (the rest go at the next one)."""
+
+
+class RedisIndexes:
+    """The index operations of the Redis stores (standalone, Sentinel, Cluster).
+
+    Mixed into :class:`~scopa.storage._redis.RedisStore`; uses its client, ``_evalsha`` (which
+    loads a script on a node that lacks it) and ``_call`` (a span, errors mapped).
+    """
+
+    _client: Any
+    _attrs: dict[str, dict[str, str | int]]
+    _deadline: Any
+    _lobby: Any
+    _time: Any
+
+    _call: Callable[[str, str], Any]
+    _evalsha: Callable[[Any, list[str], list[Any]], Awaitable[Any]]
+
+    def _index_call(self, command: str, operation: str) -> Any:
+        """A span named after the Redis command, with the store's server attributes."""
+        if command not in self._attrs:
+            self._attrs[command] = {**self._attrs["PING"], "db.operation.name": command}
+        return self._call(command, operation)
+
+    def _load_index_scripts(self) -> None:
+        from scopa.storage._redis import _Script  # noqa: PLC0415  # _redis imports this module
+
+        self._deadline = _Script("deadline.lua")
+        self._lobby = _Script("lobby.lua")
+        self._time = _Script("time.lua")
+
+    async def time(self) -> float:
+        """The store's clock, in seconds since the epoch (Redis TIME of deadline shard 0)."""
+        with self._index_call("EVALSHA", "time"):
+            seconds, micros = await self._evalsha(self._time, [deadline_keys(0)[0]], [])
+        return int(seconds) + int(micros) / 1e6
+
+    async def set_deadline(self, game_id: str, version: int, deadline_ms: int | None) -> bool:
+        """Index the deadline of ``version`` (None: it has none); False if a newer one is set."""
+        args = [game_id, "set", version, "" if deadline_ms is None else deadline_ms]
+        return await self._deadline_script(game_id, args)
+
+    async def lower_deadline(self, game_id: str, deadline_ms: int) -> None:
+        """Make the game's entry at most ``deadline_ms`` (before a commit that sets it)."""
+        await self._deadline_script(game_id, [game_id, "lower", 0, deadline_ms])
+
+    async def forget_deadline(self, game_id: str, deadline_ms: int) -> bool:
+        """Drop the entry of a game that is gone, if its deadline is still ``deadline_ms``."""
+        return await self._deadline_script(game_id, [game_id, "forget", 0, deadline_ms])
+
+    async def _deadline_script(self, game_id: str, args: list[Any]) -> bool:
+        keys = list(deadline_keys(deadline_shard(game_id)))
+        with self._index_call("EVALSHA", "deadline"):
+            return bool(await self._evalsha(self._deadline, keys, args))
+
+    async def due_games(self, shard: int, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """Up to ``limit`` entries of ``shard`` due by ``now_ms``: (game id, deadline ms)."""
+        key = deadline_keys(shard)[0]
+        with self._index_call("ZRANGEBYSCORE", "due_games"):
+            rows = await self._client.zrangebyscore(
+                key, "-inf", now_ms, start=0, num=limit, withscores=True
+            )
+        return [(member.decode(), int(score)) for member, score in rows]
+
+    async def list_public(
+        self, game_id: str, preset: str, created_ms: int, expires_ms: int
+    ) -> None:
+        """List (or refresh) a public game waiting for players in the lobby."""
+        keys = list(lobby_keys(preset))
+        args = ["add", game_id, preset, created_ms, expires_ms]
+        with self._index_call("EVALSHA", "lobby"):
+            await self._evalsha(self._lobby, keys, args)
+
+    async def unlist_public(self, game_id: str) -> None:
+        """Take a game off the lobby (its seats are taken, it finished or it is gone)."""
+        presets = lobby_keys("")[3]
+        with self._index_call("HGET", "lobby"):
+            preset = await self._client.hget(presets, game_id)
+            if preset is None:
+                return
+            await self._evalsha(self._lobby, list(lobby_keys(preset.decode())), ["remove", game_id])
+
+    async def public_games(
+        self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
+    ) -> list[tuple[str, int]]:
+        """Listed games, newest first: (game id, creation ms), after the cursor ``before``.
+
+        ``preset`` "" lists every preset. Entries past their expiry are dropped first.
+        """
+        all_key, preset_key, expiry_key, _ = lobby_keys(preset)
+        with self._index_call("ZRANGEBYSCORE", "lobby"):
+            expired = await self._client.zrangebyscore(
+                expiry_key, "-inf", now_ms, start=0, num=_LOBBY_PURGE
+            )
+        for game in expired:
+            await self.unlist_public(game.decode())
+        key = preset_key if preset else all_key
+        top: Any = "+inf"
+        skip = 0
+        if before is not None:
+            top = before[0]
+            with self._index_call("ZCOUNT", "lobby"):
+                skip = int(await self._client.zcount(key, before[0], before[0]))
+        with self._index_call("ZREVRANGEBYSCORE", "lobby"):
+            rows = await self._client.zrevrangebyscore(
+                key, top, "-inf", start=0, num=limit + skip, withscores=True
+            )
+        return _after([(m.decode(), int(s)) for m, s in rows], before)[:limit]
+
+
+def _after(rows: list[tuple[str, int]], before: tuple[int, str] | None) -> list[tuple[str, int]]:
+    """``rows`` (newest first; ties by id, descending) strictly after the cursor ``before``."""
+    if before is None:
+        return rows
+    score, game = before
+    return [(g, s) for g, s in rows if s < score or (s == score and g < game)]

@@ -1,0 +1,111 @@
+"""Contract tests of the store's indexes (turn deadlines, the lobby) on every backend."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from scopa.storage import DEADLINE_SHARDS, deadline_shard
+from storage.backends import Backend
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def _due(backend: Backend, now_ms: int) -> list[tuple[str, int]]:
+    rows: list[tuple[str, int]] = []
+    for shard in range(DEADLINE_SHARDS):
+        rows += await backend.store.due_games(shard, now_ms, 100)
+    return sorted(rows)
+
+
+async def test_store_time_is_the_epoch(backend: Backend) -> None:
+    """The store's clock reads seconds since the epoch, close to this host's."""
+    assert abs(await backend.store.time() - time.time()) < 5
+
+
+async def test_due_games_lists_entries_due_by_now(backend: Backend) -> None:
+    """Only entries whose deadline is at or before now are due, each in its own shard."""
+    await backend.store.set_deadline("a", 3, 1000)
+    await backend.store.set_deadline("b", 1, 2000)
+    await backend.store.set_deadline("c", 1, 3000)
+    assert await _due(backend, 2000) == [("a", 1000), ("b", 2000)]
+    rows = await backend.store.due_games(deadline_shard("a"), 2000, 100)
+    assert ("a", 1000) in rows and ("c", 3000) not in rows
+
+
+async def test_due_games_respects_the_limit(backend: Backend) -> None:
+    """A shard returns at most ``limit`` entries, earliest first."""
+    games = [f"g{i}" for i in range(40)]
+    same = [g for g in games if deadline_shard(g) == deadline_shard("g0")]
+    for i, game in enumerate(same):
+        await backend.store.set_deadline(game, 1, 100 + i)
+    rows = await backend.store.due_games(deadline_shard("g0"), 10_000, 2)
+    assert rows == [(same[0], 100), (same[1], 101)][: len(same)]
+
+
+async def test_set_deadline_ignores_an_older_version(backend: Backend) -> None:
+    """An entry set for version 5 is not replaced by a late write for version 4."""
+    assert await backend.store.set_deadline("g", 5, 5000)
+    assert not await backend.store.set_deadline("g", 4, 1000)
+    assert not await backend.store.set_deadline("g", 4, None)
+    assert await _due(backend, 10_000) == [("g", 5000)]
+
+
+async def test_set_deadline_none_removes_the_entry(backend: Backend) -> None:
+    """A version without a deadline removes the game's entry."""
+    await backend.store.set_deadline("g", 1, 1000)
+    assert await backend.store.set_deadline("g", 2, None)
+    assert await _due(backend, 10_000) == []
+
+
+async def test_lower_deadline_only_lowers_or_adds(backend: Backend) -> None:
+    """lower_deadline adds a missing entry and never raises an existing one."""
+    await backend.store.lower_deadline("new", 700)
+    await backend.store.set_deadline("g", 1, 1000)
+    await backend.store.lower_deadline("g", 2000)
+    await backend.store.lower_deadline("g", 500)
+    assert await _due(backend, 10_000) == [("g", 500), ("new", 700)]
+
+
+async def test_forget_deadline_needs_the_same_deadline(backend: Backend) -> None:
+    """An entry moved since the sweeper read it is not forgotten."""
+    await backend.store.set_deadline("g", 1, 1000)
+    assert not await backend.store.forget_deadline("g", 999)
+    assert await backend.store.forget_deadline("g", 1000)
+    assert await _due(backend, 10_000) == []
+
+
+async def test_public_games_newest_first_and_by_preset(backend: Backend) -> None:
+    """The lobby lists newest first, filtered by preset when asked."""
+    store = backend.store
+    await store.list_public("old", "scopa", 1000, 10**13)
+    await store.list_public("mid", "scopone", 2000, 10**13)
+    await store.list_public("new", "scopa", 3000, 10**13)
+    assert await store.public_games("", 5000, 10) == [("new", 3000), ("mid", 2000), ("old", 1000)]
+    assert await store.public_games("scopa", 5000, 10) == [("new", 3000), ("old", 1000)]
+
+
+async def test_public_games_pages_after_the_cursor(backend: Backend) -> None:
+    """Pages continue strictly after the last entry, ties on the time broken by id."""
+    store = backend.store
+    for game in ("a", "b", "c", "d"):
+        await store.list_public(game, "scopa", 1000, 10**13)
+    await store.list_public("e", "scopa", 900, 10**13)
+    first = await store.public_games("", 5000, 2)
+    second = await store.public_games("", 5000, 2, (first[-1][1], first[-1][0]))
+    third = await store.public_games("", 5000, 2, (second[-1][1], second[-1][0]))
+    assert [g for g, _ in first + second + third] == ["d", "c", "b", "a", "e"]
+
+
+async def test_unlisted_and_expired_games_leave_the_lobby(backend: Backend) -> None:
+    """A game taken off the lobby, or past its expiry, is no longer listed."""
+    store = backend.store
+    await store.list_public("gone", "scopa", 1000, 10**13)
+    await store.list_public("stale", "scopa", 2000, 4000)
+    await store.list_public("live", "scopa", 3000, 10**13)
+    await store.unlist_public("gone")
+    await store.unlist_public("never-listed")
+    assert await store.public_games("", 3999, 10) == [("live", 3000), ("stale", 2000)]
+    assert await store.public_games("scopa", 4000, 10) == [("live", 3000)]
+    assert await store.public_games("", 4000, 10) == [("live", 3000)]
