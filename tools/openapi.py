@@ -185,6 +185,8 @@ class _Builder:
         if kind == _FDP.TYPE_ENUM:
             self.enum(field.type_name)
             return _ref(field.type_name)
+        if field.type_name == ".google.protobuf.Timestamp":
+            return {"type": "string", "format": "date-time"}  # proto3 JSON: RFC 3339
         if kind in (_FDP.TYPE_MESSAGE, _FDP.TYPE_GROUP):
             self.message(field.type_name)
             return _ref(field.type_name)

@@ -124,6 +124,24 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "`DEADLINE_EXCEEDED / WATCH_IDLE` (watch again from the last version to resume).",
     ),
     EnvVar(
+        "SCOPA_SWEEP_INTERVAL_S",
+        "`1`",
+        "How often each replica's sweeper scans the turn-deadline index for overdue games "
+        "(turn clocks, bot turns a dead replica left), in seconds.",
+    ),
+    EnvVar(
+        "SCOPA_BOT_BUDGET_MS",
+        "`30`",
+        "How long an `ismcts` bot seat searches per move, in milliseconds (at most 2000 "
+        "iterations per 30 ms).",
+    ),
+    EnvVar(
+        "SCOPA_BOT_GRACE_S",
+        "`2`",
+        "A bot seat's turn still unplayed this many seconds after its thinking time "
+        "(`SCOPA_BOT_BUDGET_MS`) is over (its replica died) is played by a sweeper.",
+    ),
+    EnvVar(
         "SCOPA_WATCH_PER_CLIENT",
         "`100`",
         "Open WatchGame streams one client address may hold on one replica; more get "
@@ -238,6 +256,9 @@ class Settings:
     waiting_ttl_s: int = 3600
     watch_idle_s: float = 600.0
     watch_per_client: int = 100
+    sweep_interval_s: float = 1.0
+    bot_grace_s: float = 2.0
+    bot_budget_ms: int = 30
     grace_s: float = 10.0
     drain_delay_s: float = 2.0
     max_request_bytes: int = 65_536
@@ -295,6 +316,9 @@ class Settings:
             waiting_ttl_s=env.get("SCOPA_WAITING_TTL_S", 3600, _positive_int),
             watch_idle_s=env.get("SCOPA_WATCH_IDLE_S", 600.0, _positive_float),
             watch_per_client=env.get("SCOPA_WATCH_PER_CLIENT", 100, _positive_count),
+            sweep_interval_s=env.get("SCOPA_SWEEP_INTERVAL_S", 1.0, _positive_float),
+            bot_grace_s=env.get("SCOPA_BOT_GRACE_S", 2.0, _non_negative_float),
+            bot_budget_ms=env.get("SCOPA_BOT_BUDGET_MS", 30, _positive_int),
             grace_s=env.get("SCOPA_GRACE_S", 10.0, _non_negative_float),
             drain_delay_s=env.get("SCOPA_DRAIN_DELAY_S", 2.0, _non_negative_float),
             max_request_bytes=env.get("SCOPA_MAX_REQUEST_BYTES", 65_536, _byte_count),

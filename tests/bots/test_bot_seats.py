@@ -26,7 +26,7 @@ FAST = CoreSettings(bot_budget=bots.Budget(iterations=10))
 class SilentCore(GameCore):
     """A replica that dies before playing bot turns: it commits human moves only."""
 
-    async def _play_bots(
+    async def _advance(
         self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
     ) -> tuple[int, rules.MatchState, GameMeta]:
         return version, state, meta

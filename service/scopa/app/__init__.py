@@ -4,7 +4,9 @@ It knows the rules (:mod:`scopa.rules`) and the store contract (:mod:`scopa.stor
 transport: gRPC and REST only convert their messages into these calls.
 """
 
+from ._clock import MAX_SYNC_RTT_S, StoreClock, TimeoutAction
 from ._core import (
+    DEFAULT_FORFEIT_AFTER,
     AppEvent,
     CoreSettings,
     CreateGameCommand,
@@ -36,9 +38,12 @@ from ._errors import (
 )
 from ._limits import RateLimited, RateLimits, client_key, parse_rate
 from ._meta import GameMeta, SeatMeta
+from ._sweeper import Sweeper
 from ._tokens import TokenAuthority
 
 __all__ = [
+    "DEFAULT_FORFEIT_AFTER",
+    "MAX_SYNC_RTT_S",
     "AppError",
     "AppEvent",
     "ConcurrentUpdate",
@@ -64,6 +69,9 @@ __all__ = [
     "SeatTaken",
     "StackedDecksDisabled",
     "StaleEtag",
+    "StoreClock",
+    "Sweeper",
+    "TimeoutAction",
     "TokenAuthority",
     "TooManyWatches",
     "Unauthenticated",

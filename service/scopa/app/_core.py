@@ -9,6 +9,7 @@ first response instead of playing twice.
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import hmac
 import json
@@ -28,6 +29,7 @@ from opentelemetry import trace
 
 from scopa import bots, rules
 from scopa.storage import (
+    DEADLINE_SHARDS,
     RESYNC,
     DuplicateRequest,
     Event,
@@ -35,9 +37,11 @@ from scopa.storage import (
     GameNotFound,
     GameStore,
     Snapshot,
+    StorageError,
     VersionConflict,
 )
 
+from ._clock import StoreClock, TimeoutAction
 from ._codec import is_keyed, pack, unpack
 from ._decoded import DecodedCache
 from ._errors import (
@@ -59,6 +63,7 @@ from ._tokens import TokenAuthority
 from ._watch import SharedReads, WatchCounter
 
 __all__ = [
+    "DEFAULT_FORFEIT_AFTER",
     "AppEvent",
     "CoreSettings",
     "CreateGameCommand",
@@ -128,6 +133,14 @@ class CreateGameCommand:
     first_dealer: int | None = None
     stacked_decks: Sequence[Sequence[int]] = ()
     request_id: str = ""
+    turn_timeout_s: int = 0
+    """Seconds a person's seat has for each action; 0: no turn clock."""
+    on_timeout: str = ""
+    """What a timeout does: ``bot`` (the default) or ``forfeit`` (see :class:`TimeoutAction`)."""
+    forfeit_after: int = 0
+    """With ``forfeit``: the seat's timeout that resigns it (0: ``DEFAULT_FORFEIT_AFTER``)."""
+    public: bool = False
+    """List the game in the lobby while it waits for players; its open seats need no invite."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +162,11 @@ class CoreSettings:
     """Game reads for watch streams running at once on one replica (shared per version)."""
     bot_budget: bots.Budget = bots.DEFAULT_BUDGET
     """How long an ``ismcts`` bot seat thinks per move."""
+    bot_grace_s: float = 2.0
+    """A bot turn still unplayed this long after its thinking time (``bot_budget``) is played
+    by the sweeper (the replica that should have played it died)."""
+    timeout_bot: bots.Level = bots.Level.GREEDY
+    """The bot that plays a person's turn when its clock runs out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +181,14 @@ class GameSnapshot:
     last_events: tuple[VersionedEvent, ...] = ()
     """The events of the latest version, as this caller may see them."""
     resigned: int = -1
+    deadline_ms: int = 0
+    """When the awaited action is due (turn clock), ms since the epoch; 0: no deadline."""
+    turn_timeout_s: int = 0
+    """The game's turn clock in seconds (0: none)."""
+    public: bool = False
+    """Whether the game is listed in the lobby while waiting for players."""
+    created_ms: int = 0
+    """When the game was created, ms since the epoch (0: unknown, games before the lobby)."""
 
     @property
     def etag(self) -> str:
@@ -303,8 +329,12 @@ class GameCore:
         on_game_active: Callable[[str, bool], None] | None = None,
         on_watch: Callable[[int], None] | None = None,
         tracer_provider: trace.TracerProvider | None = None,
+        clock: StoreClock | None = None,
     ) -> None:
         self._store = store
+        self._clock = clock or StoreClock()
+        self._acted = 0
+        """Due actions this core committed (a sweep compares the count before and after)."""
         self._tokens = tokens
         self._settings = settings or CoreSettings()
         self._rng = rng or random.SystemRandom()
@@ -368,30 +398,98 @@ class GameCore:
         if spec.open:
             raise InvalidArgument("a bot seat cannot also be open", field=field)
 
-    async def _play_bots(
+    @staticmethod
+    def _check_clock(cmd: CreateGameCommand) -> None:
+        if not 0 <= cmd.turn_timeout_s <= _MAX_TURN_TIMEOUT_S:
+            raise InvalidArgument(
+                f"turn_timeout_s is 0 (no clock) to {_MAX_TURN_TIMEOUT_S}", field="turn_timeout_s"
+            )
+        if cmd.on_timeout and cmd.on_timeout not in set(TimeoutAction):
+            raise InvalidArgument(
+                f"unknown timeout action {cmd.on_timeout!r}; one of " + ", ".join(TimeoutAction),
+                field="timeout_action",
+            )
+        if not 0 <= cmd.forfeit_after <= _MAX_FORFEIT_AFTER:
+            raise InvalidArgument(
+                f"forfeit_after is 0 (the default, {DEFAULT_FORFEIT_AFTER}) to"
+                f" {_MAX_FORFEIT_AFTER}",
+                field="forfeit_after",
+            )
+        if (cmd.on_timeout or cmd.forfeit_after) and not cmd.turn_timeout_s:
+            raise InvalidArgument(
+                "timeout_action and forfeit_after need a turn clock (turn_timeout_s)",
+                field="turn_timeout_s",
+            )
+
+    def _due(self, state: rules.MatchState, meta: GameMeta) -> bool:
+        """Whether the awaited action is due now: a bot's turn, or a person's run-out clock."""
+        if state.finished or meta.waiting:
+            return False
+        if meta.seats[_awaited_seat(state)].bot:
+            return True
+        return bool(meta.deadline_ms) and self._clock.now_ms() >= meta.deadline_ms
+
+    def _deadline(self, state: rules.MatchState, meta: GameMeta) -> int:
+        """When the action awaited in ``state`` is due (0: never): a bot's turn after the grace
+        (should its replica die before playing), a person's when the turn clock runs out."""
+        if state.finished or meta.waiting:
+            return 0
+        if meta.seats[_awaited_seat(state)].bot:
+            wait = self._settings.bot_budget.seconds + self._settings.bot_grace_s
+            return self._clock.now_ms() + round(wait * 1000)
+        if meta.turn_timeout_s:
+            return self._clock.now_ms() + meta.turn_timeout_s * 1000
+        return 0
+
+    async def _advance(
         self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
     ) -> tuple[int, rules.MatchState, GameMeta]:
-        """Play every bot turn now due, each one load-free commit (compare-and-set) after the last.
+        """Take every action now due, each one commit (compare-and-set) after the last.
 
-        A lost race means another replica played the turn: stop, its commit stands. Returns the
-        last version, state and meta this call knows of.
+        Due are a bot seat's turn, and a person's turn whose clock ran out (the timeout bot
+        plays it, or the seat forfeits). A lost race means another replica acted: stop, its
+        commit stands, and the game is read again. Returns the game's latest version, state
+        and meta.
         """
         for _ in range(_MAX_BOT_TURNS):
-            if state.finished or meta.waiting:
+            if not self._due(state, meta):
                 break
-            seat = state.turn
+            seat = _awaited_seat(state)
             level = meta.seats[seat].bot
-            if not level:
-                break
-            new_state, events = await self._bot_turn(game_id, state, seat, bots.Level(level))
+            if level:
+                new_state, events = await self._bot_turn(game_id, state, seat, bots.Level(level))
+                new_meta = meta
+            else:
+                new_state, events, new_meta = await self._time_out(game_id, state, meta, seat)
             try:
-                result = await self._commit(
-                    game_id, version, new_state, meta, seat, events, None, b""
+                result, meta = await self._commit(
+                    game_id, version, new_state, new_meta, seat, events, None, b""
                 )
             except ConcurrentUpdate:
-                break
+                snap = await self._load(game_id)
+                return snap.version, self._states.load(snap.state), self._metas.load(snap.meta)
             version, state = result.snapshot.version, new_state
+            self._acted += 1
+            if not level:  # logged once committed: a replica that lost the race took nothing
+                timeouts = meta.seats[seat].timeouts
+                forfeit = meta.resigned == seat
+                _log.info(
+                    "turn_timed_out", game_id=game_id, seat=seat, timeouts=timeouts, forfeit=forfeit
+                )
         return version, state, meta
+
+    async def _time_out(
+        self, game_id: str, state: rules.MatchState, meta: GameMeta, seat: int
+    ) -> tuple[rules.MatchState, list[rules.Event], GameMeta]:
+        """A person's clock ran out: the timeout bot plays for the seat, or the seat forfeits."""
+        meta = meta.with_timeout(seat)
+        count = meta.seats[seat].timeouts
+        limit = meta.forfeit_after or DEFAULT_FORFEIT_AFTER
+        if meta.on_timeout == TimeoutAction.FORFEIT and count >= limit:
+            new_state, events = rules.resign(state, seat)
+            return new_state, events, replace(meta, resigned=seat)
+        new_state, events = await self._bot_turn(game_id, state, seat, self._settings.timeout_bot)
+        return new_state, events, meta
 
     async def _bot_turn(
         self, game_id: str, state: rules.MatchState, seat: int, level: bots.Level
@@ -458,13 +556,28 @@ class GameCore:
         view = rules.observe(state, seat)
         if status is GameStatus.WAITING_FOR_PLAYERS:
             view = view._replace(legal_moves=())
-        public = tuple(SeatMeta(s.name, s.open, s.joined, bot=s.bot) for s in meta.seats)
+        public = tuple(
+            SeatMeta(s.name, s.open, s.joined, bot=s.bot, timeouts=s.timeouts) for s in meta.seats
+        )
         last: tuple[VersionedEvent, ...] = () if shown is None else shown
         if meta.last_events and shown is None:
             last = tuple(
                 VersionedEvent(version, e) for e in _visible(_decode_log(meta.last_events), seat)
             )
-        return GameSnapshot(game_id, version, status, public, view, last, meta.resigned)
+        clocked = status is GameStatus.ACTIVE and meta.turn_timeout_s > 0
+        return GameSnapshot(
+            game_id,
+            version,
+            status,
+            public,
+            view,
+            last,
+            meta.resigned,
+            deadline_ms=meta.deadline_ms if clocked else 0,
+            turn_timeout_s=meta.turn_timeout_s,
+            public=meta.public,
+            created_ms=meta.created_ms,
+        )
 
     # -- use cases --
 
@@ -490,6 +603,7 @@ class GameCore:
         for i, spec in enumerate(specs):
             self._check_display_name(spec.name, f"seats[{i}].display_name")
             self._check_bot(spec, f"seats[{i}].bot")
+        self._check_clock(cmd)
         if cmd.stacked_decks and not self._settings.allow_stacked_decks:
             raise StackedDecksDisabled("this server does not accept stacked decks")
         decks = tuple(
@@ -509,7 +623,16 @@ class GameCore:
                 seats.append(SeatMeta(spec.name or f"Bot {seat + 1}", False, True, bot=spec.bot))
             else:
                 seats.append(SeatMeta(spec.name or f"Player {seat + 1}", False, True))
-        meta = GameMeta(tuple(seats), last_events=_encode_log(events))
+        meta = GameMeta(
+            tuple(seats),
+            last_events=_encode_log(events),
+            turn_timeout_s=cmd.turn_timeout_s,
+            on_timeout=cmd.on_timeout or TimeoutAction.BOT,
+            forfeit_after=cmd.forfeit_after,
+            public=cmd.public,
+            created_ms=self._clock.now_ms(),
+        )
+        meta = replace(meta, deadline_ms=self._deadline(state, meta))
         tokens = tuple(
             (s, self._tokens.issue(game_id, s, request_id))
             for s in range(players)
@@ -522,6 +645,8 @@ class GameCore:
             span.set_attribute("scopa.game_id", game_id)
             span.set_attribute("scopa.preset", ruleset.preset)
             span.set_attribute("scopa.players", players)
+            if meta.deadline_ms:
+                await self._store.lower_deadline(game_id, meta.deadline_ms)
             try:
                 result = await self._store.create(
                     game_id,
@@ -551,8 +676,9 @@ class GameCore:
         self._on_created(ruleset.preset)
         self._on_active(game_id, False)
         _log.info("game_created", game_id=game_id, preset=ruleset.preset, players=players)
+        await self._indexed(game_id, result.version, GameMeta(()), state, meta)
         first_seat = tokens[0][0] if tokens else None
-        version, state, meta = await self._play_bots(game_id, result.version, state, meta)
+        version, state, meta = await self._advance(game_id, result.version, state, meta)
         return CreateResult(
             game_id,
             tokens,
@@ -566,7 +692,7 @@ class GameCore:
         state = self._states.load(snap.state)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
         meta = self._metas.load(snap.meta)
-        version, state, meta = await self._play_bots(game_id, snap.version, state, meta)
+        version, state, meta = await self._advance(game_id, snap.version, state, meta)
         return self._snapshot(game_id, version, state, meta, seat)
 
     async def play_card(
@@ -596,6 +722,13 @@ class GameCore:
         loaded = await self._seat_write(game_id, token, request_id, doing, fingerprint)
         if isinstance(loaded, PlayResult):
             return loaded
+        if self._due(loaded[1], loaded[2]):
+            # An overdue turn (a clock that ran out, an unplayed bot turn) is taken first; the
+            # action then meets the game as it is after it (e.g. NOT_YOUR_TURN).
+            await self._advance(game_id, loaded[0].version, loaded[1], loaded[2])
+            loaded = await self._seat_write(game_id, token, request_id, doing, fingerprint)
+            if isinstance(loaded, PlayResult):
+                return loaded
         snap, state, meta, seat, rid = loaded
         if etag and etag != f"v{snap.version}":
             raise StaleEtag(f"etag {etag} is stale; the game is at v{snap.version}")
@@ -617,10 +750,10 @@ class GameCore:
             elif isinstance(first, rules.Declared):
                 span.set_attribute("scopa.declaration", first.name)
             span.set_attribute("scopa.game_over", new_state.finished)
-        result = await self._commit(
+        result, meta = await self._commit(
             game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
         )
-        await self._play_bots(game_id, result.snapshot.version, new_state, meta)
+        await self._advance(game_id, result.snapshot.version, new_state, meta)
         return result
 
     async def resign(self, game_id: str, token: str | None, request_id: str = "") -> PlayResult:
@@ -632,9 +765,10 @@ class GameCore:
         snap, state, meta, seat, rid = loaded
         new_state, events = rules.resign(state, seat)
         meta = replace(meta, resigned=seat)
-        return await self._commit(
+        result, _ = await self._commit(
             game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
         )
+        return result
 
     async def _seat_write(
         self, game_id: str, token: str | None, request_id: str, action: str, fingerprint: bytes
@@ -671,11 +805,20 @@ class GameCore:
         request_id: str | None,
         fingerprint: bytes,
         slot: str | None = None,
-    ) -> PlayResult:
+    ) -> tuple[PlayResult, GameMeta]:
+        """Compare-and-set ``state`` at ``version`` + 1; the result and the meta as committed.
+
+        The meta gets the new version's deadline; the deadline index is lowered before the
+        commit when the deadline comes sooner (so no process death leaves it late) and set
+        exactly after it.
+        """
         new_version = version + 1
         blob = rules.dump_state(state)
         log = _encode_log(events)
-        meta = replace(meta, last_events=log)
+        before = meta
+        meta = replace(meta, last_events=log, deadline_ms=self._deadline(state, meta))
+        if meta.deadline_ms and not 0 < before.deadline_ms <= meta.deadline_ms:
+            await self._store.lower_deadline(game_id, meta.deadline_ms)
         meta_blob = meta.dump()
         response = None
         if request_id:
@@ -697,7 +840,8 @@ class GameCore:
         except VersionConflict:
             raise ConcurrentUpdate("another move was made at the same time; reload") from None
         except DuplicateRequest as dup:
-            return self._replayed(game_id, seat, dup.response, dup.state, meta, fingerprint)
+            replayed = self._replayed(game_id, seat, dup.response, dup.state, before, fingerprint)
+            return replayed, before
         except GameNotFound:
             raise GameNotFoundError(f"no game games/{game_id}") from None
         self._states.remember(blob, state)
@@ -705,7 +849,37 @@ class GameCore:
         if state.finished:
             self._on_finished(state.ruleset.preset, state.finish_reason.value)
         self._on_active(game_id, state.finished)
-        return self._result(game_id, seat, new_version, state, meta, events)
+        await self._indexed(game_id, new_version, before, state, meta)
+        return self._result(game_id, seat, new_version, state, meta, events), meta
+
+    async def _indexed(
+        self,
+        game_id: str,
+        version: int,
+        before: GameMeta,
+        state: rules.MatchState,
+        meta: GameMeta,
+    ) -> None:
+        """Bring the deadline index and the lobby up to a committed version (best effort).
+
+        The commit stands whatever happens here: a failed deadline update leaves an entry that
+        is never later than the game's deadline (``lower_deadline`` ran before the commit), which
+        the sweeper then corrects; a lobby entry of a game no longer waiting is dropped when
+        ListGames meets it.
+        """
+        try:
+            if before.deadline_ms or meta.deadline_ms:
+                await self._store.set_deadline(game_id, version, meta.deadline_ms or None)
+            if meta.public and (before.waiting or not before.seats):
+                if meta.waiting and not state.finished:
+                    expires = self._clock.now_ms() + round(self._settings.waiting_ttl_s * 1000)
+                    await self._store.list_public(
+                        game_id, state.ruleset.preset, meta.created_ms, expires
+                    )
+                else:
+                    await self._store.unlist_public(game_id)
+        except StorageError:
+            _log.warning("index_update_failed", game_id=game_id, version=version)
 
     def _result(
         self,
@@ -749,14 +923,20 @@ class GameCore:
     async def join_game(
         self, game_id: str, invite_code: str, name: str, request_id: str = ""
     ) -> JoinResult:
-        """Claim the open seat that ``invite_code`` was issued for."""
+        """Claim the open seat that ``invite_code`` was issued for (of a public game: without a
+        code, its lowest open seat)."""
         rid = self._check_request_id(request_id)
         self._check_display_name(name, "display_name")
         snap = await self._load(game_id, rid)
         state = self._states.load(snap.state)
         meta = self._metas.load(snap.meta)
-        seat = self._invited_seat(game_id, meta, invite_code)
         fingerprint = _fingerprint("JoinGame", invite_code, name)
+        if invite_code or not meta.public:
+            seat = self._invited_seat(game_id, meta, invite_code)
+        elif snap.cached_response is not None:
+            seat = _cached_seat(snap.cached_response, fingerprint)
+        else:
+            seat = _open_seat(meta, state)
         if snap.cached_response is not None:
             # Before the GAME_OVER check: a retry after the game ended gets its first response.
             replay = self._replayed(
@@ -769,11 +949,81 @@ class GameCore:
             raise SeatTaken("that seat was already claimed")
         meta = meta.with_joined(seat, name)
         events: list[AppEvent] = [SeatJoined(seat, meta.seats[seat].name)]
-        result = await self._commit(
+        result, meta = await self._commit(
             game_id, snap.version, state, meta, seat, events, rid, fingerprint
         )
-        await self._play_bots(game_id, result.snapshot.version, state, meta)
+        await self._advance(game_id, result.snapshot.version, state, meta)
         return JoinResult(seat, self._tokens.issue(game_id, seat, rid), result.snapshot)
+
+    async def sweep_game(self, game_id: str, deadline_ms: int) -> bool:
+        """Take a game's overdue action if it still is due (a sweeper found its index entry).
+
+        Every replica's sweeper may find the same entry: the commit is a compare-and-set, so
+        exactly one of them acts. A game that is gone loses its entry; one not due (the entry
+        was early) gets its entry set to its real deadline. Returns whether this call acted.
+        """
+        try:
+            snap = await self._store.load(game_id)
+        except GameNotFound:
+            await self._store.forget_deadline(game_id, deadline_ms)
+            return False
+        state = self._states.load(snap.state)
+        meta = self._metas.load(snap.meta)
+        acted = self._acted
+        version, _, meta = await self._advance(game_id, snap.version, state, meta)
+        if version == snap.version:
+            await self._store.set_deadline(game_id, version, meta.deadline_ms or None)
+        return self._acted > acted
+
+    async def sync_clock(self) -> bool:
+        """Measure the offset of this replica's clock to the store's (see :class:`StoreClock`)."""
+        return await self._clock.sync(self._store)
+
+    async def due_games(self, limit: int) -> list[tuple[str, int]]:
+        """Index entries due by the store's clock now, from every deadline shard (for a sweep)."""
+        now = self._clock.now_ms()
+        shards = list(range(DEADLINE_SHARDS))
+        self._rng.shuffle(shards)  # replicas start their scans at different shards
+        due: list[tuple[str, int]] = []
+        for shard in shards:
+            due += await self._store.due_games(shard, now, limit)
+        return due
+
+    async def list_games(
+        self, preset: str, page_size: int, page_token: str
+    ) -> tuple[list[GameSnapshot], str]:
+        """Public games waiting for players, newest first, as a spectator sees them (AIP-158).
+
+        Returns one page and the token of the next ("" on the last page). A listed game that is
+        gone or no longer waiting leaves the lobby here.
+        """
+        if preset and preset not in rules.PRESETS:
+            raise InvalidArgument(f"unknown preset {preset!r}", field="preset")
+        if page_size < 0:
+            raise InvalidArgument("page_size must not be negative", field="page_size")
+        size = min(page_size or _DEFAULT_PAGE_SIZE, _MAX_PAGE_SIZE)
+        cursor = _read_page_token(page_token, preset)
+        rows = await self._store.public_games(preset, self._clock.now_ms(), size + 1, cursor)
+        more = len(rows) > size
+        rows = rows[:size]
+        loaded = await asyncio.gather(*(self._listed(game_id) for game_id, _ in rows))
+        games = [game for game in loaded if game is not None]
+        token = _page_token(preset, rows[-1][1], rows[-1][0]) if more and rows else ""
+        return games, token
+
+    async def _listed(self, game_id: str) -> GameSnapshot | None:
+        """A lobby entry's spectator snapshot; None (and off the lobby) when no longer open."""
+        try:
+            snap = await self._store.load(game_id)
+        except GameNotFound:
+            await self._store.unlist_public(game_id)
+            return None
+        state = self._states.load(snap.state)
+        meta = self._metas.load(snap.meta)
+        if state.finished or not meta.waiting:
+            await self._store.unlist_public(game_id)
+            return None
+        return self._snapshot(game_id, snap.version, state, meta, None)
 
     def _invited_seat(self, game_id: str, meta: GameMeta, code: str) -> int:
         if not code:
@@ -906,6 +1156,21 @@ games this replica served last."""
 _MAX_BOT_TURNS: Final = 1000
 """Bot turns one call plays at most (a game of bots only is played out in one call)."""
 
+_MAX_TURN_TIMEOUT_S: Final = 7 * 24 * 3600
+DEFAULT_FORFEIT_AFTER: Final = 3
+"""With ``on_timeout`` "forfeit" and no ``forfeit_after``: the third timeout resigns the seat."""
+_MAX_FORFEIT_AFTER: Final = 100
+
+
+def _awaited_seat(state: rules.MatchState) -> int:
+    """The seat whose action the game awaits, in whatever phase it is.
+
+    ``apply_action`` takes an action only from ``state.turn`` (the seat ``legal_actions``
+    lists actions for), so the turn clock and the bots follow it, not a "current player"
+    of the play phase: a phase that awaits another seat's answer hands ``turn`` to that seat.
+    """
+    return state.turn
+
 
 def _now() -> float:
     return asyncio.get_running_loop().time()
@@ -921,6 +1186,12 @@ def _create_digest(cmd: CreateGameCommand) -> bytes:
             [[seat.name, seat.open, *([seat.bot] if seat.bot else [])] for seat in cmd.seats],
             cmd.first_dealer,
             [list(deck) for deck in cmd.stacked_decks],
+            # The clock and the lobby only when set, so earlier digests stay as they were.
+            *(
+                [[cmd.turn_timeout_s, cmd.on_timeout, cmd.forfeit_after, cmd.public]]
+                if cmd.turn_timeout_s or cmd.public
+                else []
+            ),
         ],
         separators=(",", ":"),
     )
@@ -943,6 +1214,57 @@ def _canonical(action: rules.Action) -> str:
         capture = None if action.capture is None else sorted(action.capture)
         return json.dumps(["move", action.card, capture])
     return repr(action)
+
+
+_DEFAULT_PAGE_SIZE: Final = 20
+_MAX_PAGE_SIZE: Final = 100
+"""ListGames pages: 0 means the default; larger sizes are cut to the maximum (AIP-158)."""
+
+
+def _page_token(preset: str, created_ms: int, game_id: str) -> str:
+    """An opaque ListGames page token: the filter and the last entry of the page."""
+    text = json.dumps([preset, created_ms, game_id], separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def _read_page_token(token: str, preset: str) -> tuple[int, str] | None:
+    """The cursor of a page token; INVALID_ARGUMENT if malformed or from another filter."""
+    if not token:
+        return None
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        filtered, created_ms, game_id = json.loads(base64.urlsafe_b64decode(padded))
+        if not isinstance(created_ms, int) or not isinstance(game_id, str):
+            raise ValueError(token)
+    except (ValueError, TypeError):
+        raise InvalidArgument(
+            "page_token is not a token of ListGames", field="page_token"
+        ) from None
+    if filtered != preset:
+        raise InvalidArgument(
+            "page_token belongs to a listing with another preset filter", field="page_token"
+        )
+    return created_ms, game_id
+
+
+def _open_seat(meta: GameMeta, state: rules.MatchState) -> int:
+    """The lowest open seat of a public game (SEAT_TAKEN when every seat is taken)."""
+    if state.finished:
+        raise rules.GameOver("the game is over")
+    for seat, s in enumerate(meta.seats):
+        if s.open and not s.joined:
+            return seat
+    raise SeatTaken("every seat of this game is taken")
+
+
+def _cached_seat(cached: bytes, fingerprint: bytes) -> int:
+    """The seat a cached JoinGame response was for (REQUEST_ID_REUSED for another request)."""
+    if cached.startswith(_FINGERPRINTED):
+        size = len(_FINGERPRINTED) + len(fingerprint)
+        if not hmac.compare_digest(cached[len(_FINGERPRINTED) : size], fingerprint):
+            raise RequestIdReused("request_id was already used for another request")
+        cached = cached[size:]
+    return _decode_response(cached)[0]
 
 
 def _new_id() -> str:

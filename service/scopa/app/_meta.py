@@ -22,6 +22,8 @@ class SeatMeta:
     invite_digest: str = ""
     bot: str = ""
     """The bot level playing this seat (``scopa.bots.Level``), or empty for a person."""
+    timeouts: int = 0
+    """How many of this seat's turns ran out of time (turn clocks)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +35,18 @@ class GameMeta:
     """The seat that resigned, or -1."""
     last_events: bytes = b""
     """The full-truth event log entry of the latest version (filtered per seat when shown)."""
+    turn_timeout_s: int = 0
+    """The turn clock: seconds a person's seat has for each action (0: no clock)."""
+    on_timeout: str = "bot"
+    """What a timeout does (``scopa.app.TimeoutAction``)."""
+    forfeit_after: int = 0
+    """With ``on_timeout`` "forfeit": the seat's timeout that resigns it."""
+    deadline_ms: int = 0
+    """When the awaited action is due, ms since the epoch by the store's clock (0: none)."""
+    public: bool = False
+    """Listed in the lobby while waiting for players."""
+    created_ms: int = 0
+    """When the game was created, ms since the epoch by the store's clock."""
 
     @property
     def waiting(self) -> bool:
@@ -45,6 +59,12 @@ class GameMeta:
         seats[seat] = replace(seats[seat], joined=True, name=name or seats[seat].name)
         return replace(self, seats=tuple(seats))
 
+    def with_timeout(self, seat: int) -> GameMeta:
+        """A copy counting one more timeout of ``seat``."""
+        seats = list(self.seats)
+        seats[seat] = replace(seats[seat], timeouts=seats[seat].timeouts + 1)
+        return replace(self, seats=tuple(seats))
+
     def dump(self) -> bytes:
         """Serialise for the store in the keyed format of :mod:`scopa.app._codec`."""
         seats = [
@@ -54,10 +74,20 @@ class GameMeta:
                 "joined": s.joined,
                 "invite_digest": s.invite_digest,
                 "bot": s.bot,
+                **({"timeouts": s.timeouts} if s.timeouts else {}),
             }
             for s in self.seats
         ]
-        return pack({"seats": seats, "resigned": self.resigned}, {"last_events": self.last_events})
+        record: dict[str, object] = {"seats": seats, "resigned": self.resigned}
+        if self.turn_timeout_s:
+            record["clock"] = [self.turn_timeout_s, self.on_timeout, self.forfeit_after]
+        if self.deadline_ms:
+            record["deadline_ms"] = self.deadline_ms
+        if self.public:
+            record["public"] = True
+        if self.created_ms:
+            record["created_ms"] = self.created_ms
+        return pack(record, {"last_events": self.last_events})
 
     @classmethod
     def load(cls, blob: bytes) -> GameMeta:
@@ -67,10 +97,28 @@ class GameMeta:
         record, blobs = unpack(blob)
         try:
             seats = tuple(
-                SeatMeta(s["name"], s["open"], s["joined"], s["invite_digest"], s.get("bot", ""))
+                SeatMeta(
+                    s["name"],
+                    s["open"],
+                    s["joined"],
+                    s["invite_digest"],
+                    s.get("bot", ""),
+                    s.get("timeouts", 0),
+                )
                 for s in record["seats"]
             )
-            return cls(seats, record["resigned"], blobs["last_events"])
+            timeout_s, on_timeout, forfeit_after = record.get("clock", (0, "bot", 0))
+            return cls(
+                seats,
+                record["resigned"],
+                blobs["last_events"],
+                timeout_s,
+                on_timeout,
+                forfeit_after,
+                record.get("deadline_ms", 0),
+                record.get("public", False),
+                record.get("created_ms", 0),
+            )
         except (KeyError, TypeError) as exc:
             raise InvalidState("corrupt game meta") from exc
 

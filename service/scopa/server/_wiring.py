@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any
 
-from scopa.app import CoreSettings, GameCore, RateLimits, TokenAuthority
+from scopa import bots
+from scopa.app import CoreSettings, GameCore, RateLimits, Sweeper, TokenAuthority
 from scopa.config import Settings
 from scopa.server._guard import grpc_client
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
@@ -51,6 +54,11 @@ async def build_services(settings: Settings) -> Wiring:
             waiting_ttl_s=settings.waiting_ttl_s,
             watch_idle_s=settings.watch_idle_s,
             watch_per_client=settings.watch_per_client,
+            bot_grace_s=settings.bot_grace_s,
+            bot_budget=bots.Budget(
+                iterations=-(-2000 * settings.bot_budget_ms // 30),
+                seconds=settings.bot_budget_ms / 1000,
+            ),
         ),
         on_game_created=record_game_created,
         on_game_finished=lambda preset, reason: record_game_finished(preset),
@@ -58,6 +66,16 @@ async def build_services(settings: Settings) -> Wiring:
         on_watch=record_watch_streams,
     )
     calls = GameCalls(core)
+    # Every replica sweeps: overdue turns of games nobody touches are taken by whichever
+    # replica's compare-and-set wins (scopa.app.Sweeper).
+    sweeping = asyncio.create_task(Sweeper(core, settings.sweep_interval_s).run())
+
+    async def close() -> None:
+        sweeping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweeping
+        await store.close()
+
     servicer = GameServicer(calls, _client_of(settings))
 
     def register(server: object) -> None:
@@ -100,7 +118,7 @@ async def build_services(settings: Settings) -> Wiring:
     return Wiring(
         registrars=[register],
         ready_check=ready,
-        close=store.close,
+        close=close,
         service_names=[GAME_SERVICE],
         rate_limits=rate_limits,
         http_app=http_app,

@@ -95,6 +95,7 @@ class GameCalls:
             "TakeAction": self.take_action,
             "JoinGame": self.join_game,
             "ResignGame": self.resign_game,
+            "ListGames": self.list_games,
             "ListRulesets": self.list_rulesets,
         }
 
@@ -180,6 +181,18 @@ class GameCalls:
                 game_id_from_name(request.name), token, request.request_id
             )
         return pb.ResignGameResponse(view=view_to_pb(result.snapshot))
+
+    async def list_games(
+        self, request: pb.ListGamesRequest, token: str | None
+    ) -> pb.ListGamesResponse:
+        """The lobby: public games waiting for players, as spectators see them."""
+        with request_fields():
+            games, next_token = await self._core.list_games(
+                request.preset, request.page_size, request.page_token
+            )
+        return pb.ListGamesResponse(
+            games=[view_to_pb(game) for game in games], next_page_token=next_token
+        )
 
     async def list_rulesets(
         self, request: pb.ListRulesetsRequest, token: str | None

@@ -120,6 +120,12 @@ class ConnectGameService:
         """Resign the caller's seat."""
         return await self._unary("ResignGame", self._calls.resign_game, request, ctx)
 
+    async def list_games(
+        self, request: pb.ListGamesRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.ListGamesResponse:
+        """The lobby: public games waiting for players."""
+        return await self._unary("ListGames", self._calls.list_games, request, ctx)
+
     async def list_rulesets(
         self, request: pb.ListRulesetsRequest, ctx: RequestContext[Any, Any]
     ) -> pb.ListRulesetsResponse:

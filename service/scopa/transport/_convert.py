@@ -15,6 +15,7 @@ from scopa.app import (
     InvalidArgument,
     SeatJoined,
     SeatSpec,
+    TimeoutAction,
     Unauthenticated,
     VersionedEvent,
 )
@@ -48,6 +49,12 @@ _FINISH = {
     rules.FinishReason.NAPOLEONE: pb.FINISH_REASON_NAPOLEONE,
     rules.FinishReason.RESIGNED: pb.FINISH_REASON_RESIGNED,
 }
+_TIMEOUT_ACTIONS = {
+    pb.TIMEOUT_ACTION_UNSPECIFIED: "",
+    pb.TIMEOUT_ACTION_BOT_PLAYS: TimeoutAction.BOT.value,
+    pb.TIMEOUT_ACTION_FORFEIT: TimeoutAction.FORFEIT.value,
+}
+"""CreateGameRequest.timeout_action to the core's; an unknown number becomes "?" (refused)."""
 _OPTION_TYPES = {
     "bool": pb.OPTION_TYPE_BOOL,
     "int": pb.OPTION_TYPE_INT,
@@ -172,6 +179,10 @@ def create_command(request: pb.CreateGameRequest) -> CreateGameCommand:
         first_dealer=request.first_dealer if request.HasField("first_dealer") else None,
         stacked_decks=decks,
         request_id=request.request_id,
+        turn_timeout_s=request.turn_timeout_s,
+        on_timeout=_TIMEOUT_ACTIONS.get(request.timeout_action, "?"),
+        forfeit_after=request.forfeit_after,
+        public=request.public,
     )
 
 
@@ -273,6 +284,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
             open=meta.open and not meta.joined,
             resigned=snapshot.resigned == i,
             bot=meta.bot,
+            timeouts=meta.timeouts,
         )
         for i, meta in enumerate(snapshot.seats)
     ]
@@ -300,7 +312,13 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
         hand_results=[_hand_result(r) for r in view.results],
         winners=list(view.winners),
         finish_reason=_FINISH[view.finish_reason],
+        turn_timeout_s=snapshot.turn_timeout_s,
+        public=snapshot.public,
     )
+    if snapshot.deadline_ms:
+        message.turn_deadline.FromMilliseconds(snapshot.deadline_ms)
+    if snapshot.created_ms:
+        message.create_time.FromMilliseconds(snapshot.created_ms)
     message.MergeFrom(_options_view(options))
     return message
 

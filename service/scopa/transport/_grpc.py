@@ -69,6 +69,10 @@ class GameServicer(pb_grpc.GameServiceServicer):
         """Resign the caller's seat."""
         return await self._calls.resign_game(request, _token(context))
 
+    async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
+        """The lobby: public games waiting for players."""
+        return await self._calls.list_games(request, None)
+
     async def ListRulesets(
         self, request: pb.ListRulesetsRequest, context: Any
     ) -> pb.ListRulesetsResponse:

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
+from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -178,11 +178,17 @@ class GameService(Protocol):
         """
         Claims an open seat with its invite code and returns the seat's token.
 
+        A public game's open seats (CreateGameRequest.public) need no invite code:
+        without one, the call claims the game's lowest open seat.
+
         Errors:
         - PERMISSION_DENIED / INVITE_INVALID: the invite code does not belong to
           an open seat of this game.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no invite code for a game that is
+          not public (metadata "field": "invite_code").
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
-          (by a request with a different request_id).
+          (by a request with a different request_id), or, without an invite code,
+          every seat of the public game is taken.
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
@@ -207,6 +213,21 @@ class GameService(Protocol):
           holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
         - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
           limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
+        """
+        Lists the public games waiting for players (the lobby), newest first, as a
+        spectator sees them: seats with their names and open flags, never tokens
+        or invite codes. A game leaves the list once its last seat is taken, when
+        it finishes and when it expires. Join an open seat with JoinGame and no
+        invite code. Paged as AIP-158 describes.
+
+        Errors:
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
+          "field": "preset"), a negative page_size ("page_size"), or a page_token
+          that is malformed or was returned for another preset ("page_token").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -308,6 +329,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=svc.watch_game,
+                ),
+                "/scopa.v1.GameService/ListGames": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ListGames",
+                        service_name="scopa.v1.GameService",
+                        input=ListGamesRequest,
+                        output=ListGamesResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.list_games,
                 ),
                 "/scopa.v1.GameService/ListRulesets": Endpoint.unary(
                     method=MethodInfo(
@@ -585,11 +617,17 @@ class GameServiceClient(ConnectClient):
         """
         Claims an open seat with its invite code and returns the seat's token.
 
+        A public game's open seats (CreateGameRequest.public) need no invite code:
+        without one, the call claims the game's lowest open seat.
+
         Errors:
         - PERMISSION_DENIED / INVITE_INVALID: the invite code does not belong to
           an open seat of this game.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no invite code for a game that is
+          not public (metadata "field": "invite_code").
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
-          (by a request with a different request_id).
+          (by a request with a different request_id), or, without an invite code,
+          every seat of the public game is taken.
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
@@ -644,6 +682,40 @@ class GameServiceClient(ConnectClient):
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+        )
+    async def list_games(
+        self,
+        request: ListGamesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> ListGamesResponse:
+        """
+        Lists the public games waiting for players (the lobby), newest first, as a
+        spectator sees them: seats with their names and open flags, never tokens
+        or invite codes. A game leaves the list once its last seat is taken, when
+        it finishes and when it expires. Join an open seat with JoinGame and no
+        invite code. Paged as AIP-158 describes.
+
+        Errors:
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
+          "field": "preset"), a negative page_size ("page_size"), or a page_token
+          that is malformed or was returned for another preset ("page_token").
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListGames",
+                service_name="scopa.v1.GameService",
+                input=ListGamesRequest,
+                output=ListGamesResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def list_rulesets(
         self,
@@ -842,11 +914,17 @@ class GameServiceSync(Protocol):
         """
         Claims an open seat with its invite code and returns the seat's token.
 
+        A public game's open seats (CreateGameRequest.public) need no invite code:
+        without one, the call claims the game's lowest open seat.
+
         Errors:
         - PERMISSION_DENIED / INVITE_INVALID: the invite code does not belong to
           an open seat of this game.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no invite code for a game that is
+          not public (metadata "field": "invite_code").
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
-          (by a request with a different request_id).
+          (by a request with a different request_id), or, without an invite code,
+          every seat of the public game is taken.
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
@@ -871,6 +949,21 @@ class GameServiceSync(Protocol):
           holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
         - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
           limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
+        """
+        Lists the public games waiting for players (the lobby), newest first, as a
+        spectator sees them: seats with their names and open flags, never tokens
+        or invite codes. A game leaves the list once its last seat is taken, when
+        it finishes and when it expires. Join an open seat with JoinGame and no
+        invite code. Paged as AIP-158 describes.
+
+        Errors:
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
+          "field": "preset"), a negative page_size ("page_size"), or a page_token
+          that is malformed or was returned for another preset ("page_token").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -970,6 +1063,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=service.watch_game,
+                ),
+                "/scopa.v1.GameService/ListGames": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ListGames",
+                        service_name="scopa.v1.GameService",
+                        input=ListGamesRequest,
+                        output=ListGamesResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.list_games,
                 ),
                 "/scopa.v1.GameService/ListRulesets": EndpointSync.unary(
                     method=MethodInfo(
@@ -1247,11 +1351,17 @@ class GameServiceClientSync(ConnectClientSync):
         """
         Claims an open seat with its invite code and returns the seat's token.
 
+        A public game's open seats (CreateGameRequest.public) need no invite code:
+        without one, the call claims the game's lowest open seat.
+
         Errors:
         - PERMISSION_DENIED / INVITE_INVALID: the invite code does not belong to
           an open seat of this game.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no invite code for a game that is
+          not public (metadata "field": "invite_code").
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
-          (by a request with a different request_id).
+          (by a request with a different request_id), or, without an invite code,
+          every seat of the public game is taken.
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
@@ -1306,6 +1416,40 @@ class GameServiceClientSync(ConnectClientSync):
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+        )
+    def list_games(
+        self,
+        request: ListGamesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> ListGamesResponse:
+        """
+        Lists the public games waiting for players (the lobby), newest first, as a
+        spectator sees them: seats with their names and open flags, never tokens
+        or invite codes. A game leaves the list once its last seat is taken, when
+        it finishes and when it expires. Join an open seat with JoinGame and no
+        invite code. Paged as AIP-158 describes.
+
+        Errors:
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
+          "field": "preset"), a negative page_size ("page_size"), or a page_token
+          that is malformed or was returned for another preset ("page_token").
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListGames",
+                service_name="scopa.v1.GameService",
+                input=ListGamesRequest,
+                output=ListGamesResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     def list_rulesets(
         self,

@@ -12,6 +12,7 @@ import google.protobuf.descriptor
 import google.protobuf.internal.containers
 import google.protobuf.internal.enum_type_wrapper
 import google.protobuf.message
+import google.protobuf.timestamp_pb2
 import sys
 import typing
 
@@ -117,6 +118,34 @@ winning at once.
 FINISH_REASON_RESIGNED: FinishReason.ValueType  # 3
 """A seat resigned; the other side(s) win."""
 global___FinishReason = FinishReason
+
+class _TimeoutAction:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _TimeoutActionEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_TimeoutAction.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    TIMEOUT_ACTION_UNSPECIFIED: _TimeoutAction.ValueType  # 0
+    """The default: TIMEOUT_ACTION_BOT_PLAYS."""
+    TIMEOUT_ACTION_BOT_PLAYS: _TimeoutAction.ValueType  # 1
+    """A bot plays the seat's turn, from the seat's own view; the game goes on."""
+    TIMEOUT_ACTION_FORFEIT: _TimeoutAction.ValueType  # 2
+    """As BOT_PLAYS, but the seat's forfeit_after-th timeout resigns the seat
+    (the game ends with FINISH_REASON_RESIGNED).
+    """
+
+class TimeoutAction(_TimeoutAction, metaclass=_TimeoutActionEnumTypeWrapper):
+    """What happens when a seat's turn clock runs out (CreateGameRequest)."""
+
+TIMEOUT_ACTION_UNSPECIFIED: TimeoutAction.ValueType  # 0
+"""The default: TIMEOUT_ACTION_BOT_PLAYS."""
+TIMEOUT_ACTION_BOT_PLAYS: TimeoutAction.ValueType  # 1
+"""A bot plays the seat's turn, from the seat's own view; the game goes on."""
+TIMEOUT_ACTION_FORFEIT: TimeoutAction.ValueType  # 2
+"""As BOT_PLAYS, but the seat's forfeit_after-th timeout resigns the seat
+(the game ends with FINISH_REASON_RESIGNED).
+"""
+global___TimeoutAction = TimeoutAction
 
 class _OptionType:
     ValueType = typing.NewType("ValueType", builtins.int)
@@ -319,6 +348,7 @@ class SeatInfo(google.protobuf.message.Message):
     OPEN_FIELD_NUMBER: builtins.int
     RESIGNED_FIELD_NUMBER: builtins.int
     BOT_FIELD_NUMBER: builtins.int
+    TIMEOUTS_FIELD_NUMBER: builtins.int
     seat: builtins.int
     """The seat number."""
     display_name: builtins.str
@@ -333,6 +363,8 @@ class SeatInfo(google.protobuf.message.Message):
     """True when the seat has resigned."""
     bot: builtins.str
     """The bot level playing this seat (SeatSpec.bot), or empty for a person."""
+    timeouts: builtins.int
+    """How many of this seat's turns ran out of time (turn clock)."""
     def __init__(
         self,
         *,
@@ -343,8 +375,9 @@ class SeatInfo(google.protobuf.message.Message):
         open: builtins.bool = ...,
         resigned: builtins.bool = ...,
         bot: builtins.str = ...,
+        timeouts: builtins.int = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["bot", b"bot", "display_name", b"display_name", "hand_size", b"hand_size", "open", b"open", "resigned", b"resigned", "seat", b"seat", "side", b"side"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["bot", b"bot", "display_name", b"display_name", "hand_size", b"hand_size", "open", b"open", "resigned", b"resigned", "seat", b"seat", "side", b"side", "timeouts", b"timeouts"]) -> None: ...
 
 global___SeatInfo = SeatInfo
 
@@ -534,6 +567,10 @@ class GameView(google.protobuf.message.Message):
     WINNERS_FIELD_NUMBER: builtins.int
     FINISH_REASON_FIELD_NUMBER: builtins.int
     LEGAL_ACTIONS_FIELD_NUMBER: builtins.int
+    TURN_DEADLINE_FIELD_NUMBER: builtins.int
+    TURN_TIMEOUT_S_FIELD_NUMBER: builtins.int
+    PUBLIC_FIELD_NUMBER: builtins.int
+    CREATE_TIME_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The resource name, "games/{game}"."""
     preset: builtins.str
@@ -561,6 +598,12 @@ class GameView(google.protobuf.message.Message):
     """The current hand (smazzata), 1 = first."""
     finish_reason: global___FinishReason.ValueType
     """Why the game ended; FINISH_REASON_UNSPECIFIED until then."""
+    turn_timeout_s: builtins.int
+    """The game's turn clock in seconds (CreateGameRequest.turn_timeout_s); 0:
+    none.
+    """
+    public: builtins.bool
+    """True when the game is listed by ListGames while it waits for players."""
     @property
     def options(self) -> google.protobuf.internal.containers.MessageMap[builtins.str, global___OptionValue]:
         """The effective value of every rule option (preset plus overrides)."""
@@ -605,6 +648,18 @@ class GameView(google.protobuf.message.Message):
         for the caller whose turn it is. Plays always name their capture.
         """
 
+    @property
+    def turn_deadline(self) -> google.protobuf.timestamp_pb2.Timestamp:
+        """When the awaited action (the seat `turn`'s) is due, by the game store's
+        clock; unset without a turn clock or when no one can play. Past it, the
+        turn is taken for the seat (CreateGameRequest.timeout_action) by whichever
+        replica next reads or writes the game, or by a replica's sweeper.
+        """
+
+    @property
+    def create_time(self) -> google.protobuf.timestamp_pb2.Timestamp:
+        """When the game was created."""
+
     def __init__(
         self,
         *,
@@ -629,9 +684,13 @@ class GameView(google.protobuf.message.Message):
         winners: collections.abc.Iterable[builtins.int] | None = ...,
         finish_reason: global___FinishReason.ValueType = ...,
         legal_actions: collections.abc.Iterable[global___Action] | None = ...,
+        turn_deadline: google.protobuf.timestamp_pb2.Timestamp | None = ...,
+        turn_timeout_s: builtins.int = ...,
+        public: builtins.bool = ...,
+        create_time: google.protobuf.timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "seat", b"seat", "turn", b"turn"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "dealer", b"dealer", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "preset", b"preset", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "turn", b"turn", "version", b"version", "winners", b"winners"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "seat", b"seat", "turn", b"turn", "turn_deadline", b"turn_deadline"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seat", b"_seat"]) -> typing.Literal["seat"] | None: ...
     @typing.overload
@@ -1160,6 +1219,10 @@ class CreateGameRequest(google.protobuf.message.Message):
     FIRST_DEALER_FIELD_NUMBER: builtins.int
     STACKED_DECKS_FIELD_NUMBER: builtins.int
     REQUEST_ID_FIELD_NUMBER: builtins.int
+    TURN_TIMEOUT_S_FIELD_NUMBER: builtins.int
+    TIMEOUT_ACTION_FIELD_NUMBER: builtins.int
+    FORFEIT_AFTER_FIELD_NUMBER: builtins.int
+    PUBLIC_FIELD_NUMBER: builtins.int
     preset: builtins.str
     """The preset id, one of ListRulesetsResponse.rulesets[].id (e.g. "scopa")."""
     first_dealer: builtins.int
@@ -1169,6 +1232,24 @@ class CreateGameRequest(google.protobuf.message.Message):
     The same request retried with it returns the same game name, credentials
     and invites (with the game's current view); another request with it is
     INVALID_ARGUMENT.
+    """
+    turn_timeout_s: builtins.int
+    """A turn clock: the seconds a person's seat has for each action (1 to
+    604800); 0 (the default): no clock. Outside the range: INVALID_ARGUMENT
+    (metadata "field": "turn_timeout_s").
+    """
+    timeout_action: global___TimeoutAction.ValueType
+    """What a timeout does; needs turn_timeout_s (else INVALID_ARGUMENT, metadata
+    "field": "turn_timeout_s").
+    """
+    forfeit_after: builtins.int
+    """With TIMEOUT_ACTION_FORFEIT: the seat's timeout that resigns it (1 to
+    100); 0: the third. Outside the range: INVALID_ARGUMENT (metadata "field":
+    "forfeit_after").
+    """
+    public: builtins.bool
+    """List the game in the lobby (ListGames) while it waits for players; its
+    open seats can then be joined without an invite code.
     """
     @property
     def options(self) -> google.protobuf.internal.containers.MessageMap[builtins.str, global___OptionValue]:
@@ -1196,9 +1277,13 @@ class CreateGameRequest(google.protobuf.message.Message):
         first_dealer: builtins.int | None = ...,
         stacked_decks: collections.abc.Iterable[global___Deck] | None = ...,
         request_id: builtins.str = ...,
+        turn_timeout_s: builtins.int = ...,
+        timeout_action: global___TimeoutAction.ValueType = ...,
+        forfeit_after: builtins.int = ...,
+        public: builtins.bool = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "options", b"options", "preset", b"preset", "request_id", b"request_id", "seats", b"seats", "stacked_decks", b"stacked_decks"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "forfeit_after", b"forfeit_after", "options", b"options", "preset", b"preset", "public", b"public", "request_id", b"request_id", "seats", b"seats", "stacked_decks", b"stacked_decks", "timeout_action", b"timeout_action", "turn_timeout_s", b"turn_timeout_s"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["_first_dealer", b"_first_dealer"]) -> typing.Literal["first_dealer"] | None: ...
 
 global___CreateGameRequest = CreateGameRequest
@@ -1534,7 +1619,9 @@ class JoinGameRequest(google.protobuf.message.Message):
     name: builtins.str
     """The game's resource name, "games/{game}"."""
     invite_code: builtins.str
-    """The invite code of an open seat (SeatInvite.invite_code)."""
+    """The invite code of an open seat (SeatInvite.invite_code). Empty for a
+    public game: the call claims its lowest open seat.
+    """
     display_name: builtins.str
     """The name to show for the seat; empty keeps the SeatSpec's name. The same
     limits as SeatSpec.display_name (INVALID_ARGUMENT, metadata "field":
@@ -1647,6 +1734,58 @@ class WatchGameResponse(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["events", b"events", "events_truncated", b"events_truncated", "version", b"version", "view", b"view"]) -> None: ...
 
 global___WatchGameResponse = WatchGameResponse
+
+@typing.final
+class ListGamesRequest(google.protobuf.message.Message):
+    """Request message for ListGames."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: builtins.int
+    PRESET_FIELD_NUMBER: builtins.int
+    page_size: builtins.int
+    """The most games to return; 0: 20; more than 100: 100."""
+    page_token: builtins.str
+    """A next_page_token of an earlier ListGames call with the same preset, for
+    the next page; empty: the first page.
+    """
+    preset: builtins.str
+    """Only games of this preset (e.g. "scopa"); empty: every preset."""
+    def __init__(
+        self,
+        *,
+        page_size: builtins.int = ...,
+        page_token: builtins.str = ...,
+        preset: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["page_size", b"page_size", "page_token", b"page_token", "preset", b"preset"]) -> None: ...
+
+global___ListGamesRequest = ListGamesRequest
+
+@typing.final
+class ListGamesResponse(google.protobuf.message.Message):
+    """Response message for ListGames."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    GAMES_FIELD_NUMBER: builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: builtins.int
+    next_page_token: builtins.str
+    """The page_token of the next page; empty on the last page."""
+    @property
+    def games(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___GameView]:
+        """Public games waiting for players, newest first, as a spectator sees them."""
+
+    def __init__(
+        self,
+        *,
+        games: collections.abc.Iterable[global___GameView] | None = ...,
+        next_page_token: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["games", b"games", "next_page_token", b"next_page_token"]) -> None: ...
+
+global___ListGamesResponse = ListGamesResponse
 
 @typing.final
 class ListRulesetsRequest(google.protobuf.message.Message):

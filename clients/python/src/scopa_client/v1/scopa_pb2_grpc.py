@@ -129,6 +129,11 @@ class GameServiceStub:
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.WatchGameRequest.SerializeToString,
                 response_deserializer=scopa_dot_v1_dot_scopa__pb2.WatchGameResponse.FromString,
                 _registered_method=True)
+        self.ListGames = channel.unary_unary(
+                '/scopa.v1.GameService/ListGames',
+                request_serializer=scopa_dot_v1_dot_scopa__pb2.ListGamesRequest.SerializeToString,
+                response_deserializer=scopa_dot_v1_dot_scopa__pb2.ListGamesResponse.FromString,
+                _registered_method=True)
         self.ListRulesets = channel.unary_unary(
                 '/scopa.v1.GameService/ListRulesets',
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.ListRulesetsRequest.SerializeToString,
@@ -285,11 +290,17 @@ class GameServiceServicer:
     def JoinGame(self, request, context):
         """Claims an open seat with its invite code and returns the seat's token.
 
+        A public game's open seats (CreateGameRequest.public) need no invite code:
+        without one, the call claims the game's lowest open seat.
+
         Errors:
         - PERMISSION_DENIED / INVITE_INVALID: the invite code does not belong to
         an open seat of this game.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no invite code for a game that is
+        not public (metadata "field": "invite_code").
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
-        (by a request with a different request_id).
+        (by a request with a different request_id), or, without an invite code,
+        every seat of the public game is taken.
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
         client; a google.rpc.RetryInfo detail says when to retry.
@@ -315,6 +326,22 @@ class GameServiceServicer:
         holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
         - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
         limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGames(self, request, context):
+        """Lists the public games waiting for players (the lobby), newest first, as a
+        spectator sees them: seats with their names and open flags, never tokens
+        or invite codes. A game leaves the list once its last seat is taken, when
+        it finishes and when it expires. Join an open seat with JoinGame and no
+        invite code. Paged as AIP-158 describes.
+
+        Errors:
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
+        "field": "preset"), a negative page_size ("page_size"), or a page_token
+        that is malformed or was returned for another preset ("page_token").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -373,6 +400,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.WatchGame,
                     request_deserializer=scopa_dot_v1_dot_scopa__pb2.WatchGameRequest.FromString,
                     response_serializer=scopa_dot_v1_dot_scopa__pb2.WatchGameResponse.SerializeToString,
+            ),
+            'ListGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGames,
+                    request_deserializer=scopa_dot_v1_dot_scopa__pb2.ListGamesRequest.FromString,
+                    response_serializer=scopa_dot_v1_dot_scopa__pb2.ListGamesResponse.SerializeToString,
             ),
             'ListRulesets': grpc.unary_unary_rpc_method_handler(
                     servicer.ListRulesets,
@@ -612,6 +644,33 @@ class GameService:
             '/scopa.v1.GameService/WatchGame',
             scopa_dot_v1_dot_scopa__pb2.WatchGameRequest.SerializeToString,
             scopa_dot_v1_dot_scopa__pb2.WatchGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.GameService/ListGames',
+            scopa_dot_v1_dot_scopa__pb2.ListGamesRequest.SerializeToString,
+            scopa_dot_v1_dot_scopa__pb2.ListGamesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -168,11 +168,17 @@ class GameServiceStub:
     ]
     """Claims an open seat with its invite code and returns the seat's token.
 
+    A public game's open seats (CreateGameRequest.public) need no invite code:
+    without one, the call claims the game's lowest open seat.
+
     Errors:
     - PERMISSION_DENIED / INVITE_INVALID: the invite code does not belong to
       an open seat of this game.
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: no invite code for a game that is
+      not public (metadata "field": "invite_code").
     - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
-      (by a request with a different request_id).
+      (by a request with a different request_id), or, without an invite code,
+      every seat of the public game is taken.
     - FAILED_PRECONDITION / GAME_OVER: the game has finished.
     - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
       client; a google.rpc.RetryInfo detail says when to retry.
@@ -198,6 +204,22 @@ class GameServiceStub:
       holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
     - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
       limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+    """
+
+    ListGames: grpc.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.ListGamesRequest,
+        scopa_client.v1.scopa_pb2.ListGamesResponse,
+    ]
+    """Lists the public games waiting for players (the lobby), newest first, as a
+    spectator sees them: seats with their names and open flags, never tokens
+    or invite codes. A game leaves the list once its last seat is taken, when
+    it finishes and when it expires. Join an open seat with JoinGame and no
+    invite code. Paged as AIP-158 describes.
+
+    Errors:
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
+      "field": "preset"), a negative page_size ("page_size"), or a page_token
+      that is malformed or was returned for another preset ("page_token").
     """
 
     ListRulesets: grpc.UnaryUnaryMultiCallable[
@@ -368,11 +390,17 @@ class GameServiceAsyncStub:
     ]
     """Claims an open seat with its invite code and returns the seat's token.
 
+    A public game's open seats (CreateGameRequest.public) need no invite code:
+    without one, the call claims the game's lowest open seat.
+
     Errors:
     - PERMISSION_DENIED / INVITE_INVALID: the invite code does not belong to
       an open seat of this game.
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: no invite code for a game that is
+      not public (metadata "field": "invite_code").
     - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
-      (by a request with a different request_id).
+      (by a request with a different request_id), or, without an invite code,
+      every seat of the public game is taken.
     - FAILED_PRECONDITION / GAME_OVER: the game has finished.
     - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
       client; a google.rpc.RetryInfo detail says when to retry.
@@ -398,6 +426,22 @@ class GameServiceAsyncStub:
       holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
     - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
       limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+    """
+
+    ListGames: grpc.aio.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.ListGamesRequest,
+        scopa_client.v1.scopa_pb2.ListGamesResponse,
+    ]
+    """Lists the public games waiting for players (the lobby), newest first, as a
+    spectator sees them: seats with their names and open flags, never tokens
+    or invite codes. A game leaves the list once its last seat is taken, when
+    it finishes and when it expires. Join an open seat with JoinGame and no
+    invite code. Paged as AIP-158 describes.
+
+    Errors:
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
+      "field": "preset"), a negative page_size ("page_size"), or a page_token
+      that is malformed or was returned for another preset ("page_token").
     """
 
     ListRulesets: grpc.aio.UnaryUnaryMultiCallable[
@@ -578,11 +622,17 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
     ) -> typing.Union[scopa_client.v1.scopa_pb2.JoinGameResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.JoinGameResponse]]:
         """Claims an open seat with its invite code and returns the seat's token.
 
+        A public game's open seats (CreateGameRequest.public) need no invite code:
+        without one, the call claims the game's lowest open seat.
+
         Errors:
         - PERMISSION_DENIED / INVITE_INVALID: the invite code does not belong to
           an open seat of this game.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: no invite code for a game that is
+          not public (metadata "field": "invite_code").
         - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
-          (by a request with a different request_id).
+          (by a request with a different request_id), or, without an invite code,
+          every seat of the public game is taken.
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
@@ -610,6 +660,24 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
           holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
         - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
           limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+        """
+
+    @abc.abstractmethod
+    def ListGames(
+        self,
+        request: scopa_client.v1.scopa_pb2.ListGamesRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[scopa_client.v1.scopa_pb2.ListGamesResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.ListGamesResponse]]:
+        """Lists the public games waiting for players (the lobby), newest first, as a
+        spectator sees them: seats with their names and open flags, never tokens
+        or invite codes. A game leaves the list once its last seat is taken, when
+        it finishes and when it expires. Join an open seat with JoinGame and no
+        invite code. Paged as AIP-158 describes.
+
+        Errors:
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
+          "field": "preset"), a negative page_size ("page_size"), or a page_token
+          that is malformed or was returned for another preset ("page_token").
         """
 
     @abc.abstractmethod

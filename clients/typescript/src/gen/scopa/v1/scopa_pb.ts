@@ -11,13 +11,15 @@ import { file_google_api_annotations } from "../../google/api/annotations_pb.js"
 import { file_google_api_client } from "../../google/api/client_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import { file_google_api_resource } from "../../google/api/resource_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file scopa/v1/scopa.proto.
  */
 export const file_scopa_v1_scopa: GenFile = /*@__PURE__*/
-  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiPAoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAiIqCgREZWNrEiIKBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZEID4EECIlgKC09wdGlvblZhbHVlEhQKCmJvb2xfdmFsdWUYASABKAhIABITCglpbnRfdmFsdWUYAiABKAVIABIWCgxzdHJpbmdfdmFsdWUYAyABKAlIAEIGCgRraW5kIkoKCFNlYXRTcGVjEhkKDGRpc3BsYXlfbmFtZRgBIAEoCUID4EEBEhEKBG9wZW4YAiABKAhCA+BBARIQCgNib3QYAyABKAlCA+BBASItCg5TZWF0Q3JlZGVudGlhbBIMCgRzZWF0GAEgASgFEg0KBXRva2VuGAIgASgJIi8KClNlYXRJbnZpdGUSDAoEc2VhdBgBIAEoBRITCgtpbnZpdGVfY29kZRgCIAEoCSJ8CghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIMCgRzaWRlGAMgASgFEhEKCWhhbmRfc2l6ZRgEIAEoBRIMCgRvcGVuGAUgASgIEhAKCHJlc2lnbmVkGAYgASgIEgsKA2JvdBgHIAEoCSJeCghTaWRlSW5mbxIMCgRzaWRlGAEgASgFEg0KBXNlYXRzGAIgAygFEg0KBXNjb3JlGAMgASgFEhYKDmNhcHR1cmVkX2NvdW50GAQgASgFEg4KBnN3ZWVwcxgFIAEoBSJKCglMZWdhbE1vdmUSHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSHwoHY2FwdHVyZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQiOQoJU2NvcmVMaW5lEgwKBG5hbWUYASABKAkSDgoGcG9pbnRzGAIgAygFEg4KBnZhbHVlcxgDIAMoASJlCgpIYW5kUmVzdWx0EhMKC2hhbmRfbnVtYmVyGAEgASgFEiIKBWxpbmVzGAIgAygLMhMuc2NvcGEudjEuU2NvcmVMaW5lEg4KBnRvdGFscxgDIAMoBRIOCgZzY29yZXMYBCADKAUi2AYKCEdhbWVWaWV3EhEKBG5hbWUYASABKAlCA+BBCBITCgZwcmVzZXQYAiABKAlCA+BBAxI1CgdvcHRpb25zGAMgAygLMh8uc2NvcGEudjEuR2FtZVZpZXcuT3B0aW9uc0VudHJ5QgPgQQMSFAoHdmVyc2lvbhgEIAEoBUID4EEDEhEKBGV0YWcYBSABKAlCA+BBAxIpCgZzdGF0dXMYBiABKA4yFC5zY29wYS52MS5HYW1lU3RhdHVzQgPgQQMSFgoEc2VhdBgHIAEoBUID4EEDSACIAQESIQoEaGFuZBgIIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAxImCgVzZWF0cxgJIAMoCzISLnNjb3BhLnYxLlNlYXRJbmZvQgPgQQMSIgoFdGFibGUYCiADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSFwoKc3RvY2tfc2l6ZRgLIAEoBUID4EEDEhMKBmRlYWxlchgMIAEoBUID4EEDEhYKBHR1cm4YDSABKAVCA+BBA0gBiAEBEhgKC2hhbmRfbnVtYmVyGA4gASgFQgPgQQMSJgoFc2lkZXMYDyADKAsyEi5zY29wYS52MS5TaWRlSW5mb0ID4EEDEi0KC2xlZ2FsX21vdmVzGBAgAygLMhMuc2NvcGEudjEuTGVnYWxNb3ZlQgPgQQMSKQoLbGFzdF9ldmVudHMYESADKAsyDy5zY29wYS52MS5FdmVudEID4EEDEi8KDGhhbmRfcmVzdWx0cxgSIAMoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHRCA+BBAxIUCgd3aW5uZXJzGBMgAygFQgPgQQMSMgoNZmluaXNoX3JlYXNvbhgUIAEoDjIWLnNjb3BhLnYxLkZpbmlzaFJlYXNvbkID4EEDEiwKDWxlZ2FsX2FjdGlvbnMYFSADKAsyEC5zY29wYS52MS5BY3Rpb25CA+BBAxpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBOi7qQSsKDnNjb3BhLmRldi9HYW1lEgxnYW1lcy97Z2FtZX0qBWdhbWVzMgRnYW1lQgcKBV9zZWF0QgcKBV90dXJuIuQDCgVFdmVudBIPCgd2ZXJzaW9uGAEgASgFEi0KDGhhbmRfc3RhcnRlZBgCIAEoCzIVLnNjb3BhLnYxLkhhbmRTdGFydGVkSAASKwoLY2FyZHNfZGVhbHQYAyABKAsyFC5zY29wYS52MS5DYXJkc0RlYWx0SAASKwoLY2FyZF9wbGF5ZWQYBCABKAsyFC5zY29wYS52MS5DYXJkUGxheWVkSAASMQoObGVmdG92ZXJfdGFrZW4YBSABKAsyFy5zY29wYS52MS5MZWZ0b3ZlclRha2VuSAASKwoLaGFuZF9zY29yZWQYBiABKAsyFC5zY29wYS52MS5IYW5kU2NvcmVkSAASLwoNZ2FtZV9maW5pc2hlZBgHIAEoCzIWLnNjb3BhLnYxLkdhbWVGaW5pc2hlZEgAEisKC3NlYXRfam9pbmVkGAggASgLMhQuc2NvcGEudjEuU2VhdEpvaW5lZEgAEi8KDXNlYXRfcmVzaWduZWQYCSABKAsyFi5zY29wYS52MS5TZWF0UmVzaWduZWRIABIiCgZyZWRlYWwYCiABKAsyEC5zY29wYS52MS5SZWRlYWxIABImCghkZWNsYXJlZBgLIAEoCzISLnNjb3BhLnYxLkRlY2xhcmVkSABCBgoEa2luZCJRCgtIYW5kU3RhcnRlZBITCgtoYW5kX251bWJlchgBIAEoBRIOCgZkZWFsZXIYAiABKAUSHQoFdGFibGUYAyADKAsyDi5zY29wYS52MS5DYXJkIkgKCkNhcmRzRGVhbHQSDAoEc2VhdBgBIAEoBRINCgVjb3VudBgCIAEoBRIdCgVjYXJkcxgDIAMoCzIOLnNjb3BhLnYxLkNhcmQitQEKCkNhcmRQbGF5ZWQSDAoEc2VhdBgBIAEoBRIcCgRjYXJkGAIgASgLMg4uc2NvcGEudjEuQ2FyZBIgCghjYXB0dXJlZBgDIAMoCzIOLnNjb3BhLnYxLkNhcmQSDQoFc3dlZXAYBCABKAgSDgoGcGljdWxhGAUgASgIEhUKDWJhZ2hlcl9wb2ludHMYBiABKAUSIwoIc3BlY2lhbHMYByADKAsyES5zY29wYS52MS5TcGVjaWFsIicKB1NwZWNpYWwSDAoEbmFtZRgBIAEoCRIOCgZwb2ludHMYAiABKAUiVQoIRGVjbGFyZWQSDAoEc2VhdBgBIAEoBRIMCgRuYW1lGAIgASgJEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZBIOCgZwb2ludHMYBCABKAUiPAoNTGVmdG92ZXJUYWtlbhIMCgRzZWF0GAEgASgFEh0KBWNhcmRzGAIgAygLMg4uc2NvcGEudjEuQ2FyZCIyCgpIYW5kU2NvcmVkEiQKBnJlc3VsdBgBIAEoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHQiVwoMR2FtZUZpbmlzaGVkEg8KB3dpbm5lcnMYASADKAUSJgoGcmVhc29uGAIgASgOMhYuc2NvcGEudjEuRmluaXNoUmVhc29uEg4KBnNjb3JlcxgDIAMoBSIwCgpTZWF0Sm9pbmVkEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJIhwKDFNlYXRSZXNpZ25lZBIMCgRzZWF0GAEgASgFIjcKBlJlZGVhbBIOCgZyZWFzb24YASABKAkSHQoFdGFibGUYAiADKAsyDi5zY29wYS52MS5DYXJkIt0BCgdSdWxlc2V0EgoKAmlkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRITCgtzZWF0X2NvdW50cxgEIAMoBRIvCgdvcHRpb25zGAUgAygLMh4uc2NvcGEudjEuUnVsZXNldC5PcHRpb25zRW50cnkSDgoGc291cmNlGAYgASgJGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAEiuQEKClJ1bGVPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIiCgR0eXBlGAMgASgOMhQuc2NvcGEudjEuT3B0aW9uVHlwZRIsCg1kZWZhdWx0X3ZhbHVlGAQgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSJgoHY2hvaWNlcxgFIAMoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlEg4KBnNvdXJjZRgGIAEoCSLNAgoRQ3JlYXRlR2FtZVJlcXVlc3QSEwoGcHJlc2V0GAEgASgJQgPgQQISPgoHb3B0aW9ucxgCIAMoCzIoLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Lk9wdGlvbnNFbnRyeUID4EEBEiYKBXNlYXRzGAMgAygLMhIuc2NvcGEudjEuU2VhdFNwZWNCA+BBARIeCgxmaXJzdF9kZWFsZXIYBCABKAVCA+BBAUgAiAEBEioKDXN0YWNrZWRfZGVja3MYBSADKAsyDi5zY29wYS52MS5EZWNrQgPgQQESFwoKcmVxdWVzdF9pZBgGIAEoCUID4EEBGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAFCDwoNX2ZpcnN0X2RlYWxlciKvAQoSQ3JlYXRlR2FtZVJlc3BvbnNlEiEKBG5hbWUYASABKAlCE/pBEAoOc2NvcGEuZGV2L0dhbWUSLQoLY3JlZGVudGlhbHMYAiADKAsyGC5zY29wYS52MS5TZWF0Q3JlZGVudGlhbBIlCgdpbnZpdGVzGAMgAygLMhQuc2NvcGEudjEuU2VhdEludml0ZRIgCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciNwoPR2V0U3RhdGVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUiNAoQR2V0U3RhdGVSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciLgoNQ2FwdHVyZUNob2ljZRIdCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmQitQEKD1BsYXlDYXJkUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEiEKBGNhcmQYAiABKAsyDi5zY29wYS52MS5DYXJkQgPgQQISLQoHY2FwdHVyZRgDIAEoCzIXLnNjb3BhLnYxLkNhcHR1cmVDaG9pY2VCA+BBARIRCgRldGFnGAQgASgJQgPgQQESFwoKcmVxdWVzdF9pZBgFIAEoCUID4EEBIlUKEFBsYXlDYXJkUmVzcG9uc2USHwoGZXZlbnRzGAEgAygLMg8uc2NvcGEudjEuRXZlbnQSIAoEdmlldxgCIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3ImkKBkFjdGlvbhItCglwbGF5X2NhcmQYASABKAsyGC5zY29wYS52MS5QbGF5Q2FyZEFjdGlvbkgAEigKB2RlY2xhcmUYAiABKAsyFS5zY29wYS52MS5EZWNsYXJhdGlvbkgAQgYKBGtpbmQiWAoOUGxheUNhcmRBY3Rpb24SHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSKAoHY2FwdHVyZRgCIAEoCzIXLnNjb3BhLnYxLkNhcHR1cmVDaG9pY2UiOgoLRGVjbGFyYXRpb24SDAoEbmFtZRgBIAEoCRIdCgVjYXJkcxgCIAMoCzIOLnNjb3BhLnYxLkNhcmQijAEKEVRha2VBY3Rpb25SZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSJQoGYWN0aW9uGAIgASgLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQISEQoEZXRhZxgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJXChJUYWtlQWN0aW9uUmVzcG9uc2USHwoGZXZlbnRzGAEgAygLMg8uc2NvcGEudjEuRXZlbnQSIAoEdmlldxgCIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IoUBCg9Kb2luR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIYCgtpbnZpdGVfY29kZRgCIAEoCUID4EECEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJRChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSDQoFdG9rZW4YAiABKAkSIAoEdmlldxgDIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IlMKEFdhdGNoR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIZCgxmcm9tX3ZlcnNpb24YAiABKAVCA+BBASKBAQoRV2F0Y2hHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBRIfCgZldmVudHMYAiADKAsyDy5zY29wYS52MS5FdmVudBIYChBldmVudHNfdHJ1bmNhdGVkGAMgASgIEiAKBHZpZXcYBCABKAsyEi5zY29wYS52MS5HYW1lVmlldyIVChNMaXN0UnVsZXNldHNSZXF1ZXN0ImIKFExpc3RSdWxlc2V0c1Jlc3BvbnNlEiMKCHJ1bGVzZXRzGAEgAygLMhEuc2NvcGEudjEuUnVsZXNldBIlCgdvcHRpb25zGAIgAygLMhQuc2NvcGEudjEuUnVsZU9wdGlvbiJSChFSZXNpZ25HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhcKCnJlcXVlc3RfaWQYAiABKAlCA+BBASI2ChJSZXNpZ25HYW1lUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Kl8KBFN1aXQSFAoQU1VJVF9VTlNQRUNJRklFRBAAEg4KClNVSVRfQ09QUEUQARIPCgtTVUlUX0RFTkFSSRACEhAKDFNVSVRfQkFTVE9OSRADEg4KClNVSVRfU1BBREUQBCqAAQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEiMKH0dBTUVfU1RBVFVTX1dBSVRJTkdfRk9SX1BMQVlFUlMQARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADKoABCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhgKFEZJTklTSF9SRUFTT05fVEFSR0VUEAESGwoXRklOSVNIX1JFQVNPTl9OQVBPTEVPTkUQAhIaChZGSU5JU0hfUkVBU09OX1JFU0lHTkVEEAMqbAoKT3B0aW9uVHlwZRIbChdPUFRJT05fVFlQRV9VTlNQRUNJRklFRBAAEhQKEE9QVElPTl9UWVBFX0JPT0wQARITCg9PUFRJT05fVFlQRV9JTlQQAhIWChJPUFRJT05fVFlQRV9TVFJJTkcQAzL2BgoLR2FtZVNlcnZpY2USXQoKQ3JlYXRlR2FtZRIbLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Ghwuc2NvcGEudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg46ASoiCS92MS9nYW1lcxJnCghHZXRTdGF0ZRIZLnNjb3BhLnYxLkdldFN0YXRlUmVxdWVzdBoaLnNjb3BhLnYxLkdldFN0YXRlUmVzcG9uc2UiJJACAdpBBG5hbWWC0+STAhQSEi92MS97bmFtZT1nYW1lcy8qfRJpCghQbGF5Q2FyZBIZLnNjb3BhLnYxLlBsYXlDYXJkUmVxdWVzdBoaLnNjb3BhLnYxLlBsYXlDYXJkUmVzcG9uc2UiJoLT5JMCIDoBKiIbL3YxL3tuYW1lPWdhbWVzLyp9OnBsYXlDYXJkEnEKClRha2VBY3Rpb24SGy5zY29wYS52MS5UYWtlQWN0aW9uUmVxdWVzdBocLnNjb3BhLnYxLlRha2VBY3Rpb25SZXNwb25zZSIogtPkkwIiOgEqIh0vdjEve25hbWU9Z2FtZXMvKn06dGFrZUFjdGlvbhJlCghKb2luR2FtZRIZLnNjb3BhLnYxLkpvaW5HYW1lUmVxdWVzdBoaLnNjb3BhLnYxLkpvaW5HYW1lUmVzcG9uc2UiIoLT5JMCHDoBKiIXL3YxL3tuYW1lPWdhbWVzLyp9OmpvaW4SfAoJV2F0Y2hHYW1lEhouc2NvcGEudjEuV2F0Y2hHYW1lUmVxdWVzdBobLnNjb3BhLnYxLldhdGNoR2FtZVJlc3BvbnNlIjTaQRFuYW1lLGZyb21fdmVyc2lvboLT5JMCGhIYL3YxL3tuYW1lPWdhbWVzLyp9OndhdGNoMAESZgoMTGlzdFJ1bGVzZXRzEh0uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVxdWVzdBoeLnNjb3BhLnYxLkxpc3RSdWxlc2V0c1Jlc3BvbnNlIheQAgGC0+STAg4SDC92MS9ydWxlc2V0cxJ0CgpSZXNpZ25HYW1lEhsuc2NvcGEudjEuUmVzaWduR2FtZVJlcXVlc3QaHC5zY29wYS52MS5SZXNpZ25HYW1lUmVzcG9uc2UiK9pBBG5hbWWC0+STAh46ASoiGS92MS97bmFtZT1nYW1lcy8qfTpyZXNpZ25iBnByb3RvMw", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource]);
+  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiPAoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAiIqCgREZWNrEiIKBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZEID4EECIlgKC09wdGlvblZhbHVlEhQKCmJvb2xfdmFsdWUYASABKAhIABITCglpbnRfdmFsdWUYAiABKAVIABIWCgxzdHJpbmdfdmFsdWUYAyABKAlIAEIGCgRraW5kIkoKCFNlYXRTcGVjEhkKDGRpc3BsYXlfbmFtZRgBIAEoCUID4EEBEhEKBG9wZW4YAiABKAhCA+BBARIQCgNib3QYAyABKAlCA+BBASItCg5TZWF0Q3JlZGVudGlhbBIMCgRzZWF0GAEgASgFEg0KBXRva2VuGAIgASgJIi8KClNlYXRJbnZpdGUSDAoEc2VhdBgBIAEoBRITCgtpbnZpdGVfY29kZRgCIAEoCSKOAQoIU2VhdEluZm8SDAoEc2VhdBgBIAEoBRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDAoEc2lkZRgDIAEoBRIRCgloYW5kX3NpemUYBCABKAUSDAoEb3BlbhgFIAEoCBIQCghyZXNpZ25lZBgGIAEoCBILCgNib3QYByABKAkSEAoIdGltZW91dHMYCCABKAUiXgoIU2lkZUluZm8SDAoEc2lkZRgBIAEoBRINCgVzZWF0cxgCIAMoBRINCgVzY29yZRgDIAEoBRIWCg5jYXB0dXJlZF9jb3VudBgEIAEoBRIOCgZzd2VlcHMYBSABKAUiSgoJTGVnYWxNb3ZlEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEh8KB2NhcHR1cmUYAiADKAsyDi5zY29wYS52MS5DYXJkIjkKCVNjb3JlTGluZRIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAMoBRIOCgZ2YWx1ZXMYAyADKAEiZQoKSGFuZFJlc3VsdBITCgtoYW5kX251bWJlchgBIAEoBRIiCgVsaW5lcxgCIAMoCzITLnNjb3BhLnYxLlNjb3JlTGluZRIOCgZ0b3RhbHMYAyADKAUSDgoGc2NvcmVzGAQgAygFIvgHCghHYW1lVmlldxIRCgRuYW1lGAEgASgJQgPgQQgSEwoGcHJlc2V0GAIgASgJQgPgQQMSNQoHb3B0aW9ucxgDIAMoCzIfLnNjb3BhLnYxLkdhbWVWaWV3Lk9wdGlvbnNFbnRyeUID4EEDEhQKB3ZlcnNpb24YBCABKAVCA+BBAxIRCgRldGFnGAUgASgJQgPgQQMSKQoGc3RhdHVzGAYgASgOMhQuc2NvcGEudjEuR2FtZVN0YXR1c0ID4EEDEhYKBHNlYXQYByABKAVCA+BBA0gAiAEBEiEKBGhhbmQYCCADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSJgoFc2VhdHMYCSADKAsyEi5zY29wYS52MS5TZWF0SW5mb0ID4EEDEiIKBXRhYmxlGAogAygLMg4uc2NvcGEudjEuQ2FyZEID4EEDEhcKCnN0b2NrX3NpemUYCyABKAVCA+BBAxITCgZkZWFsZXIYDCABKAVCA+BBAxIWCgR0dXJuGA0gASgFQgPgQQNIAYgBARIYCgtoYW5kX251bWJlchgOIAEoBUID4EEDEiYKBXNpZGVzGA8gAygLMhIuc2NvcGEudjEuU2lkZUluZm9CA+BBAxItCgtsZWdhbF9tb3ZlcxgQIAMoCzITLnNjb3BhLnYxLkxlZ2FsTW92ZUID4EEDEikKC2xhc3RfZXZlbnRzGBEgAygLMg8uc2NvcGEudjEuRXZlbnRCA+BBAxIvCgxoYW5kX3Jlc3VsdHMYEiADKAsyFC5zY29wYS52MS5IYW5kUmVzdWx0QgPgQQMSFAoHd2lubmVycxgTIAMoBUID4EEDEjIKDWZpbmlzaF9yZWFzb24YFCABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb25CA+BBAxIsCg1sZWdhbF9hY3Rpb25zGBUgAygLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQMSNgoNdHVybl9kZWFkbGluZRgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxIbCg50dXJuX3RpbWVvdXRfcxgXIAEoBUID4EEDEhMKBnB1YmxpYxgYIAEoCEID4EEDEjQKC2NyZWF0ZV90aW1lGBkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAE6LupBKwoOc2NvcGEuZGV2L0dhbWUSDGdhbWVzL3tnYW1lfSoFZ2FtZXMyBGdhbWVCBwoFX3NlYXRCBwoFX3R1cm4i5AMKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAUSLQoMaGFuZF9zdGFydGVkGAIgASgLMhUuc2NvcGEudjEuSGFuZFN0YXJ0ZWRIABIrCgtjYXJkc19kZWFsdBgDIAEoCzIULnNjb3BhLnYxLkNhcmRzRGVhbHRIABIrCgtjYXJkX3BsYXllZBgEIAEoCzIULnNjb3BhLnYxLkNhcmRQbGF5ZWRIABIxCg5sZWZ0b3Zlcl90YWtlbhgFIAEoCzIXLnNjb3BhLnYxLkxlZnRvdmVyVGFrZW5IABIrCgtoYW5kX3Njb3JlZBgGIAEoCzIULnNjb3BhLnYxLkhhbmRTY29yZWRIABIvCg1nYW1lX2ZpbmlzaGVkGAcgASgLMhYuc2NvcGEudjEuR2FtZUZpbmlzaGVkSAASKwoLc2VhdF9qb2luZWQYCCABKAsyFC5zY29wYS52MS5TZWF0Sm9pbmVkSAASLwoNc2VhdF9yZXNpZ25lZBgJIAEoCzIWLnNjb3BhLnYxLlNlYXRSZXNpZ25lZEgAEiIKBnJlZGVhbBgKIAEoCzIQLnNjb3BhLnYxLlJlZGVhbEgAEiYKCGRlY2xhcmVkGAsgASgLMhIuc2NvcGEudjEuRGVjbGFyZWRIAEIGCgRraW5kIlEKC0hhbmRTdGFydGVkEhMKC2hhbmRfbnVtYmVyGAEgASgFEg4KBmRlYWxlchgCIAEoBRIdCgV0YWJsZRgDIAMoCzIOLnNjb3BhLnYxLkNhcmQiSAoKQ2FyZHNEZWFsdBIMCgRzZWF0GAEgASgFEg0KBWNvdW50GAIgASgFEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZCK1AQoKQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEhwKBGNhcmQYAiABKAsyDi5zY29wYS52MS5DYXJkEiAKCGNhcHR1cmVkGAMgAygLMg4uc2NvcGEudjEuQ2FyZBINCgVzd2VlcBgEIAEoCBIOCgZwaWN1bGEYBSABKAgSFQoNYmFnaGVyX3BvaW50cxgGIAEoBRIjCghzcGVjaWFscxgHIAMoCzIRLnNjb3BhLnYxLlNwZWNpYWwiJwoHU3BlY2lhbBIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAEoBSJVCghEZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkEg4KBnBvaW50cxgEIAEoBSI8Cg1MZWZ0b3ZlclRha2VuEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIjIKCkhhbmRTY29yZWQSJAoGcmVzdWx0GAEgASgLMhQuc2NvcGEudjEuSGFuZFJlc3VsdCJXCgxHYW1lRmluaXNoZWQSDwoHd2lubmVycxgBIAMoBRImCgZyZWFzb24YAiABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb24SDgoGc2NvcmVzGAMgAygFIjAKClNlYXRKb2luZWQSDAoEc2VhdBgBIAEoBRIUCgxkaXNwbGF5X25hbWUYAiABKAkiHAoMU2VhdFJlc2lnbmVkEgwKBHNlYXQYASABKAUiNwoGUmVkZWFsEg4KBnJlYXNvbhgBIAEoCRIdCgV0YWJsZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQi3QEKB1J1bGVzZXQSCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhMKC3NlYXRfY291bnRzGAQgAygFEi8KB29wdGlvbnMYBSADKAsyHi5zY29wYS52MS5SdWxlc2V0Lk9wdGlvbnNFbnRyeRIOCgZzb3VyY2UYBiABKAkaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4ASK5AQoKUnVsZU9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiIKBHR5cGUYAyABKA4yFC5zY29wYS52MS5PcHRpb25UeXBlEiwKDWRlZmF1bHRfdmFsdWUYBCABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZRImCgdjaG9pY2VzGAUgAygLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSDgoGc291cmNlGAYgASgJItEDChFDcmVhdGVHYW1lUmVxdWVzdBITCgZwcmVzZXQYASABKAlCA+BBAhI+CgdvcHRpb25zGAIgAygLMiguc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5QgPgQQESJgoFc2VhdHMYAyADKAsyEi5zY29wYS52MS5TZWF0U3BlY0ID4EEBEh4KDGZpcnN0X2RlYWxlchgEIAEoBUID4EEBSACIAQESKgoNc3RhY2tlZF9kZWNrcxgFIAMoCzIOLnNjb3BhLnYxLkRlY2tCA+BBARIXCgpyZXF1ZXN0X2lkGAYgASgJQgPgQQESGwoOdHVybl90aW1lb3V0X3MYByABKAVCA+BBARI0Cg50aW1lb3V0X2FjdGlvbhgIIAEoDjIXLnNjb3BhLnYxLlRpbWVvdXRBY3Rpb25CA+BBARIaCg1mb3JmZWl0X2FmdGVyGAkgASgFQgPgQQESEwoGcHVibGljGAogASgIQgPgQQEaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4AUIPCg1fZmlyc3RfZGVhbGVyIq8BChJDcmVhdGVHYW1lUmVzcG9uc2USIQoEbmFtZRgBIAEoCUIT+kEQCg5zY29wYS5kZXYvR2FtZRItCgtjcmVkZW50aWFscxgCIAMoCzIYLnNjb3BhLnYxLlNlYXRDcmVkZW50aWFsEiUKB2ludml0ZXMYAyADKAsyFC5zY29wYS52MS5TZWF0SW52aXRlEiAKBHZpZXcYBCABKAsyEi5zY29wYS52MS5HYW1lVmlldyI3Cg9HZXRTdGF0ZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZSI0ChBHZXRTdGF0ZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zY29wYS52MS5HYW1lVmlldyIuCg1DYXB0dXJlQ2hvaWNlEh0KBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZCK1AQoPUGxheUNhcmRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSIQoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAhItCgdjYXB0dXJlGAMgASgLMhcuc2NvcGEudjEuQ2FwdHVyZUNob2ljZUID4EEBEhEKBGV0YWcYBCABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAUgASgJQgPgQQEiVQoQUGxheUNhcmRSZXNwb25zZRIfCgZldmVudHMYASADKAsyDy5zY29wYS52MS5FdmVudBIgCgR2aWV3GAIgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciaQoGQWN0aW9uEi0KCXBsYXlfY2FyZBgBIAEoCzIYLnNjb3BhLnYxLlBsYXlDYXJkQWN0aW9uSAASKAoHZGVjbGFyZRgCIAEoCzIVLnNjb3BhLnYxLkRlY2xhcmF0aW9uSABCBgoEa2luZCJYCg5QbGF5Q2FyZEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIoCgdjYXB0dXJlGAIgASgLMhcuc2NvcGEudjEuQ2FwdHVyZUNob2ljZSI6CgtEZWNsYXJhdGlvbhIMCgRuYW1lGAEgASgJEh0KBWNhcmRzGAIgAygLMg4uc2NvcGEudjEuQ2FyZCKMAQoRVGFrZUFjdGlvblJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIlCgZhY3Rpb24YAiABKAsyEC5zY29wYS52MS5BY3Rpb25CA+BBAhIRCgRldGFnGAMgASgJQgPgQQESFwoKcmVxdWVzdF9pZBgEIAEoCUID4EEBIlcKElRha2VBY3Rpb25SZXNwb25zZRIfCgZldmVudHMYASADKAsyDy5zY29wYS52MS5FdmVudBIgCgR2aWV3GAIgASgLMhIuc2NvcGEudjEuR2FtZVZpZXcihQEKD0pvaW5HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhgKC2ludml0ZV9jb2RlGAIgASgJQgPgQQESGQoMZGlzcGxheV9uYW1lGAMgASgJQgPgQQESFwoKcmVxdWVzdF9pZBgEIAEoCUID4EEBIlEKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCRIgCgR2aWV3GAMgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciUwoQV2F0Y2hHYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhkKDGZyb21fdmVyc2lvbhgCIAEoBUID4EEBIoEBChFXYXRjaEdhbWVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgFEh8KBmV2ZW50cxgCIAMoCzIPLnNjb3BhLnYxLkV2ZW50EhgKEGV2ZW50c190cnVuY2F0ZWQYAyABKAgSIAoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IlgKEExpc3RHYW1lc1JlcXVlc3QSFgoJcGFnZV9zaXplGAEgASgFQgPgQQESFwoKcGFnZV90b2tlbhgCIAEoCUID4EEBEhMKBnByZXNldBgDIAEoCUID4EEBIk8KEUxpc3RHYW1lc1Jlc3BvbnNlEiEKBWdhbWVzGAEgAygLMhIuc2NvcGEudjEuR2FtZVZpZXcSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhUKE0xpc3RSdWxlc2V0c1JlcXVlc3QiYgoUTGlzdFJ1bGVzZXRzUmVzcG9uc2USIwoIcnVsZXNldHMYASADKAsyES5zY29wYS52MS5SdWxlc2V0EiUKB29wdGlvbnMYAiADKAsyFC5zY29wYS52MS5SdWxlT3B0aW9uIlIKEVJlc2lnbkdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSFwoKcmVxdWVzdF9pZBgCIAEoCUID4EEBIjYKElJlc2lnbkdhbWVSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc2NvcGEudjEuR2FtZVZpZXcqXwoEU3VpdBIUChBTVUlUX1VOU1BFQ0lGSUVEEAASDgoKU1VJVF9DT1BQRRABEg8KC1NVSVRfREVOQVJJEAISEAoMU1VJVF9CQVNUT05JEAMSDgoKU1VJVF9TUEFERRAEKoABCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASIwofR0FNRV9TVEFUVVNfV0FJVElOR19GT1JfUExBWUVSUxABEhYKEkdBTUVfU1RBVFVTX0FDVElWRRACEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAMqgAEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoURklOSVNIX1JFQVNPTl9UQVJHRVQQARIbChdGSU5JU0hfUkVBU09OX05BUE9MRU9ORRACEhoKFkZJTklTSF9SRUFTT05fUkVTSUdORUQQAyppCg1UaW1lb3V0QWN0aW9uEh4KGlRJTUVPVVRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHAoYVElNRU9VVF9BQ1RJT05fQk9UX1BMQVlTEAESGgoWVElNRU9VVF9BQ1RJT05fRk9SRkVJVBACKmwKCk9wdGlvblR5cGUSGwoXT1BUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBPUFRJT05fVFlQRV9CT09MEAESEwoPT1BUSU9OX1RZUEVfSU5UEAISFgoST1BUSU9OX1RZUEVfU1RSSU5HEAMy0gcKC0dhbWVTZXJ2aWNlEl0KCkNyZWF0ZUdhbWUSGy5zY29wYS52MS5DcmVhdGVHYW1lUmVxdWVzdBocLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOOgEqIgkvdjEvZ2FtZXMSZwoIR2V0U3RhdGUSGS5zY29wYS52MS5HZXRTdGF0ZVJlcXVlc3QaGi5zY29wYS52MS5HZXRTdGF0ZVJlc3BvbnNlIiSQAgHaQQRuYW1lgtPkkwIUEhIvdjEve25hbWU9Z2FtZXMvKn0SaQoIUGxheUNhcmQSGS5zY29wYS52MS5QbGF5Q2FyZFJlcXVlc3QaGi5zY29wYS52MS5QbGF5Q2FyZFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS97bmFtZT1nYW1lcy8qfTpwbGF5Q2FyZBJxCgpUYWtlQWN0aW9uEhsuc2NvcGEudjEuVGFrZUFjdGlvblJlcXVlc3QaHC5zY29wYS52MS5UYWtlQWN0aW9uUmVzcG9uc2UiKILT5JMCIjoBKiIdL3YxL3tuYW1lPWdhbWVzLyp9OnRha2VBY3Rpb24SZQoISm9pbkdhbWUSGS5zY29wYS52MS5Kb2luR2FtZVJlcXVlc3QaGi5zY29wYS52MS5Kb2luR2FtZVJlc3BvbnNlIiKC0+STAhw6ASoiFy92MS97bmFtZT1nYW1lcy8qfTpqb2luEnwKCVdhdGNoR2FtZRIaLnNjb3BhLnYxLldhdGNoR2FtZVJlcXVlc3QaGy5zY29wYS52MS5XYXRjaEdhbWVSZXNwb25zZSI02kERbmFtZSxmcm9tX3ZlcnNpb26C0+STAhoSGC92MS97bmFtZT1nYW1lcy8qfTp3YXRjaDABEloKCUxpc3RHYW1lcxIaLnNjb3BhLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy5zY29wYS52MS5MaXN0R2FtZXNSZXNwb25zZSIUkAIBgtPkkwILEgkvdjEvZ2FtZXMSZgoMTGlzdFJ1bGVzZXRzEh0uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVxdWVzdBoeLnNjb3BhLnYxLkxpc3RSdWxlc2V0c1Jlc3BvbnNlIheQAgGC0+STAg4SDC92MS9ydWxlc2V0cxJ0CgpSZXNpZ25HYW1lEhsuc2NvcGEudjEuUmVzaWduR2FtZVJlcXVlc3QaHC5zY29wYS52MS5SZXNpZ25HYW1lUmVzcG9uc2UiK9pBBG5hbWWC0+STAh46ASoiGS92MS97bmFtZT1nYW1lcy8qfTpyZXNpZ25iBnByb3RvMw", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
 
 /**
  * One card of the Italian 40-card deck.
@@ -269,6 +271,13 @@ export type SeatInfo = Message<"scopa.v1.SeatInfo"> & {
    * @generated from field: string bot = 7;
    */
   bot: string;
+
+  /**
+   * How many of this seat's turns ran out of time (turn clock).
+   *
+   * @generated from field: int32 timeouts = 8;
+   */
+  timeouts: number;
 };
 
 /**
@@ -597,6 +606,38 @@ export type GameView = Message<"scopa.v1.GameView"> & {
    * @generated from field: repeated scopa.v1.Action legal_actions = 21;
    */
   legalActions: Action[];
+
+  /**
+   * When the awaited action (the seat `turn`'s) is due, by the game store's
+   * clock; unset without a turn clock or when no one can play. Past it, the
+   * turn is taken for the seat (CreateGameRequest.timeout_action) by whichever
+   * replica next reads or writes the game, or by a replica's sweeper.
+   *
+   * @generated from field: google.protobuf.Timestamp turn_deadline = 22;
+   */
+  turnDeadline?: Timestamp | undefined;
+
+  /**
+   * The game's turn clock in seconds (CreateGameRequest.turn_timeout_s); 0:
+   * none.
+   *
+   * @generated from field: int32 turn_timeout_s = 23;
+   */
+  turnTimeoutS: number;
+
+  /**
+   * True when the game is listed by ListGames while it waits for players.
+   *
+   * @generated from field: bool public = 24;
+   */
+  public: boolean;
+
+  /**
+   * When the game was created.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 25;
+   */
+  createTime?: Timestamp | undefined;
 };
 
 /**
@@ -1248,6 +1289,40 @@ export type CreateGameRequest = Message<"scopa.v1.CreateGameRequest"> & {
    * @generated from field: string request_id = 6;
    */
   requestId: string;
+
+  /**
+   * A turn clock: the seconds a person's seat has for each action (1 to
+   * 604800); 0 (the default): no clock. Outside the range: INVALID_ARGUMENT
+   * (metadata "field": "turn_timeout_s").
+   *
+   * @generated from field: int32 turn_timeout_s = 7;
+   */
+  turnTimeoutS: number;
+
+  /**
+   * What a timeout does; needs turn_timeout_s (else INVALID_ARGUMENT, metadata
+   * "field": "turn_timeout_s").
+   *
+   * @generated from field: scopa.v1.TimeoutAction timeout_action = 8;
+   */
+  timeoutAction: TimeoutAction;
+
+  /**
+   * With TIMEOUT_ACTION_FORFEIT: the seat's timeout that resigns it (1 to
+   * 100); 0: the third. Outside the range: INVALID_ARGUMENT (metadata "field":
+   * "forfeit_after").
+   *
+   * @generated from field: int32 forfeit_after = 9;
+   */
+  forfeitAfter: number;
+
+  /**
+   * List the game in the lobby (ListGames) while it waits for players; its
+   * open seats can then be joined without an invite code.
+   *
+   * @generated from field: bool public = 10;
+   */
+  public: boolean;
 };
 
 /**
@@ -1625,7 +1700,8 @@ export type JoinGameRequest = Message<"scopa.v1.JoinGameRequest"> & {
   name: string;
 
   /**
-   * The invite code of an open seat (SeatInvite.invite_code).
+   * The invite code of an open seat (SeatInvite.invite_code). Empty for a
+   * public game: the call claims its lowest open seat.
    *
    * @generated from field: string invite_code = 2;
    */
@@ -1765,6 +1841,70 @@ export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE_
   messageDesc(file_scopa_v1_scopa, 41);
 
 /**
+ * Request message for ListGames.
+ *
+ * @generated from message scopa.v1.ListGamesRequest
+ */
+export type ListGamesRequest = Message<"scopa.v1.ListGamesRequest"> & {
+  /**
+   * The most games to return; 0: 20; more than 100: 100.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * A next_page_token of an earlier ListGames call with the same preset, for
+   * the next page; empty: the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * Only games of this preset (e.g. "scopa"); empty: every preset.
+   *
+   * @generated from field: string preset = 3;
+   */
+  preset: string;
+};
+
+/**
+ * Describes the message scopa.v1.ListGamesRequest.
+ * Use `create(ListGamesRequestSchema)` to create a new message.
+ */
+export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 42);
+
+/**
+ * Response message for ListGames.
+ *
+ * @generated from message scopa.v1.ListGamesResponse
+ */
+export type ListGamesResponse = Message<"scopa.v1.ListGamesResponse"> & {
+  /**
+   * Public games waiting for players, newest first, as a spectator sees them.
+   *
+   * @generated from field: repeated scopa.v1.GameView games = 1;
+   */
+  games: GameView[];
+
+  /**
+   * The page_token of the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message scopa.v1.ListGamesResponse.
+ * Use `create(ListGamesResponseSchema)` to create a new message.
+ */
+export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 43);
+
+/**
  * Request message for ListRulesets. The set is small and fixed, so there is
  * no paging.
  *
@@ -1778,7 +1918,7 @@ export type ListRulesetsRequest = Message<"scopa.v1.ListRulesetsRequest"> & {
  * Use `create(ListRulesetsRequestSchema)` to create a new message.
  */
 export const ListRulesetsRequestSchema: GenMessage<ListRulesetsRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 42);
+  messageDesc(file_scopa_v1_scopa, 44);
 
 /**
  * Response message for ListRulesets.
@@ -1806,7 +1946,7 @@ export type ListRulesetsResponse = Message<"scopa.v1.ListRulesetsResponse"> & {
  * Use `create(ListRulesetsResponseSchema)` to create a new message.
  */
 export const ListRulesetsResponseSchema: GenMessage<ListRulesetsResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 43);
+  messageDesc(file_scopa_v1_scopa, 45);
 
 /**
  * Request message for ResignGame.
@@ -1834,7 +1974,7 @@ export type ResignGameRequest = Message<"scopa.v1.ResignGameRequest"> & {
  * Use `create(ResignGameRequestSchema)` to create a new message.
  */
 export const ResignGameRequestSchema: GenMessage<ResignGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 44);
+  messageDesc(file_scopa_v1_scopa, 46);
 
 /**
  * Response message for ResignGame.
@@ -1855,7 +1995,7 @@ export type ResignGameResponse = Message<"scopa.v1.ResignGameResponse"> & {
  * Use `create(ResignGameResponseSchema)` to create a new message.
  */
 export const ResignGameResponseSchema: GenMessage<ResignGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 45);
+  messageDesc(file_scopa_v1_scopa, 47);
 
 /**
  * The four suits of the Italian 40-card deck (engine suit index + 1).
@@ -1990,6 +2130,41 @@ export const FinishReasonSchema: GenEnum<FinishReason> = /*@__PURE__*/
   enumDesc(file_scopa_v1_scopa, 2);
 
 /**
+ * What happens when a seat's turn clock runs out (CreateGameRequest).
+ *
+ * @generated from enum scopa.v1.TimeoutAction
+ */
+export enum TimeoutAction {
+  /**
+   * The default: TIMEOUT_ACTION_BOT_PLAYS.
+   *
+   * @generated from enum value: TIMEOUT_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A bot plays the seat's turn, from the seat's own view; the game goes on.
+   *
+   * @generated from enum value: TIMEOUT_ACTION_BOT_PLAYS = 1;
+   */
+  BOT_PLAYS = 1,
+
+  /**
+   * As BOT_PLAYS, but the seat's forfeit_after-th timeout resigns the seat
+   * (the game ends with FINISH_REASON_RESIGNED).
+   *
+   * @generated from enum value: TIMEOUT_ACTION_FORFEIT = 2;
+   */
+  FORFEIT = 2,
+}
+
+/**
+ * Describes the enum scopa.v1.TimeoutAction.
+ */
+export const TimeoutActionSchema: GenEnum<TimeoutAction> = /*@__PURE__*/
+  enumDesc(file_scopa_v1_scopa, 3);
+
+/**
  * The value type of a rule option.
  *
  * @generated from enum scopa.v1.OptionType
@@ -2029,7 +2204,7 @@ export enum OptionType {
  * Describes the enum scopa.v1.OptionType.
  */
 export const OptionTypeSchema: GenEnum<OptionType> = /*@__PURE__*/
-  enumDesc(file_scopa_v1_scopa, 3);
+  enumDesc(file_scopa_v1_scopa, 4);
 
 /**
  * Plays games of the Scopa family with authoritative rules.
@@ -2189,11 +2364,17 @@ export const GameService: GenService<{
   /**
    * Claims an open seat with its invite code and returns the seat's token.
    *
+   * A public game's open seats (CreateGameRequest.public) need no invite code:
+   * without one, the call claims the game's lowest open seat.
+   *
    * Errors:
    * - PERMISSION_DENIED / INVITE_INVALID: the invite code does not belong to
    *   an open seat of this game.
+   * - INVALID_ARGUMENT / INVALID_ARGUMENT: no invite code for a game that is
+   *   not public (metadata "field": "invite_code").
    * - FAILED_PRECONDITION / SEAT_TAKEN: the invite's seat was already claimed
-   *   (by a request with a different request_id).
+   *   (by a request with a different request_id), or, without an invite code,
+   *   every seat of the public game is taken.
    * - FAILED_PRECONDITION / GAME_OVER: the game has finished.
    * - RESOURCE_EXHAUSTED / RATE_LIMITED: too many JoinGame calls from this
    *   client; a google.rpc.RetryInfo detail says when to retry.
@@ -2229,6 +2410,25 @@ export const GameService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchGameRequestSchema;
     output: typeof WatchGameResponseSchema;
+  },
+  /**
+   * Lists the public games waiting for players (the lobby), newest first, as a
+   * spectator sees them: seats with their names and open flags, never tokens
+   * or invite codes. A game leaves the list once its last seat is taken, when
+   * it finishes and when it expires. Join an open seat with JoinGame and no
+   * invite code. Paged as AIP-158 describes.
+   *
+   * Errors:
+   * - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
+   *   "field": "preset"), a negative page_size ("page_size"), or a page_token
+   *   that is malformed or was returned for another preset ("page_token").
+   *
+   * @generated from rpc scopa.v1.GameService.ListGames
+   */
+  listGames: {
+    methodKind: "unary";
+    input: typeof ListGamesRequestSchema;
+    output: typeof ListGamesResponseSchema;
   },
   /**
    * Lists the rulesets (presets) and every rule option with its default.

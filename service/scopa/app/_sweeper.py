@@ -1,0 +1,66 @@
+"""The sweeper: every replica's background task that takes overdue actions nobody asked for.
+
+A turn whose clock ran out, or a bot turn left unplayed by a replica that died, is taken by the
+first replica that reads or writes the game; the sweeper covers games nobody touches (every
+person disconnected). Each replica scans every deadline shard of the store once per interval
+and calls :meth:`GameCore.sweep_game` for each due entry: the commit is a compare-and-set, so
+when several replicas find the same entry exactly one acts. No scheduler service, no leader.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+from opentelemetry import context
+
+from scopa.storage import StorageError
+
+from ._core import GameCore
+
+__all__ = ["Sweeper"]
+
+_log = structlog.get_logger("scopa.app.sweeper")
+
+
+class Sweeper:
+    """Scans the deadline index every ``interval_s`` and takes what is due."""
+
+    def __init__(self, core: GameCore, interval_s: float = 1.0, batch: int = 32) -> None:
+        self._core = core
+        self._interval_s = interval_s
+        self._batch = batch
+
+    async def sweep(self) -> int:
+        """One pass: sync the clock with the store, take every due action; returns how many."""
+        # The scan runs every interval on every replica: untraced (no span per shard), like the
+        # readiness poll; taking a due action is traced as usual.
+        token = context.attach(context.set_value(context._SUPPRESS_INSTRUMENTATION_KEY, True))
+        try:
+            await self._core.sync_clock()
+            due = await self._core.due_games(self._batch)
+        finally:
+            context.detach(token)
+        acted = 0
+        for game_id, deadline_ms in due:
+            try:
+                if await self._core.sweep_game(game_id, deadline_ms):
+                    acted += 1
+                    _log.info("overdue_taken", game_id=game_id)
+            except StorageError:
+                raise
+            except Exception:
+                # One broken game must not stop the sweep of the others (logged without locals).
+                _log.exception("sweep_failed", game_id=game_id)
+        return acted
+
+    async def run(self) -> None:
+        """Sweep until cancelled; a store outage is logged and the next pass tries again."""
+        while True:
+            try:
+                await self.sweep()
+            except StorageError as exc:
+                _log.warning("sweep_storage_unavailable", error=type(exc).__name__)
+            except Exception:
+                _log.exception("sweep_crashed")
+            await asyncio.sleep(self._interval_s)

@@ -1,0 +1,243 @@
+"""Tests of turn clocks and the sweeper (scopa.app._sweeper, the core's clock paths)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from scopa import bots, rules
+from scopa.app import (
+    CoreSettings,
+    CreateGameCommand,
+    CreateResult,
+    GameCore,
+    GameMeta,
+    GameStatus,
+    InvalidArgument,
+    SeatSpec,
+    StoreClock,
+    Sweeper,
+    TokenAuthority,
+)
+from scopa.storage import DEADLINE_SHARDS, MemoryStore
+
+SECRET = b"k" * 32
+T0 = 1_800_000_000.0
+
+
+class Wall:
+    """A settable wall clock (seconds since the epoch) shared by the store and the cores."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Replica:
+    """One replica: a core and its sweeper on a shared store and wall clock."""
+
+    def __init__(self, store: MemoryStore, wall: Wall, seed: int, cls: type[GameCore] = GameCore):
+        settings = CoreSettings(bot_budget=bots.Budget(iterations=10), bot_grace_s=2.0)
+        self.core = cls(
+            store, TokenAuthority(SECRET), settings, random.Random(seed), clock=StoreClock(wall)
+        )
+        self.sweeper = Sweeper(self.core)
+
+
+class SilentCore(GameCore):
+    """A replica that dies before taking any due action: it commits requested moves only."""
+
+    async def _advance(
+        self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
+    ) -> tuple[int, rules.MatchState, GameMeta]:
+        return version, state, meta
+
+
+@pytest.fixture
+def wall() -> Wall:
+    """A wall clock at T0."""
+    return Wall()
+
+
+@pytest.fixture
+def store(wall: Wall) -> MemoryStore:
+    """An embedded store reading the same wall clock."""
+    return MemoryStore(wall=wall)
+
+
+async def _clocked(replica: Replica, **kw: object) -> CreateResult:
+    seats = [SeatSpec("ann"), SeatSpec("bob")]
+    command = CreateGameCommand("scopa", {}, seats, turn_timeout_s=30, **kw)  # type: ignore[arg-type]
+    return await replica.core.create_game(command)
+
+
+async def test_a_clocked_game_shows_the_deadline_of_the_turn(
+    store: MemoryStore, wall: Wall
+) -> None:
+    """The view carries the turn's deadline (now + turn_timeout_s) and the clock."""
+    created = await _clocked(Replica(store, wall, 1))
+    assert created.snapshot.deadline_ms == int(T0 * 1000) + 30_000
+    assert created.snapshot.turn_timeout_s == 30
+
+
+async def test_no_clock_no_deadline(store: MemoryStore, wall: Wall) -> None:
+    """A game without a clock has no deadline and no index entry."""
+    replica = Replica(store, wall, 1)
+    seats = [SeatSpec("ann"), SeatSpec("bob")]
+    created = await replica.core.create_game(CreateGameCommand("scopa", {}, seats))
+    assert created.snapshot.deadline_ms == 0
+    assert await replica.core.due_games(10) == []
+    wall.now += 10**6
+    assert await replica.core.due_games(10) == []
+
+
+async def test_the_sweeper_plays_a_turn_whose_clock_ran_out(store: MemoryStore, wall: Wall) -> None:
+    """Past the deadline, a sweep lets the timeout bot play the seat's turn, and counts it."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica)
+    wall.now += 29
+    assert await replica.sweeper.sweep() == 0
+    wall.now += 1
+    assert await replica.sweeper.sweep() == 1
+    snap = await replica.core.get_state(created.game_id, None)
+    assert (snap.version, snap.view.turn) == (2, 1)
+    assert [s.timeouts for s in snap.seats] == [1, 0]
+    assert snap.deadline_ms == int(wall.now * 1000) + 30_000
+
+
+async def test_an_unattended_game_finishes_by_clocks(store: MemoryStore, wall: Wall) -> None:
+    """With every person gone, sweeps alone play the game to its end."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica)
+    for _ in range(2000):
+        wall.now += 30
+        await replica.sweeper.sweep()
+        snap = await replica.core.get_state(created.game_id, None)
+        if snap.status is GameStatus.FINISHED:
+            break
+    assert snap.status is GameStatus.FINISHED
+    assert snap.view.finish_reason is rules.FinishReason.TARGET
+    assert await replica.core.due_games(10) == []  # a finished game leaves the index
+
+
+async def test_the_kth_timeout_forfeits_the_seat(store: MemoryStore, wall: Wall) -> None:
+    """With timeout_action forfeit, the bot plays until the seat's K-th timeout resigns it."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica, on_timeout="forfeit", forfeit_after=2)
+    for _ in range(3):  # seat 0, seat 1, seat 0 again
+        wall.now += 30
+        assert await replica.sweeper.sweep() == 1
+    snap = await replica.core.get_state(created.game_id, None)
+    assert snap.status is GameStatus.FINISHED
+    assert (snap.resigned, snap.view.finish_reason) == (0, rules.FinishReason.RESIGNED)
+    assert [s.timeouts for s in snap.seats] == [2, 1]
+
+
+async def test_two_replicas_sweeping_one_overdue_turn_make_one_move(
+    store: MemoryStore, wall: Wall
+) -> None:
+    """Both sweepers find the entry; the compare-and-set lets exactly one act."""
+    first, second = Replica(store, wall, 1), Replica(store, wall, 2)
+    created = await _clocked(first)
+    wall.now += 31
+    acted = await asyncio.gather(first.sweeper.sweep(), second.sweeper.sweep())
+    snap = await first.core.get_state(created.game_id, None)
+    assert sorted(acted) == [0, 1]
+    assert snap.version == 2 and [s.timeouts for s in snap.seats] == [1, 0]
+
+
+async def test_a_move_on_an_overdue_turn_meets_the_timeout_first(
+    store: MemoryStore, wall: Wall
+) -> None:
+    """A late move finds the turn already taken for the seat (NOT_YOUR_TURN)."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica)
+    token = dict(created.tokens)[0]
+    action = created.snapshot.view.legal_actions[0]
+    wall.now += 31
+    with pytest.raises(rules.NotYourTurn):
+        await replica.core.take_action(created.game_id, token, action)
+    snap = await replica.core.get_state(created.game_id, None)
+    assert (snap.version, snap.view.turn) == (2, 1)
+
+
+async def test_a_read_of_an_overdue_game_takes_the_timeout(store: MemoryStore, wall: Wall) -> None:
+    """GetState on an overdue game acts first, without any sweeper."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica)
+    wall.now += 31
+    snap = await replica.core.get_state(created.game_id, None)
+    assert snap.version == 2 and [s.timeouts for s in snap.seats] == [1, 0]
+
+
+async def test_a_bot_turn_left_by_a_dead_replica_is_swept_after_the_grace(
+    store: MemoryStore, wall: Wall
+) -> None:
+    """A bot's turn nobody played is played by a sweeper once the grace has passed."""
+    dead, alive = Replica(store, wall, 1, SilentCore), Replica(store, wall, 2)
+    seats = [SeatSpec("bot", bot="greedy"), SeatSpec("ann")]
+    created = await dead.core.create_game(CreateGameCommand("scopa", {}, seats))
+    assert created.snapshot.version == 1
+    wall.now += 1
+    assert await alive.sweeper.sweep() == 0
+    wall.now += 1
+    assert await alive.sweeper.sweep() == 1
+    snap = await alive.core.get_state(created.game_id, None)
+    assert (snap.version, snap.view.turn) == (2, 1)
+    assert await alive.core.due_games(10) == []  # a person's turn without a clock
+
+
+async def test_an_entry_of_a_vanished_game_is_forgotten(store: MemoryStore, wall: Wall) -> None:
+    """The sweeper drops the entry of a game that is gone."""
+    replica = Replica(store, wall, 1)
+    await store.set_deadline("gone", 3, int(T0 * 1000))
+    assert await replica.sweeper.sweep() == 0
+    assert await replica.core.due_games(10) == []
+
+
+async def test_an_early_entry_is_set_to_the_real_deadline(store: MemoryStore, wall: Wall) -> None:
+    """An entry earlier than the game's deadline is moved to it, nothing is played."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica)
+    await store.lower_deadline(created.game_id, int(T0 * 1000))
+    assert await replica.sweeper.sweep() == 0
+    assert (await replica.core.get_state(created.game_id, None)).version == 1
+    wall.now += 30
+    due = await replica.core.due_games(10)
+    assert due == [(created.game_id, int(T0 * 1000) + 30_000)]
+
+
+@pytest.mark.parametrize(
+    ("kw", "field"),
+    [
+        ({"turn_timeout_s": -1}, "turn_timeout_s"),
+        ({"turn_timeout_s": 10**7}, "turn_timeout_s"),
+        ({"turn_timeout_s": 5, "on_timeout": "nap"}, "timeout_action"),
+        ({"turn_timeout_s": 5, "forfeit_after": -1}, "forfeit_after"),
+        ({"on_timeout": "forfeit"}, "turn_timeout_s"),
+    ],
+)
+async def test_bad_clocks_are_refused(
+    store: MemoryStore, wall: Wall, kw: dict[str, object], field: str
+) -> None:
+    """A clock out of range, an unknown action or an action without a clock is refused."""
+    seats = [SeatSpec("ann"), SeatSpec("bob")]
+    with pytest.raises(InvalidArgument) as caught:
+        await Replica(store, wall, 1).core.create_game(
+            CreateGameCommand("scopa", {}, seats, **kw)  # type: ignore[arg-type]
+        )
+    assert caught.value.field == field
+
+
+async def test_every_shard_is_scanned(store: MemoryStore, wall: Wall) -> None:
+    """Due entries of every deadline shard reach the sweep."""
+    replica = Replica(store, wall, 1)
+    games = [f"g{i}" for i in range(200)]
+    for game in games:
+        await store.set_deadline(game, 1, int(T0 * 1000))
+    due = await replica.core.due_games(1000)
+    assert sorted(g for g, _ in due) == sorted(games) and DEADLINE_SHARDS > 1

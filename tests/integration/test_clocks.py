@@ -1,0 +1,177 @@
+"""Turn clocks and the sweeper on real replicas and a real redis-server, through the generated
+gRPC client: unattended games finish, racing replicas act once, a killed replica's bot turn is
+still played."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import grpc
+import pytest
+from support.redis_server import RedisServer
+from support.server_process import ServerProcess, start_server, stop_server
+
+from integration.helpers import Stub, auth, move_request, rid, tokens_of
+from scopa_client.v1 import scopa_pb2 as pb
+from scopa_client.v1 import scopa_pb2_grpc
+
+CLOCKED = {"SCOPA_SWEEP_INTERVAL_S": "0.2", "SCOPA_BOT_GRACE_S": "1"}
+
+
+@pytest.fixture(scope="module")
+def clocked(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two replicas on the session's Redis, sweeping every 0.2 s."""
+    first = start_server(redis_server.url, env=CLOCKED)
+    try:
+        second = start_server(redis_server.url, env=CLOCKED)
+    except BaseException:
+        stop_server(first)
+        raise
+    try:
+        yield first, second
+    finally:
+        stop_server(second)
+        stop_server(first)
+
+
+def _stub(server: ServerProcess) -> tuple[Stub, grpc.Channel]:
+    channel = grpc.insecure_channel(server.target)
+    return scopa_pb2_grpc.GameServiceStub(channel), channel
+
+
+def _records(servers: tuple[ServerProcess, ...], event: str, game: str) -> list[dict[str, Any]]:
+    return [
+        r
+        for s in servers
+        for r in s.log_records()
+        if r.get("event") == event and r.get("game_id") == game
+    ]
+
+
+def _wait_for(check: Any, timeout_s: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def _two_people(stub: Stub, timeout_s: int, **kw: Any) -> pb.CreateGameResponse:
+    request = pb.CreateGameRequest(
+        preset="scopa",
+        seats=[pb.SeatSpec(display_name="ann"), pb.SeatSpec(display_name="bob")],
+        turn_timeout_s=timeout_s,
+        request_id=rid(),
+        **kw,
+    )
+    response: pb.CreateGameResponse = stub.CreateGame(request, timeout=30)
+    return response
+
+
+def test_the_view_carries_the_turn_deadline(clocked: tuple[ServerProcess, ServerProcess]) -> None:
+    """The deadline is a Timestamp turn_timeout_s after the move, by the store's clock."""
+    stub, channel = _stub(clocked[0])
+    with channel:
+        before = time.time()
+        created = _two_people(stub, 600)
+        after = time.time()
+    deadline = created.view.turn_deadline.ToMilliseconds() / 1000
+    assert before + 600 - 1 <= deadline <= after + 600 + 1
+    assert created.view.turn_timeout_s == 600 and created.view.HasField("create_time")
+
+
+def test_a_game_with_every_person_gone_finishes_by_clocks(
+    clocked: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """No client calls after CreateGame: the sweepers play two timeouts, the third forfeits."""
+    stub, channel = _stub(clocked[0])
+    with channel:
+        created = _two_people(stub, 1, timeout_action=pb.TIMEOUT_ACTION_FORFEIT, forfeit_after=2)
+        game = created.name.removeprefix("games/")
+        _wait_for(lambda: [r for r in _records(clocked, "turn_timed_out", game) if r["forfeit"]])
+        final = stub.GetState(pb.GetStateRequest(name=created.name), timeout=30).view
+    assert final.status == pb.GAME_STATUS_FINISHED
+    assert final.finish_reason == pb.FINISH_REASON_RESIGNED
+    assert [(s.resigned, s.timeouts) for s in final.seats] == [(True, 2), (False, 1)]
+    assert final.version == 4  # created, two turns played by the bot, the forfeit
+    assert not final.HasField("turn_deadline")
+
+
+def test_two_replicas_race_an_overdue_clock_and_one_move_results(
+    clocked: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """Both sweepers and a GetState on each replica meet the overdue turn: one move is made."""
+    stubs = [_stub(server) for server in clocked]
+    try:
+        created = _two_people(stubs[0][0], 2)
+        game = created.name.removeprefix("games/")
+        due = created.view.turn_deadline.ToMilliseconds() / 1000
+        time.sleep(max(0.0, due - time.time()) + 0.1)
+        views: list[pb.GameView] = []
+        readers = [
+            threading.Thread(
+                target=lambda s=s: views.append(
+                    s.GetState(pb.GetStateRequest(name=created.name), timeout=30).view
+                )
+            )
+            for s, _ in stubs
+        ]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join()
+        log = stubs[1][0].WatchGame(
+            pb.WatchGameRequest(name=created.name, from_version=1), timeout=30
+        )
+        first = next(iter(log))
+        log.cancel()
+    finally:
+        for _, channel in stubs:
+            channel.close()
+    second_version = [e for e in first.events if e.version == 2]
+    assert [e.WhichOneof("kind") for e in second_version] == ["card_played"]
+    assert second_version[0].card_played.seat == 0
+    timed_out = [(r["seat"], r["timeouts"]) for r in _records(clocked, "turn_timed_out", game)]
+    assert timed_out.count((0, 1)) == 1, timed_out
+    assert all(v.version >= 2 for v in views)
+
+
+def test_a_bot_turn_is_played_after_the_serving_replica_is_killed(
+    redis_server: RedisServer, clocked: tuple[ServerProcess, ServerProcess]
+) -> None:
+    """The replica thinking for the bot is SIGKILLed; another replica's sweeper plays the turn."""
+    doomed = start_server(redis_server.url, env={**CLOCKED, "SCOPA_BOT_BUDGET_MS": "8000"})
+    try:
+        stub, channel = _stub(doomed)
+        with channel:
+            seats = [pb.SeatSpec(display_name="me"), pb.SeatSpec(display_name="bot", bot="ismcts")]
+            created = stub.CreateGame(
+                pb.CreateGameRequest(preset="scopa", seats=seats, request_id=rid()), timeout=30
+            )
+            token = tokens_of(created)[0]
+            move = move_request(created.name, created.view.legal_moves[0], rid())
+            future = stub.PlayCard.future(move, metadata=auth(token), timeout=60)
+            time.sleep(2)  # the person's move is committed; the bot thinks for 8 s
+            doomed.process.kill()
+            doomed.process.wait()
+            killed = datetime.now(UTC)
+            with pytest.raises(grpc.RpcError):
+                future.result()
+    finally:
+        stop_server(doomed)
+    game = created.name.removeprefix("games/")
+    assert not _records((doomed,), "overdue_taken", game)
+    (taken,) = _wait_for(lambda: _records(clocked, "overdue_taken", game))
+    # The turn's deadline was the bot's thinking time plus the grace (9 s) after the move.
+    assert datetime.fromisoformat(taken["timestamp"]) > killed
+    stub, channel = _stub(clocked[0])
+    with channel:
+        after = stub.GetState(pb.GetStateRequest(name=created.name), timeout=30).view
+    assert after.version == 3  # created, the person's move, the bot's move
+    assert after.turn == 0 and after.status == pb.GAME_STATUS_ACTIVE
