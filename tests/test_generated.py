@@ -89,6 +89,7 @@ def test_service_has_the_public_rpcs() -> None:
         "TakeAction",
         "JoinGame",
         "WatchGame",
+        "ListGames",
         "ListRulesets",
         "ResignGame",
     }

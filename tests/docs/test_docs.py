@@ -75,6 +75,31 @@ def test_curl_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> No
     assert "\ndata: {" in out
 
 
+def test_readme_quotes_the_lobby_session() -> None:
+    """The README quotes docs/lobby-session.sh verbatim."""
+    assert (ROOT / "docs" / "lobby-session.sh").read_text().strip() in README
+
+
+def test_lobby_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> None:
+    """The README's lobby session lists a public game, joins it without a code, sees it leave."""
+    env = {**os.environ, "BASE": embedded_server.http_url}
+    done = subprocess.run(
+        ["bash", str(ROOT / "docs" / "lobby-session.sh")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == [
+        "[[False, True]]",
+        "(1, 'GAME_STATUS_ACTIVE', True)",
+        "False",
+    ]
+
+
 def test_grpcurl_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> None:
     """The README's grpcurl session (grpcurl from .venv/bin, not on PATH) plays and is refused."""
     assert (ROOT / ".venv" / "bin" / "grpcurl").exists(), "make test installs grpcurl"

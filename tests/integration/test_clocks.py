@@ -12,7 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
-from support.redis_server import RedisServer
+from support.redis_server import RedisServer, running_redis_server
 from support.server_process import ServerProcess, start_server, stop_server
 
 from integration.helpers import Stub, auth, move_request, rid, tokens_of
@@ -23,11 +23,18 @@ CLOCKED = {"SCOPA_SWEEP_INTERVAL_S": "0.2", "SCOPA_BOT_GRACE_S": "1"}
 
 
 @pytest.fixture(scope="module")
-def clocked(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    """Two replicas on the session's Redis, sweeping every 0.2 s."""
-    first = start_server(redis_server.url, env=CLOCKED)
+def own_redis() -> Iterator[RedisServer]:
+    """A redis-server of this module: no other suite's replica sweeps its games."""
+    with running_redis_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def clocked(own_redis: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two replicas on the module's Redis, sweeping every 0.2 s."""
+    first = start_server(own_redis.url, env=CLOCKED)
     try:
-        second = start_server(redis_server.url, env=CLOCKED)
+        second = start_server(own_redis.url, env=CLOCKED)
     except BaseException:
         stop_server(first)
         raise
@@ -143,10 +150,10 @@ def test_two_replicas_race_an_overdue_clock_and_one_move_results(
 
 
 def test_a_bot_turn_is_played_after_the_serving_replica_is_killed(
-    redis_server: RedisServer, clocked: tuple[ServerProcess, ServerProcess]
+    own_redis: RedisServer, clocked: tuple[ServerProcess, ServerProcess]
 ) -> None:
     """The replica thinking for the bot is SIGKILLed; another replica's sweeper plays the turn."""
-    doomed = start_server(redis_server.url, env={**CLOCKED, "SCOPA_BOT_BUDGET_MS": "8000"})
+    doomed = start_server(own_redis.url, env={**CLOCKED, "SCOPA_BOT_BUDGET_MS": "8000"})
     try:
         stub, channel = _stub(doomed)
         with channel:

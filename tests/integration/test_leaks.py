@@ -351,3 +351,39 @@ async def test_bot_turns_reveal_no_hidden_cards(
     assert bot_plays, "the bot made no play"
     _check_seen(seen)
     _check_logs(replicas, secrets)
+
+
+def test_the_lobby_reveals_no_cards_tokens_or_invites(
+    replicas: tuple[ServerProcess, ServerProcess], stub: Stub
+) -> None:
+    """ListGames (gRPC and REST) shows the seats and the table: no hand, token or invite code."""
+    seats = [pb.SeatSpec(display_name="host"), *(pb.SeatSpec(open=True) for _ in range(3))]
+    request = pb.CreateGameRequest(preset="scopone", seats=seats, public=True, request_id=rid())
+    created = stub.CreateGame(request, timeout=30)
+    joined = stub.JoinGame(
+        pb.JoinGameRequest(name=created.name, invite_code=created.invites[0].invite_code),
+        timeout=30,
+    )
+    secrets = [
+        *tokens_of(created).values(),
+        joined.token,
+        *(i.invite_code for i in created.invites),
+    ]
+    hands = {key(c) for c in [*created.view.hand, *joined.view.hand]}
+    listing = pb.ListGamesRequest(preset="scopone", page_size=100)
+    by_grpc = stub.ListGames(listing, timeout=30)
+    rest = httpx.get(
+        f"{replicas[1].http_url}/v1/games", params={"preset": "scopone", "pageSize": 100}
+    )
+    assert rest.status_code == 200, rest.text
+    by_rest = _parse(rest.json(), pb.ListGamesResponse())
+    for page, raw in ((by_grpc, by_grpc.SerializeToString()), (by_rest, rest.content)):
+        (game,) = [g for g in page.games if g.name == created.name]
+        assert set(_cards(game)) == {key(c) for c in game.table}
+        assert not set(_cards(game)) & hands
+        assert [s.open for s in game.seats] == [False, False, True, True]
+        for secret in secrets:
+            assert secret.encode() not in raw
+            for part in secret.split(".")[-2:]:
+                assert part.encode() not in raw
+    _check_logs(replicas, secrets)

@@ -73,6 +73,7 @@ def test_every_annotated_route_is_an_operation(document: dict[str, Any]) -> None
         "TakeAction": ("post", "/v1/games/{game}:takeAction"),
         "JoinGame": ("post", "/v1/games/{game}:join"),
         "WatchGame": ("get", "/v1/games/{game}:watch"),
+        "ListGames": ("get", "/v1/games"),
         "ListRulesets": ("get", "/v1/rulesets"),
         "ResignGame": ("post", "/v1/games/{game}:resign"),
         "Healthz": ("get", "/healthz"),

@@ -21,6 +21,7 @@ def test_routes_come_from_every_annotated_method() -> None:
     found = {(r.http_method, r.template.text, r.body) for r in routes_of(SERVICE)}
     assert found == {
         ("POST", "/v1/games", "*"),
+        ("GET", "/v1/games", ""),
         ("GET", "/v1/{name=games/*}", ""),
         ("POST", "/v1/{name=games/*}:playCard", "*"),
         ("POST", "/v1/{name=games/*}:takeAction", "*"),

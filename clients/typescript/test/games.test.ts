@@ -11,6 +11,7 @@ import {
 } from "@connectrpc/connect-node";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import type { Transport } from "@connectrpc/connect";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import {
   asSeat,
   Code,
@@ -18,6 +19,7 @@ import {
   GameStatus,
   SCOPA_ERROR_DOMAIN,
   Suit,
+  TimeoutAction,
   scopaErrorInfo,
   type ScopaClient,
   type ScopaErrorInfo,
@@ -183,6 +185,35 @@ for (const transport of TRANSPORTS) {
       } finally {
         abort.abort();
       }
+    });
+
+    it("lists a public game, joins it without an invite, and shows the turn deadline", TEST_TIMEOUT, async () => {
+      const before = Date.now();
+      const created = await client.createGame({
+        preset: "scopa",
+        seats: [{ displayName: "Ann" }, { open: true }],
+        public: true,
+        turnTimeoutS: 120,
+        timeoutAction: TimeoutAction.FORFEIT,
+      });
+      const listed = await client.listGames({ preset: "scopa", pageSize: 100 });
+      const game = listed.games.find((g) => g.name === created.name);
+      assert.ok(game !== undefined, "the public game is listed");
+      assert.equal(game.status, GameStatus.WAITING_FOR_PLAYERS);
+      assert.deepEqual(game.seats.map((s) => s.open), [false, true]);
+      assert.equal(game.hand.length, 0, "the lobby shows no hand");
+      const joined = await client.joinGame({ name: created.name, displayName: "Bob" });
+      assert.equal(joined.seat, 1);
+      assert.equal(joined.view?.turnTimeoutS, 120);
+      const deadline = joined.view?.turnDeadline;
+      assert.ok(deadline !== undefined, "an active clocked game has a turn deadline");
+      const due = timestampDate(deadline).getTime();
+      assert.ok(due >= before + 119_000 && due <= Date.now() + 121_000, `deadline ${due}`);
+      const after = await client.listGames({ preset: "scopa", pageSize: 100 });
+      assert.ok(!after.games.some((g) => g.name === created.name), "a full game leaves the lobby");
+      const bad = await rejection(() => client.listGames({ pageToken: "not-a-token" }));
+      assert.equal(bad.code, Code.InvalidArgument);
+      assert.equal(bad.metadata["field"], "page_token");
     });
 
     it("lets an invited player join, then resign", TEST_TIMEOUT, async () => {
