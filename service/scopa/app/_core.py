@@ -462,13 +462,14 @@ class GameCore:
             else:
                 new_state, events, new_meta = await self._time_out(game_id, state, meta, seat)
             try:
-                result, meta = await self._commit(
+                result, committed = await self._commit(
                     game_id, version, new_state, new_meta, seat, events, None, b""
                 )
             except ConcurrentUpdate:
                 snap = await self._load(game_id)
                 return snap.version, self._states.load(snap.state), self._metas.load(snap.meta)
-            version, state = result.snapshot.version, new_state
+            assert committed is not None  # no request_id, so never a replay
+            version, state, meta = result.snapshot.version, new_state, committed
             self._acted += 1
             if not level:  # logged once committed: a replica that lost the race took nothing
                 timeouts = meta.seats[seat].timeouts
@@ -750,10 +751,11 @@ class GameCore:
             elif isinstance(first, rules.Declared):
                 span.set_attribute("scopa.declaration", first.name)
             span.set_attribute("scopa.game_over", new_state.finished)
-        result, meta = await self._commit(
+        result, committed = await self._commit(
             game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
         )
-        await self._advance(game_id, result.snapshot.version, new_state, meta)
+        if committed is not None:
+            await self._advance(game_id, result.snapshot.version, new_state, committed)
         return result
 
     async def resign(self, game_id: str, token: str | None, request_id: str = "") -> PlayResult:
@@ -805,8 +807,10 @@ class GameCore:
         request_id: str | None,
         fingerprint: bytes,
         slot: str | None = None,
-    ) -> tuple[PlayResult, GameMeta]:
-        """Compare-and-set ``state`` at ``version`` + 1; the result and the meta as committed.
+    ) -> tuple[PlayResult, GameMeta | None]:
+        """Compare-and-set ``state`` at ``version`` + 1; the result and the meta as committed
+        (None when ``request_id`` was committed already: the result is the first response, and
+        ``state`` is not the game's, so nothing may be built on it).
 
         The meta gets the new version's deadline; the deadline index is lowered before the
         commit when the deadline comes sooner (so no process death leaves it late) and set
@@ -841,7 +845,7 @@ class GameCore:
             raise ConcurrentUpdate("another move was made at the same time; reload") from None
         except DuplicateRequest as dup:
             replayed = self._replayed(game_id, seat, dup.response, dup.state, before, fingerprint)
-            return replayed, before
+            return replayed, None
         except GameNotFound:
             raise GameNotFoundError(f"no game games/{game_id}") from None
         self._states.remember(blob, state)
@@ -949,10 +953,11 @@ class GameCore:
             raise SeatTaken("that seat was already claimed")
         meta = meta.with_joined(seat, name)
         events: list[AppEvent] = [SeatJoined(seat, meta.seats[seat].name)]
-        result, meta = await self._commit(
+        result, committed = await self._commit(
             game_id, snap.version, state, meta, seat, events, rid, fingerprint
         )
-        await self._advance(game_id, result.snapshot.version, state, meta)
+        if committed is not None:
+            await self._advance(game_id, result.snapshot.version, state, committed)
         return JoinResult(seat, self._tokens.issue(game_id, seat, rid), result.snapshot)
 
     async def sweep_game(self, game_id: str, deadline_ms: int) -> bool:
