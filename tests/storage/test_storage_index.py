@@ -11,6 +11,10 @@ from storage.backends import Backend
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
+F = 10**13
+"""Deadlines far in the future (year 2286): the servers of other suites sweep the same Redis,
+and would take (or forget) entries due by their real clock."""
+
 
 async def _due(backend: Backend, now_ms: int) -> list[tuple[str, int]]:
     rows: list[tuple[str, int]] = []
@@ -26,12 +30,12 @@ async def test_store_time_is_the_epoch(backend: Backend) -> None:
 
 async def test_due_games_lists_entries_due_by_now(backend: Backend) -> None:
     """Only entries whose deadline is at or before now are due, each in its own shard."""
-    await backend.store.set_deadline("a", 3, 1000)
-    await backend.store.set_deadline("b", 1, 2000)
-    await backend.store.set_deadline("c", 1, 3000)
-    assert await _due(backend, 2000) == [("a", 1000), ("b", 2000)]
-    rows = await backend.store.due_games(deadline_shard("a"), 2000, 100)
-    assert ("a", 1000) in rows and ("c", 3000) not in rows
+    await backend.store.set_deadline("a", 3, F + 1000)
+    await backend.store.set_deadline("b", 1, F + 2000)
+    await backend.store.set_deadline("c", 1, F + 3000)
+    assert await _due(backend, F + 2000) == [("a", F + 1000), ("b", F + 2000)]
+    rows = await backend.store.due_games(deadline_shard("a"), F + 2000, 100)
+    assert ("a", F + 1000) in rows and ("c", F + 3000) not in rows
 
 
 async def test_due_games_respects_the_limit(backend: Backend) -> None:
@@ -39,41 +43,41 @@ async def test_due_games_respects_the_limit(backend: Backend) -> None:
     games = [f"g{i}" for i in range(40)]
     same = [g for g in games if deadline_shard(g) == deadline_shard("g0")]
     for i, game in enumerate(same):
-        await backend.store.set_deadline(game, 1, 100 + i)
-    rows = await backend.store.due_games(deadline_shard("g0"), 10_000, 2)
-    assert rows == [(same[0], 100), (same[1], 101)][: len(same)]
+        await backend.store.set_deadline(game, 1, F + 100 + i)
+    rows = await backend.store.due_games(deadline_shard("g0"), F + 10_000, 2)
+    assert rows == [(same[0], F + 100), (same[1], F + 101)][: len(same)]
 
 
 async def test_set_deadline_ignores_an_older_version(backend: Backend) -> None:
     """An entry set for version 5 is not replaced by a late write for version 4."""
-    assert await backend.store.set_deadline("g", 5, 5000)
-    assert not await backend.store.set_deadline("g", 4, 1000)
+    assert await backend.store.set_deadline("g", 5, F + 5000)
+    assert not await backend.store.set_deadline("g", 4, F + 1000)
     assert not await backend.store.set_deadline("g", 4, None)
-    assert await _due(backend, 10_000) == [("g", 5000)]
+    assert await _due(backend, F + 10_000) == [("g", F + 5000)]
 
 
 async def test_set_deadline_none_removes_the_entry(backend: Backend) -> None:
     """A version without a deadline removes the game's entry."""
-    await backend.store.set_deadline("g", 1, 1000)
+    await backend.store.set_deadline("g", 1, F + 1000)
     assert await backend.store.set_deadline("g", 2, None)
-    assert await _due(backend, 10_000) == []
+    assert await _due(backend, F + 10_000) == []
 
 
 async def test_lower_deadline_only_lowers_or_adds(backend: Backend) -> None:
     """lower_deadline adds a missing entry and never raises an existing one."""
-    await backend.store.lower_deadline("new", 700)
-    await backend.store.set_deadline("g", 1, 1000)
-    await backend.store.lower_deadline("g", 2000)
-    await backend.store.lower_deadline("g", 500)
-    assert await _due(backend, 10_000) == [("g", 500), ("new", 700)]
+    await backend.store.lower_deadline("new", F + 700)
+    await backend.store.set_deadline("g", 1, F + 1000)
+    await backend.store.lower_deadline("g", F + 2000)
+    await backend.store.lower_deadline("g", F + 500)
+    assert await _due(backend, F + 10_000) == [("g", F + 500), ("new", F + 700)]
 
 
 async def test_forget_deadline_needs_the_same_deadline(backend: Backend) -> None:
     """An entry moved since the sweeper read it is not forgotten."""
-    await backend.store.set_deadline("g", 1, 1000)
-    assert not await backend.store.forget_deadline("g", 999)
-    assert await backend.store.forget_deadline("g", 1000)
-    assert await _due(backend, 10_000) == []
+    await backend.store.set_deadline("g", 1, F + 1000)
+    assert not await backend.store.forget_deadline("g", F + 999)
+    assert await backend.store.forget_deadline("g", F + 1000)
+    assert await _due(backend, F + 10_000) == []
 
 
 async def test_public_games_newest_first_and_by_preset(backend: Backend) -> None:
