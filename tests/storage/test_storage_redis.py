@@ -188,6 +188,21 @@ async def test_commit_survives_script_flush(
     assert await redis_store.commit("g1", 1, b"s", b"m", [], TTL) == 2
 
 
+async def test_the_store_clock_reads_at_maxmemory(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """The store clock (time.lua, which writes nothing) still answers at maxmemory: a sweep
+    keeps its clock while writes are refused."""
+    await redis_store.create("g1", b"s", b"m", [], TTL)
+    await redis_admin.config_set("maxmemory", "1")
+    try:
+        with pytest.raises(StorageFull):
+            await redis_store.commit("g1", 1, b"s", b"m", [], TTL)
+        assert await redis_store.time() > 1.7e9
+    finally:
+        await redis_admin.config_set("maxmemory", "0")
+
+
 async def test_create_clears_stale_event_log(
     redis_store: RedisStore, redis_admin: Redis[bytes]
 ) -> None:
