@@ -20,6 +20,7 @@ import unicodedata
 import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final, NamedTuple
@@ -333,8 +334,6 @@ class GameCore:
     ) -> None:
         self._store = store
         self._clock = clock or StoreClock()
-        self._acted = 0
-        """Due actions this core committed (a sweep compares the count before and after)."""
         self._tokens = tokens
         self._settings = settings or CoreSettings()
         self._rng = rng or random.SystemRandom()
@@ -470,7 +469,9 @@ class GameCore:
                 return snap.version, self._states.load(snap.state), self._metas.load(snap.meta)
             assert committed is not None  # no request_id, so never a replay
             version, state, meta = result.snapshot.version, new_state, committed
-            self._acted += 1
+            counter = _ACTED.get()
+            if counter is not None:
+                counter[0] += 1
             if not level:  # logged once committed: a replica that lost the race took nothing
                 timeouts = meta.seats[seat].timeouts
                 forfeit = meta.resigned == seat
@@ -974,11 +975,15 @@ class GameCore:
             return False
         state = self._states.load(snap.state)
         meta = self._metas.load(snap.meta)
-        acted = self._acted
-        version, _, meta = await self._advance(game_id, snap.version, state, meta)
+        acted = [0]
+        reset = _ACTED.set(acted)
+        try:
+            version, _, meta = await self._advance(game_id, snap.version, state, meta)
+        finally:
+            _ACTED.reset(reset)
         if version == snap.version:
             await self._store.set_deadline(game_id, version, meta.deadline_ms or None)
-        return self._acted > acted
+        return acted[0] > 0
 
     async def sync_clock(self) -> bool:
         """Measure the offset of this replica's clock to the store's (see :class:`StoreClock`)."""
@@ -1157,6 +1162,10 @@ class GameCore:
 _DECODED_CACHE_SIZE: Final = 2048
 """States (and metas) kept decoded per replica: a few KB each, the latest versions of the
 games this replica served last."""
+
+_ACTED: ContextVar[list[int] | None] = ContextVar("scopa_app_acted", default=None)
+"""While a sweep takes a game's due actions: how many this task committed (other tasks, e.g.
+concurrent requests on the same core, count in their own context)."""
 
 _MAX_BOT_TURNS: Final = 1000
 """Bot turns one call plays at most (a game of bots only is played out in one call)."""
