@@ -52,13 +52,11 @@ def _client(guard: HttpGuard | None) -> str:
     return guard.client_of(exchange.scope)
 
 
-def _guarded(
-    guard: HttpGuard | None, name: str, *, streaming: bool
-) -> AbstractAsyncContextManager[None]:
+def _guarded_stream(guard: HttpGuard | None, name: str) -> AbstractAsyncContextManager[None]:
     exchange = current_exchange()
     if guard is None or exchange.scope is None:
         return contextlib.nullcontext()
-    return guard.call(exchange.scope, _SERVICE + name, streaming)
+    return guard.stream(exchange.scope, _SERVICE + name)
 
 
 class ConnectGameService:
@@ -76,9 +74,11 @@ class ConnectGameService:
         ctx: RequestContext[Any, Any],
     ) -> Res:
         _start(name)
+        scope = current_exchange().scope
         try:
-            async with _guarded(self._guard, name, streaming=False):
+            if self._guard is None or scope is None:
                 return await call(request, _token(ctx))
+            return await self._guard.unary(scope, _SERVICE + name, call, request, _token(ctx))
         except ConnectError:
             raise
         except Exception as exc:
@@ -138,7 +138,7 @@ class ConnectGameService:
         """Stream updates from ``from_version`` (over HTTP/1.1 too)."""
         _start("WatchGame")
         try:
-            async with _guarded(self._guard, "WatchGame", streaming=True):
+            async with _guarded_stream(self._guard, "WatchGame"):
                 updates = self._calls.watch_game(request, _token(ctx), _client(self._guard))
                 try:
                     async for message in updates:

@@ -9,13 +9,16 @@ on for the per-client stream cap).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any, TypeVar
 
 from scopa.app import RateLimits, client_key
 from scopa.server._guard import RATE_LIMITED_METHODS, Drain
 
 from ._http_telemetry import Scope
+
+_R = TypeVar("_R")
 
 __all__ = ["HttpGuard"]
 
@@ -36,15 +39,37 @@ class HttpGuard:
         self._proxy_header = trusted_proxy_header.lower().encode() if trusted_proxy_header else None
         self._proxy_hops = trusted_proxy_hops
 
+    async def unary(
+        self,
+        scope: Scope,
+        rpc_method: str,
+        handler: Callable[[Any, str | None], Awaitable[_R]],
+        request: Any,
+        token: str | None,
+    ) -> _R:
+        """``handler(request, token)`` once admitted (else ServerShuttingDown / RateLimited),
+        counted as a unary call in flight: the gRPC guard's unary path, without a context
+        manager per call."""
+        self._drain.admit(False)
+        self._drain.unary_started()
+        try:
+            await self._check_rate(scope, rpc_method)
+            return await handler(request, token)
+        finally:
+            self._drain.unary_finished()
+
     @asynccontextmanager
-    async def call(self, scope: Scope, rpc_method: str, streaming: bool) -> AsyncIterator[None]:
-        """Admit the call (or raise ServerShuttingDown / RateLimited) and track it."""
-        self._drain.admit(streaming)
-        async with self._drain.tracked(streaming):
-            action = RATE_LIMITED_METHODS.get(rpc_method)
-            if action is not None and self._limits is not None:
-                await self._limits.check(action, self.client_of(scope))
+    async def stream(self, scope: Scope, rpc_method: str) -> AsyncIterator[None]:
+        """Admit a stream (or raise) and register it, so that draining ends it."""
+        self._drain.admit(True)
+        async with self._drain.tracked(True):
+            await self._check_rate(scope, rpc_method)
             yield
+
+    async def _check_rate(self, scope: Scope, rpc_method: str) -> None:
+        action = RATE_LIMITED_METHODS.get(rpc_method)
+        if action is not None and self._limits is not None:
+            await self._limits.check(action, self.client_of(scope))
 
     def client_of(self, scope: Scope) -> str:
         """The client a call counts against (rate limits, the per-client stream cap)."""

@@ -223,16 +223,17 @@ class RestApp:
             resume_from(request, header(scope, b"last-event-id"))
             await self._stream(route, request, token, scope, receive, send)
             return
-        async with self._guarded(scope, rpc_method, streaming=False):
-            response = await self._unary[route.method.name](request, token)
+        handler = self._unary[route.method.name]
+        if self._guard is None:
+            response = await handler(request, token)
+        else:
+            response = await self._guard.unary(scope, rpc_method, handler, request, token)
         await self._respond(route, scope, send, response, if_match)
 
-    def _guarded(
-        self, scope: Scope, rpc_method: str, *, streaming: bool
-    ) -> AbstractAsyncContextManager[None]:
+    def _guarded_stream(self, scope: Scope, rpc_method: str) -> AbstractAsyncContextManager[None]:
         if self._guard is None:
             return contextlib.nullcontext()
-        return self._guard.call(scope, rpc_method, streaming)
+        return self._guard.stream(scope, rpc_method)
 
     async def _stream(
         self,
@@ -247,7 +248,7 @@ class RestApp:
         messages = self._streams[route.method.name](request, token, client)
         started = False
         try:
-            async with self._guarded(scope, current_exchange().rpc_method, streaming=True):
+            async with self._guarded_stream(scope, current_exchange().rpc_method):
                 first = await first_event(messages)
                 await send_stream_start(send)
                 started = True
