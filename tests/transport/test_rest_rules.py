@@ -83,6 +83,12 @@ def test_body_star_maps_the_whole_body_and_the_path() -> None:
         ([], b'{"name": "games/other"}', "name"),  # differs from the path
         ([], b"[1,", "body"),  # not JSON
         ([], b"[" * 5000 + b"]" * 5000, "body"),  # nested past json's recursion limit
+        ([], b"null", "body"),  # JSON, but not an object
+        ([], b"true", "body"),
+        ([], b"1.5", "body"),
+        ([], b'"games/g"', "body"),
+        ([], b"[]", "body"),
+        ([], b"[{}]", "body"),
     ],
 )
 def test_body_star_refuses_query_unknown_fields_and_conflicts(

@@ -96,6 +96,9 @@ def test_a_retried_play_with_its_request_id_returns_the_first_response(
         ("GET", "/v1/games/x?access_token=abc", {}, 400, "INVALID_ARGUMENT"),
         ("POST", "/v1/games", {"json": {"preset": "scopa", "bogus": 1}}, 400, "INVALID_ARGUMENT"),
         ("POST", "/v1/games", {"content": b"{not json"}, 400, "INVALID_ARGUMENT"),
+        ("POST", "/v1/games", {"content": b"null"}, 400, "INVALID_ARGUMENT"),  # not an object
+        ("POST", "/v1/games", {"content": b"7"}, 400, "INVALID_ARGUMENT"),
+        ("POST", "/v1/games", {"content": b"[]"}, 400, "INVALID_ARGUMENT"),
         (
             "POST",
             "/v1/games",

@@ -222,7 +222,11 @@ def _query_dict(
 
 
 def _parse(data: Any, message: Message, where: str) -> None:
-    if type(data) is dict and not data:
+    if type(data) is not dict:
+        # json_format raises TypeError for a top-level null, number or bool, and takes a list
+        # as an empty message: the proto3 JSON of a message is an object.
+        raise InvalidArgument(f"{where}: a JSON object is expected", field=where)
+    if not data:
         return  # nothing to set
     try:
         message.MergeFrom(from_json_dict(data, type(message)))
