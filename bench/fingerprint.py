@@ -23,7 +23,7 @@ import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from engine import pick_move  # bench/engine.py: the same policy as the benchmark
 
@@ -44,6 +44,7 @@ from scopa.rules import (
     Move,
     Redealt,
     SeatResigned,
+    Steal,
     apply_action,
     apply_move,
     legal_actions,
@@ -67,7 +68,8 @@ def outcome(event: Event) -> tuple[Any, ...]:
         return ("dealt", event.seat, event.n_cards, event.cards)
     if isinstance(event, CardPlayed):
         played = (event.seat, event.card, event.captured, event.taken, event.sweep)
-        return ("played", *played, event.specials)
+        stolen = (event.stolen_from,) if event.stolen_from >= 0 else ()
+        return ("played", *played, event.specials, *stolen)
     if isinstance(event, Declared):
         return ("declared", event.seat, event.name, event.cards, event.points)
     if isinstance(event, LeftoverTaken):
@@ -84,8 +86,21 @@ def outcome(event: Event) -> tuple[Any, ...]:
 
 
 def _actions(actions: list[Action]) -> tuple[Any, ...]:
-    """A play as (card, capture), a declaration as (name, cards)."""
-    return tuple((a.card, a.capture) if isinstance(a, Move) else (a.name, a.cards) for a in actions)
+    """A play as (card, capture), a declaration as (name, cards), a steal as ("steal", card,
+    side)."""
+    return tuple(_action(a) for a in actions)
+
+
+def _action(action: Action) -> tuple[Any, ...]:
+    match action:
+        case Move():
+            return (action.card, action.capture)
+        case Declare():
+            return (action.name, action.cards)
+        case Steal():
+            return ("steal", action.card, action.side)
+        case _:
+            assert_never(action)
 
 
 def _final(state: MatchState) -> tuple[Any, ...]:

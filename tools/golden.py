@@ -6,7 +6,8 @@ section of docs/rules.md) or ``python tools/golden.py --check`` (exit 1 if anyth
 Each transcript is one complete game of a preset, dealt from ``random.Random(seed)`` and played
 by a deterministic policy (``random.Random(seed + POLICY_OFFSET)`` picks a card among the legal
 ones, then one of its captures, both from sorted lists so the transcript does not depend on the
-order in which the engine lists moves). Pattern: open_spiel's integration_tests/playthroughs.
+order in which the engine lists moves; it makes every declaration and the first pile steal it
+may without drawing from that RNG). Pattern: open_spiel's integration_tests/playthroughs.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from scopa.rules import (  # noqa: E402
     Move,
     Redealt,
     SeatResigned,
+    Steal,
     apply_action,
     apply_move,
     card_code,
@@ -102,6 +104,8 @@ def describe(event: Event) -> list[str]:
 
 def _played(p: CardPlayed) -> str:
     action = f"takes {codes(p.captured)}" if p.taken else "lays"
+    if p.stolen_from >= 0:
+        action = f"steals side {p.stolen_from}'s pile {codes(p.captured)}"
     tags = ["sweep"] if p.sweep else []
     tags += [name if points == 1 else f"{name} {points}" for name, points in p.specials]
     suffix = f"  [{', '.join(tags)}]" if tags else ""
@@ -130,9 +134,13 @@ def transcript(preset: str, seed: int) -> str:
     for event in events:
         lines.extend(describe(event))
     while not state.finished:
-        declarations = [a for a in legal_actions(state) if isinstance(a, Declare)]
+        actions = legal_actions(state)
+        declarations = [a for a in actions if isinstance(a, Declare)]
+        steals = sorted(a for a in actions if isinstance(a, Steal))
         if declarations:  # the policy declares whatever it may, without drawing from the RNG
             state, events = apply_action(state, state.turn, declarations[0], deal_rng)
+        elif steals:  # and steals the first pile it may (Rubamazzo), the same way
+            state, events = apply_action(state, state.turn, steals[0], deal_rng)
         else:
             move = choose(legal_moves(state), policy)
             state, events = apply_move(state, state.turn, move, deal_rng)

@@ -11,9 +11,13 @@ from integration.helpers import (
     ALL_CARDS,
     CardKey,
     Stub,
+    auth,
     create,
     key,
     play_to_end,
+    rid,
+    tokens_of,
+    view,
 )
 from scopa_client.v1 import scopa_pb2 as pb
 
@@ -87,3 +91,44 @@ def test_target_score_override_is_effective(stub: Stub, target: int) -> None:
     """A target_score override is reported in the game's effective options."""
     created = create(stub, "scopa", 2, target=target)
     assert created.view.options["target_score"].int_value == target
+
+
+def test_rubamazzo_steals_piles_through_take_action(stubs: tuple[Stub, Stub]) -> None:
+    """Rubamazzo to the end over TakeAction: views list steals, a steal empties the pile."""
+    rng = random.Random(4)
+    created = create(stubs[1], "rubamazzo", 2)
+    name, tokens = created.name, tokens_of(created)
+    current = view(stubs[0], name, tokens[created.view.turn])
+    steals = actions = 0
+    events: list[pb.Event] = list(created.view.last_events)
+    while current.status != pb.GAME_STATUS_FINISHED:
+        assert actions < 500, "game does not end"
+        kinds = {a.WhichOneof("kind") for a in current.legal_actions}
+        assert "play_card" in kinds
+        stealing = [a for a in current.legal_actions if a.HasField("steal")]
+        action = stealing[0] if stealing else rng.choice(list(current.legal_actions))
+        reply = stubs[actions % 2].TakeAction(
+            pb.TakeActionRequest(name=name, action=action, request_id=rid()),
+            metadata=auth(tokens[current.seat]),
+            timeout=10,
+        )
+        actions += 1
+        events.extend(reply.events)
+        if stealing:
+            steals += 1
+            played = reply.events[0].card_played
+            assert played.stolen_from_side == action.steal.side
+            assert played.HasField("stolen_from_side") and played.captured
+            assert reply.view.sides[action.steal.side].captured_count == 0 or (
+                reply.view.hand_number != current.hand_number
+                or reply.view.status == pb.GAME_STATUS_FINISHED
+            )
+        current = reply.view
+        if current.status != pb.GAME_STATUS_FINISHED:
+            current = view(stubs[actions % 2], name, tokens[current.turn])
+    assert steals >= 1
+    assert current.winners and current.hand_results
+    _check_scores(current)
+    scored = sum(1 for e in events if e.HasField("hand_scored"))
+    for hand in _cards_of_hand(events)[:scored]:
+        assert hand == Counter(ALL_CARDS)

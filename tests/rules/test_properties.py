@@ -22,6 +22,7 @@ from scopa.rules import (
     LeftoverTaken,
     MatchState,
     Ruleset,
+    Steal,
     apply_action,
     apply_move,
     dump_state,
@@ -73,6 +74,8 @@ def check_hand_score(events: list[Event], state: MatchState, before: MatchState)
     piles = [list(p) for p in before.piles]
     for event in events:
         if isinstance(event, CardPlayed) and event.taken:
+            if event.stolen_from >= 0:  # Rubamazzo: the stolen pile moves to the thief
+                piles[event.stolen_from] = []
             piles[options.side_of(event.seat)] += [*event.captured, event.card]
         elif isinstance(event, LeftoverTaken):
             piles[options.side_of(event.seat)] += event.cards
@@ -98,8 +101,21 @@ def check_serial(state: MatchState) -> None:
     assert load_state(blob) == state
 
 
+def check_steal(state: MatchState, before: MatchState, action: Steal, events: list[Event]) -> None:
+    """A steal empties the stolen pile onto the thief's, the card on top (unless it ended the
+    hand, which clears the piles)."""
+    played = events[0]
+    assert isinstance(played, CardPlayed) and played.stolen_from == action.side
+    assert played.captured == before.piles[action.side] and played.captured
+    if state.hand_number == before.hand_number and not state.finished:
+        side = state.ruleset.options.side_of(before.turn)
+        assert state.piles[action.side] == ()
+        assert state.piles[side] == before.piles[side] + played.captured + (action.card,)
+
+
 def play_game(rules: Ruleset, seed: int) -> None:
-    """Play one random game, declaring at random when allowed, checking every invariant."""
+    """Play one random game, declaring and stealing at random when allowed, checking every
+    invariant (cards conserved, each hand's cards line equal to the cards the events moved)."""
     rng = random.Random(seed)
     state, events = new_match(rules, rng=rng)
     check_events(events, state)
@@ -118,7 +134,13 @@ def play_game(rules: Ruleset, seed: int) -> None:
             state, events = apply_action(state, seat, rng.choice(declarations), rng)
             assert [type(e) for e in events] == [Declared] and state.turn == seat
             continue
-        state, events = apply_move(state, seat, random_move(state, rng), rng)
+        steals = [a for a in legal_actions(state) if isinstance(a, Steal)]
+        if steals and rng.random() < 0.5:
+            steal = rng.choice(steals)
+            state, events = apply_action(state, seat, steal, rng)
+            check_steal(state, before, steal, events)
+        else:
+            state, events = apply_move(state, seat, random_move(state, rng), rng)
         check_events(events, state)
         check_hand_score(events, state, before)
         steps += 1
@@ -154,6 +176,7 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
             "picula",
             "bagher",
             "accusa",
+            "pile_steal",
             "specials_on_last_card",
             "re_bello",
             "rosmarino",

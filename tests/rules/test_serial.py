@@ -196,8 +196,10 @@ def _result_fields(result: HandResult) -> dict[str, Any]:
 def _event_fields(event: Event) -> dict[str, Any]:
     if isinstance(event, HandScored):
         return {"type": "HandScored", "result": _result_fields(event.result)}
-    if isinstance(event, CardPlayed):  # format 1 had a picula flag and bagher points
-        fields = {k: _plain(v) for k, v in event._asdict().items() if k != "specials"}
+    if isinstance(event, CardPlayed):  # format 1 had a picula flag and bagher points, no steals
+        assert event.stolen_from == -1
+        skipped = ("specials", "stolen_from")
+        fields = {k: _plain(v) for k, v in event._asdict().items() if k not in skipped}
         specials = dict(event.specials)
         picula, bagher = specials.get("picula", 0) > 0, specials.get("bagher", 0)
         return {"type": "CardPlayed", **fields, "picula": picula, "bagher_points": bagher}
@@ -248,3 +250,12 @@ def test_event_records_of_an_earlier_format_are_migrated() -> None:
         events_from_records([format_2], FORMAT_VERSION + 1)
     with pytest.raises(InvalidState):
         events_from_records([{"t": "card_played"}], FORMAT_VERSION)
+
+
+def test_a_steal_keeps_its_side_and_other_plays_keep_their_records() -> None:
+    """stolen_from is written only for a steal, so a play's record has no new key."""
+    steal = CardPlayed(0, 5, (15, 25), True, False, (), 1)
+    plain = CardPlayed(0, 5, (15,), True, False, ())
+    records = event_records([steal, plain])
+    assert [("stolen_from" in r) for r in records] == [True, False]
+    assert events_from_records(records, FORMAT_VERSION) == [steal, plain]

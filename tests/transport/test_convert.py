@@ -325,6 +325,18 @@ def test_card_played_without_specials_has_no_picula_or_bagher() -> None:
     played = rules.CardPlayed(0, 6, (5,), True, False, ())
     message = event_to_pb(VersionedEvent(1, played)).card_played
     assert (message.picula, message.bagher_points, list(message.specials)) == (False, 0, [])
+    assert not message.HasField("stolen_from_side")
+
+
+def test_a_steal_converts_with_the_stolen_side() -> None:
+    """A Rubamazzo steal sets stolen_from_side (side 0 included) and the stolen cards."""
+    c = rules.parse_card
+    stolen = rules.CardPlayed(1, c("5D"), (c("3C"), c("5C")), True, False, (), 0)
+    message = event_to_pb(VersionedEvent(2, stolen)).card_played
+    assert message == pb.CardPlayed(
+        seat=1, card=card_to_pb(c("5D")), captured=_pb_cards("3C 5C"), stolen_from_side=0
+    )
+    assert message.HasField("stolen_from_side")
 
 
 def test_actions_convert_both_ways() -> None:
@@ -334,6 +346,7 @@ def test_actions_convert_both_ways() -> None:
         rules.Move(c("7D"), (c("3C"), c("4B"))),
         rules.Move(c("7D"), ()),
         rules.Declare("accusa", (c("1C"), c("2C"), c("3S"))),
+        rules.Steal(c("5D"), 1),
     ]
     for action in actions:
         assert action_from_pb(action_to_pb(action)) == action

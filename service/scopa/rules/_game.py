@@ -36,9 +36,11 @@ from ._specials import (
     InstantWinRule,
     SpecialRule,
     Specials,
+    StealRule,
     declaration_rules,
     instant_win_rules,
     special_rules,
+    steal_rules,
 )
 
 __all__ = [
@@ -60,6 +62,7 @@ __all__ = [
     "Move",
     "Redealt",
     "SeatResigned",
+    "Steal",
     "apply_action",
     "apply_move",
     "check_deck",
@@ -105,9 +108,17 @@ class Declare(NamedTuple):
     cards: tuple[Card, ...]
 
 
-Action = Move | Declare
-"""Every kind of action a seat may take: playing a card, declaring. The next variants add kinds
-(challenges and answers, pile steals, farm builds) and the handlers a ruleset lists for them."""
+class Steal(NamedTuple):
+    """Play ``card`` to steal the whole pile of side ``side``, whose top card is of the played
+    card's rank (Rubamazzo, seed 004)."""
+
+    card: Card
+    side: int
+
+
+Action = Move | Declare | Steal
+"""Every kind of action a seat may take: playing a card, declaring, stealing a pile. The next
+variants add kinds (challenges and answers, farm builds) and the handlers a ruleset lists."""
 
 PLAY: Final = "play"
 """The phase of an ordinary turn: play a card (or make a declaration the ruleset allows)."""
@@ -160,6 +171,8 @@ class CardPlayed(NamedTuple):
     sweep: bool
     specials: Specials
     """The points each special rule gave this play, e.g. ``(("picula", 1),)``."""
+    stolen_from: int = -1
+    """The side whose whole pile the card stole (``captured``, Rubamazzo), or -1: a table play."""
 
 
 class Declared(NamedTuple):
@@ -544,6 +557,8 @@ class _Plan(NamedTuple):
     """The special-play rules that also score the hand's final play."""
     declarations: tuple[DeclarationRule, ...]
     """The declaration rules, asked on every turn."""
+    steals: tuple[StealRule, ...]
+    """The pile-steal rules (Rubamazzo), asked on every turn."""
     instant_wins: tuple[InstantWinRule, ...]
     """The rules that may end the match after a hand whatever the scores."""
     actions: dict[tuple[str, type], Handler]
@@ -574,6 +589,7 @@ def _plan(options: Options) -> _Plan:
         special_rules(options),
         tuple([rule for rule in special_rules(options) if rule.on_last_card(options)]),
         declaration_rules(options),
+        steal_rules(options),
         instant_win_rules(options),
         _action_table(options),
     )
@@ -586,6 +602,8 @@ def _action_table(options: Options) -> dict[tuple[str, type], Handler]:
     table: dict[tuple[str, type], Handler] = {(PLAY, Move): _play_action}
     if declaration_rules(options):
         table[(PLAY, Declare)] = _declare
+    if steal_rules(options):
+        table[(PLAY, Steal)] = _steal
     return table
 
 
@@ -714,7 +732,6 @@ def apply_move(
     piles = state.piles
     sweeps = state.sweeps
     specials = state.specials
-    declared = state.declared
     last_capturer = state.last_capturer
     last_laid = state.last_laid
     options = ruleset.options
@@ -735,9 +752,7 @@ def apply_move(
 
     at = hand.index(card)
     hands = hands[:seat] + (hand[:at] + hand[at + 1 :],) + hands[seat + 1 :]
-    dealer = state.dealer
-    hand_over = not any(hands)
-    last_card = hand_over and not stock
+    last_card = not stock and not any(hands)
     side = plan.side_of[seat]
     taken = bool(capture) or (not table and _takes_alone(plan.lone_takes, card))
     sweep = False
@@ -762,30 +777,43 @@ def apply_move(
         insort(table_list, card, key=table_key)
         table = tuple(table_list)
         last_laid = card
-    played = _new(CardPlayed, (seat, card, capture, taken, sweep, scored))
-    events: list[Event] = [played]
-    turn = plan.next_seat[seat]
-    if hand_over and not last_card:  # deal again from the stock
-        turn = plan.next_seat[dealer]
-        hands, stock = _deal_round(stock, plan.players, turn, options.hand_size)
-        events.extend(_dealt_events(hands, turn))
-        declared = ()
+    played = _new(CardPlayed, (seat, card, capture, taken, sweep, scored, -1))
     new = _copy(state)
-    new.turn = turn
-    new.hands = hands
     new.table = table
-    new.stock = stock
     new.piles = piles
     new.sweeps = sweeps
     new.specials = specials
-    new.declared = declared
     new.last_capturer = last_capturer
     new.last_laid = last_laid
-    new.history = state.history + (played,)
-    state = new
+    return _after_card(new, plan, played, hands, last_card, rng)
+
+
+def _after_card(
+    new: MatchState,
+    plan: _Plan,
+    played: CardPlayed,
+    hands: tuple[tuple[Card, ...], ...],
+    last_card: bool,
+    rng: random.Random | None,
+) -> tuple[MatchState, list[Event]]:
+    """Finish a play on ``new`` (a fresh copy holding the play's table, piles and tallies):
+    the hands without the card, the next turn, a new deal when the hands are empty, the end of
+    the hand after its last card."""
+    events: list[Event] = [played]
+    new.history = new.history + (played,)
     if last_card:
-        state = _end_hand(state, events, rng)
-    return state, events
+        new.hands = hands
+        return _end_hand(new, events, rng), events
+    if any(hands):
+        new.turn = plan.next_seat[played.seat]
+        new.hands = hands
+        return new, events
+    turn = plan.next_seat[new.dealer]  # deal again from the stock
+    new.hands, new.stock = _deal_round(new.stock, plan.players, turn, plan.options.hand_size)
+    new.turn = turn
+    new.declared = ()
+    events.extend(_dealt_events(new.hands, turn))
+    return new, events
 
 
 def _play_action(
@@ -822,7 +850,57 @@ def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
     if actions:
         for rule, cards, _points in _open_declarations(state):
             actions.append(Declare(name=rule.name, cards=cards))
+        actions.extend(_open_steals(state))
     return actions
+
+
+def _open_steals(state: MatchState) -> list[Steal]:
+    """The pile steals open to the seat to play: a card of its hand on another side's pile
+    whose top card a steal rule lets it take, by card then side."""
+    plan = _plan(state.ruleset.options)
+    if not plan.steals:
+        return []
+    own = plan.side_of[state.turn]
+    tops = [(side, pile[-1]) for side, pile in enumerate(state.piles) if pile and side != own]
+    return [
+        Steal(card=card, side=side)
+        for card in state.hands[state.turn]
+        for side, top in tops
+        if any(rule.can_steal(card, top) for rule in plan.steals)
+    ]
+
+
+def _steal(
+    state: MatchState, seat: int, action: Steal, rng: random.Random | None
+) -> tuple[MatchState, list[Event]]:
+    """Steal a pile: the played card takes another side's whole pile and lies on top of its own
+    side's pile, which the others may steal in turn (Rubamazzo, seed 004)."""
+    plan = _plan(state.ruleset.options)
+    if not 0 <= seat < plan.players:
+        raise InvalidSeat(f"no seat {seat}", field="seat")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    if action not in _open_steals(state):
+        raise ActionNotLegal(
+            f"seat {seat} cannot steal the pile of side {action.side} with"
+            f" {card_code(action.card)} now",
+            field="action",
+        )
+    card, target = action
+    side = plan.side_of[seat]
+    stolen = state.piles[target]
+    piles = list(state.piles)
+    piles[side] = piles[side] + stolen + (card,)
+    piles[target] = ()
+    hand = state.hands[seat]
+    at = hand.index(card)
+    hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
+    played = CardPlayed(seat, card, stolen, True, False, (), target)
+    new = _copy(state)
+    new.piles = tuple(piles)
+    new.last_capturer = seat
+    new.last_laid = -1
+    return _after_card(new, plan, played, hands, not any(hands) and not state.stock, rng)
 
 
 def _open_declarations(

@@ -189,6 +189,13 @@ class Options:
         "cards of a rank (7 points) or three adding up to 9 or less (2 points, 3 with a pair).",
         "seed 004",
     )
+    pile_steal: bool = _opt(
+        False,
+        "Rubamazzo: instead of playing to the table, a seat may play a card of the rank of the top"
+        " card of another side's pile to take that whole pile; the card goes on top of its own"
+        " pile, which may be stolen in turn.",
+        "seed 004",
+    )
     specials_on_last_card: bool = _opt(
         False, "Picula and bagher also score on the last card of the hand.", "seed 000; Cuperativa"
     )
@@ -542,6 +549,22 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "seed 004",
         {"modular_captures": True, "modular_sweeps": True, "sweep_points": 0},
         (2, 3, 4, 6),
+    ),
+    Preset(
+        "rubamazzo",
+        "Rubamazzo",
+        "Steal an opponent's pile with a card of the rank on its top; no sweeps, only the most"
+        " cards score, one hand a game.",
+        "seed 004",
+        {
+            "pile_steal": True,
+            "sweep_points": 0,
+            "denari_points": 0,
+            "primiera_points": 0,
+            "settebello_points": 0,
+            "target_score": 1,
+        },
+        (2, 3, 4),
     ),
 )
 

@@ -162,9 +162,12 @@ def _event_out(event: Event) -> Record:
             return {"t": "cards_dealt", "seat": event.seat, "n_cards": event.n_cards,
                     "cards": event.cards}  # fmt: skip
         case CardPlayed():
-            return {"t": "card_played", "seat": event.seat, "card": event.card,
-                    "captured": event.captured, "taken": event.taken, "sweep": event.sweep,
-                    "specials": event.specials}  # fmt: skip
+            played: Record = {"t": "card_played", "seat": event.seat, "card": event.card,
+                              "captured": event.captured, "taken": event.taken,
+                              "sweep": event.sweep, "specials": event.specials}  # fmt: skip
+            if event.stolen_from >= 0:  # only steals carry the key: other blobs stay the same
+                played["stolen_from"] = event.stolen_from
+            return played
         case Declared():
             return {"t": "declared", "seat": event.seat, "name": event.name,
                     "cards": event.cards, "points": event.points}  # fmt: skip
@@ -189,6 +192,7 @@ def _played_in(r: Record) -> CardPlayed:
         taken=r["taken"],
         sweep=r["sweep"],
         specials=_specials_in(r["specials"]),
+        stolen_from=r.get("stolen_from", -1),
     )
 
 

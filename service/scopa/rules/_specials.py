@@ -23,6 +23,7 @@ __all__ = [
     "DECLARATION_RULES",
     "INSTANT_WIN_RULES",
     "SPECIAL_RULES",
+    "STEAL_RULES",
     "Accusa",
     "Bagher",
     "DeclarationRule",
@@ -30,12 +31,15 @@ __all__ = [
     "ModularSweep",
     "NapoleoneWins",
     "Picula",
+    "PileSteal",
     "SpecialRule",
     "Specials",
+    "StealRule",
     "TraditionalSweep",
     "declaration_rules",
     "instant_win_rules",
     "special_rules",
+    "steal_rules",
 ]
 
 Specials = tuple[tuple[str, int], ...]
@@ -283,3 +287,29 @@ def special_rules(options: Options) -> tuple[SpecialRule, ...]:
 def declaration_rules(options: Options) -> tuple[DeclarationRule, ...]:
     """The declaration rules ``options`` enable."""
     return tuple([rule for option, rule in DECLARATION_RULES if getattr(options, option)])
+
+
+class StealRule(Protocol):
+    """A card that may steal another side's whole pile (Rubamazzo)."""
+
+    def can_steal(self, card: Card, top: Card) -> bool:
+        """Whether ``card`` may steal a pile whose top card is ``top``."""
+        ...
+
+
+class PileSteal:
+    """Rubamazzo (seed 004): a card of the same rank as the top card of an opponent's pile
+    steals that whole pile."""
+
+    def can_steal(self, card: Card, top: Card) -> bool:
+        """True when ``card`` and ``top`` share a rank."""
+        return _RANKS[card] == _RANKS[top]
+
+
+STEAL_RULES: Final[tuple[tuple[str, StealRule], ...]] = (("pile_steal", PileSteal()),)
+"""Every pile-steal rule, by the boolean option that enables it."""
+
+
+def steal_rules(options: Options) -> tuple[StealRule, ...]:
+    """The pile-steal rules ``options`` enable."""
+    return tuple([rule for option, rule in STEAL_RULES if getattr(options, option)])

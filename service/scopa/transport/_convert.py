@@ -114,7 +114,12 @@ def action_from_pb(action: pb.Action) -> rules.Action:
             for i, c in enumerate(action.declare.cards)
         )
         return rules.Declare(name=action.declare.name, cards=cards)
-    raise InvalidArgument("action must set one kind (play_card or declare)", field="action")
+    if kind == "steal":
+        if not action.steal.HasField("card"):
+            raise InvalidArgument("card is required", field="action.steal.card")
+        card = card_from_pb(action.steal.card, "action.steal.card")
+        return rules.Steal(card=card, side=action.steal.side)
+    raise InvalidArgument("action must set one kind (play_card, declare or steal)", field="action")
 
 
 def action_to_pb(action: rules.Action) -> pb.Action:
@@ -128,6 +133,8 @@ def action_to_pb(action: rules.Action) -> pb.Action:
         case rules.Declare():
             declaration = pb.Declaration(name=action.name, cards=cards_to_pb(action.cards))
             return pb.Action(declare=declaration)
+        case rules.Steal():
+            return pb.Action(steal=pb.StealAction(card=card_to_pb(action.card), side=action.side))
         case _:
             assert_never(action)
 
@@ -223,6 +230,7 @@ def event_to_pb(versioned: VersionedEvent) -> pb.Event:
                 picula=specials.get("picula", 0) > 0,
                 bagher_points=specials.get("bagher", 0),
                 specials=[pb.Special(name=n, points=p) for n, p in e.specials],
+                stolen_from_side=None if e.stolen_from < 0 else e.stolen_from,
             )
             return pb.Event(version=v, card_played=played)
         case rules.Declared():

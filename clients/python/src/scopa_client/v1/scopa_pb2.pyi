@@ -847,6 +847,7 @@ class CardPlayed(google.protobuf.message.Message):
     PICULA_FIELD_NUMBER: builtins.int
     BAGHER_POINTS_FIELD_NUMBER: builtins.int
     SPECIALS_FIELD_NUMBER: builtins.int
+    STOLEN_FROM_SIDE_FIELD_NUMBER: builtins.int
     seat: builtins.int
     """The seat that played."""
     sweep: builtins.bool
@@ -855,6 +856,10 @@ class CardPlayed(google.protobuf.message.Message):
     """True when the capture scored a picula / piccola (Spazzino, Spatola)."""
     bagher_points: builtins.int
     """Points scored by a same-suit capture (bagher), 0 if none."""
+    stolen_from_side: builtins.int
+    """Set when the card stole this side's whole pile (Rubamazzo): captured
+    holds the stolen pile's cards, and no table card was taken.
+    """
     @property
     def card(self) -> global___Card:
         """The card played."""
@@ -879,9 +884,11 @@ class CardPlayed(google.protobuf.message.Message):
         picula: builtins.bool = ...,
         bagher_points: builtins.int = ...,
         specials: collections.abc.Iterable[global___Special] | None = ...,
+        stolen_from_side: builtins.int | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["card", b"card"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["bagher_points", b"bagher_points", "captured", b"captured", "card", b"card", "picula", b"picula", "seat", b"seat", "specials", b"specials", "sweep", b"sweep"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "card", b"card", "stolen_from_side", b"stolen_from_side"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "bagher_points", b"bagher_points", "captured", b"captured", "card", b"card", "picula", b"picula", "seat", b"seat", "specials", b"specials", "stolen_from_side", b"stolen_from_side", "sweep", b"sweep"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["_stolen_from_side", b"_stolen_from_side"]) -> typing.Literal["stolen_from_side"] | None: ...
 
 global___CardPlayed = CardPlayed
 
@@ -1469,6 +1476,7 @@ class Action(google.protobuf.message.Message):
 
     PLAY_CARD_FIELD_NUMBER: builtins.int
     DECLARE_FIELD_NUMBER: builtins.int
+    STEAL_FIELD_NUMBER: builtins.int
     @property
     def play_card(self) -> global___PlayCardAction:
         """Play a card from the hand (what PlayCard does)."""
@@ -1477,17 +1485,51 @@ class Action(google.protobuf.message.Message):
     def declare(self) -> global___Declaration:
         """Declare a combination held in the hand (e.g. Bazzica's accusa)."""
 
+    @property
+    def steal(self) -> global___StealAction:
+        """Steal another side's pile with a card of the rank on its top
+        (Rubamazzo).
+        """
+
     def __init__(
         self,
         *,
         play_card: global___PlayCardAction | None = ...,
         declare: global___Declaration | None = ...,
+        steal: global___StealAction | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["declare", b"declare", "kind", b"kind", "play_card", b"play_card"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["declare", b"declare", "kind", b"kind", "play_card", b"play_card"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["play_card", "declare"] | None: ...
+    def HasField(self, field_name: typing.Literal["declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["play_card", "declare", "steal"] | None: ...
 
 global___Action = Action
+
+@typing.final
+class StealAction(google.protobuf.message.Message):
+    """Play a card from the hand to steal the whole pile of another side, whose
+    top card is of the played card's rank (Rubamazzo).
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: builtins.int
+    SIDE_FIELD_NUMBER: builtins.int
+    side: builtins.int
+    """The side whose pile it steals."""
+    @property
+    def card(self) -> global___Card:
+        """The card to play from the hand."""
+
+    def __init__(
+        self,
+        *,
+        card: global___Card | None = ...,
+        side: builtins.int = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["card", b"card"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["card", b"card", "side", b"side"]) -> None: ...
+
+global___StealAction = StealAction
 
 @typing.final
 class PlayCardAction(google.protobuf.message.Message):
