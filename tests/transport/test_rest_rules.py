@@ -89,6 +89,8 @@ def test_body_star_maps_the_whole_body_and_the_path() -> None:
         ([], b'"games/g"', "body"),
         ([], b"[]", "body"),
         ([], b"[{}]", "body"),
+        ([], b'{"requestId": "a", "requestId": "b"}', "body"),  # a name given twice
+        ([], b'{"card": {"rank": 3, "rank": 4}}', "body"),
     ],
 )
 def test_body_star_refuses_query_unknown_fields_and_conflicts(

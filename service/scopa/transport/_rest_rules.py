@@ -236,9 +236,20 @@ def _parse(data: Any, message: Message, where: str) -> None:
 
 def _json_body(body: bytes) -> Any:
     try:
-        return json.loads(body)
+        return json.loads(body, object_pairs_hook=_unique_keys)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InvalidArgument(f"the body is not JSON: {exc}", field="body") from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members; a name given twice is refused (as json_format.Parse does), not
+    silently taken as its last value."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise InvalidArgument(f"the body gives {key!r} twice", field="body")
+        result[key] = value
+    return result
 
 
 def _check_path_fields(request: Message, path_values: Mapping[str, str]) -> None:
