@@ -38,7 +38,11 @@ request_id as the default client sends), the floor's ``rpc=floor`` line and ``ra
 on the ``phase=play`` PlayCard line (PlayCard-only calls/s over floor calls/s). Every RPC line
 has ``p99_over_p50`` (its tail); the isolated PlayCard lines (each protocol against its own
 stack's floor) and the GetState line (against the gRPC floor) have ``cpu_ratio_vs_floor``: server
-CPU per call over the floor's, the figure the performance goals are set in.
+CPU per call over the floor's, the figure the performance goals are set in. A
+``runtime=play proto=grpc`` line says where calls waited inside the server during the gRPC
+PlayCard rounds, from the server's ``SCOPA_RUNTIME_STATS_S=1`` log lines: event-loop lag (median
+and worst per-second p50/p99 of a 10 ms probe, and the longest) and GC collections by generation
+(count, total and longest pause).
 
 Attribution. ``calls_per_s``, ``p50_ms`` and ``p99_ms`` are client-side per RPC.
 ``cpu_us_per_call`` is the server process's CPU time (``/proc/<pid>/stat`` utime+stime) during the
@@ -54,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import platform
 import random
@@ -65,6 +70,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +91,7 @@ _START_TIMEOUT_S = 20.0
 _FINISHED_SAMPLE = 4
 _ROUNDS = 3
 _TOKEN_SECRET = "bench-secret-0123456789abcdef"
+_RUNTIME_INTERVAL_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -98,6 +105,8 @@ class PhaseResult:
     client_cpu_s: float
     redis_cmds: int
     redis_roundtrips: int
+    windows: tuple[tuple[float, float], ...] = ()
+    """The wall-clock (epoch seconds) start and end of each round merged into this result."""
 
     def total_calls(self) -> int:
         """Successful calls of every RPC in the phase."""
@@ -128,6 +137,7 @@ class Bench:
         sampler = _start_py_spy(pid, spy) if spy is not None else None
         cpu0, red0 = procs.cpu_seconds(pid), self.redis.counters()
         client0 = time.process_time()
+        wall0 = time.time()
         start = time.perf_counter()
         deadline = time.monotonic() + seconds
         await asyncio.gather(*(worker(rec, i, deadline) for i in range(self.conc)))
@@ -144,6 +154,7 @@ class Bench:
             client_cpu,
             red1.commands_since(red0),
             red1.roundtrips_since(red0),
+            ((wall0, time.time()),),
         )
 
 
@@ -301,6 +312,8 @@ def _server_env(args: Args, port: int, http_port: int, redis_url: str) -> dict[s
         "SCOPA_LOG_LEVEL": "info",
         "SCOPA_TRACING": "on" if args.tracing else "off",
         "SCOPA_GRACE_S": "1",
+        # A runtime line (event-loop lag, GC pauses) a second, read back for the runtime line.
+        "SCOPA_RUNTIME_STATS_S": str(_RUNTIME_INTERVAL_S),
         # One client creates games far faster than any person: the per-client limits are off.
         "SCOPA_RATE_LIMIT_CREATE_GAME": "off",
         "SCOPA_RATE_LIMIT_JOIN_GAME": "off",
@@ -328,6 +341,7 @@ def _merge(parts: Sequence[PhaseResult]) -> PhaseResult:
         sum(p.client_cpu_s for p in parts),
         sum(p.redis_cmds for p in parts),
         sum(p.redis_roundtrips for p in parts),
+        tuple(w for p in parts for w in p.windows),
     )
 
 
@@ -520,6 +534,7 @@ def run(args: Args) -> list[str]:
             print(f"# warning: server exited with {code}; see {server.log_path}", file=sys.stderr)
         finished = pools.finished or pools.finished_stacked
         lines = _report(args, results, by_proto)
+        lines.append(_runtime_line(server.log_path, by_proto["grpc"][0].windows))
         lines.append(_line(redis_bytes_per_game=round(_game_bytes(store.client, finished))))
         lines.append(
             _line(
@@ -590,6 +605,33 @@ def _report(
             )
         )
     return lines
+
+
+def _runtime_line(log_path: Path, windows: Sequence[tuple[float, float]]) -> str:
+    """Where the server's calls waited during the gRPC PlayCard rounds, from its runtime lines.
+
+    Each ``runtime`` log line covers the second before it; the ones logged at least a second
+    into a round and before its end are summed: the median and worst of their loop-lag p50 and
+    p99, the longest lag, and GC collections (count, total and longest pause) by generation.
+    """
+    picked = []
+    for text in log_path.read_text(errors="replace").splitlines():
+        if '"runtime"' not in text:
+            continue
+        record = json.loads(text)
+        at = datetime.fromisoformat(record["timestamp"].replace("Z", "+00:00")).timestamp()
+        if any(start + _RUNTIME_INTERVAL_S <= at <= end for start, end in windows):
+            picked.append(record)
+    fields: dict[str, object] = {"runtime": "play", "proto": "grpc", "intervals": len(picked)}
+    if picked:
+        fields["loop_lag_p50_ms"] = statistics.median(r["loop_lag_p50_ms"] for r in picked)
+        fields["loop_lag_p99_ms"] = max(r["loop_lag_p99_ms"] for r in picked)
+        fields["loop_lag_max_ms"] = max(r["loop_lag_max_ms"] for r in picked)
+        for gen in range(3):
+            fields[f"gc{gen}_count"] = sum(r[f"gc{gen}_count"] for r in picked)
+            fields[f"gc{gen}_ms"] = sum(r[f"gc{gen}_total_ms"] for r in picked)
+            fields[f"gc{gen}_max_ms"] = max(r[f"gc{gen}_max_ms"] for r in picked)
+    return _line(**fields)
 
 
 def _cpu_per_call(phase: PhaseResult, rpc: str) -> float:

@@ -199,6 +199,13 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "clients re-balance across replicas; `0`/`off` disables.",
     ),
     EnvVar(
+        "SCOPA_RUNTIME_STATS_S",
+        "off",
+        "Log one `runtime` line every this many seconds: event-loop lag (p50, p99, max of a "
+        "10 ms probe) and garbage-collector pauses by generation, i.e. where calls wait inside "
+        "the process; `0`/`off` disables.",
+    ),
+    EnvVar(
         "SCOPA_LOG_FORMAT",
         "`auto`",
         "`json` (one JSON object a line), `console` (coloured, for people) or `auto` "
@@ -267,6 +274,7 @@ class Settings:
     trusted_proxy_header: str | None = None
     trusted_proxy_hops: int = 1
     max_connection_age_s: float | None = None
+    runtime_stats_s: float | None = None
     log_format: LogFormat = "auto"
     log_level: str = "info"
     tracing: bool = True
@@ -327,6 +335,7 @@ class Settings:
             trusted_proxy_header=env.get("SCOPA_TRUSTED_PROXY_HEADER", None, _header_name),
             trusted_proxy_hops=env.get("SCOPA_TRUSTED_PROXY_HOPS", 1, _hops),
             max_connection_age_s=env.get("SCOPA_MAX_CONNECTION_AGE_S", None, _optional_seconds),
+            runtime_stats_s=env.get("SCOPA_RUNTIME_STATS_S", None, _optional_seconds),
             log_format=env.get("SCOPA_LOG_FORMAT", "auto", _log_format),
             log_level=env.get("SCOPA_LOG_LEVEL", "info", _log_level),
             tracing=env.get("SCOPA_TRACING", True, _bool),

@@ -101,6 +101,13 @@ def test_max_connection_age_can_be_disabled(value: str) -> None:
     assert Settings.from_env(env).max_connection_age_s is None
 
 
+@pytest.mark.parametrize(("value", "seconds"), [("off", None), ("0", None), ("2.5", 2.5)])
+def test_runtime_stats_interval(value: str, seconds: float | None) -> None:
+    """SCOPA_RUNTIME_STATS_S is an interval in seconds, off (the default) or 0 for none."""
+    assert Settings.from_env({"SCOPA_RUNTIME_STATS_S": value}).runtime_stats_s == seconds
+    assert Settings.from_env({}).runtime_stats_s is None
+
+
 @pytest.mark.parametrize(
     ("value", "port"), [("off", None), ("OFF", None), ("0", 0), ("9090", 9090)]
 )
@@ -216,6 +223,7 @@ DOCUMENTED_VARIABLES = [
     "SCOPA_TRUSTED_PROXY_HEADER",
     "SCOPA_TRUSTED_PROXY_HOPS",
     "SCOPA_MAX_CONNECTION_AGE_S",
+    "SCOPA_RUNTIME_STATS_S",
     "SCOPA_LOG_FORMAT",
     "SCOPA_LOG_LEVEL",
     "SCOPA_TRACING",

@@ -8,7 +8,9 @@ import os
 import sys
 
 from scopa import __version__
+from scopa._tasks import cancel_until_done
 from scopa.config import ConfigError, Settings
+from scopa.server._runtime import RuntimeStats
 from scopa.server._server import serve
 from scopa.telemetry import configure_logging, configure_tracing, effective_settings, get_logger
 
@@ -21,6 +23,9 @@ async def run(settings: Settings) -> None:
 
     wiring = await build_services(settings)
     _settle_gc()
+    stats = None
+    if settings.runtime_stats_s is not None:
+        stats = asyncio.create_task(RuntimeStats().run(settings.runtime_stats_s))
     try:
         await serve(
             settings,
@@ -31,6 +36,8 @@ async def run(settings: Settings) -> None:
             http_app=wiring.http_app,
         )
     finally:
+        if stats is not None:
+            await cancel_until_done(stats)
         await wiring.close()
 
 
