@@ -730,3 +730,20 @@ def test_a_cached_response_with_its_state_still_decodes() -> None:
     seat, version, state_blob, logged = _decode_response(blob)
     assert (seat, version, logged) == (1, 9, events)
     assert state_blob is not None and rules.load_state(state_blob) == state
+
+
+async def test_an_unchanged_game_gives_each_seat_the_same_snapshot() -> None:
+    """Reads of an unchanged game by one seat share one snapshot; another seat, a spectator
+    or a new version gets its own, with the state as it is now."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    first = await core.get_state(game, tokens[0])
+    assert await core.get_state(game, tokens[0]) is first
+    other = await core.get_state(game, tokens[1])
+    spectator = await core.get_state(game, None)
+    assert other is not first and other.view.seat == 1 and spectator.view.hand == ()
+    version = await play_one(core, game, tokens, random.Random(3))
+    after = await core.get_state(game, tokens[0])
+    assert after is not first and after.version == version == first.version + 1
+    assert len(after.view.hand) == len(first.view.hand) - (first.view.turn == 0)

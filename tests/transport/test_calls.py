@@ -46,3 +46,30 @@ async def test_option_errors_name_the_request_field(
         await _calls().create_game(request, None)
     assert err.value.field == field
     assert err.value.metadata["option"] in {*options, "players"}
+
+
+async def test_get_state_of_an_unchanged_game_reuses_its_response() -> None:
+    """A seat reading an unchanged game gets the response built for its first read; after a
+    move it gets a new one, for the new version."""
+    calls = _calls()
+    created = await calls.create_game(
+        pb.CreateGameRequest(
+            preset="scopa", seats=[pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")]
+        ),
+        None,
+    )
+    tokens = {c.seat: c.token for c in created.credentials}
+    request = pb.GetStateRequest(name=created.name)
+    first = await calls.get_state(request, tokens[0])
+    assert await calls.get_state(request, tokens[0]) is first
+    seat = first.view.turn
+    mine = await calls.get_state(request, tokens[seat])
+    move = mine.view.legal_moves[0]
+    await calls.play_card(
+        pb.PlayCardRequest(
+            name=created.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
+        ),
+        tokens[seat],
+    )
+    after = await calls.get_state(request, tokens[0])
+    assert after is not first and after.view.version == first.view.version + 1

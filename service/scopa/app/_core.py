@@ -44,7 +44,7 @@ from scopa.storage import (
 
 from ._clock import StoreClock, TimeoutAction
 from ._codec import is_keyed, pack, unpack
-from ._decoded import DecodedCache
+from ._decoded import BoundedMap, DecodedCache
 from ._errors import (
     ConcurrentUpdate,
     GameNotFoundError,
@@ -351,6 +351,8 @@ class GameCore:
         # (the next seat's move, a watcher) skips decoding (~10% of a PlayCard's CPU).
         self._states = DecodedCache(rules.load_state, _DECODED_CACHE_SIZE)
         self._metas = DecodedCache(GameMeta.load, _DECODED_CACHE_SIZE)
+        # A seat's snapshot by everything it is derived from (see get_state).
+        self._snapshots: BoundedMap[_SnapshotKey, GameSnapshot] = BoundedMap(_DECODED_CACHE_SIZE)
 
     # -- helpers --
 
@@ -689,13 +691,28 @@ class GameCore:
         )
 
     async def get_state(self, game_id: str, token: str | None) -> GameSnapshot:
-        """The game as the token's seat (or a spectator, without a token) may see it."""
+        """The game as the token's seat (or a spectator, without a token) may see it.
+
+        A snapshot depends only on the stored state and meta bytes, the version and the seat,
+        so a read of an unchanged game by the same seat (a client polling between moves) gets
+        the snapshot built for the first one, the very same object (transports may then reuse
+        what they built from it) while nothing is due; a read that takes a due turn (a bot's,
+        a run-out clock's) is never kept.
+        """
         snap = await self._load(game_id)
         state = self._states.load(snap.state)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
         meta = self._metas.load(snap.meta)
+        key = (game_id, seat, snap.version, snap.state, snap.meta)
+        if not self._due(state, meta):
+            kept = self._snapshots.get(key)
+            if kept is not None:
+                return kept
         version, state, meta = await self._advance(game_id, snap.version, state, meta)
-        return self._snapshot(game_id, version, state, meta, seat)
+        snapshot = self._snapshot(game_id, version, state, meta, seat)
+        if version == snap.version:
+            self._snapshots.put(key, snapshot)
+        return snapshot
 
     async def play_card(
         self,
@@ -1158,6 +1175,9 @@ class GameCore:
             shown.extend(VersionedEvent(entry.version, e) for e in events)
         return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished
 
+
+_SnapshotKey = tuple[str, int | None, int, bytes, bytes]
+"""game id, seat (None: a spectator), version, stored state bytes, stored meta bytes."""
 
 _DECODED_CACHE_SIZE: Final = 2048
 """States (and metas) kept decoded per replica: a few KB each, the latest versions of the

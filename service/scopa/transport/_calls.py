@@ -21,7 +21,7 @@ from typing import Any, Final
 from google.protobuf.message import Message
 
 from scopa import rules
-from scopa.app import AppError, GameCore
+from scopa.app import AppError, GameCore, GameSnapshot
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import (
@@ -35,6 +35,9 @@ from ._convert import (
 )
 
 __all__ = ["GameCalls", "UnaryCall", "request_fields"]
+
+_KEPT_RESPONSES: Final = 1024
+"""GetState responses kept per process (see GameCalls.get_state)."""
 
 _FIELD_PATHS: Final = {"game_id": "name"}
 """The core's names of request fields that the proto spells otherwise."""
@@ -84,6 +87,9 @@ class GameCalls:
         self._core = core
         presets, options = core.list_rulesets()
         self._rulesets = rulesets_to_pb(presets, options)  # fixed for the process's life
+        # GetState responses by the snapshot they were built from: the core hands out the same
+        # snapshot object for an unchanged game and seat. Never mutated once built.
+        self._states: dict[int, tuple[GameSnapshot, pb.GetStateResponse]] = {}
 
     @property
     def unary(self) -> Mapping[str, UnaryCall]:
@@ -123,7 +129,14 @@ class GameCalls:
         """The caller's view of a game."""
         with request_fields():
             snapshot = await self._core.get_state(game_id_from_name(request.name), token)
-        return pb.GetStateResponse(view=view_to_pb(snapshot))
+        kept = self._states.get(id(snapshot))
+        if kept is not None and kept[0] is snapshot:
+            return kept[1]
+        response = pb.GetStateResponse(view=view_to_pb(snapshot))
+        if len(self._states) >= _KEPT_RESPONSES:
+            del self._states[next(iter(self._states))]
+        self._states[id(snapshot)] = (snapshot, response)  # holds the snapshot: its id stays
+        return response
 
     async def play_card(
         self, request: pb.PlayCardRequest, token: str | None
