@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import Any, assert_never
+from typing import Any, Final, assert_never
 
 from scopa import rules
 from scopa.app import (
@@ -74,9 +74,14 @@ def card_to_pb(card: rules.Card) -> pb.Card:
     return pb.Card(suit=card // 10 + 1, rank=card % 10 + 1)  # type: ignore[arg-type]
 
 
+_CARDS: Final = tuple(card_to_pb(card) for card in rules.ALL_CARDS)
+"""One message per card, built once. Only ever passed to message constructors, which copy them
+(cheaper than building each card from keyword arguments); never handed out or mutated."""
+
+
 def cards_to_pb(cards: Iterable[rules.Card]) -> list[pb.Card]:
-    """Several cards to messages."""
-    return [card_to_pb(c) for c in cards]
+    """Several cards as messages to pass to a message constructor (which copies them)."""
+    return [_CARDS[c] for c in cards]
 
 
 def card_from_pb(card: pb.Card, field: str) -> rules.Card:
@@ -127,9 +132,7 @@ def action_to_pb(action: rules.Action) -> pb.Action:
     match action:
         case rules.Move():
             capture = pb.CaptureChoice(cards=cards_to_pb(action.capture or ()))
-            return pb.Action(
-                play_card=pb.PlayCardAction(card=card_to_pb(action.card), capture=capture)
-            )
+            return pb.Action(play_card=pb.PlayCardAction(card=_CARDS[action.card], capture=capture))
         case rules.Declare():
             declaration = pb.Declaration(name=action.name, cards=cards_to_pb(action.cards))
             return pb.Action(declare=declaration)
@@ -224,7 +227,7 @@ def event_to_pb(versioned: VersionedEvent) -> pb.Event:
             specials = dict(e.specials)
             played = pb.CardPlayed(
                 seat=e.seat,
-                card=card_to_pb(e.card),
+                card=_CARDS[e.card],
                 captured=cards_to_pb(e.captured),
                 sweep=e.sweep,
                 picula=specials.get("picula", 0) > 0,
@@ -312,7 +315,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
         hand_number=view.hand_number,
         sides=sides,
         legal_moves=[
-            pb.LegalMove(card=card_to_pb(m.card), capture=cards_to_pb(m.capture or ()))
+            pb.LegalMove(card=_CARDS[m.card], capture=cards_to_pb(m.capture or ()))
             for m in view.legal_moves
         ],
         legal_actions=[action_to_pb(a) for a in view.legal_actions],
