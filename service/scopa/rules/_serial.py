@@ -54,11 +54,14 @@ FORMAT_VERSION: Final = 3
 Record = dict[str, Any]
 
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
+_ZLIB_LEVEL: Final = 1
+"""zlib's fastest level: about half level 6's CPU on a state (~1.4 KB of JSON), ~11% larger
+(~565 bytes against ~505 over a whole game). Any level reads back alike."""
 
 
 def _pack(payload: Any) -> bytes:
     raw = _ENCODER.encode(payload).encode()
-    return bytes([FORMAT_VERSION]) + zlib.compress(raw, 6)
+    return bytes([FORMAT_VERSION]) + zlib.compress(raw, _ZLIB_LEVEL)
 
 
 def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
