@@ -241,3 +241,18 @@ async def test_every_shard_is_scanned(store: MemoryStore, wall: Wall) -> None:
         await store.set_deadline(game, 1, int(T0 * 1000))
     due = await replica.core.due_games(1000)
     assert sorted(g for g, _ in due) == sorted(games) and DEADLINE_SHARDS > 1
+
+
+async def test_a_read_takes_a_run_out_turn_even_after_a_kept_snapshot(
+    store: MemoryStore, wall: Wall
+) -> None:
+    """GetState keeps a seat's snapshot of an unchanged game, but once the turn's clock has
+    run out the next read takes the turn instead of handing out the kept snapshot."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica)
+    first = await replica.core.get_state(created.game_id, None)
+    assert await replica.core.get_state(created.game_id, None) is first
+    wall.now += 30
+    after = await replica.core.get_state(created.game_id, None)
+    assert (after.version, after.view.turn) == (2, 1)
+    assert [s.timeouts for s in after.seats] == [1, 0]
