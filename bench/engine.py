@@ -34,6 +34,7 @@ from typing import Final
 from compiled import CHILD_MARK, is_compiled, run_compiled  # bench/compiled.py
 
 from scopa.rules import (
+    DECK_SIZE,
     PRESETS,
     HandScored,
     MatchState,
@@ -41,10 +42,11 @@ from scopa.rules import (
     apply_move,
     make_ruleset,
     new_match,
+    play_out,
     random_move,
 )
 
-__all__ = ["Tally", "pick_move", "play_for", "run_match"]
+__all__ = ["Tally", "pick_move", "play_for", "play_hands_for", "run_match"]
 
 
 class Tally:
@@ -86,6 +88,21 @@ def play_for(ruleset: Ruleset, seconds: float, seed: int = 1) -> tuple[Tally, fl
     return tally, time.process_time() - start
 
 
+def play_hands_for(ruleset: Ruleset, seconds: float, seed: int = 1) -> tuple[Tally, float]:
+    """The rollout path: deal a hand (``new_match``) and :func:`play_out` it, until ``seconds``."""
+    rng = random.Random(seed)
+    tally = Tally()
+    start = time.process_time()
+    deadline = start + seconds
+    while time.process_time() < deadline:
+        for _ in range(20):
+            state, _ = new_match(ruleset, rng=rng)
+            tally.plays += DECK_SIZE - len(state.table)  # every card not on the table is played
+            play_out(state, rng)
+            tally.hands += 1
+    return tally, time.process_time() - start
+
+
 def _baseline(seconds: float) -> float:
     """Plays per second of the policy alone, over states recorded from real play."""
     rng = random.Random(2)
@@ -119,6 +136,15 @@ def _measure(presets: Sequence[str], seconds: float, impl: str, tagged: bool) ->
         print(
             f"preset={preset} hands_per_s={tally.hands / elapsed:.0f} "
             f"plays_per_s={tally.plays / elapsed:.0f}{tag}",
+            flush=True,
+        )
+    if impl != "mypyc":
+        return
+    for preset in presets:
+        tally, elapsed = play_hands_for(make_ruleset(preset), seconds)
+        print(
+            f"preset={preset} hands_per_s={tally.hands / elapsed:.0f} "
+            f"plays_per_s={tally.plays / elapsed:.0f} impl=rollout",
             flush=True,
         )
 

@@ -2,10 +2,11 @@
 
 One tree over the seat's information set: every iteration deals the cards the seat has not seen
 at random (:func:`determinise`), walks the tree choosing among the actions legal in that deal by
-UCB with availability counts, adds one node, plays the deal out at random to the end of the hand,
-and credits each node with the result for the side that chose it. Actions are the engine's own
-(a card and the exact table cards it takes), so an opponent's play is the same node in every
-deal where it is legal. The answer is the most visited action at the root.
+UCB with availability counts, adds one node, plays the deal out at random to the end of the hand
+on the engine's rollout path (:func:`~scopa.rules.play_out`, unchecked and compiled with the
+engine), and credits each node with the result for the side that chose it. Actions are the
+engine's own (a card and the exact table cards it takes), so an opponent's play is the same node
+in every deal where it is legal. The answer is the most visited action at the root.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from scopa.rules import (
     SeatView,
     apply_action,
     legal_actions,
-    random_move,
+    play_out,
 )
 
 from ._greedy import score_actions
@@ -63,18 +64,10 @@ class Tally:
     mean_reward: float
 
 
-def _rewards(state: MatchState, events: list[Event]) -> tuple[float, ...] | None:
-    """Per side: 1 win .. 0 loss, once ``events`` end the game or the hand, else ``None``."""
-    sides = state.ruleset.options.sides
-    hand: HandScored | None = None
-    for event in events:
-        if isinstance(event, GameFinished):
-            return tuple(1.0 if s in event.winners else 0.0 for s in range(sides))
-        if isinstance(event, HandScored):
-            hand = event
-    if hand is None:
-        return None
-    totals = hand.result.score.totals
+def _rewards(sides: int, totals: tuple[int, ...], winners: tuple[int, ...]) -> tuple[float, ...]:
+    """Per side: 1 win .. 0 loss; a hand that does not end the game by its points margin."""
+    if winners:
+        return tuple([1.0 if s in winners else 0.0 for s in range(sides)])
     out = []
     for side in range(sides):
         best_other = max(totals[o] for o in range(sides) if o != side)
@@ -83,12 +76,21 @@ def _rewards(state: MatchState, events: list[Event]) -> tuple[float, ...] | None
     return tuple(out)
 
 
+def _event_rewards(sides: int, events: list[Event]) -> tuple[float, ...] | None:
+    """:func:`_rewards` once ``events`` end the game or the hand, else ``None``."""
+    hand: HandScored | None = None
+    for event in events:
+        if isinstance(event, GameFinished):
+            return _rewards(sides, (), event.winners)
+        if isinstance(event, HandScored):
+            hand = event
+    return None if hand is None else _rewards(sides, hand.result.score.totals, ())
+
+
 def _rollout(state: MatchState, rng: random.Random) -> tuple[float, ...]:
-    while True:
-        state, events = apply_action(state, state.turn, random_move(state, rng), rng)
-        rewards = _rewards(state, events)
-        if rewards is not None:
-            return rewards
+    """Play the hand out at random on the engine's rollout path (compiled with it)."""
+    outcome = play_out(state, rng)
+    return _rewards(state.ruleset.options.sides, outcome.totals, outcome.winners)
 
 
 def _select(node: _Node, legal: list[Action], rng: random.Random) -> tuple[Action, _Node, bool]:
@@ -119,6 +121,7 @@ def _iterate(root: _Node, view: SeatView, rng: random.Random) -> None:
     """One determinisation: select, expand one node, roll out, back up."""
     state = determinise(view, rng)
     side_of = view.side_of_seat
+    sides = view.options.sides
     node = root
     path: list[_Node] = []
     rewards: tuple[float, ...] | None = None
@@ -127,7 +130,7 @@ def _iterate(root: _Node, view: SeatView, rng: random.Random) -> None:
         node.side = side_of[state.turn]
         path.append(node)
         state, events = apply_action(state, state.turn, action, rng)
-        rewards = _rewards(state, events)
+        rewards = _event_rewards(sides, events)
         if rewards is None and expanded:
             rewards = _rollout(state, rng)
     for visited in path:

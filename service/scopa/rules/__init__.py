@@ -2,10 +2,11 @@
 
 No I/O, no clock, no global randomness: a match is created from a ruleset and an RNG or stacked
 decks; :func:`apply_move` never mutates its input; :func:`observe` builds what one seat may see;
-:func:`random_move` picks a random legal move for bots.
+:func:`random_move` picks a random legal move for bots; :func:`play_out` plays a hand to its end
+at random, unchecked and fast, for search.
 """
 
-from ._bots import random_move
+from ._bots import random_move, rollout_move
 from ._capture import AceTakesAll, CaptureRule, EqualOrSum, SumWithPlayed, capture_options
 from ._cards import (
     ALL_CARDS,
@@ -86,6 +87,7 @@ from ._options import (
     make_ruleset,
     void_deal_chance,
 )
+from ._rollout import HandOutcome, play_out
 from ._scoring import Component, HandScore, SideTally, score_hand
 from ._serial import (
     FORMAT_VERSION,
@@ -145,6 +147,7 @@ __all__ = [
     "FinishReason",
     "GameFinished",
     "GameOver",
+    "HandOutcome",
     "HandResult",
     "HandScore",
     "HandScored",
@@ -204,9 +207,11 @@ __all__ = [
     "new_match",
     "observe",
     "parse_card",
+    "play_out",
     "random_move",
     "rank_of",
     "resign",
+    "rollout_move",
     "score_hand",
     "special_rules",
     "steal_rules",

@@ -9,32 +9,13 @@ order), so a seeded bot plays the same game whether it is compiled or not.
 from __future__ import annotations
 
 import random
-from typing import Final
 
 from ._cards import _RANKS
+from ._draw import randbelow
 from ._errors import GameOver
 from ._game import _PLAYING, MatchState, Move, _new, _plan
 
-__all__ = ["randbelow", "random_move"]
-
-_BIT_LENGTH: Final[tuple[int, ...]] = tuple([n.bit_length() for n in range(64)])
-
-
-def randbelow(rng: random.Random, n: int) -> int:
-    """A random int in ``[0, n)`` (``n > 0``), drawn as ``rng.choice`` over ``n`` items draws it.
-
-    CPython's ``Random.choice(seq)`` is ``seq[rng._randbelow(len(seq))]``, which takes
-    ``n.bit_length()`` random bits until they fall below ``n``; this makes the same
-    ``getrandbits`` calls through the public API (for ``random.Random`` and subclasses that keep
-    its ``random`` and ``getrandbits``).
-    """
-    if n <= 0:
-        raise ValueError("randbelow needs n > 0")
-    k = _BIT_LENGTH[n] if n < 64 else n.bit_length()
-    r: int = rng.getrandbits(k)
-    while r >= n:
-        r = rng.getrandbits(k)
-    return r
+__all__ = ["randbelow", "random_move", "rollout_move"]
 
 
 def random_move(state: MatchState, rng: random.Random) -> Move:
@@ -54,4 +35,26 @@ def random_move(state: MatchState, rng: random.Random) -> Move:
         randbelow(rng, 1)  # the one-element choice of laying the card
         return _new(Move, (card, ()))
     chosen = sets[randbelow(rng, len(sets))]
+    return _new(Move, (card, tuple([table[i] for i in chosen])))
+
+
+def rollout_move(state: MatchState, rng: random.Random) -> Move:
+    """The rollout path's random legal move: one ``rng.random()`` picks a card and its capture.
+
+    ``u * len(hand)`` picks the card by its integer part and, by its fractional part, one of the
+    card's legal captures (uniform for both, to 2**-49). A play costs one draw instead of
+    :func:`random_move`'s two or more; :func:`~scopa.rules.play_out` plays exactly these moves.
+    Raises :class:`GameOver` when the game is over.
+    """
+    if state.finish_reason is not _PLAYING:
+        raise GameOver("the game is over")
+    hand = state.hands[state.turn]
+    x = rng.random() * len(hand)
+    at = min(int(x), len(hand) - 1)
+    card = hand[at]
+    table = state.table
+    sets = _plan(state.ruleset.options).captures.by_rank(table)[_RANKS[card]]
+    if not sets:
+        return _new(Move, (card, ()))
+    chosen = sets[min(int((x - at) * len(sets)), len(sets) - 1)]
     return _new(Move, (card, tuple([table[i] for i in chosen])))

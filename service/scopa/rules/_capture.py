@@ -11,6 +11,7 @@ tuple of cards and every capture option has one canonical spelling.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final, Protocol
 
@@ -18,6 +19,7 @@ from ._cards import _RANKS, Card
 from ._options import CaptureArithmetic, Options
 
 __all__ = [
+    "SHAPE_BITS",
     "AceTakesAll",
     "CaptureRule",
     "CaptureTable",
@@ -300,7 +302,7 @@ def _by_rank(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...]) -> tuple[In
     return ((),) + tuple([_combine(rules, ranks, rank) for rank in range(1, 11)])
 
 
-_SHAPE_BITS: Final[tuple[int, ...]] = tuple([1 << (3 * (c % 10)) for c in range(40)])
+SHAPE_BITS: Final[tuple[int, ...]] = tuple([1 << (3 * (c % 10)) for c in range(40)])
 """Per card, its rank's unit in a table's shape key (3 bits per rank: at most 4 cards a rank)."""
 
 
@@ -316,19 +318,27 @@ class CaptureTable:
 
     def __init__(self, rules: tuple[CaptureRule, ...]) -> None:
         self.rules = rules
-        self._by_shape: dict[int, tuple[IndexSets, ...]] = {}
+        self.solved: dict[int, tuple[IndexSets, ...]] = {}
+        """The shapes solved so far (read-only outside this class)."""
 
     def by_rank(self, table: tuple[Card, ...]) -> tuple[IndexSets, ...]:
         """Every legal capture, as table positions, by played rank (entry 0 empty)."""
         shape = 0
         for card in table:
-            shape += _SHAPE_BITS[card]
-        found = self._by_shape.get(shape)
+            shape += SHAPE_BITS[card]
+        return self.by_shape(shape, table)
+
+    def by_shape(self, shape: int, table: Sequence[Card]) -> tuple[IndexSets, ...]:
+        """:meth:`by_rank` for a table whose shape (the sum of its cards' ``SHAPE_BITS``) is known.
+
+        The rollout path keeps its table's shape up to date play by play instead of summing it.
+        """
+        found = self.solved.get(shape)
         if found is None:
-            if len(self._by_shape) >= _MAX_SHAPES:
-                self._by_shape.clear()
-            found = _by_rank(self.rules, table_ranks(table))
-            self._by_shape[shape] = found
+            if len(self.solved) >= _MAX_SHAPES:
+                self.solved.clear()
+            found = _by_rank(self.rules, tuple([_RANKS[c] for c in table]))
+            self.solved[shape] = found
         return found
 
     def captures(self, table: tuple[Card, ...], card: Card) -> list[Capture]:

@@ -17,6 +17,7 @@ from typing import Any, Final, NamedTuple
 
 from ._capture import CaptureTable, capture_table, pick, table_key
 from ._cards import _RANKS, ALL_CARDS, DECK_SIZE, Card, card_code
+from ._draw import shuffle
 from ._errors import (
     ActionNotLegal,
     CaptureChoiceRequired,
@@ -390,7 +391,10 @@ def _next_deck(
             "no stacked deck left and no RNG to shuffle a new one", field="stacked_decks"
         )
     deck = list(ALL_CARDS)
-    rng.shuffle(deck)
+    if type(rng) is random.Random:
+        shuffle(rng, deck)  # the same draws as rng.shuffle, compiled
+    else:
+        rng.shuffle(deck)  # a subclass may shuffle its own way (tests stack void deals so)
     return tuple(deck), decks
 
 

@@ -1,0 +1,385 @@
+"""The rollout path: a random play-out of the current hand, for search, from the engine's source.
+
+:func:`play_out` plays the hand of a :class:`~scopa.rules.MatchState` to its end with the random
+policy of :func:`~scopa.rules.random_move` and scores it, as the validated loop
+(``random_move`` then ``apply_move`` until :class:`~scopa.rules.HandScored`) would with the same
+RNG, draw for draw and point for point (tests/rules/test_rollout.py checks both on every preset).
+It skips what a search does not need: validation (every pick is legal by construction), events,
+a new :class:`MatchState` per play, the public history. It works on lists in place, keeps the
+table's capture shape up to date play by play, and asks the engine's own rules for captures
+(the ruleset's :class:`~scopa.rules._capture.CaptureTable`), sweeps, special plays, dealing and
+the match's end; it scores the hand with one bit mask of cards per side, line by line as the
+ruleset's scoring rules say (a rule it has no mask twin for is scored by
+:func:`~scopa.rules.score_hand` itself). Like the engine, it is compiled with mypyc.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Final, NamedTuple
+
+from ._capture import SHAPE_BITS
+from ._cards import _RANKS, Card, Suit
+from ._errors import GameOver
+from ._game import _PLAYING, MatchState, _is_sweep, _match_winner, _plan, _score_specials
+from ._options import MazzoTies, Options, PrimieraMethod
+from ._scoring import (
+    _CARDS,
+    _DENARI,
+    _DENARI_EACH,
+    _PRIMIERA,
+    _SETTANTA,
+    _SPADE,
+    _SPECIAL_LINES,
+    _STANDARD_BY_CARD,
+    _SWEEPS,
+    _VENETO_BY_CARD,
+    SETTEBELLO,
+    CardRule,
+    HandScore,
+    NapolaRule,
+    SideTally,
+    napola_length,
+    score_hand,
+    scoring_rules,
+)
+
+__all__ = ["HandOutcome", "play_out"]
+
+_ACE: Final = 1
+_SUIT_BITS: Final = 1023
+_DENARI_SHIFT: Final = 10 * int(Suit.DENARI)
+_TABLE_KEY: Final[tuple[int, ...]] = tuple([(c % 10) * 4 + c // 10 for c in range(40)])
+"""``table_key`` of each card."""
+
+
+class HandOutcome(NamedTuple):
+    """What a play-out of a hand ends in."""
+
+    totals: tuple[int, ...]
+    """The hand's points per side (``HandScore.totals`` of the validated path)."""
+    scores: tuple[int, ...]
+    """The match totals after the hand."""
+    winners: tuple[int, ...]
+    """The sides that win the match with this hand (empty: the match goes on)."""
+
+
+# --- scoring with one card mask per side ----------------------------------------------------
+
+_MOST_CARDS: Final = 0
+_MOST_SUIT: Final = 1
+_MOST_PRIMIERA: Final = 2
+_CARD: Final = 3
+_SWEEP_LINE: Final = 4
+_DENARI_EACH_LINE: Final = 5
+_SETTANTA_LINE: Final = 6
+_NAPOLA: Final = 7
+_SPECIAL: Final = 8
+
+
+class _Line(NamedTuple):
+    """One score-sheet line as the mask scorer computes it."""
+
+    kind: int
+    arg: int
+    """The suit, card or primiera method (index in ``PrimieraMethod``) the line looks at."""
+    points: int
+    name: str
+    """The special's name (``_SPECIAL`` lines)."""
+
+
+def _suit_table(measure: str) -> tuple[float, ...]:
+    """Per 10-bit rank mask of one suit: its card count, best primiera value, or napola run."""
+    out: list[float] = []
+    for bits in range(1 << 10):
+        ranks = [r for r in range(10) if bits >> r & 1]  # card r of suit 0 has rank r + 1
+        if measure == "count":
+            out.append(float(len(ranks)))
+        elif measure == "napola":
+            out.append(float(napola_length(ranks, Suit(0))))
+        else:
+            values = _VENETO_BY_CARD if measure == "veneto" else _STANDARD_BY_CARD
+            out.append(max([values[r] for r in ranks], default=0.0))
+    return tuple(out)
+
+
+_COUNT: Final[tuple[float, ...]] = _suit_table("count")
+_BEST_STANDARD: Final[tuple[float, ...]] = _suit_table("standard")
+_BEST_VENETO: Final[tuple[float, ...]] = _suit_table("veneto")
+_NAPOLA_RUN: Final[tuple[float, ...]] = _suit_table("napola")
+
+
+def _lines(options: Options) -> tuple[_Line, ...] | None:
+    """The ruleset's scoring rules as mask lines, or ``None`` if one has no mask twin."""
+    lines: list[_Line] = []
+    for rule in scoring_rules(options):
+        special = [name for name, line in _SPECIAL_LINES.items() if line is rule]
+        if rule is _SWEEPS:
+            lines.append(_Line(_SWEEP_LINE, 0, options.sweep_points, ""))
+        elif rule is _CARDS:
+            lines.append(_Line(_MOST_CARDS, 0, options.cards_points, ""))
+        elif rule is _DENARI:
+            lines.append(_Line(_MOST_SUIT, int(Suit.DENARI), options.denari_points, ""))
+        elif rule is _SPADE:
+            lines.append(_Line(_MOST_SUIT, int(Suit.SPADE), options.spade_points, ""))
+        elif rule is _PRIMIERA:
+            method = list(PrimieraMethod).index(options.primiera_method)
+            lines.append(_Line(_MOST_PRIMIERA, method, options.primiera_points, ""))
+        elif isinstance(rule, CardRule):
+            lines.append(_Line(_CARD, rule.card, rule.points(options), ""))
+        elif rule is _DENARI_EACH:
+            lines.append(_Line(_DENARI_EACH_LINE, 0, 1, ""))
+        elif rule is _SETTANTA:
+            lines.append(_Line(_SETTANTA_LINE, 0, 1, ""))
+        elif isinstance(rule, NapolaRule):
+            lines.append(_Line(_NAPOLA, int(rule.suit), 0, ""))
+        elif special:
+            lines.append(_Line(_SPECIAL, 0, 0, special[0]))
+        else:
+            return None
+    return tuple(lines)
+
+
+def _primiera(mask: int, method: int) -> float:
+    """``primiera_value`` of the cards in ``mask`` (method: index in ``PrimieraMethod``)."""
+    if method == 2:  # MILAN: 100 * sevens + 10 * sixes + aces
+        sevens = sixes = aces = 0
+        for suit in range(4):
+            bits = mask >> (10 * suit)
+            sevens += bits >> 6 & 1
+            sixes += bits >> 5 & 1
+            aces += bits & 1
+        return float(100 * sevens + 10 * sixes + aces)
+    best = _BEST_VENETO if method == 1 else _BEST_STANDARD
+    total = 0.0
+    for suit in range(4):
+        value = best[mask >> (10 * suit) & _SUIT_BITS]
+        if value == 0.0:
+            return 0.0
+        total += value
+    return total
+
+
+def _most(points: int, values: list[float], tie_split: bool, out: list[int]) -> None:
+    """Add ``points`` to the side of the highest positive value (``_scoring._most``'s rule)."""
+    top = 0.0
+    for value in values:
+        if value > top:  # noqa: PLR1730 - no max() call in the hot path
+            top = value
+    if top <= 0:
+        return
+    leaders = 0
+    for value in values:
+        if value == top:
+            leaders += 1
+    if leaders > 1:
+        points = max(1, points // leaders) if tie_split else 0
+    for side in range(len(values)):
+        if values[side] == top:
+            out[side] += points
+
+
+def _line_values(line: _Line, masks: list[int]) -> list[float]:
+    kind = line.kind
+    if kind == _MOST_CARDS:
+        return [
+            _COUNT[m & _SUIT_BITS]
+            + _COUNT[m >> 10 & _SUIT_BITS]
+            + _COUNT[m >> 20 & _SUIT_BITS]
+            + _COUNT[m >> 30 & _SUIT_BITS]
+            for m in masks
+        ]
+    if kind == _MOST_SUIT:
+        return [_COUNT[m >> (10 * line.arg) & _SUIT_BITS] for m in masks]
+    return [_primiera(m, line.arg) for m in masks]
+
+
+def _mask_totals(
+    lines: tuple[_Line, ...],
+    options: Options,
+    masks: list[int],
+    sweeps: list[int],
+    specials: list[dict[str, int]],
+) -> list[int]:
+    """The hand's points per side, line by line."""
+    sides = len(masks)
+    out = [0] * sides
+    tie_split = options.mazzo_ties is MazzoTies.SPLIT
+    for line in lines:
+        kind = line.kind
+        if kind <= _MOST_PRIMIERA:
+            _most(line.points, _line_values(line, masks), tie_split, out)
+            continue
+        for side in range(sides):
+            mask = masks[side]
+            if kind == _CARD:
+                out[side] += (mask >> line.arg & 1) * line.points
+            elif kind == _SWEEP_LINE:
+                out[side] += sweeps[side] * line.points
+            elif kind == _DENARI_EACH_LINE:
+                out[side] += int(_COUNT[mask >> _DENARI_SHIFT & _SUIT_BITS]) - (
+                    mask >> SETTEBELLO & 1
+                )
+            elif kind == _SETTANTA_LINE:
+                sevens = 0
+                for suit in range(4):
+                    sevens += mask >> (10 * suit + 6) & 1
+                out[side] += 1 if sevens == 4 else 0
+            elif kind == _NAPOLA:
+                out[side] += int(_NAPOLA_RUN[mask >> (10 * line.arg) & _SUIT_BITS])
+            else:
+                out[side] += specials[side].get(line.name, 0)
+    return out
+
+
+_LINES: dict[int, tuple[Options, tuple[_Line, ...] | None]] = {}
+_MAX_LINES: Final = 256
+
+
+def _cached_lines(options: Options) -> tuple[_Line, ...] | None:
+    entry = _LINES.get(id(options))
+    if entry is not None and entry[0] is options:
+        return entry[1]
+    if len(_LINES) >= _MAX_LINES:
+        _LINES.clear()
+    lines = _lines(options)
+    _LINES[id(options)] = (options, lines)
+    return lines
+
+
+def _cards_of(mask: int) -> tuple[Card, ...]:
+    return tuple([c for c in range(40) if mask >> c & 1])
+
+
+def _outcome(
+    state: MatchState,
+    masks: list[int],
+    sweeps: list[int],
+    specials: list[dict[str, int]],
+) -> HandOutcome:
+    """Score the hand and say whether the match ends with it."""
+    options = state.ruleset.options
+    lines = _cached_lines(options)
+    napoleone = tuple([m >> _DENARI_SHIFT & _SUIT_BITS == _SUIT_BITS for m in masks])
+    if lines is None:
+        tallies = [
+            SideTally(_cards_of(masks[s]), sweeps[s], tuple(specials[s].items()))
+            for s in range(len(masks))
+        ]
+        score = score_hand(options, tallies)
+    else:
+        totals = tuple(_mask_totals(lines, options, masks, sweeps, specials))
+        score = HandScore((), totals, napoleone)  # the totals-only sheet the match end reads
+    scores = tuple([a + b for a, b in zip(state.scores, score.totals, strict=True)])
+    winners, _reason = _match_winner(options, score, scores)
+    return HandOutcome(score.totals, scores, winners)
+
+
+# --- the play-out ---------------------------------------------------------------------------
+
+
+def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
+    """Play the hand of ``state`` to its end at random and score it (``GameOver`` if over).
+
+    Each play is :func:`~scopa.rules.rollout_move`'s: one ``rng.random()`` picks the card and the
+    capture, so the result is the validated loop's (``rollout_move`` then ``apply_move``) with
+    the same RNG. Declarations are never made (the policy plays cards only). ``state`` is not
+    changed.
+    """
+    if state.finish_reason is not _PLAYING:
+        raise GameOver("the game is over")
+    plan = _plan(state.ruleset.options)
+    options = plan.options
+    captures = plan.captures
+    shapes = captures.solved
+    side_of = plan.side_of
+    next_seat = plan.next_seat
+    players = plan.players
+    specials_rules = plan.specials
+    ace_alone_sweeps = plan.ace_alone_sweeps
+    specials_on_last = options.specials_on_last_card
+    hand_size = options.hand_size
+    hands = [list(h) for h in state.hands]
+    table = list(state.table)
+    shape = 0
+    for card in table:
+        shape += SHAPE_BITS[card]
+    stock = state.stock
+    at_stock = 0
+    masks = [0] * options.sides
+    for side in range(options.sides):
+        for card in state.piles[side]:
+            masks[side] |= 1 << card
+    sweeps = list(state.sweeps)
+    specials = [dict(s) for s in state.specials]
+    last_capturer = state.last_capturer
+    last_laid = state.last_laid
+    dealer = state.dealer
+    turn = state.turn
+    left = 0
+    for h in hands:
+        left += len(h)
+    draw = rng.random
+    while True:
+        hand = hands[turn]
+        n_hand = len(hand)
+        x = draw() * n_hand
+        at = int(x)
+        if at >= n_hand:  # float rounding; never in practice
+            at = n_hand - 1
+        card = hand.pop(at)
+        rank = _RANKS[card]
+        by_rank = shapes.get(shape)
+        if by_rank is None:
+            by_rank = captures.by_shape(shape, table)
+        sets = by_rank[rank]
+        chosen: tuple[int, ...] = ()
+        if sets:
+            n_sets = len(sets)
+            pick = int((x - at) * n_sets)
+            chosen = sets[pick if pick < n_sets else n_sets - 1]
+        left -= 1
+        last_card = left == 0 and at_stock == len(stock)
+        side = side_of[turn]
+        n = len(chosen)
+        if n or (ace_alone_sweeps and not table and rank == _ACE):
+            mask = masks[side] | 1 << card
+            capture: tuple[Card, ...] = ()
+            if n:
+                if specials_rules or n == len(table):
+                    capture = tuple([table[i] for i in chosen])
+                for i in range(n - 1, -1, -1):
+                    taken = table.pop(chosen[i])
+                    shape -= SHAPE_BITS[taken]
+                    mask |= 1 << taken
+            masks[side] = mask
+            if not table and _is_sweep(options, capture, card, capture, (), last_card):
+                sweeps[side] += options.sweep_points
+            if specials_rules and (not last_card or specials_on_last):
+                for name, points in _score_specials(specials_rules, card, capture, last_laid):
+                    per_side = specials[side]
+                    per_side[name] = per_side.get(name, 0) + points
+            last_capturer = turn
+            last_laid = -1
+        else:
+            key = _TABLE_KEY[card]
+            at = 0
+            while at < len(table) and _TABLE_KEY[table[at]] < key:
+                at += 1
+            table.insert(at, card)
+            shape += SHAPE_BITS[card]
+            last_laid = card
+        if last_card:
+            break
+        turn = next_seat[turn]
+        if left == 0:  # deal again from the stock, one card at a time from the leader
+            turn = next_seat[dealer]
+            left = min(hand_size * players, len(stock) - at_stock)
+            for i in range(left):
+                hands[(turn + i) % players].append(stock[at_stock + i])
+            at_stock += left
+    if table:
+        taker = last_capturer if last_capturer >= 0 else dealer
+        for card in table:
+            masks[side_of[taker]] |= 1 << card
+    return _outcome(state, masks, sweeps, specials)
