@@ -6,15 +6,27 @@ import random
 
 from rules_helpers import check_views, play_out
 
+import pytest
+
 from scopa.rules import (
+    PRESETS,
     CardsDealt,
+    Declare,
     HandStarted,
+    MatchState,
     SeatView,
+    apply_action,
+    legal_actions,
     make_ruleset,
     new_match,
     observe,
+    seen_cards,
+    shown_cards,
+    state_from_view,
+    unseen_cards,
     visible_events,
 )
+from scopa.rules import random_move as engine_random_move
 
 
 def test_a_seat_sees_its_own_hand_and_counts_of_the_others() -> None:
@@ -71,3 +83,96 @@ def test_finished_game_view_shows_results_and_winners() -> None:
     views = [observe(state, s) for s in (0, 1, None)]
     assert {v.winners for v in views} == {state.winners}
     assert all(v.turn == -1 and v.results == state.results for v in views)
+
+
+# --- state_from_view ------------------------------------------------------------------------
+
+
+def midgame(preset: str, seed: int, plays: int) -> MatchState:
+    """A live match of ``preset`` after ``plays`` random plays (fewer if it ends first)."""
+    rng = random.Random(seed)
+    state, _ = new_match(make_ruleset(preset), rng=rng)
+    for _ in range(plays):
+        after, _ = apply_action(state, state.turn, engine_random_move(state, rng), rng)
+        if after.finished:
+            break
+        state = after
+    return state
+
+
+CASES = [(preset, seed, plays) for preset in sorted(PRESETS) for seed in (1, 2) for plays in (0, 7)]
+
+
+@pytest.mark.parametrize(("preset", "seed", "plays"), CASES)
+def test_unseen_cards_are_exactly_the_hidden_cards(preset: str, seed: int, plays: int) -> None:
+    """The unseen cards are the other hands plus the stock, and nothing the seat has seen."""
+    state = midgame(preset, seed, plays)
+    seat = state.turn
+    view = observe(state, seat)
+    hidden = {c for s, h in enumerate(state.hands) if s != seat for c in h} | set(state.stock)
+    assert set(unseen_cards(view)) == hidden
+    assert not hidden & seen_cards(view)
+
+
+@pytest.mark.parametrize(("preset", "seed", "plays"), CASES)
+def test_state_from_view_matches_every_public_part(preset: str, seed: int, plays: int) -> None:
+    """A sampled state keeps the seat's hand and every public field, and is a playable state."""
+    state = midgame(preset, seed, plays)
+    seat = state.turn
+    view = observe(state, seat)
+    rng = random.Random(seed)
+    det = state_from_view(view, rng)
+    assert observe(det, seat) == view
+    assert [sorted(p) for p in det.piles] == [sorted(p) for p in state.piles]
+    assert (det.last_capturer, det.last_laid) == (state.last_capturer, state.last_laid)
+    assert legal_actions(det) == list(view.legal_actions)
+    while not det.finished:
+        det, _ = apply_action(det, det.turn, engine_random_move(det, rng), rng)
+
+
+def test_state_from_view_deals_different_hidden_cards() -> None:
+    """Two RNG seeds give different hidden hands (the sample is random, not the truth)."""
+    state = midgame("scopa", 3, 4)
+    view = observe(state, state.turn)
+    first = state_from_view(view, random.Random(1))
+    second = state_from_view(view, random.Random(2))
+    assert first.hands != second.hands
+
+
+def test_a_spectator_view_is_not_determinised() -> None:
+    """A spectator has no seat to determinise for: ValueError."""
+    with pytest.raises(ValueError, match="only a seat"):
+        state_from_view(observe(midgame("scopa", 1, 3), None), random.Random(0))
+
+
+def declared_then_played(seed: int) -> tuple[MatchState, int]:
+    """A bazzica match where one seat declared and the other is to play; (state, declarer)."""
+    rng = random.Random(seed)
+    state, _ = new_match(make_ruleset("bazzica"), rng=rng)
+    while not state.finished:
+        declaring = [a for a in legal_actions(state) if isinstance(a, Declare)]
+        seat = state.turn
+        action = declaring[0] if declaring else engine_random_move(state, rng)
+        state, _ = apply_action(state, seat, action, rng)
+        if declaring and state.turn == seat:  # declared: now play a card of the shown hand
+            state, _ = apply_action(state, seat, engine_random_move(state, rng), rng)
+            if state.turn != seat and state.declarations:
+                return state, seat
+    raise AssertionError("no declaration in this match")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cards_shown_in_a_declaration_stay_in_the_declarers_hand(seed: int) -> None:
+    """Every sample gives the declarer the shown cards it has not played, and no one else."""
+    state, declarer = declared_then_played(seed)
+    viewer = state.turn
+    view = observe(state, viewer)
+    shown = shown_cards(view)[declarer]
+    assert shown and set(shown) <= set(state.hands[declarer])  # the truth agrees
+    assert not set(shown) & set(unseen_cards(view))
+    for sample in range(30):
+        det = state_from_view(view, random.Random(sample))
+        assert set(shown) <= set(det.hands[declarer])
+        assert observe(det, viewer) == view
+        assert det.declared == state.declared
+        assert det.specials == state.specials

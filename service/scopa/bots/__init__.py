@@ -3,12 +3,11 @@
 ``choose(view, rng, budget, level)`` returns an action for the seat to play: ``random``, ``greedy``
 (one-ply heuristic) or ``ismcts`` (information-set Monte Carlo tree search within a budget). It
 knows only :mod:`scopa.rules`; hidden cards are sampled from what the seat has not seen
-(:func:`determinise`), never read from the true state.
+(:func:`scopa.rules.state_from_view`), never read from the true state.
 """
 
 from ._greedy import card_value, greedy_action, score_actions
 from ._ismcts import Tally, ismcts_action, search
-from ._knowledge import determinise, seen_cards, unseen_cards
 from ._policy import DEFAULT_BUDGET, Budget, Level, choose
 
 __all__ = [
@@ -18,11 +17,8 @@ __all__ = [
     "Tally",
     "card_value",
     "choose",
-    "determinise",
     "greedy_action",
     "ismcts_action",
     "score_actions",
     "search",
-    "seen_cards",
-    "unseen_cards",
 ]

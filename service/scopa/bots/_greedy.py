@@ -27,10 +27,11 @@ from scopa.rules import (
     apply_action,
     capture_options,
     rank_of,
+    state_from_view,
     suit_of,
+    unseen_cards,
 )
 
-from ._knowledge import determinise, unseen_cards
 
 __all__ = ["card_value", "greedy_action", "score_actions"]
 
@@ -86,7 +87,7 @@ def _play_score(view: SeatView, played: CardPlayed) -> float:
 
 def _score(view: SeatView, action: Action, rng: random.Random) -> float:
     assert view.seat is not None
-    state = determinise(view, rng)
+    state = state_from_view(view, rng)
     after, events = apply_action(state, view.seat, action, random.Random(0))
     score = 0.0
     for event in events:

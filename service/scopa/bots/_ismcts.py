@@ -1,7 +1,7 @@
 """Information-set Monte Carlo tree search (single observer, Cowling, Powley & Whitehouse 2012).
 
 One tree over the seat's information set: every iteration deals the cards the seat has not seen
-at random (:func:`determinise`), walks the tree choosing among the actions legal in that deal by
+at random (:func:`~scopa.rules.state_from_view`), walks the tree choosing among the actions legal in that deal by
 UCB with availability counts, adds one node, plays the deal out at random to the end of the hand
 on the engine's rollout path (:func:`~scopa.rules.play_out`, unchecked and compiled with the
 engine), and credits each node with the result for the side that chose it. Actions are the
@@ -27,10 +27,10 @@ from scopa.rules import (
     apply_action,
     legal_actions,
     play_out,
+    state_from_view,
 )
 
 from ._greedy import score_actions
-from ._knowledge import determinise
 
 __all__ = ["Tally", "ismcts_action", "search"]
 
@@ -119,7 +119,7 @@ def _select(node: _Node, legal: list[Action], rng: random.Random) -> tuple[Actio
 
 def _iterate(root: _Node, view: SeatView, rng: random.Random) -> None:
     """One determinisation: select, expand one node, roll out, back up."""
-    state = determinise(view, rng)
+    state = state_from_view(view, rng)
     side_of = view.side_of_seat
     sides = view.options.sides
     node = root

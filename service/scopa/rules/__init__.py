@@ -1,7 +1,8 @@
 """Pure rules of the Scopa family: rulesets as data, state in, move in, new state and events out.
 
 No I/O, no clock, no global randomness: a match is created from a ruleset and an RNG or stacked
-decks; :func:`apply_move` never mutates its input; :func:`observe` builds what one seat may see;
+decks; :func:`apply_move` never mutates its input; :func:`observe` builds what one seat may see
+and :func:`state_from_view` a state that seat cannot tell from the truth (for bots' search);
 :func:`random_move` picks a random legal move for bots; :func:`play_out` plays a hand to its end
 at random, unchecked and fast, for search.
 """
@@ -73,7 +74,16 @@ from ._game import (
     new_match,
     resign,
 )
-from ._observer import SeatView, observe, visible_event, visible_events
+from ._observer import (
+    SeatView,
+    observe,
+    seen_cards,
+    shown_cards,
+    state_from_view,
+    unseen_cards,
+    visible_event,
+    visible_events,
+)
 from ._options import (
     PRESETS,
     AcesOnTable,
@@ -213,10 +223,14 @@ __all__ = [
     "resign",
     "rollout_move",
     "score_hand",
+    "seen_cards",
+    "shown_cards",
     "special_rules",
     "steal_rules",
+    "state_from_view",
     "suit_of",
     "sweep_rules",
+    "unseen_cards",
     "visible_event",
     "visible_events",
     "void_deal_chance",

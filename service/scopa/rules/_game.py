@@ -270,6 +270,8 @@ class MatchState:
     """What the seat to play may do; the ruleset's action table is keyed by phase and kind."""
     declared: tuple[int, ...]
     """Seats that made a declaration in the current deal."""
+    declarations: tuple[Declared, ...]
+    """The declarations of the current deal (public: their cards were shown)."""
     last_capturer: int
     last_laid: Card
     """The card the previous play laid without capturing, or -1 (for the picula)."""
@@ -296,6 +298,7 @@ class MatchState:
         specials: tuple[Specials, ...],
         phase: str,
         declared: tuple[int, ...],
+        declarations: tuple[Declared, ...],
         last_capturer: int,
         last_laid: Card,
         history: tuple[CardPlayed, ...],
@@ -317,6 +320,7 @@ class MatchState:
         self.specials = specials
         self.phase = phase
         self.declared = declared
+        self.declarations = declarations
         self.last_capturer = last_capturer
         self.last_laid = last_laid
         self.history = history
@@ -356,6 +360,7 @@ def _copy(state: MatchState) -> MatchState:
         state.specials,
         state.phase,
         state.declared,
+        state.declarations,
         state.last_capturer,
         state.last_laid,
         state.history,
@@ -518,6 +523,7 @@ def new_match(
         specials=((),) * sides,
         phase=PLAY,
         declared=(),
+        declarations=(),
         last_capturer=-1,
         last_laid=-1,
         history=(),
@@ -816,6 +822,7 @@ def _after_card(
     new.hands, new.stock = _deal_round(new.stock, plan.players, turn, plan.options.hand_size)
     new.turn = turn
     new.declared = ()
+    new.declarations = ()
     events.extend(_dealt_events(new.hands, turn))
     return new, events
 
@@ -946,6 +953,7 @@ def _declare(
                 state,
                 specials=_add_specials(state.specials, side, ((rule.name, points),)),
                 declared=(*state.declared, seat),
+                declarations=(*state.declarations, declared),
             )
             return new, [declared]
     raise ActionNotLegal(
@@ -1008,6 +1016,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
             specials=state.specials,
             phase=state.phase,
             declared=state.declared,
+            declarations=state.declarations,
             last_capturer=state.last_capturer,
             last_laid=state.last_laid,
             history=(),
@@ -1033,6 +1042,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
     new.specials = ((),) * sides
     new.phase = PLAY
     new.declared = ()
+    new.declarations = ()
     new.last_capturer = -1
     new.last_laid = -1
     new.history = ()

@@ -1,16 +1,26 @@
-"""What one seat, or a spectator, may see of a match.
+"""What one seat, or a spectator, may see of a match, and the states a seat cannot tell apart.
 
 The observer builds a view from the full truth. A view holds the seat's own hand and, for
 everyone else, only counts: other hands, the stock and stacked decks are never copied into it,
 and events are filtered the same way until the game is over.
+
+:func:`state_from_view` goes the other way for a seat's search (determinisation): a complete
+:class:`MatchState` the seat cannot tell from the truth, its hidden cards dealt at random from
+what the seat has not seen. Each hand is dealt from a fresh 40-card deck, so the unseen cards are
+the deck minus the seat's hand, the table, every card played or taken this hand (the public
+``history``) and the cards other seats showed in declarations this deal, which stay in the hands
+that showed them until played.
 """
 
 from __future__ import annotations
 
+import random
 from typing import NamedTuple, assert_never
 
-from ._cards import Card
+from ._cards import ALL_CARDS, Card
+from ._draw import shuffle
 from ._game import (
+    PLAY,
     AceReturned,
     Action,
     CardPlayed,
@@ -29,9 +39,19 @@ from ._game import (
     SeatResigned,
     legal_actions,
 )
-from ._options import Options
+from ._options import Options, Ruleset
+from ._specials import Specials
 
-__all__ = ["SeatView", "observe", "visible_event", "visible_events"]
+__all__ = [
+    "SeatView",
+    "observe",
+    "seen_cards",
+    "shown_cards",
+    "state_from_view",
+    "unseen_cards",
+    "visible_event",
+    "visible_events",
+]
 
 
 class SeatView(NamedTuple):
@@ -54,6 +74,8 @@ class SeatView(NamedTuple):
     sweeps: tuple[int, ...]
     scores: tuple[int, ...]
     history: tuple[CardPlayed, ...]
+    declarations: tuple[Declared, ...]
+    """The declarations of the current deal: their cards were shown to everyone."""
     results: tuple[HandResult, ...]
     legal_moves: tuple[Move, ...]
     """Every legal move, only when it is the viewer's turn."""
@@ -90,6 +112,7 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         sweeps=state.sweeps,
         scores=state.scores,
         history=state.history,
+        declarations=state.declarations,
         results=state.results,
         legal_moves=moves,
         legal_actions=actions,
@@ -128,3 +151,117 @@ def visible_event(event: Event, seat: int | None) -> Event:
 def visible_events(events: list[Event] | tuple[Event, ...], seat: int | None) -> list[Event]:
     """The events as ``seat`` may see them (:func:`visible_event` of each)."""
     return [visible_event(e, seat) for e in events]
+
+
+# --- states consistent with a view (determinisation) ----------------------------------------
+
+
+def shown_cards(view: SeatView) -> tuple[tuple[Card, ...], ...]:
+    """Per seat, the cards it showed in a declaration this deal and has not played since."""
+    played = {play.card for play in view.history}
+    shown: list[list[Card]] = [[] for _ in view.hand_sizes]
+    for declared in view.declarations:
+        shown[declared.seat].extend(c for c in declared.cards if c not in played)
+    return tuple(tuple(cards) for cards in shown)
+
+
+def seen_cards(view: SeatView) -> frozenset[Card]:
+    """The cards of this hand the seat has seen: its hand, the table, every card played or
+    taken, and every card shown in a declaration this deal."""
+    seen: set[Card] = set(view.hand)
+    seen.update(view.table)
+    for play in view.history:
+        seen.add(play.card)
+        seen.update(play.captured)
+    for declared in view.declarations:
+        seen.update(declared.cards)
+    return frozenset(seen)
+
+
+def unseen_cards(view: SeatView) -> tuple[Card, ...]:
+    """The cards that may be in another hand or the stock, in card order."""
+    seen = seen_cards(view)
+    return tuple([c for c in ALL_CARDS if c not in seen])
+
+
+def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
+    """A complete state consistent with ``view``: its hidden cards dealt at random.
+
+    Every other seat holds the cards it showed in declarations and not yet played, and as many
+    of the unseen cards (shuffled with ``rng``) as its hand size needs; the rest is the stock.
+    Piles, specials and the last capture are rebuilt from the public history and declarations.
+    ``observe(state_from_view(view, rng), view.seat) == view``. Raises ``ValueError`` for a
+    spectator's view, a finished game, or a view whose counts do not add up.
+    """
+    seat = view.seat
+    if seat is None or view.turn < 0:
+        raise ValueError("only a seat of a live game can be determinised")
+    shown = shown_cards(view)
+    unseen = list(unseen_cards(view))
+    sizes = view.hand_sizes
+    others = [s for s in range(len(sizes)) if s != seat]
+    wanted = sum(sizes[s] - len(shown[s]) for s in others) + view.stock_size
+    if wanted != len(unseen) or any(len(shown[s]) > sizes[s] for s in others):
+        raise ValueError(f"view holds {len(unseen)} unseen cards, its counts need {wanted}")
+    shuffle(rng, unseen)
+    hands: list[tuple[Card, ...]] = [()] * len(sizes)
+    hands[seat] = view.hand
+    at = 0
+    for other in others:
+        fill = sizes[other] - len(shown[other])
+        hands[other] = shown[other] + tuple(unseen[at : at + fill])
+        at += fill
+    history = view.history
+    return MatchState(
+        ruleset=Ruleset(view.preset, view.options),
+        hand_number=view.hand_number,
+        dealer=view.dealer,
+        turn=view.turn,
+        hands=tuple(hands),
+        table=view.table,
+        stock=tuple(unseen[at:]),
+        piles=_piles(view),
+        sweeps=view.sweeps,
+        specials=_specials(view),
+        phase=PLAY,
+        declared=tuple([d.seat for d in view.declarations]),
+        declarations=view.declarations,
+        last_capturer=_last_capturer(view),
+        last_laid=history[-1].card if history and not history[-1].taken else -1,
+        history=history,
+        scores=view.scores,
+        results=view.results,
+        winners=view.winners,
+        finish_reason=view.finish_reason,
+        decks=(),
+    )
+
+
+def _piles(view: SeatView) -> tuple[tuple[Card, ...], ...]:
+    """Each side's captures this hand, rebuilt from the public history."""
+    piles: list[tuple[Card, ...]] = [()] * view.options.sides
+    for play in view.history:
+        if play.taken:
+            side = view.side_of_seat[play.seat]
+            piles[side] = piles[side] + play.captured + (play.card,)
+    return tuple(piles)
+
+
+def _specials(view: SeatView) -> tuple[Specials, ...]:
+    """Each side's special points this hand, from the public history and declarations."""
+    per_side: list[dict[str, int]] = [{} for _ in range(view.options.sides)]
+    for play in view.history:
+        points = per_side[view.side_of_seat[play.seat]]
+        for name, value in play.specials:
+            points[name] = points.get(name, 0) + value
+    for declared in view.declarations:
+        points = per_side[view.side_of_seat[declared.seat]]
+        points[declared.name] = points.get(declared.name, 0) + declared.points
+    return tuple(tuple(p.items()) for p in per_side)
+
+
+def _last_capturer(view: SeatView) -> int:
+    for play in reversed(view.history):
+        if play.taken:
+            return play.seat
+    return -1

@@ -290,6 +290,7 @@ def dump_state(state: MatchState) -> bytes:
             "specials": state.specials,
             "phase": state.phase,
             "declared": state.declared,
+            "declarations": [_event_out(d) for d in state.declarations],
             "last_capturer": state.last_capturer,
             "last_laid": state.last_laid,
             "history": [_event_out(p) for p in state.history],
@@ -300,6 +301,13 @@ def dump_state(state: MatchState) -> bytes:
             "decks": state.decks,
         }
     )
+
+
+def _declared_in(r: Record) -> Declared:
+    event = _event_in(r)
+    if not isinstance(event, Declared):
+        raise InvalidState("a state's declarations hold only declarations")
+    return event
 
 
 def load_state(blob: bytes) -> MatchState:
@@ -319,6 +327,7 @@ def load_state(blob: bytes) -> MatchState:
             specials=tuple([_specials_in(side) for side in r["specials"]]),
             phase=str(r["phase"]),
             declared=tuple(r["declared"]),
+            declarations=tuple([_declared_in(d) for d in r.get("declarations", [])]),
             last_capturer=r["last_capturer"],
             last_laid=r["last_laid"],
             history=tuple([_played_in(p) for p in r["history"]]),
