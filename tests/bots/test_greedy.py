@@ -28,7 +28,8 @@ def test_does_not_leave_a_sweep_to_the_next_seat() -> None:
     view = observe(situation("4B 7C 8C", "5C", "1S 2S 3S"), 0)
     scores = dict((a, s) for s, a in score_actions(view, random.Random(0)))
     four, seven = Move(cards("4B")[0], ()), Move(cards("7C")[0], ())
-    assert card_value(cards("4B")[0]) < card_value(cards("7C")[0])
+    options = view.options
+    assert card_value(options, cards("4B")[0]) < card_value(options, cards("7C")[0])
     assert scores[four] < scores[seven]
     assert greedy_action(view, random.Random(0)) == Move(cards("8C")[0], ())
 
@@ -49,3 +50,32 @@ def test_refuses_when_not_its_turn() -> None:
     """A seat that is not to play has nothing to choose: ValueError."""
     with pytest.raises(ValueError, match="not this seat's turn"):
         greedy_action(observe(situation("7B", "7D", "1S"), 1), random.Random(0))
+
+
+def value(preset: str, code: str) -> float:
+    """``card_value`` of one card under a preset's rules."""
+    return card_value(make_ruleset(preset).options, cards(code)[0])
+
+
+def test_card_values_follow_the_variants_scoring_rules() -> None:
+    """A card's value comes from the ruleset's lines: a variant's special cards count."""
+    assert value("scopa", "7D") > 3 * value("scopa", "7C")  # the settebello line
+    assert value("scopa", "7C") > value("scopa", "4C")  # primiera
+    assert value("scopa", "10S") < 1.5 * value("scopa", "10C")  # no spade line in scopa
+    assert value("spazzino", "10S") > 2.5 * value("spazzino", "10C")  # spade line (2 points)
+    assert value("spazzino", "8S") > 1.5 * value("spazzino", "9S")  # rosmarino
+    assert value("spazzino", "2S") > value("spazzino", "4S")  # 2 of spade, napola of spade
+    assert value("spatola", "10D") > 1.5 * value("scopa", "10D")  # re bello
+    assert value("scopone_romano", "7D") > value("scopa", "7D")  # settebello worth 2
+    assert value("scopone_romano", "4D") > 2 * value("scopa", "4D")  # every denaro a point
+
+
+def test_the_variants_card_values_change_its_choice() -> None:
+    """Spazzino's rosmarino (8 of spade) is taken over an equal capture that scopa prefers."""
+    hand, table, other = "8B 2C 3C", "8S 8D", "1C 4B 5B"
+    scopa = greedy_action(observe(situation(hand, table, other), 0), random.Random(0))
+    spazzino = greedy_action(
+        observe(situation(hand, table, other, "spazzino"), 0), random.Random(0)
+    )
+    assert scopa == Move(cards("8B")[0], cards("8D"))
+    assert spazzino == Move(cards("8B")[0], cards("8S"))

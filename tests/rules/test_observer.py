@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 
-from rules_helpers import check_views, play_out
-
 import pytest
+from rules_helpers import check_views, play_out
 
 from scopa.rules import (
     PRESETS,

@@ -1,11 +1,11 @@
 """The one-ply heuristic bot: the play that takes the most value and gives the least away.
 
 Each legal action is applied by the engine itself to one determinisation of the seat's view (so
-sweeps, specials and declarations score exactly as the variant's rules say; the hidden cards
-drawn for it change nothing in the play's own outcome) and scored on what it takes (cards,
-denari, the settebello, primiera cards, sweeps, the variant's special points) minus what it
-leaves: the chance that the next seat, if it is an opponent, holds a card that sweeps the new
-table, estimated from the cards the seat has not seen.
+sweeps, specials and declarations score exactly as the variant's rules say; the hidden cards drawn
+for it change nothing in the play's own outcome) and scored on what it takes (each card at what the
+ruleset's scoring rules make it worth, :func:`scopa.rules.card_points`; sweeps; the variant's
+special points) minus what it leaves: the chance that the next seat, if it is an opponent, holds a
+card that sweeps the new table, estimated from the cards the seat has not seen.
 """
 
 from __future__ import annotations
@@ -22,34 +22,31 @@ from scopa.rules import (
     Declared,
     Event,
     HandScored,
+    Options,
     SeatView,
-    Suit,
     apply_action,
     capture_options,
+    card_points,
     rank_of,
     state_from_view,
-    suit_of,
     unseen_cards,
 )
 
-
 __all__ = ["card_value", "greedy_action", "score_actions"]
 
-SETTEBELLO: Final = 16
-"""The seven of denari."""
-_PRIMIERA_WEIGHT: Final = {7: 3.0, 6: 1.5, 1: 1.0, 5: 0.5}
+_CARD_WEIGHT: Final = 8.0
+"""Heuristic units per point a card is worth (``card_points``: a share of lines yet to be won)."""
 _SWEEP_WEIGHT: Final = 15.0
 _SPECIAL_WEIGHT: Final = 12.0
 
 
-def card_value(card: Card) -> float:
-    """What taking ``card`` is worth on the score sheet (cards, denari, settebello, primiera)."""
-    value = 1.0 + _PRIMIERA_WEIGHT.get(rank_of(card), 0.0)
-    if suit_of(card) is Suit.DENARI:
-        value += 1.5
-    if card == SETTEBELLO:
-        value += 6.0
-    return value
+def card_value(options: Options, card: Card) -> float:
+    """What taking ``card`` is worth on ``options``' score sheet, from its scoring rules.
+
+    :func:`scopa.rules.card_points` (cards, denari, spade, primiera, settebello, and every line a
+    variant adds: re bello, rosmarino, napola, denari each, ...) in heuristic units.
+    """
+    return _CARD_WEIGHT * card_points(options)[card]
 
 
 def _holds_rank(unseen: tuple[Card, ...], rank: int, hand_size: int) -> float:
@@ -77,9 +74,10 @@ def _sweep_risk(view: SeatView, table: tuple[Card, ...], hand_size: int) -> floa
 
 
 def _play_score(view: SeatView, played: CardPlayed) -> float:
+    options = view.options
     if not played.taken:
-        return -0.5 * card_value(played.card)
-    score = sum(card_value(c) for c in played.captured) + card_value(played.card)
+        return -0.5 * card_value(options, played.card)
+    score = sum(card_value(options, c) for c in played.captured) + card_value(options, played.card)
     if played.sweep:
         score += _SWEEP_WEIGHT * view.options.sweep_points
     return score + _SPECIAL_WEIGHT * sum(points for _name, points in played.specials)
@@ -97,7 +95,7 @@ def _score(view: SeatView, action: Action, rng: random.Random) -> float:
     next_seat = after.turn
     if view.side_of_seat[next_seat] != view.side_of_seat[view.seat]:
         risk = _sweep_risk(view, after.table, len(after.hands[next_seat]))
-        taken_back = sum(card_value(c) for c in after.table)
+        taken_back = sum(card_value(view.options, c) for c in after.table)
         score -= risk * (_SWEEP_WEIGHT * view.options.sweep_points + taken_back)
     return score
 

@@ -1,12 +1,12 @@
 """Information-set Monte Carlo tree search (single observer, Cowling, Powley & Whitehouse 2012).
 
-One tree over the seat's information set: every iteration deals the cards the seat has not seen
-at random (:func:`~scopa.rules.state_from_view`), walks the tree choosing among the actions legal in that deal by
-UCB with availability counts, adds one node, plays the deal out at random to the end of the hand
-on the engine's rollout path (:func:`~scopa.rules.play_out`, unchecked and compiled with the
-engine), and credits each node with the result for the side that chose it. Actions are the
-engine's own (a card and the exact table cards it takes), so an opponent's play is the same node
-in every deal where it is legal. The answer is the most visited action at the root.
+One tree over the seat's information set: every iteration deals the cards the seat has not seen at
+random (:func:`~scopa.rules.state_from_view`), walks the tree choosing among the actions legal in
+that deal by UCB with availability counts, adds one node, plays the deal out at random to the end of
+the hand on the engine's rollout path (:func:`~scopa.rules.play_out`, unchecked and compiled with
+the engine), and credits each node with the result for the side that chose it. Actions are the
+engine's own (a card and the exact table cards it takes), so an opponent's play is the same node in
+every deal where it is legal. The answer is the most visited action at the root.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ from ._options import (
     make_ruleset,
     void_deal_chance,
 )
-from ._rollout import HandOutcome, play_out
+from ._rollout import HandOutcome, card_points, play_out
 from ._scoring import Component, HandScore, SideTally, score_hand
 from ._serial import (
     FORMAT_VERSION,
@@ -199,6 +199,7 @@ __all__ = [
     "capture_options",
     "card_code",
     "card_of",
+    "card_points",
     "check_deck",
     "deal_rules",
     "declaration_rules",

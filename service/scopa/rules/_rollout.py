@@ -16,6 +16,7 @@ ruleset's scoring rules say (a rule it has no mask twin for is scored by
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from typing import Final, NamedTuple
 
 from ._capture import SHAPE_BITS
@@ -44,7 +45,7 @@ from ._scoring import (
     scoring_rules,
 )
 
-__all__ = ["HandOutcome", "play_out"]
+__all__ = ["HandOutcome", "card_points", "play_out"]
 
 _ACE: Final = 1
 _SUIT_BITS: Final = 1023
@@ -251,6 +252,56 @@ def _cards_of(mask: int) -> tuple[Card, ...]:
     return tuple([c for c in range(40) if mask >> c & 1])
 
 
+def _score(
+    options: Options, masks: list[int], sweeps: list[int], specials: list[dict[str, int]]
+) -> HandScore:
+    """The hand's score sheet: totals and napoleone only, unless a rule has no mask twin."""
+    lines = _cached_lines(options)
+    if lines is None:
+        tallies = [
+            SideTally(_cards_of(masks[s]), sweeps[s], tuple(specials[s].items()))
+            for s in range(len(masks))
+        ]
+        return score_hand(options, tallies)
+    napoleone = tuple([m >> _DENARI_SHIFT & _SUIT_BITS == _SUIT_BITS for m in masks])
+    totals = tuple(_mask_totals(lines, options, masks, sweeps, specials))
+    return HandScore((), totals, napoleone)  # the totals-only sheet the match end reads
+
+
+_WORTH_SAMPLES: Final = 240
+
+
+@lru_cache(maxsize=64)
+def card_points(options: Options) -> tuple[float, ...]:
+    """Per card, the points taking it is worth under ``options``' scoring rules.
+
+    Half the average swing in (side 0's points - side 1's) between side 0 and side 1 taking the
+    card, the other 39 split at random among the sides (a fixed seed: the same values in every
+    process). The settebello is worth its own line's points plus its share of denari and
+    primiera; every line a variant adds (re bello, napola, denari each, ...) counts the same way.
+    """
+    rng = random.Random(0)
+    sides = options.sides
+    no_sweeps = [0] * sides
+    no_specials: list[dict[str, int]] = [{} for _ in range(sides)]
+    worth = [0.0] * 40
+    for _ in range(_WORTH_SAMPLES):
+        split = [0] * sides
+        for card in range(40):
+            split[rng.randrange(sides)] |= 1 << card
+        for card in range(40):
+            bit = 1 << card
+            masks = [m & ~bit for m in split]
+            swing = 0
+            for holder, sign in ((0, 1), (1, -1)):
+                masks[holder] |= bit
+                totals = _score(options, masks, no_sweeps, no_specials).totals
+                swing += sign * (totals[0] - totals[1])
+                masks[holder] &= ~bit
+            worth[card] += swing / 2
+    return tuple([w / _WORTH_SAMPLES for w in worth])
+
+
 def _outcome(
     state: MatchState,
     masks: list[int],
@@ -259,17 +310,7 @@ def _outcome(
 ) -> HandOutcome:
     """Score the hand and say whether the match ends with it."""
     options = state.ruleset.options
-    lines = _cached_lines(options)
-    napoleone = tuple([m >> _DENARI_SHIFT & _SUIT_BITS == _SUIT_BITS for m in masks])
-    if lines is None:
-        tallies = [
-            SideTally(_cards_of(masks[s]), sweeps[s], tuple(specials[s].items()))
-            for s in range(len(masks))
-        ]
-        score = score_hand(options, tallies)
-    else:
-        totals = tuple(_mask_totals(lines, options, masks, sweeps, specials))
-        score = HandScore((), totals, napoleone)  # the totals-only sheet the match end reads
+    score = _score(options, masks, sweeps, specials)
     scores = tuple([a + b for a, b in zip(state.scores, score.totals, strict=True)])
     winners, _reason = _match_winner(options, score, scores)
     return HandOutcome(score.totals, scores, winners)
