@@ -15,7 +15,10 @@ from integration.helpers import (
     tokens_of,
     view,
 )
+from scopa.rules import PRESETS, make_ruleset
 from scopa_client.v1 import scopa_pb2 as pb
+
+LEVELS = ("random", "greedy", "ismcts")
 
 
 def bot_game(stub: Stub, level: str, bot_seat: int = 1) -> pb.CreateGameResponse:
@@ -65,3 +68,38 @@ def test_an_unknown_bot_level_is_refused(stub: Stub) -> None:
         "INVALID_ARGUMENT",
         field="seats[1].bot",
     )
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_person_finishes_every_preset_against_each_level(
+    stubs: tuple[Stub, Stub], preset: str
+) -> None:
+    """In every preset a person (seat 0) plays each level, every other seat a bot, to the end.
+
+    All 17 presets x 3 levels run every time: the games go to 1 point (usually one hand), the
+    person's moves alternate between the two replicas, and ismcts thinks at the service's default
+    budget (20 ms a move, ~30 bot moves a game), so the 51 games take ~1-2 min under load.
+    """
+    players = make_ruleset(preset).options.players
+    for level in LEVELS:
+        seats = [pb.SeatSpec(display_name="me")]
+        seats += [pb.SeatSpec(display_name=f"bot{i}", bot=level) for i in range(1, players)]
+        created: pb.CreateGameResponse = stubs[0].CreateGame(
+            pb.CreateGameRequest(
+                preset=preset, options={"target_score": int_option(1)}, seats=seats
+            ),
+            timeout=30,
+        )
+        token = tokens_of(created)[0]
+        assert list(tokens_of(created)) == [0]
+        current = view(stubs[1], created.name, token)
+        assert [s.bot for s in current.seats] == ["", *[level] * (players - 1)]
+        moves = 0
+        while current.status != pb.GAME_STATUS_FINISHED:
+            assert moves < 200, f"{preset}/{level}: the game does not end"
+            assert current.turn == 0, f"{preset}/{level}: a bot turn was left pending"
+            move = move_request(created.name, current.legal_moves[0], rid())
+            stubs[moves % 2].PlayCard(move, metadata=auth(token), timeout=60)
+            moves += 1
+            current = view(stubs[moves % 2], created.name, token)
+        assert moves > 0 and current.winners, (preset, level)
