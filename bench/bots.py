@@ -4,7 +4,7 @@ Each pair ``<a>-vs-<b>`` plays ``--games`` games of ``--preset`` (2 players), ``
 in even games and seat 1 in odd ones, every game from its own seed. Run from the repository
 root::
 
-    .venv/bin/python bench/bots.py [--games 40] [--pair greedy-vs-random ...] [--seconds 0.03]
+    .venv/bin/python bench/bots.py [--games 40] [--pair greedy-vs-random ...] [--seconds 0.02]
                                    [--clock wall|cpu]
 
 Output: one header line (the budget, the engine implementation, the load average), then per pair

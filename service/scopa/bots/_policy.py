@@ -53,8 +53,9 @@ class Budget:
         return lambda: clock() >= end
 
 
-DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.03)
-"""The service's default: 30 ms of search (bounded by 2000 iterations)."""
+DEFAULT_BUDGET = Budget(iterations=1000, seconds=0.02)
+"""The service's default: 20 ms of search (bounded by 1000 iterations). With the compiled engine's
+rollouts that is ~250 iterations on an idle core, which beats greedy ~0.75 (README figures)."""
 
 
 def choose(
