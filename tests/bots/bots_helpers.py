@@ -8,12 +8,16 @@ from dataclasses import replace
 from scopa.rules import (
     ALL_CARDS,
     Card,
+    Declare,
     MatchState,
     apply_action,
+    legal_actions,
     make_ruleset,
     new_match,
+    observe,
     parse_card,
     random_move,
+    shown_cards,
 )
 from scopa.rules._capture import table_key
 
@@ -36,16 +40,36 @@ def midgame(preset: str, seed: int, plays: int) -> MatchState:
 
 
 def reshuffled_hidden(state: MatchState, seat: int, seed: int) -> MatchState:
-    """``state`` with every card ``seat`` cannot see (others' hands, the stock) dealt anew."""
+    """``state`` with every card ``seat`` cannot see (others' hands, the stock) dealt anew; cards
+    shown in declarations stay in the hands that showed them."""
+    shown = shown_cards(observe(state, seat))
     others = [s for s in range(len(state.hands)) if s != seat]
-    hidden = [c for s in others for c in state.hands[s]] + list(state.stock)
+    hidden = [c for s in others for c in state.hands[s] if c not in shown[s]] + list(state.stock)
     random.Random(seed).shuffle(hidden)
     hands = list(state.hands)
     at = 0
     for s in others:
-        hands[s] = tuple(hidden[at : at + len(state.hands[s])])
-        at += len(state.hands[s])
+        fill = len(state.hands[s]) - len(shown[s])
+        hands[s] = shown[s] + tuple(hidden[at : at + fill])
+        at += fill
     return replace(state, hands=tuple(hands), stock=tuple(hidden[at:]))
+
+
+def after_a_declaration(seed: int) -> MatchState:
+    """A bazzica match where a seat declared and played a card, the other seat to play."""
+    rng = random.Random(seed)
+    state, _ = new_match(make_ruleset("bazzica"), rng=rng)
+    while not state.finished:
+        seat = state.turn
+        declaring = [a for a in legal_actions(state) if isinstance(a, Declare)]
+        state, _ = apply_action(
+            state, seat, declaring[0] if declaring else random_move(state, rng), rng
+        )
+        if declaring:
+            state, _ = apply_action(state, seat, random_move(state, rng), rng)
+            if state.turn != seat and state.declarations:
+                return state
+    raise AssertionError(f"no declaration in the match of seed {seed}")
 
 
 def situation(hand: str, table: str, other: str, preset: str = "scopa") -> MatchState:

@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator
 
 import pytest
-from bots_helpers import midgame, reshuffled_hidden
+from bots_helpers import after_a_declaration, midgame, reshuffled_hidden
 
 from scopa.bots import Budget, Level, choose
 from scopa.rules import PRESETS, apply_action, make_ruleset, new_match, observe
@@ -28,6 +28,23 @@ def test_choice_does_not_depend_on_hidden_cards(level: Level, preset: str, seed:
     second = choose(observe(other, seat), random.Random(seed), REPRODUCIBLE, level)
     assert first == second
     assert first in observe(state, seat).legal_actions
+
+
+@pytest.mark.parametrize("level", list(Level))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_choice_after_a_declaration_does_not_depend_on_hidden_cards(
+    level: Level, seed: int
+) -> None:
+    """After the other seat declared, states it cannot tell apart (the shown cards kept in the
+    declarer's hand, the rest dealt anew) give the same choice."""
+    state = after_a_declaration(seed)
+    seat = state.turn
+    other = reshuffled_hidden(state, seat, seed + 100)
+    assert other.hands != state.hands or other.stock != state.stock
+    assert observe(other, seat) == observe(state, seat)
+    first = choose(observe(state, seat), random.Random(seed), REPRODUCIBLE, level)
+    second = choose(observe(other, seat), random.Random(seed), REPRODUCIBLE, level)
+    assert first == second
 
 
 @pytest.mark.parametrize("level", list(Level))

@@ -60,6 +60,8 @@ def _public(event: pb.Event) -> list[pb.Card]:
         return list(event.leftover_taken.cards)
     if kind == "redeal":
         return list(event.redeal.table)
+    if kind == "declared":
+        return list(event.declared.cards)
     return []
 
 
@@ -294,15 +296,18 @@ def _check_logs(replicas: tuple[ServerProcess, ServerProcess], secrets: list[str
 
 
 async def _play_against_bot(
-    target: str, stub: Stub, level: str
+    target: str, stub: Stub, level: str, preset: str = "scopa"
 ) -> tuple[dict[str, list[tuple[int, Message]]], list[str]]:
     """The observed seat plays a whole game against a bot seat; every message it and a spectator
     got, and the seat's token."""
     rng = random.Random(5)
     seats = [pb.SeatSpec(display_name="me"), pb.SeatSpec(display_name="bot", bot=level)]
+    target_score = 1 if preset == "scopa" else 5  # bazzica: several deals, so bots declare
     created: pb.CreateGameResponse = stub.CreateGame(
         pb.CreateGameRequest(
-            preset="scopa", options={"target_score": pb.OptionValue(int_value=1)}, seats=seats
+            preset=preset,
+            options={"target_score": pb.OptionValue(int_value=target_score)},
+            seats=seats,
         ),
         timeout=30,
     )
@@ -334,13 +339,16 @@ async def _play_against_bot(
     return seen, [token]
 
 
-@pytest.mark.parametrize("level", ["greedy", "ismcts"])
+@pytest.mark.parametrize(
+    ("level", "preset"), [("greedy", "scopa"), ("ismcts", "scopa"), ("ismcts", "bazzica")]
+)
 async def test_bot_turns_reveal_no_hidden_cards(
-    replicas: tuple[ServerProcess, ServerProcess], stub: Stub, level: str
+    replicas: tuple[ServerProcess, ServerProcess], stub: Stub, level: str, preset: str
 ) -> None:
-    """Against a bot seat, what the person and a spectator get (the bot's plays included) is
-    their own or public, and the logs of the bot's turns hold no cards or secrets."""
-    seen, secrets = await _play_against_bot(replicas[0].target, stub, level)
+    """Against a bot seat, what the person and a spectator get (the bot's plays and, in bazzica,
+    its declarations included) is their own or public, and the logs of the bot's turns hold no
+    cards or secrets."""
+    seen, secrets = await _play_against_bot(replicas[0].target, stub, level, preset)
     bot_plays = [
         e
         for _, m in seen["seat"]
@@ -386,4 +394,71 @@ def test_the_lobby_reveals_no_cards_tokens_or_invites(
             assert secret.encode() not in raw
             for part in secret.split(".")[-2:]:
                 assert part.encode() not in raw
+
+
+async def _play_against_bot_over_rest(
+    http_url: str, level: str
+) -> tuple[dict[str, list[tuple[int, Message]]], list[str]]:
+    """The observed seat plays a whole scopone game against three bot seats over REST; every
+    response and SSE event it and a spectator got, parsed into messages, and its token."""
+    rng = random.Random(6)
+    body = {
+        "preset": "scopone",
+        "seats": [{"displayName": "me"}] + [{"displayName": "bot", "bot": level}] * 3,
+        "options": {"target_score": {"intValue": 1}},
+    }
+    async with httpx.AsyncClient(base_url=http_url, timeout=60) as http:
+        created = await _rest(http, "POST", "/v1/games", pb.CreateGameResponse(), json=body)
+        name, token = created.name, tokens_of(created)[OBSERVED]
+        seen: dict[str, list[tuple[int, Message]]] = {
+            "seat": [(created.view.version, created)],
+            "spectator": [],
+        }
+        watch = f"/v1/{name}:watch?fromVersion={created.view.version}"
+        watchers = [
+            asyncio.create_task(_sse(http, watch, token)),
+            asyncio.create_task(_sse(http, watch, None)),
+        ]
+        bearer = {"Authorization": f"Bearer {token}"}
+        while True:
+            spectator = await _rest(http, "GET", f"/v1/{name}", pb.GetStateResponse())
+            seen["spectator"].append((spectator.view.version, spectator))
+            current = await _rest(http, "GET", f"/v1/{name}", pb.GetStateResponse(), headers=bearer)
+            seen["seat"].append((current.view.version, current))
+            if current.view.status == pb.GAME_STATUS_FINISHED:
+                break
+            play = json_format.MessageToDict(
+                move_request(name, rng.choice(list(current.view.legal_moves)), rid())
+            )
+            del play["name"]
+            response = await _rest(
+                http,
+                "POST",
+                f"/v1/{name}:playCard",
+                pb.PlayCardResponse(),
+                json=play,
+                headers=bearer,
+            )
+            seen["seat"].append((response.view.version, response))
+        mine, theirs = await asyncio.wait_for(asyncio.gather(*watchers), timeout=30)
+    seen["seat"] += [(m.version, m) for m in mine if isinstance(m, pb.WatchGameResponse)]
+    seen["spectator"] += [(m.version, m) for m in theirs if isinstance(m, pb.WatchGameResponse)]
+    return seen, [token]
+
+
+async def test_bot_turns_reveal_no_hidden_cards_over_rest(
+    replicas: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """Over REST against three ismcts bot seats: responses and SSE events hold only the person's
+    own or public cards, and the logs hold no secrets."""
+    seen, secrets = await _play_against_bot_over_rest(replicas[1].http_url, "ismcts")
+    bot_plays = [
+        e
+        for _, m in seen["seat"]
+        if isinstance(m, pb.WatchGameResponse)
+        for e in m.events
+        if e.HasField("card_played") and e.card_played.seat != OBSERVED
+    ]
+    assert bot_plays, "the bots made no play"
+    _check_seen(seen)
     _check_logs(replicas, secrets)

@@ -142,3 +142,31 @@ def test_a_malformed_card_names_the_field(client: httpx.Client) -> None:
         "INVALID_ARGUMENT",
     )
     assert error["details"][0]["metadata"] == {"field": "card.rank"}
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "ismcts"])
+def test_a_person_plays_a_bot_seat_to_the_end_over_rest(client: httpx.Client, level: str) -> None:
+    """A game with a bot seat created over REST: the person's plays alone finish it."""
+    body = {
+        "preset": "scopa",
+        "seats": [{"displayName": "me"}, {"displayName": "bot", "bot": level}],
+        "options": {"target_score": {"intValue": 1}},
+    }
+    created = client.post("/v1/games", json=body)
+    assert created.status_code == 200, created.text
+    name, tokens = created.json()["name"], tokens_of(created.json())
+    assert list(tokens) == [0], "a bot seat gets no token"
+    view = client.get(f"/v1/{name}", headers=bearer(tokens[0])).json()["view"]
+    assert [seat.get("bot", "") for seat in view["seats"]] == ["", level]
+    plays = 0
+    while view["status"] != "GAME_STATUS_FINISHED":
+        assert plays < 100, "the game does not end"
+        assert view["turn"] == 0, f"a bot turn was left pending: {view}"
+        move = view["legalMoves"][0]
+        play = {"card": move["card"], "capture": {"cards": move.get("capture", [])}}
+        reply = client.post(f"/v1/{name}:playCard", json=play, headers=bearer(tokens[0]))
+        assert reply.status_code == 200, reply.text
+        view = client.get(f"/v1/{name}", headers=bearer(tokens[0])).json()["view"]
+        plays += 1
+    assert view["winners"]
+    assert view["version"] > 2 * plays, "the bot's plays are versions too"

@@ -1,6 +1,7 @@
 // Complete games against a real scopa server on a real redis-server, through every transport.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -23,6 +24,7 @@ import {
   scopaErrorInfo,
   type ScopaClient,
   type ScopaErrorInfo,
+  type WatchGameResponse,
 } from "../src/index.js";
 import { createGame, playToTheEnd, tokenToPlay, watchToTheEnd } from "./support/play.js";
 import {
@@ -231,6 +233,44 @@ for (const transport of TRANSPORTS) {
       const resigned = await client.resignGame({ name: created.name }, asSeat(joined.token));
       assert.equal(resigned.view?.status, GameStatus.FINISHED);
       assert.deepEqual(resigned.view?.winners, [0]);
+    });
+
+    it("plays a whole game against a bot seat, which answers every move by itself", TEST_TIMEOUT, async () => {
+      const created = await client.createGame({
+        preset: "scopa",
+        seats: [{ displayName: "Ann" }, { displayName: "Bot", bot: "greedy" }],
+        options: { target_score: { kind: { case: "intValue", value: 1 } } },
+        requestId: randomUUID(),
+      });
+      assert.deepEqual(created.credentials.map((c) => c.seat), [0], "a bot seat gets no token");
+      const token = created.credentials[0]?.token;
+      assert.ok(token !== undefined && created.view !== undefined);
+      assert.deepEqual(created.view.seats.map((s) => s.bot), ["", "greedy"]);
+      const state = async () => {
+        const mine = (await client.getState({ name: created.name }, asSeat(token))).view;
+        assert.ok(mine !== undefined);
+        return mine;
+      };
+      let view = await state();
+      let plays = 0;
+      while (view.status !== GameStatus.FINISHED) {
+        assert.ok(plays < 100, "the game does not end");
+        assert.equal(view.turn, 0, "a bot turn was left pending");
+        const move = view.legalMoves[0];
+        assert.ok(move !== undefined);
+        await client.playCard(
+          { name: created.name, card: move.card, capture: { cards: move.capture }, requestId: randomUUID() },
+          asSeat(token),
+        );
+        view = await state();
+        plays += 1;
+      }
+      assert.ok(view.winners.length > 0, "a finished game has winners");
+      const log: WatchGameResponse[] = [];
+      for await (const message of client.watchGame({ name: created.name, fromVersion: 1 })) log.push(message);
+      const seats = log.flatMap((m) => m.events).flatMap((e) => (e.kind.case === "cardPlayed" ? [e.kind.value.seat] : []));
+      assert.equal(seats.filter((s) => s === 0).length, plays);
+      assert.ok(seats.filter((s) => s === 1).length >= plays - 1, "the bot's plays are in the log");
     });
 
     it("decodes the code, reason, domain and metadata of errors", TEST_TIMEOUT, async () => {
