@@ -28,6 +28,10 @@ from ._scoring import (
     _CARDS,
     _DENARI,
     _DENARI_EACH,
+    _DENARI_FIGURES,
+    _DENARI_FIGURES_RULE,
+    _FRAC,
+    _FRAC_RANKS,
     _PRIMIERA,
     _SETTANTA,
     _SPADE,
@@ -76,6 +80,7 @@ _DENARI_EACH_LINE: Final = 5
 _SETTANTA_LINE: Final = 6
 _NAPOLA: Final = 7
 _SPECIAL: Final = 8
+_CARDS_IN: Final = 9
 
 
 class _Line(NamedTuple):
@@ -83,7 +88,7 @@ class _Line(NamedTuple):
 
     kind: int
     arg: int
-    """The suit, card or primiera method (index in ``PrimieraMethod``) the line looks at."""
+    """The suit, card, card mask or primiera method (index in ``PrimieraMethod``) it looks at."""
     points: int
     name: str
     """The special's name (``_SPECIAL`` lines)."""
@@ -104,6 +109,7 @@ def _suit_table(measure: str) -> tuple[float, ...]:
     return tuple(out)
 
 
+_FRAC_CARDS: Final = tuple([c for c in range(40) if _RANKS[c] in _FRAC_RANKS])
 _COUNT: Final[tuple[float, ...]] = _suit_table("count")
 _BEST_STANDARD: Final[tuple[float, ...]] = _suit_table("standard")
 _BEST_VENETO: Final[tuple[float, ...]] = _suit_table("veneto")
@@ -130,6 +136,9 @@ def _lines(options: Options) -> tuple[_Line, ...] | None:
             lines.append(_Line(_CARD, rule.card, rule.points(options), ""))
         elif rule is _DENARI_EACH:
             lines.append(_Line(_DENARI_EACH_LINE, 0, 1, ""))
+        elif rule is _DENARI_FIGURES_RULE or rule is _FRAC:
+            wanted = _DENARI_FIGURES if rule is _DENARI_FIGURES_RULE else _FRAC_CARDS
+            lines.append(_Line(_CARDS_IN, sum(1 << c for c in wanted), 1, ""))
         elif rule is _SETTANTA:
             lines.append(_Line(_SETTANTA_LINE, 0, 1, ""))
         elif isinstance(rule, NapolaRule):
@@ -226,6 +235,8 @@ def _mask_totals(
                 for suit in range(4):
                     sevens += mask >> (10 * suit + 6) & 1
                 out[side] += 1 if sevens == 4 else 0
+            elif kind == _CARDS_IN:
+                out[side] += (mask & line.arg).bit_count() * line.points
             elif kind == _NAPOLA:
                 out[side] += int(_NAPOLA_RUN[mask >> (10 * line.arg) & _SUIT_BITS])
             else:
@@ -337,8 +348,8 @@ def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
     next_seat = plan.next_seat
     players = plan.players
     specials_rules = plan.specials
+    specials_last = plan.specials_last
     ace_alone_sweeps = plan.ace_alone_sweeps
-    specials_on_last = options.specials_on_last_card
     hand_size = options.hand_size
     hands = [list(h) for h in state.hands]
     table = list(state.table)
@@ -387,17 +398,19 @@ def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
             mask = masks[side] | 1 << card
             capture: tuple[Card, ...] = ()
             if n:
-                if specials_rules or n == len(table):
+                if specials_rules or specials_last or n == len(table):
                     capture = tuple([table[i] for i in chosen])
                 for i in range(n - 1, -1, -1):
                     taken = table.pop(chosen[i])
                     shape -= SHAPE_BITS[taken]
                     mask |= 1 << taken
             masks[side] = mask
-            if not table and _is_sweep(options, capture, card, capture, (), last_card):
-                sweeps[side] += options.sweep_points
-            if specials_rules and (not last_card or specials_on_last):
-                for name, points in _score_specials(specials_rules, card, capture, last_laid):
+            sweep = not table and _is_sweep(options, capture, card, capture, (), last_card)
+            if sweep:
+                sweeps[side] += 1  # a count; the sweeps line multiplies it by sweep_points
+            rules = specials_last if last_card else specials_rules
+            if rules:
+                for name, points in _score_specials(rules, card, capture, last_laid, sweep):
                     per_side = specials[side]
                     per_side[name] = per_side.get(name, 0) + points
             last_capturer = turn
