@@ -76,9 +76,10 @@ def test_a_person_finishes_every_preset_against_each_level(
 ) -> None:
     """In every preset a person (seat 0) plays each level, every other seat a bot, to the end.
 
-    All 17 presets x 3 levels run every time: the games go to 1 point (usually one hand), the
-    person's moves alternate between the two replicas, and ismcts thinks at the service's default
-    budget (20 ms a move, ~30 bot moves a game), so the 51 games take ~1-2 min under load.
+    Every preset x 3 levels runs every time, no subset needed: the games go to 1 point (usually
+    one hand), the person's moves alternate between the two replicas, and ismcts thinks at the
+    service's default budget (20 ms a move, ~20-30 bot moves a game), so the ~66 games take
+    ~2-3 min under load.
     """
     players = make_ruleset(preset).options.players
     for level in LEVELS:
