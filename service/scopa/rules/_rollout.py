@@ -22,7 +22,15 @@ from typing import Final, NamedTuple
 from ._capture import SHAPE_BITS
 from ._cards import _RANKS, Card, Suit
 from ._errors import GameOver
-from ._game import _PLAYING, MatchState, _is_sweep, _match_winner, _plan, _score_specials
+from ._game import (
+    _PLAYING,
+    MatchState,
+    _is_sweep,
+    _match_winner,
+    _plan,
+    _score_specials,
+    _takes_alone,
+)
 from ._options import MazzoTies, Options, PrimieraMethod
 from ._scoring import (
     _CARDS,
@@ -51,7 +59,6 @@ from ._scoring import (
 
 __all__ = ["HandOutcome", "card_points", "play_out"]
 
-_ACE: Final = 1
 _SUIT_BITS: Final = 1023
 _DENARI_SHIFT: Final = 10 * int(Suit.DENARI)
 _TABLE_KEY: Final[tuple[int, ...]] = tuple([(c % 10) * 4 + c // 10 for c in range(40)])
@@ -349,7 +356,8 @@ def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
     players = plan.players
     specials_rules = plan.specials
     specials_last = plan.specials_last
-    ace_alone_sweeps = plan.ace_alone_sweeps
+    lone_takes = plan.lone_takes
+    sweep_rules = plan.sweeps
     hand_size = options.hand_size
     hands = [list(h) for h in state.hands]
     table = list(state.table)
@@ -394,7 +402,7 @@ def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
         last_card = left == 0 and at_stock == len(stock)
         side = side_of[turn]
         n = len(chosen)
-        if n or (ace_alone_sweeps and not table and rank == _ACE):
+        if n or (not table and lone_takes and _takes_alone(lone_takes, card)):
             mask = masks[side] | 1 << card
             capture: tuple[Card, ...] = ()
             if n:
@@ -405,7 +413,8 @@ def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
                     shape -= SHAPE_BITS[taken]
                     mask |= 1 << taken
             masks[side] = mask
-            sweep = not table and _is_sweep(options, capture, card, capture, (), last_card)
+            # the table before the play was exactly the capture when nothing is left
+            sweep = not table and _is_sweep(sweep_rules, capture, card, capture, last_card)
             if sweep:
                 sweeps[side] += 1  # a count; the sweeps line multiplies it by sweep_points
             rules = specials_last if last_card else specials_rules
