@@ -167,3 +167,10 @@ def test_modulo_sette_keeps_the_equal_card_first() -> None:
     """Seed 004: on a 7 and a cavallo the cavallo must take the cavallo; a 2 may take both."""
     assert takes("modulo_sette", "7C 9B", "9D") == {"9B"}
     assert takes("modulo_sette", "7C 9B", "2D") == {"9B", "7C 9B"}
+
+
+def test_cirulla_takes_sums_and_fifteens_freely() -> None:
+    """Cirulla (Pagat): equal card, sum or 15 with the played card; every 15 set, not the fewest."""
+    assert takes("cirulla", "1C 3B 4S 5D 8C", "6D") == {"1C 5D", "1C 8C", "4S 5D", "1C 3B 5D"}
+    assert takes("cirulla", "7C 3B 4S", "7D") == {"7C"}  # an equal card before a sum of 7
+    assert takes("cirulla", "8C 2B 9S", "1D") == {"2B 8C 9S"}  # the ace takes the table

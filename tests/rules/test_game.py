@@ -8,7 +8,16 @@ from dataclasses import fields, replace
 from typing import Any
 
 import pytest
-from rules_helpers import cards, of_type, play, play_out, ruleset, situation, stacked
+from rules_helpers import (
+    cards,
+    of_type,
+    play,
+    play_out,
+    random_move,
+    ruleset,
+    situation,
+    stacked,
+)
 
 from scopa.rules import (
     AceReturned,
@@ -701,3 +710,88 @@ def test_the_hot_path_copy_keeps_every_field_in_its_place() -> None:
     assert {name: getattr(copied, name) for name in names} == {
         name: f"value of {name}" for name in names
     }
+
+
+# --- games played to lose (seed 004) -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("players", "hand", "table"), [(4, 10, 0), (6, 6, 4)])
+def test_a_non_prendere_deals_every_card_to_players_alone(
+    players: int, hand: int, table: int
+) -> None:
+    """Seed 004 A non prendere: four or six, each for himself, all the cards dealt at once."""
+    rules = make_ruleset("a_non_prendere", {"players": players})
+    state, _ = new_match(rules, rng=random.Random(5))
+    assert rules.options.sides == players
+    assert [len(h) for h in state.hands] == [hand] * players
+    assert len(state.table) == table and state.stock == ()
+
+
+def test_a_non_prendere_first_to_11_loses_and_the_lowest_wins() -> None:
+    """Seed 004: the match ends when a player reaches 11; the lowest score wins."""
+    rules = make_ruleset("a_non_prendere")
+    state = situation(rules, hands=["7D", "", "", ""], table="3C 4B", scores=(10, 4, 2, 6), turn=0)
+    after, events = play(state, 0, "7D", "3C 4B")
+    (finished,) = of_type(events, GameFinished)
+    assert after.scores[0] >= 11
+    assert finished.winners == (2,) and finished.reason is FinishReason.LOWEST
+
+
+def test_scopone_al_contrario_skips_and_deals_nothing_to_a_seat_out() -> None:
+    """Seed 004 al contrario: a seat at 21 leaves; the three left get 6 cards, 4 on the table."""
+    rules = make_ruleset("scopone_al_contrario")
+    state = situation(rules, hands=["7D", "", "", ""], table="3C 4B", scores=(0, 30, 0, 0))
+    state = replace(state, dealer=3)
+    after, _ = play(state, 0, "7D", "3C 4B")
+    assert after.out == (1,) and not after.finished
+    assert [len(h) for h in after.hands] == [6, 0, 6, 6]
+    assert len(after.table) == 4 and len(after.stock) == 40 - 4 - 18
+    assert after.dealer == 0 and after.turn == 2  # the dealer moves on past the seat out
+    seen = set()
+    rng = random.Random(4)
+    while after.out == (1,) and after.hand_number == state.hand_number + 1:
+        seen.add(after.turn)
+        after, _ = apply_move(after, after.turn, random_move(after, rng), rng)
+    assert seen == {0, 2, 3}
+
+
+# --- Spazzino local choices (issue 13, from games against Cuperativa) ---------------------
+
+
+def test_picula_and_bagher_each_have_their_own_last_card_option() -> None:
+    """picula_on_last_card scores the final play's picula only; bagher_on_last_card the bagher."""
+    for option, scored in (("picula_on_last_card", "picule"), ("bagher_on_last_card", "bagher")):
+        rules = ruleset("spazzino", **{option: True})
+        state = situation(rules, hands=["5C", "5D"], table="2B", stock="")
+        state, _ = play(state, 0, "5C", "")
+        _, events = play(state, 1, "5D", "5C")
+        assert points(events, "picule") == ((0, 1) if scored == "picule" else (0, 0))
+        bag = situation(rules, hands=["", "7C"], table="5C 2C", stock="", turn=1)
+        _, events = play(bag, 1, "7C", "5C 2C")
+        assert points(events, "bagher") == ((0, 3) if scored == "bagher" else (0, 0))
+
+
+@pytest.mark.parametrize(("after_redeal", "specials"), [(True, (("picula", 1),)), (False, ())])
+def test_a_picula_across_a_mid_hand_re_deal_follows_its_option(
+    after_redeal: bool, specials: tuple[tuple[str, int], ...]
+) -> None:
+    """Seed 000 keeps the card laid before a re-deal takeable as a picula; Cuperativa forgets it."""
+    rules = ruleset("spazzino", picula_after_redeal=after_redeal)
+    state = situation(rules, hands=["2B", "5D"], table="10C", stock="5C 1S 2S 3C 4S 6S")
+    state, _ = play(state, 0, "2B", "")
+    state, events = play(state, 1, "5D", "")  # the deal's last card; the stock is dealt again
+    assert of_type(events, CardsDealt) and state.turn == 0
+    _, events = play(state, 0, "5C", "5D")
+    assert only_played(events).specials == specials
+
+
+def test_marescialla_sweeping_with_the_maresciallo_costs_four() -> None:
+    """Seed 004 Marescialla: the re of spade used to make a sweep costs 4 points, not 1."""
+    state = situation(make_ruleset("marescialla"), hands=["10S", "9B"], table="4C 6B")
+    after, events = play(state, 0, "10S", "4C 6B")
+    assert only_played(events).sweep
+    assert only_played(events).specials == (("maresciallo_sweep", -3),)
+    _, events = play(after, 1, "9B", "")
+    assert points(events, "maresciallo") == (-1, 0)
+    assert points(events, "maresciallo_sweeps") == (-3, 0)
+    assert points(events, "sweeps") == (1, 0)

@@ -69,7 +69,7 @@ def test_list_options_covers_every_field_with_its_default() -> None:
         ("accusa", "bool", False, ()),
         ("aces_on_table", "enum", "keep", ("keep", "return")),
         ("primiera_method", "enum", "standard", ("standard", "veneto", "milan")),
-        ("mazzo_ties", "enum", "unassigned", ("unassigned", "split")),
+        ("mazzo_ties", "enum", "unassigned", ("unassigned", "split", "all")),
     ],
 )
 def test_list_options_spells_types_defaults_and_choices(
@@ -350,3 +350,10 @@ def test_void_deal_chance_matches_the_engine_deals(overrides: dict[str, Any]) ->
         void += redeals
         deals += redeals + 1
     assert abs(void / deals - expected) < 0.05, (void / deals, expected)
+
+
+def test_options_that_can_never_score_are_refused() -> None:
+    """A ruleset whose hands score nothing (FRAC without its points) would never end: refused."""
+    with pytest.raises(InvalidOption) as raised:
+        make_ruleset("frac", {"frac_points": False})
+    assert raised.value.field == "target_score"

@@ -71,6 +71,7 @@ def check_hand_score(events: list[Event], state: MatchState, before: MatchState)
     plays = 40 - options.table_cards
     bound = hand_points_bound(options, plays)
     floor = -plays if options.modular_sweeps else 0
+    floor -= 5 * options.maresciallo  # maresciallo -1, its sweep -3, saponaro -1
     piles = [list(p) for p in before.piles]
     for event in events:
         if isinstance(event, CardPlayed) and event.taken:
@@ -191,11 +192,20 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
             "frac_points",
             "modular_captures",
             "modular_sweeps",
+            "lowest_wins",
+            "tuzzulicchio_declarations",
+            "maresciallo",
+            "polacca",
+            "saponaro",
+            "cirulla_declarations",
+            "grande",
+            "capture_15_fewest",
+            "elimination",
         )
     },
     "kings_redeal": st.sampled_from([0, 2, 3, 4]),
     "aces_on_table": st.sampled_from(["keep", "return"]),
-    "mazzo_ties": st.sampled_from(["unassigned", "split"]),
+    "mazzo_ties": st.sampled_from(["unassigned", "split", "all"]),
     "primiera_method": st.sampled_from(["standard", "veneto", "milan"]),
     "capture_arithmetic": st.sampled_from(["sum", "difference", "sum_or_difference"]),
     "sweep_points": st.integers(0, 3),

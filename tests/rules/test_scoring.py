@@ -23,7 +23,17 @@ from scopa.rules._scoring import (
     scoring_rules,
 )
 
-EVENT_COMPONENTS = frozenset({"sweeps", "picule", "bagher", "accuse", "modular_sweeps"})
+EVENT_COMPONENTS = frozenset(
+    {
+        "sweeps",
+        "picule",
+        "bagher",
+        "accuse",
+        "modular_sweeps",
+        "tuzzulicchi",
+        "cirulla_declarations",
+    }
+)
 NAPOLA_COMPONENTS = frozenset({"napola_denari", "napola_spade"})
 
 
@@ -407,22 +417,25 @@ def configured_mazzo(options: Options) -> int:
     total += sum(flags)
     total += 10 * (options.napola_denari + options.napola_spade)
     total += 3 * options.denari_figures + 16 * options.frac_points
+    total += options.polacca - options.maresciallo  # the re of spade always costs its holder 1
+    total += 5 * options.grande
     return total
 
 
-SideEvents = tuple[int, int, int, int]
-"""One side's sweeps, picule, bagher points and accuse points."""
+SideEvents = tuple[int, int, int, int, int]
+"""One side's sweeps, picule, bagher points, accuse points and Cirulla declaration points."""
 
 
 def side_events(max_plays: int = 36) -> st.SearchStrategy[list[SideEvents]]:
-    """Sweeps and picule up to ``max_plays`` and bagher points up to 40, for three sides."""
+    """Sweeps and picule up to ``max_plays`` and bagher points up to 40, for six sides."""
     one = st.tuples(
         st.integers(0, max_plays),
         st.integers(0, max_plays),
         st.integers(0, 40),
         st.integers(0, 7 * (max_plays // 3)),
+        st.integers(0, 10 * (max_plays // 3)),
     )
-    return st.lists(one, min_size=3, max_size=3)
+    return st.lists(one, min_size=6, max_size=6)
 
 
 def random_tallies(
@@ -439,6 +452,8 @@ def random_tallies(
                 ("bagher", events[side][2]),
                 ("accusa", events[side][3]),
                 ("modular_sweep", events[side][0]),
+                ("tuzzulicchio", events[side][3]),
+                ("cirulla", events[side][4]),
             ),
         )
         for side in range(sides)
@@ -457,6 +472,10 @@ def expected_event_lines(options: Options, events: list[SideEvents]) -> dict[str
         expected["bagher"] = tuple(events[s][2] for s in sides)
     if options.accusa:
         expected["accuse"] = tuple(events[s][3] for s in sides)
+    if options.cirulla_declarations:
+        expected["cirulla_declarations"] = tuple(events[s][4] for s in sides)
+    if options.tuzzulicchio_declarations:
+        expected["tuzzulicchi"] = tuple(events[s][3] for s in sides)
     if options.modular_sweeps:
         expected["modular_sweeps"] = tuple(events[s][0] for s in sides)
     return expected
@@ -482,7 +501,8 @@ def test_mazzo_never_exceeds_configured_points(
         PRESETS[preset].options(), primiera_method=method, sweep_points=sweep_points
     )
     score = score_hand(options, random_tallies(options, owners, events))
-    assert mazzo_total(score, napola=True) <= configured_mazzo(options)
+    shared = options.sides if options.mazzo_ties is MazzoTies.ALL else 1  # a tie: all score
+    assert mazzo_total(score, napola=True) <= configured_mazzo(options) * shared
     lines = {c.name: c.points for c in score.components if c.name in EVENT_COMPONENTS}
     assert lines == expected_event_lines(options, events)
     honours = {"settebello": options.settebello_points, "re_bello": 1, "rosmarino": 1}
@@ -510,11 +530,13 @@ def test_hand_bound_is_reached_by_a_side_taking_everything(preset: str) -> None:
     """A side with every card, a sweep and a picula on every play and 40 bagher hits the bound."""
     options = PRESETS[preset].options()
     plays = 40 - options.table_cards
-    everything = [(plays, plays, 40, 7 * (plays // 3))] + [(0, 0, 0, 0)] * (options.sides - 1)
+    declared = (7 * (plays // 3), 10 * (plays // 3))
+    everything = [(plays, plays, 40, *declared)] + [(0, 0, 0, 0, 0)] * (options.sides - 1)
     score = score_hand(options, random_tallies(options, [0] * 40, everything))
     events = sum(points[0] for points in expected_event_lines(options, everything).values())
     assert score.totals[0] == configured_mazzo(options) + events
-    assert score.totals[0] == hand_points_bound(options, plays)
+    penalties = options.maresciallo  # the bound leaves out a penalty card's -1
+    assert score.totals[0] + penalties == hand_points_bound(options, plays)
 
 
 def test_hand_bound_counts_sweeps() -> None:
@@ -632,3 +654,40 @@ def test_frac_eight_to_eight_is_eight_points_each() -> None:
     side0 = suit_cards(Suit.DENARI) + suit_cards(Suit.COPPE)
     score = score_hand(options, [SideTally(side0, sweeps=3), SideTally(complement(side0))])
     assert score.totals == (8, 8)
+
+
+def test_a_non_prendere_ties_give_the_point_to_every_tied_player() -> None:
+    """Seed 004 A non prendere: "în caz de egalitate, în loc să nu fie acordată, punctul se acordă
+    ambilor jucători" -- a tie gives the point to each tied player."""
+    options = PRESETS["a_non_prendere"].options()
+    coppe, denari = suit_cards(Suit.COPPE), suit_cards(Suit.DENARI)
+    bastoni, spade = suit_cards(Suit.BASTONI), suit_cards(Suit.SPADE)
+    tallies = [SideTally(coppe), SideTally(denari), SideTally(bastoni), SideTally(spade)]
+    score = score_hand(options, tallies)
+    assert component(score, "cards").points == (1, 1, 1, 1)  # 10 cards each
+    assert component(score, "denari").points == (0, 1, 0, 0)
+    assert component(score, "primiera").points == (0, 0, 0, 0)  # nobody has four suits
+
+
+def test_marescialla_penalises_the_re_of_spade_and_scores_the_polacca() -> None:
+    """Seed 004 Marescialla: the re of spade costs its taker 1; the fante of denari beside the
+    settebello scores 1, alone nothing; with saponaro the fante of spade with the re costs 1."""
+    options = dataclasses.replace(PRESETS["marescialla"].options(), saponaro=True)
+    side0 = cards("10S 8S 8D 7D") + suit_cards(Suit.COPPE, 1, 2)
+    score = score_hand(options, two_sides(side0))
+    assert component(score, "maresciallo").points == (-1, 0)
+    assert component(score, "polacca").points == (1, 0)
+    assert component(score, "saponaro").points == (-1, 0)
+    alone = score_hand(options, two_sides(cards("10S 8D")))
+    assert component(alone, "polacca").points == (0, 0)
+    assert component(alone, "saponaro").points == (0, 0)
+
+
+def test_cirulla_scores_the_grande_and_the_piccola() -> None:
+    """Cirulla (Pagat): fante, cavallo and re of denari 5 points; ace, 2, 3 of denari 3 and up."""
+    options = PRESETS["cirulla"].options()
+    score = score_hand(options, two_sides(suit_cards(Suit.DENARI, 1, 2, 3, 4, 8, 9, 10)))
+    assert component(score, "grande").points == (5, 0)
+    assert component(score, "napola_denari").points == (4, 0)
+    short = score_hand(options, two_sides(suit_cards(Suit.DENARI, 8, 9)))
+    assert component(short, "grande").points == (0, 0)

@@ -12,6 +12,7 @@ from scopa.rules import (
     ActionNotLegal,
     Bagher,
     CardPlayed,
+    CirullaDeclaration,
     Component,
     Declare,
     Declared,
@@ -24,6 +25,7 @@ from scopa.rules import (
     Picula,
     PileSteal,
     Steal,
+    Tuzzulicchio,
     apply_action,
     declaration_rules,
     instant_win_rules,
@@ -50,6 +52,67 @@ def test_accusa_scores_the_combinations_of_seed_004(hand: str, points: int) -> N
     """Seed 004, Bazzica: three of a rank 7; sum <= 9 gives 2, or 3 with two of a rank."""
     shown = tuple(sorted(cards(hand)))
     assert Accusa().declarations(cards(hand), Options()) == [(shown, points)]
+
+
+@pytest.mark.parametrize(
+    ("hand", "shown", "points"),
+    [
+        ("1C 1D 5S", "1C 1D", 3),  # buongioco: ace + ace
+        ("2B 2S 9S", "2B 2S", 3),  # two + two
+        ("3C 3D 10S", "3C 3D", 3),  # three + three
+        ("1C 1D 1S", "1C 1D 1S", 6),  # ace + ace + ace
+        ("2C 2D 2S", "2C 2D 2S", 6),
+        ("1D 2D 9S", "1D 2D", 3),  # napoli: ace + two of one suit
+        ("1S 3S 7C", "1S 3S", 3),  # ace + three
+        ("2B 3B 5C", "2B 3B", 3),  # two + three
+        ("1C 2C 3C", "1C 2C 3C", 7),  # ace + two + three of one suit
+        ("1D 1C 2C", "1C 2C 1D", 6),  # a hybrid: ace + (ace + two of one suit), two tuzzoli
+        ("1D 1C 3C", "1C 3C 1D", 6),  # ace + (ace + three of one suit)
+        ("2D 2C 3C", "2C 3C 2D", 6),  # two + (two + three of one suit)
+    ],
+)
+def test_tuzzulicchio_scores_the_table_of_seed_004(hand: str, shown: str, points: int) -> None:
+    """Seed 004 Tuzzulicchio: buongioco 3 (three alike 6), napoli 3 (ace, 2, 3 of a suit 7)."""
+    expected = tuple(sorted(cards(shown)))
+    assert Tuzzulicchio().declarations(cards(hand), Options()) == [(expected, points)]
+
+
+@pytest.mark.parametrize("hand", ["1C 2D 3S", "5C 6C 7C", "4C 4D 9S"])
+def test_tuzzulicchio_needs_low_cards_alike_or_of_one_suit(hand: str) -> None:
+    """Ace, 2 and 3 of different suits, or pairs above 3, declare nothing."""
+    assert Tuzzulicchio().declarations(cards(hand), Options()) == []
+
+
+def test_cocchiaundici_is_tuzzulicchio_with_captures_to_eleven() -> None:
+    """Seed 004: Cocchiaundici keeps Tuzzulicchio's rules and adds captures adding up to 11."""
+    tuzzu, cocchia = make_ruleset("tuzzulicchio"), make_ruleset("cocchiaundici")
+    assert declaration_rules(tuzzu.options) == declaration_rules(cocchia.options)
+    state = situation(cocchia, hands=["8C 5S", "9B"], table="3B 6D")
+    _, events = play(state, 0, "8C", "3B")  # fante + 3 = 11
+    assert of_type(events, Declared) == [] and state.options.ace_takes_all
+
+
+@pytest.mark.parametrize(
+    ("hand", "points"),
+    [
+        ("1C 2D 5S", 3),  # adding up to 8: 3 points (Pagat: "9 or less")
+        ("2C 3D 4S", 3),  # exactly 9
+        ("9C 9D 9S", 10),  # three of a rank
+        ("1C 1D 1S", 10),  # three of a rank beats the sum
+        ("7C 5D 5S", 10),  # the matta (7 of coppe) takes the rank of the pair
+        ("7C 2D 6S", 3),  # the matta counts as an ace: 1 + 2 + 6 = 9
+    ],
+)
+def test_cirulla_declarations_with_the_matta(hand: str, points: int) -> None:
+    """Cirulla (Pagat, it.wikipedia): 9 or less scores 3, three alike 10, the 7 of coppe wild."""
+    shown = tuple(sorted(cards(hand)))
+    assert CirullaDeclaration().declarations(cards(hand), Options()) == [(shown, points)]
+
+
+@pytest.mark.parametrize("hand", ["2C 3D 5S", "7C 3D 6S", "7D 7S 8B"])
+def test_cirulla_declares_nothing_over_nine_without_three_alike(hand: str) -> None:
+    """Over 9 (the matta as an ace) and no three alike: nothing; the 7 of denari is no matta."""
+    assert CirullaDeclaration().declarations(cards(hand), Options()) == []
 
 
 @pytest.mark.parametrize("hand", ["2C 3C 5S", "7C 7D 8S", "1C 2D", "10C 10D 9S"])

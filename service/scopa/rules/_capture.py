@@ -277,7 +277,7 @@ def capture_rules(options: Options) -> tuple[CaptureRule, ...]:
     if ordinary is not None:
         rules.append(ordinary)
     if options.capture_15:
-        rules.append(SumWithPlayed(15, fewest_cards=True))
+        rules.append(SumWithPlayed(15, fewest_cards=options.capture_15_fewest))
     if options.capture_11:
         rules.append(SumWithPlayed(11, fewest_cards=False))
     return tuple(rules)

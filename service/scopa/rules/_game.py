@@ -30,6 +30,7 @@ from ._errors import (
     RulesError,
 )
 from ._flow import DealRule, LoneTakeRule, SweepRule, deal_rules, lone_take_rules, sweep_rules
+from ._matchflow import MatchFlow, match_flow
 from ._options import Options, Ruleset
 from ._scoring import HandScore, SideTally, score_hand
 from ._specials import (
@@ -83,6 +84,10 @@ class FinishReason(StrEnum):
     TARGET = "target"
     NAPOLEONE = "napoleone"
     RESIGNED = "resigned"
+    LOWEST = "lowest"
+    """A side reached the (losing) target; the lowest score won (``lowest_wins``)."""
+    ELIMINATION = "elimination"
+    """Every other seat reached the target and left; the last seat left won (``elimination``)."""
 
 
 class Move(NamedTuple):
@@ -283,6 +288,8 @@ class MatchState:
     finish_reason: FinishReason
     decks: tuple[tuple[Card, ...], ...]
     """Stacked decks not used yet, for the next deals (tests and replays)."""
+    out: tuple[int, ...]
+    """Seats out of the match (sorted): they are dealt nothing and skipped (``elimination``)."""
 
     def __init__(
         self,
@@ -307,6 +314,7 @@ class MatchState:
         winners: tuple[int, ...],
         finish_reason: FinishReason,
         decks: tuple[tuple[Card, ...], ...],
+        out: tuple[int, ...] = (),
     ) -> None:
         self.ruleset = ruleset
         self.hand_number = hand_number
@@ -329,6 +337,7 @@ class MatchState:
         self.winners = winners
         self.finish_reason = finish_reason
         self.decks = decks
+        self.out = out
 
     @property
     def options(self) -> Options:
@@ -369,6 +378,7 @@ def _copy(state: MatchState) -> MatchState:
         state.winners,
         state.finish_reason,
         state.decks,
+        state.out,
     )
 
 
@@ -403,16 +413,29 @@ def _next_deck(
     return tuple(deck), decks
 
 
-def _deal_round(
-    stock: tuple[Card, ...], players: int, leader: int, per_seat: int
+def _seats_from(players: int, leader: int, out: tuple[int, ...]) -> tuple[int, ...]:
+    """The seats in the match in playing order from ``leader`` (itself in the match)."""
+    return tuple([s % players for s in range(leader, leader + players) if s % players not in out])
+
+
+def _next_in(players: int, seat: int, out: tuple[int, ...]) -> int:
+    """The first seat after ``seat`` that is still in the match."""
+    nxt = (seat + 1) % players
+    while nxt in out:
+        nxt = (nxt + 1) % players
+    return nxt
+
+
+def _deal_seats(
+    stock: tuple[Card, ...], players: int, order: tuple[int, ...], per_seat: int
 ) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
-    """Deal ``per_seat`` cards one at a time round-robin from ``leader``."""
-    taken = players * per_seat
+    """Deal ``per_seat`` cards one at a time round-robin to the seats of ``order`` only."""
+    n = len(order)
+    taken = n * per_seat
     dealt = stock[:taken]
     hands: list[tuple[Card, ...]] = [()] * players
-    for offset in range(players):
-        seat = (leader + offset) % players
-        hands[seat] = tuple(dealt[offset::players])
+    for offset, seat in enumerate(order):
+        hands[seat] = tuple(dealt[offset::n])
     return tuple(hands), stock[taken:]
 
 
@@ -449,6 +472,7 @@ def _start_hand(
     dealer: int,
     decks: tuple[tuple[Card, ...], ...],
     rng: random.Random | None,
+    out: tuple[int, ...] = (),
 ) -> tuple[
     tuple[tuple[Card, ...], ...],
     tuple[Card, ...],
@@ -456,16 +480,22 @@ def _start_hand(
     tuple[tuple[Card, ...], ...],
     list[Event],
 ]:
-    """Deal a new hand. Returns hands, table, stock, remaining decks and the events."""
+    """Deal a new hand to the seats not ``out``, as the ruleset's match flow shapes it.
+
+    Returns hands, table, stock, remaining decks and the events.
+    """
     events: list[Event] = []
-    leader = (dealer + 1) % options.players
+    players = options.players
+    leader = _next_in(players, dealer, out)
+    order = _seats_from(players, leader, out)
+    per_seat, table_cards = _plan(options).flow.deal_shape(options, len(order))
     stacked = bool(decks)
     rules = _plan(options).deals
     for _ in range(_MAX_REDEALS):
         deck, decks = _next_deck(decks, rng)
-        hands, stock = _deal_round(deck, options.players, leader, options.hand_size)
-        table = list(stock[: options.table_cards])
-        stock = stock[options.table_cards :]
+        hands, stock = _deal_seats(deck, players, order, per_seat)
+        table = list(stock[:table_cards])
+        stock = stock[table_cards:]
         stock, returned, reason = _fix_table(rules, table, stock)
         reason = reason or _void_reason(rules, table)
         if reason:
@@ -474,7 +504,7 @@ def _start_hand(
         events.extend(returned)
         table.sort(key=table_key)
         events.append(HandStarted(hand_number, dealer, tuple(table)))
-        events.extend(_dealt_events(hands, leader))
+        events.extend(_dealt_events(hands, order))
         return hands, tuple(table), stock, decks, events
     message = f"hand {hand_number} was dealt void {_MAX_REDEALS} times in a row"
     if stacked:
@@ -482,11 +512,10 @@ def _start_hand(
     raise RulesError(f"{message}; these options leave almost no playable deal")
 
 
-def _dealt_events(hands: tuple[tuple[Card, ...], ...], leader: int) -> list[Event]:
-    n = len(hands)
+def _dealt_events(hands: tuple[tuple[Card, ...], ...], order: tuple[int, ...]) -> list[Event]:
+    """One :class:`CardsDealt` per seat of ``order`` (the seats dealt to, in dealing order)."""
     events: list[Event] = []
-    for i in range(n):
-        seat = (leader + i) % n
+    for seat in order:
         events.append(_new(CardsDealt, (seat, len(hands[seat]), hands[seat])))
     return events
 
@@ -532,6 +561,7 @@ def new_match(
         winners=(),
         finish_reason=FinishReason.NONE,
         decks=rest,
+        out=(),
     )
     return state, events
 
@@ -565,6 +595,8 @@ class _Plan(NamedTuple):
     """The special-play rules, asked at every capture."""
     specials_last: tuple[SpecialRule, ...]
     """The special-play rules that also score the hand's final play."""
+    laid_survives_deal: bool
+    """Whether the last laid card is still "just laid" after a mid-hand re-deal."""
     declarations: tuple[DeclarationRule, ...]
     """The declaration rules, asked on every turn."""
     steals: tuple[StealRule, ...]
@@ -573,6 +605,10 @@ class _Plan(NamedTuple):
     """The rules that may end the match after a hand whatever the scores."""
     actions: dict[tuple[str, type], Handler]
     """The action table: (phase, action kind) -> the handler that applies it."""
+    flow: MatchFlow
+    """How each hand is dealt and when the match ends."""
+    order: tuple[tuple[int, ...], ...]
+    """Per leading seat, every seat in playing order from it (no seat out)."""
 
 
 _PLANS: dict[int, _Plan] = {}
@@ -598,10 +634,13 @@ def _plan(options: Options) -> _Plan:
         deal_rules(options),
         special_rules(options),
         tuple([rule for rule in special_rules(options) if rule.on_last_card(options)]),
+        all([rule.keeps_laid_card(options) for rule in special_rules(options)]),
         declaration_rules(options),
         steal_rules(options),
         instant_win_rules(options),
         _action_table(options),
+        match_flow(options),
+        tuple([_seats_from(players, leader, ()) for leader in range(players)]),
     )
     _PLANS[id(options)] = plan
     return plan
@@ -814,16 +853,25 @@ def _after_card(
     if last_card:
         new.hands = hands
         return _end_hand(new, events, rng), events
+    out = new.out
     if any(hands):
-        new.turn = plan.next_seat[played.seat]
+        seat = played.seat
+        new.turn = plan.next_seat[seat] if not out else _next_in(plan.players, seat, out)
         new.hands = hands
         return new, events
-    turn = plan.next_seat[new.dealer]  # deal again from the stock
-    new.hands, new.stock = _deal_round(new.stock, plan.players, turn, plan.options.hand_size)
-    new.turn = turn
+    dealer = new.dealer  # deal again from the stock
+    if out:
+        order = _seats_from(plan.players, _next_in(plan.players, dealer, out), out)
+    else:
+        order = plan.order[plan.next_seat[dealer]]
+    per_seat = plan.flow.deal_shape(plan.options, len(order))[0]
+    new.hands, new.stock = _deal_seats(new.stock, plan.players, order, per_seat)
+    new.turn = order[0]
     new.declared = ()
     new.declarations = ()
-    events.extend(_dealt_events(new.hands, turn))
+    if not plan.laid_survives_deal:
+        new.last_laid = -1
+    events.extend(_dealt_events(new.hands, order))
     return new, events
 
 
@@ -1000,7 +1048,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
     events.append(HandScored(result))
     results = (*state.results, result)
     empty: tuple[tuple[Card, ...], ...] = ((),) * sides
-    winners, reason = _match_winner(options, score, scores)
+    winners, reason, out = _match_outcome(options, score, scores, state.out)
     if winners:
         events.append(GameFinished(winners, reason, scores))
         return MatchState(
@@ -1025,15 +1073,19 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
             winners=winners,
             finish_reason=reason,
             decks=state.decks,
+            out=out,
         )
-    dealer = (state.dealer + 1) % options.players
+    players = options.players
+    dealer = _next_in(players, state.dealer, out)
     hand_number = state.hand_number + 1
-    hands, table, stock, decks, dealt = _start_hand(options, hand_number, dealer, state.decks, rng)
+    hands, table, stock, decks, dealt = _start_hand(
+        options, hand_number, dealer, state.decks, rng, out
+    )
     events.extend(dealt)
     new = _copy(state)
     new.hand_number = hand_number
     new.dealer = dealer
-    new.turn = (dealer + 1) % options.players
+    new.turn = _next_in(players, dealer, out)
     new.hands = hands
     new.table = table
     new.stock = stock
@@ -1049,22 +1101,23 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
     new.scores = scores
     new.results = results
     new.decks = decks
+    new.out = out
     return new
 
 
-def _match_winner(
-    options: Options, score: HandScore, scores: tuple[int, ...]
-) -> tuple[tuple[int, ...], FinishReason]:
-    for rule in _plan(options).instant_wins:
+def _match_outcome(
+    options: Options, score: HandScore, scores: tuple[int, ...], out: tuple[int, ...]
+) -> tuple[tuple[int, ...], FinishReason, tuple[int, ...]]:
+    """The winners (empty: play on), why, and the seats out, after a hand scored ``score``."""
+    plan = _plan(options)
+    for rule in plan.instant_wins:
         winners = rule.winners(score)
         if winners:
-            return winners, FinishReason(rule.reason)
-    top = max(scores)
-    if top >= options.target_score:
-        leaders = tuple(s for s, v in enumerate(scores) if v == top)
-        if len(leaders) == 1:
-            return leaders, FinishReason.TARGET
-    return (), FinishReason.NONE
+            return winners, FinishReason(rule.reason), out
+    outcome = plan.flow.after_hand(options, scores, out)
+    if outcome.winners:
+        return outcome.winners, FinishReason(outcome.reason), outcome.out
+    return (), _PLAYING, outcome.out
 
 
 def resign(state: MatchState, seat: int) -> tuple[MatchState, list[Event]]:

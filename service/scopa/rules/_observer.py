@@ -83,6 +83,8 @@ class SeatView(NamedTuple):
     """Every legal action of every kind (moves, then declarations), only on the viewer's turn."""
     winners: tuple[int, ...]
     finish_reason: FinishReason
+    out: tuple[int, ...] = ()
+    """Seats out of the match (``elimination``)."""
 
 
 def observe(state: MatchState, seat: int | None) -> SeatView:
@@ -118,6 +120,7 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         legal_actions=actions,
         winners=state.winners,
         finish_reason=state.finish_reason,
+        out=state.out,
     )
 
 
@@ -234,6 +237,7 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         winners=view.winners,
         finish_reason=view.finish_reason,
         decks=(),
+        out=view.out,
     )
 
 

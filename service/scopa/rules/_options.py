@@ -51,6 +51,8 @@ class MazzoTies(StrEnum):
     """Nobody scores (Scopa, Spatola)."""
     SPLIT = "split"
     """Every tied side scores ``max(1, points // tied_sides)`` (Spazzino: 2 points, 1 each)."""
+    ALL = "all"
+    """Every tied side scores the whole points (A non prendere, seed 004)."""
 
 
 class AcesOnTable(StrEnum):
@@ -83,7 +85,12 @@ class Options:
     """Every rule of the engine, as plain data. Defaults are the 2-player Scopa of seed 002."""
 
     # --- table and deal ---------------------------------------------------------------
-    players: int = _opt(2, "Number of seats: 2, 3, 4 or 6.", "seeds 002, 004")
+    players: int = _opt(
+        2,
+        "Number of seats: 2, 3, 4 or 6 (5 where the deal divides the deck, as in Scopone al "
+        "contrario).",
+        "seeds 002, 004",
+    )
     partnerships: bool = _opt(
         True,
         "With 4 or 6 players, play in two teams of alternate seats (0+2 vs 1+3, 0+2+4 vs 1+3+5).",
@@ -142,6 +149,12 @@ class Options:
         "false keeps them beside the 15 captures (seed 004's reading).",
         "seeds 002, 004",
     )
+    capture_15_fewest: bool = _opt(
+        True,
+        "With capture_15, only the 15 combinations with the fewest cards may be taken (seed 004);"
+        " false: any of them (Cirulla).",
+        "seed 004; Pagat Cirulla",
+    )
     capture_11: bool = _opt(
         False,
         "Scopa a 11 / Cocchiaundici: a card may also take cards that with it add up to 11, even "
@@ -196,8 +209,39 @@ class Options:
         " pile, which may be stolen in turn.",
         "seed 004",
     )
+    tuzzulicchio_declarations: bool = _opt(
+        False,
+        "Tuzzulicchio's declarations, before the seat's first card of the deal: two of one rank "
+        "among ace, 2, 3 (buongioco, 3 points; three: 6), two of ace, 2, 3 of one suit (napoli, "
+        "3; all three: 7); a hand with both scores both.",
+        "seed 004",
+    )
+    cirulla_declarations: bool = _opt(
+        False,
+        "Cirulla's declarations on receiving three cards: adding up to 9 or less 3 points, three "
+        "of a rank 10; the 7 of coppe (matta) counts as any card in them.",
+        "Pagat Cirulla; it.wikipedia Cirulla",
+    )
     specials_on_last_card: bool = _opt(
         False, "Picula and bagher also score on the last card of the hand.", "seed 000; Cuperativa"
+    )
+    picula_on_last_card: bool = _opt(
+        False,
+        "The picula alone also scores on the last card of the hand (seed 001 forbids the piccola"
+        " there; specials_on_last_card turns on both).",
+        "seeds 000, 001; issue 13",
+    )
+    bagher_on_last_card: bool = _opt(
+        False,
+        "The bagher alone also scores on the last card of the hand (Cuperativa does not score it"
+        " there).",
+        "seed 000; Cuperativa",
+    )
+    picula_after_redeal: bool = _opt(
+        True,
+        "The card laid just before a mid-hand re-deal can still be taken as a picula after it "
+        "(seed 000's text); false: each re-deal forgets it, as Cuperativa does.",
+        "seed 000; Cuperativa",
     )
     # --- scoring ------------------------------------------------------------------------
     cards_points: int = _opt(1, "Points for most cards (carte, la lunga).", "seeds")
@@ -218,6 +262,29 @@ class Options:
         "seed 004",
     )
     settanta: bool = _opt(False, "Settanta: all four 7s score 1 more point.", "seed 004")
+    maresciallo: bool = _opt(
+        False,
+        "Marescialla: the re of spade (the maresciallo) costs its taker 1 point, 4 when it was "
+        "played to make a sweep (line maresciallo -1, maresciallo_sweep -3 more).",
+        "seed 004",
+    )
+    polacca: bool = _opt(
+        False,
+        "Marescialla's polacca: the fante of denari beside the settebello scores 1 more point "
+        "(alone nothing).",
+        "seed 004",
+    )
+    saponaro: bool = _opt(
+        False,
+        "Marescialla in central Italy: the fante of spade (saponaro) taken with the maresciallo "
+        "costs 1 more point (alone nothing).",
+        "seed 004",
+    )
+    grande: bool = _opt(
+        False,
+        "Cirulla's grande: the fante, cavallo and re of denari together score 5 points.",
+        "Pagat Cirulla; it.wikipedia Cirulla",
+    )
     denari_figures: bool = _opt(
         False,
         "Punti ai denari: the fante, the cavallo and the re of denari score 1 point each.",
@@ -239,6 +306,19 @@ class Options:
     )
     mazzo_ties: MazzoTies = _opt(
         MazzoTies.UNASSIGNED, "Ties in most cards / denari / spade / primiera.", "seeds"
+    )
+    lowest_wins: bool = _opt(
+        False,
+        "A non prendere: the match ends when a side reaches target_score, and the lowest score "
+        "wins (every side tied for it).",
+        "seed 004",
+    )
+    elimination: bool = _opt(
+        False,
+        "Scopone al contrario: a seat reaching target_score leaves the match, the others play on"
+        " (5 seats: 7 cards and 5 on the table, 4: 9 and 4, 3 or 2: 6 and 4) until one is left,"
+        " the winner. Everyone plays alone.",
+        "seed 004",
     )
     target_score: int = _opt(
         11,
@@ -287,6 +367,8 @@ class Preset:
     overrides: dict[str, Any]
     players: tuple[int, ...]
     """The seat counts this preset may be played with (its own player count first)."""
+    by_players: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Overrides that apply with one of the other seat counts (e.g. a deal that divides)."""
 
     def options(self) -> Options:
         """The options this preset resolves to."""
@@ -542,6 +624,96 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         (2, 3, 4, 6),
     ),
     Preset(
+        "tuzzulicchio",
+        "Tuzzulicchio",
+        "Bari's asso piglia tutto with hand declarations: buongioco (a pair or three of ace, 2,"
+        " 3) and napoli (two or three of ace, 2, 3 of one suit).",
+        "seed 004",
+        {"ace_takes_all": True, "tuzzulicchio_declarations": True},
+        (2, 3, 4, 6),
+    ),
+    Preset(
+        "cocchiaundici",
+        "Cocchiaundici",
+        "Tuzzulicchio where a card may also take cards adding up to 11 with it.",
+        "seed 004",
+        {"ace_takes_all": True, "tuzzulicchio_declarations": True, "capture_11": True},
+        (2, 3, 4, 6),
+    ),
+    Preset(
+        "marescialla",
+        "Marescialla",
+        "Scopa d'assi with napola where the re of spade (maresciallo) costs 1 point, 4 if it"
+        " sweeps; the fante of denari with the settebello (polacca) scores 1.",
+        "seed 004",
+        {
+            "ace_takes_all": True,
+            "ace_sweep_counts": True,
+            "napola_denari": True,
+            "maresciallo": True,
+            "polacca": True,
+        },
+        (2, 3, 4, 6),
+    ),
+    Preset(
+        "cirulla",
+        "Cirulla",
+        "Liguria's game (named in seed 004; rules from Pagat and it.wikipedia): captures by sum,"
+        " by 15 with the played card, the ace takes the table as a scopa; declarations with the"
+        " matta; piccola and grande; cappotto wins; game to 51.",
+        "seed 004 (name); pagat.com/fishing/cirulla.html; it.wikipedia.org/wiki/Cirulla",
+        {
+            "capture_15": True,
+            "capture_15_only": False,
+            "capture_15_fewest": False,
+            "ace_takes_all": True,
+            "ace_sweep_counts": True,
+            "cirulla_declarations": True,
+            "napola_denari": True,
+            "grande": True,
+            "napoleone_wins": True,
+            "target_score": 51,
+        },
+        (2, 3, 4),
+    ),
+    Preset(
+        "a_non_prendere",
+        "Scopa a non prendere",
+        "Played to lose: each for himself (4 or 6), all cards dealt, ties give the point to every"
+        " tied player; the first to 11 loses and the lowest score wins.",
+        "seed 004",
+        {
+            "players": 4,
+            "partnerships": False,
+            "hand_size": 10,
+            "table_cards": 0,
+            "mazzo_ties": MazzoTies.ALL,
+            "lowest_wins": True,
+            "target_score": 11,
+        },
+        (4, 6),
+        {6: {"hand_size": 6, "table_cards": 4}},
+    ),
+    Preset(
+        "scopone_al_contrario",
+        "Scopone romano al contrario",
+        "Scopone romano played to lose by 4 or 5 players each alone: who reaches 21 leaves, the"
+        " last one left wins.",
+        "seed 004",
+        {
+            "players": 4,
+            "partnerships": False,
+            "hand_size": 9,
+            "denari_each": True,
+            "denari_points": 0,
+            "settebello_points": 2,
+            "elimination": True,
+            "target_score": 21,
+        },
+        (4, 5),
+        {5: {"hand_size": 7, "table_cards": 5}},
+    ),
+    Preset(
         "modulo_sette",
         "Modulo sette",
         "Values and sums modulo 7 (fante 1, cavallo 2, re 3, 7 is 0); ordinary sweeps cost 1"
@@ -615,8 +787,16 @@ def _coerce(name: str, value: Any) -> Any:
 
 
 def _validate(o: Options) -> None:
-    if o.players not in (2, 3, 4, 6):
-        raise InvalidOption("players must be 2, 3, 4 or 6", field="players")
+    if o.players not in (2, 3, 4, 5, 6):
+        raise InvalidOption("players must be 2, 3, 4, 5 or 6", field="players")
+    if o.elimination and o.sides != o.players:
+        raise InvalidOption(
+            "elimination needs everyone to play alone (partnerships=false)", field="partnerships"
+        )
+    if o.elimination and o.lowest_wins:
+        raise InvalidOption(
+            "elimination and lowest_wins are two match flows; choose one", field="lowest_wins"
+        )
     if o.hand_size < 1:
         raise InvalidOption("hand_size must be >= 1", field="hand_size")
     if o.table_cards < 0:
@@ -745,11 +925,14 @@ _MANY_PLAYERS_TARGET: Final = 21
 def _player_defaults(preset: Preset, players: int) -> dict[str, Any]:
     """Defaults that follow the player count where ``preset`` leaves them open.
 
-    RULINGS.md Scopa: game to 11 with 2 players, 21 with 3 or more (seed 002).
+    RULINGS.md Scopa: game to 11 with 2 players, 21 with 3 or more (seed 002); then the
+    preset's own overrides for that seat count (``Preset.by_players``).
     """
+    defaults: dict[str, Any] = {}
     if players >= 3 and "target_score" not in preset.overrides:
-        return {"target_score": _MANY_PLAYERS_TARGET}
-    return {}
+        defaults["target_score"] = _MANY_PLAYERS_TARGET
+    defaults.update(preset.by_players.get(players, {}))
+    return defaults
 
 
 def make_ruleset(preset: str = "scopa", overrides: dict[str, Any] | None = None) -> Ruleset:
@@ -769,7 +952,19 @@ def make_ruleset(preset: str = "scopa", overrides: dict[str, Any] | None = None)
     options = Options(**values)
     _check_players(base, options.players)
     _validate(options)
+    _check_scores_something(options)
     return Ruleset(preset, options)
+
+
+def _check_scores_something(options: Options) -> None:
+    """Refuse options under which no hand can score a point: such a match would never end."""
+    from ._scoring import hand_points_bound  # noqa: PLC0415 - _scoring builds on this module
+
+    if hand_points_bound(options, DECK_SIZE - options.table_cards) <= 0:
+        raise InvalidOption(
+            "these options score no points in a hand, so the game could never end",
+            field="target_score",
+        )
 
 
 def _check_players(preset: Preset, players: int) -> None:

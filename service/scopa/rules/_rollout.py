@@ -26,7 +26,8 @@ from ._game import (
     _PLAYING,
     MatchState,
     _is_sweep,
-    _match_winner,
+    _match_outcome,
+    _next_in,
     _plan,
     _score_specials,
     _takes_alone,
@@ -177,7 +178,7 @@ def _primiera(mask: int, method: int) -> float:
     return total
 
 
-def _most(points: int, values: list[float], tie_split: bool, out: list[int]) -> None:
+def _most(points: int, values: list[float], ties: MazzoTies, out: list[int]) -> None:
     """Add ``points`` to the side of the highest positive value (``_scoring._most``'s rule)."""
     top = 0.0
     for value in values:
@@ -190,7 +191,10 @@ def _most(points: int, values: list[float], tie_split: bool, out: list[int]) -> 
         if value == top:
             leaders += 1
     if leaders > 1:
-        points = max(1, points // leaders) if tie_split else 0
+        if ties is MazzoTies.SPLIT:
+            points = max(1, points // leaders)
+        elif ties is not MazzoTies.ALL:
+            points = 0
     for side in range(len(values)):
         if values[side] == top:
             out[side] += points
@@ -221,11 +225,11 @@ def _mask_totals(
     """The hand's points per side, line by line."""
     sides = len(masks)
     out = [0] * sides
-    tie_split = options.mazzo_ties is MazzoTies.SPLIT
+    ties = options.mazzo_ties
     for line in lines:
         kind = line.kind
         if kind <= _MOST_PRIMIERA:
-            _most(line.points, _line_values(line, masks), tie_split, out)
+            _most(line.points, _line_values(line, masks), ties, out)
             continue
         for side in range(sides):
             mask = masks[side]
@@ -330,7 +334,7 @@ def _outcome(
     options = state.ruleset.options
     score = _score(options, masks, sweeps, specials)
     scores = tuple([a + b for a, b in zip(state.scores, score.totals, strict=True)])
-    winners, _reason = _match_winner(options, score, scores)
+    winners, _reason, _out = _match_outcome(options, score, scores, state.out)
     return HandOutcome(score.totals, scores, winners)
 
 
@@ -359,6 +363,12 @@ def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
     lone_takes = plan.lone_takes
     sweep_rules = plan.sweeps
     hand_size = options.hand_size
+    seated = tuple(range(players))
+    if state.out:  # seats out of the match (elimination) are skipped and dealt nothing
+        out = state.out
+        next_seat = tuple([_next_in(players, s, out) for s in range(players)])
+        seated = tuple([s for s in range(players) if s not in out])
+        hand_size = plan.flow.deal_shape(options, len(seated))[0]
     hands = [list(h) for h in state.hands]
     table = list(state.table)
     shape = 0
@@ -437,9 +447,11 @@ def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
         turn = next_seat[turn]
         if left == 0:  # deal again from the stock, one card at a time from the leader
             turn = next_seat[dealer]
-            left = min(hand_size * players, len(stock) - at_stock)
+            n = len(seated)
+            start = seated.index(turn)
+            left = min(hand_size * n, len(stock) - at_stock)
             for i in range(left):
-                hands[(turn + i) % players].append(stock[at_stock + i])
+                hands[seated[(start + i) % n]].append(stock[at_stock + i])
             at_stock += left
     if table:
         taker = last_capturer if last_capturer >= 0 else dealer

@@ -183,8 +183,11 @@ def _most(name: str, points: int, values: tuple[float, ...], options: Options) -
         return Component(name, tuple([0 for _ in values]), values)
     leaders = len([v for v in values if v == top])
     if leaders > 1:
-        split = options.mazzo_ties is MazzoTies.SPLIT
-        points = max(1, points // leaders) if split else 0
+        ties = options.mazzo_ties
+        if ties is MazzoTies.SPLIT:
+            points = max(1, points // leaders)
+        elif ties is not MazzoTies.ALL:
+            points = 0
     return Component(name, tuple([points if v == top else 0 for v in values]), values)
 
 
@@ -281,6 +284,17 @@ def _denari_but_settebello(tally: SideTally) -> int:
     return sum(1 for c in tally.cards if suit_of(c) == Suit.DENARI and c != SETTEBELLO)
 
 
+MARESCIALLO: Final[Card] = card_of(Suit.SPADE, 10)
+FANTE_OF_DENARI: Final[Card] = card_of(Suit.DENARI, 8)
+
+
+def _both(first: Card, second: Card) -> Callable[[SideTally], int]:
+    def count(tally: SideTally) -> int:
+        return 1 if first in tally.cards and second in tally.cards else 0
+
+    return count
+
+
 _DENARI_FIGURES: Final = frozenset(card_of(Suit.DENARI, rank) for rank in (8, 9, 10))
 _FRAC_RANKS: Final = frozenset((1, 8, 9, 10))
 
@@ -319,6 +333,21 @@ _SETTANTA: Final = CountRule(
 )
 _DENARI_FIGURES_RULE: Final = CountRule(
     "denari_figures", _denari_figures, lambda n, o: n, lambda o, plays: 3
+)
+_MARESCIALLO: Final = CountRule(
+    "maresciallo", lambda t: int(MARESCIALLO in t.cards), lambda n, o: -n, lambda o, plays: 0
+)
+_POLACCA: Final = CountRule(
+    "polacca", _both(FANTE_OF_DENARI, SETTEBELLO), lambda n, o: n, lambda o, plays: 1
+)
+_SAPONARO: Final = CountRule(
+    "saponaro", _both(ROSMARINO, MARESCIALLO), lambda n, o: -n, lambda o, plays: 0
+)
+_GRANDE: Final = CountRule(
+    "grande",
+    lambda t: int(set(t.cards) >= _DENARI_FIGURES),
+    lambda n, o: 5 * n,
+    lambda o, plays: 5,
 )
 _FRAC: Final = CountRule("frac", _frac_cards, lambda n, o: n, lambda o, plays: 16)
 _NAPOLA_DENARI: Final = NapolaRule("napola_denari", Suit.DENARI)
@@ -461,6 +490,10 @@ def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
         (_SETTANTA, options.settanta),
         (_DENARI_FIGURES_RULE, options.denari_figures),
         (_FRAC, options.frac_points),
+        (_GRANDE, options.grande),
+        (_MARESCIALLO, options.maresciallo),
+        (_POLACCA, options.polacca),
+        (_SAPONARO, options.saponaro),
         (_NAPOLA_DENARI, options.napola_denari),
         (_NAPOLA_SPADE, options.napola_spade),
     )

@@ -299,6 +299,7 @@ def dump_state(state: MatchState) -> bytes:
             "winners": state.winners,
             "finish_reason": state.finish_reason.value,
             "decks": state.decks,
+            "out": state.out,
         }
     )
 
@@ -336,6 +337,7 @@ def load_state(blob: bytes) -> MatchState:
             winners=tuple(r["winners"]),
             finish_reason=FinishReason(r["finish_reason"]),
             decks=_tuples(r["decks"]),
+            out=tuple(r.get("out", ())),
         )
     except (TypeError, ValueError, KeyError, AttributeError, RulesError) as exc:
         raise InvalidState("corrupt state") from exc

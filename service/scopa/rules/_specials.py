@@ -26,8 +26,10 @@ __all__ = [
     "STEAL_RULES",
     "Accusa",
     "Bagher",
+    "CirullaDeclaration",
     "DeclarationRule",
     "InstantWinRule",
+    "MarescialloSweep",
     "ModularSweep",
     "NapoleoneWins",
     "Picula",
@@ -36,6 +38,7 @@ __all__ = [
     "Specials",
     "StealRule",
     "TraditionalSweep",
+    "Tuzzulicchio",
     "declaration_rules",
     "instant_win_rules",
     "special_rules",
@@ -66,6 +69,10 @@ class SpecialRule(Protocol):
 
     def on_last_card(self, options: Options) -> bool:
         """Whether the rule also scores the hand's final play."""
+        ...
+
+    def keeps_laid_card(self, options: Options) -> bool:
+        """Whether the card laid before a mid-hand re-deal still counts as just laid after it."""
         ...
 
     def max_points(self, plays_per_hand: int) -> int:
@@ -114,8 +121,13 @@ class Picula:
         return 0
 
     def on_last_card(self, options: Options) -> bool:
-        """Not on the hand's final play (seed 000) unless ``specials_on_last_card``."""
-        return options.specials_on_last_card
+        """Not on the hand's final play (seed 000) unless ``picula_on_last_card`` or
+        ``specials_on_last_card``."""
+        return options.specials_on_last_card or options.picula_on_last_card
+
+    def keeps_laid_card(self, options: Options) -> bool:
+        """Seed 000's reading by default; ``picula_after_redeal=false`` is Cuperativa's."""
+        return options.picula_after_redeal
 
     def max_points(self, plays_per_hand: int) -> int:
         """One per play."""
@@ -140,8 +152,13 @@ class Bagher:
         return len(capture) + 1
 
     def on_last_card(self, options: Options) -> bool:
-        """Not on the hand's final play (Cuperativa) unless ``specials_on_last_card``."""
-        return options.specials_on_last_card
+        """Not on the hand's final play (Cuperativa) unless ``bagher_on_last_card`` or
+        ``specials_on_last_card``."""
+        return options.specials_on_last_card or options.bagher_on_last_card
+
+    def keeps_laid_card(self, options: Options) -> bool:
+        """The bagher does not look at the laid card."""
+        return True
 
     def max_points(self, plays_per_hand: int) -> int:
         """Every card of the deck."""
@@ -174,6 +191,10 @@ class ModularSweep:
         """The sweep itself says whether the final play counts (``sweep_on_last_card``)."""
         return True
 
+    def keeps_laid_card(self, options: Options) -> bool:
+        """Sweeps do not look at the laid card."""
+        return True
+
     def max_points(self, plays_per_hand: int) -> int:
         """One per play."""
         return plays_per_hand
@@ -196,6 +217,39 @@ class TraditionalSweep:
 
     def on_last_card(self, options: Options) -> bool:
         """The sweep itself says whether the final play counts (``sweep_on_last_card``)."""
+        return True
+
+    def keeps_laid_card(self, options: Options) -> bool:
+        """Sweeps do not look at the laid card."""
+        return True
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """Never positive."""
+        return 0
+
+
+_MARESCIALLO: Final = 39
+"""The re of spade (``card_of(Suit.SPADE, 10)``)."""
+
+
+class MarescialloSweep:
+    """Marescialla (seed 004): the re of spade "penalizează cu 1 punct cine o ia și cu 4 puncte
+    cine [...] îl folosește pentru a face o mătură" -- a sweep made by playing it costs 3 more
+    points beside the maresciallo's -1 at the end of the hand (4 in all)."""
+
+    name: Final = "maresciallo_sweep"
+    line: Final = "maresciallo_sweeps"
+
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
+        """-3 for a sweep made with the re of spade."""
+        return -3 if sweep and card == _MARESCIALLO else 0
+
+    def on_last_card(self, options: Options) -> bool:
+        """The sweep itself says whether the final play counts (``sweep_on_last_card``)."""
+        return True
+
+    def keeps_laid_card(self, options: Options) -> bool:
+        """It does not look at the laid card."""
         return True
 
     def max_points(self, plays_per_hand: int) -> int:
@@ -233,15 +287,88 @@ def _shown(hand: tuple[Card, ...]) -> tuple[Card, ...]:
     return tuple(sorted(hand))
 
 
+_MATTA: Final = 6
+"""The 7 of coppe (``card_of(Suit.COPPE, 7)``), Cirulla's matta."""
+
+
+class CirullaDeclaration:
+    """Cirulla's declarations (Pagat; it.wikipedia), on receiving three cards: three adding up to
+    9 or less score 3 (the 7 of coppe, the matta, counting as an ace); three of a rank score 10
+    (the matta taking the rank of the other two)."""
+
+    name: Final = "cirulla"
+    line: Final = "cirulla_declarations"
+
+    def declarations(
+        self, hand: tuple[Card, ...], options: Options
+    ) -> list[tuple[tuple[Card, ...], int]]:
+        """The whole hand when it makes a combination, with its points (the best one)."""
+        if len(hand) != 3:
+            return []
+        ranks = sorted([_RANKS[c] for c in hand if c != _MATTA])
+        if ranks[0] == ranks[-1]:
+            return [(_shown(hand), 10)]
+        wild = 3 - len(ranks)
+        if sum(ranks) + wild <= 9:
+            return [(_shown(hand), 3)]
+        return []
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """Three of a rank at every deal: once per three cards played, 10 each."""
+        return 10 * (plays_per_hand // 3)
+
+
+_LOW_RANKS: Final = (1, 2, 3)
+
+
+class Tuzzulicchio:
+    """Tuzzulicchio's hand declarations (seed 004, Bari), made like an accusa before the seat's
+    first card of the deal: "buongioco", two cards of one rank among ace, 2 and 3 (3 points) or
+    three (6); "napoli", two of ace, 2 and 3 of one suit (3 points) or all three (7). A hand that
+    has both scores both (the seed's hybrids: ace + ace and 2 of one suit = 6)."""
+
+    name: Final = "tuzzulicchio"
+    line: Final = "tuzzulicchi"
+
+    def declarations(
+        self, hand: tuple[Card, ...], options: Options
+    ) -> list[tuple[tuple[Card, ...], int]]:
+        """The low cards of the hand that make buongioco and napoli, with their points."""
+        low = [c for c in hand if _RANKS[c] in _LOW_RANKS]
+        shown: set[Card] = set()
+        points = 0
+        for rank in _LOW_RANKS:
+            same = [c for c in low if _RANKS[c] == rank]
+            if len(same) >= 2:
+                points += 3 if len(same) == 2 else 6
+                shown.update(same)
+        for suit in range(4):
+            suited = [c for c in low if c // 10 == suit]
+            if len(suited) >= 2:
+                points += 3 if len(suited) == 2 else 7
+                shown.update(suited)
+        return [(_shown(tuple(shown)), points)] if points else []
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """As the accusa's: a side holds at most half the cards played, and no hand scores more
+        than 13 points per 3 low cards (three of a rank 6 + a suit's napoli 7)."""
+        return 7 * (plays_per_hand // 3)
+
+
 SPECIAL_RULES: Final[tuple[tuple[str, SpecialRule], ...]] = (
     ("picula", Picula()),
     ("bagher", Bagher()),
     ("modular_sweeps", ModularSweep()),
     ("modular_sweeps", TraditionalSweep()),
+    ("maresciallo", MarescialloSweep()),
 )
 """Every special-play rule, by the boolean option that enables it, in score-sheet order."""
 
-DECLARATION_RULES: Final[tuple[tuple[str, DeclarationRule], ...]] = (("accusa", Accusa()),)
+DECLARATION_RULES: Final[tuple[tuple[str, DeclarationRule], ...]] = (
+    ("accusa", Accusa()),
+    ("tuzzulicchio_declarations", Tuzzulicchio()),
+    ("cirulla_declarations", CirullaDeclaration()),
+)
 """Every declaration rule, by the boolean option that enables it, in score-sheet order."""
 
 

@@ -48,6 +48,8 @@ _FINISH = {
     rules.FinishReason.TARGET: pb.FINISH_REASON_TARGET,
     rules.FinishReason.NAPOLEONE: pb.FINISH_REASON_NAPOLEONE,
     rules.FinishReason.RESIGNED: pb.FINISH_REASON_RESIGNED,
+    rules.FinishReason.LOWEST: pb.FINISH_REASON_LOWEST_SCORE,
+    rules.FinishReason.ELIMINATION: pb.FINISH_REASON_LAST_LEFT,
 }
 _TIMEOUT_ACTIONS = {
     pb.TIMEOUT_ACTION_UNSPECIFIED: "",
@@ -296,6 +298,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
             resigned=snapshot.resigned == i,
             bot=meta.bot,
             timeouts=meta.timeouts,
+            out=i in view.out,
         )
         for i, meta in enumerate(snapshot.seats)
     ]

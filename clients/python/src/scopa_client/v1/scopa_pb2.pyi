@@ -101,6 +101,14 @@ class _FinishReasonEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._E
     """
     FINISH_REASON_RESIGNED: _FinishReason.ValueType  # 3
     """A seat resigned; the other side(s) win."""
+    FINISH_REASON_LOWEST_SCORE: _FinishReason.ValueType  # 4
+    """A side reached the target score of a game played to lose (lowest_wins);
+    the side(s) with the lowest score win.
+    """
+    FINISH_REASON_LAST_LEFT: _FinishReason.ValueType  # 5
+    """Every other seat reached the target score and left the game
+    (elimination); the last seat left wins.
+    """
 
 class FinishReason(_FinishReason, metaclass=_FinishReasonEnumTypeWrapper):
     """Why a game ended."""
@@ -117,6 +125,14 @@ winning at once.
 """
 FINISH_REASON_RESIGNED: FinishReason.ValueType  # 3
 """A seat resigned; the other side(s) win."""
+FINISH_REASON_LOWEST_SCORE: FinishReason.ValueType  # 4
+"""A side reached the target score of a game played to lose (lowest_wins);
+the side(s) with the lowest score win.
+"""
+FINISH_REASON_LAST_LEFT: FinishReason.ValueType  # 5
+"""Every other seat reached the target score and left the game
+(elimination); the last seat left wins.
+"""
 global___FinishReason = FinishReason
 
 class _TimeoutAction:
@@ -349,6 +365,7 @@ class SeatInfo(google.protobuf.message.Message):
     RESIGNED_FIELD_NUMBER: builtins.int
     BOT_FIELD_NUMBER: builtins.int
     TIMEOUTS_FIELD_NUMBER: builtins.int
+    OUT_FIELD_NUMBER: builtins.int
     seat: builtins.int
     """The seat number."""
     display_name: builtins.str
@@ -365,6 +382,10 @@ class SeatInfo(google.protobuf.message.Message):
     """The bot level playing this seat (SeatSpec.bot), or empty for a person."""
     timeouts: builtins.int
     """How many of this seat's turns ran out of time (turn clock)."""
+    out: builtins.bool
+    """True once the seat has left the game by reaching the target score
+    (elimination): it is dealt no more cards and skipped.
+    """
     def __init__(
         self,
         *,
@@ -376,8 +397,9 @@ class SeatInfo(google.protobuf.message.Message):
         resigned: builtins.bool = ...,
         bot: builtins.str = ...,
         timeouts: builtins.int = ...,
+        out: builtins.bool = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["bot", b"bot", "display_name", b"display_name", "hand_size", b"hand_size", "open", b"open", "resigned", b"resigned", "seat", b"seat", "side", b"side", "timeouts", b"timeouts"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["bot", b"bot", "display_name", b"display_name", "hand_size", b"hand_size", "open", b"open", "out", b"out", "resigned", b"resigned", "seat", b"seat", "side", b"side", "timeouts", b"timeouts"]) -> None: ...
 
 global___SeatInfo = SeatInfo
 
@@ -454,8 +476,10 @@ class ScoreLine(google.protobuf.message.Message):
     "primiera", "settebello", "re_bello", "rosmarino", "two_of_spade",
     "denari_each", "settanta", "napola_denari", "napola_spade", "picule",
     "bagher", "accuse", "denari_figures", "frac", "modular_sweeps",
-    "traditional_sweeps" (only those the ruleset scores; the last may be
-    negative).
+    "traditional_sweeps", "tuzzulicchi", "maresciallo", "maresciallo_sweeps",
+    "polacca", "saponaro", "grande", "cirulla_declarations" (only those the
+    ruleset scores; "traditional_sweeps", "maresciallo", "maresciallo_sweeps"
+    and "saponaro" may be negative).
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor

@@ -1,0 +1,147 @@
+"""Match flow as rules: how each hand is dealt and when the match ends, and who wins.
+
+A :class:`MatchFlow` is asked once per hand: :meth:`MatchFlow.deal_shape` says how many cards
+each seat still in the match gets and how many go face up on the table, and
+:meth:`MatchFlow.after_hand` says, from the match scores, who wins (nobody yet: play on) and
+which seats leave the match. :func:`match_flow` picks the flow an
+:class:`~scopa.rules._options.Options` value enables; the engine has no branch on the flag.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple, Protocol
+
+from ._options import Options
+
+__all__ = [
+    "Elimination",
+    "FlowOutcome",
+    "HighestWins",
+    "LowestWins",
+    "MatchFlow",
+    "match_flow",
+]
+
+
+class FlowOutcome(NamedTuple):
+    """What a finished hand means for the match."""
+
+    winners: tuple[int, ...]
+    """The winning sides; empty while the match goes on."""
+    reason: str
+    """The finish reason (a ``FinishReason`` value), ``""`` while the match goes on."""
+    out: tuple[int, ...]
+    """Every seat out of the match after this hand (sorted)."""
+
+
+_PLAY_ON: Final = ""
+
+
+class MatchFlow(Protocol):
+    """Dealing and the end of the match."""
+
+    def deal_shape(self, options: Options, active: int) -> tuple[int, int]:
+        """Cards per seat and table cards of a hand with ``active`` seats in the match."""
+        ...
+
+    def after_hand(
+        self, options: Options, scores: tuple[int, ...], out: tuple[int, ...]
+    ) -> FlowOutcome:
+        """The outcome after a hand, from the match ``scores`` per side and the seats ``out``."""
+        ...
+
+
+class HighestWins:
+    """The first side to reach ``target_score`` wins; if several reach it the highest wins, and a
+    tie at the top plays further hands (RULINGS.md)."""
+
+    def deal_shape(self, options: Options, active: int) -> tuple[int, int]:
+        """The options' own deal (every seat stays in the match)."""
+        return options.hand_size, options.table_cards
+
+    def after_hand(
+        self, options: Options, scores: tuple[int, ...], out: tuple[int, ...]
+    ) -> FlowOutcome:
+        """The unique highest side once one reaches the target."""
+        top = max(scores)
+        if top >= options.target_score:
+            leaders = tuple([s for s, v in enumerate(scores) if v == top])
+            if len(leaders) == 1:
+                return FlowOutcome(leaders, "target", out)
+        return FlowOutcome((), _PLAY_ON, out)
+
+
+class LowestWins:
+    """A non prendere (seed 004): "Primul jucător care ajunge la 11 puncte pierde" -- the match
+    ends when a side reaches ``target_score``, and the side(s) with the lowest score win (every
+    side tied for the lowest score wins)."""
+
+    def deal_shape(self, options: Options, active: int) -> tuple[int, int]:
+        """The options' own deal (every seat stays in the match)."""
+        return options.hand_size, options.table_cards
+
+    def after_hand(
+        self, options: Options, scores: tuple[int, ...], out: tuple[int, ...]
+    ) -> FlowOutcome:
+        """Every side tied for the lowest score, once a side reaches the target."""
+        if max(scores) < options.target_score:
+            return FlowOutcome((), _PLAY_ON, out)
+        low = min(scores)
+        return FlowOutcome(tuple([s for s, v in enumerate(scores) if v == low]), "lowest", out)
+
+
+_ELIMINATION_SHAPES: Final[dict[int, tuple[int, int]]] = {
+    5: (7, 5),
+    4: (9, 4),
+    3: (6, 4),
+    2: (6, 4),
+}
+"""Scopone al contrario (seed 004): cards per seat and on the table by seats left in the match.
+Five: 7 each and 5 on the table; four: 9 and 4; two: 6 and 4, dealt again until the deck ends;
+three (the seed is silent): as two, 6 each and 4, in two deals."""
+
+
+class Elimination:
+    """Scopone romano al contrario (seed 004): a seat (each plays alone) that reaches
+    ``target_score`` leaves the match, which goes on with the others; the last seat left wins.
+
+    When every seat still in reaches the target in the same hand, those with the highest score
+    leave and the rest play on (nobody leaves on a tie: further hands break it).
+    """
+
+    def deal_shape(self, options: Options, active: int) -> tuple[int, int]:
+        """The seed's deal for ``active`` seats; the options' own with every seat in."""
+        if active == options.players:
+            return options.hand_size, options.table_cards
+        return _ELIMINATION_SHAPES[active]
+
+    def after_hand(
+        self, options: Options, scores: tuple[int, ...], out: tuple[int, ...]
+    ) -> FlowOutcome:
+        """The seats reaching the target leave; the last one left wins."""
+        active = [s for s in range(len(scores)) if s not in out]
+        leaving = [s for s in active if scores[s] >= options.target_score]
+        if len(leaving) == len(active):
+            top = max([scores[s] for s in active])
+            leaving = [s for s in active if scores[s] == top]
+            if len(leaving) == len(active):
+                leaving = []
+        now_out = tuple(sorted([*out, *leaving]))
+        staying = tuple([s for s in active if s not in leaving])
+        if len(staying) == 1:
+            return FlowOutcome(staying, "elimination", now_out)
+        return FlowOutcome((), _PLAY_ON, now_out)
+
+
+_HIGHEST: Final = HighestWins()
+_LOWEST: Final = LowestWins()
+_ELIMINATION: Final = Elimination()
+
+
+def match_flow(options: Options) -> MatchFlow:
+    """The match flow ``options`` enable."""
+    if options.elimination:
+        return _ELIMINATION
+    if options.lowest_wins:
+        return _LOWEST
+    return _HIGHEST
