@@ -8,7 +8,7 @@ import grpc
 import pytest
 from integration.helpers import create
 from support.redis_server import RedisServer
-from support.server_process import ServerProcess, start_server, stop_server
+from support.server_process import ServerProcess, running_replicas
 
 from faults.input_helpers import assert_clean_log, reason_of
 from scopa_client import retry_delay
@@ -25,17 +25,8 @@ LIMITS = {
 @pytest.fixture(scope="module")
 def pair(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     """Two server processes with small limits on the session's Redis."""
-    first = start_server(redis_server.url, env=LIMITS)
-    try:
-        second = start_server(redis_server.url, env=LIMITS)
-    except BaseException:
-        stop_server(first)
-        raise
-    try:
-        yield first, second
-    finally:
-        stop_server(second)
-        stop_server(first)
+    with running_replicas(redis_server.url, env=LIMITS) as servers:
+        yield servers
 
 
 def forwarded(address: str) -> tuple[tuple[str, str], ...]:

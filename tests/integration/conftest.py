@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from support.redis_server import RedisServer
-from support.server_process import ServerProcess, start_server, stop_server
+from support.server_process import ServerProcess, running_replicas
 
 from scopa_client.v1 import scopa_pb2_grpc
 
@@ -15,17 +15,8 @@ from scopa_client.v1 import scopa_pb2_grpc
 @pytest.fixture(scope="session")
 def replicas(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     """Two server processes (stacked decks allowed) sharing the session's redis-server."""
-    first = start_server(redis_server.url)
-    try:
-        second = start_server(redis_server.url)
-    except BaseException:
-        stop_server(first)
-        raise
-    try:
-        yield first, second
-    finally:
-        stop_server(second)
-        stop_server(first)
+    with running_replicas(redis_server.url) as pair:
+        yield pair
 
 
 @pytest.fixture(scope="session")

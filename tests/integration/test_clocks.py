@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import pytest
 from support.redis_server import RedisServer, running_redis_server
-from support.server_process import ServerProcess, start_server, stop_server
+from support.server_process import ServerProcess, running_replicas, start_server, stop_server
 
 from integration.helpers import Stub, auth, move_request, rid, tokens_of
 from scopa_client.v1 import scopa_pb2 as pb
@@ -32,17 +32,8 @@ def own_redis() -> Iterator[RedisServer]:
 @pytest.fixture(scope="module")
 def clocked(own_redis: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     """Two replicas on the module's Redis, sweeping every 0.2 s."""
-    first = start_server(own_redis.url, env=CLOCKED)
-    try:
-        second = start_server(own_redis.url, env=CLOCKED)
-    except BaseException:
-        stop_server(first)
-        raise
-    try:
-        yield first, second
-    finally:
-        stop_server(second)
-        stop_server(first)
+    with running_replicas(own_redis.url, env=CLOCKED) as pair:
+        yield pair
 
 
 def _stub(server: ServerProcess) -> tuple[Stub, grpc.Channel]:

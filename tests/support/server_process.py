@@ -10,7 +10,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,3 +152,21 @@ def stop_server(server: ServerProcess, timeout_s: float = GRACE_S + 5) -> int:
             server.process.kill()
             server.process.wait()
     return server.process.returncode
+
+
+@contextmanager
+def running_replicas(
+    redis_url: str, env: Mapping[str, str] | None = None
+) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two server processes on `redis_url` (with `env` added), stopped on exit, second first."""
+    first = start_server(redis_url, env=env)
+    try:
+        second = start_server(redis_url, env=env)
+    except BaseException:
+        stop_server(first)
+        raise
+    try:
+        yield first, second
+    finally:
+        stop_server(second)
+        stop_server(first)
