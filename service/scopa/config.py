@@ -131,9 +131,9 @@ ENV_VARS: tuple[EnvVar, ...] = (
     ),
     EnvVar(
         "SCOPA_BOT_BUDGET_MS",
-        "`30`",
-        "How long an `ismcts` bot seat searches per move, in milliseconds (at most 2000 "
-        "iterations per 30 ms).",
+        "`20`",
+        "How long an `ismcts` bot seat searches per move, in milliseconds (at most 1000 "
+        "iterations per 20 ms, the bots' default budget).",
     ),
     EnvVar(
         "SCOPA_BOT_GRACE_S",
@@ -265,7 +265,7 @@ class Settings:
     watch_per_client: int = 100
     sweep_interval_s: float = 1.0
     bot_grace_s: float = 2.0
-    bot_budget_ms: int = 30
+    bot_budget_ms: int = 20
     grace_s: float = 10.0
     drain_delay_s: float = 2.0
     max_request_bytes: int = 65_536
@@ -326,7 +326,7 @@ class Settings:
             watch_per_client=env.get("SCOPA_WATCH_PER_CLIENT", 100, _positive_count),
             sweep_interval_s=env.get("SCOPA_SWEEP_INTERVAL_S", 1.0, _positive_float),
             bot_grace_s=env.get("SCOPA_BOT_GRACE_S", 2.0, _non_negative_float),
-            bot_budget_ms=env.get("SCOPA_BOT_BUDGET_MS", 30, _positive_int),
+            bot_budget_ms=env.get("SCOPA_BOT_BUDGET_MS", 20, _positive_int),
             grace_s=env.get("SCOPA_GRACE_S", 10.0, _non_negative_float),
             drain_delay_s=env.get("SCOPA_DRAIN_DELAY_S", 2.0, _non_negative_float),
             max_request_bytes=env.get("SCOPA_MAX_REQUEST_BYTES", 65_536, _byte_count),

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from bots_helpers import after_a_declaration, midgame, reshuffled_hidden
 
-from scopa.bots import Budget, Level, choose
+from scopa.bots import DEFAULT_BUDGET, Budget, Level, choose, scaled_budget
 from scopa.rules import PRESETS, apply_action, make_ruleset, new_match, observe
 
 REPRODUCIBLE = Budget(iterations=40)
@@ -88,3 +88,11 @@ def test_time_budget_reads_the_clock() -> None:
 def test_no_seconds_means_no_deadline() -> None:
     """A budget without seconds never times out (reproducible bots)."""
     assert not Budget(iterations=5).deadline()()
+
+
+def test_scaled_budget_keeps_the_default_rate() -> None:
+    """The default's own length gives the default; three times as long allows three times the
+    iterations."""
+    assert scaled_budget(DEFAULT_BUDGET.seconds) == DEFAULT_BUDGET
+    assert scaled_budget(3 * DEFAULT_BUDGET.seconds).iterations == 3 * DEFAULT_BUDGET.iterations
+    assert scaled_budget(0.0001).iterations == 5

@@ -8,7 +8,7 @@ knows only :mod:`scopa.rules`; hidden cards are sampled from what the seat has n
 
 from ._greedy import card_value, greedy_action, score_actions
 from ._ismcts import Tally, ismcts_action, search
-from ._policy import DEFAULT_BUDGET, Budget, Level, choose
+from ._policy import DEFAULT_BUDGET, Budget, Level, choose, scaled_budget
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -19,6 +19,7 @@ __all__ = [
     "choose",
     "greedy_action",
     "ismcts_action",
+    "scaled_budget",
     "score_actions",
     "search",
 ]

@@ -7,6 +7,7 @@ seat, so its choice cannot reveal another seat's hidden cards.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from scopa.rules import Action, SeatView
 from ._greedy import greedy_action
 from ._ismcts import ismcts_action
 
-__all__ = ["DEFAULT_BUDGET", "Budget", "Level", "choose"]
+__all__ = ["DEFAULT_BUDGET", "Budget", "Level", "choose", "scaled_budget"]
 
 
 class Level(StrEnum):
@@ -56,6 +57,12 @@ class Budget:
 DEFAULT_BUDGET = Budget(iterations=1000, seconds=0.02)
 """The service's default: 20 ms of search (bounded by 1000 iterations). With the compiled engine's
 rollouts that is ~250 iterations on an idle core, which beats greedy ~0.75 (README figures)."""
+
+
+def scaled_budget(seconds: float) -> Budget:
+    """The default budget stretched to ``seconds``: its iteration cap grows in proportion."""
+    rate = DEFAULT_BUDGET.iterations / DEFAULT_BUDGET.seconds
+    return Budget(iterations=max(1, math.ceil(rate * seconds)), seconds=seconds)
 
 
 def choose(

@@ -55,10 +55,7 @@ async def build_services(settings: Settings) -> Wiring:
             watch_idle_s=settings.watch_idle_s,
             watch_per_client=settings.watch_per_client,
             bot_grace_s=settings.bot_grace_s,
-            bot_budget=bots.Budget(
-                iterations=-(-2000 * settings.bot_budget_ms // 30),
-                seconds=settings.bot_budget_ms / 1000,
-            ),
+            bot_budget=bots.scaled_budget(settings.bot_budget_ms / 1000),
         ),
         on_game_created=record_game_created,
         on_game_finished=lambda preset, reason: record_game_finished(preset),
