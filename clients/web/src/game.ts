@@ -53,6 +53,7 @@ export class GameScreen {
   private reconnects = 0;
   private busy = false;
   private readonly abort = new AbortController();
+  private clock: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly init: GameScreenInit) {}
 
@@ -60,6 +61,7 @@ export class GameScreen {
   start(): void {
     document.addEventListener("keydown", this.onKey);
     this.render();
+    this.clock = setInterval(() => this.tick(), 1000);
     void this.watch();
   }
 
@@ -67,6 +69,14 @@ export class GameScreen {
   stop(): void {
     this.abort.abort();
     document.removeEventListener("keydown", this.onKey);
+    if (this.clock !== undefined) clearInterval(this.clock);
+  }
+
+  /** Counts the turn clock down on screen (the view says when the turn ends, not how long is left). */
+  private tick(): void {
+    for (const clock of this.init.root.querySelectorAll<HTMLElement>(".turn-clock[data-deadline]")) {
+      clock.textContent = clockText(Number(clock.dataset["deadline"]));
+    }
   }
 
   private options(): CallOptions {
@@ -237,6 +247,7 @@ export class GameScreen {
       },
       this.header(view),
       this.banner(view),
+      this.turnClock(view),
       this.seats(view),
       this.invites(view),
       this.table(view),
@@ -284,6 +295,21 @@ export class GameScreen {
       turn = "other";
     }
     return h("p", { class: `banner ${turn}`, role: "status", "data-turn": turn }, text);
+  }
+
+  /** The time left for the current turn, when the game has a turn clock (GameView.turn_deadline). */
+  private turnClock(view: GameView): HTMLElement | null {
+    const deadline = view.turnDeadline;
+    if (deadline === undefined || view.status !== GameStatus.ACTIVE) return null;
+    const at = Number(deadline.seconds) * 1000 + Math.floor(deadline.nanos / 1e6);
+    const whose = view.turn !== undefined && view.turn === view.seat ? "your" : "this";
+    return h(
+      "p",
+      { class: "turn-clock-line" },
+      `Time left for ${whose} turn: `,
+      h("span", { class: "turn-clock", role: "timer", "data-deadline": at }, clockText(at)),
+      view.turnTimeoutS > 0 ? h("span", { class: "hint" }, ` (${view.turnTimeoutS} s a turn)`) : null,
+    );
   }
 
   private seats(view: GameView): HTMLElement {
@@ -510,4 +536,10 @@ export class GameScreen {
       ),
     );
   }
+}
+
+/** "1:05" for the time from now to `deadline` (milliseconds since the epoch); "0:00" once past. */
+function clockText(deadline: number): string {
+  const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
 }

@@ -10,6 +10,7 @@ import { loadToken, pageClient, requestId, saveToken } from "./api.js";
 import { h, replace } from "./dom.js";
 import { GameScreen, type Invite } from "./game.js";
 import { errorInWords } from "./messages.js";
+import { LobbyPanel } from "./lobby.js";
 import { SetupScreen } from "./setup.js";
 
 const INVITES_PREFIX = "scopa.invites.";
@@ -41,16 +42,32 @@ function inviteLink(game: string, code: string): string {
 class App {
   private readonly client: ScopaClient = pageClient();
   private game: GameScreen | undefined;
+  private lobby: LobbyPanel | undefined;
 
   constructor(private readonly root: HTMLElement) {}
 
   show(): void {
     this.game?.stop();
     this.game = undefined;
+    this.lobby?.stop();
+    this.lobby = undefined;
     const where = route();
     if (where.page === "join" && where.game && where.code) this.join(where.game, where.code);
     else if (where.page === "game" && where.game) this.play(where.game);
-    else void new SetupScreen(this.client, this.root, (response, seat) => this.created(response, seat)).start();
+    else this.home();
+  }
+
+  /** The new-game form and, below it, the lobby of public games. */
+  private home(): void {
+    const setup = h("div", { class: "home-setup" });
+    const lobby = h("div", { class: "home-lobby" });
+    replace(this.root, setup, lobby);
+    void new SetupScreen(this.client, setup, (response, seat) => this.created(response, seat)).start();
+    this.lobby = new LobbyPanel(this.client, lobby, (game, token) => {
+      saveToken(game, token);
+      window.location.hash = gameHash(game);
+    });
+    this.lobby.start();
   }
 
   private created(response: CreateGameResponse, seat: number): void {

@@ -19,6 +19,8 @@ import { errorInWords } from "./messages.js";
 const BOT_LEVELS = ["random", "greedy", "ismcts"] as const;
 /** Options the form sets elsewhere: the number of players is the number of seats. */
 const HIDDEN_OPTIONS = new Set(["players"]);
+/** The longest turn clock the service takes (CreateGameRequest.turn_timeout_s: a week). */
+const MAX_TURN_TIMEOUT_S = 604_800;
 
 /** What the form hands back once the game exists. */
 export type Created = (response: CreateGameResponse, mySeat: number) => void;
@@ -85,6 +87,7 @@ export class SetupScreen {
       preset.source ? h("p", { class: "source" }, `Source: ${preset.source}`) : null,
       this.seatFields(preset),
       this.optionFields(rulesets.options, preset),
+      this.lobbyFields(),
       h("button", { type: "submit", id: "create" }, "Create game"),
       h("p", { class: "error", role: "alert", id: "setup-error" }),
     );
@@ -132,6 +135,27 @@ export class SetupScreen {
         ),
       ),
       ...seats,
+    );
+  }
+
+  /** Public (listed in the lobby) and the turn clock: the seconds a person has for each play. */
+  private lobbyFields(): HTMLElement {
+    return h(
+      "fieldset",
+      { class: "lobby-options" },
+      h("legend", {}, "Lobby and clock"),
+      h(
+        "label",
+        { class: "field" },
+        h("input", { type: "checkbox", id: "public" }),
+        "Public game: list it in the lobby, where anyone can take an open seat without an invite link",
+      ),
+      h(
+        "label",
+        { class: "field" },
+        "Turn time limit in seconds (empty: none; when it runs out a bot plays the turn) ",
+        h("input", { type: "number", id: "turn-timeout", min: 1, max: MAX_TURN_TIMEOUT_S, step: 1, inputmode: "numeric" }),
+      ),
     );
   }
 
@@ -217,10 +241,24 @@ export class SetupScreen {
       }
       options[name] = { kind };
     }
+    const isPublic = form.querySelector<HTMLInputElement>("#public")?.checked ?? false;
+    const timeoutText = form.querySelector<HTMLInputElement>("#turn-timeout")?.value.trim() ?? "";
+    const turnTimeoutS = timeoutText === "" ? 0 : Number(timeoutText);
+    if (!Number.isInteger(turnTimeoutS) || turnTimeoutS < 0 || turnTimeoutS > MAX_TURN_TIMEOUT_S) {
+      if (error) error.textContent = `Enter the turn time limit as whole seconds from 1 to ${MAX_TURN_TIMEOUT_S}, or leave it empty.`;
+      return;
+    }
     const button = form.querySelector<HTMLButtonElement>("#create");
     if (button) button.disabled = true;
     try {
-      const response = await this.client.createGame({ preset: preset.id, options, seats, requestId: requestId() });
+      const response = await this.client.createGame({
+        preset: preset.id,
+        options,
+        seats,
+        requestId: requestId(),
+        public: isPublic,
+        turnTimeoutS,
+      });
       this.created(response, mine);
     } catch (failure) {
       const { text, reason } = errorInWords(failure);

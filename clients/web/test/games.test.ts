@@ -270,6 +270,64 @@ describe("the web client in headless Chromium", { skip }, () => {
     }
   });
 
+  it("a public game with a turn clock: the other person finds it in the lobby, joins with its Join button (no invite link), it leaves the lobby, and each plays", TEST_TIMEOUT, async () => {
+    const { ann, bob, contexts } = await twoPeople();
+    try {
+      await ann.goto("/");
+      await createTwoPlayerGame(ann, "scopa", "Ann", {});
+      await ann.locator("#public").check();
+      await ann.locator("#turn-timeout").fill("600");
+      await ann.locator("#create").click();
+      await ann.locator(".banner", { hasText: "Waiting for players" }).waitFor();
+      const name = decodeURIComponent(new URL(ann.url()).hash.replace(/^#\//, ""));
+      assert.match(name, /^games\/[^/]+$/);
+
+      await bob.goto("/");
+      const row = bob.locator(`.lobby tr[data-game='${name}']`);
+      await bob.locator("#lobby-refresh").click();
+      await row.waitFor();
+      assert.match((await row.textContent()) ?? "", /scopa/);
+      assert.equal(await row.locator("[data-seats]").getAttribute("data-seats"), "1/2");
+      assert.ok(await row.locator("time[datetime]").count(), "the created time is shown");
+      await bob.locator("#lobby-name").fill("Bob");
+      await row.locator("button.join-public").click();
+      await bob.locator(".game").waitFor();
+      assert.equal(decodeURIComponent(new URL(bob.url()).hash.replace(/^#\//, "")), name, "no invite code in the address");
+      await bob.locator(".seats tr[data-seat='1']", { hasText: "Bob" }).waitFor();
+
+      // The game has left the lobby: a third page does not list it.
+      const carol = await contexts[0]!.newPage();
+      await carol.goto("/");
+      await carol.locator(".lobby:not([data-refreshes='0'])").waitFor();
+      const refreshes = Number(await carol.locator(".lobby").getAttribute("data-refreshes"));
+      await carol.locator("#lobby-refresh").click();
+      await carol.waitForFunction((n) => Number(document.querySelector(".lobby")?.getAttribute("data-refreshes")) > n, refreshes);
+      assert.equal(await carol.locator(`.lobby tr[data-game='${name}']`).count(), 0);
+
+      // The turn clock counts down on both pages; each person plays once.
+      for (const page of [ann, bob]) {
+        const clock = page.locator(".turn-clock[role='timer']");
+        await clock.waitFor();
+        assert.match((await clock.textContent()) ?? "", /^(9|10):\d\d$/);
+      }
+      for (let plays = 0; plays < 2; plays += 1) {
+        const version = Math.max(await versionOf(ann), await versionOf(bob));
+        await waitForVersion(ann, version);
+        await waitForVersion(bob, version);
+        const mover = (await isMyTurn(ann)) ? ann : bob;
+        assert.ok(await isMyTurn(mover));
+        const card = (await handOf(mover)).find((c) => c.choices > 0);
+        assert.ok(card);
+        await mover.locator(`.hand button[data-card='${card.code}']`).click();
+        if (card.choices > 1) await mover.locator(".choice [data-choice='0']").click();
+        await waitForVersion(mover, version + 1);
+        assert.notEqual(mover, (await isMyTurn(ann)) ? ann : bob, "the turn passed");
+      }
+    } finally {
+      for (const context of contexts) await context.close();
+    }
+  });
+
   it("create, join and play a complete game of scopa; an illegal play shows its error, a reload and an idle drop resume", TEST_TIMEOUT, async () => {
     await playGame("scopa", { target_score: "4" }, { illegalAt: 3, reloadAt: 6, idleAt: 9, screenshots: true });
   });
