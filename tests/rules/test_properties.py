@@ -71,7 +71,7 @@ def check_hand_score(events: list[Event], state: MatchState, before: MatchState)
     plays = 40 - options.table_cards
     bound = hand_points_bound(options, plays)
     floor = -plays if options.modular_sweeps else 0
-    floor -= 5 * options.maresciallo  # maresciallo -1, its sweep -3, saponaro -1
+    floor -= 4 * options.maresciallo + options.saponaro  # maresciallo -1, its sweep -3; saponaro -1
     piles = [list(p) for p in before.piles]
     for event in events:
         if isinstance(event, CardPlayed) and event.taken:
