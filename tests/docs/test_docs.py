@@ -49,17 +49,13 @@ def _path_without_venv() -> str:
     return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != venv_bin)
 
 
-def test_readme_quotes_the_curl_session() -> None:
-    """The README quotes docs/curl-session.sh verbatim."""
-    assert (ROOT / "docs" / "curl-session.sh").read_text().strip() in README
-
-
-def test_curl_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> None:
-    """The README's curl session creates a game over REST, plays with If-Match, sees 412."""
-    env = {**os.environ, "BASE": embedded_server.http_url}
+def _run_http_session(
+    script: str, server: ServerProcess, tmp_path: Path
+) -> subprocess.CompletedProcess[str]:
+    """Run docs/<script> against the server's HTTP port; it must exit 0."""
     done = subprocess.run(
-        ["bash", str(ROOT / "docs" / "curl-session.sh")],
-        env=env,
+        ["bash", str(ROOT / "docs" / script)],
+        env={**os.environ, "BASE": server.http_url},
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -67,6 +63,17 @@ def test_curl_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> No
         check=False,
     )
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_readme_quotes_the_curl_session() -> None:
+    """The README quotes docs/curl-session.sh verbatim."""
+    assert (ROOT / "docs" / "curl-session.sh").read_text().strip() in README
+
+
+def test_curl_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> None:
+    """The README's curl session creates a game over REST, plays with If-Match, sees 412."""
+    done = _run_http_session("curl-session.sh", embedded_server, tmp_path)
     out = done.stdout
     assert "'scopa', 'scopa3'" in out
     assert "game: games/" in out and 'etag: "v' in out
@@ -82,17 +89,7 @@ def test_readme_quotes_the_lobby_session() -> None:
 
 def test_lobby_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> None:
     """The README's lobby session lists a public game, joins it without a code, sees it leave."""
-    env = {**os.environ, "BASE": embedded_server.http_url}
-    done = subprocess.run(
-        ["bash", str(ROOT / "docs" / "lobby-session.sh")],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _run_http_session("lobby-session.sh", embedded_server, tmp_path)
     assert done.stdout.splitlines()[1:] == [
         "[[False, True]]",
         "(1, 'GAME_STATUS_ACTIVE', True)",
