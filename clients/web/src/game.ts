@@ -1,4 +1,5 @@
-// The game screen: the seat's view kept live by WatchGame, and plays sent with PlayCard.
+// The game screen: the seat's view kept live by WatchGame, plays sent with PlayCard, and a
+// Resign button (ResignGame, after a confirmation).
 import {
   asSeat,
   FinishReason,
@@ -52,6 +53,10 @@ export class GameScreen {
   private connection: "connecting" | "live" | "reconnecting" | "ended" = "connecting";
   private reconnects = 0;
   private busy = false;
+  /** The Resign button was pressed: the screen asks to confirm before ResignGame. */
+  private confirmingResign = false;
+  /** The request id of the resignation being confirmed: a retried Yes resends the same request. */
+  private resignId = "";
   private readonly abort = new AbortController();
   private clock: ReturnType<typeof setInterval> | undefined;
 
@@ -121,15 +126,18 @@ export class GameScreen {
     this.render();
   }
 
-  /** Takes a newer view and announces the events not announced yet. */
-  private apply(view: GameView, events: readonly Event[]): void {
+  /**
+   * Takes a newer view and announces the events not announced yet. A view that comes without
+   * its events (ResignGame's response) leaves them to the watch stream's copy of that version.
+   */
+  private apply(view: GameView, events: readonly Event[] | undefined): void {
     if (this.view !== undefined && view.version < this.version) return;
-    for (const event of events) {
+    for (const event of events ?? []) {
       if (event.version <= this.announced) continue;
       const text = announce(view, event);
       if (text !== null) this.announcements.unshift(text);
     }
-    this.announced = Math.max(this.announced, view.version);
+    if (events !== undefined) this.announced = Math.max(this.announced, view.version);
     this.announcements.splice(ANNOUNCEMENTS_SHOWN);
     const changed = this.view !== undefined && this.view.version !== view.version;
     this.view = view;
@@ -142,7 +150,9 @@ export class GameScreen {
   }
 
   private readonly onKey = (event: KeyboardEvent): void => {
-    if (event.key === "Escape" && this.choosing !== undefined) {
+    if (event.key === "Escape" && this.confirmingResign) {
+      this.askResign(false);
+    } else if (event.key === "Escape" && this.choosing !== undefined) {
       this.choosing = undefined;
       this.highlighted = [];
       this.render();
@@ -211,6 +221,33 @@ export class GameScreen {
     }
   }
 
+  /** Shows (or withdraws) the question "resign?", with the focus on the answer that keeps playing. */
+  private askResign(asking: boolean): void {
+    this.confirmingResign = asking;
+    if (asking) this.resignId = requestId();
+    this.error = undefined;
+    this.render();
+    const key = asking ? "resign-cancel" : "resign";
+    this.init.root.querySelector<HTMLElement>(`[data-key='${key}']`)?.focus();
+  }
+
+  /** The seat resigns (confirmed): the game ends at once and the other side wins. */
+  private async resign(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    this.error = undefined;
+    try {
+      const response = await this.init.client.resignGame({ name: this.init.name, requestId: this.resignId }, this.options());
+      this.confirmingResign = false;
+      if (response.view) this.apply(response.view, undefined);
+    } catch (error) {
+      this.error = errorInWords(error);
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
   /** Redraws the whole screen, keeping the keyboard focus on the same control. */
   private render(): void {
     const focused = document.activeElement?.getAttribute("data-key");
@@ -244,6 +281,7 @@ export class GameScreen {
         "data-version": view.version,
         "data-connection": this.connection,
         "data-reconnects": this.reconnects,
+        "data-finish-reason": view.status === GameStatus.FINISHED ? FinishReason[view.finishReason] : null,
       },
       this.header(view),
       this.banner(view),
@@ -254,6 +292,7 @@ export class GameScreen {
       this.choice(view),
       this.hand(view),
       this.declarations(view),
+      this.resignation(view),
       h(
         "section",
         { class: "events", "aria-label": "What happened" },
@@ -281,7 +320,7 @@ export class GameScreen {
     let turn = "none";
     if (view.status === GameStatus.FINISHED) {
       const winners = view.winners.map((side) => sideName(view, side)).join(" and ");
-      const why = view.finishReason === FinishReason.RESIGNED ? " (a player resigned)" : "";
+      const why = view.finishReason === FinishReason.RESIGNED ? ` (${resignedWords(view)})` : "";
       text = view.seat !== undefined && view.winners.includes(view.seats[view.seat]?.side ?? -1)
         ? `You won! ${winners} wins${why}.`
         : `${winners} won${why}.`;
@@ -495,6 +534,34 @@ export class GameScreen {
     );
   }
 
+  /** Resign, for a seat in a running game; pressed, it asks to confirm first. */
+  private resignation(view: GameView): HTMLElement | null {
+    const mine = view.seat === undefined ? undefined : view.seats[view.seat];
+    if (view.status !== GameStatus.ACTIVE || mine === undefined || mine.resigned) {
+      this.confirmingResign = false;
+      return null;
+    }
+    if (!this.confirmingResign) {
+      return h(
+        "section",
+        { class: "resign", "aria-label": "Resign" },
+        h("button", { type: "button", class: "secondary", "data-key": "resign", onclick: () => this.askResign(true) }, "Resign…"),
+      );
+    }
+    const others = view.sides.filter((side) => side.side !== mine.side).map((side) => sideName(view, side.side));
+    return h(
+      "section",
+      { class: "resign confirming", role: "alertdialog", "aria-labelledby": "resign-question" },
+      h("p", { id: "resign-question" }, `Resign this game? It ends now and ${others.join(" and ") || "the other side"} ${others.length > 1 ? "win" : "wins"}. This cannot be undone.`),
+      h(
+        "div",
+        { class: "options" },
+        h("button", { type: "button", class: "danger", "data-key": "resign-confirm", disabled: this.busy, onclick: () => void this.resign() }, "Yes, resign"),
+        h("button", { type: "button", class: "secondary", "data-key": "resign-cancel", onclick: () => this.askResign(false) }, "Keep playing"),
+      ),
+    );
+  }
+
   private sheets(view: GameView): HTMLElement | null {
     const results = view.handResults;
     const last = results[results.length - 1];
@@ -536,6 +603,12 @@ export class GameScreen {
       ),
     );
   }
+}
+
+/** Who resigned, in words for the reader: "you resigned", "Ann resigned" (or "a player resigned"). */
+function resignedWords(view: GameView): string {
+  const who = view.seats.filter((seat) => seat.resigned).map((seat) => (seat.seat === view.seat ? "you" : seatName(view, seat.seat)));
+  return `${who.length > 0 ? who.join(" and ") : "a player"} resigned`;
 }
 
 /** "1:05" for the time from now to `deadline` (milliseconds since the epoch); "0:00" once past. */

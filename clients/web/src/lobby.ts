@@ -1,7 +1,7 @@
 // The lobby: the public games waiting for players (ListGames), each with a Join button that
-// takes its lowest open seat (JoinGame without an invite code). Refreshed on demand and every
-// few seconds while shown.
-import type { GameView, ScopaClient } from "@scopa/client";
+// takes its lowest open seat (JoinGame without an invite code). Filtered by preset, a page at a
+// time (AIP-158 page tokens), refreshed on demand and every few seconds while shown.
+import type { GameView, ListRulesetsResponse, ScopaClient } from "@scopa/client";
 import { requestId } from "./api.js";
 import { h, replace } from "./dom.js";
 import { errorInWords } from "./messages.js";
@@ -30,16 +30,37 @@ export class LobbyPanel {
   private joining = false;
   /** ListGames answers received (data-refreshes: tests wait for a fresh list). */
   private refreshes = 0;
+  /** The page_token of each page up to the one shown ("" for the first): Previous pops one. */
+  private pages: string[] = [""];
+  /** The shown page's next_page_token; "" on the last page. */
+  private nextToken = "";
+  /** Bumped by every change of page or filter, so an older answer arriving late is dropped. */
+  private generation = 0;
   private readonly name = h("input", { type: "text", id: "lobby-name", maxlength: 64, placeholder: "Your name", autocomplete: "nickname" });
+  private readonly preset = h(
+    "select",
+    { id: "lobby-preset", onchange: () => void this.goTo([""]) },
+    h("option", { value: "", selected: true }, "Every game"),
+  );
   private readonly list = h("div", { class: "lobby-list" });
+  private readonly previous = h("button", { type: "button", class: "secondary", id: "lobby-previous", disabled: true, onclick: () => void this.goTo(this.pages.slice(0, -1)) }, "Previous page");
+  private readonly next = h("button", { type: "button", class: "secondary", id: "lobby-next", disabled: true, onclick: () => void this.goTo([...this.pages, this.nextToken]) }, "Next page");
+  private readonly pageLine = h("span", { class: "hint", id: "lobby-page", "aria-live": "polite" });
   private readonly errorLine = h("p", { class: "error", role: "alert" });
   private readonly section = h(
     "section",
-    { class: "lobby", "aria-labelledby": "lobby-title", "data-games": 0, "data-refreshes": 0 },
+    { class: "lobby", "aria-labelledby": "lobby-title", "data-games": 0, "data-refreshes": 0, "data-page": 1 },
     h("h2", { id: "lobby-title" }, "Lobby: public games waiting for players"),
-    h("label", { class: "field" }, "Your name ", this.name),
+    h("div", { class: "lobby-controls" }, h("label", { class: "field" }, "Your name ", this.name), h("label", { class: "field" }, "Show ", this.preset)),
     this.list,
-    h("button", { type: "button", class: "secondary", id: "lobby-refresh", onclick: () => void this.refresh() }, "Refresh the lobby"),
+    h(
+      "nav",
+      { class: "lobby-pages", "aria-label": "Lobby pages" },
+      this.previous,
+      this.pageLine,
+      this.next,
+      h("button", { type: "button", class: "secondary", id: "lobby-refresh", onclick: () => void this.refresh() }, "Refresh the lobby"),
+    ),
     this.errorLine,
   );
   /** One request id per game: a retried Join (e.g. a double click) gets the same seat. */
@@ -51,12 +72,18 @@ export class LobbyPanel {
     private readonly joined: Joined,
   ) {}
 
-  /** Shows the lobby and keeps it fresh. */
-  start(): void {
+  /** Shows the lobby and keeps it fresh; the preset filter lists `rulesets` once they arrive. */
+  start(rulesets: Promise<ListRulesetsResponse>): void {
     replace(this.root, this.section);
     this.render();
     void this.refresh();
     this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
+    rulesets.then(
+      (response) => {
+        for (const r of response.rulesets) this.preset.append(h("option", { value: r.id }, r.displayName || r.id));
+      },
+      () => undefined, // the new-game form above says why; the lobby still lists every game
+    );
   }
 
   /** Stops refreshing (the page moves elsewhere). */
@@ -66,12 +93,31 @@ export class LobbyPanel {
     this.timer = undefined;
   }
 
+  /** Shows another page (or the first page of another filter): `pages` ends with its token. */
+  private async goTo(pages: string[]): Promise<void> {
+    this.pages = pages.length > 0 ? pages : [""];
+    this.generation += 1;
+    this.nextToken = "";
+    await this.refresh();
+  }
+
+  /** Loads the shown page again; a page that has emptied (its games were joined) steps back. */
   private async refresh(): Promise<void> {
+    const generation = this.generation;
+    const pageToken = this.pages[this.pages.length - 1] ?? "";
     try {
-      this.games = (await this.client.listGames({ pageSize: PAGE_SIZE })).games;
+      const response = await this.client.listGames({ pageSize: PAGE_SIZE, pageToken, preset: this.preset.value });
+      if (generation !== this.generation) return;
+      if (response.games.length === 0 && this.pages.length > 1) {
+        await this.goTo(this.pages.slice(0, -1));
+        return;
+      }
+      this.games = response.games;
+      this.nextToken = response.nextPageToken;
       this.listError = undefined;
       this.refreshes += 1;
     } catch (failure) {
+      if (generation !== this.generation) return;
       this.listError = errorInWords(failure);
     }
     this.render();
@@ -85,10 +131,17 @@ export class LobbyPanel {
     const rows = this.games.map((game) => this.row(game));
     this.section.setAttribute("data-games", String(this.games.length));
     this.section.setAttribute("data-refreshes", String(this.refreshes));
+    this.section.setAttribute("data-page", String(this.pages.length));
+    this.previous.disabled = this.pages.length < 2;
+    this.next.disabled = this.nextToken === "";
+    this.pageLine.textContent = `Page ${this.pages.length}`;
+    // A page button that has just been disabled (first or last page) hands the focus to the other.
+    const other = document.activeElement === this.next ? this.previous : document.activeElement === this.previous ? this.next : undefined;
+    if (other !== undefined && (document.activeElement as HTMLButtonElement).disabled && !other.disabled) other.focus();
     replace(
       this.list,
       rows.length === 0
-        ? h("p", { class: "hint", id: "lobby-empty" }, "No public game is waiting for players right now.")
+        ? h("p", { class: "hint", id: "lobby-empty" }, this.preset.value === "" ? "No public game is waiting for players right now." : "No public game of this kind is waiting for players right now.")
         : h(
             "table",
             { class: "lobby-games" },

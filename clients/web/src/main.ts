@@ -62,12 +62,13 @@ class App {
     const setup = h("div", { class: "home-setup" });
     const lobby = h("div", { class: "home-lobby" });
     replace(this.root, setup, lobby);
-    void new SetupScreen(this.client, setup, (response, seat) => this.created(response, seat)).start();
+    const rulesets = this.client.listRulesets({}); // the form's games and the lobby's filter
+    void new SetupScreen(this.client, setup, (response, seat) => this.created(response, seat)).start(rulesets);
     this.lobby = new LobbyPanel(this.client, lobby, (game, token) => {
       saveToken(game, token);
       window.location.hash = gameHash(game);
     });
-    this.lobby.start();
+    this.lobby.start(rulesets);
   }
 
   private created(response: CreateGameResponse, seat: number): void {

@@ -10,6 +10,7 @@ import {
   type RuleOption,
   type Ruleset,
   type ScopaClient,
+  TimeoutAction,
 } from "@scopa/client";
 import { requestId } from "./api.js";
 import { h, replace } from "./dom.js";
@@ -21,6 +22,8 @@ const BOT_LEVELS = ["random", "greedy", "ismcts"] as const;
 const HIDDEN_OPTIONS = new Set(["players"]);
 /** The longest turn clock the service takes (CreateGameRequest.turn_timeout_s: a week). */
 const MAX_TURN_TIMEOUT_S = 604_800;
+/** The most timeouts a seat may be given before it forfeits (CreateGameRequest.forfeit_after). */
+const MAX_FORFEIT_AFTER = 100;
 
 /** What the form hands back once the game exists. */
 export type Created = (response: CreateGameResponse, mySeat: number) => void;
@@ -44,11 +47,11 @@ export class SetupScreen {
     private readonly created: Created,
   ) {}
 
-  /** Loads the rulesets and shows the form. */
-  async start(): Promise<void> {
+  /** Shows the form once `rulesets` (ListRulesets, shared with the lobby's filter) arrive. */
+  async start(rulesets: Promise<ListRulesetsResponse>): Promise<void> {
     replace(this.root, h("p", { class: "loading" }, "Loading the games…"));
     try {
-      this.rulesets = await this.client.listRulesets({});
+      this.rulesets = await rulesets;
     } catch (error) {
       const { text, reason } = errorInWords(error);
       replace(this.root, h("p", { class: "error", role: "alert", "data-reason": reason }, text));
@@ -138,8 +141,34 @@ export class SetupScreen {
     );
   }
 
-  /** Public (listed in the lobby) and the turn clock: the seconds a person has for each play. */
+  /**
+   * Public (listed in the lobby) and the turn clock: the seconds a person has for each play and,
+   * shown only once a clock is set, what a timeout does (a bot plays the turn; or, as well, the
+   * seat forfeits at its n-th timeout).
+   */
   private lobbyFields(): HTMLElement {
+    const forfeitAfter = h(
+      "label",
+      { class: "field", id: "forfeit-after-field", hidden: true },
+      "Timeouts that forfeit the game (1 to 100; empty: the third) ",
+      h("input", { type: "number", id: "forfeit-after", min: 1, max: MAX_FORFEIT_AFTER, step: 1, inputmode: "numeric" }),
+    );
+    const action = h(
+      "select",
+      { id: "timeout-action", onchange: (e) => (forfeitAfter.hidden = (e.target as HTMLSelectElement).value !== "forfeit") },
+      h("option", { value: "bot", selected: true }, "a bot plays the turn; the game goes on"),
+      h("option", { value: "forfeit" }, "a bot plays the turn, and after a number of timeouts the seat forfeits (resigns)"),
+    );
+    const clockOptions = h(
+      "div",
+      { class: "clock-options", id: "clock-options", hidden: true },
+      h("label", { class: "field" }, "When a turn's time runs out ", action),
+      forfeitAfter,
+    );
+    const showClockOptions = (e: Event): void => {
+      const text = (e.target as HTMLInputElement).value.trim();
+      clockOptions.hidden = text === "" || Number(text) === 0;
+    };
     return h(
       "fieldset",
       { class: "lobby-options" },
@@ -153,9 +182,10 @@ export class SetupScreen {
       h(
         "label",
         { class: "field" },
-        "Turn time limit in seconds (empty: none; when it runs out a bot plays the turn) ",
-        h("input", { type: "number", id: "turn-timeout", min: 1, max: MAX_TURN_TIMEOUT_S, step: 1, inputmode: "numeric" }),
+        "Turn time limit in seconds (empty: none) ",
+        h("input", { type: "number", id: "turn-timeout", min: 1, max: MAX_TURN_TIMEOUT_S, step: 1, inputmode: "numeric", oninput: showClockOptions }),
       ),
+      clockOptions,
     );
   }
 
@@ -248,6 +278,11 @@ export class SetupScreen {
       if (error) error.textContent = `Enter the turn time limit as whole seconds from 1 to ${MAX_TURN_TIMEOUT_S}, or leave it empty.`;
       return;
     }
+    const clock = clockFields(form, turnTimeoutS);
+    if (typeof clock === "string") {
+      if (error) error.textContent = clock;
+      return;
+    }
     const button = form.querySelector<HTMLButtonElement>("#create");
     if (button) button.disabled = true;
     try {
@@ -258,6 +293,7 @@ export class SetupScreen {
         requestId: requestId(),
         public: isPublic,
         turnTimeoutS,
+        ...clock,
       });
       this.created(response, mine);
     } catch (failure) {
@@ -269,6 +305,21 @@ export class SetupScreen {
       if (button) button.disabled = false;
     }
   }
+}
+
+/**
+ * What a timeout does (CreateGameRequest.timeout_action and forfeit_after), sent only with a
+ * turn clock; or the words of why the fields are refused.
+ */
+function clockFields(form: HTMLFormElement, turnTimeoutS: number): { timeoutAction?: TimeoutAction; forfeitAfter?: number } | string {
+  if (turnTimeoutS === 0) return {};
+  if (form.querySelector<HTMLSelectElement>("#timeout-action")?.value !== "forfeit") return { timeoutAction: TimeoutAction.BOT_PLAYS };
+  const text = form.querySelector<HTMLInputElement>("#forfeit-after")?.value.trim() ?? "";
+  const forfeitAfter = text === "" ? 0 : Number(text);
+  if (!Number.isInteger(forfeitAfter) || forfeitAfter < 0 || forfeitAfter > MAX_FORFEIT_AFTER) {
+    return `Enter the timeouts that forfeit as a whole number from 1 to ${MAX_FORFEIT_AFTER}, or leave it empty.`;
+  }
+  return { timeoutAction: TimeoutAction.FORFEIT, forfeitAfter };
 }
 
 function parseValue(option: RuleOption, text: string): OptionKind {

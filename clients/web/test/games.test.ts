@@ -47,7 +47,12 @@ interface ServerView {
   readonly status: string;
   readonly sides: { side: number; score: number }[];
   readonly winners: number[];
+  readonly finishReason?: string;
+  readonly seats: { seat: number; resigned?: boolean; timeouts?: number }[];
 }
+
+/** The games one page of the lobby shows (lobby.ts PAGE_SIZE). */
+const LOBBY_PAGE = 20;
 
 const skip = whyNoBrowser();
 
@@ -82,6 +87,27 @@ describe("the web client in headless Chromium", { skip }, () => {
     const response = await fetch(`${server?.httpUrl}/v1/${name}`);
     assert.equal(response.status, 200);
     return ((await response.json()) as { view: ServerView }).view;
+  }
+
+  /** Creates a public 2-player game over REST (CreateGame) with one open seat; returns its name. */
+  async function createPublicGame(preset: string, creator: string): Promise<string> {
+    const response = await fetch(`${server?.httpUrl}/v1/games`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ preset, seats: [{ displayName: creator }, { open: true }], public: true }),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    return ((await response.json()) as { name: string }).name;
+  }
+
+  /** A page of one person at `/`, on a desktop. */
+  async function onePerson(): Promise<{ page: Page; context: BrowserContext }> {
+    assert.ok(browser && server);
+    const context = await browser.newContext({ viewport: DESKTOP, baseURL: server.httpUrl });
+    context.setDefaultTimeout(STEP_MS);
+    const page = await context.newPage();
+    await page.goto("/");
+    return { page, context };
   }
 
   /** Two people: Ann creates the game on a desktop, Bob joins from the link on a phone. */
@@ -323,6 +349,136 @@ describe("the web client in headless Chromium", { skip }, () => {
         await waitForVersion(mover, version + 1);
         assert.notEqual(mover, (await isMyTurn(ann)) ? ann : bob, "the turn passed");
       }
+    } finally {
+      for (const context of contexts) await context.close();
+    }
+  });
+
+  it("the lobby pages through the public games (Next and Previous) and filters them by game", TEST_TIMEOUT, async () => {
+    const creators = ["Giulia", "Marco", "Sofia", "Luca", "Chiara"];
+    const scopa: string[] = [];
+    for (let i = 0; i < LOBBY_PAGE + 3; i += 1) scopa.push(await createPublicGame("scopa", creators[i % creators.length] ?? "Ann"));
+    const spazzino = [await createPublicGame("spazzino", "Elena"), await createPublicGame("spazzino", "Paolo")];
+    const { page, context } = await onePerson();
+    try {
+      const lobby = page.locator(".lobby");
+      const shown = (): Promise<string[]> => page.locator(".lobby tr[data-game]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-game") ?? ""));
+      /** Clicks `control` (or changes the filter) and waits for the lobby's answer to it. */
+      const after = async (change: () => Promise<unknown>): Promise<void> => {
+        const refreshes = Number(await lobby.getAttribute("data-refreshes"));
+        await change();
+        await page.waitForFunction((n) => Number(document.querySelector(".lobby")?.getAttribute("data-refreshes")) > n, refreshes);
+      };
+      await page.locator(".lobby:not([data-refreshes='0'])").waitFor();
+      await after(() => page.locator("#lobby-refresh").click()); // after the last game was created
+      const first = await shown();
+      assert.equal(first.length, LOBBY_PAGE, "a full first page");
+      assert.equal(await lobby.getAttribute("data-page"), "1");
+      assert.ok(await page.locator("#lobby-previous").isDisabled(), "no page before the first");
+      assert.ok(await page.locator("#lobby-next").isEnabled(), "more games than one page");
+      assert.deepEqual(first.slice(0, 2), [spazzino[1], spazzino[0]], "newest first");
+      await page.evaluate(() => document.querySelector(".lobby")?.scrollIntoView({ block: "start" }));
+      await screenshot(page, "lobby");
+
+      await after(() => page.locator("#lobby-next").click());
+      const second = await shown();
+      assert.equal(await lobby.getAttribute("data-page"), "2");
+      assert.match((await page.locator("#lobby-page").textContent()) ?? "", /Page 2/);
+      assert.ok(second.length > 0);
+      assert.deepEqual(second.filter((game) => first.includes(game)), [], "no game on both pages");
+      assert.deepEqual([...scopa, ...spazzino].filter((game) => !first.includes(game) && !second.includes(game)), [], "every public game on one of the pages");
+      assert.ok(await page.locator("#lobby-next").isDisabled(), "the last page");
+      await page.evaluate(() => document.querySelector(".lobby-pages")?.scrollIntoView({ block: "end" }));
+      await screenshot(page, "lobby-page-2");
+
+      await after(() => page.locator("#lobby-previous").click());
+      assert.deepEqual(await shown(), first, "Previous shows the first page again");
+      assert.ok(await page.locator("#lobby-previous").isDisabled());
+
+      // The filter: only spazzino games, from the first page (the token belongs to the old filter).
+      await after(() => page.locator("#lobby-next").click());
+      await after(() => page.locator("#lobby-preset").selectOption("spazzino"));
+      assert.equal(await lobby.getAttribute("data-page"), "1");
+      assert.deepEqual(new Set(await shown()), new Set(spazzino));
+      for (const text of await page.locator(".lobby tr[data-game] th").allTextContents()) assert.match(text, /^spazzino/);
+      assert.ok(await page.locator("#lobby-next").isDisabled());
+      await after(() => page.locator("#lobby-preset").selectOption("scopone"));
+      assert.equal(await page.locator(".lobby tr[data-game]").count(), 0);
+      assert.match((await page.locator("#lobby-empty").textContent()) ?? "", /No public game of this kind/);
+      await after(() => page.locator("#lobby-preset").selectOption(""));
+      assert.deepEqual(await shown(), first, "every game again");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("a turn clock's timeout choices appear only with a clock; a seat set to forfeit at its second timeout loses the game by resignation", TEST_TIMEOUT, async () => {
+    const { page, context } = await onePerson();
+    try {
+      await createTwoPlayerGame(page, "scopa", "Ann", {});
+      await page.locator("[data-seat-kind='1']").selectOption("bot:greedy");
+      assert.ok(await page.locator("#timeout-action").isHidden(), "no timeout choices without a clock");
+      await page.locator("#turn-timeout").fill("1");
+      await page.locator("#timeout-action").waitFor();
+      assert.ok(await page.locator("#forfeit-after").isHidden(), "forfeit_after only for a forfeit");
+      await page.locator("#timeout-action").selectOption("forfeit");
+      await page.locator("#forfeit-after").fill("2");
+      await page.locator("#turn-timeout").fill("");
+      assert.ok(await page.locator("#timeout-action").isHidden(), "the choices go with the clock");
+      await page.locator("#turn-timeout").fill("1");
+      await page.locator("#create").click();
+      // Ann (the first seat, the first to play) never plays: the bot plays her first late turn, the second forfeits.
+      await page.locator(".game[data-status='FINISHED']").waitFor({ timeout: 3 * STEP_MS });
+      const name = decodeURIComponent(new URL(page.url()).hash.replace(/^#\//, ""));
+      const state = await getState(name);
+      assert.equal(state.finishReason, "FINISH_REASON_RESIGNED");
+      assert.deepEqual(state.winners, [1]);
+      assert.equal(state.seats[0]?.timeouts, 2, "the seat forfeited at its second timeout");
+      assert.equal(await page.locator(".game").getAttribute("data-finish-reason"), "RESIGNED");
+      assert.match((await page.locator(".banner").textContent()) ?? "", /won \(you resigned\)/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("Resign asks first; Keep playing changes nothing, Yes ends the game, resigned, for both people", TEST_TIMEOUT, async () => {
+    const { ann, bob, contexts } = await twoPeople();
+    try {
+      await ann.goto("/");
+      await createTwoPlayerGame(ann, "scopa", "Ann", {});
+      await ann.locator("#create").click();
+      assert.equal(await ann.locator("[data-key='resign']").count(), 0, "no Resign before the game starts");
+      await join(bob, await inviteLink(ann, 1), "Bob");
+      await ann.locator(".game[data-status='ACTIVE']").waitFor();
+      const name = decodeURIComponent(new URL(ann.url()).hash.replace(/^#\//, ""));
+      const version = await versionOf(ann);
+
+      await ann.locator("[data-key='resign']").click();
+      const question = ann.locator(".resign[role='alertdialog']");
+      assert.match((await question.textContent()) ?? "", /Resign this game\? It ends now and Bob wins/);
+      assert.ok(await ann.locator("[data-key='resign-cancel']:focus").count(), "the focus is on Keep playing");
+      await ann.locator("[data-key='resign-cancel']").click();
+      assert.equal(await question.count(), 0);
+      await ann.locator("[data-key='resign']").click();
+      await ann.keyboard.press("Escape");
+      assert.equal(await question.count(), 0, "Esc withdraws the question");
+      assert.equal(await versionOf(ann), version, "nothing was sent");
+      assert.equal((await getState(name)).status, "GAME_STATUS_ACTIVE");
+
+      await ann.locator("[data-key='resign']").click();
+      await ann.locator("[data-key='resign-confirm']").click();
+      for (const page of [ann, bob]) await page.locator(".game[data-status='FINISHED'][data-finish-reason='RESIGNED']").waitFor();
+      assert.match((await ann.locator(".banner").textContent()) ?? "", /^Bob won \(you resigned\)\.$/);
+      assert.match((await bob.locator(".banner").textContent()) ?? "", /^You won! Bob wins \(Ann resigned\)\.$/);
+      for (const page of [ann, bob]) {
+        await page.locator(".seats tr[data-seat='0']", { hasText: "(resigned)" }).waitFor();
+        await page.locator(".events li", { hasText: "Ann resigned." }).waitFor();
+        assert.equal(await page.locator("[data-key='resign']").count(), 0, "no Resign in a finished game");
+      }
+      const state = await getState(name);
+      assert.equal(state.finishReason, "FINISH_REASON_RESIGNED");
+      assert.deepEqual(state.winners, [1]);
+      assert.equal(state.seats[0]?.resigned, true);
     } finally {
       for (const context of contexts) await context.close();
     }
