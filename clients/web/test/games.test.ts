@@ -346,7 +346,9 @@ describe("the web client in headless Chromium", { skip }, () => {
         assert.ok(card);
         await mover.locator(`.hand button[data-card='${card.code}']`).click();
         if (card.choices > 1) await mover.locator(".choice [data-choice='0']").click();
-        await waitForVersion(mover, version + 1);
+        // Both pages at the new version (the other page's stream may lag the mover's response).
+        await waitForVersion(ann, version + 1);
+        await waitForVersion(bob, version + 1);
         assert.notEqual(mover, (await isMyTurn(ann)) ? ann : bob, "the turn passed");
       }
     } finally {
