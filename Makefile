@@ -5,6 +5,9 @@ PY     := $(VENV)/bin/python
 # Every pip install takes its versions from constraints.txt (written by `make lock`).
 PIP_INSTALL := $(PY) -m pip install -q -c constraints.txt
 STAMP  := $(VENV)/.installed
+# Tests, tools and the servers they start import this tree's code, whatever the
+# venv's editable install points at (e.g. a venv shared by several git worktrees).
+export PYTHONPATH := $(CURDIR)/service:$(CURDIR)/clients/python/src
 RUN_STAMP := $(VENV)/.installed-runtime
 TS_DIR   := clients/typescript
 TS_STAMP := $(TS_DIR)/node_modules/.installed
