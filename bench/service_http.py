@@ -24,7 +24,7 @@ from google.protobuf.message import Message
 from scopa.transport._rest_json import from_json_dict, to_json_dict
 from scopa_client.v1 import scopa_pb2 as pb
 
-__all__ = ["Http", "HttpStub", "floor_http_worker"]
+__all__ = ["Http", "HttpStub", "floor_http_worker", "floor_request"]
 
 _M = TypeVar("_M", bound=Message)
 _SERVICE = "/scopa.v1.GameService"
@@ -95,6 +95,14 @@ def _dumps(body: Any) -> bytes:
     return json.dumps(body, separators=(",", ":")).encode()
 
 
+def floor_request(protocol: str, index: int, request_bytes: int) -> tuple[str, bytes]:
+    """The REST or Connect floor's path and request body for key ``index``."""
+    payload = _floor.encode_request(index, request_bytes)
+    # A BytesValue in Connect JSON is its base64 string.
+    content = _dumps(base64.b64encode(payload).decode()) if protocol == "connect" else payload
+    return (_floor.CONNECT_PATH if protocol == "connect" else "/floor"), content
+
+
 async def floor_http_worker(
     http: Http,
     protocol: str,
@@ -104,9 +112,6 @@ async def floor_http_worker(
     deadline: float,
 ) -> None:
     """The REST or Connect floor's call in a loop, on this worker's own key."""
-    payload = _floor.encode_request(index, request_bytes)
-    # A BytesValue in Connect JSON is its base64 string.
-    content = _dumps(base64.b64encode(payload).decode()) if protocol == "connect" else payload
-    path = _floor.CONNECT_PATH if protocol == "connect" else "/floor"
+    path, content = floor_request(protocol, index, request_bytes)
     while time.monotonic() < deadline:
         await rec.call("floor", http.post(path, content))

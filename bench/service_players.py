@@ -32,6 +32,7 @@ __all__ = [
     "floor_worker",
     "games_worker",
     "get_worker",
+    "pb_card",
     "percentile",
     "play_stacked",
     "request_size_key",
@@ -114,7 +115,7 @@ class Pools:
     finished_stacked: list[str] = field(default_factory=list)
 
 
-def _pb_card(card: rules.Card) -> pb.Card:
+def pb_card(card: rules.Card) -> pb.Card:
     suit = cast("pb.Suit.ValueType", int(rules.suit_of(card)) + 1)
     return pb.Card(suit=suit, rank=rules.rank_of(card))
 
@@ -141,7 +142,7 @@ async def create_game(
     if stacked:
         deck = list(rules.ALL_CARDS)
         rng.shuffle(deck)
-        request.stacked_decks.append(pb.Deck(cards=[_pb_card(c) for c in deck]))
+        request.stacked_decks.append(pb.Deck(cards=[pb_card(c) for c in deck]))
     response = await rec.call("CreateGame", stub.CreateGame(request))
     tokens = {c.seat: c.token for c in response.credentials}
     seats = tuple(bearer_metadata(tokens[s]) for s in sorted(tokens))
@@ -201,10 +202,10 @@ async def _play_mirrored(
     while not state.finished and time.monotonic() < deadline:
         seat = state.turn
         move = rng.choice(rules.legal_moves(state))
-        capture = pb.CaptureChoice(cards=[_pb_card(c) for c in move.capture or ()])
+        capture = pb.CaptureChoice(cards=[pb_card(c) for c in move.capture or ()])
         request = pb.PlayCardRequest(
             name=game.name,
-            card=_pb_card(move.card),
+            card=pb_card(move.card),
             capture=capture,
             request_id=uuid.uuid4().hex,
         )

@@ -1,0 +1,290 @@
+"""Instructions per PlayCard (and per floor call) of the server process, under callgrind.
+
+Load-independent companion of ``bench/service.py``: the machine's load moves CPU-time figures by
+10-30%, instruction counts by a per cent or two. Starts a throwaway redis-server and the server
+(``python -m scopa.server``, the bench's environment: tracing on, JSON access log to a file)
+under ``valgrind --tool=callgrind --instr-atstart=no``, creates games with stacked decks over
+gRPC, plays ``--warmup`` PlayCards over ``--proto`` unmeasured, then counts the instructions of
+exactly ``--calls`` PlayCards at ``--conc`` calls in flight (``callgrind_control -z``, ``-i on``,
+the calls, ``-i off``, ``-d``). ``--floor`` does the same for that protocol's floor
+(``bench/_floor.py``: HMGET + Lua CAS behind a bare endpoint of the same stack)::
+
+    .venv/bin/python bench/callgrind.py --proto rest [--calls 200] [--conc 8] [--out DIR]
+    .venv/bin/python bench/callgrind.py --proto rest --floor
+
+Output: one ``callgrind proto=<p> target=playcard|floor calls=<n> instr_per_call=<n>`` line; the
+dump stays in ``--out`` (default: a temporary directory) for ``callgrind_annotate``. Counts are
+user-space instructions of every thread of the process (no kernel time), so a ratio to the
+floor is higher than the CPU-time ratio, whose floor is mostly system calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import _floor
+import grpc.aio
+import service_http as http_clients
+import service_players as players
+import service_procs as procs
+
+from scopa import rules
+from scopa_client.v1 import scopa_pb2 as pb
+from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
+
+__all__ = ["main"]
+
+_START_TIMEOUT_S = 600.0
+_TOKEN_SECRET = "bench-secret-0123456789abcdef"
+_FLOOR_SIZES = {"request": 174, "response": 1441, "state": 560}
+"""The floor's payload sizes: a PlayCard request with its token, a response and a state blob."""
+
+
+def _server_env(port: int, http_port: int, redis_url: str) -> dict[str, str]:
+    return {
+        "SCOPA_HOST": procs.HOST,
+        "SCOPA_PORT": str(port),
+        "SCOPA_HTTP_PORT": str(http_port),
+        "REDIS_URL": redis_url,
+        "SCOPA_TOKEN_SECRET": _TOKEN_SECRET,
+        "SCOPA_ALLOW_STACKED_DECKS": "true",
+        "SCOPA_LOG_FORMAT": "json",
+        "SCOPA_LOG_LEVEL": "info",
+        "SCOPA_TRACING": "on",
+        "SCOPA_GRACE_S": "1",
+        "SCOPA_RATE_LIMIT_CREATE_GAME": "off",
+        "SCOPA_RATE_LIMIT_JOIN_GAME": "off",
+        "OTEL_TRACES_EXPORTER": "none",
+    }
+
+
+def _valgrind(out: Path, name: str) -> list[str]:
+    return [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        f"--callgrind-out-file={out}/{name}.%p",
+        sys.executable,
+    ]
+
+
+def _start(name: str, args: Sequence[str], env: dict[str, str], out: Path, port: int) -> procs.Proc:
+    log_path = out / f"{name}.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [*_valgrind(out, name), *args],
+            env={**os.environ, **env},
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    return procs.Proc(process, port, log_path, name=name)
+
+
+async def _wait_until(proc: procs.Proc, probe: Callable[[], Awaitable[object]]) -> None:
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while True:
+        if proc.process.poll() is not None:
+            raise RuntimeError(f"{proc.name} exited; see {proc.log_path}")
+        try:
+            await probe()
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(1.0)
+
+
+def _control(pid: int, *flags: str) -> None:
+    subprocess.run(["callgrind_control", *flags, str(pid)], check=True, capture_output=True)
+
+
+def _totals(out: Path, name: str, pid: int) -> int:
+    dumps = sorted(out.glob(f"{name}.{pid}.*"), key=lambda p: p.stat().st_mtime)
+    if not dumps:
+        raise RuntimeError(f"no callgrind dump of {name} in {out}")
+    for line in dumps[-1].read_text(errors="replace").splitlines():
+        if line.startswith("totals:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no totals in {dumps[-1]}")
+
+
+async def _counted(pid: int, run: Callable[[], Awaitable[None]]) -> None:
+    _control(pid, "-z")
+    _control(pid, "-i", "on")
+    try:
+        await run()
+    finally:
+        _control(pid, "-i", "off")
+        _control(pid, "-d")
+
+
+class _Budget:
+    def __init__(self, calls: int) -> None:
+        self.left = calls
+
+    def take(self) -> bool:
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+async def _play(stub: Any, games: list[players.Game], budget: _Budget, rng: random.Random) -> None:
+    """PlayCard random legal moves of a mirrored game until the budget is spent."""
+    while games:
+        game = games.pop()
+        state = game.mirror
+        assert state is not None
+        while not state.finished:
+            if not budget.take():
+                games.append(game)  # unfinished: the next run goes on with it
+                game.mirror = state
+                return
+            seat = state.turn
+            move = rng.choice(rules.legal_moves(state))
+            cards = [players.pb_card(c) for c in move.capture or ()]
+            request = pb.PlayCardRequest(
+                name=game.name,
+                card=players.pb_card(move.card),
+                capture=pb.CaptureChoice(cards=cards),
+                request_id=uuid.uuid4().hex,
+            )
+            await stub.PlayCard(request, metadata=game.seats[seat])
+            try:
+                state, _events = rules.apply_move(state, seat, move)
+            except rules.InvalidDeck:
+                break  # a tie after the stacked hand: the server shuffled a deck we cannot know
+    raise RuntimeError("out of games: raise --games")
+
+
+async def _server_run(args: argparse.Namespace, out: Path, store: procs.BenchRedis) -> int:
+    port, http_port = procs.free_port(), procs.free_port()
+    server = _start("server", ["-m", "scopa.server"], _server_env(port, http_port, store.url),
+                    out, port)  # fmt: skip
+    try:
+        channel = grpc.aio.insecure_channel(server.target)
+        stub: Any = pb_grpc.GameServiceStub(channel)
+        await _wait_until(server, lambda: stub.ListRulesets(pb.ListRulesetsRequest(), timeout=5))
+        rng = random.Random(args.seed)
+        rec = players.Recorder()
+        games: list[players.Game] = []
+        while len(games) < args.games:
+            game = await players.create_game(stub, rec, rng, 1, stacked=True)
+            if game.mirror is not None:
+                games.append(game)
+        http = http_clients.Http(f"http://{procs.HOST}:{http_port}", args.conc)
+        target = stub if args.proto == "grpc" else http_clients.HttpStub(http, args.proto)
+        per_worker = [games[i :: args.conc] for i in range(args.conc)]
+        rngs = [random.Random(args.seed * 1_000_003 + i) for i in range(args.conc)]
+
+        async def phase(calls: int) -> None:
+            budget = _Budget(calls)
+            await asyncio.gather(
+                *(_play(target, per_worker[i], budget, rngs[i]) for i in range(args.conc))
+            )
+
+        await phase(args.warmup)
+        await _counted(server.process.pid, lambda: phase(args.calls))
+        await channel.close()
+        return _totals(out, "server", server.process.pid)
+    finally:
+        procs.stop(server, 120)
+
+
+async def _floor_run(args: argparse.Namespace, out: Path, store: procs.BenchRedis) -> int:
+    port = procs.free_port()
+    floor_args = [
+        str(Path(__file__).with_name("_floor.py")),
+        "--stack", args.proto,
+        "--port", str(port),
+        "--redis-url", store.url,
+        "--state-bytes", str(_FLOOR_SIZES["state"]),
+        "--response-bytes", str(_FLOOR_SIZES["response"]),
+    ]  # fmt: skip
+    floor = _start("floor", floor_args, {}, out, port)
+    try:
+        for i in range(args.conc):
+            store.client.hset(
+                _floor.floor_key(i),
+                mapping={"state": b"s" * _FLOOR_SIZES["state"], "meta": b"m", "version": 0},
+            )
+        if args.proto == "grpc":
+            channel = grpc.aio.insecure_channel(floor.target)
+            ready = channel.unary_unary(_floor.METHOD)
+            await _wait_until(floor, lambda: ready(_floor.encode_request(0, 8), timeout=5))
+
+            async def worker(i: int, calls: int) -> None:
+                call = channel.unary_unary(_floor.METHOD)
+                payload = _floor.encode_request(i, _FLOOR_SIZES["request"])
+                for _ in range(calls):
+                    await call(payload)
+        else:
+            http = http_clients.Http(f"http://{procs.HOST}:{port}", args.conc)
+            await _wait_until(floor, lambda: http.get("/"))
+
+            async def worker(i: int, calls: int) -> None:
+                path, content = http_clients.floor_request(args.proto, i, _FLOOR_SIZES["request"])
+                for _ in range(calls):
+                    await http.post(path, content)
+
+        async def phase(calls: int) -> None:
+            share = [calls // args.conc + (i < calls % args.conc) for i in range(args.conc)]
+            await asyncio.gather(*(worker(i, share[i]) for i in range(args.conc)))
+
+        await phase(args.warmup)
+        await _counted(floor.process.pid, lambda: phase(args.calls))
+        return _totals(out, "floor", floor.process.pid)
+    finally:
+        procs.stop(floor, 120)
+
+
+async def _amain(args: argparse.Namespace, out: Path) -> int:
+    store = procs.start_redis_mode("standalone")
+    try:
+        if args.floor:
+            return await _floor_run(args, out, store)
+        return await _server_run(args, out, store)
+    finally:
+        store.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Count and print the instructions per call."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--proto", choices=("grpc", "rest", "connect"), default="grpc")
+    parser.add_argument("--floor", action="store_true", help="the protocol's floor instead")
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=60)
+    parser.add_argument("--conc", type=int, default=8)
+    parser.add_argument("--games", type=int, default=24, help="stacked games created up front")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, help="directory for the dump and logs")
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        raise SystemExit("needs valgrind (apt-get install valgrind)")
+    out = args.out or Path(tempfile.mkdtemp(prefix="scopa-callgrind-"))
+    out.mkdir(parents=True, exist_ok=True)
+    total = asyncio.run(_amain(args, out))
+    target = "floor" if args.floor else "playcard"
+    print(
+        f"callgrind proto={args.proto} target={target} calls={args.calls} conc={args.conc} "
+        f"instr_per_call={total // args.calls} out={out}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
