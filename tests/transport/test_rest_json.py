@@ -57,6 +57,8 @@ def test_every_response_of_a_game_maps_like_json_format(preset: str, players: in
     assert len(messages) > 20
     for message in messages:
         assert to_json_dict(message) == _reference(message), type(message).__name__
+        assert json.loads(dumps(message)) == _reference(message), type(message).__name__
+        assert dumps(message).isascii()
 
 
 def test_scalar_kinds_presence_and_special_values() -> None:
@@ -69,6 +71,28 @@ def test_scalar_kinds_presence_and_special_values() -> None:
     line = pb.ScoreLine(name="x", values=[1.5, math.inf, -math.inf])
     assert to_json_dict(line) == _reference(line)
     assert to_json_dict(pb.Card(suit=99, rank=1))["suit"] == 99  # type: ignore[arg-type]
+
+
+def test_dumps_writes_what_json_dumps_of_the_dict_would() -> None:
+    """dumps() equals json.dumps(to_json_dict()) on special values, non-ASCII text, maps,
+    64-bit integers, unknown enum numbers and many cards (each card's text kept once)."""
+    messages: list[Message] = [
+        pb.GameView(name="games/x", status=pb.GAME_STATUS_ACTIVE),
+        pb.GameView(name="games/x", seat=0, version=2**31 - 1, turn=1),
+        pb.ScoreLine(name="caff\u00e8 \U0001f0cf", values=[1.5, math.inf, -math.inf, math.nan]),
+        pb.SeatInfo(display_name='\u00e8"\\\n</script>'),
+        pb.Card(suit=99, rank=1),  # type: ignore[arg-type]
+        pb.CreateGameRequest(options={"target_score": pb.OptionValue(int_value=11)}),
+        wrappers_pb2.BytesValue(value=b"\x00\x01"),
+    ]
+    cards = [pb.Card(suit=s, rank=r) for s in range(1, 5) for r in range(1, 11)]  # type: ignore[arg-type]
+    messages += [pb.LegalMove(card=c, capture=cards[:3]) for c in cards]
+    messages += [pb.LegalMove(card=c) for c in cards]  # a second time: from the kept texts
+    for message in messages:
+        expected = json.dumps(to_json_dict(message), separators=(",", ":"))
+        assert json.loads(dumps(message)) == json.loads(expected), message
+        assert len(dumps(message)) == len(expected.encode())
+        assert dumps(message).isascii()
 
 
 def test_well_known_types_are_left_to_json_format() -> None:

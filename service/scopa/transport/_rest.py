@@ -27,11 +27,11 @@ from ._convert import token_from_metadata
 from ._http_errors import MethodNotAllowed, RouteNotFound
 from ._http_guard import HttpGuard
 from ._http_telemetry import Receive, Scope, Send, current_exchange, map_error
-from ._rest_json import to_json_dict
+from ._rest_json import dumps, to_json_dict
 from ._rest_rules import Route, bind_request, is_repeated
 from ._rest_sse import end_stream, first_event, resume_from, send_stream_start, stream_events
 
-__all__ = ["RestApp", "StreamCall", "read_body", "send_json", "to_json"]
+__all__ = ["RestApp", "StreamCall", "read_body", "send_json", "send_payload", "to_json"]
 
 _MATCHED = "scopa.rest_route"
 """Scope key of the request's matched route (see :meth:`RestApp.route_of`)."""
@@ -49,7 +49,13 @@ async def send_json(
     send: Send, status: int, body: Any, headers: Sequence[tuple[bytes, bytes]] = ()
 ) -> None:
     """Send a complete JSON response."""
-    payload = json.dumps(body, separators=(",", ":")).encode()
+    await send_payload(send, status, json.dumps(body, separators=(",", ":")).encode(), headers)
+
+
+async def send_payload(
+    send: Send, status: int, payload: bytes, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    """Send a complete response of JSON text already encoded."""
     await send(
         {
             "type": "http.response.start",
@@ -282,11 +288,12 @@ class RestApp:
                 await send({"type": "http.response.start", "status": 304, "headers": headers})
                 await send({"type": "http.response.body", "body": b""})
                 return
-        body: Any = to_json(response)
-        if route.response_body:
-            body = body.get(route.method.output_type.fields_by_name[route.response_body].json_name)
         if scope["method"] == "HEAD":
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             await send({"type": "http.response.body", "body": b""})
             return
-        await send_json(send, 200, body, headers)
+        if route.response_body:
+            field = route.method.output_type.fields_by_name[route.response_body]
+            await send_json(send, 200, to_json(response).get(field.json_name), headers)
+            return
+        await send_payload(send, 200, dumps(response), headers)

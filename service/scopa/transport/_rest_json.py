@@ -17,6 +17,7 @@ import base64
 import json
 import math
 from collections.abc import Callable
+from operator import methodcaller
 from typing import Any, TypeVar
 
 from connectrpc.codec import Codec
@@ -399,9 +400,161 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+_QUOTE: Callable[[str], str] = getattr(json.encoder, "encode_basestring_ascii")  # noqa: B009
+"""json's own string encoder (in C), as ``json.dumps`` uses it: quoted, non-ASCII escaped."""
+_FLAT_CACHE_LIMIT = 4096
+"""Texts kept per flat message type (a Card has 40 + a few in a game)."""
+
+_Write = Callable[[Any], str]
+
+
+class _Text:
+    """How one message type is written as JSON text, straight from the message: per field,
+    ``"jsonName":`` and its writer, whether it has a JSON default (no presence), and the text of
+    those defaults, as :func:`to_json_dict` maps it (present fields first, then the defaults)."""
+
+    __slots__ = ("by_field", "defaults", "flat", "flat_texts")
+
+    def __init__(self, descriptor: Descriptor) -> None:
+        self.by_field: dict[FieldDescriptor, tuple[str, _Write, bool]] = {}
+        defaults = []
+        for field in descriptor.fields:
+            write, default = _field_text(field)
+            key = _QUOTE(field.json_name) + ":"
+            self.by_field[field] = (key, write, default is not None)
+            if default is not None:
+                defaults.append((field, key + default))
+        self.defaults: tuple[tuple[FieldDescriptor, str], ...] = tuple(defaults)
+        self.flat = _is_flat(descriptor)
+        self.flat_texts: dict[bytes, str] = {}
+
+
+def _is_flat(descriptor: Any) -> bool:
+    """Singular scalar fields only (not a well-known type)."""
+    return (
+        not descriptor.full_name.startswith("google.protobuf.")
+        and bool(descriptor.fields)
+        and all(not _repeated(f) and f.message_type is None for f in descriptor.fields)
+    )
+
+
+_TEXTS: dict[Descriptor, _Text | None] = {}
+
+
+def _text_plan(descriptor: Any) -> _Text | None:
+    try:
+        return _TEXTS[descriptor]
+    except KeyError:
+        plan = None if descriptor.full_name.startswith("google.protobuf.") else _Text(descriptor)
+        _TEXTS[descriptor] = plan
+        return plan
+
+
+def _bool_text(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _scalar_text(field: FieldDescriptor) -> _Write:
+    kind = field.type
+    if kind in (_FD.TYPE_MESSAGE, _FD.TYPE_GROUP):
+        return _message_text
+    if kind == _FD.TYPE_ENUM:
+        enum_type: Any = field.enum_type
+        names = {v.number: _QUOTE(v.name) for v in enum_type.values}
+        return lambda value: names.get(value) or str(value)
+    if kind == _FD.TYPE_BOOL:
+        return _bool_text
+    if kind == _FD.TYPE_STRING:
+        return _QUOTE
+    if kind in _INT64:
+        return lambda value: f'"{value}"'
+    if kind in (_FD.TYPE_DOUBLE, _FD.TYPE_FLOAT, _FD.TYPE_BYTES):
+        convert = _scalar(field)
+        return lambda value: _ENCODER.encode(convert(value))
+    return int.__repr__
+
+
+def _map_text(entry: Any) -> _Write:
+    """How to write a map; a map of flat messages (a view's options) once per distinct
+    content, kept under its keys and its values' wire bytes."""
+    key = _map_key(entry.fields_by_name["key"])
+    value_field = entry.fields_by_name["value"]
+    value = _scalar_text(value_field)
+
+    def write(items: Any) -> str:
+        return "{" + ",".join(f"{_QUOTE(key(k))}:{value(v)}" for k, v in items.items()) + "}"
+
+    if value_field.message_type is None or not _is_flat(value_field.message_type):
+        return lambda items: write(dict(items))
+    serialize = methodcaller("SerializeToString", deterministic=True)
+    texts: dict[tuple[tuple[Any, ...], tuple[bytes, ...]], str] = {}
+
+    def kept(items: Any) -> str:
+        copied = dict(items)
+        content = (tuple(copied), tuple(map(serialize, copied.values())))
+        text = texts.get(content)
+        if text is None:
+            text = write(copied)
+            if len(texts) < _FLAT_CACHE_LIMIT:
+                texts[content] = text
+        return text
+
+    return kept
+
+
+def _field_text(field: FieldDescriptor) -> tuple[_Write, str | None]:
+    """How to write the field's value, and the text of its JSON default (no presence)."""
+    entry = field.message_type
+    if entry is not None and entry.GetOptions().map_entry:
+        return _map_text(entry), "{}"
+    if _repeated(field):
+        element = _scalar_text(field)
+        return (lambda items: "[" + ",".join(map(element, items)) + "]"), "[]"
+    write = _scalar_text(field)
+    if field.has_presence:
+        return write, None
+    return write, write(field.default_value)
+
+
+def _message_text(message: Message) -> str:
+    plan = _text_plan(message.DESCRIPTOR)
+    if plan is None:
+        return _ENCODER.encode(_reference(message))
+    if plan.flat:
+        key = message.SerializeToString(deterministic=True)
+        text = plan.flat_texts.get(key)
+        if text is None:
+            text = _fields_text(plan, message)
+            if len(plan.flat_texts) < _FLAT_CACHE_LIMIT:
+                plan.flat_texts[key] = text
+        return text
+    return _fields_text(plan, message)
+
+
+def _fields_text(plan: _Text, message: Message) -> str:
+    by_field = plan.by_field
+    parts = []
+    missing = len(plan.defaults)
+    listed = message.ListFields()
+    for field, value in listed:
+        entry = by_field.get(field)
+        if entry is None:  # an extension: json_format knows how to name it
+            return _ENCODER.encode(_reference(message))
+        key, write, has_default = entry
+        parts.append(key + write(value))
+        missing -= has_default
+    if missing:
+        present = {field for field, _ in listed}
+        parts += [text for field, text in plan.defaults if field not in present]
+    return "{" + ",".join(parts) + "}"
+
+
 def dumps(message: Message) -> bytes:
-    """``message`` as compact proto3 JSON bytes."""
-    return json.dumps(to_json_dict(message), separators=(",", ":")).encode()
+    """``message`` as compact proto3 JSON bytes: ``json.dumps(to_json_dict(message))`` (same
+    members and values in the same order), written straight from the message without
+    the dictionary in between, and each distinct flat sub-message (a card) written once."""
+    return _message_text(message).encode()
 
 
 class FastJsonCodec(Codec[Message, _V]):
