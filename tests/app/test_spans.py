@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
 
 from scopa import rules
 from scopa.app import CoreSettings, CreateGameCommand, GameCore, SeatSpec, TokenAuthority
@@ -58,3 +60,25 @@ async def test_one_engine_span_per_move_without_cards() -> None:
     for span in spans:
         # Exactly these attributes, each a count, flag or id: no place for a card.
         assert set(dict(span.attributes or {})) == allowed[span.name]
+
+
+async def test_an_engine_error_ends_its_span_as_an_error() -> None:
+    """A refused move ends its engine span with ERROR status and an exception event."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    core = GameCore(
+        MemoryStore(), TokenAuthority(b"t" * 32), CoreSettings(), tracer_provider=provider
+    )
+    created = await core.create_game(
+        CreateGameCommand("scopa", {"target_score": 1}, [SeatSpec("a"), SeatSpec("b")])
+    )
+    public = await core.get_state(created.game_id, None)
+    idle = 1 - public.view.turn
+    own = (await core.get_state(created.game_id, dict(created.tokens)[idle])).view
+    with pytest.raises(rules.RulesError):
+        await core.play_card(created.game_id, dict(created.tokens)[idle], rules.Move(own.hand[0]))
+    (span,) = [s for s in exporter.get_finished_spans() if s.name == "scopa.engine.apply_move"]
+    assert span.status.status_code is StatusCode.ERROR
+    assert [e.name for e in span.events] == ["exception"]
+    assert span.end_time is not None

@@ -760,15 +760,22 @@ class GameCore:
             "scopa.seat": seat,
             "scopa.hand_number": state.hand_number,
         }
-        with self._tracer.start_as_current_span(name, attributes=attributes) as span:
+        span = self._tracer.start_span(name, attributes=attributes)
+        with _ended(span):
             new_state, events = rules.apply_action(state, seat, action, self._rng)
             first = events[0]
             if isinstance(first, rules.CardPlayed):
-                span.set_attribute("scopa.cards_captured", len(first.captured))
-                span.set_attribute("scopa.sweep", first.sweep)
-            elif isinstance(first, rules.Declared):
-                span.set_attribute("scopa.declaration", first.name)
-            span.set_attribute("scopa.game_over", new_state.finished)
+                span.set_attributes(
+                    {
+                        "scopa.cards_captured": len(first.captured),
+                        "scopa.sweep": first.sweep,
+                        "scopa.game_over": new_state.finished,
+                    }
+                )
+            else:
+                if isinstance(first, rules.Declared):
+                    span.set_attribute("scopa.declaration", first.name)
+                span.set_attribute("scopa.game_over", new_state.finished)
         result, committed = await self._commit(
             game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
         )
@@ -1194,6 +1201,29 @@ _MAX_TURN_TIMEOUT_S: Final = 7 * 24 * 3600
 DEFAULT_FORFEIT_AFTER: Final = 3
 """With ``on_timeout`` "forfeit" and no ``forfeit_after``: the third timeout resigns the seat."""
 _MAX_FORFEIT_AFTER: Final = 100
+
+
+class _ended:  # noqa: N801  (used as a context manager: ``with _ended(span)``)
+    """End ``span`` when the block ends, recording an exception that escapes it as
+    ``start_as_current_span`` does, without making the span current: for a leaf span (the
+    engine's, around pure rules code that opens no span) that is all its three nested context
+    managers and the context switch bought."""
+
+    __slots__ = ("_span",)
+
+    def __init__(self, span: trace.Span) -> None:
+        self._span = span
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if isinstance(exc, Exception) and self._span.is_recording():
+            self._span.record_exception(exc)
+            self._span.set_status(
+                trace.Status(trace.StatusCode.ERROR, f"{type(exc).__name__}: {exc}")
+            )
+        self._span.end()
 
 
 def _awaited_seat(state: rules.MatchState) -> int:
