@@ -13,7 +13,7 @@ from google.protobuf.message import Message
 
 from scopa.app import CoreSettings, GameCore, TokenAuthority
 from scopa.storage import open_store
-from scopa.transport import GameCalls
+from scopa.transport import GameCalls, _rest_json
 from scopa.transport._rest_json import FastJsonCodec, dumps, from_json_dict, to_json_dict
 from scopa_client.v1 import scopa_pb2 as pb
 
@@ -226,3 +226,15 @@ def test_codec_decodes_as_json_format_parse_does() -> None:
         with pytest.raises(json_format.ParseError) as reference:
             json_format.Parse(bad, pb.PlayCardRequest(), ignore_unknown_fields=True)
         assert str(fast.value) == str(reference.value)
+
+
+def test_dumps_keeps_a_bounded_number_of_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nested texts are kept per type up to a bound (then dropped) and never mixed up."""
+    monkeypatch.setattr(_rest_json, "_TEXTS_KEPT", 5)
+    seats = [pb.SeatInfo(seat=i, display_name=f"p{i}", hand_size=i % 4) for i in range(12)]
+    for _ in range(2):
+        for seat in seats:
+            view = pb.GameView(seats=[seat])
+            assert json.loads(dumps(view)) == _reference(view)
+    plan = _rest_json._text_plan(pb.SeatInfo.DESCRIPTOR)
+    assert plan is not None and 0 < len(plan.texts) <= 5

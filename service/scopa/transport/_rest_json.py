@@ -403,8 +403,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _QUOTE: Callable[[str], str] = getattr(json.encoder, "encode_basestring_ascii")  # noqa: B009
 """json's own string encoder (in C), as ``json.dumps`` uses it: quoted, non-ASCII escaped."""
-_FLAT_CACHE_LIMIT = 4096
-"""Texts kept per flat message type (a Card has 40 + a few in a game)."""
+_TEXTS_KEPT = 4096
+"""Texts of nested messages kept per message type (see _message_text); all dropped when full."""
 
 _Write = Callable[[Any], str]
 
@@ -414,7 +414,7 @@ class _Text:
     ``"jsonName":`` and its writer, whether it has a JSON default (no presence), and the text of
     those defaults, as :func:`to_json_dict` maps it (present fields first, then the defaults)."""
 
-    __slots__ = ("by_field", "defaults", "flat", "flat_texts")
+    __slots__ = ("by_field", "defaults", "texts")
 
     def __init__(self, descriptor: Descriptor) -> None:
         self.by_field: dict[FieldDescriptor, tuple[str, _Write, bool]] = {}
@@ -426,8 +426,8 @@ class _Text:
             if default is not None:
                 defaults.append((field, key + default))
         self.defaults: tuple[tuple[FieldDescriptor, str], ...] = tuple(defaults)
-        self.flat = _is_flat(descriptor)
-        self.flat_texts: dict[bytes, str] = {}
+        self.texts: dict[bytes, str] = {}
+        """Texts of this type's nested messages by their wire bytes (see _message_text)."""
 
 
 def _is_flat(descriptor: Any) -> bool:
@@ -491,12 +491,13 @@ def _map_text(entry: Any) -> _Write:
     texts: dict[tuple[tuple[Any, ...], tuple[bytes, ...]], str] = {}
 
     def kept(items: Any) -> str:
-        copied = dict(items)
-        content = (tuple(copied), tuple(map(serialize, copied.values())))
+        keys = tuple(items)  # the map's own iterator (dict(items) goes through Python's Mapping)
+        values = tuple(map(items.__getitem__, keys))
+        content = (keys, tuple(map(serialize, values)))
         text = texts.get(content)
         if text is None:
-            text = write(copied)
-            if len(texts) < _FLAT_CACHE_LIMIT:
+            text = write(dict(zip(keys, values, strict=True)))
+            if len(texts) < _TEXTS_KEPT:
                 texts[content] = text
         return text
 
@@ -518,18 +519,21 @@ def _field_text(field: FieldDescriptor) -> tuple[_Write, str | None]:
 
 
 def _message_text(message: Message) -> str:
+    """A nested message's text, kept under its wire bytes: what repeats from response to
+    response (cards, options, legal moves, seats, past hands' results) or inside one (a move's
+    events are also the view's last events) is written once."""
     plan = _text_plan(message.DESCRIPTOR)
     if plan is None:
         return _ENCODER.encode(_reference(message))
-    if plan.flat:
-        key = message.SerializeToString(deterministic=True)
-        text = plan.flat_texts.get(key)
-        if text is None:
-            text = _fields_text(plan, message)
-            if len(plan.flat_texts) < _FLAT_CACHE_LIMIT:
-                plan.flat_texts[key] = text
-        return text
-    return _fields_text(plan, message)
+    key = message.SerializeToString(deterministic=True)
+    texts = plan.texts
+    text = texts.get(key)
+    if text is None:
+        text = _fields_text(plan, message)
+        if len(texts) >= _TEXTS_KEPT:
+            texts.clear()
+        texts[key] = text
+    return text
 
 
 def _fields_text(plan: _Text, message: Message) -> str:
@@ -552,9 +556,13 @@ def _fields_text(plan: _Text, message: Message) -> str:
 
 def dumps(message: Message) -> bytes:
     """``message`` as compact proto3 JSON bytes: ``json.dumps(to_json_dict(message))`` (same
-    members and values in the same order), written straight from the message without
-    the dictionary in between, and each distinct flat sub-message (a card) written once."""
-    return _message_text(message).encode()
+    members and values in the same order), written straight from the message without the
+    dictionary in between, and each nested message already written before (same wire bytes:
+    same text) taken from the texts kept (see _message_text)."""
+    plan = _text_plan(message.DESCRIPTOR)
+    if plan is None:
+        return _ENCODER.encode(_reference(message)).encode()
+    return _fields_text(plan, message).encode()
 
 
 class FastJsonCodec(Codec[Message, _V]):
