@@ -21,6 +21,7 @@ from scopa.rules import (
     HandScored,
     InvalidState,
     MatchState,
+    _serial,
     apply_move,
     dump_events,
     dump_state,
@@ -45,6 +46,31 @@ def test_state_and_events_round_trip_through_a_whole_game(preset: str) -> None:
         state, events = apply_move(state, state.turn, random_move(state, rng), rng)
         assert load_events(dump_events(events)) == events
     assert load_state(dump_state(state)) == state
+
+
+def _dumped_whole(state: MatchState) -> bytes:
+    """The state's blob with its history encoded together with the rest, in one go."""
+    history = [_serial._event_out(event) for event in state.history]
+    text = _serial._ENCODER.encode(_serial._state_record(state, history))
+    return bytes([FORMAT_VERSION]) + zlib.compress(text.encode(), _serial._ZLIB_LEVEL)
+
+
+@pytest.mark.parametrize("kept", [4096, 3])
+def test_state_blobs_from_kept_history_texts_are_the_same_bytes(
+    kept: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A state's blob written from its history events' kept texts is byte for byte the blob
+    encoded in one go, also when the kept texts are dropped mid-hand (a small bound)."""
+    monkeypatch.setattr(_serial, "_HISTORY_KEPT", kept)
+    rng = random.Random(8)
+    state, _ = new_match(make_ruleset("scopone", {"target_score": 11}), rng=rng)
+    blobs = 0
+    while not state.finished:
+        state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
+        assert dump_state(state) == _dumped_whole(state)
+        blobs += bool(state.history)
+    assert blobs > 30
+    assert 0 < len(_serial._HISTORY_TEXTS) <= kept
 
 
 def test_overrides_and_resignation_survive_a_round_trip() -> None:

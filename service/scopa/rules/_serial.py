@@ -272,36 +272,69 @@ def events_from_records(rows: list[Record], version: int) -> list[Event]:
 # --- state ---------------------------------------------------------------------------------
 
 
+_HISTORY_TEXTS: dict[int, tuple[Event, str]] = {}
+"""JSON texts of history events by the event's id (the event kept beside its text, so an id is
+never mistaken for a later object's): each play stays in the history, and in every state
+dumped, until its hand ends."""
+_HISTORY_KEPT: Final = 4096
+_HISTORY_SLOT: Final = ',"history":[],"scores":'
+"""Where the history goes in a state's JSON (with its neighbours: no option name is either)."""
+
+
+def _history_text(history: tuple[Event, ...]) -> str:
+    """The JSON text of a state's history, each event's text written once."""
+    texts = []
+    for event in history:
+        kept = _HISTORY_TEXTS.get(id(event))
+        if kept is None or kept[0] is not event:
+            if len(_HISTORY_TEXTS) >= _HISTORY_KEPT:
+                _HISTORY_TEXTS.clear()
+            kept = (event, _ENCODER.encode(_event_out(event)))
+            _HISTORY_TEXTS[id(event)] = kept
+        texts.append(kept[1])
+    return '"history":[' + ",".join(texts) + "]"
+
+
 def dump_state(state: MatchState) -> bytes:
-    """Serialise ``state`` (hidden parts included: this is for the server's store only)."""
+    """Serialise ``state`` (hidden parts included: this is for the server's store only).
+
+    The history's events are written from their kept texts (:func:`_history_text`) into the
+    slot the encoder leaves for them: the same bytes as encoding them with the rest.
+    """
     # json writes tuples as lists, so the fields go in as they are.
-    return _pack(
-        {
-            "preset": state.ruleset.preset,
-            "overrides": _overrides(state.ruleset),
-            "hand_number": state.hand_number,
-            "dealer": state.dealer,
-            "turn": state.turn,
-            "hands": state.hands,
-            "table": state.table,
-            "stock": state.stock,
-            "piles": state.piles,
-            "sweeps": state.sweeps,
-            "specials": state.specials,
-            "phase": state.phase,
-            "declared": state.declared,
-            "declarations": [_event_out(d) for d in state.declarations],
-            "last_capturer": state.last_capturer,
-            "last_laid": state.last_laid,
-            "history": [_event_out(p) for p in state.history],
-            "scores": state.scores,
-            "results": [_result_out(r) for r in state.results],
-            "winners": state.winners,
-            "finish_reason": state.finish_reason.value,
-            "decks": state.decks,
-            "out": state.out,
-        }
-    )
+    text = _ENCODER.encode(_state_record(state, history=[]))
+    if state.history:
+        slot = f',{_history_text(state.history)},"scores":'
+        text = text.replace(_HISTORY_SLOT, slot, 1)
+    return bytes([FORMAT_VERSION]) + zlib.compress(text.encode(), _ZLIB_LEVEL)
+
+
+def _state_record(state: MatchState, history: list[Record]) -> Record:
+    return {
+        "preset": state.ruleset.preset,
+        "overrides": _overrides(state.ruleset),
+        "hand_number": state.hand_number,
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "hands": state.hands,
+        "table": state.table,
+        "stock": state.stock,
+        "piles": state.piles,
+        "sweeps": state.sweeps,
+        "specials": state.specials,
+        "phase": state.phase,
+        "declared": state.declared,
+        "declarations": [_event_out(d) for d in state.declarations],
+        "last_capturer": state.last_capturer,
+        "last_laid": state.last_laid,
+        "history": history,
+        "scores": state.scores,
+        "results": [_result_out(r) for r in state.results],
+        "winners": state.winners,
+        "finish_reason": state.finish_reason.value,
+        "decks": state.decks,
+        "out": state.out,
+    }
 
 
 def _declared_in(r: Record) -> Declared:
