@@ -1268,8 +1268,12 @@ _FINGERPRINTED = b"F"
 
 def _fingerprint(rpc: str, *arguments: str) -> bytes:
     """A digest of a mutating request (the RPC and its arguments), stored with its response."""
-    text = json.dumps([rpc, *arguments], separators=(",", ":"))
+    text = _COMPACT.encode([rpc, *arguments])
     return hashlib.sha256(text.encode()).digest()[:16]
+
+
+_COMPACT: Final = json.JSONEncoder(separators=(",", ":"))
+"""json.dumps(..., separators=(",", ":")) without building an encoder per call."""
 
 
 def _canonical(action: rules.Action) -> str:

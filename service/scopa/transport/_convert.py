@@ -273,6 +273,19 @@ def events_to_pb(events: Iterable[VersionedEvent]) -> list[pb.Event]:
     return [event_to_pb(e) for e in events]
 
 
+@functools.lru_cache(maxsize=4096)
+def _legal_move(move: rules.Move) -> pb.LegalMove:
+    # Built once per distinct move, like _CARDS: only passed to the GameView constructor, which
+    # copies it; never handed out or mutated.
+    return pb.LegalMove(card=_CARDS[move.card], capture=cards_to_pb(move.capture or ()))
+
+
+@functools.lru_cache(maxsize=4096, typed=True)  # typed: a Move and a Steal may be equal tuples
+def _legal_action(action: rules.Action) -> pb.Action:
+    # As _legal_move: built once per distinct action, only ever copied.
+    return action_to_pb(action)
+
+
 def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None) -> pb.GameView:
     """A caller's snapshot to the GameView message (``last_events``: already converted)."""
     view = snapshot.view
@@ -317,11 +330,8 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
         turn=view.turn if playing else None,
         hand_number=view.hand_number,
         sides=sides,
-        legal_moves=[
-            pb.LegalMove(card=_CARDS[m.card], capture=cards_to_pb(m.capture or ()))
-            for m in view.legal_moves
-        ],
-        legal_actions=[action_to_pb(a) for a in view.legal_actions],
+        legal_moves=[_legal_move(m) for m in view.legal_moves],
+        legal_actions=[_legal_action(a) for a in view.legal_actions],
         last_events=events_to_pb(snapshot.last_events) if last_events is None else last_events,
         hand_results=[_hand_result(r) for r in view.results],
         winners=list(view.winners),
