@@ -27,6 +27,8 @@ is the same as running, while the round runs::
 py-spy pauses the server for each sample (without ``--nonblocking``: that mode misplaces
 samples) and takes CPU from the same two cores, so quote figures from runs without it.
 ``--profile`` runs the whole server under cProfile instead (deterministic, much slower).
+``bench/callgrind.py --proto grpc|rest|connect [--floor]`` counts the server's instructions
+per PlayCard (or floor call) under callgrind: the load-independent figure (bench/README.md).
 
 ``--redis cluster`` runs the same phases (server and floor alike) on a local 3-primary Redis
 Cluster; the Redis counters are summed over its primaries.
