@@ -34,7 +34,6 @@ from typing import Final
 from compiled import CHILD_MARK, is_compiled, run_compiled  # bench/compiled.py
 
 from scopa.rules import (
-    DECK_SIZE,
     PRESETS,
     HandScored,
     MatchState,
@@ -97,7 +96,8 @@ def play_hands_for(ruleset: Ruleset, seconds: float, seed: int = 1) -> tuple[Tal
     while time.process_time() < deadline:
         for _ in range(20):
             state, _ = new_match(ruleset, rng=rng)
-            tally.plays += DECK_SIZE - len(state.table)  # every card not on the table is played
+            # every card not on the table is played
+            tally.plays += ruleset.options.deck_size - len(state.table)
             play_out(state, rng)
             tally.hands += 1
     return tally, time.process_time() - start

@@ -174,3 +174,32 @@ def test_cirulla_takes_sums_and_fifteens_freely() -> None:
     assert takes("cirulla", "1C 3B 4S 5D 8C", "6D") == {"1C 5D", "1C 8C", "4S 5D", "1C 3B 5D"}
     assert takes("cirulla", "7C 3B 4S", "7D") == {"7C"}  # an equal card before a sum of 7
     assert takes("cirulla", "8C 2B 9S", "1D") == {"2B 8C 9S"}  # the ace takes the table
+
+
+def test_the_52_card_deck_figures_take_only_figures() -> None:
+    """figures_capture_only_figures in the 52-card deck: 11..13 are the figures, 8..10 numerals."""
+    deck = {"deck_size": 52, "players": 4, "hand_size": 13, "table_cards": 0, "kings_redeal": 0}
+    only = {**deck, "figures_capture_only_figures": True}
+    assert takes("scopa", "11C 5B 6S", "11D", **only) == {"11C"}
+    assert takes("scopa", "12C 5B 6S", "11D", **only) == set()
+    assert takes("scopa", "4C 6B", "10D", **only) == {"4C 6B"}  # a numeral 10 takes a sum
+    assert takes("scopa", "4C 6B", "10D", figures_capture_only_figures=True) == set()  # a re
+    assert takes("scopa", "6C 7B", "13D", **deck) == {"6C 7B"}  # without the option: value 13
+
+
+def test_a_twin_is_taken_only_to_sweep() -> None:
+    """twin_captures (seed 004, 80 cards): 5S takes 5S' only when that clears the table."""
+    deck = {"deck_size": 80, "players": 4, "hand_size": 5, "table_cards": 0}
+    twins = {**deck, "twin_captures": True}
+    assert takes("scopa", "5S' 3C", "5S", **twins) == set()
+    assert takes("scopa", "5S'", "5S", **twins) == {"5S'"}
+    assert takes("scopa", "5S' 5C", "5S", **twins) == {"5C"}
+    assert takes("scopa", "2S 3S'", "5S", **twins) == {"2S 3S'"}  # other cards of the suit
+    assert takes("scopa", "5S' 3C", "5S", **deck) == {"5S'"}  # the option off: as any 5
+
+
+def test_table_key_orders_by_rank_then_suit_then_copy() -> None:
+    """The table is sorted by rank, suit and copy, so 7D sorts before 7D' and after 7C'."""
+    codes = ["7D'", "7D", "7C'", "13C", "1S'", "8B"]
+    ordered = [card_code(c) for c in sorted(cards(" ".join(codes)), key=table_key)]
+    assert ordered == ["1S'", "7C'", "7D", "7D'", "8B", "13C"]

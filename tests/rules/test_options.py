@@ -111,6 +111,12 @@ def test_overrides_are_applied_and_reported() -> None:
         ("scopone", {"table_cards": 10}, "table_cards"),
         ("scopa", {"hand_size": 21, "table_cards": 0}, "hand_size"),
         ("scopone_scientifico", {"aces_on_table": "return"}, "aces_on_table"),
+        ("scopa", {"deck_size": 36}, "deck_size"),
+        ("scopa", {"deck_size": 52, "table_cards": 2}, "hand_size"),  # 50 cards: 2 x 3 no
+        ("scopa", {"twin_captures": True}, "twin_captures"),
+        ("scopa", {"denari_ten_fante": True}, "denari_ten_fante"),
+        ("scopa", {"deck_size": 80, "denari_ten_fante": True}, "denari_ten_fante"),
+        ("scopa", {"deck_size": 52, "twin_captures": True}, "twin_captures"),
     ],
 )
 def test_invalid_options_are_rejected(preset: str, overrides: dict[str, Any], field: str) -> None:
@@ -292,7 +298,8 @@ def test_a_preset_builds_with_each_of_its_seat_counts_and_no_other(preset: str) 
         if players in PRESETS[preset].players:
             options = make_ruleset(preset, {"players": players}).options
             assert options.players == players
-            assert (DECK_SIZE - options.table_cards) % (players * options.hand_size) == 0
+            dealt = options.deck_size - options.table_cards
+            assert dealt % (players * options.hand_size) == 0
         else:
             with pytest.raises(InvalidOption) as err:
                 make_ruleset(preset, {"players": players})
@@ -357,3 +364,26 @@ def test_options_that_can_never_score_are_refused() -> None:
     with pytest.raises(InvalidOption) as raised:
         make_ruleset("frac", {"frac_points": False})
     assert raised.value.field == "target_score"
+
+
+def test_bigger_decks_deal_their_own_card_counts() -> None:
+    """deck_size 52 deals 4 x 13, deck_size 80 deals 4 x 5 four times; the deck sets the bounds."""
+    bresciane = make_ruleset(
+        "scopa", {"deck_size": 52, "players": 4, "hand_size": 13, "table_cards": 0}
+    ).options
+    assert bresciane.deck_size == 52
+    two = make_ruleset(
+        "scopa", {"deck_size": 80, "players": 4, "hand_size": 5, "table_cards": 0}
+    ).options
+    assert two.deck_size == 80
+    with pytest.raises(InvalidOption) as err:
+        make_ruleset("scopa", {"players": 4, "hand_size": 13, "table_cards": 0})
+    assert err.value.field == "hand_size"
+
+
+def test_void_deal_chance_counts_both_decks_kings() -> None:
+    """With two decks eight kings may fall on the table: 3 kings of 4 cards is likelier."""
+    one = make_ruleset("scopa").options
+    two = make_ruleset("scopa", {"deck_size": 80, "hand_size": 5, "table_cards": 0}).options
+    two_table = dataclasses.replace(two, table_cards=4)
+    assert void_deal_chance(two_table) > void_deal_chance(one) > 0

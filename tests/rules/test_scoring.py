@@ -691,3 +691,62 @@ def test_cirulla_scores_the_grande_and_the_piccola() -> None:
     assert component(score, "napola_denari").points == (4, 0)
     short = score_hand(options, two_sides(suit_cards(Suit.DENARI, 8, 9)))
     assert component(short, "grande").points == (0, 0)
+
+
+# --- two decks (deck_size 80) and the 52-card deck ------------------------------------------
+
+
+def _second(cards_: tuple[Card, ...]) -> tuple[Card, ...]:
+    """The second copies of ``cards_`` (80-card deck)."""
+    return tuple(c + 52 for c in cards_)
+
+
+def test_two_decks_score_each_copy_of_a_card() -> None:
+    """Seed 004, 80 cards: two settebelli score 2, two marescialli cost 2, two polacche score 2."""
+    options = Options(
+        deck_size=80, players=4, hand_size=5, table_cards=0, maresciallo=True, polacca=True
+    )
+    both = cards("7D 7D' 10S 10S' 8D 8D'")
+    one = cards("7D 10S 8D")
+    score = score_hand(options, [SideTally(both), SideTally(())])
+    assert component(score, "settebello").points == (2, 0)
+    assert component(score, "maresciallo").points == (-2, 0)
+    assert component(score, "polacca").points == (2, 0)
+    single = score_hand(options, [SideTally(one), SideTally(cards("7D' 10S' 8D'"))])
+    assert component(single, "settebello").points == (1, 1)
+    assert component(single, "polacca").points == (1, 1)
+
+
+def test_two_decks_make_a_second_napola_from_ranks_held_twice() -> None:
+    """Seed 004's "2 napole": a run held twice (ace..4) adds a second napola to the first."""
+    first = suit_cards(Suit.DENARI, 1, 2, 3, 4, 5)
+    second = _second(suit_cards(Suit.DENARI, 1, 2, 3, 4))
+    assert napola_length(first, Suit.DENARI) == 5
+    assert napola_length(first + second, Suit.DENARI) == 9
+    assert napola_length(first + _second(suit_cards(Suit.DENARI, 1, 2)), Suit.DENARI) == 5
+
+
+def test_the_52_card_napula_runs_to_the_re() -> None:
+    """Cicera's napula: all thirteen spade of the 52-card deck are a run of 13."""
+    spade = tuple(card_of(Suit.SPADE, r) for r in range(1, 14))
+    assert napola_length(spade, Suit.SPADE) == 13
+    assert napola_length(spade[:8] + spade[9:], Suit.SPADE) == 8
+
+
+def test_the_fast_scorers_agree_with_two_decks_rules() -> None:
+    """With two decks score_hand uses the rules' own copy-aware scoring, not the fast twins."""
+    options = Options(deck_size=80, players=4, hand_size=5, table_cards=0)
+    held = cards("7D 7D'")
+    score = score_hand(options, [SideTally(held), SideTally(cards("7C"))])
+    assert component(score, "settebello").values == (2.0, 0.0)
+    assert component(score, "settebello").points == (2, 0)
+
+
+def test_denari_ten_fante_scores_the_52_card_ten_and_fante_of_denari() -> None:
+    """Cicera (Parlett): the 10 and the fante (11) of denari score 1 each; the cavallo nothing."""
+    options = Options(
+        deck_size=52, players=4, hand_size=13, table_cards=0, kings_redeal=0, denari_ten_fante=True
+    )
+    score = score_hand(options, [SideTally(cards("10D 12D")), SideTally(cards("11D"))])
+    assert component(score, "ten_of_denari").points == (1, 0)
+    assert component(score, "fante_of_denari").points == (0, 1)

@@ -26,6 +26,7 @@ from scopa.rules import (
     PileSteal,
     Steal,
     Tuzzulicchio,
+    TwinSweep,
     apply_action,
     declaration_rules,
     instant_win_rules,
@@ -256,3 +257,41 @@ def test_a_steal_with_the_last_card_ends_the_hand_and_counts_the_cards() -> None
         ("cards", (6.0, 0.0), (1, 0))
     ]
     assert state.finished and state.winners == (0,)
+
+
+# --- two decks: twins (seed 004, Marescialla with 80 cards) -------------------------------
+
+TWO_DECKS = {"deck_size": 80, "players": 4, "hand_size": 5, "table_cards": 0}
+
+
+def test_a_twin_sweep_scores_three_and_the_maresciallo_on_its_twin_ten() -> None:
+    """Seed 004: a card sweeping its twin scores 3 (+2 beside the sweep), the re of spade 10."""
+    rule = TwinSweep()
+    assert rule.points(cards("5S")[0], cards("5S'"), -1, True) == 2
+    assert rule.points(cards("10S'")[0], cards("10S"), -1, True) == 9
+    assert rule.points(cards("5S")[0], cards("5S'"), -1, False) == 0
+    assert rule.points(cards("5S")[0], cards("5C"), -1, True) == 0
+
+
+def test_the_maresciallo_sweeping_its_twin_is_not_penalised_as_a_sweep() -> None:
+    """With twin_captures the re of spade on its twin scores 10 in all, not the -3 penalty that a
+    sweep of other cards with it still costs."""
+    rules = ruleset("marescialla", **TWO_DECKS, twin_captures=True)
+    assert [r.name for r in special_rules(rules.options)] == ["maresciallo_sweep", "twin_sweep"]
+    state = situation(rules, hands=["10S 1C", "2C", "3C", "4C"], table="10S'", stock="")
+    state, events = play(state, 0, "10S", "10S'")
+    played = of_type(events, CardPlayed)[0]
+    assert played.sweep
+    assert dict(state.specials[0]) == {"twin_sweep": 9}
+    other = situation(rules, hands=["10S 1C", "2C", "3C", "4C"], table="5C 5B", stock="")
+    other, events = play(other, 0, "10S", "5B 5C")
+    assert dict(other.specials[0]) == {"maresciallo_sweep": -3}
+
+
+def test_a_card_that_would_take_its_twin_short_of_a_sweep_is_laid() -> None:
+    """Seed 004: 5S cannot take 5S' beside another card; with no other set it is laid."""
+    rules = ruleset("marescialla", **TWO_DECKS, twin_captures=True)
+    state = situation(rules, hands=["5S 1C", "2C", "3C", "4C"], table="5S' 9C", stock="")
+    state, events = play(state, 0, "5S", "")
+    assert of_type(events, CardPlayed)[0].captured == ()
+    assert sorted(state.table) == sorted(cards("5S 5S' 9C"))

@@ -46,14 +46,36 @@ def test_card_round_trip(card: int) -> None:
     assert card_from_pb(message, "card") == card
 
 
+@pytest.mark.parametrize("card", rules.deck_cards(52) + rules.deck_cards(80)[40:])
+def test_bigger_decks_round_trip_with_rank_and_copy(card: int) -> None:
+    """52-card ranks 11..13 and 80-card second copies (copy 1) survive the trip and back."""
+    message = card_to_pb(card)
+    assert message.rank == rules.rank_of(card)
+    assert message.copy == rules.copy_of(card)
+    assert card_from_pb(message, "card") == card
+
+
+def test_a_40_card_message_carries_no_copy_on_the_wire() -> None:
+    """A first copy leaves Card.copy at its default: 40-card clients see the same bytes."""
+    settebello = card_to_pb(rules.parse_card("7D")).SerializeToString()
+    assert settebello == pb.Card(suit=pb.SUIT_DENARI, rank=7).SerializeToString()
+
+
 @pytest.mark.parametrize(
-    ("suit", "rank", "field"),
-    [(0, 7, "card.suit"), (2, 0, "card.rank"), (2, 11, "card.rank"), (9, 1, "card.suit")],
+    ("suit", "rank", "copy", "field"),
+    [
+        (0, 7, 0, "card.suit"),
+        (2, 0, 0, "card.rank"),
+        (2, 14, 0, "card.rank"),
+        (9, 1, 0, "card.suit"),
+        (2, 7, 2, "card.copy"),
+        (2, 7, -1, "card.copy"),
+    ],
 )
-def test_bad_cards_name_their_field(suit: int, rank: int, field: str) -> None:
-    """A card with no suit or a rank outside 1..10 is INVALID_ARGUMENT naming the field."""
+def test_bad_cards_name_their_field(suit: int, rank: int, copy: int, field: str) -> None:
+    """No suit, a rank outside 1..13 or a copy other than 0/1 is INVALID_ARGUMENT on the field."""
     with pytest.raises(InvalidArgument) as err:
-        card_from_pb(pb.Card(suit=suit, rank=rank), "card")  # type: ignore[arg-type]
+        card_from_pb(pb.Card(suit=suit, rank=rank, copy=copy), "card")  # type: ignore[arg-type]
     assert err.value.field == field
 
 

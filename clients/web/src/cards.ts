@@ -17,9 +17,25 @@ const SUITS: Record<number, SuitLook> = {
   [Suit.SPADE]: { italian: "spade", english: "swords", letter: "S", colour: "#1f4e9c", symbol: sword },
 };
 
+// The 40-card deck (and the 80-card deck, two of them): ranks 8, 9, 10 are the figures.
 const ITALIAN_RANKS = ["", "Asso", "Due", "Tre", "Quattro", "Cinque", "Sei", "Sette", "Fante", "Cavallo", "Re"];
 const ENGLISH_RANKS = ["", "Ace", "2", "3", "4", "5", "6", "7", "Jack", "Knight", "King"];
 const CORNER = ["", "A", "2", "3", "4", "5", "6", "7", "F", "C", "R"];
+// The 52-card (Bresciane) deck: 8, 9, 10 are numerals and 11, 12, 13 the figures.
+const ITALIAN_RANKS_52 = [...ITALIAN_RANKS.slice(0, 8), "Otto", "Nove", "Dieci", "Fante", "Cavallo", "Re"];
+const ENGLISH_RANKS_52 = [...ENGLISH_RANKS.slice(0, 8), "8", "9", "10", "Jack", "Knight", "King"];
+const CORNER_52 = [...CORNER.slice(0, 8), "8", "9", "10", "F", "C", "R"];
+
+let deckSize = 40;
+
+/** Name ranks as the deck of `size` cards does (GameView.deckSize; 0 or unknown: 40). */
+export function useDeck(size: number): void {
+  deckSize = size === 52 ? 52 : size === 80 ? 80 : 40;
+}
+
+function bresciane(): boolean {
+  return deckSize === 52;
+}
 
 function look(card: Card): SuitLook {
   const found = SUITS[card.suit];
@@ -29,12 +45,16 @@ function look(card: Card): SuitLook {
 
 /** The card's Italian name, e.g. "Sette di denari". */
 export function italianName(card: Card): string {
-  return `${ITALIAN_RANKS[card.rank] ?? card.rank} di ${look(card).italian}`;
+  const ranks = bresciane() ? ITALIAN_RANKS_52 : ITALIAN_RANKS;
+  const second = card.copy === 1 ? " (secondo mazzo)" : "";
+  return `${ranks[card.rank] ?? card.rank} di ${look(card).italian}${second}`;
 }
 
 /** The card's English name, e.g. "7 of coins". */
 export function englishName(card: Card): string {
-  return `${ENGLISH_RANKS[card.rank] ?? card.rank} of ${look(card).english}`;
+  const ranks = bresciane() ? ENGLISH_RANKS_52 : ENGLISH_RANKS;
+  const second = card.copy === 1 ? " (second deck)" : "";
+  return `${ranks[card.rank] ?? card.rank} of ${look(card).english}${second}`;
 }
 
 /** The text alternative of a card: both names. */
@@ -42,14 +62,14 @@ export function cardLabel(card: Card): string {
   return `${italianName(card)} (${englishName(card)})`;
 }
 
-/** A short code, e.g. "7D" (the server's ErrorInfo metadata uses the same). */
+/** A short code, e.g. "7D", "7D'" for a second copy (the server's ErrorInfo metadata uses the same). */
 export function cardCode(card: Card): string {
-  return `${card.rank}${look(card).letter}`;
+  return `${card.rank}${look(card).letter}${card.copy === 1 ? "'" : ""}`;
 }
 
-/** True when both are the same card. */
+/** True when both are the same card (suit, rank and copy). */
 export function sameCard(a: Card, b: Card): boolean {
-  return a.suit === b.suit && a.rank === b.rank;
+  return a.suit === b.suit && a.rank === b.rank && a.copy === b.copy;
 }
 
 /** A list of cards in words, e.g. "Tre di coppe + Quattro di spade". */
@@ -60,10 +80,10 @@ export function cardsInWords(cards: readonly Card[]): string {
 /** The face of `card` as an SVG image (decorative: the element holding it carries the label). */
 export function cardFace(card: Card): SVGElement {
   const suit = look(card);
-  const corner = CORNER[card.rank] ?? String(card.rank);
+  const corner = (bresciane() ? CORNER_52 : CORNER)[card.rank] ?? String(card.rank);
   const symbol = suit.symbol();
   symbol.setAttribute("transform", "translate(30 47) scale(1.35) translate(-12 -12)");
-  const figure = card.rank >= 8;
+  const figure = card.rank >= (bresciane() ? 11 : 8);
   return s(
     "svg",
     { viewBox: "0 0 60 90", class: "face", "aria-hidden": "true", focusable: "false" },
@@ -72,6 +92,7 @@ export function cardFace(card: Card): SVGElement {
     s("text", { x: 6, y: 17, class: "rank", fill: suit.colour }, corner),
     s("text", { x: 6, y: 17, class: "rank", fill: suit.colour, transform: "rotate(180 30 45)" }, corner),
     symbol,
+    card.copy === 1 ? s("text", { x: 30, y: 84, class: "copy", "text-anchor": "middle", fill: suit.colour }, "II") : null,
   );
 }
 

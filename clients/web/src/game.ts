@@ -14,7 +14,7 @@ import {
 } from "@scopa/client";
 import type { CallOptions } from "@connectrpc/connect";
 import { requestId } from "./api.js";
-import { cardCode, cardFace, cardLabel, cardsInWords, italianName, sameCard } from "./cards.js";
+import { cardCode, cardFace, cardLabel, cardsInWords, italianName, sameCard, useDeck } from "./cards.js";
 import { h, replace } from "./dom.js";
 import { announce, categoryName, errorInWords, seatName, sideName } from "./messages.js";
 
@@ -132,6 +132,7 @@ export class GameScreen {
    */
   private apply(view: GameView, events: readonly Event[] | undefined): void {
     if (this.view !== undefined && view.version < this.version) return;
+    useDeck(view.deckSize); // the 52-card deck names ranks 8..13 its own way
     for (const event of events ?? []) {
       if (event.version <= this.announced) continue;
       const text = announce(view, event);

@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { CardSchema, Suit, type Card } from "@scopa/client";
-import { cardCode, cardLabel, cardsInWords, englishName, italianName, sameCard } from "../src/cards.js";
+import { cardCode, cardLabel, cardsInWords, englishName, italianName, sameCard, useDeck } from "../src/cards.js";
 
-function card(rank: number, suit: Suit): Card {
-  return create(CardSchema, { rank, suit });
+function card(rank: number, suit: Suit, copy = 0): Card {
+  return create(CardSchema, { rank, suit, copy });
 }
 
 describe("card names", () => {
@@ -30,6 +30,34 @@ describe("card names", () => {
     assert.ok(sameCard(card(3, Suit.COPPE), card(3, Suit.COPPE)));
     assert.ok(!sameCard(card(3, Suit.COPPE), card(3, Suit.SPADE)));
     assert.equal(cardsInWords([card(3, Suit.COPPE), card(4, Suit.SPADE)]), "Tre di coppe + Quattro di spade");
+  });
+
+  it("names the 52-card deck's numerals 8..10 and figures 11..13", () => {
+    useDeck(52);
+    try {
+      assert.equal(italianName(card(8, Suit.DENARI)), "Otto di denari");
+      assert.equal(italianName(card(11, Suit.DENARI)), "Fante di denari");
+      assert.equal(englishName(card(13, Suit.SPADE)), "King of swords");
+      assert.equal(cardCode(card(12, Suit.COPPE)), "12C");
+    } finally {
+      useDeck(40);
+    }
+    assert.equal(italianName(card(8, Suit.DENARI)), "Fante di denari");
+  });
+
+  it("tells a second copy (80-card deck) from the first", () => {
+    useDeck(80);
+    try {
+      const first = card(7, Suit.DENARI);
+      const second = card(7, Suit.DENARI, 1);
+      assert.ok(!sameCard(first, second));
+      assert.equal(cardCode(second), "7D'");
+      assert.equal(italianName(second), "Sette di denari (secondo mazzo)");
+      assert.equal(englishName(second), "7 of coins (second deck)");
+      assert.equal(italianName(first), "Sette di denari");
+    } finally {
+      useDeck(40);
+    }
   });
 
   it("refuses a card without a suit", () => {

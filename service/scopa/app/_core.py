@@ -611,7 +611,8 @@ class GameCore:
         if cmd.stacked_decks and not self._settings.allow_stacked_decks:
             raise StackedDecksDisabled("this server does not accept stacked decks")
         decks = tuple(
-            rules.check_deck(d, f"stacked_decks[{i}]") for i, d in enumerate(cmd.stacked_decks)
+            rules.check_deck(d, f"stacked_decks[{i}]", ruleset.options.deck_size)
+            for i, d in enumerate(cmd.stacked_decks)
         )
         state, events = rules.new_match(ruleset, rng=self._rng, decks=decks)
 

@@ -30,7 +30,10 @@ def random_move(state: MatchState, rng: random.Random) -> Move:
     hand = state.hands[state.turn]
     card = hand[randbelow(rng, len(hand))]
     table = state.table
-    sets = _plan(state.ruleset.options).captures.by_rank(table)[_RANKS[card]]
+    captures = _plan(state.ruleset.options).captures
+    sets = captures.by_rank(table)[_RANKS[card]]
+    if captures.card_filter is not None:
+        sets = captures.card_filter(table, card, sets)
     if not sets:
         randbelow(rng, 1)  # the one-element choice of laying the card
         return _new(Move, (card, ()))
@@ -53,7 +56,10 @@ def rollout_move(state: MatchState, rng: random.Random) -> Move:
     at = min(int(x), len(hand) - 1)
     card = hand[at]
     table = state.table
-    sets = _plan(state.ruleset.options).captures.by_rank(table)[_RANKS[card]]
+    captures = _plan(state.ruleset.options).captures
+    sets = captures.by_rank(table)[_RANKS[card]]
+    if captures.card_filter is not None:
+        sets = captures.card_filter(table, card, sets)
     if not sets:
         return _new(Move, (card, ()))
     chosen = sets[min(int((x - at) * len(sets)), len(sets) - 1)]

@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final, Protocol
 
-from ._cards import _RANKS, Card
+from ._cards import _BASES, _COPIES, _RANKS, _SUITS, MAX_CARD, Card, figure_rank
 from ._options import CaptureArithmetic, Options
 
 __all__ = [
     "SHAPE_BITS",
+    "WIDE_SHAPE_BITS",
     "AceTakesAll",
     "CaptureRule",
     "CaptureTable",
@@ -27,6 +28,7 @@ __all__ = [
     "EqualOrSum",
     "ModularSum",
     "SumWithPlayed",
+    "TwinsOnlySweep",
     "capture_options",
     "capture_rules",
     "capture_table",
@@ -40,9 +42,14 @@ Capture = tuple[Card, ...]
 _ACE: Final = 1
 
 
+_TABLE_KEYS: Final[tuple[int, ...]] = tuple(
+    [(_RANKS[c] - 1) * 8 + _SUITS[c] * 2 + _COPIES[c] for c in range(MAX_CARD)]
+)
+
+
 def table_key(card: Card) -> int:
-    """Sort key of table cards: by rank, then by suit."""
-    return (card % 10) * 4 + card // 10
+    """Sort key of table cards: by rank, then by suit, then first copy before second."""
+    return _TABLE_KEYS[card]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -149,15 +156,19 @@ class EqualOrSum(_RankRule):
 
     overriding = False
 
-    def __init__(self, *, equal_precedence: bool, figures_only_figures: bool) -> None:
+    def __init__(
+        self, *, equal_precedence: bool, figures_only_figures: bool, figure: int = 8
+    ) -> None:
         self.equal_precedence = equal_precedence
         self.figures_only_figures = figures_only_figures
+        self.figure = figure
+        """The lowest figure rank (8, or 11 in the 52-card deck)."""
 
     def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
         singles = tuple([(i,) for i, r in enumerate(ranks) if r == rank])
         if singles and self.equal_precedence:
             return singles
-        if self.figures_only_figures and rank >= 8:
+        if self.figures_only_figures and rank >= self.figure:
             return singles
         return tuple([s for s in _subsets(ranks, rank) if len(s) > 1]) + singles
 
@@ -170,16 +181,20 @@ class EqualOrDifference(_RankRule):
 
     overriding = False
 
-    def __init__(self, *, sums: bool, equal_precedence: bool, figures_only_figures: bool) -> None:
+    def __init__(
+        self, *, sums: bool, equal_precedence: bool, figures_only_figures: bool, figure: int = 8
+    ) -> None:
         self.sums = sums
         self.equal_precedence = equal_precedence
         self.figures_only_figures = figures_only_figures
+        self.figure = figure
+        """The lowest figure rank (8, or 11 in the 52-card deck)."""
 
     def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
         singles = tuple([(i,) for i, r in enumerate(ranks) if r == rank])
         if singles and self.equal_precedence:
             return singles
-        if self.figures_only_figures and rank >= 8:
+        if self.figures_only_figures and rank >= self.figure:
             return singles
         sets = _differences(ranks, rank)
         if self.sums:
@@ -260,10 +275,12 @@ def _ordinary_rule(options: Options) -> CaptureRule | None:
             sums=arithmetic is CaptureArithmetic.SUM_OR_DIFFERENCE,
             equal_precedence=options.equal_card_precedence,
             figures_only_figures=options.figures_capture_only_figures,
+            figure=figure_rank(options.deck_size),
         )
     return EqualOrSum(
         equal_precedence=options.equal_card_precedence,
         figures_only_figures=options.figures_capture_only_figures,
+        figure=figure_rank(options.deck_size),
     )
 
 
@@ -298,15 +315,42 @@ def _combine(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int) 
     return tuple(found)
 
 
-def _by_rank(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...]) -> tuple[IndexSets, ...]:
-    return ((),) + tuple([_combine(rules, ranks, rank) for rank in range(1, 11)])
+def _by_rank(
+    rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], top: int = 10
+) -> tuple[IndexSets, ...]:
+    return ((),) + tuple([_combine(rules, ranks, rank) for rank in range(1, top + 1)])
 
 
-SHAPE_BITS: Final[tuple[int, ...]] = tuple([1 << (3 * (c % 10)) for c in range(40)])
-"""Per card, its rank's unit in a table's shape key (3 bits per rank: at most 4 cards a rank)."""
+SHAPE_BITS: Final[tuple[int, ...]] = tuple([1 << (3 * (_RANKS[c] - 1)) for c in range(MAX_CARD)])
+"""Per card, its rank's unit in a table's shape key (3 bits per rank: at most 4 cards a rank,
+as in the 40- and 52-card decks)."""
+
+WIDE_SHAPE_BITS: Final[tuple[int, ...]] = tuple(
+    [1 << (4 * (_RANKS[c] - 1)) for c in range(MAX_CARD)]
+)
+"""The shape units of the 80-card deck (4 bits per rank: 8 cards a rank)."""
 
 
 _MAX_SHAPES: Final = 1 << 16
+
+
+class TwinsOnlySweep:
+    """Marescialla's two decks (seed 004): "Aceeași carte nu poate lua aceeași carte [...] decât
+    pentru a face o mătură" -- a card takes its own twin (the other copy of its suit and rank)
+    only when that takes the whole table. A set holding the twin is dropped otherwise; a card
+    left with no set is laid."""
+
+    def __call__(self, table: tuple[Card, ...], card: Card, sets: IndexSets) -> IndexSets:
+        """``sets`` (positions in ``table``) without those that take ``card``'s twin short of
+        the whole table."""
+        base = _BASES[card]
+        whole = len(table)
+        kept = [s for s in sets if len(s) == whole or all(_BASES[table[i]] != base for i in s)]
+        return sets if len(kept) == len(sets) else tuple(kept)
+
+
+CardFilter = TwinsOnlySweep
+"""A rule that narrows a card's capture sets by the card itself, not only its rank."""
 
 
 class CaptureTable:
@@ -316,16 +360,29 @@ class CaptureTable:
     shape) fixes its ranks in order and the capture positions; each shape is solved once.
     """
 
-    def __init__(self, rules: tuple[CaptureRule, ...]) -> None:
+    def __init__(
+        self,
+        rules: tuple[CaptureRule, ...],
+        deck_size: int = 40,
+        card_filter: CardFilter | None = None,
+    ) -> None:
         self.rules = rules
+        self.card_filter = card_filter
+        """Narrows one card's sets by the card itself (two decks' twins); None: nothing to do.
+        Whoever reads ``by_rank(table)[rank]`` for a card passes it through this."""
         self.solved: dict[int, tuple[IndexSets, ...]] = {}
         """The shapes solved so far (read-only outside this class)."""
+        self.top = figure_rank(deck_size) + 2
+        """The highest rank of the deck (10, or 13 in the 52-card deck)."""
+        self.shape_bits = WIDE_SHAPE_BITS if deck_size == 80 else SHAPE_BITS
+        """Per card, its unit in a table's shape key (:data:`SHAPE_BITS` unless two decks)."""
 
     def by_rank(self, table: tuple[Card, ...]) -> tuple[IndexSets, ...]:
         """Every legal capture, as table positions, by played rank (entry 0 empty)."""
         shape = 0
+        bits = self.shape_bits
         for card in table:
-            shape += SHAPE_BITS[card]
+            shape += bits[card]
         return self.by_shape(shape, table)
 
     def by_shape(self, shape: int, table: Sequence[Card]) -> tuple[IndexSets, ...]:
@@ -337,13 +394,19 @@ class CaptureTable:
         if found is None:
             if len(self.solved) >= _MAX_SHAPES:
                 self.solved.clear()
-            found = _by_rank(self.rules, tuple([_RANKS[c] for c in table]))
+            found = _by_rank(self.rules, tuple([_RANKS[c] for c in table]), self.top)
             self.solved[shape] = found
         return found
 
     def captures(self, table: tuple[Card, ...], card: Card) -> list[Capture]:
         """Every legal capture for ``card`` on ``table`` (sorted by :func:`table_key`)."""
-        return pick(table, self.by_rank(table)[_RANKS[card]])
+        return pick(table, self.card_sets(table, card))
+
+    def card_sets(self, table: tuple[Card, ...], card: Card) -> IndexSets:
+        """Every legal capture for ``card`` on ``table``, as table positions."""
+        sets = self.by_rank(table)[_RANKS[card]]
+        only = self.card_filter
+        return sets if only is None else only(table, card, sets)
 
 
 _TABLES: dict[int, tuple[Options, CaptureTable]] = {}
@@ -357,7 +420,8 @@ def capture_table(options: Options) -> CaptureTable:
         return entry[1]
     if len(_TABLES) >= _MAX_TABLES:
         _TABLES.clear()
-    found = CaptureTable(capture_rules(options))
+    only = TwinsOnlySweep() if options.twin_captures else None
+    found = CaptureTable(capture_rules(options), options.deck_size, only)
     _TABLES[id(options)] = (options, found)
     return found
 

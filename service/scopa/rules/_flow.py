@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol
 
-from ._cards import _RANKS, Card
+from ._cards import _RANKS, Card, figure_rank
 from ._options import AcesOnTable, Options
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
 ]
 
 _ACE: Final = 1
-_KING: Final = 10
 
 
 class SweepRule(Protocol):
@@ -128,14 +127,17 @@ class DealRule(Protocol):
 class KingsRedeal:
     """At least ``count`` kings on the starting table void the deal (seeds 002, 004)."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, king: int = 10) -> None:
         self.count = count
+        self.king = king
+        """The king's rank: 10, or 13 in the 52-card deck."""
 
     def void(self, table: list[Card]) -> str:
         """``"kings"`` when the table holds ``count`` kings or more."""
         kings = 0
+        king = self.king
         for c in table:
-            if _RANKS[c] == _KING:
+            if _RANKS[c] == king:
                 kings += 1
         return "kings" if kings >= self.count else ""
 
@@ -203,7 +205,7 @@ def deal_rules(options: Options) -> tuple[DealRule, ...]:
     """The deal exceptions ``options`` enable, in the order their void reasons are given."""
     rules: list[DealRule] = []
     if options.kings_redeal:
-        rules.append(KingsRedeal(options.kings_redeal))
+        rules.append(KingsRedeal(options.kings_redeal, figure_rank(options.deck_size) + 2))
     if options.aces_on_table is AcesOnTable.RETURN:
         rules.append(AcesReturn())
     return tuple(rules)

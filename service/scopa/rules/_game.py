@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
 from ._capture import CaptureTable, capture_table, pick, table_key
-from ._cards import _RANKS, ALL_CARDS, DECK_SIZE, Card, card_code
+from ._cards import _RANKS, DECK_SIZE, Card, card_code, deck_cards
 from ._draw import shuffle
 from ._errors import (
     ActionNotLegal,
@@ -385,19 +385,24 @@ def _copy(state: MatchState) -> MatchState:
 # --- creating a match and dealing ----------------------------------------------------------
 
 
-def check_deck(deck: Sequence[Card], field: str = "stacked_decks") -> tuple[Card, ...]:
-    """``deck`` as a tuple if it holds each of the 40 cards exactly once, else InvalidDeck.
+def check_deck(
+    deck: Sequence[Card], field: str = "stacked_decks", size: int = DECK_SIZE
+) -> tuple[Card, ...]:
+    """``deck`` as a tuple if it holds each card of the ``size``-card deck exactly once, else
+    InvalidDeck (the 80-card deck holds each card's two copies once each).
 
     ``field`` names the deck in the error (e.g. ``"stacked_decks[1]"``).
     """
     cards = tuple(deck)
-    if len(cards) != DECK_SIZE or sorted(cards) != list(ALL_CARDS):
-        raise InvalidDeck("a stacked deck must hold each of the 40 cards exactly once", field=field)
+    if len(cards) != size or sorted(cards) != list(deck_cards(size)):
+        raise InvalidDeck(
+            f"a stacked deck must hold each of the {size} cards exactly once", field=field
+        )
     return cards
 
 
 def _next_deck(
-    decks: tuple[tuple[Card, ...], ...], rng: random.Random | None
+    decks: tuple[tuple[Card, ...], ...], rng: random.Random | None, size: int
 ) -> tuple[tuple[Card, ...], tuple[tuple[Card, ...], ...]]:
     if decks:
         return decks[0], decks[1:]
@@ -405,7 +410,7 @@ def _next_deck(
         raise InvalidDeck(
             "no stacked deck left and no RNG to shuffle a new one", field="stacked_decks"
         )
-    deck = list(ALL_CARDS)
+    deck = list(deck_cards(size))
     if type(rng) is random.Random:
         shuffle(rng, deck)  # the same draws as rng.shuffle, compiled
     else:
@@ -492,7 +497,7 @@ def _start_hand(
     stacked = bool(decks)
     rules = _plan(options).deals
     for _ in range(_MAX_REDEALS):
-        deck, decks = _next_deck(decks, rng)
+        deck, decks = _next_deck(decks, rng, options.deck_size)
         hands, stock = _deal_seats(deck, players, order, per_seat)
         table = list(stock[:table_cards])
         stock = stock[table_cards:]
@@ -532,7 +537,7 @@ def new_match(
     out, ``rng`` shuffles new ones. One of the two must be given.
     """
     options = ruleset.options
-    stacked = tuple(check_deck(d) for d in decks)
+    stacked = tuple(check_deck(d, size=options.deck_size) for d in decks)
     if not stacked and rng is None:
         raise InvalidDeck("new_match needs an RNG or stacked decks", field="stacked_decks")
     dealer = options.first_dealer_seat
@@ -670,10 +675,14 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
     if seat is not None and seat != turn:
         return []
     table = state.table
-    by_rank = _plan(state.ruleset.options).captures.by_rank(table)
+    captures = _plan(state.ruleset.options).captures
+    by_rank = captures.by_rank(table)
+    only = captures.card_filter
     moves: list[Move] = []
     for card in state.hands[turn]:
         sets = by_rank[_RANKS[card]]
+        if only is not None:
+            sets = only(table, card, sets)
         if sets:
             for s in sets:
                 moves.append(_new(Move, (card, tuple([table[i] for i in s]))))
@@ -689,6 +698,9 @@ def _choose_capture(
     plan: _Plan, table: tuple[Card, ...], card: Card, capture: tuple[Card, ...] | None
 ) -> tuple[Card, ...]:
     index_sets = plan.captures.by_rank(table)[_RANKS[card]]
+    only = plan.captures.card_filter
+    if only is not None:
+        index_sets = only(table, card, index_sets)
     if type(capture) is tuple and _is_listed(table, index_sets, capture):
         return capture  # the canonical spelling of a legal set, e.g. from legal_moves
     captures = pick(table, index_sets)

@@ -6,10 +6,10 @@ and events are filtered the same way until the game is over.
 
 :func:`state_from_view` goes the other way for a seat's search (determinisation): a complete
 :class:`MatchState` the seat cannot tell from the truth, its hidden cards dealt at random from
-what the seat has not seen. Each hand is dealt from a fresh 40-card deck, so the unseen cards are
-the deck minus the seat's hand, the table, every card played or taken this hand (the public
-``history``) and the cards other seats showed in declarations this deal, which stay in the hands
-that showed them until played.
+what the seat has not seen. Each hand is dealt from a fresh deck (the ruleset's), so the unseen
+cards are the deck minus the seat's hand, the table, every card played or taken this hand (the
+public ``history``) and the cards other seats showed in declarations this deal, which stay in the
+hands that showed them until played.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import NamedTuple, assert_never
 
-from ._cards import ALL_CARDS, Card
+from ._cards import Card, deck_cards
 from ._draw import shuffle
 from ._game import (
     PLAY,
@@ -184,7 +184,7 @@ def seen_cards(view: SeatView) -> frozenset[Card]:
 def unseen_cards(view: SeatView) -> tuple[Card, ...]:
     """The cards that may be in another hand or the stock, in card order."""
     seen = seen_cards(view)
-    return tuple([c for c in ALL_CARDS if c not in seen])
+    return tuple([c for c in deck_cards(view.options.deck_size) if c not in seen])
 
 
 def state_from_view(view: SeatView, rng: random.Random) -> MatchState:

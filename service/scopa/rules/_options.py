@@ -14,7 +14,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any, Final
 
-from ._cards import DECK_SIZE
+from ._cards import DECK_SIZES
 from ._errors import InvalidOption
 
 __all__ = [
@@ -96,6 +96,12 @@ class Options:
         "With 4 or 6 players, play in two teams of alternate seats (0+2 vs 1+3, 0+2+4 vs 1+3+5).",
         "RULINGS.md conventions; seed 004",
     )
+    deck_size: int = _opt(
+        40,
+        "The deck: 40 (Italian), 52 (Bresciane: ranks 1..10 are numerals, 11 fante, 12 cavallo,"
+        " 13 re) or 80 (two 40-card decks; every card twice).",
+        "seeds 000-004; seed 004 (Cicera bigia's 52 cards, Marescialla's 80)",
+    )
     hand_size: int = _opt(3, "Cards dealt to each seat at every deal.", "seeds 000-004")
     table_cards: int = _opt(4, "Cards laid face up on the table at the start of a hand.", "seeds")
     first_dealer: int = _opt(
@@ -119,7 +125,17 @@ class Options:
         "seeds 002, 004; RULINGS.md 3",
     )
     figures_capture_only_figures: bool = _opt(
-        False, "Figures (8, 9, 10) capture only an equal figure, never a sum.", "seed 000"
+        False,
+        "Figures (8, 9, 10; 11, 12, 13 in the 52-card deck) capture only an equal figure, never"
+        " a sum.",
+        "seed 000",
+    )
+    twin_captures: bool = _opt(
+        False,
+        "Two decks (deck_size 80): a card takes its twin (the other copy of its suit and rank)"
+        " only to sweep, and that sweep scores 3 (line twin_sweeps +2); the re of spade sweeping"
+        " the other re of spade scores 10 (+9) instead of the maresciallo's sweep penalty.",
+        "seed 004 (Marescialla with 80 cards)",
     )
     ace_takes_all: bool = _opt(
         False, "Asso piglia tutto: a played ace takes every card on the table.", "seeds 002, 004"
@@ -255,6 +271,11 @@ class Options:
     re_bello: bool = _opt(False, "Re bello: the re of denari scores 1 point.", "seeds 001, 002")
     rosmarino: bool = _opt(False, "Rosmarino: the fante of spade scores 1 point.", "seeds 000, 001")
     two_of_spade: bool = _opt(False, "The 2 of spade scores 1 point.", "seeds 000, 001")
+    denari_ten_fante: bool = _opt(
+        False,
+        "Cicera bigia (deck_size 52): the 10 and the fante (rank 11) of denari score 1 point each.",
+        "D. Parlett, The Penguin Book of Card Games (Cicera); en.wikipedia.org/wiki/Cicera",
+    )
     denari_each: bool = _opt(
         False,
         "Scopone romano: every denaro scores 1 point (settebello per settebello_points) instead "
@@ -787,6 +808,16 @@ def _coerce(name: str, value: Any) -> Any:
 
 
 def _validate(o: Options) -> None:
+    if o.deck_size not in DECK_SIZES:
+        sizes = ", ".join(str(n) for n in DECK_SIZES)
+        raise InvalidOption(f"deck_size must be one of {sizes}", field="deck_size")
+    if o.twin_captures and o.deck_size != _TWO_DECKS:
+        raise InvalidOption("twin_captures needs two decks (deck_size 80)", field="twin_captures")
+    if o.denari_ten_fante and o.deck_size != _BRESCIANE:
+        raise InvalidOption(
+            "denari_ten_fante needs the 52-card deck's fante (deck_size 52)",
+            field="denari_ten_fante",
+        )
     if o.players not in (2, 3, 4, 5, 6):
         raise InvalidOption("players must be 2, 3, 4, 5 or 6", field="players")
     if o.elimination and o.sides != o.players:
@@ -802,12 +833,12 @@ def _validate(o: Options) -> None:
     if o.table_cards < 0:
         raise InvalidOption("table_cards must be >= 0", field="table_cards")
     per_deal = o.players * o.hand_size
-    if per_deal > DECK_SIZE:
+    if per_deal > o.deck_size:
         raise InvalidOption(
-            f"{o.players} seats x {o.hand_size} cards is more than the 40-card deck",
+            f"{o.players} seats x {o.hand_size} cards is more than the {o.deck_size}-card deck",
             field="hand_size",
         )
-    dealt = DECK_SIZE - o.table_cards
+    dealt = o.deck_size - o.table_cards
     if per_deal > dealt:
         raise InvalidOption(
             f"with {o.table_cards} table cards only {max(dealt, 0)} are left to deal, less than"
@@ -853,8 +884,15 @@ MAX_VOID_CHANCE: Final = Fraction(3, 4)
 """The highest chance of a void first deal a ruleset may have. The engine gives up on a hand
 after 100 void deals in a row; at 3/4 that happens with odds below 1 in 10**12 per hand."""
 
+_TWO_DECKS: Final = 80
+_BRESCIANE: Final = 52
 _RANKS_OF_FOUR: Final = 4
-"""Kings (and aces) in the deck."""
+"""Kings (and aces) in one 40- or 52-card deck."""
+
+
+def _per_rank(o: Options) -> int:
+    """Cards of one rank in ``o``'s deck (4, or 8 in the two-deck 80)."""
+    return _RANKS_OF_FOUR * (2 if o.deck_size == _TWO_DECKS else 1)
 
 
 def _table_kings_void(k: int, kings: int) -> bool:
@@ -871,14 +909,16 @@ def void_deal_chance(o: Options) -> Fraction:
     completes ``kings_redeal``.
     """
     table = o.table_cards
-    rest = DECK_SIZE - table
+    deck = o.deck_size
+    four = _per_rank(o)
+    rest = deck - table
     stock = rest - o.players * o.hand_size
-    others = DECK_SIZE - 2 * _RANKS_OF_FOUR
+    others = deck - 2 * four
     chance = Fraction(0)
-    total = comb(DECK_SIZE, table)
-    for aces in range(min(_RANKS_OF_FOUR, table) + 1):
-        for kings in range(min(_RANKS_OF_FOUR, table - aces) + 1):
-            ways = comb(_RANKS_OF_FOUR, aces) * comb(_RANKS_OF_FOUR, kings)
+    total = comb(deck, table)
+    for aces in range(min(four, table) + 1):
+        for kings in range(min(four, table - aces) + 1):
+            ways = comb(four, aces) * comb(four, kings)
             ways *= comb(others, table - aces - kings)
             if not ways:
                 continue
@@ -895,13 +935,14 @@ def _void_given(o: Options, aces: int, kings: int, rest: int, stock: int) -> Fra
         return Fraction(0)
     if aces > 1:
         return Fraction(1)
-    # A lone ace: the rest (hands + stock) holds the other 3 aces; the stock is a random part.
-    left_aces = _RANKS_OF_FOUR - 1
+    # A lone ace: the rest (hands + stock) holds the other aces; the stock is a random part.
+    four = _per_rank(o)
+    left_aces = four - 1
     only_aces = (
         Fraction(comb(left_aces, stock), comb(rest, stock)) if stock <= left_aces else Fraction(0)
     )
     non_aces = rest - left_aces
-    king_next = Fraction(_RANKS_OF_FOUR - kings, non_aces) if non_aces else Fraction(0)
+    king_next = Fraction(four - kings, non_aces) if non_aces else Fraction(0)
     completes = _table_kings_void(o.kings_redeal, kings + 1)
     return only_aces + (1 - only_aces) * (king_next if completes else 0)
 
@@ -960,7 +1001,7 @@ def _check_scores_something(options: Options) -> None:
     """Refuse options under which no hand can score a point: such a match would never end."""
     from ._scoring import hand_points_bound  # noqa: PLC0415 - _scoring builds on this module
 
-    if hand_points_bound(options, DECK_SIZE - options.table_cards) <= 0:
+    if hand_points_bound(options, options.deck_size - options.table_cards) <= 0:
         raise InvalidOption(
             "these options score no points in a hand, so the game could never end",
             field="target_score",

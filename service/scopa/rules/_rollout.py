@@ -19,11 +19,13 @@ import random
 from functools import lru_cache
 from typing import Final, NamedTuple
 
+from ._bots import rollout_move
 from ._capture import SHAPE_BITS
 from ._cards import _RANKS, Card, Suit
 from ._errors import GameOver
 from ._game import (
     _PLAYING,
+    HandScored,
     MatchState,
     _is_sweep,
     _match_outcome,
@@ -31,6 +33,7 @@ from ._game import (
     _plan,
     _score_specials,
     _takes_alone,
+    apply_move,
 )
 from ._options import MazzoTies, Options, PrimieraMethod
 from ._scoring import (
@@ -341,6 +344,19 @@ def _outcome(
 # --- the play-out ---------------------------------------------------------------------------
 
 
+_DECK_OF_MASKS: Final = 40
+"""The deck the card masks below are built for; other decks play out on the validated path."""
+
+
+def _play_out_validated(state: MatchState, rng: random.Random) -> HandOutcome:
+    """:func:`play_out` on the validated loop (``rollout_move`` then ``apply_move``)."""
+    while True:
+        state, events = apply_move(state, state.turn, rollout_move(state, rng), rng)
+        for event in events:
+            if type(event) is HandScored:
+                return HandOutcome(event.result.score.totals, state.scores, state.winners)
+
+
 def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
     """Play the hand of ``state`` to its end at random and score it (``GameOver`` if over).
 
@@ -352,6 +368,8 @@ def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
     if state.finish_reason is not _PLAYING:
         raise GameOver("the game is over")
     plan = _plan(state.ruleset.options)
+    if plan.options.deck_size != _DECK_OF_MASKS:
+        return _play_out_validated(state, rng)
     options = plan.options
     captures = plan.captures
     shapes = captures.solved

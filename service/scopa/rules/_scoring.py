@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from ._cards import Card, Suit, card_of, rank_of, suit_of
+from ._cards import _BASES, _SUIT_NUMS, MAX_CARD, Card, Suit, card_of, rank_of, suit_of
 from ._options import MazzoTies, Options, PrimieraMethod
 from ._specials import (
     DECLARATION_RULES,
@@ -44,18 +44,22 @@ SETTEBELLO: Final[Card] = card_of(Suit.DENARI, 7)
 RE_BELLO: Final[Card] = card_of(Suit.DENARI, 10)
 ROSMARINO: Final[Card] = card_of(Suit.SPADE, 8)
 TWO_OF_SPADE: Final[Card] = card_of(Suit.SPADE, 2)
+TEN_OF_DENARI: Final[Card] = card_of(Suit.DENARI, 10)
+"""The 52-card deck's 10 of denari (the int of the 40-card deck's re bello)."""
+FANTE_OF_DENARI_52: Final[Card] = card_of(Suit.DENARI, 11)
+"""The 52-card deck's fante of denari."""
 
 _STANDARD_VALUES: Final[dict[int, float]] = {
-    1: 16, 2: 12, 3: 13, 4: 14, 5: 15, 6: 18, 7: 21, 8: 10, 9: 10, 10: 10,
+    1: 16, 2: 12, 3: 13, 4: 14, 5: 15, 6: 18, 7: 21, 8: 10, 9: 10, 10: 10, 11: 10, 12: 10, 13: 10,
 }  # fmt: skip
 _VENETO_VALUES: Final[dict[int, float]] = {
-    1: 5.5, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 0.5, 9: 0.5, 10: 0.5,
+    1: 5.5, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 0.5, 9: 0.5, 10: 0.5, 11: 0.5, 12: 0.5, 13: 0.5,
 }  # fmt: skip
 _STANDARD_BY_CARD: Final[tuple[float, ...]] = tuple(
-    _STANDARD_VALUES[rank_of(c)] for c in range(len(Suit) * 10)
+    _STANDARD_VALUES[rank_of(c)] for c in range(MAX_CARD)
 )
 _VENETO_BY_CARD: Final[tuple[float, ...]] = tuple(
-    _VENETO_VALUES[rank_of(c)] for c in range(len(Suit) * 10)
+    _VENETO_VALUES[rank_of(c)] for c in range(MAX_CARD)
 )
 
 
@@ -138,29 +142,40 @@ def primiera_value(
         return float(100 * ranks.count(7) + 10 * ranks.count(6) + ranks.count(1))
     values = _VENETO_BY_CARD if method is PrimieraMethod.VENETO else _STANDARD_BY_CARD
     best = [0.0, 0.0, 0.0, 0.0]  # per suit; every card is worth more than 0
+    suits = _SUIT_NUMS
     for card in held:
         value = values[card]
-        if value > best[card // 10]:  # noqa: PLR1730 - a max() call per card is the hot spot
-            best[card // 10] = value
+        suit = suits[card]
+        if value > best[suit]:  # noqa: PLR1730 - a max() call per card is the hot spot
+            best[suit] = value
     if 0.0 in best:
         return 0.0
     return float(sum(best))
 
 
 def napola_length(cards: Iterable[Card], suit: Suit) -> int:
-    """The napola of ``suit`` in ``cards``: 0 without its ace, 2 and 3, else the run's length."""
-    ranks = {c % 10 + 1 for c in cards if c // 10 == suit}
-    if not {1, 2, 3} <= ranks:
-        return 0
-    length = 3
-    while length + 1 in ranks:
-        length += 1
-    return length
+    """The napola of ``suit`` in ``cards``: 0 without its ace, 2 and 3, else the run's length.
+
+    With two decks (80 cards) a second napola counts too: the run of ranks held twice.
+    """
+    counts = [0] * 14
+    for c in cards:
+        if _SUIT_NUMS[c] == suit:
+            counts[rank_of(c)] += 1
+    total = 0
+    for copies in (1, 2):
+        if min(counts[1:4]) < copies:
+            break
+        length = 3
+        while length < 13 and counts[length + 1] >= copies:
+            length += 1
+        total += length
+    return total
 
 
 def _suit_count(suit: Suit) -> Callable[[SideTally, Options], float]:
     def measure(tally: SideTally, options: Options) -> float:
-        return float(len([c for c in tally.cards if c // 10 == suit]))
+        return float(len([c for c in tally.cards if _SUIT_NUMS[c] == suit]))
 
     return measure
 
@@ -224,8 +239,10 @@ class CardRule:
     points: Callable[[Options], int]
 
     def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
-        """Give the points to the holder; the value is 1 for the holder, 0 otherwise."""
-        held = tuple([1.0 if self.card in t.cards else 0.0 for t in tallies])
+        """Give the points to the holder; the value is the copies held (1 or 0; 2 with two
+        decks), each scoring the points."""
+        card = self.card
+        held = tuple([float(_held(t.cards, card)) for t in tallies])
         points = self.points(options)
         return Component(self.name, tuple([int(h) * points for h in held]), held)
 
@@ -272,8 +289,13 @@ class NapolaRule:
         return Component(self.name, lengths, tuple([float(n) for n in lengths]))
 
     def max_points(self, options: Options, plays_per_hand: int) -> int:
-        """All ten cards of the suit."""
-        return 10
+        """Every rank of the suit (13 in the 52-card deck; twice ten with two decks)."""
+        return {52: 13, 80: 20}.get(options.deck_size, 10)
+
+
+def _held(cards: tuple[Card, ...], card: Card) -> int:
+    """How many copies of ``card`` (a first copy) ``cards`` hold: 0, 1, or 2 with two decks."""
+    return len({c for c in cards if _BASES[c] == card})
 
 
 def _sevens(tally: SideTally) -> int:
@@ -281,7 +303,7 @@ def _sevens(tally: SideTally) -> int:
 
 
 def _denari_but_settebello(tally: SideTally) -> int:
-    return sum(1 for c in tally.cards if suit_of(c) == Suit.DENARI and c != SETTEBELLO)
+    return sum(1 for c in tally.cards if suit_of(c) == Suit.DENARI and _BASES[c] != SETTEBELLO)
 
 
 MARESCIALLO: Final[Card] = card_of(Suit.SPADE, 10)
@@ -289,8 +311,10 @@ FANTE_OF_DENARI: Final[Card] = card_of(Suit.DENARI, 8)
 
 
 def _both(first: Card, second: Card) -> Callable[[SideTally], int]:
+    """Pairs of ``first`` and ``second`` held (0 or 1; up to 2 with two decks)."""
+
     def count(tally: SideTally) -> int:
-        return 1 if first in tally.cards and second in tally.cards else 0
+        return min(_held(tally.cards, first), _held(tally.cards, second))
 
     return count
 
@@ -300,7 +324,7 @@ _FRAC_RANKS: Final = frozenset((1, 8, 9, 10))
 
 
 def _denari_figures(tally: SideTally) -> int:
-    return sum(1 for c in tally.cards if c in _DENARI_FIGURES)
+    return sum(1 for c in tally.cards if _BASES[c] in _DENARI_FIGURES)
 
 
 def _frac_cards(tally: SideTally) -> int:
@@ -325,6 +349,8 @@ _SETTEBELLO: Final = CardRule("settebello", SETTEBELLO, lambda o: o.settebello_p
 _RE_BELLO: Final = CardRule("re_bello", RE_BELLO, _one)
 _ROSMARINO: Final = CardRule("rosmarino", ROSMARINO, _one)
 _TWO_OF_SPADE: Final = CardRule("two_of_spade", TWO_OF_SPADE, _one)
+_TEN_OF_DENARI: Final = CardRule("ten_of_denari", TEN_OF_DENARI, _one)
+_FANTE_OF_DENARI_52: Final = CardRule("fante_of_denari", FANTE_OF_DENARI_52, _one)
 _DENARI_EACH: Final = CountRule(
     "denari_each", _denari_but_settebello, lambda n, o: n, lambda o, plays: 9
 )
@@ -335,7 +361,7 @@ _DENARI_FIGURES_RULE: Final = CountRule(
     "denari_figures", _denari_figures, lambda n, o: n, lambda o, plays: 3
 )
 _MARESCIALLO: Final = CountRule(
-    "maresciallo", lambda t: int(MARESCIALLO in t.cards), lambda n, o: -n, lambda o, plays: 0
+    "maresciallo", lambda t: _held(t.cards, MARESCIALLO), lambda n, o: -n, lambda o, plays: 0
 )
 _POLACCA: Final = CountRule(
     "polacca", _both(FANTE_OF_DENARI, SETTEBELLO), lambda n, o: n, lambda o, plays: 1
@@ -345,7 +371,7 @@ _SAPONARO: Final = CountRule(
 )
 _GRANDE: Final = CountRule(
     "grande",
-    lambda t: int(set(t.cards) >= _DENARI_FIGURES),
+    lambda t: int({_BASES[c] for c in t.cards} >= _DENARI_FIGURES),
     lambda n, o: 5 * n,
     lambda o, plays: 5,
 )
@@ -384,19 +410,24 @@ _ALL_RANKS: Final = (1 << 10) - 1
 def _in_suit(cards: tuple[Card, ...], suit: int) -> int:
     """How many of ``cards`` are of ``suit``."""
     n = 0
+    suits = _SUIT_NUMS
     for card in cards:
-        if card // 10 == suit:
+        if suits[card] == suit:
             n += 1
     return n
 
 
+_RANK_BITS: Final[tuple[int, ...]] = tuple([1 << (rank_of(c) - 1) for c in range(MAX_CARD)])
+
+
 def _has_napoleone(cards: tuple[Card, ...]) -> bool:
-    """Whether ``cards`` hold all ten denari (``napola_length(cards, DENARI) == 10``)."""
+    """Whether ``cards`` hold the ten denari ace..10 (``napola_length(cards, DENARI) >= 10``)."""
     ranks = 0
+    suits = _SUIT_NUMS
     for card in cards:
-        if card // 10 == _DENARI_SUIT:
-            ranks |= 1 << (card % 10)
-    return ranks == _ALL_RANKS
+        if suits[card] == _DENARI_SUIT:
+            ranks |= _RANK_BITS[card]
+    return ranks & _ALL_RANKS == _ALL_RANKS
 
 
 def _score_sweeps(tallies: Sequence[SideTally], options: Options) -> Component:
@@ -462,7 +493,10 @@ def _plan(options: Options) -> tuple[Options, tuple[ScoringRule, ...], tuple[Sco
     if len(_RULES) >= _MAX_RULES:
         _RULES.clear()
     rules = _enabled_rules(options)
-    entry = (options, rules, tuple([_scorer(rule) for rule in rules]))
+    if options.deck_size == 80:
+        entry = (options, rules, tuple([rule.score for rule in rules]))
+    else:
+        entry = (options, rules, tuple([_scorer(rule) for rule in rules]))
     _RULES[id(options)] = entry
     return entry
 
@@ -486,6 +520,8 @@ def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
         (_RE_BELLO, options.re_bello),
         (_ROSMARINO, options.rosmarino),
         (_TWO_OF_SPADE, options.two_of_spade),
+        (_TEN_OF_DENARI, options.denari_ten_fante),
+        (_FANTE_OF_DENARI_52, options.denari_ten_fante),
         (_DENARI_EACH, options.denari_each),
         (_SETTANTA, options.settanta),
         (_DENARI_FIGURES_RULE, options.denari_figures),

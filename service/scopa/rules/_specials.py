@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, Protocol
 
-from ._cards import _RANKS, Card
+from ._cards import _BASES, _RANKS, _SUITS, Card
 from ._options import Options
 
 if TYPE_CHECKING:
@@ -145,9 +145,9 @@ class Bagher:
         """``len(capture) + 1`` when every captured card is of ``card``'s suit, at least two."""
         if len(capture) < 2:
             return 0
-        suit = card // 10
+        suit = _SUITS[card]
         for c in capture:
-            if c // 10 != suit:
+            if _SUITS[c] != suit:
                 return 0
         return len(capture) + 1
 
@@ -241,8 +241,11 @@ class MarescialloSweep:
     line: Final = "maresciallo_sweeps"
 
     def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
-        """-3 for a sweep made with the re of spade."""
-        return -3 if sweep and card == _MARESCIALLO else 0
+        """-3 for a sweep made with the re of spade (not one that takes its twin alone, which
+        :class:`TwinSweep` scores)."""
+        if not sweep or _BASES[card] != _MARESCIALLO:
+            return 0
+        return 0 if _takes_twin(card, capture) else -3
 
     def on_last_card(self, options: Options) -> bool:
         """The sweep itself says whether the final play counts (``sweep_on_last_card``)."""
@@ -255,6 +258,38 @@ class MarescialloSweep:
     def max_points(self, plays_per_hand: int) -> int:
         """Never positive."""
         return 0
+
+
+def _takes_twin(card: Card, capture: tuple[Card, ...]) -> bool:
+    """Whether ``capture`` is ``card``'s twin alone (the other copy of its suit and rank)."""
+    return len(capture) == 1 and _BASES[capture[0]] == _BASES[card]
+
+
+class TwinSweep:
+    """Marescialla with two decks (seed 004): a card may take its own twin only to sweep, "și în
+    acest caz, mătura nu merită unul, ci trei puncte" (+2 beside the sweep's 1); "Dacă măturați
+    regele de pică pe celălalt rege de pică [...] câștigați 10 puncte" (+9 beside the sweep)."""
+
+    name: Final = "twin_sweep"
+    line: Final = "twin_sweeps"
+
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
+        """+2 for a sweep taking the played card's twin, +9 when that card is the re of spade."""
+        if not sweep or not _takes_twin(card, capture):
+            return 0
+        return 9 if _BASES[card] == _MARESCIALLO else 2
+
+    def on_last_card(self, options: Options) -> bool:
+        """The sweep itself says whether the final play counts (``sweep_on_last_card``)."""
+        return True
+
+    def keeps_laid_card(self, options: Options) -> bool:
+        """It does not look at the laid card."""
+        return True
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """At most one twin sweep per pair of twins: 9 for the re of spade, 2 for the rest."""
+        return 9 + 2 * (plays_per_hand // 2)
 
 
 class Accusa:
@@ -343,7 +378,7 @@ class Tuzzulicchio:
                 points += 3 if len(same) == 2 else 6
                 shown.update(same)
         for suit in range(4):
-            suited = [c for c in low if c // 10 == suit]
+            suited = [c for c in low if _SUITS[c] == suit]
             if len(suited) >= 2:
                 points += 3 if len(suited) == 2 else 7
                 shown.update(suited)
@@ -361,6 +396,7 @@ SPECIAL_RULES: Final[tuple[tuple[str, SpecialRule], ...]] = (
     ("modular_sweeps", ModularSweep()),
     ("modular_sweeps", TraditionalSweep()),
     ("maresciallo", MarescialloSweep()),
+    ("twin_captures", TwinSweep()),
 )
 """Every special-play rule, by the boolean option that enables it, in score-sheet order."""
 

@@ -72,11 +72,19 @@ def game_id_from_name(name: str) -> str:
 
 
 def card_to_pb(card: rules.Card) -> pb.Card:
-    """Engine card to message (suit numbers are the engine's plus one)."""
-    return pb.Card(suit=card // 10 + 1, rank=card % 10 + 1)  # type: ignore[arg-type]
+    """Engine card to message (suit numbers are the engine's plus one; ``copy`` is left unset,
+    0, for a first copy, so 40-card games look as they always did)."""
+    return pb.Card(
+        suit=rules.suit_of(card) + 1,  # type: ignore[arg-type]
+        rank=rules.rank_of(card),
+        copy=rules.copy_of(card),
+    )
 
 
-_CARDS: Final = tuple(card_to_pb(card) for card in rules.ALL_CARDS)
+_TOP_RANK: Final = 13
+"""The highest rank of any deck (the 52-card deck's re)."""
+
+_CARDS: Final = tuple(card_to_pb(card) for card in range(rules.MAX_CARD))
 """One message per card, built once. Only ever passed to message constructors, which copy them
 (cheaper than building each card from keyword arguments); never handed out or mutated."""
 
@@ -87,12 +95,15 @@ def cards_to_pb(cards: Iterable[rules.Card]) -> list[pb.Card]:
 
 
 def card_from_pb(card: pb.Card, field: str) -> rules.Card:
-    """Message to engine card; a missing suit or a rank outside 1..10 names the field."""
+    """Message to engine card; a missing suit, a rank outside 1..13 or a copy other than 0 or 1
+    names the field (a card that is valid but not in the game's deck is not in any hand)."""
     if not pb.SUIT_COPPE <= card.suit <= pb.SUIT_SPADE:
         raise InvalidArgument("card suit must be set", field=f"{field}.suit")
-    if not 1 <= card.rank <= 10:
-        raise InvalidArgument("card rank must be 1..10", field=f"{field}.rank")
-    return rules.card_of(card.suit - 1, card.rank)
+    if not 1 <= card.rank <= _TOP_RANK:
+        raise InvalidArgument("card rank must be 1..13", field=f"{field}.rank")
+    if card.copy not in (0, 1):
+        raise InvalidArgument("card copy must be 0 or 1", field=f"{field}.copy")
+    return rules.card_of(card.suit - 1, card.rank, card.copy)
 
 
 def move_from_pb(request: pb.PlayCardRequest | pb.PlayCardAction, prefix: str = "") -> rules.Move:
@@ -175,7 +186,7 @@ def _options_of(options: rules.Options) -> Mapping[str, pb.OptionValue]:
 def _options_view(options: rules.Options) -> pb.GameView:
     # A GameView holding only the options map, merged into each response: one C-level merge
     # instead of ~40 OptionValue copies through the constructor. Never mutated.
-    return pb.GameView(options=_options_of(options))
+    return pb.GameView(options=_options_of(options), deck_size=options.deck_size)
 
 
 def create_command(request: pb.CreateGameRequest) -> CreateGameCommand:
@@ -360,6 +371,7 @@ def rulesets_to_pb(
                 seat_counts=sorted(p.players),
                 options=_options_of(p.options()),
                 source=p.source,
+                deck_size=p.options().deck_size,
             )
             for p in presets
         ],

@@ -41,7 +41,7 @@ class _SuitEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeW
     """Spade (swords)."""
 
 class Suit(_Suit, metaclass=_SuitEnumTypeWrapper):
-    """The four suits of the Italian 40-card deck (engine suit index + 1)."""
+    """The four suits of the Italian decks (engine suit index + 1)."""
 
 SUIT_UNSPECIFIED: Suit.ValueType  # 0
 """Not a valid suit; rejected with INVALID_ARGUMENT."""
@@ -197,25 +197,35 @@ global___OptionType = OptionType
 
 @typing.final
 class Card(google.protobuf.message.Message):
-    """One card of the Italian 40-card deck."""
+    """One card of the game's deck (GameView.deck_size): the Italian 40 cards, the
+    Bresciane 52, or two 40-card decks (80 cards, every card twice).
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     SUIT_FIELD_NUMBER: builtins.int
     RANK_FIELD_NUMBER: builtins.int
+    COPY_FIELD_NUMBER: builtins.int
     suit: global___Suit.ValueType
     """The suit; never SUIT_UNSPECIFIED in a valid card."""
     rank: builtins.int
-    """The rank 1..10: 1..7 as numbered, 8 fante, 9 cavallo, 10 re. A card's
-    value for captures is its rank.
+    """The rank. 40 and 80 cards: 1..10, 1..7 as numbered, 8 fante, 9 cavallo,
+    10 re. 52 cards: 1..13, 1..10 as numbered, 11 fante, 12 cavallo, 13 re.
+    A card's value for captures is its rank.
+    """
+    copy: builtins.int
+    """Which copy of the card: 0 (the default, and the only one in the 40- and
+    52-card decks) or 1, the second deck's card in the 80-card deck. Two
+    cards of one suit and rank are told apart by it.
     """
     def __init__(
         self,
         *,
         suit: global___Suit.ValueType = ...,
         rank: builtins.int = ...,
+        copy: builtins.int = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["rank", b"rank", "suit", b"suit"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["copy", b"copy", "rank", b"rank", "suit", b"suit"]) -> None: ...
 
 global___Card = Card
 
@@ -228,7 +238,9 @@ class Deck(google.protobuf.message.Message):
     CARDS_FIELD_NUMBER: builtins.int
     @property
     def cards(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
-        """All 40 cards, each exactly once."""
+        """Every card of the game's deck (40, 52 or 80; Ruleset.deck_size), each
+        exactly once.
+        """
 
     def __init__(
         self,
@@ -595,6 +607,7 @@ class GameView(google.protobuf.message.Message):
     TURN_TIMEOUT_S_FIELD_NUMBER: builtins.int
     PUBLIC_FIELD_NUMBER: builtins.int
     CREATE_TIME_FIELD_NUMBER: builtins.int
+    DECK_SIZE_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The resource name, "games/{game}"."""
     preset: builtins.str
@@ -628,6 +641,10 @@ class GameView(google.protobuf.message.Message):
     """
     public: builtins.bool
     """True when the game is listed by ListGames while it waits for players."""
+    deck_size: builtins.int
+    """The number of cards in the game's deck: 40, 52 or 80 (Card says what its
+    ranks and copies mean in each).
+    """
     @property
     def options(self) -> google.protobuf.internal.containers.MessageMap[builtins.str, global___OptionValue]:
         """The effective value of every rule option (preset plus overrides)."""
@@ -712,9 +729,10 @@ class GameView(google.protobuf.message.Message):
         turn_timeout_s: builtins.int = ...,
         public: builtins.bool = ...,
         create_time: google.protobuf.timestamp_pb2.Timestamp | None = ...,
+        deck_size: builtins.int = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "seat", b"seat", "turn", b"turn", "turn_deadline", b"turn_deadline"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seat", b"_seat"]) -> typing.Literal["seat"] | None: ...
     @typing.overload
@@ -1145,6 +1163,7 @@ class Ruleset(google.protobuf.message.Message):
     SEAT_COUNTS_FIELD_NUMBER: builtins.int
     OPTIONS_FIELD_NUMBER: builtins.int
     SOURCE_FIELD_NUMBER: builtins.int
+    DECK_SIZE_FIELD_NUMBER: builtins.int
     id: builtins.str
     """The preset id passed to CreateGameRequest.preset (e.g. "scopa",
     "scopone_scientifico", "spazzino", "spatola").
@@ -1155,6 +1174,10 @@ class Ruleset(google.protobuf.message.Message):
     """What the preset plays like."""
     source: builtins.str
     """Where the rules come from (rule text or ruling)."""
+    deck_size: builtins.int
+    """The number of cards in the preset's deck: 40, 52 or 80 (the deck_size
+    option; Card says what ranks and copies mean in each).
+    """
     @property
     def seat_counts(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
         """The numbers of seats the preset supports (e.g. [2, 3, 4, 6])."""
@@ -1172,8 +1195,9 @@ class Ruleset(google.protobuf.message.Message):
         seat_counts: collections.abc.Iterable[builtins.int] | None = ...,
         options: collections.abc.Mapping[builtins.str, global___OptionValue] | None = ...,
         source: builtins.str = ...,
+        deck_size: builtins.int = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["description", b"description", "display_name", b"display_name", "id", b"id", "options", b"options", "seat_counts", b"seat_counts", "source", b"source"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["deck_size", b"deck_size", "description", b"description", "display_name", b"display_name", "id", b"id", "options", b"options", "seat_counts", b"seat_counts", "source", b"source"]) -> None: ...
 
 global___Ruleset = Ruleset
 

@@ -33,7 +33,8 @@ class GameServiceStub:
     0..k-1: with 4 players seats 0+2 are side 0 and 1+3 side 1; with 6 players
     0+2+4 vs 1+3+5; otherwise every seat is its own side (side == seat).
     - The first dealer is the last seat, so seat 0 leads the first hand.
-    - A stacked deck lists the 40 cards with index 0 = top of the deck.
+    - A stacked deck lists the deck's cards (40, 52 or 80) with index 0 = top
+    of the deck.
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
@@ -154,7 +155,8 @@ class GameServiceServicer:
     0..k-1: with 4 players seats 0+2 are side 0 and 1+3 side 1; with 6 players
     0+2+4 vs 1+3+5; otherwise every seat is its own side (side == seat).
     - The first dealer is the last seat, so seat 0 leads the first hand.
-    - A stacked deck lists the 40 cards with index 0 = top of the deck.
+    - A stacked deck lists the deck's cards (40, 52 or 80) with index 0 = top
+    of the deck.
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
@@ -223,7 +225,7 @@ class GameServiceServicer:
         number of seats for the ruleset; metadata "field" (e.g.
         "options.target_score", "seats", "first_dealer") and "option".
         - INVALID_ARGUMENT / INVALID_DECK: a stacked deck that is not a
-        permutation of the 40 cards; metadata "field" (e.g. "stacked_decks[0]").
+        permutation of the deck's cards; metadata "field" (e.g. "stacked_decks[0]").
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an empty preset (metadata "field":
         "preset"), a malformed request_id, a seat display_name that is too long
         or has a forbidden character (metadata "field":
@@ -265,8 +267,10 @@ class GameServiceServicer:
         card has several legal captures; metadata "card" and "choices" (count).
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
         - ABORTED / STALE_ETAG: etag was set and is not the game's current etag.
-        - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit
-        or a rank outside 1..10 (metadata "field": "card.rank").
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit,
+        a rank outside 1..13 (metadata "field": "card.rank") or a copy other
+        than 0 or 1 ("card.copy"). A well-formed card that is not in the game's
+        deck is not in the hand (CARD_NOT_IN_HAND).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -432,7 +436,8 @@ class GameService:
     0..k-1: with 4 players seats 0+2 are side 0 and 1+3 side 1; with 6 players
     0+2+4 vs 1+3+5; otherwise every seat is its own side (side == seat).
     - The first dealer is the last seat, so seat 0 leads the first hand.
-    - A stacked deck lists the 40 cards with index 0 = top of the deck.
+    - A stacked deck lists the deck's cards (40, 52 or 80) with index 0 = top
+    of the deck.
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see

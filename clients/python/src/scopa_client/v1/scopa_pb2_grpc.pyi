@@ -28,7 +28,8 @@ class GameServiceStub:
       0..k-1: with 4 players seats 0+2 are side 0 and 1+3 side 1; with 6 players
       0+2+4 vs 1+3+5; otherwise every seat is its own side (side == seat).
     - The first dealer is the last seat, so seat 0 leads the first hand.
-    - A stacked deck lists the 40 cards with index 0 = top of the deck.
+    - A stacked deck lists the deck's cards (40, 52 or 80) with index 0 = top
+      of the deck.
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
@@ -101,7 +102,7 @@ class GameServiceStub:
       number of seats for the ruleset; metadata "field" (e.g.
       "options.target_score", "seats", "first_dealer") and "option".
     - INVALID_ARGUMENT / INVALID_DECK: a stacked deck that is not a
-      permutation of the 40 cards; metadata "field" (e.g. "stacked_decks[0]").
+      permutation of the deck's cards; metadata "field" (e.g. "stacked_decks[0]").
     - INVALID_ARGUMENT / INVALID_ARGUMENT: an empty preset (metadata "field":
       "preset"), a malformed request_id, a seat display_name that is too long
       or has a forbidden character (metadata "field":
@@ -143,8 +144,10 @@ class GameServiceStub:
       card has several legal captures; metadata "card" and "choices" (count).
     - FAILED_PRECONDITION / GAME_OVER: the game has finished.
     - ABORTED / STALE_ETAG: etag was set and is not the game's current etag.
-    - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit
-      or a rank outside 1..10 (metadata "field": "card.rank").
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit,
+      a rank outside 1..13 (metadata "field": "card.rank") or a copy other
+      than 0 or 1 ("card.copy"). A well-formed card that is not in the game's
+      deck is not in the hand (CARD_NOT_IN_HAND).
     """
 
     TakeAction: grpc.UnaryUnaryMultiCallable[
@@ -251,7 +254,8 @@ class GameServiceAsyncStub:
       0..k-1: with 4 players seats 0+2 are side 0 and 1+3 side 1; with 6 players
       0+2+4 vs 1+3+5; otherwise every seat is its own side (side == seat).
     - The first dealer is the last seat, so seat 0 leads the first hand.
-    - A stacked deck lists the 40 cards with index 0 = top of the deck.
+    - A stacked deck lists the deck's cards (40, 52 or 80) with index 0 = top
+      of the deck.
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
@@ -323,7 +327,7 @@ class GameServiceAsyncStub:
       number of seats for the ruleset; metadata "field" (e.g.
       "options.target_score", "seats", "first_dealer") and "option".
     - INVALID_ARGUMENT / INVALID_DECK: a stacked deck that is not a
-      permutation of the 40 cards; metadata "field" (e.g. "stacked_decks[0]").
+      permutation of the deck's cards; metadata "field" (e.g. "stacked_decks[0]").
     - INVALID_ARGUMENT / INVALID_ARGUMENT: an empty preset (metadata "field":
       "preset"), a malformed request_id, a seat display_name that is too long
       or has a forbidden character (metadata "field":
@@ -365,8 +369,10 @@ class GameServiceAsyncStub:
       card has several legal captures; metadata "card" and "choices" (count).
     - FAILED_PRECONDITION / GAME_OVER: the game has finished.
     - ABORTED / STALE_ETAG: etag was set and is not the game's current etag.
-    - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit
-      or a rank outside 1..10 (metadata "field": "card.rank").
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit,
+      a rank outside 1..13 (metadata "field": "card.rank") or a copy other
+      than 0 or 1 ("card.copy"). A well-formed card that is not in the game's
+      deck is not in the hand (CARD_NOT_IN_HAND).
     """
 
     TakeAction: grpc.aio.UnaryUnaryMultiCallable[
@@ -473,7 +479,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
       0..k-1: with 4 players seats 0+2 are side 0 and 1+3 side 1; with 6 players
       0+2+4 vs 1+3+5; otherwise every seat is its own side (side == seat).
     - The first dealer is the last seat, so seat 0 leads the first hand.
-    - A stacked deck lists the 40 cards with index 0 = top of the deck.
+    - A stacked deck lists the deck's cards (40, 52 or 80) with index 0 = top
+      of the deck.
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
@@ -547,7 +554,7 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
           number of seats for the ruleset; metadata "field" (e.g.
           "options.target_score", "seats", "first_dealer") and "option".
         - INVALID_ARGUMENT / INVALID_DECK: a stacked deck that is not a
-          permutation of the 40 cards; metadata "field" (e.g. "stacked_decks[0]").
+          permutation of the deck's cards; metadata "field" (e.g. "stacked_decks[0]").
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an empty preset (metadata "field":
           "preset"), a malformed request_id, a seat display_name that is too long
           or has a forbidden character (metadata "field":
@@ -593,8 +600,10 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
           card has several legal captures; metadata "card" and "choices" (count).
         - FAILED_PRECONDITION / GAME_OVER: the game has finished.
         - ABORTED / STALE_ETAG: etag was set and is not the game's current etag.
-        - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit
-          or a rank outside 1..10 (metadata "field": "card.rank").
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: e.g. a card with an unspecified suit,
+          a rank outside 1..13 (metadata "field": "card.rank") or a copy other
+          than 0 or 1 ("card.copy"). A well-formed card that is not in the game's
+          deck is not in the hand (CARD_NOT_IN_HAND).
         """
 
     @abc.abstractmethod
