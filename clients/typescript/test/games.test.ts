@@ -294,11 +294,24 @@ for (const transport of TRANSPORTS) {
       assert.equal(notHeld.metadata["card"], `${missing.rank}D`);
 
       const badRank = await rejection(() =>
-        client.playCard({ name: game.name, card: { suit: Suit.SPADE, rank: 11 } }, asSeat(tokenToPlay(game, game.view))),
+        client.playCard({ name: game.name, card: { suit: Suit.SPADE, rank: 14 } }, asSeat(tokenToPlay(game, game.view))),
       );
       assert.equal(badRank.code, Code.InvalidArgument);
       assert.equal(badRank.reason, "INVALID_ARGUMENT");
       assert.equal(badRank.metadata["field"], "card.rank");
+
+      const badCopy = await rejection(() =>
+        client.playCard({ name: game.name, card: { suit: Suit.SPADE, rank: 7, copy: 2 } }, asSeat(tokenToPlay(game, game.view))),
+      );
+      assert.equal(badCopy.code, Code.InvalidArgument);
+      assert.equal(badCopy.metadata["field"], "card.copy");
+
+      // a 52-card rank is a card, just not in a 40-card game's hands
+      const notInDeck = await rejection(() =>
+        client.playCard({ name: game.name, card: { suit: Suit.SPADE, rank: 11 } }, asSeat(tokenToPlay(game, game.view))),
+      );
+      assert.equal(notInDeck.reason, "CARD_NOT_IN_HAND");
+      assert.equal(notInDeck.metadata["card"], "11S");
 
       const unknown = await rejection(() => client.getState({ name: "games/no-such-game" }));
       assert.equal(unknown.code, Code.NotFound);
