@@ -21,6 +21,13 @@ SUITS = (pb.SUIT_COPPE, pb.SUIT_DENARI, pb.SUIT_BASTONI, pb.SUIT_SPADE)
 ALL_CARDS: tuple[CardKey, ...] = tuple((s, r) for s in SUITS for r in range(1, 11))
 
 
+def deck_keys(size: int) -> tuple[tuple[int, int, int], ...]:
+    """Every card of the ``size``-card deck as (suit, rank, copy): 40, 52 (ranks to 13), 80."""
+    ranks = 13 if size == 52 else 10
+    copies = 2 if size == 80 else 1
+    return tuple((s, r, k) for k in range(copies) for s in SUITS for r in range(1, ranks + 1))
+
+
 def key(card: pb.Card) -> CardKey:
     """A hashable (suit, rank) for a Card message."""
     return (int(card.suit), card.rank)

@@ -8,12 +8,10 @@ from collections import Counter
 import pytest
 
 from integration.helpers import (
-    ALL_CARDS,
-    CardKey,
     Stub,
     auth,
     create,
-    key,
+    deck_keys,
     play_to_end,
     rid,
     tokens_of,
@@ -39,15 +37,19 @@ def _check_scores(final: pb.GameView) -> None:
     assert [s.score for s in final.sides] == running
 
 
-def _cards_of_hand(events: list[pb.Event]) -> list[Counter[CardKey]]:
+def _key(card: pb.Card) -> tuple[int, int, int]:
+    return (int(card.suit), card.rank, card.copy)
+
+
+def _cards_of_hand(events: list[pb.Event]) -> list[Counter[tuple[int, int, int]]]:
     """Per hand, the cards that became public: the starting table and every card played."""
-    hands: list[Counter[CardKey]] = []
+    hands: list[Counter[tuple[int, int, int]]] = []
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "hand_started":
-            hands.append(Counter(key(c) for c in event.hand_started.table))
+            hands.append(Counter(_key(c) for c in event.hand_started.table))
         elif kind == "card_played":
-            hands[-1][key(event.card_played.card)] += 1
+            hands[-1][_key(event.card_played.card)] += 1
     return hands
 
 
@@ -57,7 +59,8 @@ def test_presets_cover_two_three_four_and_six_seats(stub: Stub) -> None:
 
 
 def test_every_preset_plays_to_the_end_across_replicas(stubs: tuple[Stub, Stub]) -> None:
-    """Every preset, played with random legal moves on alternating replicas, ends and is scored."""
+    """Every preset, played with random legal moves on alternating replicas, ends and is scored;
+    each hand shows every card of the preset's deck (40, 52 or 80: GameView.deck_size) once."""
     rng = random.Random(20240611)
     presets = _presets(stubs[0])
     assert presets
@@ -82,8 +85,10 @@ def test_every_preset_plays_to_the_end_across_replicas(stubs: tuple[Stub, Stub])
         scored = sum(1 for e in events if e.HasField("hand_scored"))
         hands = _cards_of_hand(events)
         assert len(hands) >= scored >= 1
+        assert final.deck_size in (40, 52, 80), preset
+        deck = Counter(deck_keys(final.deck_size))
         for hand in hands[:scored]:
-            assert hand == Counter(ALL_CARDS), (preset, sorted(hand.items()))
+            assert hand == deck, (preset, sorted(hand.items()))
 
 
 @pytest.mark.parametrize("target", [1, 3])
@@ -131,4 +136,16 @@ def test_rubamazzo_steals_piles_through_take_action(stubs: tuple[Stub, Stub]) ->
     _check_scores(current)
     scored = sum(1 for e in events if e.HasField("hand_scored"))
     for hand in _cards_of_hand(events)[:scored]:
-        assert hand == Counter(ALL_CARDS)
+        assert hand == Counter(deck_keys(40))
+
+
+def test_rulesets_and_views_name_their_deck(stub: Stub) -> None:
+    """ListRulesets and GameView carry deck_size: 52 for Cicera bigia, 80 for two decks, else 40."""
+    reply = stub.ListRulesets(pb.ListRulesetsRequest(), timeout=10)
+    sizes = {r.id: r.deck_size for r in reply.rulesets}
+    assert sizes["cicera_bigia"] == 52 and sizes["marescialla_80"] == 80
+    assert {n for i, n in sizes.items() if i not in ("cicera_bigia", "marescialla_80")} == {40}
+    created = create(stub, "cicera_bigia", 4)
+    assert created.view.deck_size == 52
+    assert len(created.view.hand) == 13
+    assert max(c.rank for c in created.view.hand) <= 13

@@ -25,6 +25,7 @@ from scopa.rules import (
     Steal,
     apply_action,
     apply_move,
+    deck_cards,
     dump_state,
     legal_actions,
     legal_moves,
@@ -61,17 +62,19 @@ def check_events(events: list[Event], state: MatchState) -> None:
 
 
 def check_hand_score(events: list[Event], state: MatchState, before: MatchState) -> None:
-    """A scored hand shares out all 40 cards as the plays took them; lines agree with the piles.
+    """A scored hand shares out the whole deck as the plays took them; lines agree with the piles.
 
     Each side's cards (its pile before the last play, plus what the last play and the leftovers
     gave it) are the cards the score sheet counts, and each side's points lie in [floor, bound]
     (the floor is 0 but for Modulo sette's traditional sweeps, -1 each).
     """
     options = state.ruleset.options
-    plays = 40 - options.table_cards
+    plays = options.deck_size - options.table_cards
     bound = hand_points_bound(options, plays)
     floor = -plays if options.modular_sweeps else 0
-    floor -= 4 * options.maresciallo + options.saponaro  # maresciallo -1, its sweep -3; saponaro -1
+    copies = 2 if options.deck_size == 80 else 1  # two decks: two marescialli, two saponari
+    # maresciallo -1, its sweep -3; saponaro -1
+    floor -= copies * (4 * options.maresciallo + options.saponaro)
     piles = [list(p) for p in before.piles]
     for event in events:
         if isinstance(event, CardPlayed) and event.taken:
@@ -81,7 +84,7 @@ def check_hand_score(events: list[Event], state: MatchState, before: MatchState)
         elif isinstance(event, LeftoverTaken):
             piles[options.side_of(event.seat)] += event.cards
         elif isinstance(event, HandScored):
-            assert sorted(c for p in piles for c in p) == list(range(40))
+            assert sorted(c for p in piles for c in p) == list(deck_cards(options.deck_size))
             score = event.result.score
             lines = {c.name: c for c in score.components}
             if "cards" in lines:
@@ -118,12 +121,13 @@ def play_game(rules: Ruleset, seed: int) -> None:
     """Play one random game, declaring and stealing at random when allowed, checking every
     invariant (cards conserved, each hand's cards line equal to the cards the events moved)."""
     rng = random.Random(seed)
+    deck = list(deck_cards(rules.options.deck_size))
     state, events = new_match(rules, rng=rng)
     check_events(events, state)
     steps = 0
     before = state
     while not state.finished:
-        assert sorted(in_play(state)) == list(range(40))
+        assert sorted(in_play(state)) == deck
         seat = state.turn
         assert state.hands[seat] and legal_moves(state)
         check_views(state)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rules_helpers import cards
 
-from scopa.rules._cards import ALL_CARDS, Card, Suit, card_of
+from scopa.rules._cards import ALL_CARDS, MAX_CARD, Card, Suit, card_of, deck_cards
 from scopa.rules._options import PRESETS, MazzoTies, Options, PrimieraMethod
 from scopa.rules._scoring import (
     _FAST_SCORERS,
@@ -32,6 +32,7 @@ EVENT_COMPONENTS = frozenset(
         "modular_sweeps",
         "tuzzulicchi",
         "cirulla_declarations",
+        "twin_sweeps",
     }
 )
 NAPOLA_COMPONENTS = frozenset({"napola_denari", "napola_spade"})
@@ -409,16 +410,20 @@ def test_wrong_number_of_tallies_is_rejected() -> None:
 
 
 def configured_mazzo(options: Options) -> int:
-    """The most card-based points the options can hand out in one hand, all sides together."""
+    """The most card-based points the options can hand out in one hand, all sides together
+    (with two decks every card-based honour and penalty twice)."""
+    copies = 2 if options.deck_size == 80 else 1
+    run = {52: 13, 80: 20}.get(options.deck_size, 10)
     total = options.cards_points + options.spade_points + options.primiera_points
-    total += options.settebello_points
-    total += 9 if options.denari_each else options.denari_points
-    flags = (options.re_bello, options.rosmarino, options.two_of_spade, options.settanta)
-    total += sum(flags)
-    total += 10 * (options.napola_denari + options.napola_spade)
-    total += 3 * options.denari_figures + 16 * options.frac_points
-    total += options.polacca - options.maresciallo  # the re of spade always costs its holder 1
-    total += 5 * options.grande
+    total += copies * options.settebello_points
+    total += 9 * copies if options.denari_each else options.denari_points
+    flags = (options.re_bello, options.rosmarino, options.two_of_spade)
+    total += copies * sum(flags) + options.settanta
+    total += run * (options.napola_denari + options.napola_spade)
+    total += copies * (3 * options.denari_figures + 16 * options.frac_points)
+    # the re of spade always costs its holder 1
+    total += copies * (options.polacca - options.maresciallo)
+    total += 5 * options.grande + 2 * options.denari_ten_fante
     return total
 
 
@@ -443,9 +448,10 @@ def random_tallies(
 ) -> list[SideTally]:
     """Split the deck by ``owners`` (taken modulo the sides); side ``s`` gets ``events[s]``."""
     sides = options.sides
+    deck = deck_cards(options.deck_size)
     return [
         SideTally(
-            tuple(c for c in ALL_CARDS if owners[c] % sides == side),
+            tuple(c for c in deck if owners[c] % sides == side),
             sweeps=events[side][0],
             specials=(
                 ("picula", events[side][1]),
@@ -454,10 +460,16 @@ def random_tallies(
                 ("modular_sweep", events[side][0]),
                 ("tuzzulicchio", events[side][3]),
                 ("cirulla", events[side][4]),
+                ("twin_sweep", _twin_points(events[side][1])),
             ),
         )
         for side in range(sides)
     ]
+
+
+def _twin_points(plays: int) -> int:
+    """Twin-sweep points for a count: the re of spade's 9 and 2 a pair of plays (the bound)."""
+    return 9 + 2 * (plays // 2)
 
 
 def expected_event_lines(options: Options, events: list[SideEvents]) -> dict[str, tuple[int, ...]]:
@@ -478,13 +490,15 @@ def expected_event_lines(options: Options, events: list[SideEvents]) -> dict[str
         expected["tuzzulicchi"] = tuple(events[s][3] for s in sides)
     if options.modular_sweeps:
         expected["modular_sweeps"] = tuple(events[s][0] for s in sides)
+    if options.twin_captures:
+        expected["twin_sweeps"] = tuple(_twin_points(events[s][1]) for s in sides)
     return expected
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @settings(max_examples=60, deadline=None)
 @given(
-    owners=st.lists(st.integers(0, 5), min_size=40, max_size=40),
+    owners=st.lists(st.integers(0, 5), min_size=MAX_CARD, max_size=MAX_CARD),
     method=st.sampled_from(list(PrimieraMethod)),
     sweep_points=st.integers(0, 3),
     events=side_events(),
@@ -505,21 +519,22 @@ def test_mazzo_never_exceeds_configured_points(
     assert mazzo_total(score, napola=True) <= configured_mazzo(options) * shared
     lines = {c.name: c.points for c in score.components if c.name in EVENT_COMPONENTS}
     assert lines == expected_event_lines(options, events)
+    copies = 2 if options.deck_size == 80 else 1  # two decks: each honour twice
     honours = {"settebello": options.settebello_points, "re_bello": 1, "rosmarino": 1}
     honours["two_of_spade"] = 1
     for line in score.components:
         if line.name in honours:
-            assert sum(line.points) == honours[line.name], line.name
+            assert sum(line.points) == copies * honours[line.name], line.name
     assert sum(score.totals) == sum(sum(c.points) for c in score.components)
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @settings(max_examples=60, deadline=None)
-@given(owners=st.lists(st.integers(0, 5), min_size=40, max_size=40), data=st.data())
+@given(owners=st.lists(st.integers(0, 5), min_size=MAX_CARD, max_size=MAX_CARD), data=st.data())
 def test_totals_within_hand_bound(preset: str, owners: list[int], data: st.DataObject) -> None:
     """No side's total ever exceeds hand_points_bound, even with a sweep on every play."""
     options = PRESETS[preset].options()
-    plays = 40 - options.table_cards
+    plays = options.deck_size - options.table_cards
     events = data.draw(side_events(plays), label="events")
     score = score_hand(options, random_tallies(options, owners, events))
     assert max(score.totals) <= hand_points_bound(options, plays)
@@ -529,13 +544,14 @@ def test_totals_within_hand_bound(preset: str, owners: list[int], data: st.DataO
 def test_hand_bound_is_reached_by_a_side_taking_everything(preset: str) -> None:
     """A side with every card, a sweep and a picula on every play and 40 bagher hits the bound."""
     options = PRESETS[preset].options()
-    plays = 40 - options.table_cards
+    plays = options.deck_size - options.table_cards
     declared = (7 * (plays // 3), 10 * (plays // 3))
     everything = [(plays, plays, 40, *declared)] + [(0, 0, 0, 0, 0)] * (options.sides - 1)
-    score = score_hand(options, random_tallies(options, [0] * 40, everything))
+    score = score_hand(options, random_tallies(options, [0] * MAX_CARD, everything))
     events = sum(points[0] for points in expected_event_lines(options, everything).values())
     assert score.totals[0] == configured_mazzo(options) + events
-    penalties = options.maresciallo  # the bound leaves out a penalty card's -1
+    copies = 2 if options.deck_size == 80 else 1
+    penalties = copies * options.maresciallo  # the bound leaves out a penalty card's -1
     assert score.totals[0] + penalties == hand_points_bound(options, plays)
 
 
@@ -565,7 +581,7 @@ def fast_twins(score: HandScore, tallies: list[SideTally], options: Options) -> 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @settings(max_examples=60, deadline=None)
 @given(
-    owners=st.lists(st.integers(0, 5), min_size=40, max_size=40),
+    owners=st.lists(st.integers(0, 5), min_size=MAX_CARD, max_size=MAX_CARD),
     events=side_events(),
     method=st.sampled_from(list(PrimieraMethod)),
     ties=st.sampled_from(list(MazzoTies)),
@@ -588,7 +604,7 @@ def test_score_hand_lines_equal_their_rules(
     score = score_hand(options, tallies)
     assert [c.name for c in score.components] == [r.name for r in scoring_rules(options)]
     fast_twins(score, tallies, options)
-    assert score.napoleone == tuple(napola_length(t.cards, Suit.DENARI) == 10 for t in tallies)
+    assert score.napoleone == tuple(napola_length(t.cards, Suit.DENARI) >= 10 for t in tallies)
     assert score.totals == tuple(
         sum(c.points[s] for c in score.components) for s in range(len(tallies))
     )
@@ -750,3 +766,51 @@ def test_denari_ten_fante_scores_the_52_card_ten_and_fante_of_denari() -> None:
     score = score_hand(options, [SideTally(cards("10D 12D")), SideTally(cards("11D"))])
     assert component(score, "ten_of_denari").points == (1, 0)
     assert component(score, "fante_of_denari").points == (0, 1)
+
+
+# --- Cicera bigia (preset cicera_bigia; en.wikipedia and it.wikipedia's Cicera, Parlett) -----
+
+
+def _cicera_sides(side0: tuple[Card, ...]) -> list[SideTally]:
+    """Cicera's two teams: ``side0`` and every other card of the 52-card deck."""
+    rest = tuple(c for c in deck_cards(52) if c not in set(side0))
+    return [SideTally(side0), SideTally(rest)]
+
+
+def test_cicera_napula_is_the_highest_card_of_the_unbroken_spade_run() -> None:
+    """it.wikipedia: taking A-2-3-4-5 and 7 of spade makes a napula worth 5."""
+    options = PRESETS["cicera_bigia"].options()
+    held = cards("1S 2S 3S 4S 5S 7S")
+    score = score_hand(options, _cicera_sides(held))
+    assert component(score, "napola_spade").points == (5, 0)
+
+
+def test_cicera_cards_tie_at_26_gives_one_point_each() -> None:
+    """en.wikipedia: most cards (27 or more) scores 2; at 26-26 each team scores 1."""
+    options = PRESETS["cicera_bigia"].options()
+    half = deck_cards(52)[::2]
+    assert component(score_hand(options, _cicera_sides(half)), "cards").points == (1, 1)
+    more = deck_cards(52)[:27]
+    assert component(score_hand(options, _cicera_sides(more)), "cards").points == (2, 0)
+
+
+def test_cicera_scores_six_card_points_a_hand_besides_napula_and_sweeps() -> None:
+    """Cards 2, spade 1 (7 of 13 or more), the 2 of spade, the 10 and the fante of denari: 6."""
+    options = PRESETS["cicera_bigia"].options()
+    names = [rule.name for rule in scoring_rules(options)]
+    assert names == [
+        "sweeps",
+        "cards",
+        "spade",
+        "two_of_spade",
+        "ten_of_denari",
+        "fante_of_denari",
+        "napola_spade",
+    ]
+    held = cards("2S 10D 11D 6S 8S 9S 10S 11S 12S 13S") + deck_cards(52)[:20]
+    held = tuple(dict.fromkeys(held))
+    score = score_hand(options, _cicera_sides(held))
+    points = {c.name: c.points for c in score.components}
+    assert points["spade"] == (1, 0)
+    assert points["two_of_spade"] == points["ten_of_denari"] == points["fante_of_denari"] == (1, 0)
+    assert sum(p[0] + p[1] for name, p in points.items() if name != "napola_spade") == 6

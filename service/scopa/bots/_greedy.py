@@ -27,6 +27,7 @@ from scopa.rules import (
     apply_action,
     capture_options,
     card_points,
+    figure_rank,
     rank_of,
     state_from_view,
     unseen_cards,
@@ -64,7 +65,7 @@ def _sweep_risk(view: SeatView, table: tuple[Card, ...], hand_size: int) -> floa
         return 0.0
     unseen = unseen_cards(view)
     risk = 0.0
-    for rank in range(1, 11):
+    for rank in range(1, figure_rank(view.options.deck_size) + 3):  # ace to re
         sample = next((c for c in unseen if rank_of(c) == rank), None)
         if sample is None:
             continue

@@ -325,6 +325,12 @@ class Options:
     napoleone_wins: bool = _opt(
         False, "Napoleone (all ten denari) wins the game at once.", "seeds 002, 004"
     )
+    spade_napoleone_wins: bool = _opt(
+        False,
+        "Cicera bigia (deck_size 52, napola_spade): a side taking all thirteen spade wins the game"
+        " at once.",
+        "en.wikipedia.org/wiki/Cicera; it.wikipedia.org/wiki/Cicera_bigia",
+    )
     mazzo_ties: MazzoTies = _opt(
         MazzoTies.UNASSIGNED, "Ties in most cards / denari / spade / primiera.", "seeds"
     )
@@ -677,6 +683,56 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         (2, 3, 4, 6),
     ),
     Preset(
+        "marescialla_80",
+        "Marescialla with 80 cards",
+        "Marescialla with two 40-card decks: 5 cards each and none on the table (4 deals for four"
+        " players); every card and so every point and penalty twice; a card takes its twin only"
+        " to sweep, for 3 points, and the re of spade sweeping its twin scores 10.",
+        "seed 004",
+        {
+            "deck_size": 80,
+            "players": 4,
+            "hand_size": 5,
+            "table_cards": 0,
+            "ace_takes_all": True,
+            "ace_sweep_counts": True,
+            "napola_denari": True,
+            "maresciallo": True,
+            "polacca": True,
+            "twin_captures": True,
+        },
+        (4, 2),
+    ),
+    Preset(
+        "cicera_bigia",
+        "Cicera bigia",
+        "Brescia's Scopa for four in pairs with the 52-card Bresciane deck, 13 cards each: figures"
+        " (11, 12, 13) take only an equal figure; 2 points for most cards (1 each at 26-26), 1 for"
+        " most spade, the napula of spade, 1 each for the 2 of spade and the 10 and the fante of"
+        " denari, 1 a sweep; game to 51.",
+        "seed 004; en.wikipedia.org/wiki/Cicera; D. Parlett, The Penguin Book of Card Games",
+        {
+            "deck_size": 52,
+            "players": 4,
+            "hand_size": 13,
+            "table_cards": 0,
+            "kings_redeal": 0,
+            "figures_capture_only_figures": True,
+            "cards_points": 2,
+            "mazzo_ties": MazzoTies.SPLIT,
+            "denari_points": 0,
+            "spade_points": 1,
+            "primiera_points": 0,
+            "settebello_points": 0,
+            "napola_spade": True,
+            "two_of_spade": True,
+            "denari_ten_fante": True,
+            "spade_napoleone_wins": True,
+            "target_score": 51,
+        },
+        (4,),
+    ),
+    Preset(
         "cirulla",
         "Cirulla",
         "Liguria's game (named in seed 004; rules from Pagat and it.wikipedia): captures by sum,"
@@ -813,6 +869,11 @@ def _validate(o: Options) -> None:
         raise InvalidOption(f"deck_size must be one of {sizes}", field="deck_size")
     if o.twin_captures and o.deck_size != _TWO_DECKS:
         raise InvalidOption("twin_captures needs two decks (deck_size 80)", field="twin_captures")
+    if o.spade_napoleone_wins and (o.deck_size != _BRESCIANE or not o.napola_spade):
+        raise InvalidOption(
+            "spade_napoleone_wins needs the 52-card deck and napola_spade",
+            field="spade_napoleone_wins",
+        )
     if o.denari_ten_fante and o.deck_size != _BRESCIANE:
         raise InvalidOption(
             "denari_ten_fante needs the 52-card deck's fante (deck_size 52)",

@@ -21,7 +21,7 @@ from typing import Final, NamedTuple
 
 from ._bots import rollout_move
 from ._capture import SHAPE_BITS
-from ._cards import _RANKS, Card, Suit
+from ._cards import _RANKS, MAX_CARD, Card, Suit, deck_cards
 from ._errors import GameOver
 from ._game import (
     _PLAYING,
@@ -305,6 +305,8 @@ def card_points(options: Options) -> tuple[float, ...]:
     process). The settebello is worth its own line's points plus its share of denari and
     primiera; every line a variant adds (re bello, napola, denari each, ...) counts the same way.
     """
+    if options.deck_size != _DECK_OF_MASKS:
+        return _card_points_any_deck(options)
     rng = random.Random(0)
     sides = options.sides
     no_sweeps = [0] * sides
@@ -325,6 +327,29 @@ def card_points(options: Options) -> tuple[float, ...]:
                 masks[holder] &= ~bit
             worth[card] += swing / 2
     return tuple([w / _WORTH_SAMPLES for w in worth])
+
+
+_WORTH_SAMPLES_ANY_DECK: Final = 10
+
+
+def _card_points_any_deck(options: Options) -> tuple[float, ...]:
+    """:func:`card_points` for the 52- and 80-card decks, on :func:`score_hand` itself (fewer
+    samples: the deck is bigger and the score sheet slower); indexed by card int."""
+    rng = random.Random(0)
+    sides = options.sides
+    deck = deck_cards(options.deck_size)
+    worth = [0.0] * MAX_CARD
+    for _ in range(_WORTH_SAMPLES_ANY_DECK):
+        owner = {card: rng.randrange(sides) for card in deck}
+        for card in deck:
+            swing = 0
+            for holder, sign in ((0, 1), (1, -1)):
+                owner[card] = holder
+                piles = [tuple([c for c in deck if owner[c] == s]) for s in range(sides)]
+                totals = score_hand(options, [SideTally(p) for p in piles]).totals
+                swing += sign * (totals[0] - totals[1])
+            worth[card] += swing / 2
+    return tuple([w / _WORTH_SAMPLES_ANY_DECK for w in worth])
 
 
 def _outcome(

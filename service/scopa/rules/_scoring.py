@@ -247,8 +247,8 @@ class CardRule:
         return Component(self.name, tuple([int(h) * points for h in held]), held)
 
     def max_points(self, options: Options, plays_per_hand: int) -> int:
-        """The configured points."""
-        return self.points(options)
+        """The configured points, per copy of the card in the deck."""
+        return self.points(options) * _copies(options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +291,11 @@ class NapolaRule:
     def max_points(self, options: Options, plays_per_hand: int) -> int:
         """Every rank of the suit (13 in the 52-card deck; twice ten with two decks)."""
         return {52: 13, 80: 20}.get(options.deck_size, 10)
+
+
+def _copies(options: Options) -> int:
+    """Copies of each card in ``options``' deck: 2 with two decks (80 cards), else 1."""
+    return 2 if options.deck_size == 80 else 1
 
 
 def _held(cards: tuple[Card, ...], card: Card) -> int:
@@ -352,19 +357,19 @@ _TWO_OF_SPADE: Final = CardRule("two_of_spade", TWO_OF_SPADE, _one)
 _TEN_OF_DENARI: Final = CardRule("ten_of_denari", TEN_OF_DENARI, _one)
 _FANTE_OF_DENARI_52: Final = CardRule("fante_of_denari", FANTE_OF_DENARI_52, _one)
 _DENARI_EACH: Final = CountRule(
-    "denari_each", _denari_but_settebello, lambda n, o: n, lambda o, plays: 9
+    "denari_each", _denari_but_settebello, lambda n, o: n, lambda o, plays: 9 * _copies(o)
 )
 _SETTANTA: Final = CountRule(
     "settanta", _sevens, lambda n, o: 1 if n == 4 else 0, lambda o, plays: 1
 )
 _DENARI_FIGURES_RULE: Final = CountRule(
-    "denari_figures", _denari_figures, lambda n, o: n, lambda o, plays: 3
+    "denari_figures", _denari_figures, lambda n, o: n, lambda o, plays: 3 * _copies(o)
 )
 _MARESCIALLO: Final = CountRule(
     "maresciallo", lambda t: _held(t.cards, MARESCIALLO), lambda n, o: -n, lambda o, plays: 0
 )
 _POLACCA: Final = CountRule(
-    "polacca", _both(FANTE_OF_DENARI, SETTEBELLO), lambda n, o: n, lambda o, plays: 1
+    "polacca", _both(FANTE_OF_DENARI, SETTEBELLO), lambda n, o: n, lambda o, plays: _copies(o)
 )
 _SAPONARO: Final = CountRule(
     "saponaro", _both(ROSMARINO, MARESCIALLO), lambda n, o: -n, lambda o, plays: 0
@@ -375,7 +380,7 @@ _GRANDE: Final = CountRule(
     lambda n, o: 5 * n,
     lambda o, plays: 5,
 )
-_FRAC: Final = CountRule("frac", _frac_cards, lambda n, o: n, lambda o, plays: 16)
+_FRAC: Final = CountRule("frac", _frac_cards, lambda n, o: n, lambda o, plays: 16 * _copies(o))
 _NAPOLA_DENARI: Final = NapolaRule("napola_denari", Suit.DENARI)
 _NAPOLA_SPADE: Final = NapolaRule("napola_spade", Suit.SPADE)
 

@@ -431,8 +431,27 @@ class NapoleoneWins:
         return tuple([side for side, has in enumerate(score.napoleone) if has])
 
 
+_ALL_SPADE_52: Final = 13
+"""The napula of a side holding every spade of the 52-card deck."""
+
+
+class SpadeNapoleoneWins:
+    """Cicera bigia: a side that took all thirteen spade of the 52-card deck (a napula of 13)
+    wins the match at once (en.wikipedia's and it.wikipedia's Cicera)."""
+
+    reason: Final = "napoleone"
+
+    def winners(self, score: HandScore) -> tuple[int, ...]:
+        """The sides whose napola of spade runs through all thirteen ranks."""
+        for line in score.components:
+            if line.name == "napola_spade":
+                return tuple([s for s, n in enumerate(line.values) if n >= _ALL_SPADE_52])
+        return ()
+
+
 INSTANT_WIN_RULES: Final[tuple[tuple[str, InstantWinRule], ...]] = (
     ("napoleone_wins", NapoleoneWins()),
+    ("spade_napoleone_wins", SpadeNapoleoneWins()),
 )
 """Every instant-win rule, by the boolean option that enables it, asked in this order."""
 

@@ -96,8 +96,9 @@ class _FinishReasonEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._E
     further hands).
     """
     FINISH_REASON_NAPOLEONE: _FinishReason.ValueType  # 2
-    """A side captured all ten denari (napoleone) with napoleone_wins on,
-    winning at once.
+    """A side captured all ten denari (napoleone) with napoleone_wins on, or
+    all thirteen spade of the 52-card deck with spade_napoleone_wins (Cicera
+    bigia), winning at once.
     """
     FINISH_REASON_RESIGNED: _FinishReason.ValueType  # 3
     """A seat resigned; the other side(s) win."""
@@ -120,8 +121,9 @@ FINISH_REASON_TARGET: FinishReason.ValueType  # 1
 further hands).
 """
 FINISH_REASON_NAPOLEONE: FinishReason.ValueType  # 2
-"""A side captured all ten denari (napoleone) with napoleone_wins on,
-winning at once.
+"""A side captured all ten denari (napoleone) with napoleone_wins on, or
+all thirteen spade of the 52-card deck with spade_napoleone_wins (Cicera
+bigia), winning at once.
 """
 FINISH_REASON_RESIGNED: FinishReason.ValueType  # 3
 """A seat resigned; the other side(s) win."""

@@ -2192,8 +2192,9 @@ export enum FinishReason {
   TARGET = 1,
 
   /**
-   * A side captured all ten denari (napoleone) with napoleone_wins on,
-   * winning at once.
+   * A side captured all ten denari (napoleone) with napoleone_wins on, or
+   * all thirteen spade of the 52-card deck with spade_napoleone_wins (Cicera
+   * bigia), winning at once.
    *
    * @generated from enum value: FINISH_REASON_NAPOLEONE = 2;
    */
