@@ -117,6 +117,12 @@ def test_overrides_are_applied_and_reported() -> None:
         ("scopa", {"denari_ten_fante": True}, "denari_ten_fante"),
         ("scopa", {"deck_size": 80, "denari_ten_fante": True}, "denari_ten_fante"),
         ("scopa", {"deck_size": 52, "twin_captures": True}, "twin_captures"),
+        ("scopone_al_contrario", {"deck_size": 80, "hand_size": 5}, "deck_size"),
+        (
+            "cicera_bigia",
+            {"spade_napoleone_wins": True, "napola_spade": False},
+            "spade_napoleone_wins",
+        ),
     ],
 )
 def test_invalid_options_are_rejected(preset: str, overrides: dict[str, Any], field: str) -> None:

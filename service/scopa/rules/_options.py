@@ -867,6 +867,10 @@ def _validate(o: Options) -> None:
     if o.deck_size not in DECK_SIZES:
         sizes = ", ".join(str(n) for n in DECK_SIZES)
         raise InvalidOption(f"deck_size must be one of {sizes}", field="deck_size")
+    if o.elimination and o.deck_size != DECK_SIZES[0]:
+        raise InvalidOption(
+            "elimination deals the 40-card deck's shapes; it needs deck_size 40", field="deck_size"
+        )
     if o.twin_captures and o.deck_size != _TWO_DECKS:
         raise InvalidOption("twin_captures needs two decks (deck_size 80)", field="twin_captures")
     if o.spade_napoleone_wins and (o.deck_size != _BRESCIANE or not o.napola_spade):
