@@ -132,16 +132,23 @@ def test_method_not_allowed_names_the_allowed_methods(client: httpx.Client) -> N
 
 
 def test_a_malformed_card_names_the_field(client: httpx.Client) -> None:
-    """A rank outside 1..10 is 400 INVALID_ARGUMENT with metadata field card.rank."""
+    """A rank outside 1..13 or a copy other than 0/1 is 400 INVALID_ARGUMENT naming the field."""
     created = create(client, "scopa", 2)
     name, token = created["name"], tokens_of(created)[0]
-    body = {"card": {"suit": "SUIT_SPADE", "rank": 11}}
+    body = {"card": {"suit": "SUIT_SPADE", "rank": 14}}
     error = check_error(
         client.post(f"/v1/{name}:playCard", json=body, headers=bearer(token)),
         400,
         "INVALID_ARGUMENT",
     )
     assert error["details"][0]["metadata"] == {"field": "card.rank"}
+    body = {"card": {"suit": "SUIT_SPADE", "rank": 7, "copy": 2}}
+    error = check_error(
+        client.post(f"/v1/{name}:playCard", json=body, headers=bearer(token)),
+        400,
+        "INVALID_ARGUMENT",
+    )
+    assert error["details"][0]["metadata"] == {"field": "card.copy"}
 
 
 @pytest.mark.parametrize("level", ["random", "greedy", "ismcts"])

@@ -491,9 +491,11 @@ class ScoreLine(google.protobuf.message.Message):
     "denari_each", "settanta", "napola_denari", "napola_spade", "picule",
     "bagher", "accuse", "denari_figures", "frac", "modular_sweeps",
     "traditional_sweeps", "tuzzulicchi", "maresciallo", "maresciallo_sweeps",
-    "polacca", "saponaro", "grande", "cirulla_declarations" (only those the
-    ruleset scores; "traditional_sweeps", "maresciallo", "maresciallo_sweeps"
-    and "saponaro" may be negative).
+    "polacca", "saponaro", "grande", "cirulla_declarations", "twin_sweeps",
+    "ten_of_denari", "fante_of_denari" (only those the ruleset scores;
+    "traditional_sweeps", "maresciallo", "maresciallo_sweeps" and "saponaro"
+    may be negative). With two decks (80 cards) a line about one card counts
+    each copy held.
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
