@@ -52,7 +52,7 @@ def retry_options(max_attempts: int = 5) -> list[tuple[str, Any]]:
 
 def with_request_id(method: str, request: Any) -> Any:
     """``request``, or a copy with a fresh request_id if ``method`` mutates and has none."""
-    if method not in MUTATING or getattr(request, "request_id", "x"):
+    if method not in MUTATING or not hasattr(request, "request_id") or request.request_id:
         return request
     filled = type(request)()
     filled.CopyFrom(request)
