@@ -20,6 +20,7 @@ from scopa.app import (
     StoreClock,
     Sweeper,
     TokenAuthority,
+    TurnTimedOut,
 )
 from scopa.storage import DEADLINE_SHARDS, MemoryStore
 
@@ -71,7 +72,7 @@ def store(wall: Wall) -> MemoryStore:
 
 async def _clocked(replica: Replica, **kw: object) -> CreateResult:
     seats = [SeatSpec("ann"), SeatSpec("bob")]
-    command = CreateGameCommand("scopa", {}, seats, turn_timeout_s=30, **kw)  # type: ignore[arg-type]
+    command = CreateGameCommand("scopa", {}, seats, **{"turn_timeout_s": 30, **kw})  # type: ignore[arg-type]
     return await replica.core.create_game(command)
 
 
@@ -219,6 +220,8 @@ async def test_an_early_entry_is_set_to_the_real_deadline(store: MemoryStore, wa
         ({"turn_timeout_s": 5, "on_timeout": "nap"}, "timeout_action"),
         ({"turn_timeout_s": 5, "forfeit_after": -1}, "forfeit_after"),
         ({"on_timeout": "forfeit"}, "turn_timeout_s"),
+        ({"turn_timeout_s": 5, "timeout_bot": "nap"}, "timeout_bot"),
+        ({"timeout_bot": "random"}, "turn_timeout_s"),
     ],
 )
 async def test_bad_clocks_are_refused(
@@ -256,3 +259,86 @@ async def test_a_read_takes_a_run_out_turn_even_after_a_kept_snapshot(
     after = await replica.core.get_state(created.game_id, None)
     assert (after.version, after.view.turn) == (2, 1)
     assert [s.timeouts for s in after.seats] == [1, 0]
+
+
+async def test_a_timeout_is_an_event_every_seat_sees_before_the_bot_play(
+    store: MemoryStore, wall: Wall
+) -> None:
+    """The timed-out version's events are the timeout, then the timeout bot's play, for all."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica)
+    wall.now += 30
+    assert await replica.sweeper.sweep() == 1
+    for seat in (0, 1, None):
+        token = dict(created.tokens)[seat] if seat is not None else None
+        snap = await replica.core.get_state(created.game_id, token)
+        events = [e.event for e in snap.last_events]
+        assert events[0] == TurnTimedOut(0, 1, False, "greedy")
+        assert isinstance(events[1], rules.CardPlayed) and events[1].seat == 0
+        assert {e.version for e in snap.last_events} == {2}
+
+
+async def test_a_forfeiting_timeout_is_an_event_before_the_resignation(
+    store: MemoryStore, wall: Wall
+) -> None:
+    """The K-th timeout's version holds the timeout (forfeited, no bot), then the resignation."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica, on_timeout="forfeit", forfeit_after=1)
+    wall.now += 30
+    assert await replica.sweeper.sweep() == 1
+    snap = await replica.core.get_state(created.game_id, None)
+    events = [e.event for e in snap.last_events]
+    assert events[0] == TurnTimedOut(0, 1, True, "")
+    assert [type(e) for e in events[1:]] == [rules.SeatResigned, rules.GameFinished]
+
+
+async def test_a_game_s_own_timeout_bot_plays_for_a_timed_out_seat(
+    store: MemoryStore, wall: Wall, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With timeout_bot "random" the random bot plays the run-out turn, and the view says so."""
+    levels: list[bots.Level] = []
+    choose = bots.choose
+
+    def recording(view: rules.SeatView, rng: random.Random, budget: bots.Budget, level: bots.Level):  # type: ignore[no-untyped-def]
+        levels.append(level)
+        return choose(view, rng, budget, level)
+
+    monkeypatch.setattr(bots, "choose", recording)
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica, timeout_bot="random")
+    assert created.snapshot.timeout_bot == "random"
+    wall.now += 30
+    assert await replica.sweeper.sweep() == 1
+    snap = await replica.core.get_state(created.game_id, None)
+    assert snap.last_events[0].event == TurnTimedOut(0, 1, False, "random")
+    assert levels == [bots.Level.RANDOM]
+    default = await _clocked(replica)
+    assert default.snapshot.timeout_bot == "greedy"
+
+
+async def test_a_watch_of_an_overdue_game_takes_the_timeout(store: MemoryStore, wall: Wall) -> None:
+    """A stream opened on an overdue game (no sweeper) takes the turn before its first view."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica)
+    wall.now += 31
+    stream = replica.core.watch(created.game_id, None)
+    first = await anext(stream)
+    await stream.aclose()
+    assert first.snapshot.version == 2
+    assert [s.timeouts for s in first.snapshot.seats] == [1, 0]
+
+
+async def test_a_live_watch_takes_the_turn_when_its_clock_runs_out(
+    store: MemoryStore, wall: Wall
+) -> None:
+    """An open stream wakes at its game's deadline (not at the 30 s probe) and takes the turn."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica, turn_timeout_s=1)
+    stream = replica.core.watch(created.game_id, None, from_version=1)
+    first = await anext(stream)
+    assert first.snapshot.version == 1
+    wall.now += 1  # the store's clock reaches the deadline as the stream's 1 s wait ends
+    update = await asyncio.wait_for(anext(stream), 10)
+    await stream.aclose()
+    assert update.snapshot.version == 2
+    assert update.events[0].event == TurnTimedOut(0, 1, False, "greedy")

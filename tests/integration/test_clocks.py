@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import grpc
+import httpx
 import pytest
 from support.redis_server import RedisServer, running_redis_server
 from support.server_process import ServerProcess, running_replicas, start_server, stop_server
@@ -133,8 +134,8 @@ def test_two_replicas_race_an_overdue_clock_and_one_move_results(
         for _, channel in stubs:
             channel.close()
     second_version = [e for e in first.events if e.version == 2]
-    assert [e.WhichOneof("kind") for e in second_version] == ["card_played"]
-    assert second_version[0].card_played.seat == 0
+    assert [e.WhichOneof("kind") for e in second_version] == ["turn_timed_out", "card_played"]
+    assert second_version[0].turn_timed_out.seat == second_version[1].card_played.seat == 0
     timed_out = [(r["seat"], r["timeouts"]) for r in _records(clocked, "turn_timed_out", game)]
     assert timed_out.count((0, 1)) == 1, timed_out
     assert all(v.version >= 2 for v in views)
@@ -173,3 +174,34 @@ def test_a_bot_turn_is_played_after_the_serving_replica_is_killed(
         after = stub.GetState(pb.GetStateRequest(name=created.name), timeout=30).view
     assert after.version == 3  # created, the person's move, the bot's move
     assert after.turn == 0 and after.status == pb.GAME_STATUS_ACTIVE
+
+
+def test_a_watch_stream_takes_a_run_out_turn_without_any_sweeper(own_redis: RedisServer) -> None:
+    """A replica whose sweeper waits an hour: the WatchGame stream wakes at the deadline, takes
+    the turn for the seat (timeout event first, then the game's own timeout bot's play), and
+    REST shows the same event; without the stream nothing would act for the hour."""
+    lazy = start_server(own_redis.url, env={"SCOPA_SWEEP_INTERVAL_S": "3600"})
+    try:
+        stub, channel = _stub(lazy)
+        with channel:
+            created = _two_people(stub, 1, timeout_bot="random")
+            assert created.view.timeout_bot == "random"
+            stream = stub.WatchGame(
+                pb.WatchGameRequest(name=created.name, from_version=1), timeout=20
+            )
+            updates = iter(stream)
+            assert next(updates).view.version == 1
+            update = next(updates)  # DEADLINE_EXCEEDED if no one takes the turn
+            stream.cancel()
+        with httpx.Client(base_url=lazy.http_url, timeout=30) as http:
+            rest = http.get(f"/v1/{created.name}").json()
+    finally:
+        stop_server(lazy)
+    kinds = [e.WhichOneof("kind") for e in update.events]
+    assert kinds[:2] == ["turn_timed_out", "card_played"]
+    timed_out = update.events[0].turn_timed_out
+    assert (timed_out.seat, timed_out.timeouts, timed_out.forfeited) == (0, 1, False)
+    assert timed_out.bot == "random"
+    assert update.view.version == 2 and update.view.seats[0].timeouts == 1
+    first = rest["view"]["lastEvents"][0]
+    assert first["turnTimedOut"] == {"seat": 0, "timeouts": 1, "forfeited": False, "bot": "random"}

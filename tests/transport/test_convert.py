@@ -16,6 +16,7 @@ from scopa.app import (
     InvalidArgument,
     SeatJoined,
     SeatMeta,
+    TurnTimedOut,
     Unauthenticated,
     VersionedEvent,
 )
@@ -143,6 +144,9 @@ def test_create_command() -> None:
     assert [s.open for s in cmd.seats] == [False, True]
     request.first_dealer = 0
     assert create_command(request).first_dealer == 0
+    assert create_command(request).timeout_bot == ""
+    request.timeout_bot = "ismcts"
+    assert create_command(request).timeout_bot == "ismcts"
 
 
 @pytest.mark.parametrize(
@@ -330,6 +334,10 @@ def _every_event() -> list[tuple[object, pb.Event]]:
             SeatJoined(seat=3, name="Dee"),
             pb.Event(version=7, seat_joined=pb.SeatJoined(seat=3, display_name="Dee")),
         ),
+        (
+            TurnTimedOut(seat=1, timeouts=2, forfeited=False, bot="greedy"),
+            pb.Event(version=7, turn_timed_out=pb.TurnTimedOut(seat=1, timeouts=2, bot="greedy")),
+        ),
     ]
 
 
@@ -339,7 +347,7 @@ def test_every_event_converts_field_by_field() -> None:
     for event, message in cases:
         assert event_to_pb(VersionedEvent(7, event)) == message, type(event).__name__  # type: ignore[arg-type]
     kinds = {type(event) for event, _ in cases}
-    assert kinds == set(get_args(rules.Event)) | {SeatJoined}
+    assert kinds == set(get_args(rules.Event)) | {SeatJoined, TurnTimedOut}
 
 
 def test_card_played_without_specials_has_no_picula_or_bagher() -> None:

@@ -84,6 +84,13 @@ export function announce(view: GameView, event: Event): string | null {
       return `${seatName(view, kind.value.seat)} resigned.`;
     case "redeal":
       return `The deal is void (${kind.value.reason}); the cards are dealt again.`;
+    case "turnTimedOut": {
+      const who = seatName(view, kind.value.seat);
+      const count = `timeout ${kind.value.timeouts}`;
+      return kind.value.forfeited
+        ? `${who} ran out of time (${count}) and forfeits.`
+        : `${who} ran out of time (${count}); the ${kind.value.bot || "timeout"} bot plays for them.`;
+    }
     case "declared":
       return `${seatName(view, kind.value.seat)} declares ${kind.value.name}: ${kind.value.cards.map(italianName).join(", ")} (+${kind.value.points}).`;
     default:

@@ -75,6 +75,14 @@ describe("events in words", () => {
     assert.equal(sideName(view, 0), "Ann");
   });
 
+  it("announces a run-out turn clock and what it did", () => {
+    const view = twoSeats("scopa");
+    const played = create(EventSchema, { kind: { case: "turnTimedOut", value: { seat: 0, timeouts: 1, bot: "greedy" } } });
+    assert.equal(announce(view, played), "Ann ran out of time (timeout 1); the greedy bot plays for them.");
+    const forfeit = create(EventSchema, { kind: { case: "turnTimedOut", value: { seat: 1, timeouts: 3, forfeited: true } } });
+    assert.equal(announce(view, forfeit), "Seat 2 ran out of time (timeout 3) and forfeits.");
+  });
+
   it("names score categories for people", () => {
     assert.equal(categoryName("two_of_spade"), "Two of spade");
   });

@@ -18,6 +18,7 @@ from ._core import (
     PlayResult,
     SeatJoined,
     SeatSpec,
+    TurnTimedOut,
     VersionedEvent,
 )
 from ._errors import (
@@ -74,6 +75,7 @@ __all__ = [
     "TimeoutAction",
     "TokenAuthority",
     "TooManyWatches",
+    "TurnTimedOut",
     "Unauthenticated",
     "VersionedEvent",
     "WaitingForPlayers",

@@ -13,6 +13,7 @@ import base64
 import hashlib
 import hmac
 import json
+import math
 import random
 import re
 import secrets
@@ -76,6 +77,7 @@ __all__ = [
     "PlayResult",
     "SeatJoined",
     "SeatSpec",
+    "TurnTimedOut",
     "VersionedEvent",
 ]
 
@@ -104,7 +106,21 @@ class SeatJoined(NamedTuple):
     name: str
 
 
-AppEvent = rules.Event | SeatJoined
+class TurnTimedOut(NamedTuple):
+    """A person's turn clock ran out; the events after it in its version are what followed."""
+
+    seat: int
+    timeouts: int
+    """The seat's timeouts so far, this one included."""
+    forfeited: bool
+    """This timeout resigns the seat (the seat's ``SeatResigned`` and ``GameFinished`` follow)."""
+    bot: str
+    """The bot level that plays the seat's turn; empty when the seat forfeits."""
+
+
+AppEvent = rules.Event | SeatJoined | TurnTimedOut
+_APP_EVENTS: Final = (SeatJoined, TurnTimedOut)
+"""The events the service adds to the rules' (public to every seat)."""
 
 
 class VersionedEvent(NamedTuple):
@@ -142,6 +158,9 @@ class CreateGameCommand:
     """With ``forfeit``: the seat's timeout that resigns it (0: ``DEFAULT_FORFEIT_AFTER``)."""
     public: bool = False
     """List the game in the lobby while it waits for players; its open seats need no invite."""
+    timeout_bot: str = ""
+    """The bot level that plays a person's turn when its clock runs out (empty: the server's
+    ``CoreSettings.timeout_bot``); needs a turn clock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +209,8 @@ class GameSnapshot:
     """Whether the game is listed in the lobby while waiting for players."""
     created_ms: int = 0
     """When the game was created, ms since the epoch (0: unknown, games before the lobby)."""
+    timeout_bot: str = ""
+    """The bot level that plays a person's turn when its clock runs out (empty: no clock)."""
 
     @property
     def etag(self) -> str:
@@ -268,6 +289,16 @@ def _encode_log(events: Sequence[AppEvent]) -> bytes:
     for event in events:
         if isinstance(event, SeatJoined):
             records.append({"t": "seat_joined", "seat": event.seat, "name": event.name})
+        elif isinstance(event, TurnTimedOut):
+            records.append(
+                {
+                    "t": "turn_timed_out",
+                    "seat": event.seat,
+                    "timeouts": event.timeouts,
+                    "forfeited": event.forfeited,
+                    "bot": event.bot,
+                }
+            )
         else:
             records.extend(rules.event_records([event]))
     body = json.dumps({"v": rules.FORMAT_VERSION, "e": records}, separators=(",", ":"))
@@ -298,19 +329,27 @@ def _decode_log(payload: bytes) -> list[AppEvent]:
     try:
         body = json.loads(_inflate_log(payload))
         records, version = body["e"], body["v"]
-        engine = [r for r in records if r["t"] != "seat_joined"]
+        engine = [r for r in records if r["t"] not in _APP_RECORDS]
+        decoded = iter(rules.events_from_records(engine, version))
+        return [_app_event(r) if r["t"] in _APP_RECORDS else next(decoded) for r in records]
     except (zlib.error, ValueError, TypeError, KeyError) as exc:
         raise rules.InvalidState("corrupt log entry") from exc
-    decoded = iter(rules.events_from_records(engine, version))
-    return [
-        SeatJoined(r["seat"], r["name"]) if r["t"] == "seat_joined" else next(decoded)
-        for r in records
-    ]
+
+
+_APP_RECORDS: Final = frozenset({"seat_joined", "turn_timed_out"})
+
+
+def _app_event(record: dict[str, Any]) -> AppEvent:
+    """A service event of a log entry (a join or a timeout)."""
+    if record["t"] == "seat_joined":
+        return SeatJoined(record["seat"], record["name"])
+    return TurnTimedOut(record["seat"], record["timeouts"], record["forfeited"], record["bot"])
 
 
 def _visible(events: Sequence[AppEvent], seat: int | None) -> list[AppEvent]:
-    """``events`` as ``seat`` may see them: a join is public, the rules hide the rest."""
-    return [e if isinstance(e, SeatJoined) else rules.visible_event(e, seat) for e in events]
+    """``events`` as ``seat`` may see them: joins and timeouts are public, the rules hide the
+    rest."""
+    return [e if isinstance(e, _APP_EVENTS) else rules.visible_event(e, seat) for e in events]
 
 
 # --- the core ------------------------------------------------------------------------------
@@ -416,9 +455,15 @@ class GameCore:
                 f" {_MAX_FORFEIT_AFTER}",
                 field="forfeit_after",
             )
-        if (cmd.on_timeout or cmd.forfeit_after) and not cmd.turn_timeout_s:
+        if cmd.timeout_bot and cmd.timeout_bot not in set(bots.Level):
+            levels = ", ".join(bots.Level)
             raise InvalidArgument(
-                "timeout_action and forfeit_after need a turn clock (turn_timeout_s)",
+                f"unknown timeout bot level {cmd.timeout_bot!r}; one of {levels}",
+                field="timeout_bot",
+            )
+        if (cmd.on_timeout or cmd.forfeit_after or cmd.timeout_bot) and not cmd.turn_timeout_s:
+            raise InvalidArgument(
+                "timeout_action, forfeit_after and timeout_bot need a turn clock (turn_timeout_s)",
                 field="turn_timeout_s",
             )
 
@@ -457,9 +502,10 @@ class GameCore:
                 break
             seat = _awaited_seat(state)
             level = meta.seats[seat].bot
+            events: list[AppEvent]
             if level:
-                new_state, events = await self._bot_turn(game_id, state, seat, bots.Level(level))
-                new_meta = meta
+                new_state, played = await self._bot_turn(game_id, state, seat, bots.Level(level))
+                events, new_meta = list(played), meta
             else:
                 new_state, events, new_meta = await self._time_out(game_id, state, meta, seat)
             try:
@@ -484,16 +530,22 @@ class GameCore:
 
     async def _time_out(
         self, game_id: str, state: rules.MatchState, meta: GameMeta, seat: int
-    ) -> tuple[rules.MatchState, list[rules.Event], GameMeta]:
+    ) -> tuple[rules.MatchState, list[AppEvent], GameMeta]:
         """A person's clock ran out: the timeout bot plays for the seat, or the seat forfeits."""
         meta = meta.with_timeout(seat)
         count = meta.seats[seat].timeouts
         limit = meta.forfeit_after or DEFAULT_FORFEIT_AFTER
         if meta.on_timeout == TimeoutAction.FORFEIT and count >= limit:
             new_state, events = rules.resign(state, seat)
-            return new_state, events, replace(meta, resigned=seat)
-        new_state, events = await self._bot_turn(game_id, state, seat, self._settings.timeout_bot)
-        return new_state, events, meta
+            timed_out = TurnTimedOut(seat, count, True, "")
+            return new_state, [timed_out, *events], replace(meta, resigned=seat)
+        level = self._timeout_bot(meta)
+        new_state, events = await self._bot_turn(game_id, state, seat, level)
+        return new_state, [TurnTimedOut(seat, count, False, level.value), *events], meta
+
+    def _timeout_bot(self, meta: GameMeta) -> bots.Level:
+        """The bot that plays a timed-out person's turn: the game's own, else the server's."""
+        return bots.Level(meta.timeout_bot) if meta.timeout_bot else self._settings.timeout_bot
 
     async def _bot_turn(
         self, game_id: str, state: rules.MatchState, seat: int, level: bots.Level
@@ -541,8 +593,8 @@ class GameCore:
         except GameNotFound:
             raise GameNotFoundError(f"no game games/{game_id}") from None
 
-    @staticmethod
     def _snapshot(
+        self,
         game_id: str,
         version: int,
         state: rules.MatchState,
@@ -581,6 +633,7 @@ class GameCore:
             turn_timeout_s=meta.turn_timeout_s,
             public=meta.public,
             created_ms=meta.created_ms,
+            timeout_bot=self._timeout_bot(meta).value if meta.turn_timeout_s else "",
         )
 
     # -- use cases --
@@ -636,6 +689,7 @@ class GameCore:
             forfeit_after=cmd.forfeit_after,
             public=cmd.public,
             created_ms=self._clock.now_ms(),
+            timeout_bot=cmd.timeout_bot,
         )
         meta = replace(meta, deadline_ms=self._deadline(state, meta))
         tokens = tuple(
@@ -1107,35 +1161,39 @@ class GameCore:
             async with self._watching(), self._store.subscribe(game_id) as versions:
                 first = await self._catch_up(game_id, seat, from_version or None, RESYNC, True)
                 assert first is not None
-                update, last, done = first
+                update, last, done, due_at = first
                 yield update
                 if done:
                     return
                 notices = aiter(versions)
                 idle_until = _now() + self._settings.watch_idle_s
                 while True:
-                    version = await self._next_notice(notices, idle_until)
+                    version = await self._next_notice(notices, min(idle_until, due_at))
                     if version is None:
                         return  # the store is closing
                     if version != RESYNC and version <= last:
                         continue
                     caught = await self._catch_up(game_id, seat, last, version)
                     if caught is None:
+                        if _now() >= due_at:  # not taken yet (a rounding early): look again soon
+                            due_at = _now() + _DUE_RETRY_S
                         if _now() >= idle_until:
                             raise WatchIdle(
                                 f"no new version for {self._settings.watch_idle_s:g} s; "
                                 f"watch again from version {last} to resume"
                             )
                         continue
-                    update, last, done = caught
+                    update, last, done, due_at = caught
                     yield update
                     if done:
                         return
                     idle_until = _now() + self._settings.watch_idle_s
 
-    async def _next_notice(self, notices: AsyncIterator[int], idle_until: float) -> int | None:
-        """The next notified version; RESYNC when a probe is due; None once the store closed."""
-        wait = max(0.0, min(self._settings.watch_probe_s, idle_until - _now()))
+    async def _next_notice(self, notices: AsyncIterator[int], probe_by: float) -> int | None:
+        """The next notified version; RESYNC when a probe is due (every ``watch_probe_s``, and
+        at ``probe_by``: the stream's idle limit or its game's deadline); None once the store
+        closed."""
+        wait = max(0.0, min(self._settings.watch_probe_s, probe_by - _now()))
         try:
             return await asyncio.wait_for(anext(notices), wait)
         except TimeoutError:
@@ -1144,8 +1202,17 @@ class GameCore:
             return None
 
     async def _watched(self, game_id: str, last: int | None) -> tuple[Snapshot, list[Event]]:
-        """The game and its logged events after ``last`` (none when None), for watch streams."""
+        """The game and its logged events after ``last`` (none when None), for watch streams.
+
+        A read that finds an action due (a run-out turn clock, a bot turn left by a dead
+        replica) takes it first, as GetState does, and reads the game again.
+        """
         snap = await self._load(game_id)
+        state = self._states.load(snap.state)
+        meta = self._metas.load(snap.meta)
+        if self._due(state, meta):
+            await self._advance(game_id, snap.version, state, meta)
+            snap = await self._load(game_id)
         if last is None or snap.version <= last:
             return snap, []
         try:
@@ -1155,8 +1222,10 @@ class GameCore:
 
     async def _catch_up(
         self, game_id: str, seat: int | None, last: int | None, notice: int, first: bool = False
-    ) -> tuple[PlayResult, int, bool] | None:
-        """The current view and the events after ``last``; None when nothing is new.
+    ) -> tuple[PlayResult, int, bool, float] | None:
+        """The current view and the events after ``last``, the version, whether the game is
+        over and when (on the ``_now`` clock) its awaited action is due; None when nothing is
+        new.
 
         ``last`` None means the current view with no past events. The ``first`` message always
         carries the view. The read is shared with the streams of this game told of the same
@@ -1172,8 +1241,12 @@ class GameCore:
         if not first and (last is None or snap.version <= last):
             return None
         snapshot = self._snapshot(game_id, snap.version, state, meta, seat)
+        due_at = math.inf
+        if meta.deadline_ms:  # store-clock ms to this process's monotonic clock
+            wait_ms = max(0, meta.deadline_ms - self._clock.now_ms()) + _DUE_MARGIN_MS
+            due_at = _now() + wait_ms / 1000
         if last is None or snap.version <= last:
-            return PlayResult((), snapshot), snap.version, state.finished
+            return PlayResult((), snapshot), snap.version, state.finished, due_at
         truncated = not logged or logged[0].version > last + 1
         shown: list[VersionedEvent] = []
         for entry in logged:
@@ -1181,7 +1254,7 @@ class GameCore:
                 break
             events = _visible(_decode_log(entry.payload), seat)
             shown.extend(VersionedEvent(entry.version, e) for e in events)
-        return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished
+        return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished, due_at
 
 
 _SnapshotKey = tuple[str, int | None, int, bytes, bytes]
@@ -1194,6 +1267,11 @@ games this replica served last."""
 _ACTED: ContextVar[list[int] | None] = ContextVar("scopa_app_acted", default=None)
 """While a sweep takes a game's due actions: how many this task committed (other tasks, e.g.
 concurrent requests on the same core, count in their own context)."""
+
+_DUE_MARGIN_MS: Final = 5
+"""A watch stream looks at its game this long after the deadline (clock rounding)."""
+_DUE_RETRY_S: Final = 0.5
+"""A watch stream that found its game's due action not taken yet looks again this much later."""
 
 _MAX_BOT_TURNS: Final = 1000
 """Bot turns one call plays at most (a game of bots only is played out in one call)."""
@@ -1257,6 +1335,7 @@ def _create_digest(cmd: CreateGameCommand) -> bytes:
                 if cmd.turn_timeout_s or cmd.public
                 else []
             ),
+            *([cmd.timeout_bot] if cmd.timeout_bot else []),
         ],
         separators=(",", ":"),
     )

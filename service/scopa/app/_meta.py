@@ -47,6 +47,8 @@ class GameMeta:
     """Listed in the lobby while waiting for players."""
     created_ms: int = 0
     """When the game was created, ms since the epoch by the store's clock."""
+    timeout_bot: str = ""
+    """The bot level that plays a timed-out person's turn (empty: the server's default)."""
 
     @property
     def waiting(self) -> bool:
@@ -87,6 +89,8 @@ class GameMeta:
             record["public"] = True
         if self.created_ms:
             record["created_ms"] = self.created_ms
+        if self.timeout_bot:
+            record["timeout_bot"] = self.timeout_bot
         return pack(record, {"last_events": self.last_events})
 
     @classmethod
@@ -118,6 +122,7 @@ class GameMeta:
                 record.get("deadline_ms", 0),
                 record.get("public", False),
                 record.get("created_ms", 0),
+                record.get("timeout_bot", ""),
             )
         except (KeyError, TypeError) as exc:
             raise InvalidState("corrupt game meta") from exc

@@ -16,6 +16,7 @@ from scopa.app import (
     SeatJoined,
     SeatSpec,
     TimeoutAction,
+    TurnTimedOut,
     Unauthenticated,
     VersionedEvent,
 )
@@ -206,6 +207,7 @@ def create_command(request: pb.CreateGameRequest) -> CreateGameCommand:
         on_timeout=_TIMEOUT_ACTIONS.get(request.timeout_action, "?"),
         forfeit_after=request.forfeit_after,
         public=request.public,
+        timeout_bot=request.timeout_bot,
     )
 
 
@@ -266,6 +268,11 @@ def event_to_pb(versioned: VersionedEvent) -> pb.Event:
             return pb.Event(version=v, game_finished=finished)
         case SeatJoined():
             return pb.Event(version=v, seat_joined=pb.SeatJoined(seat=e.seat, display_name=e.name))
+        case TurnTimedOut():
+            timed_out = pb.TurnTimedOut(
+                seat=e.seat, timeouts=e.timeouts, forfeited=e.forfeited, bot=e.bot
+            )
+            return pb.Event(version=v, turn_timed_out=timed_out)
         case rules.SeatResigned():
             return pb.Event(version=v, seat_resigned=pb.SeatResigned(seat=e.seat))
         case rules.Redealt():
@@ -349,6 +356,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
         finish_reason=_FINISH[view.finish_reason],
         turn_timeout_s=snapshot.turn_timeout_s,
         public=snapshot.public,
+        timeout_bot=snapshot.timeout_bot,
     )
     if snapshot.deadline_ms:
         message.turn_deadline.FromMilliseconds(snapshot.deadline_ms)

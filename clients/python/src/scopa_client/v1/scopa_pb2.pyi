@@ -612,6 +612,7 @@ class GameView(google.protobuf.message.Message):
     PUBLIC_FIELD_NUMBER: builtins.int
     CREATE_TIME_FIELD_NUMBER: builtins.int
     DECK_SIZE_FIELD_NUMBER: builtins.int
+    TIMEOUT_BOT_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The resource name, "games/{game}"."""
     preset: builtins.str
@@ -648,6 +649,11 @@ class GameView(google.protobuf.message.Message):
     deck_size: builtins.int
     """The number of cards in the game's deck: 40, 52 or 80 (Card says what its
     ranks and copies mean in each).
+    """
+    timeout_bot: builtins.str
+    """The bot level that plays a person's turn when its clock runs out
+    (CreateGameRequest.timeout_bot, or the server's default); empty without a
+    turn clock.
     """
     @property
     def options(self) -> google.protobuf.internal.containers.MessageMap[builtins.str, global___OptionValue]:
@@ -734,9 +740,10 @@ class GameView(google.protobuf.message.Message):
         public: builtins.bool = ...,
         create_time: google.protobuf.timestamp_pb2.Timestamp | None = ...,
         deck_size: builtins.int = ...,
+        timeout_bot: builtins.str = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "seat", b"seat", "turn", b"turn", "turn_deadline", b"turn_deadline"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "timeout_bot", b"timeout_bot", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seat", b"_seat"]) -> typing.Literal["seat"] | None: ...
     @typing.overload
@@ -761,6 +768,7 @@ class Event(google.protobuf.message.Message):
     SEAT_RESIGNED_FIELD_NUMBER: builtins.int
     REDEAL_FIELD_NUMBER: builtins.int
     DECLARED_FIELD_NUMBER: builtins.int
+    TURN_TIMED_OUT_FIELD_NUMBER: builtins.int
     version: builtins.int
     """The game version this event produced (several events may share one)."""
     @property
@@ -803,6 +811,12 @@ class Event(google.protobuf.message.Message):
     def declared(self) -> global___Declared:
         """A seat made a declaration (its cards are now public)."""
 
+    @property
+    def turn_timed_out(self) -> global___TurnTimedOut:
+        """A seat's turn clock ran out; the events after it in the same version are
+        what the timeout did (the timeout bot's play, or the seat's forfeit).
+        """
+
     def __init__(
         self,
         *,
@@ -817,10 +831,11 @@ class Event(google.protobuf.message.Message):
         seat_resigned: global___SeatResigned | None = ...,
         redeal: global___Redeal | None = ...,
         declared: global___Declared | None = ...,
+        turn_timed_out: global___TurnTimedOut | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "version", b"version"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["hand_started", "cards_dealt", "card_played", "leftover_taken", "hand_scored", "game_finished", "seat_joined", "seat_resigned", "redeal", "declared"] | None: ...
+    def HasField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "turn_timed_out", b"turn_timed_out"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "turn_timed_out", b"turn_timed_out", "version", b"version"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["hand_started", "cards_dealt", "card_played", "leftover_taken", "hand_scored", "game_finished", "seat_joined", "seat_resigned", "redeal", "declared", "turn_timed_out"] | None: ...
 
 global___Event = Event
 
@@ -1110,6 +1125,40 @@ class SeatResigned(google.protobuf.message.Message):
 global___SeatResigned = SeatResigned
 
 @typing.final
+class TurnTimedOut(google.protobuf.message.Message):
+    """A seat's turn clock ran out (CreateGameRequest.turn_timeout_s)."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    TIMEOUTS_FIELD_NUMBER: builtins.int
+    FORFEITED_FIELD_NUMBER: builtins.int
+    BOT_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """The seat whose turn ran out of time."""
+    timeouts: builtins.int
+    """The seat's timeouts so far, this one included (SeatInfo.timeouts)."""
+    forfeited: builtins.bool
+    """True when this timeout resigns the seat (TIMEOUT_ACTION_FORFEIT); the
+    SeatResigned and GameFinished events follow.
+    """
+    bot: builtins.str
+    """The bot level that plays the seat's turn (CreateGameRequest.timeout_bot);
+    empty when the seat forfeits.
+    """
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        timeouts: builtins.int = ...,
+        forfeited: builtins.bool = ...,
+        bot: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["bot", b"bot", "forfeited", b"forfeited", "seat", b"seat", "timeouts", b"timeouts"]) -> None: ...
+
+global___TurnTimedOut = TurnTimedOut
+
+@typing.final
 class Redeal(google.protobuf.message.Message):
     """The deal was void and was redone ("kings", "aces"), or an ace turned onto
     the starting table went back under the stock ("ace_returned").
@@ -1282,6 +1331,7 @@ class CreateGameRequest(google.protobuf.message.Message):
     TIMEOUT_ACTION_FIELD_NUMBER: builtins.int
     FORFEIT_AFTER_FIELD_NUMBER: builtins.int
     PUBLIC_FIELD_NUMBER: builtins.int
+    TIMEOUT_BOT_FIELD_NUMBER: builtins.int
     preset: builtins.str
     """The preset id, one of ListRulesetsResponse.rulesets[].id (e.g. "scopa")."""
     first_dealer: builtins.int
@@ -1309,6 +1359,13 @@ class CreateGameRequest(google.protobuf.message.Message):
     public: builtins.bool
     """List the game in the lobby (ListGames) while it waits for players; its
     open seats can then be joined without an invite code.
+    """
+    timeout_bot: builtins.str
+    """The bot level that plays a person's turn when its clock runs out:
+    "random", "greedy" or "ismcts"; empty: the server's default ("greedy").
+    Needs turn_timeout_s (else
+    INVALID_ARGUMENT, metadata "field": "turn_timeout_s"); another value is
+    INVALID_ARGUMENT (metadata "field": "timeout_bot").
     """
     @property
     def options(self) -> google.protobuf.internal.containers.MessageMap[builtins.str, global___OptionValue]:
@@ -1340,9 +1397,10 @@ class CreateGameRequest(google.protobuf.message.Message):
         timeout_action: global___TimeoutAction.ValueType = ...,
         forfeit_after: builtins.int = ...,
         public: builtins.bool = ...,
+        timeout_bot: builtins.str = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "forfeit_after", b"forfeit_after", "options", b"options", "preset", b"preset", "public", b"public", "request_id", b"request_id", "seats", b"seats", "stacked_decks", b"stacked_decks", "timeout_action", b"timeout_action", "turn_timeout_s", b"turn_timeout_s"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "forfeit_after", b"forfeit_after", "options", b"options", "preset", b"preset", "public", b"public", "request_id", b"request_id", "seats", b"seats", "stacked_decks", b"stacked_decks", "timeout_action", b"timeout_action", "timeout_bot", b"timeout_bot", "turn_timeout_s", b"turn_timeout_s"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["_first_dealer", b"_first_dealer"]) -> typing.Literal["first_dealer"] | None: ...
 
 global___CreateGameRequest = CreateGameRequest

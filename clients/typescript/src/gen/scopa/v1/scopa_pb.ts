@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file scopa/v1/scopa.proto.
  */
 export const file_scopa_v1_scopa: GenFile = /*@__PURE__*/
-  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkimwEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCCJeCghTaWRlSW5mbxIMCgRzaWRlGAEgASgFEg0KBXNlYXRzGAIgAygFEg0KBXNjb3JlGAMgASgFEhYKDmNhcHR1cmVkX2NvdW50GAQgASgFEg4KBnN3ZWVwcxgFIAEoBSJKCglMZWdhbE1vdmUSHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSHwoHY2FwdHVyZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQiOQoJU2NvcmVMaW5lEgwKBG5hbWUYASABKAkSDgoGcG9pbnRzGAIgAygFEg4KBnZhbHVlcxgDIAMoASJlCgpIYW5kUmVzdWx0EhMKC2hhbmRfbnVtYmVyGAEgASgFEiIKBWxpbmVzGAIgAygLMhMuc2NvcGEudjEuU2NvcmVMaW5lEg4KBnRvdGFscxgDIAMoBRIOCgZzY29yZXMYBCADKAUikAgKCEdhbWVWaWV3EhEKBG5hbWUYASABKAlCA+BBCBITCgZwcmVzZXQYAiABKAlCA+BBAxI1CgdvcHRpb25zGAMgAygLMh8uc2NvcGEudjEuR2FtZVZpZXcuT3B0aW9uc0VudHJ5QgPgQQMSFAoHdmVyc2lvbhgEIAEoBUID4EEDEhEKBGV0YWcYBSABKAlCA+BBAxIpCgZzdGF0dXMYBiABKA4yFC5zY29wYS52MS5HYW1lU3RhdHVzQgPgQQMSFgoEc2VhdBgHIAEoBUID4EEDSACIAQESIQoEaGFuZBgIIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAxImCgVzZWF0cxgJIAMoCzISLnNjb3BhLnYxLlNlYXRJbmZvQgPgQQMSIgoFdGFibGUYCiADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSFwoKc3RvY2tfc2l6ZRgLIAEoBUID4EEDEhMKBmRlYWxlchgMIAEoBUID4EEDEhYKBHR1cm4YDSABKAVCA+BBA0gBiAEBEhgKC2hhbmRfbnVtYmVyGA4gASgFQgPgQQMSJgoFc2lkZXMYDyADKAsyEi5zY29wYS52MS5TaWRlSW5mb0ID4EEDEi0KC2xlZ2FsX21vdmVzGBAgAygLMhMuc2NvcGEudjEuTGVnYWxNb3ZlQgPgQQMSKQoLbGFzdF9ldmVudHMYESADKAsyDy5zY29wYS52MS5FdmVudEID4EEDEi8KDGhhbmRfcmVzdWx0cxgSIAMoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHRCA+BBAxIUCgd3aW5uZXJzGBMgAygFQgPgQQMSMgoNZmluaXNoX3JlYXNvbhgUIAEoDjIWLnNjb3BhLnYxLkZpbmlzaFJlYXNvbkID4EEDEiwKDWxlZ2FsX2FjdGlvbnMYFSADKAsyEC5zY29wYS52MS5BY3Rpb25CA+BBAxI2Cg10dXJuX2RlYWRsaW5lGBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhsKDnR1cm5fdGltZW91dF9zGBcgASgFQgPgQQMSEwoGcHVibGljGBggASgIQgPgQQMSNAoLY3JlYXRlX3RpbWUYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSFgoJZGVja19zaXplGBwgASgFQgPgQQMaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4ATou6kErCg5zY29wYS5kZXYvR2FtZRIMZ2FtZXMve2dhbWV9KgVnYW1lczIEZ2FtZUIHCgVfc2VhdEIHCgVfdHVybiLkAwoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBRItCgxoYW5kX3N0YXJ0ZWQYAiABKAsyFS5zY29wYS52MS5IYW5kU3RhcnRlZEgAEisKC2NhcmRzX2RlYWx0GAMgASgLMhQuc2NvcGEudjEuQ2FyZHNEZWFsdEgAEisKC2NhcmRfcGxheWVkGAQgASgLMhQuc2NvcGEudjEuQ2FyZFBsYXllZEgAEjEKDmxlZnRvdmVyX3Rha2VuGAUgASgLMhcuc2NvcGEudjEuTGVmdG92ZXJUYWtlbkgAEisKC2hhbmRfc2NvcmVkGAYgASgLMhQuc2NvcGEudjEuSGFuZFNjb3JlZEgAEi8KDWdhbWVfZmluaXNoZWQYByABKAsyFi5zY29wYS52MS5HYW1lRmluaXNoZWRIABIrCgtzZWF0X2pvaW5lZBgIIAEoCzIULnNjb3BhLnYxLlNlYXRKb2luZWRIABIvCg1zZWF0X3Jlc2lnbmVkGAkgASgLMhYuc2NvcGEudjEuU2VhdFJlc2lnbmVkSAASIgoGcmVkZWFsGAogASgLMhAuc2NvcGEudjEuUmVkZWFsSAASJgoIZGVjbGFyZWQYCyABKAsyEi5zY29wYS52MS5EZWNsYXJlZEgAQgYKBGtpbmQiUQoLSGFuZFN0YXJ0ZWQSEwoLaGFuZF9udW1iZXIYASABKAUSDgoGZGVhbGVyGAIgASgFEh0KBXRhYmxlGAMgAygLMg4uc2NvcGEudjEuQ2FyZCJICgpDYXJkc0RlYWx0EgwKBHNlYXQYASABKAUSDQoFY291bnQYAiABKAUSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkIukBCgpDYXJkUGxheWVkEgwKBHNlYXQYASABKAUSHAoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmQSIAoIY2FwdHVyZWQYAyADKAsyDi5zY29wYS52MS5DYXJkEg0KBXN3ZWVwGAQgASgIEg4KBnBpY3VsYRgFIAEoCBIVCg1iYWdoZXJfcG9pbnRzGAYgASgFEiMKCHNwZWNpYWxzGAcgAygLMhEuc2NvcGEudjEuU3BlY2lhbBIdChBzdG9sZW5fZnJvbV9zaWRlGAggASgFSACIAQFCEwoRX3N0b2xlbl9mcm9tX3NpZGUiJwoHU3BlY2lhbBIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAEoBSJVCghEZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkEg4KBnBvaW50cxgEIAEoBSI8Cg1MZWZ0b3ZlclRha2VuEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIjIKCkhhbmRTY29yZWQSJAoGcmVzdWx0GAEgASgLMhQuc2NvcGEudjEuSGFuZFJlc3VsdCJXCgxHYW1lRmluaXNoZWQSDwoHd2lubmVycxgBIAMoBRImCgZyZWFzb24YAiABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb24SDgoGc2NvcmVzGAMgAygFIjAKClNlYXRKb2luZWQSDAoEc2VhdBgBIAEoBRIUCgxkaXNwbGF5X25hbWUYAiABKAkiHAoMU2VhdFJlc2lnbmVkEgwKBHNlYXQYASABKAUiNwoGUmVkZWFsEg4KBnJlYXNvbhgBIAEoCRIdCgV0YWJsZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQi8AEKB1J1bGVzZXQSCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhMKC3NlYXRfY291bnRzGAQgAygFEi8KB29wdGlvbnMYBSADKAsyHi5zY29wYS52MS5SdWxlc2V0Lk9wdGlvbnNFbnRyeRIOCgZzb3VyY2UYBiABKAkSEQoJZGVja19zaXplGAcgASgFGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAEiuQEKClJ1bGVPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIiCgR0eXBlGAMgASgOMhQuc2NvcGEudjEuT3B0aW9uVHlwZRIsCg1kZWZhdWx0X3ZhbHVlGAQgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSJgoHY2hvaWNlcxgFIAMoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlEg4KBnNvdXJjZRgGIAEoCSLRAwoRQ3JlYXRlR2FtZVJlcXVlc3QSEwoGcHJlc2V0GAEgASgJQgPgQQISPgoHb3B0aW9ucxgCIAMoCzIoLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Lk9wdGlvbnNFbnRyeUID4EEBEiYKBXNlYXRzGAMgAygLMhIuc2NvcGEudjEuU2VhdFNwZWNCA+BBARIeCgxmaXJzdF9kZWFsZXIYBCABKAVCA+BBAUgAiAEBEioKDXN0YWNrZWRfZGVja3MYBSADKAsyDi5zY29wYS52MS5EZWNrQgPgQQESFwoKcmVxdWVzdF9pZBgGIAEoCUID4EEBEhsKDnR1cm5fdGltZW91dF9zGAcgASgFQgPgQQESNAoOdGltZW91dF9hY3Rpb24YCCABKA4yFy5zY29wYS52MS5UaW1lb3V0QWN0aW9uQgPgQQESGgoNZm9yZmVpdF9hZnRlchgJIAEoBUID4EEBEhMKBnB1YmxpYxgKIAEoCEID4EEBGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAFCDwoNX2ZpcnN0X2RlYWxlciKvAQoSQ3JlYXRlR2FtZVJlc3BvbnNlEiEKBG5hbWUYASABKAlCE/pBEAoOc2NvcGEuZGV2L0dhbWUSLQoLY3JlZGVudGlhbHMYAiADKAsyGC5zY29wYS52MS5TZWF0Q3JlZGVudGlhbBIlCgdpbnZpdGVzGAMgAygLMhQuc2NvcGEudjEuU2VhdEludml0ZRIgCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciNwoPR2V0U3RhdGVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUiNAoQR2V0U3RhdGVSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciLgoNQ2FwdHVyZUNob2ljZRIdCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmQitQEKD1BsYXlDYXJkUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEiEKBGNhcmQYAiABKAsyDi5zY29wYS52MS5DYXJkQgPgQQISLQoHY2FwdHVyZRgDIAEoCzIXLnNjb3BhLnYxLkNhcHR1cmVDaG9pY2VCA+BBARIRCgRldGFnGAQgASgJQgPgQQESFwoKcmVxdWVzdF9pZBgFIAEoCUID4EEBIlUKEFBsYXlDYXJkUmVzcG9uc2USHwoGZXZlbnRzGAEgAygLMg8uc2NvcGEudjEuRXZlbnQSIAoEdmlldxgCIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IpEBCgZBY3Rpb24SLQoJcGxheV9jYXJkGAEgASgLMhguc2NvcGEudjEuUGxheUNhcmRBY3Rpb25IABIoCgdkZWNsYXJlGAIgASgLMhUuc2NvcGEudjEuRGVjbGFyYXRpb25IABImCgVzdGVhbBgDIAEoCzIVLnNjb3BhLnYxLlN0ZWFsQWN0aW9uSABCBgoEa2luZCI5CgtTdGVhbEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIMCgRzaWRlGAIgASgFIlgKDlBsYXlDYXJkQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEigKB2NhcHR1cmUYAiABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlIjoKC0RlY2xhcmF0aW9uEgwKBG5hbWUYASABKAkSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIowBChFUYWtlQWN0aW9uUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEiUKBmFjdGlvbhgCIAEoCzIQLnNjb3BhLnYxLkFjdGlvbkID4EECEhEKBGV0YWcYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiVwoSVGFrZUFjdGlvblJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyKFAQoPSm9pbkdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGAoLaW52aXRlX2NvZGUYAiABKAlCA+BBARIZCgxkaXNwbGF5X25hbWUYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiUQoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEg0KBXRva2VuGAIgASgJEiAKBHZpZXcYAyABKAsyEi5zY29wYS52MS5HYW1lVmlldyJTChBXYXRjaEdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGQoMZnJvbV92ZXJzaW9uGAIgASgFQgPgQQEigQEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAUSHwoGZXZlbnRzGAIgAygLMg8uc2NvcGEudjEuRXZlbnQSGAoQZXZlbnRzX3RydW5jYXRlZBgDIAEoCBIgCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciWAoQTGlzdEdhbWVzUmVxdWVzdBIWCglwYWdlX3NpemUYASABKAVCA+BBARIXCgpwYWdlX3Rva2VuGAIgASgJQgPgQQESEwoGcHJlc2V0GAMgASgJQgPgQQEiTwoRTGlzdEdhbWVzUmVzcG9uc2USIQoFZ2FtZXMYASADKAsyEi5zY29wYS52MS5HYW1lVmlldxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiFQoTTGlzdFJ1bGVzZXRzUmVxdWVzdCJiChRMaXN0UnVsZXNldHNSZXNwb25zZRIjCghydWxlc2V0cxgBIAMoCzIRLnNjb3BhLnYxLlJ1bGVzZXQSJQoHb3B0aW9ucxgCIAMoCzIULnNjb3BhLnYxLlJ1bGVPcHRpb24iUgoRUmVzaWduR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIXCgpyZXF1ZXN0X2lkGAIgASgJQgPgQQEiNgoSUmVzaWduR2FtZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zY29wYS52MS5HYW1lVmlldypfCgRTdWl0EhQKEFNVSVRfVU5TUEVDSUZJRUQQABIOCgpTVUlUX0NPUFBFEAESDwoLU1VJVF9ERU5BUkkQAhIQCgxTVUlUX0JBU1RPTkkQAxIOCgpTVUlUX1NQQURFEAQqgAEKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIjCh9HQU1FX1NUQVRVU19XQUlUSU5HX0ZPUl9QTEFZRVJTEAESFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAyq9AQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIYChRGSU5JU0hfUkVBU09OX1RBUkdFVBABEhsKF0ZJTklTSF9SRUFTT05fTkFQT0xFT05FEAISGgoWRklOSVNIX1JFQVNPTl9SRVNJR05FRBADEh4KGkZJTklTSF9SRUFTT05fTE9XRVNUX1NDT1JFEAQSGwoXRklOSVNIX1JFQVNPTl9MQVNUX0xFRlQQBSppCg1UaW1lb3V0QWN0aW9uEh4KGlRJTUVPVVRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHAoYVElNRU9VVF9BQ1RJT05fQk9UX1BMQVlTEAESGgoWVElNRU9VVF9BQ1RJT05fRk9SRkVJVBACKmwKCk9wdGlvblR5cGUSGwoXT1BUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBPUFRJT05fVFlQRV9CT09MEAESEwoPT1BUSU9OX1RZUEVfSU5UEAISFgoST1BUSU9OX1RZUEVfU1RSSU5HEAMy0gcKC0dhbWVTZXJ2aWNlEl0KCkNyZWF0ZUdhbWUSGy5zY29wYS52MS5DcmVhdGVHYW1lUmVxdWVzdBocLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOOgEqIgkvdjEvZ2FtZXMSZwoIR2V0U3RhdGUSGS5zY29wYS52MS5HZXRTdGF0ZVJlcXVlc3QaGi5zY29wYS52MS5HZXRTdGF0ZVJlc3BvbnNlIiSQAgHaQQRuYW1lgtPkkwIUEhIvdjEve25hbWU9Z2FtZXMvKn0SaQoIUGxheUNhcmQSGS5zY29wYS52MS5QbGF5Q2FyZFJlcXVlc3QaGi5zY29wYS52MS5QbGF5Q2FyZFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS97bmFtZT1nYW1lcy8qfTpwbGF5Q2FyZBJxCgpUYWtlQWN0aW9uEhsuc2NvcGEudjEuVGFrZUFjdGlvblJlcXVlc3QaHC5zY29wYS52MS5UYWtlQWN0aW9uUmVzcG9uc2UiKILT5JMCIjoBKiIdL3YxL3tuYW1lPWdhbWVzLyp9OnRha2VBY3Rpb24SZQoISm9pbkdhbWUSGS5zY29wYS52MS5Kb2luR2FtZVJlcXVlc3QaGi5zY29wYS52MS5Kb2luR2FtZVJlc3BvbnNlIiKC0+STAhw6ASoiFy92MS97bmFtZT1nYW1lcy8qfTpqb2luEnwKCVdhdGNoR2FtZRIaLnNjb3BhLnYxLldhdGNoR2FtZVJlcXVlc3QaGy5zY29wYS52MS5XYXRjaEdhbWVSZXNwb25zZSI02kERbmFtZSxmcm9tX3ZlcnNpb26C0+STAhoSGC92MS97bmFtZT1nYW1lcy8qfTp3YXRjaDABEloKCUxpc3RHYW1lcxIaLnNjb3BhLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy5zY29wYS52MS5MaXN0R2FtZXNSZXNwb25zZSIUkAIBgtPkkwILEgkvdjEvZ2FtZXMSZgoMTGlzdFJ1bGVzZXRzEh0uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVxdWVzdBoeLnNjb3BhLnYxLkxpc3RSdWxlc2V0c1Jlc3BvbnNlIheQAgGC0+STAg4SDC92MS9ydWxlc2V0cxJ0CgpSZXNpZ25HYW1lEhsuc2NvcGEudjEuUmVzaWduR2FtZVJlcXVlc3QaHC5zY29wYS52MS5SZXNpZ25HYW1lUmVzcG9uc2UiK9pBBG5hbWWC0+STAh46ASoiGS92MS97bmFtZT1nYW1lcy8qfTpyZXNpZ25iBnByb3RvMw", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
+  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkimwEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCCJeCghTaWRlSW5mbxIMCgRzaWRlGAEgASgFEg0KBXNlYXRzGAIgAygFEg0KBXNjb3JlGAMgASgFEhYKDmNhcHR1cmVkX2NvdW50GAQgASgFEg4KBnN3ZWVwcxgFIAEoBSJKCglMZWdhbE1vdmUSHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSHwoHY2FwdHVyZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQiOQoJU2NvcmVMaW5lEgwKBG5hbWUYASABKAkSDgoGcG9pbnRzGAIgAygFEg4KBnZhbHVlcxgDIAMoASJlCgpIYW5kUmVzdWx0EhMKC2hhbmRfbnVtYmVyGAEgASgFEiIKBWxpbmVzGAIgAygLMhMuc2NvcGEudjEuU2NvcmVMaW5lEg4KBnRvdGFscxgDIAMoBRIOCgZzY29yZXMYBCADKAUiqggKCEdhbWVWaWV3EhEKBG5hbWUYASABKAlCA+BBCBITCgZwcmVzZXQYAiABKAlCA+BBAxI1CgdvcHRpb25zGAMgAygLMh8uc2NvcGEudjEuR2FtZVZpZXcuT3B0aW9uc0VudHJ5QgPgQQMSFAoHdmVyc2lvbhgEIAEoBUID4EEDEhEKBGV0YWcYBSABKAlCA+BBAxIpCgZzdGF0dXMYBiABKA4yFC5zY29wYS52MS5HYW1lU3RhdHVzQgPgQQMSFgoEc2VhdBgHIAEoBUID4EEDSACIAQESIQoEaGFuZBgIIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAxImCgVzZWF0cxgJIAMoCzISLnNjb3BhLnYxLlNlYXRJbmZvQgPgQQMSIgoFdGFibGUYCiADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSFwoKc3RvY2tfc2l6ZRgLIAEoBUID4EEDEhMKBmRlYWxlchgMIAEoBUID4EEDEhYKBHR1cm4YDSABKAVCA+BBA0gBiAEBEhgKC2hhbmRfbnVtYmVyGA4gASgFQgPgQQMSJgoFc2lkZXMYDyADKAsyEi5zY29wYS52MS5TaWRlSW5mb0ID4EEDEi0KC2xlZ2FsX21vdmVzGBAgAygLMhMuc2NvcGEudjEuTGVnYWxNb3ZlQgPgQQMSKQoLbGFzdF9ldmVudHMYESADKAsyDy5zY29wYS52MS5FdmVudEID4EEDEi8KDGhhbmRfcmVzdWx0cxgSIAMoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHRCA+BBAxIUCgd3aW5uZXJzGBMgAygFQgPgQQMSMgoNZmluaXNoX3JlYXNvbhgUIAEoDjIWLnNjb3BhLnYxLkZpbmlzaFJlYXNvbkID4EEDEiwKDWxlZ2FsX2FjdGlvbnMYFSADKAsyEC5zY29wYS52MS5BY3Rpb25CA+BBAxI2Cg10dXJuX2RlYWRsaW5lGBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhsKDnR1cm5fdGltZW91dF9zGBcgASgFQgPgQQMSEwoGcHVibGljGBggASgIQgPgQQMSNAoLY3JlYXRlX3RpbWUYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSFgoJZGVja19zaXplGBwgASgFQgPgQQMSGAoLdGltZW91dF9ib3QYHSABKAlCA+BBAxpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBOi7qQSsKDnNjb3BhLmRldi9HYW1lEgxnYW1lcy97Z2FtZX0qBWdhbWVzMgRnYW1lQgcKBV9zZWF0QgcKBV90dXJuIpYECgVFdmVudBIPCgd2ZXJzaW9uGAEgASgFEi0KDGhhbmRfc3RhcnRlZBgCIAEoCzIVLnNjb3BhLnYxLkhhbmRTdGFydGVkSAASKwoLY2FyZHNfZGVhbHQYAyABKAsyFC5zY29wYS52MS5DYXJkc0RlYWx0SAASKwoLY2FyZF9wbGF5ZWQYBCABKAsyFC5zY29wYS52MS5DYXJkUGxheWVkSAASMQoObGVmdG92ZXJfdGFrZW4YBSABKAsyFy5zY29wYS52MS5MZWZ0b3ZlclRha2VuSAASKwoLaGFuZF9zY29yZWQYBiABKAsyFC5zY29wYS52MS5IYW5kU2NvcmVkSAASLwoNZ2FtZV9maW5pc2hlZBgHIAEoCzIWLnNjb3BhLnYxLkdhbWVGaW5pc2hlZEgAEisKC3NlYXRfam9pbmVkGAggASgLMhQuc2NvcGEudjEuU2VhdEpvaW5lZEgAEi8KDXNlYXRfcmVzaWduZWQYCSABKAsyFi5zY29wYS52MS5TZWF0UmVzaWduZWRIABIiCgZyZWRlYWwYCiABKAsyEC5zY29wYS52MS5SZWRlYWxIABImCghkZWNsYXJlZBgLIAEoCzISLnNjb3BhLnYxLkRlY2xhcmVkSAASMAoOdHVybl90aW1lZF9vdXQYDyABKAsyFi5zY29wYS52MS5UdXJuVGltZWRPdXRIAEIGCgRraW5kIlEKC0hhbmRTdGFydGVkEhMKC2hhbmRfbnVtYmVyGAEgASgFEg4KBmRlYWxlchgCIAEoBRIdCgV0YWJsZRgDIAMoCzIOLnNjb3BhLnYxLkNhcmQiSAoKQ2FyZHNEZWFsdBIMCgRzZWF0GAEgASgFEg0KBWNvdW50GAIgASgFEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZCLpAQoKQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEhwKBGNhcmQYAiABKAsyDi5zY29wYS52MS5DYXJkEiAKCGNhcHR1cmVkGAMgAygLMg4uc2NvcGEudjEuQ2FyZBINCgVzd2VlcBgEIAEoCBIOCgZwaWN1bGEYBSABKAgSFQoNYmFnaGVyX3BvaW50cxgGIAEoBRIjCghzcGVjaWFscxgHIAMoCzIRLnNjb3BhLnYxLlNwZWNpYWwSHQoQc3RvbGVuX2Zyb21fc2lkZRgIIAEoBUgAiAEBQhMKEV9zdG9sZW5fZnJvbV9zaWRlIicKB1NwZWNpYWwSDAoEbmFtZRgBIAEoCRIOCgZwb2ludHMYAiABKAUiVQoIRGVjbGFyZWQSDAoEc2VhdBgBIAEoBRIMCgRuYW1lGAIgASgJEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZBIOCgZwb2ludHMYBCABKAUiPAoNTGVmdG92ZXJUYWtlbhIMCgRzZWF0GAEgASgFEh0KBWNhcmRzGAIgAygLMg4uc2NvcGEudjEuQ2FyZCIyCgpIYW5kU2NvcmVkEiQKBnJlc3VsdBgBIAEoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHQiVwoMR2FtZUZpbmlzaGVkEg8KB3dpbm5lcnMYASADKAUSJgoGcmVhc29uGAIgASgOMhYuc2NvcGEudjEuRmluaXNoUmVhc29uEg4KBnNjb3JlcxgDIAMoBSIwCgpTZWF0Sm9pbmVkEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJIhwKDFNlYXRSZXNpZ25lZBIMCgRzZWF0GAEgASgFIk4KDFR1cm5UaW1lZE91dBIMCgRzZWF0GAEgASgFEhAKCHRpbWVvdXRzGAIgASgFEhEKCWZvcmZlaXRlZBgDIAEoCBILCgNib3QYBCABKAkiNwoGUmVkZWFsEg4KBnJlYXNvbhgBIAEoCRIdCgV0YWJsZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQi8AEKB1J1bGVzZXQSCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhMKC3NlYXRfY291bnRzGAQgAygFEi8KB29wdGlvbnMYBSADKAsyHi5zY29wYS52MS5SdWxlc2V0Lk9wdGlvbnNFbnRyeRIOCgZzb3VyY2UYBiABKAkSEQoJZGVja19zaXplGAcgASgFGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAEiuQEKClJ1bGVPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIiCgR0eXBlGAMgASgOMhQuc2NvcGEudjEuT3B0aW9uVHlwZRIsCg1kZWZhdWx0X3ZhbHVlGAQgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSJgoHY2hvaWNlcxgFIAMoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlEg4KBnNvdXJjZRgGIAEoCSLrAwoRQ3JlYXRlR2FtZVJlcXVlc3QSEwoGcHJlc2V0GAEgASgJQgPgQQISPgoHb3B0aW9ucxgCIAMoCzIoLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Lk9wdGlvbnNFbnRyeUID4EEBEiYKBXNlYXRzGAMgAygLMhIuc2NvcGEudjEuU2VhdFNwZWNCA+BBARIeCgxmaXJzdF9kZWFsZXIYBCABKAVCA+BBAUgAiAEBEioKDXN0YWNrZWRfZGVja3MYBSADKAsyDi5zY29wYS52MS5EZWNrQgPgQQESFwoKcmVxdWVzdF9pZBgGIAEoCUID4EEBEhsKDnR1cm5fdGltZW91dF9zGAcgASgFQgPgQQESNAoOdGltZW91dF9hY3Rpb24YCCABKA4yFy5zY29wYS52MS5UaW1lb3V0QWN0aW9uQgPgQQESGgoNZm9yZmVpdF9hZnRlchgJIAEoBUID4EEBEhMKBnB1YmxpYxgKIAEoCEID4EEBEhgKC3RpbWVvdXRfYm90GAsgASgJQgPgQQEaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4AUIPCg1fZmlyc3RfZGVhbGVyIq8BChJDcmVhdGVHYW1lUmVzcG9uc2USIQoEbmFtZRgBIAEoCUIT+kEQCg5zY29wYS5kZXYvR2FtZRItCgtjcmVkZW50aWFscxgCIAMoCzIYLnNjb3BhLnYxLlNlYXRDcmVkZW50aWFsEiUKB2ludml0ZXMYAyADKAsyFC5zY29wYS52MS5TZWF0SW52aXRlEiAKBHZpZXcYBCABKAsyEi5zY29wYS52MS5HYW1lVmlldyI3Cg9HZXRTdGF0ZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZSI0ChBHZXRTdGF0ZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zY29wYS52MS5HYW1lVmlldyIuCg1DYXB0dXJlQ2hvaWNlEh0KBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZCK1AQoPUGxheUNhcmRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSIQoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAhItCgdjYXB0dXJlGAMgASgLMhcuc2NvcGEudjEuQ2FwdHVyZUNob2ljZUID4EEBEhEKBGV0YWcYBCABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAUgASgJQgPgQQEiVQoQUGxheUNhcmRSZXNwb25zZRIfCgZldmVudHMYASADKAsyDy5zY29wYS52MS5FdmVudBIgCgR2aWV3GAIgASgLMhIuc2NvcGEudjEuR2FtZVZpZXcikQEKBkFjdGlvbhItCglwbGF5X2NhcmQYASABKAsyGC5zY29wYS52MS5QbGF5Q2FyZEFjdGlvbkgAEigKB2RlY2xhcmUYAiABKAsyFS5zY29wYS52MS5EZWNsYXJhdGlvbkgAEiYKBXN0ZWFsGAMgASgLMhUuc2NvcGEudjEuU3RlYWxBY3Rpb25IAEIGCgRraW5kIjkKC1N0ZWFsQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEgwKBHNpZGUYAiABKAUiWAoOUGxheUNhcmRBY3Rpb24SHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSKAoHY2FwdHVyZRgCIAEoCzIXLnNjb3BhLnYxLkNhcHR1cmVDaG9pY2UiOgoLRGVjbGFyYXRpb24SDAoEbmFtZRgBIAEoCRIdCgVjYXJkcxgCIAMoCzIOLnNjb3BhLnYxLkNhcmQijAEKEVRha2VBY3Rpb25SZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSJQoGYWN0aW9uGAIgASgLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQISEQoEZXRhZxgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJXChJUYWtlQWN0aW9uUmVzcG9uc2USHwoGZXZlbnRzGAEgAygLMg8uc2NvcGEudjEuRXZlbnQSIAoEdmlldxgCIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IoUBCg9Kb2luR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIYCgtpbnZpdGVfY29kZRgCIAEoCUID4EEBEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJRChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSDQoFdG9rZW4YAiABKAkSIAoEdmlldxgDIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IlMKEFdhdGNoR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIZCgxmcm9tX3ZlcnNpb24YAiABKAVCA+BBASKBAQoRV2F0Y2hHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBRIfCgZldmVudHMYAiADKAsyDy5zY29wYS52MS5FdmVudBIYChBldmVudHNfdHJ1bmNhdGVkGAMgASgIEiAKBHZpZXcYBCABKAsyEi5zY29wYS52MS5HYW1lVmlldyJYChBMaXN0R2FtZXNSZXF1ZXN0EhYKCXBhZ2Vfc2l6ZRgBIAEoBUID4EEBEhcKCnBhZ2VfdG9rZW4YAiABKAlCA+BBARITCgZwcmVzZXQYAyABKAlCA+BBASJPChFMaXN0R2FtZXNSZXNwb25zZRIhCgVnYW1lcxgBIAMoCzISLnNjb3BhLnYxLkdhbWVWaWV3EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIVChNMaXN0UnVsZXNldHNSZXF1ZXN0ImIKFExpc3RSdWxlc2V0c1Jlc3BvbnNlEiMKCHJ1bGVzZXRzGAEgAygLMhEuc2NvcGEudjEuUnVsZXNldBIlCgdvcHRpb25zGAIgAygLMhQuc2NvcGEudjEuUnVsZU9wdGlvbiJSChFSZXNpZ25HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhcKCnJlcXVlc3RfaWQYAiABKAlCA+BBASI2ChJSZXNpZ25HYW1lUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Kl8KBFN1aXQSFAoQU1VJVF9VTlNQRUNJRklFRBAAEg4KClNVSVRfQ09QUEUQARIPCgtTVUlUX0RFTkFSSRACEhAKDFNVSVRfQkFTVE9OSRADEg4KClNVSVRfU1BBREUQBCqAAQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEiMKH0dBTUVfU1RBVFVTX1dBSVRJTkdfRk9SX1BMQVlFUlMQARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADKr0BCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhgKFEZJTklTSF9SRUFTT05fVEFSR0VUEAESGwoXRklOSVNIX1JFQVNPTl9OQVBPTEVPTkUQAhIaChZGSU5JU0hfUkVBU09OX1JFU0lHTkVEEAMSHgoaRklOSVNIX1JFQVNPTl9MT1dFU1RfU0NPUkUQBBIbChdGSU5JU0hfUkVBU09OX0xBU1RfTEVGVBAFKmkKDVRpbWVvdXRBY3Rpb24SHgoaVElNRU9VVF9BQ1RJT05fVU5TUEVDSUZJRUQQABIcChhUSU1FT1VUX0FDVElPTl9CT1RfUExBWVMQARIaChZUSU1FT1VUX0FDVElPTl9GT1JGRUlUEAIqbAoKT3B0aW9uVHlwZRIbChdPUFRJT05fVFlQRV9VTlNQRUNJRklFRBAAEhQKEE9QVElPTl9UWVBFX0JPT0wQARITCg9PUFRJT05fVFlQRV9JTlQQAhIWChJPUFRJT05fVFlQRV9TVFJJTkcQAzLSBwoLR2FtZVNlcnZpY2USXQoKQ3JlYXRlR2FtZRIbLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Ghwuc2NvcGEudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg46ASoiCS92MS9nYW1lcxJnCghHZXRTdGF0ZRIZLnNjb3BhLnYxLkdldFN0YXRlUmVxdWVzdBoaLnNjb3BhLnYxLkdldFN0YXRlUmVzcG9uc2UiJJACAdpBBG5hbWWC0+STAhQSEi92MS97bmFtZT1nYW1lcy8qfRJpCghQbGF5Q2FyZBIZLnNjb3BhLnYxLlBsYXlDYXJkUmVxdWVzdBoaLnNjb3BhLnYxLlBsYXlDYXJkUmVzcG9uc2UiJoLT5JMCIDoBKiIbL3YxL3tuYW1lPWdhbWVzLyp9OnBsYXlDYXJkEnEKClRha2VBY3Rpb24SGy5zY29wYS52MS5UYWtlQWN0aW9uUmVxdWVzdBocLnNjb3BhLnYxLlRha2VBY3Rpb25SZXNwb25zZSIogtPkkwIiOgEqIh0vdjEve25hbWU9Z2FtZXMvKn06dGFrZUFjdGlvbhJlCghKb2luR2FtZRIZLnNjb3BhLnYxLkpvaW5HYW1lUmVxdWVzdBoaLnNjb3BhLnYxLkpvaW5HYW1lUmVzcG9uc2UiIoLT5JMCHDoBKiIXL3YxL3tuYW1lPWdhbWVzLyp9OmpvaW4SfAoJV2F0Y2hHYW1lEhouc2NvcGEudjEuV2F0Y2hHYW1lUmVxdWVzdBobLnNjb3BhLnYxLldhdGNoR2FtZVJlc3BvbnNlIjTaQRFuYW1lLGZyb21fdmVyc2lvboLT5JMCGhIYL3YxL3tuYW1lPWdhbWVzLyp9OndhdGNoMAESWgoJTGlzdEdhbWVzEhouc2NvcGEudjEuTGlzdEdhbWVzUmVxdWVzdBobLnNjb3BhLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIhSQAgGC0+STAgsSCS92MS9nYW1lcxJmCgxMaXN0UnVsZXNldHMSHS5zY29wYS52MS5MaXN0UnVsZXNldHNSZXF1ZXN0Gh4uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVzcG9uc2UiF5ACAYLT5JMCDhIML3YxL3J1bGVzZXRzEnQKClJlc2lnbkdhbWUSGy5zY29wYS52MS5SZXNpZ25HYW1lUmVxdWVzdBocLnNjb3BhLnYxLlJlc2lnbkdhbWVSZXNwb25zZSIr2kEEbmFtZYLT5JMCHjoBKiIZL3YxL3tuYW1lPWdhbWVzLyp9OnJlc2lnbmIGcHJvdG8z", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
 
 /**
  * One card of the game's deck (GameView.deck_size): the Italian 40 cards, the
@@ -670,6 +670,15 @@ export type GameView = Message<"scopa.v1.GameView"> & {
    * @generated from field: int32 deck_size = 28;
    */
   deckSize: number;
+
+  /**
+   * The bot level that plays a person's turn when its clock runs out
+   * (CreateGameRequest.timeout_bot, or the server's default); empty without a
+   * turn clock.
+   *
+   * @generated from field: string timeout_bot = 29;
+   */
+  timeoutBot: string;
 };
 
 /**
@@ -777,6 +786,15 @@ export type Event = Message<"scopa.v1.Event"> & {
      */
     value: Declared;
     case: "declared";
+  } | {
+    /**
+     * A seat's turn clock ran out; the events after it in the same version are
+     * what the timeout did (the timeout bot's play, or the seat's forfeit).
+     *
+     * @generated from field: scopa.v1.TurnTimedOut turn_timed_out = 15;
+     */
+    value: TurnTimedOut;
+    case: "turnTimedOut";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1134,6 +1152,50 @@ export const SeatResignedSchema: GenMessage<SeatResigned> = /*@__PURE__*/
   messageDesc(file_scopa_v1_scopa, 22);
 
 /**
+ * A seat's turn clock ran out (CreateGameRequest.turn_timeout_s).
+ *
+ * @generated from message scopa.v1.TurnTimedOut
+ */
+export type TurnTimedOut = Message<"scopa.v1.TurnTimedOut"> & {
+  /**
+   * The seat whose turn ran out of time.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The seat's timeouts so far, this one included (SeatInfo.timeouts).
+   *
+   * @generated from field: int32 timeouts = 2;
+   */
+  timeouts: number;
+
+  /**
+   * True when this timeout resigns the seat (TIMEOUT_ACTION_FORFEIT); the
+   * SeatResigned and GameFinished events follow.
+   *
+   * @generated from field: bool forfeited = 3;
+   */
+  forfeited: boolean;
+
+  /**
+   * The bot level that plays the seat's turn (CreateGameRequest.timeout_bot);
+   * empty when the seat forfeits.
+   *
+   * @generated from field: string bot = 4;
+   */
+  bot: string;
+};
+
+/**
+ * Describes the message scopa.v1.TurnTimedOut.
+ * Use `create(TurnTimedOutSchema)` to create a new message.
+ */
+export const TurnTimedOutSchema: GenMessage<TurnTimedOut> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 23);
+
+/**
  * The deal was void and was redone ("kings", "aces"), or an ace turned onto
  * the starting table went back under the stock ("ace_returned").
  *
@@ -1161,7 +1223,7 @@ export type Redeal = Message<"scopa.v1.Redeal"> & {
  * Use `create(RedealSchema)` to create a new message.
  */
 export const RedealSchema: GenMessage<Redeal> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 23);
+  messageDesc(file_scopa_v1_scopa, 24);
 
 /**
  * A preset: a named ruleset with its option values.
@@ -1226,7 +1288,7 @@ export type Ruleset = Message<"scopa.v1.Ruleset"> & {
  * Use `create(RulesetSchema)` to create a new message.
  */
 export const RulesetSchema: GenMessage<Ruleset> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 24);
+  messageDesc(file_scopa_v1_scopa, 25);
 
 /**
  * One rule option a game can override.
@@ -1282,7 +1344,7 @@ export type RuleOption = Message<"scopa.v1.RuleOption"> & {
  * Use `create(RuleOptionSchema)` to create a new message.
  */
 export const RuleOptionSchema: GenMessage<RuleOption> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 25);
+  messageDesc(file_scopa_v1_scopa, 26);
 
 /**
  * Request message for CreateGame.
@@ -1371,6 +1433,17 @@ export type CreateGameRequest = Message<"scopa.v1.CreateGameRequest"> & {
    * @generated from field: bool public = 10;
    */
   public: boolean;
+
+  /**
+   * The bot level that plays a person's turn when its clock runs out:
+   * "random", "greedy" or "ismcts"; empty: the server's default ("greedy").
+   * Needs turn_timeout_s (else
+   * INVALID_ARGUMENT, metadata "field": "turn_timeout_s"); another value is
+   * INVALID_ARGUMENT (metadata "field": "timeout_bot").
+   *
+   * @generated from field: string timeout_bot = 11;
+   */
+  timeoutBot: string;
 };
 
 /**
@@ -1378,7 +1451,7 @@ export type CreateGameRequest = Message<"scopa.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 26);
+  messageDesc(file_scopa_v1_scopa, 27);
 
 /**
  * Response message for CreateGame.
@@ -1421,7 +1494,7 @@ export type CreateGameResponse = Message<"scopa.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 27);
+  messageDesc(file_scopa_v1_scopa, 28);
 
 /**
  * Request message for GetState.
@@ -1442,7 +1515,7 @@ export type GetStateRequest = Message<"scopa.v1.GetStateRequest"> & {
  * Use `create(GetStateRequestSchema)` to create a new message.
  */
 export const GetStateRequestSchema: GenMessage<GetStateRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 28);
+  messageDesc(file_scopa_v1_scopa, 29);
 
 /**
  * Response message for GetState.
@@ -1463,7 +1536,7 @@ export type GetStateResponse = Message<"scopa.v1.GetStateResponse"> & {
  * Use `create(GetStateResponseSchema)` to create a new message.
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 29);
+  messageDesc(file_scopa_v1_scopa, 30);
 
 /**
  * Which table cards a play captures.
@@ -1484,7 +1557,7 @@ export type CaptureChoice = Message<"scopa.v1.CaptureChoice"> & {
  * Use `create(CaptureChoiceSchema)` to create a new message.
  */
 export const CaptureChoiceSchema: GenMessage<CaptureChoice> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 30);
+  messageDesc(file_scopa_v1_scopa, 31);
 
 /**
  * Request message for PlayCard.
@@ -1537,7 +1610,7 @@ export type PlayCardRequest = Message<"scopa.v1.PlayCardRequest"> & {
  * Use `create(PlayCardRequestSchema)` to create a new message.
  */
 export const PlayCardRequestSchema: GenMessage<PlayCardRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 31);
+  messageDesc(file_scopa_v1_scopa, 32);
 
 /**
  * Response message for PlayCard.
@@ -1566,7 +1639,7 @@ export type PlayCardResponse = Message<"scopa.v1.PlayCardResponse"> & {
  * Use `create(PlayCardResponseSchema)` to create a new message.
  */
 export const PlayCardResponseSchema: GenMessage<PlayCardResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 32);
+  messageDesc(file_scopa_v1_scopa, 33);
 
 /**
  * One action a seat may take; exactly one kind is set.
@@ -1612,7 +1685,7 @@ export type Action = Message<"scopa.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 33);
+  messageDesc(file_scopa_v1_scopa, 34);
 
 /**
  * Play a card from the hand to steal the whole pile of another side, whose
@@ -1641,7 +1714,7 @@ export type StealAction = Message<"scopa.v1.StealAction"> & {
  * Use `create(StealActionSchema)` to create a new message.
  */
 export const StealActionSchema: GenMessage<StealAction> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 34);
+  messageDesc(file_scopa_v1_scopa, 35);
 
 /**
  * Play a card, optionally naming the capture (as in PlayCardRequest).
@@ -1670,7 +1743,7 @@ export type PlayCardAction = Message<"scopa.v1.PlayCardAction"> & {
  * Use `create(PlayCardActionSchema)` to create a new message.
  */
 export const PlayCardActionSchema: GenMessage<PlayCardAction> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 35);
+  messageDesc(file_scopa_v1_scopa, 36);
 
 /**
  * A declaration: the rule's name and the cards it shows.
@@ -1698,7 +1771,7 @@ export type Declaration = Message<"scopa.v1.Declaration"> & {
  * Use `create(DeclarationSchema)` to create a new message.
  */
 export const DeclarationSchema: GenMessage<Declaration> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 36);
+  messageDesc(file_scopa_v1_scopa, 37);
 
 /**
  * Request message for TakeAction.
@@ -1742,7 +1815,7 @@ export type TakeActionRequest = Message<"scopa.v1.TakeActionRequest"> & {
  * Use `create(TakeActionRequestSchema)` to create a new message.
  */
 export const TakeActionRequestSchema: GenMessage<TakeActionRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 37);
+  messageDesc(file_scopa_v1_scopa, 38);
 
 /**
  * Response message for TakeAction.
@@ -1770,7 +1843,7 @@ export type TakeActionResponse = Message<"scopa.v1.TakeActionResponse"> & {
  * Use `create(TakeActionResponseSchema)` to create a new message.
  */
 export const TakeActionResponseSchema: GenMessage<TakeActionResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 38);
+  messageDesc(file_scopa_v1_scopa, 39);
 
 /**
  * Request message for JoinGame.
@@ -1816,7 +1889,7 @@ export type JoinGameRequest = Message<"scopa.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 39);
+  messageDesc(file_scopa_v1_scopa, 40);
 
 /**
  * Response message for JoinGame.
@@ -1851,7 +1924,7 @@ export type JoinGameResponse = Message<"scopa.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 40);
+  messageDesc(file_scopa_v1_scopa, 41);
 
 /**
  * Request message for WatchGame.
@@ -1880,7 +1953,7 @@ export type WatchGameRequest = Message<"scopa.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 41);
+  messageDesc(file_scopa_v1_scopa, 42);
 
 /**
  * One message of the WatchGame stream.
@@ -1924,7 +1997,7 @@ export type WatchGameResponse = Message<"scopa.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 42);
+  messageDesc(file_scopa_v1_scopa, 43);
 
 /**
  * Request message for ListGames.
@@ -1960,7 +2033,7 @@ export type ListGamesRequest = Message<"scopa.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 43);
+  messageDesc(file_scopa_v1_scopa, 44);
 
 /**
  * Response message for ListGames.
@@ -1988,7 +2061,7 @@ export type ListGamesResponse = Message<"scopa.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 44);
+  messageDesc(file_scopa_v1_scopa, 45);
 
 /**
  * Request message for ListRulesets. The set is small and fixed, so there is
@@ -2004,7 +2077,7 @@ export type ListRulesetsRequest = Message<"scopa.v1.ListRulesetsRequest"> & {
  * Use `create(ListRulesetsRequestSchema)` to create a new message.
  */
 export const ListRulesetsRequestSchema: GenMessage<ListRulesetsRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 45);
+  messageDesc(file_scopa_v1_scopa, 46);
 
 /**
  * Response message for ListRulesets.
@@ -2032,7 +2105,7 @@ export type ListRulesetsResponse = Message<"scopa.v1.ListRulesetsResponse"> & {
  * Use `create(ListRulesetsResponseSchema)` to create a new message.
  */
 export const ListRulesetsResponseSchema: GenMessage<ListRulesetsResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 46);
+  messageDesc(file_scopa_v1_scopa, 47);
 
 /**
  * Request message for ResignGame.
@@ -2060,7 +2133,7 @@ export type ResignGameRequest = Message<"scopa.v1.ResignGameRequest"> & {
  * Use `create(ResignGameRequestSchema)` to create a new message.
  */
 export const ResignGameRequestSchema: GenMessage<ResignGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 47);
+  messageDesc(file_scopa_v1_scopa, 48);
 
 /**
  * Response message for ResignGame.
@@ -2081,7 +2154,7 @@ export type ResignGameResponse = Message<"scopa.v1.ResignGameResponse"> & {
  * Use `create(ResignGameResponseSchema)` to create a new message.
  */
 export const ResignGameResponseSchema: GenMessage<ResignGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 48);
+  messageDesc(file_scopa_v1_scopa, 49);
 
 /**
  * The four suits of the Italian decks (engine suit index + 1).
