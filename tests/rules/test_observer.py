@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from rules_helpers import check_views, play_out
+from rules_helpers import cards, check_views, play_out, stacked
 
 from scopa.rules import (
     PRESETS,
@@ -19,6 +19,7 @@ from scopa.rules import (
     make_ruleset,
     new_match,
     observe,
+    returned_aces,
     seen_cards,
     shown_cards,
     state_from_view,
@@ -175,3 +176,48 @@ def test_cards_shown_in_a_declaration_stay_in_the_declarers_hand(seed: int) -> N
         assert observe(det, viewer) == view
         assert det.declared == state.declared
         assert det.specials == state.specials
+
+
+def ace_returned_match(seed: int, players: int = 2) -> MatchState:
+    """A scopa match (aces_on_table=return) whose first deal sent the 1S under the stock."""
+    hands = [c for c in stacked() if c not in cards("1S 8D 9D 10D 2S") and c % 10][: 3 * players]
+    top = (*hands, *cards("1S 8D 9D 10D 2S"))
+    rest = [c for c in stacked() if c not in top]
+    random.Random(seed).shuffle(rest)
+    options = {"aces_on_table": "return", "players": players}
+    state, _ = new_match(make_ruleset("scopa", options), decks=((*top, *rest),))
+    assert state.stock[-1] == cards("1S")[0] and state.returned == cards("1S")
+    return state
+
+
+def test_a_returned_ace_stays_at_the_bottom_of_a_determinised_stock() -> None:
+    """Every sample keeps the returned ace where every seat knows it is: under the stock."""
+    state = ace_returned_match(1)
+    rng = random.Random(7)
+    while state.stock:
+        view = observe(state, state.turn)
+        assert returned_aces(view) == (cards("1S"), ())
+        for _ in range(10):
+            det = state_from_view(view, rng)
+            assert det.stock[-1] == cards("1S")[0]
+            assert observe(det, state.turn) == view
+        state, _ = apply_action(state, state.turn, engine_random_move(state, rng), rng)
+
+
+@pytest.mark.parametrize("seed", range(1, 6))
+def test_a_dealt_returned_ace_is_in_the_hand_the_deal_gave_it(seed: int) -> None:
+    """Once the last deal gives the returned ace out, samples put it in that seat's hand (with
+    four seats the other two hands could hold it too, by the unseen cards alone)."""
+    ace = cards("1S")[0]
+    state = ace_returned_match(seed, players=4)
+    rng = random.Random(seed)
+    while state.stock:
+        state, _ = apply_action(state, state.turn, engine_random_move(state, rng), rng)
+    holder = next(s for s, hand in enumerate(state.hands) if ace in hand)
+    viewer = (holder + 1) % 4
+    view = observe(state, viewer)
+    assert returned_aces(view) == ((), ((holder, ace),))
+    for _ in range(10):
+        det = state_from_view(view, rng)
+        assert ace in det.hands[holder]
+        assert observe(det, viewer) == view

@@ -285,3 +285,14 @@ def test_a_steal_keeps_its_side_and_other_plays_keep_their_records() -> None:
     records = event_records([steal, plain])
     assert [("stolen_from" in r) for r in records] == [True, False]
     assert events_from_records(records, FORMAT_VERSION) == [steal, plain]
+
+
+def test_the_aces_returned_under_the_stock_survive_a_round_trip() -> None:
+    """A state whose deal sent an ace under the stock loads back with it (new key, same format)."""
+    deck = tuple(cards("2C 3C 4C 5C 6C 7C 1S 8D 9D 10D 2S"))
+    rest = tuple(c for c in range(40) if c not in deck)
+    state, _ = new_match(make_ruleset("scopa", {"aces_on_table": "return"}), decks=(deck + rest,))
+    assert state.returned == cards("1S")
+    assert load_state(dump_state(state)) == state
+    plain, _ = new_match(make_ruleset("scopa"), rng=random.Random(1))
+    assert "returned" not in json.loads(zlib.decompress(dump_state(plain)[1:]))

@@ -91,6 +91,7 @@ from ._matchflow import Elimination, HighestWins, LowestWins, MatchFlow
 from ._observer import (
     SeatView,
     observe,
+    returned_aces,
     seen_cards,
     shown_cards,
     state_from_view,
@@ -261,6 +262,7 @@ __all__ = [
     "random_move",
     "rank_of",
     "resign",
+    "returned_aces",
     "rollout_move",
     "score_hand",
     "seen_cards",

@@ -290,6 +290,9 @@ class MatchState:
     """Stacked decks not used yet, for the next deals (tests and replays)."""
     out: tuple[int, ...]
     """Seats out of the match (sorted): they are dealt nothing and skipped (``elimination``)."""
+    returned: tuple[Card, ...]
+    """The aces this hand's deal sent under the stock (``aces_on_table`` "return"), in the order
+    they went: public (:class:`AceReturned`), so every seat knows the stock ends with them."""
 
     def __init__(
         self,
@@ -315,6 +318,7 @@ class MatchState:
         finish_reason: FinishReason,
         decks: tuple[tuple[Card, ...], ...],
         out: tuple[int, ...] = (),
+        returned: tuple[Card, ...] = (),
     ) -> None:
         self.ruleset = ruleset
         self.hand_number = hand_number
@@ -338,6 +342,7 @@ class MatchState:
         self.finish_reason = finish_reason
         self.decks = decks
         self.out = out
+        self.returned = returned
 
     @property
     def options(self) -> Options:
@@ -379,6 +384,7 @@ def _copy(state: MatchState) -> MatchState:
         state.finish_reason,
         state.decks,
         state.out,
+        state.returned,
     )
 
 
@@ -517,6 +523,11 @@ def _start_hand(
     raise RulesError(f"{message}; these options leave almost no playable deal")
 
 
+def _returned(events: list[Event]) -> tuple[Card, ...]:
+    """The aces a deal's events say went under the stock, in order."""
+    return tuple([e.card for e in events if type(e) is AceReturned])
+
+
 def _dealt_events(hands: tuple[tuple[Card, ...], ...], order: tuple[int, ...]) -> list[Event]:
     """One :class:`CardsDealt` per seat of ``order`` (the seats dealt to, in dealing order)."""
     events: list[Event] = []
@@ -567,6 +578,7 @@ def new_match(
         finish_reason=FinishReason.NONE,
         decks=rest,
         out=(),
+        returned=_returned(events),
     )
     return state, events
 
@@ -1114,6 +1126,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
     new.results = results
     new.decks = decks
     new.out = out
+    new.returned = _returned(dealt)
     return new
 
 

@@ -37,6 +37,8 @@ from ._game import (
     Move,
     Redealt,
     SeatResigned,
+    _next_in,
+    _plan,
     legal_actions,
 )
 from ._options import Options, Ruleset
@@ -85,6 +87,9 @@ class SeatView(NamedTuple):
     finish_reason: FinishReason
     out: tuple[int, ...] = ()
     """Seats out of the match (``elimination``)."""
+    returned: tuple[Card, ...] = ()
+    """The aces this hand's deal sent under the stock, in order (public: the stock ends with
+    them until they are dealt, and then the deal's order says which seat got each)."""
 
 
 def observe(state: MatchState, seat: int | None) -> SeatView:
@@ -121,6 +126,7 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         winners=state.winners,
         finish_reason=state.finish_reason,
         out=state.out,
+        returned=state.returned,
     )
 
 
@@ -187,23 +193,63 @@ def unseen_cards(view: SeatView) -> tuple[Card, ...]:
     return tuple([c for c in deck_cards(view.options.deck_size) if c not in seen])
 
 
+def returned_aces(view: SeatView) -> tuple[tuple[Card, ...], tuple[tuple[int, Card], ...]]:
+    """Where the aces returned under the stock this hand are, as every seat can work out: those
+    still at the stock's bottom (in stock order), and (seat, ace) for each one already dealt,
+    to the seat the deal's order gave it (whether it has been played since is not checked).
+
+    The stock is dealt from the top in blocks of ``per_seat`` x seats, one card at a time
+    round-robin from the seat after the dealer, so an ace's place in the hand's starting stock
+    (its end) says which seat a deal gave it.
+    """
+    returned = view.returned
+    if not returned:
+        return (), ()
+    options = view.options
+    players = options.players
+    seated = [s for s in range(players) if s not in view.out]
+    n = len(seated)
+    per_seat = _plan(options).flow.deal_shape(options, n)[0]
+    block = per_seat * n
+    start = seated.index(_next_in(players, view.dealer, view.out))
+    dealt_later = len(view.history) + sum(view.hand_sizes) - block  # after the first deal
+    first_stock = dealt_later + view.stock_size
+    gone = first_stock - view.stock_size  # stock cards dealt so far this hand
+    bottom: list[Card] = []
+    held: list[tuple[int, Card]] = []
+    for at, ace in enumerate(returned, start=first_stock - len(returned)):
+        if at >= gone:
+            bottom.append(ace)
+        else:
+            held.append((seated[(start + at % block) % n], ace))
+    return tuple(bottom), tuple(held)
+
+
 def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
     """A complete state consistent with ``view``: its hidden cards dealt at random.
 
-    Every other seat holds the cards it showed in declarations and not yet played, and as many
-    of the unseen cards (shuffled with ``rng``) as its hand size needs; the rest is the stock.
-    Piles, specials and the last capture are rebuilt from the public history and declarations.
+    Every other seat holds the cards it showed in declarations and not yet played, and the
+    returned aces (:func:`returned_aces`) a deal gave it and it has not played; the returned
+    aces still in the stock stay at its bottom, in their order; the other unseen cards are
+    shuffled with ``rng`` and fill the other hands, the rest is the stock. Piles, specials and
+    the last capture are rebuilt from the public history and declarations.
     ``observe(state_from_view(view, rng), view.seat) == view``. Raises ``ValueError`` for a
     spectator's view, a finished game, or a view whose counts do not add up.
     """
     seat = view.seat
     if seat is None or view.turn < 0:
         raise ValueError("only a seat of a live game can be determinised")
-    shown = shown_cards(view)
-    unseen = list(unseen_cards(view))
+    shown = [list(cards) for cards in shown_cards(view)]
+    hidden = unseen_cards(view)
+    bottom, dealt = returned_aces(view)
+    for holder, ace in dealt:
+        if ace in hidden:  # neither played nor in this seat's own hand: the holder has it
+            shown[holder].append(ace)
+    placed = set(bottom) | {ace for holder, ace in dealt if ace in hidden}
+    unseen = [c for c in hidden if c not in placed]
     sizes = view.hand_sizes
     others = [s for s in range(len(sizes)) if s != seat]
-    wanted = sum(sizes[s] - len(shown[s]) for s in others) + view.stock_size
+    wanted = sum(sizes[s] - len(shown[s]) for s in others) + view.stock_size - len(bottom)
     if wanted != len(unseen) or any(len(shown[s]) > sizes[s] for s in others):
         raise ValueError(f"view holds {len(unseen)} unseen cards, its counts need {wanted}")
     shuffle(rng, unseen)
@@ -212,7 +258,7 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
     at = 0
     for other in others:
         fill = sizes[other] - len(shown[other])
-        hands[other] = shown[other] + tuple(unseen[at : at + fill])
+        hands[other] = tuple(shown[other]) + tuple(unseen[at : at + fill])
         at += fill
     history = view.history
     return MatchState(
@@ -222,7 +268,7 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         turn=view.turn,
         hands=tuple(hands),
         table=view.table,
-        stock=tuple(unseen[at:]),
+        stock=tuple(unseen[at:]) + bottom,
         piles=_piles(view),
         sweeps=view.sweeps,
         specials=_specials(view),
@@ -238,6 +284,7 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         finish_reason=view.finish_reason,
         decks=(),
         out=view.out,
+        returned=view.returned,
     )
 
 

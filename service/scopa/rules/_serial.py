@@ -334,6 +334,7 @@ def _state_record(state: MatchState, history: list[Record]) -> Record:
         "finish_reason": state.finish_reason.value,
         "decks": state.decks,
         "out": state.out,
+        **({"returned": state.returned} if state.returned else {}),
     }
 
 
@@ -371,6 +372,7 @@ def load_state(blob: bytes) -> MatchState:
             finish_reason=FinishReason(r["finish_reason"]),
             decks=_tuples(r["decks"]),
             out=tuple(r.get("out", ())),
+            returned=tuple(r.get("returned", ())),
         )
     except (TypeError, ValueError, KeyError, AttributeError, RulesError) as exc:
         raise InvalidState("corrupt state") from exc
