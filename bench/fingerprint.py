@@ -31,8 +31,10 @@ from scopa.rules import (
     PRESETS,
     AceReturned,
     Action,
+    Answer,
     CardPlayed,
     CardsDealt,
+    Claim,
     Declare,
     Declared,
     Event,
@@ -99,6 +101,10 @@ def _action(action: Action) -> tuple[Any, ...]:
             return (action.name, action.cards)
         case Steal():
             return ("steal", action.card, action.side)
+        case Claim():
+            return ("claim", action.card)
+        case Answer():
+            return ("answer", action.trust)
         case _:
             assert_never(action)
 

@@ -7,7 +7,9 @@ Each transcript is one complete game of a preset, dealt from ``random.Random(see
 by a deterministic policy (``random.Random(seed + POLICY_OFFSET)`` picks a card among the legal
 ones, then one of its captures, both from sorted lists so the transcript does not depend on the
 order in which the engine lists moves; it makes every declaration and the first pile steal it
-may without drawing from that RNG). Pattern: open_spiel's integration_tests/playthroughs.
+may without drawing from that RNG; with claimed sweeps it claims with its lowest card at every
+fifth play of a hand and answers by the table's size, doubting an odd one, again without
+drawing). Pattern: open_spiel's integration_tests/playthroughs.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ sys.path.insert(0, str(ROOT / "service"))
 from scopa.rules import (  # noqa: E402
     PRESETS,
     AceReturned,
+    Answer,
     CardPlayed,
     CardsDealt,
+    Claim,
+    ClaimAnswered,
     Declare,
     Declared,
     Event,
@@ -38,6 +43,7 @@ from scopa.rules import (  # noqa: E402
     Redealt,
     SeatResigned,
     Steal,
+    SweepClaimed,
     apply_action,
     apply_move,
     card_code,
@@ -87,6 +93,14 @@ def describe(event: Event) -> list[str]:
         case Declared():
             points = f"{event.points} point{'s' if event.points != 1 else ''}"
             return [f"   seat {event.seat} declares {event.name} {codes(event.cards)}: {points}"]
+        case SweepClaimed():
+            asked = ", ".join(map(str, event.answering))
+            return [
+                f"   seat {event.seat} claims a sweep of {codes(event.table)} face down:"
+                f" ti fidi? (seat(s) {asked})"
+            ]
+        case ClaimAnswered():
+            return [f"   seat {event.seat} {'trusts' if event.trust else 'doubts'}"]
         case LeftoverTaken():
             return [f"   leftovers to seat {event.seat}: {codes(event.cards)}"]
         case HandScored():
@@ -108,6 +122,12 @@ def _played(p: CardPlayed) -> str:
         action = f"steals side {p.stolen_from}'s pile {codes(p.captured)}"
     tags = ["sweep"] if p.sweep else []
     tags += [name if points == 1 else f"{name} {points}" for name, points in p.specials]
+    if p.claim is not None:
+        claim = p.claim
+        verdict = "true" if claim.genuine else "false"
+        said = "trusted" if claim.doubter < 0 else f"doubted by seat {claim.doubter}: {verdict}"
+        tags.append(f"claim {said}")
+        tags += [f"seat {claim.doubter} {name} {points}" for name, points in claim.doubter_specials]
     suffix = f"  [{', '.join(tags)}]" if tags else ""
     return f"   seat {p.seat} plays {card_code(p.card)}, {action}{suffix}"
 
@@ -137,7 +157,13 @@ def transcript(preset: str, seed: int) -> str:
         actions = legal_actions(state)
         declarations = [a for a in actions if isinstance(a, Declare)]
         steals = sorted(a for a in actions if isinstance(a, Steal))
-        if declarations:  # the policy declares whatever it may, without drawing from the RNG
+        claims = sorted(a for a in actions if isinstance(a, Claim))
+        if state.claim is not None:  # answers by the table's size: doubts an odd one
+            answer = Answer(trust=len(state.table) % 2 == 0)
+            state, events = apply_action(state, state.turn, answer, deal_rng)
+        elif claims and len(state.history) % 5 == 4:  # claims with its lowest card
+            state, events = apply_action(state, state.turn, claims[0], deal_rng)
+        elif declarations:  # the policy declares whatever it may, without drawing from the RNG
             state, events = apply_action(state, state.turn, declarations[0], deal_rng)
         elif steals:  # and steals the first pile it may (Rubamazzo), the same way
             state, events = apply_action(state, state.turn, steals[0], deal_rng)

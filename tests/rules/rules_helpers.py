@@ -102,6 +102,8 @@ def view_cards(view: SeatView) -> set[Card]:
     """Every card named by any Card-typed field of a view."""
     seen = set(view.hand) | set(view.table)
     seen |= {c for p in view.history for c in (p.card, *p.captured)}
+    if view.claim is not None:
+        seen.add(view.claim.card)
     return seen | {c for m in view.legal_moves for c in (m.card, *(m.capture or ()))}
 
 
@@ -110,4 +112,14 @@ def check_views(state: MatchState) -> None:
     players = state.ruleset.options.players
     for seat in (*range(players), None):
         hidden = set(state.stock) | {c for s, h in enumerate(state.hands) if s != seat for c in h}
-        assert not view_cards(observe(state, seat)) & hidden, f"seat {seat} sees hidden cards"
+        if state.claim is not None and state.claim.seat != seat:
+            hidden.add(state.claim.card)  # a claimed sweep's card, face down
+        hidden |= {
+            p.card
+            for p in state.history
+            if p.claim is not None and p.claim.doubter < 0 and p.seat != seat
+        }  # trusted claims stay face down in the claimer's pile
+        view = observe(state, seat)
+        assert not view_cards(view) & hidden, f"seat {seat} sees hidden cards"
+        if view.claim is not None:
+            assert view.claim.card not in hidden

@@ -11,9 +11,13 @@ from hypothesis import strategies as st
 from rules_helpers import check_views, random_move
 
 from scopa.rules import (
+    PLAY,
     PRESETS,
+    Answer,
     CardPlayed,
     CardsDealt,
+    Claim,
+    ClaimAnswered,
     Declare,
     Declared,
     Event,
@@ -23,6 +27,7 @@ from scopa.rules import (
     MatchState,
     Ruleset,
     Steal,
+    SweepClaimed,
     apply_action,
     apply_move,
     deck_cards,
@@ -45,6 +50,8 @@ PROPERTY_SETTINGS = settings(
 def in_play(state: MatchState) -> list[int]:
     """Every card held somewhere in the current hand: hands, table, stock and piles."""
     held = [c for h in state.hands for c in h] + list(state.table) + list(state.stock)
+    if state.claim is not None:  # the card played face down, awaiting answers
+        held.append(state.claim.card)
     return held + [c for p in state.piles for c in p]
 
 
@@ -75,6 +82,8 @@ def check_hand_score(events: list[Event], state: MatchState, before: MatchState)
     copies = 2 if options.deck_size == 80 else 1  # two decks: two marescialli, two saponari
     # maresciallo -1, its sweep -3; saponaro -1
     floor -= copies * (4 * options.maresciallo + options.saponaro)
+    if options.sweep_claims:  # each play may be a false claim or be wrongly doubted
+        floor -= plays * max(options.false_claim_points, options.wrong_doubt_points)
     piles = [list(p) for p in before.piles]
     for event in events:
         if isinstance(event, CardPlayed) and event.taken:
@@ -117,9 +126,32 @@ def check_steal(state: MatchState, before: MatchState, action: Steal, events: li
         assert state.piles[side] == before.piles[side] + played.captured + (action.card,)
 
 
+def claim_and_answer(state: MatchState, rng: random.Random) -> tuple[MatchState, list[Event]]:
+    """Claim a sweep with a random card, then answer at random until the claim is settled:
+    the turn follows the seats asked, each sees the claim's card hidden, only it may answer."""
+    seat = state.turn
+    claim = rng.choice([a for a in legal_actions(state) if isinstance(a, Claim)])
+    state, events = apply_action(state, seat, claim, rng)
+    assert [type(e) for e in events] == [SweepClaimed] and state.claim is not None
+    while state.phase != PLAY:
+        answering = state.turn
+        assert state.claim is not None and state.claim.answering[0] == answering
+        assert legal_actions(state) == [Answer(trust=True), Answer(trust=False)]
+        assert all(not legal_actions(state, s) for s in range(len(state.hands)) if s != answering)
+        assert not legal_moves(state)
+        check_views(state)
+        check_serial(state)
+        state, more = apply_action(state, answering, Answer(trust=rng.random() < 0.7), rng)
+        assert isinstance(more[0], ClaimAnswered)
+        events += more
+    assert sum(1 for e in events if isinstance(e, CardPlayed) and e.claim is not None) == 1
+    return state, events
+
+
 def play_game(rules: Ruleset, seed: int) -> None:
-    """Play one random game, declaring and stealing at random when allowed, checking every
-    invariant (cards conserved, each hand's cards line equal to the cards the events moved)."""
+    """Play one random game, declaring, stealing and claiming sweeps at random when allowed,
+    checking every invariant (cards conserved, each hand's cards line equal to the cards the
+    events moved)."""
     rng = random.Random(seed)
     deck = list(deck_cards(rules.options.deck_size))
     state, events = new_match(rules, rng=rng)
@@ -140,7 +172,9 @@ def play_game(rules: Ruleset, seed: int) -> None:
             assert [type(e) for e in events] == [Declared] and state.turn == seat
             continue
         steals = [a for a in legal_actions(state) if isinstance(a, Steal)]
-        if steals and rng.random() < 0.5:
+        if any(isinstance(a, Claim) for a in legal_actions(state)) and rng.random() < 0.1:
+            state, events = claim_and_answer(state, rng)
+        elif steals and rng.random() < 0.5:
             steal = rng.choice(steals)
             state, events = apply_action(state, seat, steal, rng)
             check_steal(state, before, steal, events)
@@ -205,8 +239,12 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
             "grande",
             "capture_15_fewest",
             "elimination",
+            "sweep_claims",
         )
     },
+    "claim_answers": st.sampled_from(["opponents", "next"]),
+    "false_claim_points": st.integers(0, 2),
+    "wrong_doubt_points": st.integers(0, 2),
     "kings_redeal": st.sampled_from([0, 2, 3, 4]),
     "aces_on_table": st.sampled_from(["keep", "return"]),
     "mazzo_ties": st.sampled_from(["unassigned", "split", "all"]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import zlib
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, get_args
@@ -15,12 +16,16 @@ from rules_helpers import cards, play_out, random_move
 from scopa.rules import (
     FORMAT_VERSION,
     CardPlayed,
+    ClaimAnswered,
+    ClaimOutcome,
     Declared,
     Event,
     HandResult,
     HandScored,
     InvalidState,
     MatchState,
+    PendingClaim,
+    SweepClaimed,
     _serial,
     apply_move,
     dump_events,
@@ -223,8 +228,8 @@ def _event_fields(event: Event) -> dict[str, Any]:
     if isinstance(event, HandScored):
         return {"type": "HandScored", "result": _result_fields(event.result)}
     if isinstance(event, CardPlayed):  # format 1 had a picula flag and bagher points, no steals
-        assert event.stolen_from == -1
-        skipped = ("specials", "stolen_from")
+        assert event.stolen_from == -1 and event.claim is None
+        skipped = ("specials", "stolen_from", "claim")
         fields = {k: _plain(v) for k, v in event._asdict().items() if k not in skipped}
         specials = dict(event.specials)
         picula, bagher = specials.get("picula", 0) > 0, specials.get("bagher", 0)
@@ -248,7 +253,7 @@ def test_version_1_event_blob_loads_every_kind() -> None:
     loaded = load_events((BLOBS / "events_every_kind.v1.bin").read_bytes())
     assert [_event_fields(e) for e in loaded] == want
     assert load_events(dump_events(loaded)) == loaded
-    new_since = {"Declared"}  # event kinds added after format 1
+    new_since = {"Declared", "SweepClaimed", "ClaimAnswered"}  # kinds added after format 1
     assert {e["type"] for e in want} | new_since == {t.__name__ for t in get_args(Event)}
 
 
@@ -258,6 +263,8 @@ def test_every_event_kind_has_one_tag_and_reader() -> None:
 
     loaded = load_events((BLOBS / "events_every_kind.v1.bin").read_bytes())
     loaded.append(Declared(seat=1, name="accusa", cards=cards("1C 1D 1S"), points=7))
+    loaded.append(SweepClaimed(seat=0, table=cards("3D 4S"), answering=(1,)))
+    loaded.append(ClaimAnswered(seat=1, trust=False))
     assert load_events(dump_events(loaded)) == loaded
     rows = json.loads(zlib.decompress(dump_events(loaded)[1:]))
     tags = [row["t"] for row in rows]
@@ -296,3 +303,19 @@ def test_the_aces_returned_under_the_stock_survive_a_round_trip() -> None:
     assert load_state(dump_state(state)) == state
     plain, _ = new_match(make_ruleset("scopa"), rng=random.Random(1))
     assert "returned" not in json.loads(zlib.decompress(dump_state(plain)[1:]))
+
+
+def test_claims_keep_their_outcome_and_pending_claims_their_record() -> None:
+    """A claimed sweep's outcome and a pending claim load back; other records get no new key."""
+    trusted = CardPlayed(0, 5, (15, 25), True, True, (), -1, ClaimOutcome(-1, False, ()))
+    doubted = CardPlayed(
+        0, 5, (15, 25), True, True, (), -1, ClaimOutcome(1, True, (("wrong_doubt", -1),))
+    )
+    plain = CardPlayed(0, 5, (15,), True, False, ())
+    records = event_records([trusted, doubted, plain])
+    assert [("claim" in r) for r in records] == [True, True, False]
+    assert events_from_records(records, FORMAT_VERSION) == [trusted, doubted, plain]
+    state, _ = new_match(make_ruleset("fidasse"), rng=random.Random(4))
+    assert "claim" not in json.loads(zlib.decompress(dump_state(state)[1:]))
+    pending = replace(state, phase="answer", turn=1, claim=PendingClaim(0, 7, (1,), ()))
+    assert load_state(dump_state(pending)) == pending

@@ -6,6 +6,12 @@ for it change nothing in the play's own outcome) and scored on what it takes (ea
 ruleset's scoring rules make it worth, :func:`scopa.rules.card_points`; sweeps; the variant's
 special points) minus what it leaves: the chance that the next seat, if it is an opponent, holds a
 card that sweeps the new table, estimated from the cards the seat has not seen.
+
+Claimed sweeps (Scopa fidasse): a claim is scored as if the first opponent asked doubted it (a
+true claim then also costs the doubter; a false one is laid and costs the claimer), so greedy
+claims only sweeps it holds. An answer weighs the chance that the hidden card sweeps, taken over
+the cards the seat has not seen (never the true card): doubting gains the sweep denied and the
+claimer's penalty when the claim is false and loses the doubter's penalty when it is true.
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ from typing import Final
 
 from scopa.rules import (
     Action,
+    Answer,
     Card,
     CardPlayed,
+    Claim,
     Declare,
     Declared,
     Event,
@@ -76,18 +84,48 @@ def _sweep_risk(view: SeatView, table: tuple[Card, ...], hand_size: int) -> floa
 
 def _play_score(view: SeatView, played: CardPlayed) -> float:
     options = view.options
-    if not played.taken:
-        return -0.5 * card_value(options, played.card)
+    if not played.taken:  # laid (a doubted false claim's card too, with what it cost)
+        specials = sum(points for _name, points in played.specials)
+        return -0.5 * card_value(options, played.card) + _SPECIAL_WEIGHT * specials
     score = sum(card_value(options, c) for c in played.captured) + card_value(options, played.card)
     if played.sweep:
         score += _SWEEP_WEIGHT * view.options.sweep_points
     return score + _SPECIAL_WEIGHT * sum(points for _name, points in played.specials)
 
 
+def _genuine_chance(view: SeatView) -> float:
+    """The chance that the pending claim's hidden card sweeps the table, over the unseen cards
+    (uniform: the seat does not know which card it is)."""
+    unseen = unseen_cards(view)
+    if not unseen:
+        return 0.0
+    table = view.table
+    whole = len(table)
+    sweeping = sum(
+        1 for c in unseen if any(len(t) == whole for t in capture_options(view.options, table, c))
+    )
+    return sweeping / len(unseen)
+
+
+def _answer_score(view: SeatView, action: Answer) -> float:
+    """Trusting scores 0; doubting its expected gain over trusting, in special-point units."""
+    if action.trust:
+        return 0.0
+    options = view.options
+    p = _genuine_chance(view)
+    gain = (1.0 - p) * (options.sweep_points + options.false_claim_points)
+    return _SPECIAL_WEIGHT * (gain - p * options.wrong_doubt_points)
+
+
 def _score(view: SeatView, action: Action, rng: random.Random) -> float:
     assert view.seat is not None
+    if isinstance(action, Answer):
+        return _answer_score(view, action)
     state = state_from_view(view, rng)
     after, events = apply_action(state, view.seat, action, random.Random(0))
+    if isinstance(action, Claim):  # the pessimistic answer: the first opponent asked doubts
+        after, doubted = apply_action(after, after.turn, Answer(trust=False), random.Random(0))
+        events = events + doubted
     score = 0.0
     for event in events:
         score += _event_score(view, event)
@@ -103,7 +141,10 @@ def _score(view: SeatView, action: Action, rng: random.Random) -> float:
 
 def _event_score(view: SeatView, event: Event) -> float:
     if isinstance(event, CardPlayed):
-        return _play_score(view, event)
+        score = _play_score(view, event)
+        if event.claim is not None:  # a wrong doubt costs the doubter (an opponent)
+            score -= _SPECIAL_WEIGHT * sum(p for _name, p in event.claim.doubter_specials)
+        return score
     if isinstance(event, Declared):
         return _SPECIAL_WEIGHT * event.points
     return 0.0

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from scopa.rules import (
+    PLAY,
     Action,
     Event,
     GameFinished,
@@ -131,7 +132,8 @@ def _iterate(root: _Node, view: SeatView, rng: random.Random) -> None:
         path.append(node)
         state, events = apply_action(state, state.turn, action, rng)
         rewards = _event_rewards(sides, events)
-        if rewards is None and expanded:
+        if rewards is None and expanded and state.phase == PLAY:
+            # the rollout plays cards only: a pending claim is answered in the tree first
             rewards = _rollout(state, rng)
     for visited in path:
         visited.visits += 1

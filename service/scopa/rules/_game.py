@@ -34,11 +34,13 @@ from ._matchflow import MatchFlow, match_flow
 from ._options import Options, Ruleset
 from ._scoring import HandScore, SideTally, score_hand
 from ._specials import (
+    ClaimRule,
     DeclarationRule,
     InstantWinRule,
     SpecialRule,
     Specials,
     StealRule,
+    claim_rules,
     declaration_rules,
     instant_win_rules,
     special_rules,
@@ -46,11 +48,17 @@ from ._specials import (
 )
 
 __all__ = [
+    "ANSWER",
+    "HIDDEN_CARD",
     "PLAY",
     "AceReturned",
     "Action",
+    "Answer",
     "CardPlayed",
     "CardsDealt",
+    "Claim",
+    "ClaimAnswered",
+    "ClaimOutcome",
     "Declare",
     "Declared",
     "Event",
@@ -62,9 +70,11 @@ __all__ = [
     "LeftoverTaken",
     "MatchState",
     "Move",
+    "PendingClaim",
     "Redealt",
     "SeatResigned",
     "Steal",
+    "SweepClaimed",
     "apply_action",
     "apply_move",
     "check_deck",
@@ -122,12 +132,32 @@ class Steal(NamedTuple):
     side: int
 
 
-Action = Move | Declare | Steal
-"""Every kind of action a seat may take: playing a card, declaring, stealing a pile. The next
-variants add kinds (challenges and answers, farm builds) and the handlers a ruleset lists."""
+class Claim(NamedTuple):
+    """Play ``card`` face down claiming that it sweeps the whole table: "ti fidi?" (Scopa
+    fidasse, seed 004). The opponents then answer (:class:`Answer`) before anything moves."""
+
+    card: Card
+
+
+class Answer(NamedTuple):
+    """Answer the claimed sweep that awaits this seat: ``trust`` it (True) or doubt it."""
+
+    trust: bool
+
+
+Action = Move | Declare | Steal | Claim | Answer
+"""Every kind of action a seat may take: playing a card, declaring, stealing a pile, claiming a
+sweep and answering a claim. The next variants add kinds (farm builds) and the handlers a
+ruleset lists."""
 
 PLAY: Final = "play"
 """The phase of an ordinary turn: play a card (or make a declaration the ruleset allows)."""
+ANSWER: Final = "answer"
+"""The phase after a claimed sweep: the seat to play (``turn``) is the opponent whose answer
+(:class:`Answer`) is awaited; :attr:`MatchState.claim` holds the claim."""
+
+HIDDEN_CARD: Final[Card] = -1
+"""What another seat sees instead of a card played face down (a trusted claim's card)."""
 
 _PLAYING: Final = FinishReason.NONE
 """``FinishReason.NONE`` bound once: enum member look-ups cost ~0.2 us each on Python 3.11."""
@@ -167,6 +197,17 @@ class CardsDealt(NamedTuple):
     cards: tuple[Card, ...]
 
 
+class ClaimOutcome(NamedTuple):
+    """How a claimed sweep was answered."""
+
+    doubter: int
+    """The seat that doubted it, or -1: every seat asked trusted it."""
+    genuine: bool
+    """Doubted: whether the card did sweep the table (judged only when doubted)."""
+    doubter_specials: Specials
+    """What the doubt cost the doubter's side (a wrong doubt), e.g. ``(("wrong_doubt", -1),)``."""
+
+
 class CardPlayed(NamedTuple):
     """A seat played a card: laid it (``taken`` false) or captured ``captured`` with it."""
 
@@ -179,6 +220,38 @@ class CardPlayed(NamedTuple):
     """The points each special rule gave this play, e.g. ``(("picula", 1),)``."""
     stolen_from: int = -1
     """The side whose whole pile the card stole (``captured``, Rubamazzo), or -1: a table play."""
+    claim: ClaimOutcome | None = None
+    """How the play's claimed sweep was answered (Scopa fidasse), or None: an open play. A
+    claim every opponent trusted is not shown: other seats see ``HIDDEN_CARD`` as its card."""
+
+
+class SweepClaimed(NamedTuple):
+    """A seat played a card face down claiming that it sweeps ``table`` and asked the opponents
+    "ti fidi?" (the card is not shown); ``answering`` answer in this order."""
+
+    seat: int
+    table: tuple[Card, ...]
+    answering: tuple[int, ...]
+
+
+class ClaimAnswered(NamedTuple):
+    """A seat answered the pending claim: trusted it, or doubted it (the card is then shown)."""
+
+    seat: int
+    trust: bool
+
+
+class PendingClaim(NamedTuple):
+    """A claimed sweep awaiting answers (the ``answer`` phase)."""
+
+    seat: int
+    """The claiming seat."""
+    card: Card
+    """The card played face down: only the claimer may see it."""
+    answering: tuple[int, ...]
+    """The seats still to answer, in order; the first is ``MatchState.turn``."""
+    trusted: tuple[int, ...]
+    """The seats that trusted it so far."""
 
 
 class Declared(NamedTuple):
@@ -232,6 +305,8 @@ Event = (
     | CardsDealt
     | CardPlayed
     | Declared
+    | SweepClaimed
+    | ClaimAnswered
     | LeftoverTaken
     | HandScored
     | GameFinished
@@ -293,6 +368,8 @@ class MatchState:
     returned: tuple[Card, ...]
     """The aces this hand's deal sent under the stock (``aces_on_table`` "return"), in the order
     they went: public (:class:`AceReturned`), so every seat knows the stock ends with them."""
+    claim: PendingClaim | None
+    """The claimed sweep awaiting answers in the ``answer`` phase, else None."""
 
     def __init__(
         self,
@@ -319,6 +396,7 @@ class MatchState:
         decks: tuple[tuple[Card, ...], ...],
         out: tuple[int, ...] = (),
         returned: tuple[Card, ...] = (),
+        claim: PendingClaim | None = None,
     ) -> None:
         self.ruleset = ruleset
         self.hand_number = hand_number
@@ -343,6 +421,7 @@ class MatchState:
         self.decks = decks
         self.out = out
         self.returned = returned
+        self.claim = claim
 
     @property
     def options(self) -> Options:
@@ -385,6 +464,7 @@ def _copy(state: MatchState) -> MatchState:
         state.decks,
         state.out,
         state.returned,
+        state.claim,
     )
 
 
@@ -618,6 +698,8 @@ class _Plan(NamedTuple):
     """The declaration rules, asked on every turn."""
     steals: tuple[StealRule, ...]
     """The pile-steal rules (Rubamazzo), asked on every turn."""
+    claims: tuple[ClaimRule, ...]
+    """The claimed-sweep rules (Scopa fidasse): who answers a claim and what answers cost."""
     instant_wins: tuple[InstantWinRule, ...]
     """The rules that may end the match after a hand whatever the scores."""
     actions: dict[tuple[str, type], Handler]
@@ -654,6 +736,7 @@ def _plan(options: Options) -> _Plan:
         all([rule.keeps_laid_card(options) for rule in special_rules(options)]),
         declaration_rules(options),
         steal_rules(options),
+        claim_rules(options),
         instant_win_rules(options),
         _action_table(options),
         match_flow(options),
@@ -670,6 +753,9 @@ def _action_table(options: Options) -> dict[tuple[str, type], Handler]:
         table[(PLAY, Declare)] = _declare
     if steal_rules(options):
         table[(PLAY, Steal)] = _steal
+    if claim_rules(options):
+        table[(PLAY, Claim)] = _claim
+        table[(ANSWER, Answer)] = _answer
     return table
 
 
@@ -681,7 +767,7 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
 
     With ``seat`` given, the list is empty unless it is that seat's turn.
     """
-    if state.finish_reason is not _PLAYING:
+    if state.finish_reason is not _PLAYING or state.phase != PLAY:
         return []
     turn = state.turn
     if seat is not None and seat != turn:
@@ -813,6 +899,8 @@ def apply_move(
         raise InvalidSeat(f"no seat {seat}", field="seat")
     if seat != turn:
         raise NotYourTurn(f"it is seat {turn}'s turn")
+    if state.phase != PLAY:
+        raise ActionNotLegal(f"no card play in phase {state.phase!r}", field="action")
     hand = hands[seat]
     card, wanted = move
     if card not in hand:
@@ -850,7 +938,7 @@ def apply_move(
         insort(table_list, card, key=table_key)
         table = tuple(table_list)
         last_laid = card
-    played = _new(CardPlayed, (seat, card, capture, taken, sweep, scored, -1))
+    played = _new(CardPlayed, (seat, card, capture, taken, sweep, scored, -1, None))
     new = _copy(state)
     new.table = table
     new.piles = piles
@@ -925,16 +1013,162 @@ def apply_action(
 
 
 def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
-    """Every legal action of every kind of the seat to play: its moves, then its declarations.
+    """Every legal action of every kind of the seat to play: its moves, then its declarations,
+    pile steals and sweep claims; in the ``answer`` phase, trusting then doubting the claim.
 
     With ``seat`` given, the list is empty unless it is that seat's turn.
     """
+    if state.phase != PLAY:
+        return _open_answers(state, seat)
     actions: list[Action] = list(legal_moves(state, seat))
     if actions:
         for rule, cards, _points in _open_declarations(state):
             actions.append(Declare(name=rule.name, cards=cards))
         actions.extend(_open_steals(state))
+        actions.extend(_open_claims(state))
     return actions
+
+
+# --- claimed sweeps (Scopa fidasse) ---------------------------------------------------------
+
+
+def _open_claims(state: MatchState) -> list[Claim]:
+    """The sweep claims open to the seat to play: any card of its hand, while the table holds
+    cards and the play is not the hand's last (whose clearing is no sweep)."""
+    plan = _plan(state.ruleset.options)
+    if not plan.claims or not state.table:
+        return []
+    hand = state.hands[state.turn]
+    if not state.stock and len(hand) == 1 and sum([len(h) for h in state.hands]) == 1:
+        return []
+    return [Claim(card=card) for card in hand]
+
+
+def _open_answers(state: MatchState, seat: int | None) -> list[Action]:
+    """Trust, then doubt: the answers of the seat a pending claim awaits."""
+    if state.finish_reason is not _PLAYING or state.claim is None:
+        return []
+    if seat is not None and seat != state.turn:
+        return []
+    return [Answer(trust=True), Answer(trust=False)]
+
+
+def _check_turn(state: MatchState, plan: _Plan, seat: int) -> None:
+    if not 0 <= seat < plan.players:
+        raise InvalidSeat(f"no seat {seat}", field="seat")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+
+
+def _claim(
+    state: MatchState, seat: int, action: Claim, rng: random.Random | None
+) -> tuple[MatchState, list[Event]]:
+    """Play ``action.card`` face down claiming a sweep: nothing moves but the card out of the
+    hand; the ``answer`` phase hands the turn to the first seat that answers."""
+    plan = _plan(state.ruleset.options)
+    _check_turn(state, plan, seat)
+    if action not in _open_claims(state):
+        if action.card not in state.hands[seat]:
+            raise CardNotInHand(
+                f"{card_code(action.card)} is not in your hand",
+                field="card",
+                metadata={"card": card_code(action.card)},
+            )
+        raise ActionNotLegal(
+            "a sweep can be claimed only while the table holds cards, and not with the hand's"
+            " last card",
+            field="action",
+        )
+    others = _seats_from(plan.players, _next_in(plan.players, seat, state.out), state.out)
+    answering = plan.claims[0].answering(seat, tuple([s for s in others if s != seat]),
+                                         plan.side_of)  # fmt: skip
+    hand = state.hands[seat]
+    at = hand.index(action.card)
+    new = _copy(state)
+    new.hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
+    new.phase = ANSWER
+    new.claim = PendingClaim(seat=seat, card=action.card, answering=answering, trusted=())
+    new.turn = answering[0]
+    return new, [SweepClaimed(seat=seat, table=state.table, answering=answering)]
+
+
+def _answer(
+    state: MatchState, seat: int, action: Answer, rng: random.Random | None
+) -> tuple[MatchState, list[Event]]:
+    """Answer the pending claim: a trust passes the question on (or, the last one, lets the
+    sweep stand unseen); a doubt shows the card and settles the claim at once."""
+    plan = _plan(state.ruleset.options)
+    _check_turn(state, plan, seat)
+    claim = state.claim
+    assert claim is not None  # the answer phase always holds its claim
+    answered = ClaimAnswered(seat=seat, trust=bool(action.trust))
+    if action.trust and len(claim.answering) > 1:
+        new = _copy(state)
+        new.claim = claim._replace(answering=claim.answering[1:], trusted=(*claim.trusted, seat))
+        new.turn = claim.answering[1]
+        return new, [answered]
+    new, events = _settle(state, plan, claim, -1 if action.trust else seat, rng)
+    events.insert(0, answered)
+    return new, events
+
+
+def _settle(
+    state: MatchState,
+    plan: _Plan,
+    claim: PendingClaim,
+    doubter: int,
+    rng: random.Random | None,
+) -> tuple[MatchState, list[Event]]:
+    """Settle a claim: trusted (``doubter`` -1) or true, the card sweeps the table; doubted and
+    false, the sweep is annulled, the card is laid and the claimer's side pays the rule's
+    points; a wrong doubt makes the doubter's side pay."""
+    rule = plan.claims[0]
+    seat, card = claim.seat, claim.card
+    table = state.table
+    hands = state.hands
+    last_card = not state.stock and not any(hands)
+    genuine = doubter >= 0 and _sweeps(plan, table, card, last_card)
+    side = plan.side_of[seat]
+    new = _copy(state)
+    new.phase = PLAY
+    new.claim = None
+    if doubter < 0 or genuine:
+        paid = rule.wrong_doubt() if genuine else ()
+        if paid:
+            new.specials = _add_specials(new.specials, plan.side_of[doubter], paid)
+        outcome = ClaimOutcome(doubter=doubter, genuine=genuine, doubter_specials=paid)
+        new.piles = _replace_pile(state.piles, side, state.piles[side] + table + (card,))
+        new.sweeps = _replace_at(state.sweeps, side, state.sweeps[side] + 1)
+        new.table = ()
+        new.last_capturer = seat
+        new.last_laid = -1
+        played = CardPlayed(seat, card, table, True, True, (), -1, outcome)
+    else:
+        scored = rule.false_claim()
+        if scored:
+            new.specials = _add_specials(new.specials, side, scored)
+        table_list = list(table)
+        insort(table_list, card, key=table_key)
+        new.table = tuple(table_list)
+        new.last_laid = card
+        outcome = ClaimOutcome(doubter=doubter, genuine=False, doubter_specials=())
+        played = CardPlayed(seat, card, (), False, False, scored, -1, outcome)
+    return _after_card(new, plan, played, hands, last_card, rng)
+
+
+def _sweeps(plan: _Plan, table: tuple[Card, ...], card: Card, last_card: bool) -> bool:
+    """Whether ``card`` may legally take the whole ``table`` and that scores a sweep."""
+    whole = len(table)
+    for index_set in plan.captures.by_rank(table)[_RANKS[card]]:
+        if len(index_set) == whole:
+            return _is_sweep(plan.sweeps, table, card, table, last_card)
+    return False
+
+
+def _replace_pile(
+    piles: tuple[tuple[Card, ...], ...], side: int, pile: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    return piles[:side] + (pile,) + piles[side + 1 :]
 
 
 def _open_steals(state: MatchState) -> list[Steal]:
@@ -1098,6 +1332,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
             finish_reason=reason,
             decks=state.decks,
             out=out,
+            claim=None,
         )
     players = options.players
     dealer = _next_in(players, state.dealer, out)

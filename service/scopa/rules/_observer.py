@@ -9,7 +9,9 @@ and events are filtered the same way until the game is over.
 what the seat has not seen. Each hand is dealt from a fresh deck (the ruleset's), so the unseen
 cards are the deck minus the seat's hand, the table, every card played or taken this hand (the
 public ``history``) and the cards other seats showed in declarations this deal, which stay in the
-hands that showed them until played.
+hands that showed them until played. A card played face down in a claimed sweep (Scopa
+fidasse) that the seat may not see is one of the unseen cards too, dealt at random into the
+claimer's pile (or the pending claim); the search never reads the true one.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from typing import NamedTuple, assert_never
 from ._cards import Card, deck_cards
 from ._draw import shuffle
 from ._game import (
+    HIDDEN_CARD,
     PLAY,
     AceReturned,
     Action,
     CardPlayed,
     CardsDealt,
+    ClaimAnswered,
     Declared,
     Event,
     FinishReason,
@@ -35,8 +39,10 @@ from ._game import (
     LeftoverTaken,
     MatchState,
     Move,
+    PendingClaim,
     Redealt,
     SeatResigned,
+    SweepClaimed,
     _next_in,
     _plan,
     legal_actions,
@@ -90,6 +96,10 @@ class SeatView(NamedTuple):
     returned: tuple[Card, ...] = ()
     """The aces this hand's deal sent under the stock, in order (public: the stock ends with
     them until they are dealt, and then the deal's order says which seat got each)."""
+    phase: str = PLAY
+    """``play``, or ``answer`` while a claimed sweep awaits the answer of the seat ``turn``."""
+    claim: PendingClaim | None = None
+    """The claimed sweep awaiting answers; its card is ``HIDDEN_CARD`` but to the claimer."""
 
 
 def observe(state: MatchState, seat: int | None) -> SeatView:
@@ -103,6 +113,12 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         if seat == state.turn:
             actions = tuple(legal_actions(state, seat))
             moves = tuple([a for a in actions if isinstance(a, Move)])
+    claim = state.claim
+    if claim is not None and claim.seat != seat:
+        claim = claim._replace(card=HIDDEN_CARD)
+    history = state.history
+    if any([play.claim is not None for play in history]):
+        history = tuple([_visible_play(play, seat) for play in history])
     return SeatView(
         seat=seat,
         preset=state.ruleset.preset,
@@ -118,7 +134,7 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         captured_counts=tuple(len(p) for p in state.piles),
         sweeps=state.sweeps,
         scores=state.scores,
-        history=state.history,
+        history=history,
         declarations=state.declarations,
         results=state.results,
         legal_moves=moves,
@@ -127,7 +143,18 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         finish_reason=state.finish_reason,
         out=state.out,
         returned=state.returned,
+        phase=state.phase,
+        claim=claim,
     )
+
+
+def _visible_play(play: CardPlayed, seat: int | None) -> CardPlayed:
+    """``play`` as ``seat`` may see it: a claim every seat asked trusted keeps its card hidden
+    from every seat but the claimer's (seed 004: a trusted sweep "need not be shown")."""
+    claim = play.claim
+    if claim is None or claim.doubter >= 0 or play.seat == seat:
+        return play
+    return play._replace(card=HIDDEN_CARD)
 
 
 def visible_event(event: Event, seat: int | None) -> Event:
@@ -141,11 +168,14 @@ def visible_event(event: Event, seat: int | None) -> Event:
             if event.seat == seat:
                 return event
             return CardsDealt(seat=event.seat, n_cards=event.n_cards, cards=())
+        case CardPlayed():
+            return _visible_play(event, seat)
         case (
             HandStarted()
             | Redealt()
             | AceReturned()
-            | CardPlayed()
+            | SweepClaimed()
+            | ClaimAnswered()
             | Declared()
             | LeftoverTaken()
             | HandScored()
@@ -184,6 +214,9 @@ def seen_cards(view: SeatView) -> frozenset[Card]:
         seen.update(play.captured)
     for declared in view.declarations:
         seen.update(declared.cards)
+    if view.claim is not None:
+        seen.add(view.claim.card)
+    seen.discard(HIDDEN_CARD)
     return frozenset(seen)
 
 
@@ -249,7 +282,12 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
     unseen = [c for c in hidden if c not in placed]
     sizes = view.hand_sizes
     others = [s for s in range(len(sizes)) if s != seat]
+    history = view.history
+    face_down = [i for i, play in enumerate(history) if play.card == HIDDEN_CARD]
+    claim = view.claim
+    pending = claim is not None and claim.card == HIDDEN_CARD
     wanted = sum(sizes[s] - len(shown[s]) for s in others) + view.stock_size - len(bottom)
+    wanted += len(face_down) + pending
     if wanted != len(unseen) or any(len(shown[s]) > sizes[s] for s in others):
         raise ValueError(f"view holds {len(unseen)} unseen cards, its counts need {wanted}")
     shuffle(rng, unseen)
@@ -260,7 +298,15 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         fill = sizes[other] - len(shown[other])
         hands[other] = tuple(shown[other]) + tuple(unseen[at : at + fill])
         at += fill
-    history = view.history
+    if face_down:  # trusted claims: their cards lie face down in the claimers' piles
+        plays = list(history)
+        for i in face_down:
+            plays[i] = plays[i]._replace(card=unseen[at])
+            at += 1
+        history = tuple(plays)
+    if claim is not None and pending:
+        claim = claim._replace(card=unseen[at])
+        at += 1
     return MatchState(
         ruleset=Ruleset(view.preset, view.options),
         hand_number=view.hand_number,
@@ -269,10 +315,10 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         hands=tuple(hands),
         table=view.table,
         stock=tuple(unseen[at:]) + bottom,
-        piles=_piles(view),
+        piles=_piles(view, history),
         sweeps=view.sweeps,
         specials=_specials(view),
-        phase=PLAY,
+        phase=view.phase,
         declared=tuple([d.seat for d in view.declarations]),
         declarations=view.declarations,
         last_capturer=_last_capturer(view),
@@ -285,13 +331,15 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         decks=(),
         out=view.out,
         returned=view.returned,
+        claim=claim,
     )
 
 
-def _piles(view: SeatView) -> tuple[tuple[Card, ...], ...]:
-    """Each side's captures this hand, rebuilt from the public history."""
+def _piles(view: SeatView, history: tuple[CardPlayed, ...]) -> tuple[tuple[Card, ...], ...]:
+    """Each side's captures this hand, rebuilt from the public ``history`` (its hidden cards
+    dealt)."""
     piles: list[tuple[Card, ...]] = [()] * view.options.sides
-    for play in view.history:
+    for play in history:
         if play.taken:
             side = view.side_of_seat[play.seat]
             piles[side] = piles[side] + play.captured + (play.card,)
@@ -305,6 +353,10 @@ def _specials(view: SeatView) -> tuple[Specials, ...]:
         points = per_side[view.side_of_seat[play.seat]]
         for name, value in play.specials:
             points[name] = points.get(name, 0) + value
+        if play.claim is not None and play.claim.doubter_specials:
+            points = per_side[view.side_of_seat[play.claim.doubter]]
+            for name, value in play.claim.doubter_specials:
+                points[name] = points.get(name, 0) + value
     for declared in view.declarations:
         points = per_side[view.side_of_seat[declared.seat]]
         points[declared.name] = points.get(declared.name, 0) + declared.points

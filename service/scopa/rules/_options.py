@@ -21,6 +21,7 @@ __all__ = [
     "PRESETS",
     "AcesOnTable",
     "CaptureArithmetic",
+    "ClaimAnswers",
     "MazzoTies",
     "OptionInfo",
     "Options",
@@ -74,6 +75,16 @@ class CaptureArithmetic(StrEnum):
     """The highest minus all the others is it (Scopa delle differenze, seed 004)."""
     SUM_OR_DIFFERENCE = "sum_or_difference"
     """Either (the hybrid Scopa inversa, seed 004)."""
+
+
+class ClaimAnswers(StrEnum):
+    """Who answers a claimed sweep (Scopa fidasse, ``sweep_claims``)."""
+
+    OPPONENTS = "opponents"
+    """Every opponent in playing order from the claimer, until one doubts (seed 004's "based on
+    the opponents' answers"; with one opponent, that opponent)."""
+    NEXT = "next"
+    """Only the next opponent in playing order answers for the other side(s)."""
 
 
 def _opt(default: Any, description: str, source: str) -> Any:
@@ -224,6 +235,26 @@ class Options:
         " card of another side's pile to take that whole pile; the card goes on top of its own"
         " pile, which may be stolen in turn.",
         "seed 004",
+    )
+    sweep_claims: bool = _opt(
+        False,
+        "Scopa fidasse: a seat may play a card face down claiming that it sweeps the table and ask"
+        ' "ti fidi?"; trusted, the sweep stands unseen; doubted, the card is shown: a false'
+        " claim is annulled (the card is laid) and costs the claimer false_claim_points, a true"
+        " one stands and costs the doubter wrong_doubt_points.",
+        "seed 004",
+    )
+    claim_answers: ClaimAnswers = _opt(
+        ClaimAnswers.OPPONENTS,
+        "With sweep_claims, who answers a claim: every opponent in playing order until one doubts"
+        " (opponents), or the next opponent alone (next).",
+        "seed 004 (a local choice)",
+    )
+    false_claim_points: int = _opt(
+        1, "With sweep_claims, the points a doubted false claim costs the claimer.", "seed 004"
+    )
+    wrong_doubt_points: int = _opt(
+        1, "With sweep_claims, the points doubting a true claim costs the doubter.", "seed 004"
     )
     tuzzulicchio_declarations: bool = _opt(
         False,
@@ -815,6 +846,16 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         },
         (2, 3, 4),
     ),
+    Preset(
+        "fidasse",
+        "Scopa fidasse",
+        'Scopa where a seat may claim a sweep with a card played face down ("ti fidi?"):'
+        " trusted, it stands unseen; doubted, a false claim costs the claimer a point and a true"
+        " one costs the doubter a point.",
+        "seed 004",
+        {"sweep_claims": True},
+        (2, 3, 4, 6),
+    ),
 )
 
 PRESETS: Final[dict[str, Preset]] = {p.id: p for p in _PRESET_LIST}
@@ -926,6 +967,12 @@ def _validate(o: Options) -> None:
             f"{o.capture_arithmetic.value}",
             field="capture_arithmetic",
         )
+    if o.sweep_claims and o.pile_steal:
+        raise InvalidOption(
+            "sweep_claims keeps a trusted claim's card face down in the claimer's pile, which"
+            " pile_steal's face-up piles would show; choose one",
+            field="sweep_claims",
+        )
     if not -1 <= o.first_dealer < o.players:
         raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")
     _check_void_deals(o)
@@ -940,6 +987,8 @@ def _validate(o: Options) -> None:
         "primiera_points",
         "settebello_points",
         "sweep_points",
+        "false_claim_points",
+        "wrong_doubt_points",
     ):
         if not 0 <= getattr(o, name) <= 10:
             raise InvalidOption(f"{name} must be between 0 and 10", field=name)

@@ -16,10 +16,13 @@ from typing import Final, Protocol
 from ._cards import _BASES, _SUIT_NUMS, MAX_CARD, Card, Suit, card_of, rank_of, suit_of
 from ._options import MazzoTies, Options, PrimieraMethod
 from ._specials import (
+    CLAIM_LINES,
     DECLARATION_RULES,
     SPECIAL_RULES,
     DeclarationRule,
+    PenaltyLine,
     SpecialRule,
+    claim_lines,
     declaration_rules,
     special_rules,
 )
@@ -385,7 +388,7 @@ _NAPOLA_DENARI: Final = NapolaRule("napola_denari", Suit.DENARI)
 _NAPOLA_SPADE: Final = NapolaRule("napola_spade", Suit.SPADE)
 
 
-def _special_line(rule: SpecialRule | DeclarationRule) -> CountRule:
+def _special_line(rule: SpecialRule | DeclarationRule | PenaltyLine) -> CountRule:
     """The score-sheet line of a special or declaration rule: its points, side by side."""
     name = rule.name
     return CountRule(
@@ -397,7 +400,8 @@ def _special_line(rule: SpecialRule | DeclarationRule) -> CountRule:
 
 
 _SPECIAL_LINES: Final[dict[str, CountRule]] = {
-    rule.name: _special_line(rule) for _, rule in SPECIAL_RULES + DECLARATION_RULES
+    **{rule.name: _special_line(rule) for _, rule in SPECIAL_RULES + DECLARATION_RULES},
+    **{line.name: _special_line(line) for line in CLAIM_LINES},
 }
 """One line per special and declaration rule, built once (rules are compared by identity)."""
 
@@ -538,7 +542,7 @@ def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
         (_NAPOLA_DENARI, options.napola_denari),
         (_NAPOLA_SPADE, options.napola_spade),
     )
-    specials = special_rules(options) + declaration_rules(options)
+    specials = special_rules(options) + declaration_rules(options) + claim_lines(options)
     lines = tuple([_SPECIAL_LINES[rule.name] for rule in specials])
     return tuple(rule for rule, enabled in candidates if enabled) + lines
 

@@ -24,6 +24,8 @@ from ._game import (
     AceReturned,
     CardPlayed,
     CardsDealt,
+    ClaimAnswered,
+    ClaimOutcome,
     Declared,
     Event,
     FinishReason,
@@ -33,8 +35,10 @@ from ._game import (
     HandStarted,
     LeftoverTaken,
     MatchState,
+    PendingClaim,
     Redealt,
     SeatResigned,
+    SweepClaimed,
 )
 from ._options import Ruleset, make_ruleset
 from ._scoring import Component, HandScore
@@ -170,7 +174,15 @@ def _event_out(event: Event) -> Record:
                               "sweep": event.sweep, "specials": event.specials}  # fmt: skip
             if event.stolen_from >= 0:  # only steals carry the key: other blobs stay the same
                 played["stolen_from"] = event.stolen_from
+            if event.claim is not None:  # only claimed sweeps carry the key
+                claim = event.claim
+                played["claim"] = [claim.doubter, claim.genuine, claim.doubter_specials]
             return played
+        case SweepClaimed():
+            return {"t": "sweep_claimed", "seat": event.seat, "table": event.table,
+                    "answering": event.answering}  # fmt: skip
+        case ClaimAnswered():
+            return {"t": "claim_answered", "seat": event.seat, "trust": event.trust}
         case Declared():
             return {"t": "declared", "seat": event.seat, "name": event.name,
                     "cards": event.cards, "points": event.points}  # fmt: skip
@@ -196,7 +208,14 @@ def _played_in(r: Record) -> CardPlayed:
         sweep=r["sweep"],
         specials=_specials_in(r["specials"]),
         stolen_from=r.get("stolen_from", -1),
+        claim=_outcome_in(r["claim"]) if "claim" in r else None,
     )
+
+
+def _outcome_in(row: list[Any]) -> ClaimOutcome:
+    doubter, genuine, paid = row
+    return ClaimOutcome(doubter=int(doubter), genuine=bool(genuine),
+                        doubter_specials=_specials_in(paid))  # fmt: skip
 
 
 def _specials_in(rows: list[list[Any]]) -> tuple[tuple[str, int], ...]:
@@ -218,6 +237,10 @@ _EVENT_DECODERS: Final[dict[str, Callable[[Record], Event]]] = {
     "declared": lambda r: Declared(
         seat=r["seat"], name=r["name"], cards=tuple(r["cards"]), points=r["points"]
     ),
+    "sweep_claimed": lambda r: SweepClaimed(
+        seat=r["seat"], table=tuple(r["table"]), answering=tuple(r["answering"])
+    ),
+    "claim_answered": lambda r: ClaimAnswered(seat=r["seat"], trust=bool(r["trust"])),
     "leftover_taken": lambda r: LeftoverTaken(seat=r["seat"], cards=tuple(r["cards"])),
     "hand_scored": lambda r: HandScored(result=_result_in(r["result"])),
     "game_finished": lambda r: GameFinished(
@@ -310,7 +333,7 @@ def dump_state(state: MatchState) -> bytes:
 
 
 def _state_record(state: MatchState, history: list[Record]) -> Record:
-    return {
+    record: Record = {
         "preset": state.ruleset.preset,
         "overrides": _overrides(state.ruleset),
         "hand_number": state.hand_number,
@@ -336,6 +359,10 @@ def _state_record(state: MatchState, history: list[Record]) -> Record:
         "out": state.out,
         **({"returned": state.returned} if state.returned else {}),
     }
+    claim = state.claim
+    if claim is not None:  # only a pending claim writes the key: other blobs stay the same
+        record["claim"] = [claim.seat, claim.card, claim.answering, claim.trusted]
+    return record
 
 
 def _declared_in(r: Record) -> Declared:
@@ -343,6 +370,12 @@ def _declared_in(r: Record) -> Declared:
     if not isinstance(event, Declared):
         raise InvalidState("a state's declarations hold only declarations")
     return event
+
+
+def _pending_in(row: list[Any]) -> PendingClaim:
+    seat, card, answering, trusted = row
+    return PendingClaim(seat=int(seat), card=int(card), answering=tuple(answering),
+                        trusted=tuple(trusted))  # fmt: skip
 
 
 def load_state(blob: bytes) -> MatchState:
@@ -373,6 +406,7 @@ def load_state(blob: bytes) -> MatchState:
             decks=_tuples(r["decks"]),
             out=tuple(r.get("out", ())),
             returned=tuple(r.get("returned", ())),
+            claim=_pending_in(r["claim"]) if "claim" in r else None,
         )
     except (TypeError, ValueError, KeyError, AttributeError, RulesError) as exc:
         raise InvalidState("corrupt state") from exc

@@ -14,12 +14,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final, Protocol
 
 from ._cards import _BASES, _RANKS, _SUITS, Card
-from ._options import Options
+from ._options import ClaimAnswers, Options
 
 if TYPE_CHECKING:
     from ._scoring import HandScore
 
 __all__ = [
+    "CLAIM_LINES",
     "DECLARATION_RULES",
     "INSTANT_WIN_RULES",
     "SPECIAL_RULES",
@@ -27,18 +28,23 @@ __all__ = [
     "Accusa",
     "Bagher",
     "CirullaDeclaration",
+    "ClaimRule",
     "DeclarationRule",
     "InstantWinRule",
     "MarescialloSweep",
     "ModularSweep",
     "NapoleoneWins",
+    "PenaltyLine",
     "Picula",
     "PileSteal",
     "SpecialRule",
     "Specials",
     "StealRule",
+    "TiFidi",
     "TraditionalSweep",
     "Tuzzulicchio",
+    "claim_lines",
+    "claim_rules",
     "declaration_rules",
     "instant_win_rules",
     "special_rules",
@@ -495,3 +501,86 @@ STEAL_RULES: Final[tuple[tuple[str, StealRule], ...]] = (("pile_steal", PileStea
 def steal_rules(options: Options) -> tuple[StealRule, ...]:
     """The pile-steal rules ``options`` enable."""
     return tuple([rule for option, rule in STEAL_RULES if getattr(options, option)])
+
+
+# --- claimed sweeps (Scopa fidasse) ----------------------------------------------------------
+
+
+class PenaltyLine:
+    """A score-sheet line of points a claim's answer costs a side (never positive)."""
+
+    def __init__(self, name: str, line: str) -> None:
+        self.name: Final = name
+        self.line: Final = line
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """Never positive."""
+        return 0
+
+
+FALSE_CLAIM: Final = PenaltyLine("false_claim", "false_claims")
+"""What doubted false claims cost the claimer's side."""
+WRONG_DOUBT: Final = PenaltyLine("wrong_doubt", "wrong_doubts")
+"""What doubting true claims cost the doubter's side."""
+CLAIM_LINES: Final[tuple[PenaltyLine, ...]] = (FALSE_CLAIM, WRONG_DOUBT)
+"""The score-sheet lines of the claim rules, in score-sheet order."""
+
+
+class ClaimRule(Protocol):
+    """A sweep claimed with a card played face down, which the opponents may doubt."""
+
+    def answering(
+        self, claimer: int, order: tuple[int, ...], side_of: tuple[int, ...]
+    ) -> tuple[int, ...]:
+        """The seats that answer a claim by ``claimer``, in the order they answer.
+
+        ``order``: the other seats still in the match, in playing order after the claimer.
+        """
+        ...
+
+    def false_claim(self) -> Specials:
+        """What a doubted claim whose card does not sweep gives the claimer's side."""
+        ...
+
+    def wrong_doubt(self) -> Specials:
+        """What doubting a claim whose card does sweep gives the doubter's side."""
+        ...
+
+
+class TiFidi:
+    """Scopa fidasse (seed 004): "ti fidi?" -- a claim trusted stands unseen; doubted, a false
+    one is annulled and costs the claimer a point, a true one costs the doubter a point."""
+
+    def __init__(self, answers: ClaimAnswers, false_claim_points: int, wrong_doubt_points: int):
+        self.answers = answers
+        self.false_claim_points = false_claim_points
+        self.wrong_doubt_points = wrong_doubt_points
+
+    def answering(
+        self, claimer: int, order: tuple[int, ...], side_of: tuple[int, ...]
+    ) -> tuple[int, ...]:
+        """The opponents (other sides) in playing order; only the first with ``next``."""
+        opponents = tuple([s for s in order if side_of[s] != side_of[claimer]])
+        return opponents[:1] if self.answers is ClaimAnswers.NEXT else opponents
+
+    def false_claim(self) -> Specials:
+        """``-false_claim_points`` on the false-claims line (nothing when 0)."""
+        points = self.false_claim_points
+        return ((FALSE_CLAIM.name, -points),) if points else ()
+
+    def wrong_doubt(self) -> Specials:
+        """``-wrong_doubt_points`` on the wrong-doubts line (nothing when 0)."""
+        points = self.wrong_doubt_points
+        return ((WRONG_DOUBT.name, -points),) if points else ()
+
+
+def claim_rules(options: Options) -> tuple[ClaimRule, ...]:
+    """The claim rules ``options`` enable (``sweep_claims``)."""
+    if not options.sweep_claims:
+        return ()
+    return (TiFidi(options.claim_answers, options.false_claim_points, options.wrong_doubt_points),)
+
+
+def claim_lines(options: Options) -> tuple[PenaltyLine, ...]:
+    """The score-sheet lines the claim rules ``options`` enable add."""
+    return CLAIM_LINES if options.sweep_claims else ()
