@@ -338,6 +338,22 @@ def _every_event() -> list[tuple[object, pb.Event]]:
             TurnTimedOut(seat=1, timeouts=2, forfeited=False, bot="greedy"),
             pb.Event(version=7, turn_timed_out=pb.TurnTimedOut(seat=1, timeouts=2, bot="greedy")),
         ),
+        (
+            rules.SweepClaimed(seat=2, table=(c("3D"), c("4S")), answering=(3, 1)),
+            pb.Event(
+                version=7,
+                sweep_claimed=pb.SweepClaimed(
+                    seat=2, table=_pb_cards("3D 4S"), answering_seats=[3, 1]
+                ),
+            ),
+        ),
+        (
+            rules.ClaimAnswered(seat=3, trust=False),
+            pb.Event(
+                version=7,
+                claim_answered=pb.ClaimAnswered(seat=3, answer=pb.CLAIM_ANSWER_DOUBT),
+            ),
+        ),
     ]
 
 
@@ -347,6 +363,8 @@ def test_every_event_converts_field_by_field() -> None:
     for event, message in cases:
         assert event_to_pb(VersionedEvent(7, event)) == message, type(event).__name__  # type: ignore[arg-type]
     kinds = {type(event) for event, _ in cases}
+    trusted = event_to_pb(VersionedEvent(7, rules.ClaimAnswered(seat=1, trust=True)))
+    assert trusted.claim_answered.answer == pb.CLAIM_ANSWER_TRUST
     assert kinds == set(get_args(rules.Event)) | {SeatJoined, TurnTimedOut}
 
 
@@ -377,6 +395,9 @@ def test_actions_convert_both_ways() -> None:
         rules.Move(c("7D"), ()),
         rules.Declare("accusa", (c("1C"), c("2C"), c("3S"))),
         rules.Steal(c("5D"), 1),
+        rules.Claim(c("2C")),
+        rules.Answer(trust=True),
+        rules.Answer(trust=False),
     ]
     for action in actions:
         assert action_from_pb(action_to_pb(action)) == action
@@ -422,3 +443,79 @@ def test_rulesets_list_every_preset_and_option() -> None:
         for players in counts[preset.id]:
             rules.make_ruleset(preset.id, {"players": players})
     assert {o.name for o in response.options} == {o.name for o in rules.list_options()}
+
+
+def test_claimed_sweeps_convert_with_their_outcome_and_hide_a_trusted_card() -> None:
+    """CardPlayed.claim pins the doubter, the verdict and the doubter's specials; a trusted
+    claim's card, hidden in the caller's view, leaves the message's card unset."""
+    c = rules.parse_card
+    outcome = rules.ClaimOutcome(doubter=0, genuine=True, doubter_specials=(("wrong_doubt", -1),))
+    doubted = rules.CardPlayed(1, c("7C"), (c("3D"), c("4S")), True, True, (), -1, outcome)
+    assert event_to_pb(VersionedEvent(4, doubted)).card_played == pb.CardPlayed(
+        seat=1,
+        card=card_to_pb(c("7C")),
+        captured=_pb_cards("3D 4S"),
+        sweep=True,
+        claim=pb.ClaimOutcome(
+            doubter_seat=0,
+            genuine=True,
+            doubter_specials=[pb.Special(name="wrong_doubt", points=-1)],
+        ),
+    )
+    trusted = rules.CardPlayed(
+        1, c("2C"), (c("3D"), c("4S")), True, True, (), -1, rules.ClaimOutcome(-1, False, ())
+    )
+    hidden = event_to_pb(VersionedEvent(4, rules.visible_event(trusted, 0))).card_played
+    assert not hidden.HasField("card") and hidden.HasField("claim")
+    assert not hidden.claim.HasField("doubter_seat") and not hidden.claim.genuine
+    assert list(hidden.captured) == _pb_cards("3D 4S") and hidden.sweep
+    shown = event_to_pb(VersionedEvent(4, rules.visible_event(trusted, 1))).card_played
+    assert shown.card == card_to_pb(c("2C"))
+
+
+def test_claim_actions_without_card_or_answer_name_their_field() -> None:
+    """A claim without a card, or an answer left unspecified, is INVALID_ARGUMENT on its path."""
+    with pytest.raises(InvalidArgument) as err:
+        action_from_pb(pb.Action(claim_sweep=pb.ClaimSweepAction()))
+    assert err.value.field == "action.claim_sweep.card"
+    with pytest.raises(InvalidArgument) as err:
+        action_from_pb(pb.Action(answer_claim=pb.AnswerClaimAction()))
+    assert err.value.field == "action.answer_claim.answer"
+
+
+def _fidasse_snapshot(seat: int | None) -> tuple[GameSnapshot, rules.MatchState]:
+    """A 4-seat fidasse game where seat 0 claimed a sweep with 2C, awaiting seat 1's answer."""
+    c = rules.parse_card
+    state, _ = rules.new_match(rules.make_ruleset("fidasse", {"players": 4}), rng=random.Random(0))
+    hands = ((c("2C"), c("9C")), (c("5B"),), (c("6B"),), (c("1S"),))
+    state = replace(state, hands=hands, table=(c("3D"), c("4S")), turn=0)
+    state, _ = rules.apply_action(state, 0, rules.Claim(c("2C")), None)
+    meta = GameMeta(tuple(SeatMeta(f"p{i}", False, True) for i in range(4)))
+    snapshot = GameSnapshot("g4", 5, GameStatus.ACTIVE, meta.seats, rules.observe(state, seat))
+    return snapshot, state
+
+
+def test_view_shows_the_answer_phase_and_the_claim_card_only_to_the_claimer() -> None:
+    """GameView.phase pins the answer phase, the claimer, the seats to answer and those that
+    trusted; SeatInfo.answering marks the awaited seat; the card is in the claimer's view only;
+    the answering seat's legal actions are trust and doubt."""
+    answering = view_to_pb(_fidasse_snapshot(1)[0])
+    assert answering.phase == pb.TurnPhase(
+        kind=pb.PHASE_ANSWER_CLAIM,
+        claim=pb.PendingClaim(seat=0, answering_seats=[1, 3], trusted_seats=[]),
+    )
+    assert [s.answering for s in answering.seats] == [False, True, False, False]
+    assert answering.turn == 1 and not answering.legal_moves
+    assert [a.answer_claim.answer for a in answering.legal_actions] == [
+        pb.CLAIM_ANSWER_TRUST,
+        pb.CLAIM_ANSWER_DOUBT,
+    ]
+    claimer = view_to_pb(_fidasse_snapshot(0)[0])
+    assert claimer.phase.claim.card == _pb_cards("2C")[0] and not claimer.legal_actions
+    spectator = view_to_pb(_fidasse_snapshot(None)[0])
+    assert not spectator.phase.claim.HasField("card")
+    snapshot, state = _fidasse_snapshot(1)
+    trusted, _ = rules.apply_action(state, 1, rules.Answer(trust=True), None)
+    after = view_to_pb(replace(snapshot, view=rules.observe(trusted, 3))).phase
+    assert list(after.claim.answering_seats) == [3] and list(after.claim.trusted_seats) == [1]
+    assert view_to_pb(_snapshot(0)).phase == pb.TurnPhase(kind=pb.PHASE_PLAY)

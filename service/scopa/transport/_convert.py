@@ -138,7 +138,26 @@ def action_from_pb(action: pb.Action) -> rules.Action:
             raise InvalidArgument("card is required", field="action.steal.card")
         card = card_from_pb(action.steal.card, "action.steal.card")
         return rules.Steal(card=card, side=action.steal.side)
-    raise InvalidArgument("action must set one kind (play_card, declare or steal)", field="action")
+    if kind == "claim_sweep":
+        if not action.claim_sweep.HasField("card"):
+            raise InvalidArgument("card is required", field="action.claim_sweep.card")
+        return rules.Claim(card=card_from_pb(action.claim_sweep.card, "action.claim_sweep.card"))
+    if kind == "answer_claim":
+        answer = action.answer_claim.answer
+        if answer not in (pb.CLAIM_ANSWER_TRUST, pb.CLAIM_ANSWER_DOUBT):
+            raise InvalidArgument(
+                "answer must be CLAIM_ANSWER_TRUST or CLAIM_ANSWER_DOUBT",
+                field="action.answer_claim.answer",
+            )
+        return rules.Answer(trust=answer == pb.CLAIM_ANSWER_TRUST)
+    raise InvalidArgument(
+        "action must set one kind (play_card, declare, steal, claim_sweep or answer_claim)",
+        field="action",
+    )
+
+
+def _answer_pb(trust: bool) -> pb.ClaimAnswer.ValueType:
+    return pb.CLAIM_ANSWER_TRUST if trust else pb.CLAIM_ANSWER_DOUBT
 
 
 def action_to_pb(action: rules.Action) -> pb.Action:
@@ -152,6 +171,10 @@ def action_to_pb(action: rules.Action) -> pb.Action:
             return pb.Action(declare=declaration)
         case rules.Steal():
             return pb.Action(steal=pb.StealAction(card=card_to_pb(action.card), side=action.side))
+        case rules.Claim():
+            return pb.Action(claim_sweep=pb.ClaimSweepAction(card=_CARDS[action.card]))
+        case rules.Answer():
+            return pb.Action(answer_claim=pb.AnswerClaimAction(answer=_answer_pb(action.trust)))
         case _:
             assert_never(action)
 
@@ -249,8 +272,19 @@ def event_to_pb(versioned: VersionedEvent) -> pb.Event:
                 bagher_points=specials.get("bagher", 0),
                 specials=[pb.Special(name=n, points=p) for n, p in e.specials],
                 stolen_from_side=None if e.stolen_from < 0 else e.stolen_from,
+                claim=None if e.claim is None else _claim_outcome(e.claim),
             )
+            if e.card == rules.HIDDEN_CARD:  # a trusted claim's card, face down for this caller
+                played.ClearField("card")
             return pb.Event(version=v, card_played=played)
+        case rules.SweepClaimed():
+            claimed = pb.SweepClaimed(
+                seat=e.seat, table=cards_to_pb(e.table), answering_seats=list(e.answering)
+            )
+            return pb.Event(version=v, sweep_claimed=claimed)
+        case rules.ClaimAnswered():
+            answered = pb.ClaimAnswered(seat=e.seat, answer=_answer_pb(e.trust))
+            return pb.Event(version=v, claim_answered=answered)
         case rules.Declared():
             declared = pb.Declared(
                 seat=e.seat, name=e.name, cards=cards_to_pb(e.cards), points=e.points
@@ -284,6 +318,31 @@ def event_to_pb(versioned: VersionedEvent) -> pb.Event:
             return pb.Event(version=v, redeal=returned)
         case _:
             assert_never(e)
+
+
+def _claim_outcome(outcome: rules.ClaimOutcome) -> pb.ClaimOutcome:
+    return pb.ClaimOutcome(
+        doubter_seat=None if outcome.doubter < 0 else outcome.doubter,
+        genuine=outcome.genuine,
+        doubter_specials=[pb.Special(name=n, points=p) for n, p in outcome.doubter_specials],
+    )
+
+
+def _phase(view: rules.SeatView, playing: bool) -> pb.TurnPhase | None:
+    """The phase of a game someone can act in, with the claim awaiting answers (its card only in
+    the claimer's view: the engine's view hides it from everyone else)."""
+    if not playing:
+        return None
+    claim = view.claim
+    if claim is None:
+        return pb.TurnPhase(kind=pb.PHASE_PLAY)
+    pending = pb.PendingClaim(
+        seat=claim.seat,
+        answering_seats=list(claim.answering),
+        trusted_seats=list(claim.trusted),
+        card=None if claim.card == rules.HIDDEN_CARD else _CARDS[claim.card],
+    )
+    return pb.TurnPhase(kind=pb.PHASE_ANSWER_CLAIM, claim=pending)
 
 
 def events_to_pb(events: Iterable[VersionedEvent]) -> list[pb.Event]:
@@ -330,6 +389,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
             bot=meta.bot,
             timeouts=meta.timeouts,
             out=i in view.out,
+            answering=playing and view.claim is not None and i == view.turn,
         )
         for i, meta in enumerate(snapshot.seats)
     ]
@@ -357,6 +417,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
         turn_timeout_s=snapshot.turn_timeout_s,
         public=snapshot.public,
         timeout_bot=snapshot.timeout_bot,
+        phase=_phase(view, playing),
     )
     if snapshot.deadline_ms:
         message.turn_deadline.FromMilliseconds(snapshot.deadline_ms)

@@ -197,6 +197,58 @@ OptionValue.string_value.
 """
 global___OptionType = OptionType
 
+class _Phase:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _PhaseEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    PHASE_UNSPECIFIED: _Phase.ValueType  # 0
+    """Not set (a game that is over, or a server older than this field)."""
+    PHASE_PLAY: _Phase.ValueType  # 1
+    """An ordinary turn: play a card (or another action of the play phase)."""
+    PHASE_ANSWER_CLAIM: _Phase.ValueType  # 2
+    """A seat claimed a sweep with a card played face down; the seat `turn`
+    must answer it (Action.answer_claim).
+    """
+
+class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
+    """What kind of action the game awaits from the seat `turn`."""
+
+PHASE_UNSPECIFIED: Phase.ValueType  # 0
+"""Not set (a game that is over, or a server older than this field)."""
+PHASE_PLAY: Phase.ValueType  # 1
+"""An ordinary turn: play a card (or another action of the play phase)."""
+PHASE_ANSWER_CLAIM: Phase.ValueType  # 2
+"""A seat claimed a sweep with a card played face down; the seat `turn`
+must answer it (Action.answer_claim).
+"""
+global___Phase = Phase
+
+class _ClaimAnswer:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _ClaimAnswerEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_ClaimAnswer.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    CLAIM_ANSWER_UNSPECIFIED: _ClaimAnswer.ValueType  # 0
+    """Not set (invalid in a request)."""
+    CLAIM_ANSWER_TRUST: _ClaimAnswer.ValueType  # 1
+    """Trust the claim: the sweep stands (unseen) once every seat asked trusts."""
+    CLAIM_ANSWER_DOUBT: _ClaimAnswer.ValueType  # 2
+    """Doubt the claim: the card is shown and the claim settled."""
+
+class ClaimAnswer(_ClaimAnswer, metaclass=_ClaimAnswerEnumTypeWrapper):
+    """An answer to a claimed sweep."""
+
+CLAIM_ANSWER_UNSPECIFIED: ClaimAnswer.ValueType  # 0
+"""Not set (invalid in a request)."""
+CLAIM_ANSWER_TRUST: ClaimAnswer.ValueType  # 1
+"""Trust the claim: the sweep stands (unseen) once every seat asked trusts."""
+CLAIM_ANSWER_DOUBT: ClaimAnswer.ValueType  # 2
+"""Doubt the claim: the card is shown and the claim settled."""
+global___ClaimAnswer = ClaimAnswer
+
 @typing.final
 class Card(google.protobuf.message.Message):
     """One card of the game's deck (GameView.deck_size): the Italian 40 cards, the
@@ -380,6 +432,7 @@ class SeatInfo(google.protobuf.message.Message):
     BOT_FIELD_NUMBER: builtins.int
     TIMEOUTS_FIELD_NUMBER: builtins.int
     OUT_FIELD_NUMBER: builtins.int
+    ANSWERING_FIELD_NUMBER: builtins.int
     seat: builtins.int
     """The seat number."""
     display_name: builtins.str
@@ -400,6 +453,10 @@ class SeatInfo(google.protobuf.message.Message):
     """True once the seat has left the game by reaching the target score
     (elimination): it is dealt no more cards and skipped.
     """
+    answering: builtins.bool
+    """True while the game awaits this seat's answer to a claimed sweep (Scopa
+    fidasse); it is then also GameView.turn.
+    """
     def __init__(
         self,
         *,
@@ -412,8 +469,9 @@ class SeatInfo(google.protobuf.message.Message):
         bot: builtins.str = ...,
         timeouts: builtins.int = ...,
         out: builtins.bool = ...,
+        answering: builtins.bool = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["bot", b"bot", "display_name", b"display_name", "hand_size", b"hand_size", "open", b"open", "out", b"out", "resigned", b"resigned", "seat", b"seat", "side", b"side", "timeouts", b"timeouts"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["answering", b"answering", "bot", b"bot", "display_name", b"display_name", "hand_size", b"hand_size", "open", b"open", "out", b"out", "resigned", b"resigned", "seat", b"seat", "side", b"side", "timeouts", b"timeouts"]) -> None: ...
 
 global___SeatInfo = SeatInfo
 
@@ -492,10 +550,11 @@ class ScoreLine(google.protobuf.message.Message):
     "bagher", "accuse", "denari_figures", "frac", "modular_sweeps",
     "traditional_sweeps", "tuzzulicchi", "maresciallo", "maresciallo_sweeps",
     "polacca", "saponaro", "grande", "cirulla_declarations", "twin_sweeps",
-    "ten_of_denari", "fante_of_denari" (only those the ruleset scores;
-    "traditional_sweeps", "maresciallo", "maresciallo_sweeps" and "saponaro"
-    may be negative). With two decks (80 cards) a line about one card counts
-    each copy held.
+    "ten_of_denari", "fante_of_denari", "false_claims", "wrong_doubts" (only
+    those the ruleset scores; "traditional_sweeps", "maresciallo",
+    "maresciallo_sweeps", "saponaro", "false_claims" and "wrong_doubts" may be
+    negative). With two decks (80 cards) a line about one card counts each copy
+    held.
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
@@ -613,6 +672,7 @@ class GameView(google.protobuf.message.Message):
     CREATE_TIME_FIELD_NUMBER: builtins.int
     DECK_SIZE_FIELD_NUMBER: builtins.int
     TIMEOUT_BOT_FIELD_NUMBER: builtins.int
+    PHASE_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The resource name, "games/{game}"."""
     preset: builtins.str
@@ -711,6 +771,12 @@ class GameView(google.protobuf.message.Message):
     def create_time(self) -> google.protobuf.timestamp_pb2.Timestamp:
         """When the game was created."""
 
+    @property
+    def phase(self) -> global___TurnPhase:
+        """What the awaited action is: a play (PHASE_PLAY), or the answer of the
+        seat `turn` to a claimed sweep (PHASE_ANSWER_CLAIM, Scopa fidasse).
+        """
+
     def __init__(
         self,
         *,
@@ -741,15 +807,80 @@ class GameView(google.protobuf.message.Message):
         create_time: google.protobuf.timestamp_pb2.Timestamp | None = ...,
         deck_size: builtins.int = ...,
         timeout_bot: builtins.str = ...,
+        phase: global___TurnPhase | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "seat", b"seat", "turn", b"turn", "turn_deadline", b"turn_deadline"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "timeout_bot", b"timeout_bot", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "phase", b"phase", "seat", b"seat", "turn", b"turn", "turn_deadline", b"turn_deadline"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "phase", b"phase", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "timeout_bot", b"timeout_bot", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seat", b"_seat"]) -> typing.Literal["seat"] | None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_turn", b"_turn"]) -> typing.Literal["turn"] | None: ...
 
 global___GameView = GameView
+
+@typing.final
+class TurnPhase(google.protobuf.message.Message):
+    """The phase of the game and, while a claimed sweep awaits answers, the claim."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: builtins.int
+    CLAIM_FIELD_NUMBER: builtins.int
+    kind: global___Phase.ValueType
+    """The phase."""
+    @property
+    def claim(self) -> global___PendingClaim:
+        """Set in PHASE_ANSWER_CLAIM: the claim awaiting answers."""
+
+    def __init__(
+        self,
+        *,
+        kind: global___Phase.ValueType = ...,
+        claim: global___PendingClaim | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["claim", b"claim"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["claim", b"claim", "kind", b"kind"]) -> None: ...
+
+global___TurnPhase = TurnPhase
+
+@typing.final
+class PendingClaim(google.protobuf.message.Message):
+    """A sweep claimed with a card played face down ("ti fidi?", Scopa fidasse)."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    ANSWERING_SEATS_FIELD_NUMBER: builtins.int
+    TRUSTED_SEATS_FIELD_NUMBER: builtins.int
+    CARD_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """The claiming seat."""
+    @property
+    def answering_seats(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """The seats still to answer, in the order they answer; the first is
+        GameView.turn.
+        """
+
+    @property
+    def trusted_seats(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """The seats that trusted the claim so far."""
+
+    @property
+    def card(self) -> global___Card:
+        """The card played face down; set only in the claiming seat's own view."""
+
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        answering_seats: collections.abc.Iterable[builtins.int] | None = ...,
+        trusted_seats: collections.abc.Iterable[builtins.int] | None = ...,
+        card: global___Card | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["card", b"card"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["answering_seats", b"answering_seats", "card", b"card", "seat", b"seat", "trusted_seats", b"trusted_seats"]) -> None: ...
+
+global___PendingClaim = PendingClaim
 
 @typing.final
 class Event(google.protobuf.message.Message):
@@ -769,6 +900,8 @@ class Event(google.protobuf.message.Message):
     REDEAL_FIELD_NUMBER: builtins.int
     DECLARED_FIELD_NUMBER: builtins.int
     TURN_TIMED_OUT_FIELD_NUMBER: builtins.int
+    SWEEP_CLAIMED_FIELD_NUMBER: builtins.int
+    CLAIM_ANSWERED_FIELD_NUMBER: builtins.int
     version: builtins.int
     """The game version this event produced (several events may share one)."""
     @property
@@ -817,6 +950,14 @@ class Event(google.protobuf.message.Message):
         what the timeout did (the timeout bot's play, or the seat's forfeit).
         """
 
+    @property
+    def sweep_claimed(self) -> global___SweepClaimed:
+        """A seat played a card face down claiming a sweep (Scopa fidasse)."""
+
+    @property
+    def claim_answered(self) -> global___ClaimAnswered:
+        """A seat answered a claimed sweep."""
+
     def __init__(
         self,
         *,
@@ -832,12 +973,104 @@ class Event(google.protobuf.message.Message):
         redeal: global___Redeal | None = ...,
         declared: global___Declared | None = ...,
         turn_timed_out: global___TurnTimedOut | None = ...,
+        sweep_claimed: global___SweepClaimed | None = ...,
+        claim_answered: global___ClaimAnswered | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "turn_timed_out", b"turn_timed_out"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "turn_timed_out", b"turn_timed_out", "version", b"version"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["hand_started", "cards_dealt", "card_played", "leftover_taken", "hand_scored", "game_finished", "seat_joined", "seat_resigned", "redeal", "declared", "turn_timed_out"] | None: ...
+    def HasField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "claim_answered", b"claim_answered", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "sweep_claimed", b"sweep_claimed", "turn_timed_out", b"turn_timed_out"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "claim_answered", b"claim_answered", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "sweep_claimed", b"sweep_claimed", "turn_timed_out", b"turn_timed_out", "version", b"version"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["hand_started", "cards_dealt", "card_played", "leftover_taken", "hand_scored", "game_finished", "seat_joined", "seat_resigned", "redeal", "declared", "turn_timed_out", "sweep_claimed", "claim_answered"] | None: ...
 
 global___Event = Event
+
+@typing.final
+class SweepClaimed(google.protobuf.message.Message):
+    """A seat played a card face down claiming that it sweeps the table and asked
+    "ti fidi?": the card is not shown; the seats asked answer in turn.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    TABLE_FIELD_NUMBER: builtins.int
+    ANSWERING_SEATS_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """The claiming seat."""
+    @property
+    def table(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
+        """The table cards the claim says the card sweeps (the whole table)."""
+
+    @property
+    def answering_seats(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """The seats that answer, in the order they answer."""
+
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        table: collections.abc.Iterable[global___Card] | None = ...,
+        answering_seats: collections.abc.Iterable[builtins.int] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["answering_seats", b"answering_seats", "seat", b"seat", "table", b"table"]) -> None: ...
+
+global___SweepClaimed = SweepClaimed
+
+@typing.final
+class ClaimAnswered(google.protobuf.message.Message):
+    """A seat answered a claimed sweep."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    ANSWER_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """The answering seat."""
+    answer: global___ClaimAnswer.ValueType
+    """Its answer."""
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        answer: global___ClaimAnswer.ValueType = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["answer", b"answer", "seat", b"seat"]) -> None: ...
+
+global___ClaimAnswered = ClaimAnswered
+
+@typing.final
+class ClaimOutcome(google.protobuf.message.Message):
+    """How a claimed sweep was answered and settled (CardPlayed.claim)."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    DOUBTER_SEAT_FIELD_NUMBER: builtins.int
+    GENUINE_FIELD_NUMBER: builtins.int
+    DOUBTER_SPECIALS_FIELD_NUMBER: builtins.int
+    doubter_seat: builtins.int
+    """The seat that doubted the claim; unset when every seat asked trusted it
+    (the card then stays face down: CardPlayed.card is unset for the other
+    seats).
+    """
+    genuine: builtins.bool
+    """Doubted: whether the card did sweep the table. A false claim is annulled
+    (the card is laid, CardPlayed.captured is empty) and its cost is in
+    CardPlayed.specials ("false_claim"); a true one stands.
+    """
+    @property
+    def doubter_specials(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Special]:
+        """What doubting a true claim cost the doubter's side ("wrong_doubt")."""
+
+    def __init__(
+        self,
+        *,
+        doubter_seat: builtins.int | None = ...,
+        genuine: builtins.bool = ...,
+        doubter_specials: collections.abc.Iterable[global___Special] | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["_doubter_seat", b"_doubter_seat", "doubter_seat", b"doubter_seat"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_doubter_seat", b"_doubter_seat", "doubter_seat", b"doubter_seat", "doubter_specials", b"doubter_specials", "genuine", b"genuine"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["_doubter_seat", b"_doubter_seat"]) -> typing.Literal["doubter_seat"] | None: ...
+
+global___ClaimOutcome = ClaimOutcome
 
 @typing.final
 class HandStarted(google.protobuf.message.Message):
@@ -909,6 +1142,7 @@ class CardPlayed(google.protobuf.message.Message):
     BAGHER_POINTS_FIELD_NUMBER: builtins.int
     SPECIALS_FIELD_NUMBER: builtins.int
     STOLEN_FROM_SIDE_FIELD_NUMBER: builtins.int
+    CLAIM_FIELD_NUMBER: builtins.int
     seat: builtins.int
     """The seat that played."""
     sweep: builtins.bool
@@ -935,6 +1169,13 @@ class CardPlayed(google.protobuf.message.Message):
         picula and bagher_points repeat two of them.
         """
 
+    @property
+    def claim(self) -> global___ClaimOutcome:
+        """Set when the play was a claimed sweep (Scopa fidasse): how it was
+        answered. A claim every seat asked trusted keeps its card face down: `card`
+        is then unset for every caller but the claiming seat.
+        """
+
     def __init__(
         self,
         *,
@@ -946,9 +1187,10 @@ class CardPlayed(google.protobuf.message.Message):
         bagher_points: builtins.int = ...,
         specials: collections.abc.Iterable[global___Special] | None = ...,
         stolen_from_side: builtins.int | None = ...,
+        claim: global___ClaimOutcome | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "card", b"card", "stolen_from_side", b"stolen_from_side"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "bagher_points", b"bagher_points", "captured", b"captured", "card", b"card", "picula", b"picula", "seat", b"seat", "specials", b"specials", "stolen_from_side", b"stolen_from_side", "sweep", b"sweep"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "card", b"card", "claim", b"claim", "stolen_from_side", b"stolen_from_side"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "bagher_points", b"bagher_points", "captured", b"captured", "card", b"card", "claim", b"claim", "picula", b"picula", "seat", b"seat", "specials", b"specials", "stolen_from_side", b"stolen_from_side", "sweep", b"sweep"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["_stolen_from_side", b"_stolen_from_side"]) -> typing.Literal["stolen_from_side"] | None: ...
 
 global___CardPlayed = CardPlayed
@@ -1587,6 +1829,8 @@ class Action(google.protobuf.message.Message):
     PLAY_CARD_FIELD_NUMBER: builtins.int
     DECLARE_FIELD_NUMBER: builtins.int
     STEAL_FIELD_NUMBER: builtins.int
+    CLAIM_SWEEP_FIELD_NUMBER: builtins.int
+    ANSWER_CLAIM_FIELD_NUMBER: builtins.int
     @property
     def play_card(self) -> global___PlayCardAction:
         """Play a card from the hand (what PlayCard does)."""
@@ -1601,18 +1845,72 @@ class Action(google.protobuf.message.Message):
         (Rubamazzo).
         """
 
+    @property
+    def claim_sweep(self) -> global___ClaimSweepAction:
+        """Play a card face down claiming that it sweeps the table (Scopa
+        fidasse); the opponents then answer in turn.
+        """
+
+    @property
+    def answer_claim(self) -> global___AnswerClaimAction:
+        """Answer the claimed sweep awaiting the caller's answer."""
+
     def __init__(
         self,
         *,
         play_card: global___PlayCardAction | None = ...,
         declare: global___Declaration | None = ...,
         steal: global___StealAction | None = ...,
+        claim_sweep: global___ClaimSweepAction | None = ...,
+        answer_claim: global___AnswerClaimAction | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["play_card", "declare", "steal"] | None: ...
+    def HasField(self, field_name: typing.Literal["answer_claim", b"answer_claim", "claim_sweep", b"claim_sweep", "declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["answer_claim", b"answer_claim", "claim_sweep", b"claim_sweep", "declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["play_card", "declare", "steal", "claim_sweep", "answer_claim"] | None: ...
 
 global___Action = Action
+
+@typing.final
+class ClaimSweepAction(google.protobuf.message.Message):
+    """Play a card face down claiming that it sweeps the whole table ("ti
+    fidi?"); any card of the hand may be claimed, while the table holds cards
+    and the card is not the hand's last.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: builtins.int
+    @property
+    def card(self) -> global___Card:
+        """The card to play face down from the hand."""
+
+    def __init__(
+        self,
+        *,
+        card: global___Card | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["card", b"card"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["card", b"card"]) -> None: ...
+
+global___ClaimSweepAction = ClaimSweepAction
+
+@typing.final
+class AnswerClaimAction(google.protobuf.message.Message):
+    """Answer the claimed sweep that awaits the caller (GameView.phase)."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    ANSWER_FIELD_NUMBER: builtins.int
+    answer: global___ClaimAnswer.ValueType
+    """Trust or doubt."""
+    def __init__(
+        self,
+        *,
+        answer: global___ClaimAnswer.ValueType = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["answer", b"answer"]) -> None: ...
+
+global___AnswerClaimAction = AnswerClaimAction
 
 @typing.final
 class StealAction(google.protobuf.message.Message):

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file scopa/v1/scopa.proto.
  */
 export const file_scopa_v1_scopa: GenFile = /*@__PURE__*/
-  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkimwEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCCJeCghTaWRlSW5mbxIMCgRzaWRlGAEgASgFEg0KBXNlYXRzGAIgAygFEg0KBXNjb3JlGAMgASgFEhYKDmNhcHR1cmVkX2NvdW50GAQgASgFEg4KBnN3ZWVwcxgFIAEoBSJKCglMZWdhbE1vdmUSHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSHwoHY2FwdHVyZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQiOQoJU2NvcmVMaW5lEgwKBG5hbWUYASABKAkSDgoGcG9pbnRzGAIgAygFEg4KBnZhbHVlcxgDIAMoASJlCgpIYW5kUmVzdWx0EhMKC2hhbmRfbnVtYmVyGAEgASgFEiIKBWxpbmVzGAIgAygLMhMuc2NvcGEudjEuU2NvcmVMaW5lEg4KBnRvdGFscxgDIAMoBRIOCgZzY29yZXMYBCADKAUiqggKCEdhbWVWaWV3EhEKBG5hbWUYASABKAlCA+BBCBITCgZwcmVzZXQYAiABKAlCA+BBAxI1CgdvcHRpb25zGAMgAygLMh8uc2NvcGEudjEuR2FtZVZpZXcuT3B0aW9uc0VudHJ5QgPgQQMSFAoHdmVyc2lvbhgEIAEoBUID4EEDEhEKBGV0YWcYBSABKAlCA+BBAxIpCgZzdGF0dXMYBiABKA4yFC5zY29wYS52MS5HYW1lU3RhdHVzQgPgQQMSFgoEc2VhdBgHIAEoBUID4EEDSACIAQESIQoEaGFuZBgIIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAxImCgVzZWF0cxgJIAMoCzISLnNjb3BhLnYxLlNlYXRJbmZvQgPgQQMSIgoFdGFibGUYCiADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSFwoKc3RvY2tfc2l6ZRgLIAEoBUID4EEDEhMKBmRlYWxlchgMIAEoBUID4EEDEhYKBHR1cm4YDSABKAVCA+BBA0gBiAEBEhgKC2hhbmRfbnVtYmVyGA4gASgFQgPgQQMSJgoFc2lkZXMYDyADKAsyEi5zY29wYS52MS5TaWRlSW5mb0ID4EEDEi0KC2xlZ2FsX21vdmVzGBAgAygLMhMuc2NvcGEudjEuTGVnYWxNb3ZlQgPgQQMSKQoLbGFzdF9ldmVudHMYESADKAsyDy5zY29wYS52MS5FdmVudEID4EEDEi8KDGhhbmRfcmVzdWx0cxgSIAMoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHRCA+BBAxIUCgd3aW5uZXJzGBMgAygFQgPgQQMSMgoNZmluaXNoX3JlYXNvbhgUIAEoDjIWLnNjb3BhLnYxLkZpbmlzaFJlYXNvbkID4EEDEiwKDWxlZ2FsX2FjdGlvbnMYFSADKAsyEC5zY29wYS52MS5BY3Rpb25CA+BBAxI2Cg10dXJuX2RlYWRsaW5lGBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhsKDnR1cm5fdGltZW91dF9zGBcgASgFQgPgQQMSEwoGcHVibGljGBggASgIQgPgQQMSNAoLY3JlYXRlX3RpbWUYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSFgoJZGVja19zaXplGBwgASgFQgPgQQMSGAoLdGltZW91dF9ib3QYHSABKAlCA+BBAxpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBOi7qQSsKDnNjb3BhLmRldi9HYW1lEgxnYW1lcy97Z2FtZX0qBWdhbWVzMgRnYW1lQgcKBV9zZWF0QgcKBV90dXJuIpYECgVFdmVudBIPCgd2ZXJzaW9uGAEgASgFEi0KDGhhbmRfc3RhcnRlZBgCIAEoCzIVLnNjb3BhLnYxLkhhbmRTdGFydGVkSAASKwoLY2FyZHNfZGVhbHQYAyABKAsyFC5zY29wYS52MS5DYXJkc0RlYWx0SAASKwoLY2FyZF9wbGF5ZWQYBCABKAsyFC5zY29wYS52MS5DYXJkUGxheWVkSAASMQoObGVmdG92ZXJfdGFrZW4YBSABKAsyFy5zY29wYS52MS5MZWZ0b3ZlclRha2VuSAASKwoLaGFuZF9zY29yZWQYBiABKAsyFC5zY29wYS52MS5IYW5kU2NvcmVkSAASLwoNZ2FtZV9maW5pc2hlZBgHIAEoCzIWLnNjb3BhLnYxLkdhbWVGaW5pc2hlZEgAEisKC3NlYXRfam9pbmVkGAggASgLMhQuc2NvcGEudjEuU2VhdEpvaW5lZEgAEi8KDXNlYXRfcmVzaWduZWQYCSABKAsyFi5zY29wYS52MS5TZWF0UmVzaWduZWRIABIiCgZyZWRlYWwYCiABKAsyEC5zY29wYS52MS5SZWRlYWxIABImCghkZWNsYXJlZBgLIAEoCzISLnNjb3BhLnYxLkRlY2xhcmVkSAASMAoOdHVybl90aW1lZF9vdXQYDyABKAsyFi5zY29wYS52MS5UdXJuVGltZWRPdXRIAEIGCgRraW5kIlEKC0hhbmRTdGFydGVkEhMKC2hhbmRfbnVtYmVyGAEgASgFEg4KBmRlYWxlchgCIAEoBRIdCgV0YWJsZRgDIAMoCzIOLnNjb3BhLnYxLkNhcmQiSAoKQ2FyZHNEZWFsdBIMCgRzZWF0GAEgASgFEg0KBWNvdW50GAIgASgFEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZCLpAQoKQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEhwKBGNhcmQYAiABKAsyDi5zY29wYS52MS5DYXJkEiAKCGNhcHR1cmVkGAMgAygLMg4uc2NvcGEudjEuQ2FyZBINCgVzd2VlcBgEIAEoCBIOCgZwaWN1bGEYBSABKAgSFQoNYmFnaGVyX3BvaW50cxgGIAEoBRIjCghzcGVjaWFscxgHIAMoCzIRLnNjb3BhLnYxLlNwZWNpYWwSHQoQc3RvbGVuX2Zyb21fc2lkZRgIIAEoBUgAiAEBQhMKEV9zdG9sZW5fZnJvbV9zaWRlIicKB1NwZWNpYWwSDAoEbmFtZRgBIAEoCRIOCgZwb2ludHMYAiABKAUiVQoIRGVjbGFyZWQSDAoEc2VhdBgBIAEoBRIMCgRuYW1lGAIgASgJEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZBIOCgZwb2ludHMYBCABKAUiPAoNTGVmdG92ZXJUYWtlbhIMCgRzZWF0GAEgASgFEh0KBWNhcmRzGAIgAygLMg4uc2NvcGEudjEuQ2FyZCIyCgpIYW5kU2NvcmVkEiQKBnJlc3VsdBgBIAEoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHQiVwoMR2FtZUZpbmlzaGVkEg8KB3dpbm5lcnMYASADKAUSJgoGcmVhc29uGAIgASgOMhYuc2NvcGEudjEuRmluaXNoUmVhc29uEg4KBnNjb3JlcxgDIAMoBSIwCgpTZWF0Sm9pbmVkEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJIhwKDFNlYXRSZXNpZ25lZBIMCgRzZWF0GAEgASgFIk4KDFR1cm5UaW1lZE91dBIMCgRzZWF0GAEgASgFEhAKCHRpbWVvdXRzGAIgASgFEhEKCWZvcmZlaXRlZBgDIAEoCBILCgNib3QYBCABKAkiNwoGUmVkZWFsEg4KBnJlYXNvbhgBIAEoCRIdCgV0YWJsZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQi8AEKB1J1bGVzZXQSCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhMKC3NlYXRfY291bnRzGAQgAygFEi8KB29wdGlvbnMYBSADKAsyHi5zY29wYS52MS5SdWxlc2V0Lk9wdGlvbnNFbnRyeRIOCgZzb3VyY2UYBiABKAkSEQoJZGVja19zaXplGAcgASgFGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAEiuQEKClJ1bGVPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIiCgR0eXBlGAMgASgOMhQuc2NvcGEudjEuT3B0aW9uVHlwZRIsCg1kZWZhdWx0X3ZhbHVlGAQgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSJgoHY2hvaWNlcxgFIAMoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlEg4KBnNvdXJjZRgGIAEoCSLrAwoRQ3JlYXRlR2FtZVJlcXVlc3QSEwoGcHJlc2V0GAEgASgJQgPgQQISPgoHb3B0aW9ucxgCIAMoCzIoLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Lk9wdGlvbnNFbnRyeUID4EEBEiYKBXNlYXRzGAMgAygLMhIuc2NvcGEudjEuU2VhdFNwZWNCA+BBARIeCgxmaXJzdF9kZWFsZXIYBCABKAVCA+BBAUgAiAEBEioKDXN0YWNrZWRfZGVja3MYBSADKAsyDi5zY29wYS52MS5EZWNrQgPgQQESFwoKcmVxdWVzdF9pZBgGIAEoCUID4EEBEhsKDnR1cm5fdGltZW91dF9zGAcgASgFQgPgQQESNAoOdGltZW91dF9hY3Rpb24YCCABKA4yFy5zY29wYS52MS5UaW1lb3V0QWN0aW9uQgPgQQESGgoNZm9yZmVpdF9hZnRlchgJIAEoBUID4EEBEhMKBnB1YmxpYxgKIAEoCEID4EEBEhgKC3RpbWVvdXRfYm90GAsgASgJQgPgQQEaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4AUIPCg1fZmlyc3RfZGVhbGVyIq8BChJDcmVhdGVHYW1lUmVzcG9uc2USIQoEbmFtZRgBIAEoCUIT+kEQCg5zY29wYS5kZXYvR2FtZRItCgtjcmVkZW50aWFscxgCIAMoCzIYLnNjb3BhLnYxLlNlYXRDcmVkZW50aWFsEiUKB2ludml0ZXMYAyADKAsyFC5zY29wYS52MS5TZWF0SW52aXRlEiAKBHZpZXcYBCABKAsyEi5zY29wYS52MS5HYW1lVmlldyI3Cg9HZXRTdGF0ZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZSI0ChBHZXRTdGF0ZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zY29wYS52MS5HYW1lVmlldyIuCg1DYXB0dXJlQ2hvaWNlEh0KBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZCK1AQoPUGxheUNhcmRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSIQoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAhItCgdjYXB0dXJlGAMgASgLMhcuc2NvcGEudjEuQ2FwdHVyZUNob2ljZUID4EEBEhEKBGV0YWcYBCABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAUgASgJQgPgQQEiVQoQUGxheUNhcmRSZXNwb25zZRIfCgZldmVudHMYASADKAsyDy5zY29wYS52MS5FdmVudBIgCgR2aWV3GAIgASgLMhIuc2NvcGEudjEuR2FtZVZpZXcikQEKBkFjdGlvbhItCglwbGF5X2NhcmQYASABKAsyGC5zY29wYS52MS5QbGF5Q2FyZEFjdGlvbkgAEigKB2RlY2xhcmUYAiABKAsyFS5zY29wYS52MS5EZWNsYXJhdGlvbkgAEiYKBXN0ZWFsGAMgASgLMhUuc2NvcGEudjEuU3RlYWxBY3Rpb25IAEIGCgRraW5kIjkKC1N0ZWFsQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEgwKBHNpZGUYAiABKAUiWAoOUGxheUNhcmRBY3Rpb24SHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSKAoHY2FwdHVyZRgCIAEoCzIXLnNjb3BhLnYxLkNhcHR1cmVDaG9pY2UiOgoLRGVjbGFyYXRpb24SDAoEbmFtZRgBIAEoCRIdCgVjYXJkcxgCIAMoCzIOLnNjb3BhLnYxLkNhcmQijAEKEVRha2VBY3Rpb25SZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSJQoGYWN0aW9uGAIgASgLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQISEQoEZXRhZxgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJXChJUYWtlQWN0aW9uUmVzcG9uc2USHwoGZXZlbnRzGAEgAygLMg8uc2NvcGEudjEuRXZlbnQSIAoEdmlldxgCIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IoUBCg9Kb2luR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIYCgtpbnZpdGVfY29kZRgCIAEoCUID4EEBEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJRChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSDQoFdG9rZW4YAiABKAkSIAoEdmlldxgDIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IlMKEFdhdGNoR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIZCgxmcm9tX3ZlcnNpb24YAiABKAVCA+BBASKBAQoRV2F0Y2hHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBRIfCgZldmVudHMYAiADKAsyDy5zY29wYS52MS5FdmVudBIYChBldmVudHNfdHJ1bmNhdGVkGAMgASgIEiAKBHZpZXcYBCABKAsyEi5zY29wYS52MS5HYW1lVmlldyJYChBMaXN0R2FtZXNSZXF1ZXN0EhYKCXBhZ2Vfc2l6ZRgBIAEoBUID4EEBEhcKCnBhZ2VfdG9rZW4YAiABKAlCA+BBARITCgZwcmVzZXQYAyABKAlCA+BBASJPChFMaXN0R2FtZXNSZXNwb25zZRIhCgVnYW1lcxgBIAMoCzISLnNjb3BhLnYxLkdhbWVWaWV3EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIVChNMaXN0UnVsZXNldHNSZXF1ZXN0ImIKFExpc3RSdWxlc2V0c1Jlc3BvbnNlEiMKCHJ1bGVzZXRzGAEgAygLMhEuc2NvcGEudjEuUnVsZXNldBIlCgdvcHRpb25zGAIgAygLMhQuc2NvcGEudjEuUnVsZU9wdGlvbiJSChFSZXNpZ25HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhcKCnJlcXVlc3RfaWQYAiABKAlCA+BBASI2ChJSZXNpZ25HYW1lUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Kl8KBFN1aXQSFAoQU1VJVF9VTlNQRUNJRklFRBAAEg4KClNVSVRfQ09QUEUQARIPCgtTVUlUX0RFTkFSSRACEhAKDFNVSVRfQkFTVE9OSRADEg4KClNVSVRfU1BBREUQBCqAAQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEiMKH0dBTUVfU1RBVFVTX1dBSVRJTkdfRk9SX1BMQVlFUlMQARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADKr0BCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhgKFEZJTklTSF9SRUFTT05fVEFSR0VUEAESGwoXRklOSVNIX1JFQVNPTl9OQVBPTEVPTkUQAhIaChZGSU5JU0hfUkVBU09OX1JFU0lHTkVEEAMSHgoaRklOSVNIX1JFQVNPTl9MT1dFU1RfU0NPUkUQBBIbChdGSU5JU0hfUkVBU09OX0xBU1RfTEVGVBAFKmkKDVRpbWVvdXRBY3Rpb24SHgoaVElNRU9VVF9BQ1RJT05fVU5TUEVDSUZJRUQQABIcChhUSU1FT1VUX0FDVElPTl9CT1RfUExBWVMQARIaChZUSU1FT1VUX0FDVElPTl9GT1JGRUlUEAIqbAoKT3B0aW9uVHlwZRIbChdPUFRJT05fVFlQRV9VTlNQRUNJRklFRBAAEhQKEE9QVElPTl9UWVBFX0JPT0wQARITCg9PUFRJT05fVFlQRV9JTlQQAhIWChJPUFRJT05fVFlQRV9TVFJJTkcQAzLSBwoLR2FtZVNlcnZpY2USXQoKQ3JlYXRlR2FtZRIbLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Ghwuc2NvcGEudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg46ASoiCS92MS9nYW1lcxJnCghHZXRTdGF0ZRIZLnNjb3BhLnYxLkdldFN0YXRlUmVxdWVzdBoaLnNjb3BhLnYxLkdldFN0YXRlUmVzcG9uc2UiJJACAdpBBG5hbWWC0+STAhQSEi92MS97bmFtZT1nYW1lcy8qfRJpCghQbGF5Q2FyZBIZLnNjb3BhLnYxLlBsYXlDYXJkUmVxdWVzdBoaLnNjb3BhLnYxLlBsYXlDYXJkUmVzcG9uc2UiJoLT5JMCIDoBKiIbL3YxL3tuYW1lPWdhbWVzLyp9OnBsYXlDYXJkEnEKClRha2VBY3Rpb24SGy5zY29wYS52MS5UYWtlQWN0aW9uUmVxdWVzdBocLnNjb3BhLnYxLlRha2VBY3Rpb25SZXNwb25zZSIogtPkkwIiOgEqIh0vdjEve25hbWU9Z2FtZXMvKn06dGFrZUFjdGlvbhJlCghKb2luR2FtZRIZLnNjb3BhLnYxLkpvaW5HYW1lUmVxdWVzdBoaLnNjb3BhLnYxLkpvaW5HYW1lUmVzcG9uc2UiIoLT5JMCHDoBKiIXL3YxL3tuYW1lPWdhbWVzLyp9OmpvaW4SfAoJV2F0Y2hHYW1lEhouc2NvcGEudjEuV2F0Y2hHYW1lUmVxdWVzdBobLnNjb3BhLnYxLldhdGNoR2FtZVJlc3BvbnNlIjTaQRFuYW1lLGZyb21fdmVyc2lvboLT5JMCGhIYL3YxL3tuYW1lPWdhbWVzLyp9OndhdGNoMAESWgoJTGlzdEdhbWVzEhouc2NvcGEudjEuTGlzdEdhbWVzUmVxdWVzdBobLnNjb3BhLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIhSQAgGC0+STAgsSCS92MS9nYW1lcxJmCgxMaXN0UnVsZXNldHMSHS5zY29wYS52MS5MaXN0UnVsZXNldHNSZXF1ZXN0Gh4uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVzcG9uc2UiF5ACAYLT5JMCDhIML3YxL3J1bGVzZXRzEnQKClJlc2lnbkdhbWUSGy5zY29wYS52MS5SZXNpZ25HYW1lUmVxdWVzdBocLnNjb3BhLnYxLlJlc2lnbkdhbWVSZXNwb25zZSIr2kEEbmFtZYLT5JMCHjoBKiIZL3YxL3tuYW1lPWdhbWVzLyp9OnJlc2lnbmIGcHJvdG8z", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
+  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkirgEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCBIRCglhbnN3ZXJpbmcYCiABKAgiXgoIU2lkZUluZm8SDAoEc2lkZRgBIAEoBRINCgVzZWF0cxgCIAMoBRINCgVzY29yZRgDIAEoBRIWCg5jYXB0dXJlZF9jb3VudBgEIAEoBRIOCgZzd2VlcHMYBSABKAUiSgoJTGVnYWxNb3ZlEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEh8KB2NhcHR1cmUYAiADKAsyDi5zY29wYS52MS5DYXJkIjkKCVNjb3JlTGluZRIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAMoBRIOCgZ2YWx1ZXMYAyADKAEiZQoKSGFuZFJlc3VsdBITCgtoYW5kX251bWJlchgBIAEoBRIiCgVsaW5lcxgCIAMoCzITLnNjb3BhLnYxLlNjb3JlTGluZRIOCgZ0b3RhbHMYAyADKAUSDgoGc2NvcmVzGAQgAygFItMICghHYW1lVmlldxIRCgRuYW1lGAEgASgJQgPgQQgSEwoGcHJlc2V0GAIgASgJQgPgQQMSNQoHb3B0aW9ucxgDIAMoCzIfLnNjb3BhLnYxLkdhbWVWaWV3Lk9wdGlvbnNFbnRyeUID4EEDEhQKB3ZlcnNpb24YBCABKAVCA+BBAxIRCgRldGFnGAUgASgJQgPgQQMSKQoGc3RhdHVzGAYgASgOMhQuc2NvcGEudjEuR2FtZVN0YXR1c0ID4EEDEhYKBHNlYXQYByABKAVCA+BBA0gAiAEBEiEKBGhhbmQYCCADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSJgoFc2VhdHMYCSADKAsyEi5zY29wYS52MS5TZWF0SW5mb0ID4EEDEiIKBXRhYmxlGAogAygLMg4uc2NvcGEudjEuQ2FyZEID4EEDEhcKCnN0b2NrX3NpemUYCyABKAVCA+BBAxITCgZkZWFsZXIYDCABKAVCA+BBAxIWCgR0dXJuGA0gASgFQgPgQQNIAYgBARIYCgtoYW5kX251bWJlchgOIAEoBUID4EEDEiYKBXNpZGVzGA8gAygLMhIuc2NvcGEudjEuU2lkZUluZm9CA+BBAxItCgtsZWdhbF9tb3ZlcxgQIAMoCzITLnNjb3BhLnYxLkxlZ2FsTW92ZUID4EEDEikKC2xhc3RfZXZlbnRzGBEgAygLMg8uc2NvcGEudjEuRXZlbnRCA+BBAxIvCgxoYW5kX3Jlc3VsdHMYEiADKAsyFC5zY29wYS52MS5IYW5kUmVzdWx0QgPgQQMSFAoHd2lubmVycxgTIAMoBUID4EEDEjIKDWZpbmlzaF9yZWFzb24YFCABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb25CA+BBAxIsCg1sZWdhbF9hY3Rpb25zGBUgAygLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQMSNgoNdHVybl9kZWFkbGluZRgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxIbCg50dXJuX3RpbWVvdXRfcxgXIAEoBUID4EEDEhMKBnB1YmxpYxgYIAEoCEID4EEDEjQKC2NyZWF0ZV90aW1lGBkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhYKCWRlY2tfc2l6ZRgcIAEoBUID4EEDEhgKC3RpbWVvdXRfYm90GB0gASgJQgPgQQMSJwoFcGhhc2UYGiABKAsyEy5zY29wYS52MS5UdXJuUGhhc2VCA+BBAxpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBOi7qQSsKDnNjb3BhLmRldi9HYW1lEgxnYW1lcy97Z2FtZX0qBWdhbWVzMgRnYW1lQgcKBV9zZWF0QgcKBV90dXJuIlEKCVR1cm5QaGFzZRIdCgRraW5kGAEgASgOMg8uc2NvcGEudjEuUGhhc2USJQoFY2xhaW0YAiABKAsyFi5zY29wYS52MS5QZW5kaW5nQ2xhaW0iagoMUGVuZGluZ0NsYWltEgwKBHNlYXQYASABKAUSFwoPYW5zd2VyaW5nX3NlYXRzGAIgAygFEhUKDXRydXN0ZWRfc2VhdHMYAyADKAUSHAoEY2FyZBgEIAEoCzIOLnNjb3BhLnYxLkNhcmQi+gQKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAUSLQoMaGFuZF9zdGFydGVkGAIgASgLMhUuc2NvcGEudjEuSGFuZFN0YXJ0ZWRIABIrCgtjYXJkc19kZWFsdBgDIAEoCzIULnNjb3BhLnYxLkNhcmRzRGVhbHRIABIrCgtjYXJkX3BsYXllZBgEIAEoCzIULnNjb3BhLnYxLkNhcmRQbGF5ZWRIABIxCg5sZWZ0b3Zlcl90YWtlbhgFIAEoCzIXLnNjb3BhLnYxLkxlZnRvdmVyVGFrZW5IABIrCgtoYW5kX3Njb3JlZBgGIAEoCzIULnNjb3BhLnYxLkhhbmRTY29yZWRIABIvCg1nYW1lX2ZpbmlzaGVkGAcgASgLMhYuc2NvcGEudjEuR2FtZUZpbmlzaGVkSAASKwoLc2VhdF9qb2luZWQYCCABKAsyFC5zY29wYS52MS5TZWF0Sm9pbmVkSAASLwoNc2VhdF9yZXNpZ25lZBgJIAEoCzIWLnNjb3BhLnYxLlNlYXRSZXNpZ25lZEgAEiIKBnJlZGVhbBgKIAEoCzIQLnNjb3BhLnYxLlJlZGVhbEgAEiYKCGRlY2xhcmVkGAsgASgLMhIuc2NvcGEudjEuRGVjbGFyZWRIABIwCg50dXJuX3RpbWVkX291dBgPIAEoCzIWLnNjb3BhLnYxLlR1cm5UaW1lZE91dEgAEi8KDXN3ZWVwX2NsYWltZWQYDCABKAsyFi5zY29wYS52MS5Td2VlcENsYWltZWRIABIxCg5jbGFpbV9hbnN3ZXJlZBgNIAEoCzIXLnNjb3BhLnYxLkNsYWltQW5zd2VyZWRIAEIGCgRraW5kIlQKDFN3ZWVwQ2xhaW1lZBIMCgRzZWF0GAEgASgFEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZBIXCg9hbnN3ZXJpbmdfc2VhdHMYAyADKAUiRAoNQ2xhaW1BbnN3ZXJlZBIMCgRzZWF0GAEgASgFEiUKBmFuc3dlchgCIAEoDjIVLnNjb3BhLnYxLkNsYWltQW5zd2VyIngKDENsYWltT3V0Y29tZRIZCgxkb3VidGVyX3NlYXQYASABKAVIAIgBARIPCgdnZW51aW5lGAIgASgIEisKEGRvdWJ0ZXJfc3BlY2lhbHMYAyADKAsyES5zY29wYS52MS5TcGVjaWFsQg8KDV9kb3VidGVyX3NlYXQiUQoLSGFuZFN0YXJ0ZWQSEwoLaGFuZF9udW1iZXIYASABKAUSDgoGZGVhbGVyGAIgASgFEh0KBXRhYmxlGAMgAygLMg4uc2NvcGEudjEuQ2FyZCJICgpDYXJkc0RlYWx0EgwKBHNlYXQYASABKAUSDQoFY291bnQYAiABKAUSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkIpACCgpDYXJkUGxheWVkEgwKBHNlYXQYASABKAUSHAoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmQSIAoIY2FwdHVyZWQYAyADKAsyDi5zY29wYS52MS5DYXJkEg0KBXN3ZWVwGAQgASgIEg4KBnBpY3VsYRgFIAEoCBIVCg1iYWdoZXJfcG9pbnRzGAYgASgFEiMKCHNwZWNpYWxzGAcgAygLMhEuc2NvcGEudjEuU3BlY2lhbBIdChBzdG9sZW5fZnJvbV9zaWRlGAggASgFSACIAQESJQoFY2xhaW0YCSABKAsyFi5zY29wYS52MS5DbGFpbU91dGNvbWVCEwoRX3N0b2xlbl9mcm9tX3NpZGUiJwoHU3BlY2lhbBIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAEoBSJVCghEZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkEg4KBnBvaW50cxgEIAEoBSI8Cg1MZWZ0b3ZlclRha2VuEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIjIKCkhhbmRTY29yZWQSJAoGcmVzdWx0GAEgASgLMhQuc2NvcGEudjEuSGFuZFJlc3VsdCJXCgxHYW1lRmluaXNoZWQSDwoHd2lubmVycxgBIAMoBRImCgZyZWFzb24YAiABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb24SDgoGc2NvcmVzGAMgAygFIjAKClNlYXRKb2luZWQSDAoEc2VhdBgBIAEoBRIUCgxkaXNwbGF5X25hbWUYAiABKAkiHAoMU2VhdFJlc2lnbmVkEgwKBHNlYXQYASABKAUiTgoMVHVyblRpbWVkT3V0EgwKBHNlYXQYASABKAUSEAoIdGltZW91dHMYAiABKAUSEQoJZm9yZmVpdGVkGAMgASgIEgsKA2JvdBgEIAEoCSI3CgZSZWRlYWwSDgoGcmVhc29uGAEgASgJEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZCLwAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEwoLc2VhdF9jb3VudHMYBCADKAUSLwoHb3B0aW9ucxgFIAMoCzIeLnNjb3BhLnYxLlJ1bGVzZXQuT3B0aW9uc0VudHJ5Eg4KBnNvdXJjZRgGIAEoCRIRCglkZWNrX3NpemUYByABKAUaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4ASK5AQoKUnVsZU9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiIKBHR5cGUYAyABKA4yFC5zY29wYS52MS5PcHRpb25UeXBlEiwKDWRlZmF1bHRfdmFsdWUYBCABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZRImCgdjaG9pY2VzGAUgAygLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSDgoGc291cmNlGAYgASgJIusDChFDcmVhdGVHYW1lUmVxdWVzdBITCgZwcmVzZXQYASABKAlCA+BBAhI+CgdvcHRpb25zGAIgAygLMiguc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5QgPgQQESJgoFc2VhdHMYAyADKAsyEi5zY29wYS52MS5TZWF0U3BlY0ID4EEBEh4KDGZpcnN0X2RlYWxlchgEIAEoBUID4EEBSACIAQESKgoNc3RhY2tlZF9kZWNrcxgFIAMoCzIOLnNjb3BhLnYxLkRlY2tCA+BBARIXCgpyZXF1ZXN0X2lkGAYgASgJQgPgQQESGwoOdHVybl90aW1lb3V0X3MYByABKAVCA+BBARI0Cg50aW1lb3V0X2FjdGlvbhgIIAEoDjIXLnNjb3BhLnYxLlRpbWVvdXRBY3Rpb25CA+BBARIaCg1mb3JmZWl0X2FmdGVyGAkgASgFQgPgQQESEwoGcHVibGljGAogASgIQgPgQQESGAoLdGltZW91dF9ib3QYCyABKAlCA+BBARpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBQg8KDV9maXJzdF9kZWFsZXIirwEKEkNyZWF0ZUdhbWVSZXNwb25zZRIhCgRuYW1lGAEgASgJQhP6QRAKDnNjb3BhLmRldi9HYW1lEi0KC2NyZWRlbnRpYWxzGAIgAygLMhguc2NvcGEudjEuU2VhdENyZWRlbnRpYWwSJQoHaW52aXRlcxgDIAMoCzIULnNjb3BhLnYxLlNlYXRJbnZpdGUSIAoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IjcKD0dldFN0YXRlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lIjQKEEdldFN0YXRlUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Ii4KDUNhcHR1cmVDaG9pY2USHQoFY2FyZHMYASADKAsyDi5zY29wYS52MS5DYXJkIrUBCg9QbGF5Q2FyZFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIhCgRjYXJkGAIgASgLMg4uc2NvcGEudjEuQ2FyZEID4EECEi0KB2NhcHR1cmUYAyABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlQgPgQQESEQoEZXRhZxgEIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBSABKAlCA+BBASJVChBQbGF5Q2FyZFJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyL5AQoGQWN0aW9uEi0KCXBsYXlfY2FyZBgBIAEoCzIYLnNjb3BhLnYxLlBsYXlDYXJkQWN0aW9uSAASKAoHZGVjbGFyZRgCIAEoCzIVLnNjb3BhLnYxLkRlY2xhcmF0aW9uSAASJgoFc3RlYWwYAyABKAsyFS5zY29wYS52MS5TdGVhbEFjdGlvbkgAEjEKC2NsYWltX3N3ZWVwGAQgASgLMhouc2NvcGEudjEuQ2xhaW1Td2VlcEFjdGlvbkgAEjMKDGFuc3dlcl9jbGFpbRgFIAEoCzIbLnNjb3BhLnYxLkFuc3dlckNsYWltQWN0aW9uSABCBgoEa2luZCIwChBDbGFpbVN3ZWVwQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkIjoKEUFuc3dlckNsYWltQWN0aW9uEiUKBmFuc3dlchgBIAEoDjIVLnNjb3BhLnYxLkNsYWltQW5zd2VyIjkKC1N0ZWFsQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEgwKBHNpZGUYAiABKAUiWAoOUGxheUNhcmRBY3Rpb24SHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSKAoHY2FwdHVyZRgCIAEoCzIXLnNjb3BhLnYxLkNhcHR1cmVDaG9pY2UiOgoLRGVjbGFyYXRpb24SDAoEbmFtZRgBIAEoCRIdCgVjYXJkcxgCIAMoCzIOLnNjb3BhLnYxLkNhcmQijAEKEVRha2VBY3Rpb25SZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSJQoGYWN0aW9uGAIgASgLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQISEQoEZXRhZxgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJXChJUYWtlQWN0aW9uUmVzcG9uc2USHwoGZXZlbnRzGAEgAygLMg8uc2NvcGEudjEuRXZlbnQSIAoEdmlldxgCIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IoUBCg9Kb2luR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIYCgtpbnZpdGVfY29kZRgCIAEoCUID4EEBEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJRChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSDQoFdG9rZW4YAiABKAkSIAoEdmlldxgDIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IlMKEFdhdGNoR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIZCgxmcm9tX3ZlcnNpb24YAiABKAVCA+BBASKBAQoRV2F0Y2hHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBRIfCgZldmVudHMYAiADKAsyDy5zY29wYS52MS5FdmVudBIYChBldmVudHNfdHJ1bmNhdGVkGAMgASgIEiAKBHZpZXcYBCABKAsyEi5zY29wYS52MS5HYW1lVmlldyJYChBMaXN0R2FtZXNSZXF1ZXN0EhYKCXBhZ2Vfc2l6ZRgBIAEoBUID4EEBEhcKCnBhZ2VfdG9rZW4YAiABKAlCA+BBARITCgZwcmVzZXQYAyABKAlCA+BBASJPChFMaXN0R2FtZXNSZXNwb25zZRIhCgVnYW1lcxgBIAMoCzISLnNjb3BhLnYxLkdhbWVWaWV3EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIVChNMaXN0UnVsZXNldHNSZXF1ZXN0ImIKFExpc3RSdWxlc2V0c1Jlc3BvbnNlEiMKCHJ1bGVzZXRzGAEgAygLMhEuc2NvcGEudjEuUnVsZXNldBIlCgdvcHRpb25zGAIgAygLMhQuc2NvcGEudjEuUnVsZU9wdGlvbiJSChFSZXNpZ25HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhcKCnJlcXVlc3RfaWQYAiABKAlCA+BBASI2ChJSZXNpZ25HYW1lUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Kl8KBFN1aXQSFAoQU1VJVF9VTlNQRUNJRklFRBAAEg4KClNVSVRfQ09QUEUQARIPCgtTVUlUX0RFTkFSSRACEhAKDFNVSVRfQkFTVE9OSRADEg4KClNVSVRfU1BBREUQBCqAAQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEiMKH0dBTUVfU1RBVFVTX1dBSVRJTkdfRk9SX1BMQVlFUlMQARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADKr0BCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhgKFEZJTklTSF9SRUFTT05fVEFSR0VUEAESGwoXRklOSVNIX1JFQVNPTl9OQVBPTEVPTkUQAhIaChZGSU5JU0hfUkVBU09OX1JFU0lHTkVEEAMSHgoaRklOSVNIX1JFQVNPTl9MT1dFU1RfU0NPUkUQBBIbChdGSU5JU0hfUkVBU09OX0xBU1RfTEVGVBAFKmkKDVRpbWVvdXRBY3Rpb24SHgoaVElNRU9VVF9BQ1RJT05fVU5TUEVDSUZJRUQQABIcChhUSU1FT1VUX0FDVElPTl9CT1RfUExBWVMQARIaChZUSU1FT1VUX0FDVElPTl9GT1JGRUlUEAIqbAoKT3B0aW9uVHlwZRIbChdPUFRJT05fVFlQRV9VTlNQRUNJRklFRBAAEhQKEE9QVElPTl9UWVBFX0JPT0wQARITCg9PUFRJT05fVFlQRV9JTlQQAhIWChJPUFRJT05fVFlQRV9TVFJJTkcQAypGCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX1BMQVkQARIWChJQSEFTRV9BTlNXRVJfQ0xBSU0QAipbCgtDbGFpbUFuc3dlchIcChhDTEFJTV9BTlNXRVJfVU5TUEVDSUZJRUQQABIWChJDTEFJTV9BTlNXRVJfVFJVU1QQARIWChJDTEFJTV9BTlNXRVJfRE9VQlQQAjLSBwoLR2FtZVNlcnZpY2USXQoKQ3JlYXRlR2FtZRIbLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Ghwuc2NvcGEudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg46ASoiCS92MS9nYW1lcxJnCghHZXRTdGF0ZRIZLnNjb3BhLnYxLkdldFN0YXRlUmVxdWVzdBoaLnNjb3BhLnYxLkdldFN0YXRlUmVzcG9uc2UiJJACAdpBBG5hbWWC0+STAhQSEi92MS97bmFtZT1nYW1lcy8qfRJpCghQbGF5Q2FyZBIZLnNjb3BhLnYxLlBsYXlDYXJkUmVxdWVzdBoaLnNjb3BhLnYxLlBsYXlDYXJkUmVzcG9uc2UiJoLT5JMCIDoBKiIbL3YxL3tuYW1lPWdhbWVzLyp9OnBsYXlDYXJkEnEKClRha2VBY3Rpb24SGy5zY29wYS52MS5UYWtlQWN0aW9uUmVxdWVzdBocLnNjb3BhLnYxLlRha2VBY3Rpb25SZXNwb25zZSIogtPkkwIiOgEqIh0vdjEve25hbWU9Z2FtZXMvKn06dGFrZUFjdGlvbhJlCghKb2luR2FtZRIZLnNjb3BhLnYxLkpvaW5HYW1lUmVxdWVzdBoaLnNjb3BhLnYxLkpvaW5HYW1lUmVzcG9uc2UiIoLT5JMCHDoBKiIXL3YxL3tuYW1lPWdhbWVzLyp9OmpvaW4SfAoJV2F0Y2hHYW1lEhouc2NvcGEudjEuV2F0Y2hHYW1lUmVxdWVzdBobLnNjb3BhLnYxLldhdGNoR2FtZVJlc3BvbnNlIjTaQRFuYW1lLGZyb21fdmVyc2lvboLT5JMCGhIYL3YxL3tuYW1lPWdhbWVzLyp9OndhdGNoMAESWgoJTGlzdEdhbWVzEhouc2NvcGEudjEuTGlzdEdhbWVzUmVxdWVzdBobLnNjb3BhLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIhSQAgGC0+STAgsSCS92MS9nYW1lcxJmCgxMaXN0UnVsZXNldHMSHS5zY29wYS52MS5MaXN0UnVsZXNldHNSZXF1ZXN0Gh4uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVzcG9uc2UiF5ACAYLT5JMCDhIML3YxL3J1bGVzZXRzEnQKClJlc2lnbkdhbWUSGy5zY29wYS52MS5SZXNpZ25HYW1lUmVxdWVzdBocLnNjb3BhLnYxLlJlc2lnbkdhbWVSZXNwb25zZSIr2kEEbmFtZYLT5JMCHjoBKiIZL3YxL3tuYW1lPWdhbWVzLyp9OnJlc2lnbmIGcHJvdG8z", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
 
 /**
  * One card of the game's deck (GameView.deck_size): the Italian 40 cards, the
@@ -298,6 +298,14 @@ export type SeatInfo = Message<"scopa.v1.SeatInfo"> & {
    * @generated from field: bool out = 9;
    */
   out: boolean;
+
+  /**
+   * True while the game awaits this seat's answer to a claimed sweep (Scopa
+   * fidasse); it is then also GameView.turn.
+   *
+   * @generated from field: bool answering = 10;
+   */
+  answering: boolean;
 };
 
 /**
@@ -393,10 +401,11 @@ export const LegalMoveSchema: GenMessage<LegalMove> = /*@__PURE__*/
  * "bagher", "accuse", "denari_figures", "frac", "modular_sweeps",
  * "traditional_sweeps", "tuzzulicchi", "maresciallo", "maresciallo_sweeps",
  * "polacca", "saponaro", "grande", "cirulla_declarations", "twin_sweeps",
- * "ten_of_denari", "fante_of_denari" (only those the ruleset scores;
- * "traditional_sweeps", "maresciallo", "maresciallo_sweeps" and "saponaro"
- * may be negative). With two decks (80 cards) a line about one card counts
- * each copy held.
+ * "ten_of_denari", "fante_of_denari", "false_claims", "wrong_doubts" (only
+ * those the ruleset scores; "traditional_sweeps", "maresciallo",
+ * "maresciallo_sweeps", "saponaro", "false_claims" and "wrong_doubts" may be
+ * negative). With two decks (80 cards) a line about one card counts each copy
+ * held.
  *
  * @generated from message scopa.v1.ScoreLine
  */
@@ -679,6 +688,14 @@ export type GameView = Message<"scopa.v1.GameView"> & {
    * @generated from field: string timeout_bot = 29;
    */
   timeoutBot: string;
+
+  /**
+   * What the awaited action is: a play (PHASE_PLAY), or the answer of the
+   * seat `turn` to a claimed sweep (PHASE_ANSWER_CLAIM, Scopa fidasse).
+   *
+   * @generated from field: scopa.v1.TurnPhase phase = 26;
+   */
+  phase?: TurnPhase | undefined;
 };
 
 /**
@@ -687,6 +704,77 @@ export type GameView = Message<"scopa.v1.GameView"> & {
  */
 export const GameViewSchema: GenMessage<GameView> = /*@__PURE__*/
   messageDesc(file_scopa_v1_scopa, 11);
+
+/**
+ * The phase of the game and, while a claimed sweep awaits answers, the claim.
+ *
+ * @generated from message scopa.v1.TurnPhase
+ */
+export type TurnPhase = Message<"scopa.v1.TurnPhase"> & {
+  /**
+   * The phase.
+   *
+   * @generated from field: scopa.v1.Phase kind = 1;
+   */
+  kind: Phase;
+
+  /**
+   * Set in PHASE_ANSWER_CLAIM: the claim awaiting answers.
+   *
+   * @generated from field: scopa.v1.PendingClaim claim = 2;
+   */
+  claim?: PendingClaim | undefined;
+};
+
+/**
+ * Describes the message scopa.v1.TurnPhase.
+ * Use `create(TurnPhaseSchema)` to create a new message.
+ */
+export const TurnPhaseSchema: GenMessage<TurnPhase> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 12);
+
+/**
+ * A sweep claimed with a card played face down ("ti fidi?", Scopa fidasse).
+ *
+ * @generated from message scopa.v1.PendingClaim
+ */
+export type PendingClaim = Message<"scopa.v1.PendingClaim"> & {
+  /**
+   * The claiming seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The seats still to answer, in the order they answer; the first is
+   * GameView.turn.
+   *
+   * @generated from field: repeated int32 answering_seats = 2;
+   */
+  answeringSeats: number[];
+
+  /**
+   * The seats that trusted the claim so far.
+   *
+   * @generated from field: repeated int32 trusted_seats = 3;
+   */
+  trustedSeats: number[];
+
+  /**
+   * The card played face down; set only in the claiming seat's own view.
+   *
+   * @generated from field: scopa.v1.Card card = 4;
+   */
+  card?: Card | undefined;
+};
+
+/**
+ * Describes the message scopa.v1.PendingClaim.
+ * Use `create(PendingClaimSchema)` to create a new message.
+ */
+export const PendingClaimSchema: GenMessage<PendingClaim> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 13);
 
 /**
  * Something that happened in a game, as the receiving caller may see it.
@@ -795,6 +883,22 @@ export type Event = Message<"scopa.v1.Event"> & {
      */
     value: TurnTimedOut;
     case: "turnTimedOut";
+  } | {
+    /**
+     * A seat played a card face down claiming a sweep (Scopa fidasse).
+     *
+     * @generated from field: scopa.v1.SweepClaimed sweep_claimed = 12;
+     */
+    value: SweepClaimed;
+    case: "sweepClaimed";
+  } | {
+    /**
+     * A seat answered a claimed sweep.
+     *
+     * @generated from field: scopa.v1.ClaimAnswered claim_answered = 13;
+     */
+    value: ClaimAnswered;
+    case: "claimAnswered";
   } | { case: undefined; value?: undefined };
 };
 
@@ -803,7 +907,110 @@ export type Event = Message<"scopa.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 12);
+  messageDesc(file_scopa_v1_scopa, 14);
+
+/**
+ * A seat played a card face down claiming that it sweeps the table and asked
+ * "ti fidi?": the card is not shown; the seats asked answer in turn.
+ *
+ * @generated from message scopa.v1.SweepClaimed
+ */
+export type SweepClaimed = Message<"scopa.v1.SweepClaimed"> & {
+  /**
+   * The claiming seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The table cards the claim says the card sweeps (the whole table).
+   *
+   * @generated from field: repeated scopa.v1.Card table = 2;
+   */
+  table: Card[];
+
+  /**
+   * The seats that answer, in the order they answer.
+   *
+   * @generated from field: repeated int32 answering_seats = 3;
+   */
+  answeringSeats: number[];
+};
+
+/**
+ * Describes the message scopa.v1.SweepClaimed.
+ * Use `create(SweepClaimedSchema)` to create a new message.
+ */
+export const SweepClaimedSchema: GenMessage<SweepClaimed> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 15);
+
+/**
+ * A seat answered a claimed sweep.
+ *
+ * @generated from message scopa.v1.ClaimAnswered
+ */
+export type ClaimAnswered = Message<"scopa.v1.ClaimAnswered"> & {
+  /**
+   * The answering seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Its answer.
+   *
+   * @generated from field: scopa.v1.ClaimAnswer answer = 2;
+   */
+  answer: ClaimAnswer;
+};
+
+/**
+ * Describes the message scopa.v1.ClaimAnswered.
+ * Use `create(ClaimAnsweredSchema)` to create a new message.
+ */
+export const ClaimAnsweredSchema: GenMessage<ClaimAnswered> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 16);
+
+/**
+ * How a claimed sweep was answered and settled (CardPlayed.claim).
+ *
+ * @generated from message scopa.v1.ClaimOutcome
+ */
+export type ClaimOutcome = Message<"scopa.v1.ClaimOutcome"> & {
+  /**
+   * The seat that doubted the claim; unset when every seat asked trusted it
+   * (the card then stays face down: CardPlayed.card is unset for the other
+   * seats).
+   *
+   * @generated from field: optional int32 doubter_seat = 1;
+   */
+  doubterSeat?: number | undefined;
+
+  /**
+   * Doubted: whether the card did sweep the table. A false claim is annulled
+   * (the card is laid, CardPlayed.captured is empty) and its cost is in
+   * CardPlayed.specials ("false_claim"); a true one stands.
+   *
+   * @generated from field: bool genuine = 2;
+   */
+  genuine: boolean;
+
+  /**
+   * What doubting a true claim cost the doubter's side ("wrong_doubt").
+   *
+   * @generated from field: repeated scopa.v1.Special doubter_specials = 3;
+   */
+  doubterSpecials: Special[];
+};
+
+/**
+ * Describes the message scopa.v1.ClaimOutcome.
+ * Use `create(ClaimOutcomeSchema)` to create a new message.
+ */
+export const ClaimOutcomeSchema: GenMessage<ClaimOutcome> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 17);
 
 /**
  * A new hand began.
@@ -838,7 +1045,7 @@ export type HandStarted = Message<"scopa.v1.HandStarted"> & {
  * Use `create(HandStartedSchema)` to create a new message.
  */
 export const HandStartedSchema: GenMessage<HandStarted> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 13);
+  messageDesc(file_scopa_v1_scopa, 18);
 
 /**
  * Cards were dealt to a seat.
@@ -873,7 +1080,7 @@ export type CardsDealt = Message<"scopa.v1.CardsDealt"> & {
  * Use `create(CardsDealtSchema)` to create a new message.
  */
 export const CardsDealtSchema: GenMessage<CardsDealt> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 14);
+  messageDesc(file_scopa_v1_scopa, 19);
 
 /**
  * A seat played a card.
@@ -938,6 +1145,15 @@ export type CardPlayed = Message<"scopa.v1.CardPlayed"> & {
    * @generated from field: optional int32 stolen_from_side = 8;
    */
   stolenFromSide?: number | undefined;
+
+  /**
+   * Set when the play was a claimed sweep (Scopa fidasse): how it was
+   * answered. A claim every seat asked trusted keeps its card face down: `card`
+   * is then unset for every caller but the claiming seat.
+   *
+   * @generated from field: scopa.v1.ClaimOutcome claim = 9;
+   */
+  claim?: ClaimOutcome | undefined;
 };
 
 /**
@@ -945,7 +1161,7 @@ export type CardPlayed = Message<"scopa.v1.CardPlayed"> & {
  * Use `create(CardPlayedSchema)` to create a new message.
  */
 export const CardPlayedSchema: GenMessage<CardPlayed> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 15);
+  messageDesc(file_scopa_v1_scopa, 20);
 
 /**
  * Points a special play or a declaration scored.
@@ -973,7 +1189,7 @@ export type Special = Message<"scopa.v1.Special"> & {
  * Use `create(SpecialSchema)` to create a new message.
  */
 export const SpecialSchema: GenMessage<Special> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 16);
+  messageDesc(file_scopa_v1_scopa, 21);
 
 /**
  * A seat declared a combination of its hand.
@@ -1015,7 +1231,7 @@ export type Declared = Message<"scopa.v1.Declared"> & {
  * Use `create(DeclaredSchema)` to create a new message.
  */
 export const DeclaredSchema: GenMessage<Declared> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 17);
+  messageDesc(file_scopa_v1_scopa, 22);
 
 /**
  * At the end of a hand the cards left on the table went to the last taker.
@@ -1044,7 +1260,7 @@ export type LeftoverTaken = Message<"scopa.v1.LeftoverTaken"> & {
  * Use `create(LeftoverTakenSchema)` to create a new message.
  */
 export const LeftoverTakenSchema: GenMessage<LeftoverTaken> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 18);
+  messageDesc(file_scopa_v1_scopa, 23);
 
 /**
  * A hand was scored.
@@ -1065,7 +1281,7 @@ export type HandScored = Message<"scopa.v1.HandScored"> & {
  * Use `create(HandScoredSchema)` to create a new message.
  */
 export const HandScoredSchema: GenMessage<HandScored> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 19);
+  messageDesc(file_scopa_v1_scopa, 24);
 
 /**
  * The game ended.
@@ -1100,7 +1316,7 @@ export type GameFinished = Message<"scopa.v1.GameFinished"> & {
  * Use `create(GameFinishedSchema)` to create a new message.
  */
 export const GameFinishedSchema: GenMessage<GameFinished> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 20);
+  messageDesc(file_scopa_v1_scopa, 25);
 
 /**
  * An open seat was claimed.
@@ -1128,7 +1344,7 @@ export type SeatJoined = Message<"scopa.v1.SeatJoined"> & {
  * Use `create(SeatJoinedSchema)` to create a new message.
  */
 export const SeatJoinedSchema: GenMessage<SeatJoined> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 21);
+  messageDesc(file_scopa_v1_scopa, 26);
 
 /**
  * A seat resigned.
@@ -1149,7 +1365,7 @@ export type SeatResigned = Message<"scopa.v1.SeatResigned"> & {
  * Use `create(SeatResignedSchema)` to create a new message.
  */
 export const SeatResignedSchema: GenMessage<SeatResigned> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 22);
+  messageDesc(file_scopa_v1_scopa, 27);
 
 /**
  * A seat's turn clock ran out (CreateGameRequest.turn_timeout_s).
@@ -1193,7 +1409,7 @@ export type TurnTimedOut = Message<"scopa.v1.TurnTimedOut"> & {
  * Use `create(TurnTimedOutSchema)` to create a new message.
  */
 export const TurnTimedOutSchema: GenMessage<TurnTimedOut> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 23);
+  messageDesc(file_scopa_v1_scopa, 28);
 
 /**
  * The deal was void and was redone ("kings", "aces"), or an ace turned onto
@@ -1223,7 +1439,7 @@ export type Redeal = Message<"scopa.v1.Redeal"> & {
  * Use `create(RedealSchema)` to create a new message.
  */
 export const RedealSchema: GenMessage<Redeal> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 24);
+  messageDesc(file_scopa_v1_scopa, 29);
 
 /**
  * A preset: a named ruleset with its option values.
@@ -1288,7 +1504,7 @@ export type Ruleset = Message<"scopa.v1.Ruleset"> & {
  * Use `create(RulesetSchema)` to create a new message.
  */
 export const RulesetSchema: GenMessage<Ruleset> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 25);
+  messageDesc(file_scopa_v1_scopa, 30);
 
 /**
  * One rule option a game can override.
@@ -1344,7 +1560,7 @@ export type RuleOption = Message<"scopa.v1.RuleOption"> & {
  * Use `create(RuleOptionSchema)` to create a new message.
  */
 export const RuleOptionSchema: GenMessage<RuleOption> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 26);
+  messageDesc(file_scopa_v1_scopa, 31);
 
 /**
  * Request message for CreateGame.
@@ -1451,7 +1667,7 @@ export type CreateGameRequest = Message<"scopa.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 27);
+  messageDesc(file_scopa_v1_scopa, 32);
 
 /**
  * Response message for CreateGame.
@@ -1494,7 +1710,7 @@ export type CreateGameResponse = Message<"scopa.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 28);
+  messageDesc(file_scopa_v1_scopa, 33);
 
 /**
  * Request message for GetState.
@@ -1515,7 +1731,7 @@ export type GetStateRequest = Message<"scopa.v1.GetStateRequest"> & {
  * Use `create(GetStateRequestSchema)` to create a new message.
  */
 export const GetStateRequestSchema: GenMessage<GetStateRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 29);
+  messageDesc(file_scopa_v1_scopa, 34);
 
 /**
  * Response message for GetState.
@@ -1536,7 +1752,7 @@ export type GetStateResponse = Message<"scopa.v1.GetStateResponse"> & {
  * Use `create(GetStateResponseSchema)` to create a new message.
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 30);
+  messageDesc(file_scopa_v1_scopa, 35);
 
 /**
  * Which table cards a play captures.
@@ -1557,7 +1773,7 @@ export type CaptureChoice = Message<"scopa.v1.CaptureChoice"> & {
  * Use `create(CaptureChoiceSchema)` to create a new message.
  */
 export const CaptureChoiceSchema: GenMessage<CaptureChoice> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 31);
+  messageDesc(file_scopa_v1_scopa, 36);
 
 /**
  * Request message for PlayCard.
@@ -1610,7 +1826,7 @@ export type PlayCardRequest = Message<"scopa.v1.PlayCardRequest"> & {
  * Use `create(PlayCardRequestSchema)` to create a new message.
  */
 export const PlayCardRequestSchema: GenMessage<PlayCardRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 32);
+  messageDesc(file_scopa_v1_scopa, 37);
 
 /**
  * Response message for PlayCard.
@@ -1639,7 +1855,7 @@ export type PlayCardResponse = Message<"scopa.v1.PlayCardResponse"> & {
  * Use `create(PlayCardResponseSchema)` to create a new message.
  */
 export const PlayCardResponseSchema: GenMessage<PlayCardResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 33);
+  messageDesc(file_scopa_v1_scopa, 38);
 
 /**
  * One action a seat may take; exactly one kind is set.
@@ -1677,6 +1893,23 @@ export type Action = Message<"scopa.v1.Action"> & {
      */
     value: StealAction;
     case: "steal";
+  } | {
+    /**
+     * Play a card face down claiming that it sweeps the table (Scopa
+     * fidasse); the opponents then answer in turn.
+     *
+     * @generated from field: scopa.v1.ClaimSweepAction claim_sweep = 4;
+     */
+    value: ClaimSweepAction;
+    case: "claimSweep";
+  } | {
+    /**
+     * Answer the claimed sweep awaiting the caller's answer.
+     *
+     * @generated from field: scopa.v1.AnswerClaimAction answer_claim = 5;
+     */
+    value: AnswerClaimAction;
+    case: "answerClaim";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1685,7 +1918,51 @@ export type Action = Message<"scopa.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 34);
+  messageDesc(file_scopa_v1_scopa, 39);
+
+/**
+ * Play a card face down claiming that it sweeps the whole table ("ti
+ * fidi?"); any card of the hand may be claimed, while the table holds cards
+ * and the card is not the hand's last.
+ *
+ * @generated from message scopa.v1.ClaimSweepAction
+ */
+export type ClaimSweepAction = Message<"scopa.v1.ClaimSweepAction"> & {
+  /**
+   * The card to play face down from the hand.
+   *
+   * @generated from field: scopa.v1.Card card = 1;
+   */
+  card?: Card | undefined;
+};
+
+/**
+ * Describes the message scopa.v1.ClaimSweepAction.
+ * Use `create(ClaimSweepActionSchema)` to create a new message.
+ */
+export const ClaimSweepActionSchema: GenMessage<ClaimSweepAction> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 40);
+
+/**
+ * Answer the claimed sweep that awaits the caller (GameView.phase).
+ *
+ * @generated from message scopa.v1.AnswerClaimAction
+ */
+export type AnswerClaimAction = Message<"scopa.v1.AnswerClaimAction"> & {
+  /**
+   * Trust or doubt.
+   *
+   * @generated from field: scopa.v1.ClaimAnswer answer = 1;
+   */
+  answer: ClaimAnswer;
+};
+
+/**
+ * Describes the message scopa.v1.AnswerClaimAction.
+ * Use `create(AnswerClaimActionSchema)` to create a new message.
+ */
+export const AnswerClaimActionSchema: GenMessage<AnswerClaimAction> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 41);
 
 /**
  * Play a card from the hand to steal the whole pile of another side, whose
@@ -1714,7 +1991,7 @@ export type StealAction = Message<"scopa.v1.StealAction"> & {
  * Use `create(StealActionSchema)` to create a new message.
  */
 export const StealActionSchema: GenMessage<StealAction> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 35);
+  messageDesc(file_scopa_v1_scopa, 42);
 
 /**
  * Play a card, optionally naming the capture (as in PlayCardRequest).
@@ -1743,7 +2020,7 @@ export type PlayCardAction = Message<"scopa.v1.PlayCardAction"> & {
  * Use `create(PlayCardActionSchema)` to create a new message.
  */
 export const PlayCardActionSchema: GenMessage<PlayCardAction> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 36);
+  messageDesc(file_scopa_v1_scopa, 43);
 
 /**
  * A declaration: the rule's name and the cards it shows.
@@ -1771,7 +2048,7 @@ export type Declaration = Message<"scopa.v1.Declaration"> & {
  * Use `create(DeclarationSchema)` to create a new message.
  */
 export const DeclarationSchema: GenMessage<Declaration> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 37);
+  messageDesc(file_scopa_v1_scopa, 44);
 
 /**
  * Request message for TakeAction.
@@ -1815,7 +2092,7 @@ export type TakeActionRequest = Message<"scopa.v1.TakeActionRequest"> & {
  * Use `create(TakeActionRequestSchema)` to create a new message.
  */
 export const TakeActionRequestSchema: GenMessage<TakeActionRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 38);
+  messageDesc(file_scopa_v1_scopa, 45);
 
 /**
  * Response message for TakeAction.
@@ -1843,7 +2120,7 @@ export type TakeActionResponse = Message<"scopa.v1.TakeActionResponse"> & {
  * Use `create(TakeActionResponseSchema)` to create a new message.
  */
 export const TakeActionResponseSchema: GenMessage<TakeActionResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 39);
+  messageDesc(file_scopa_v1_scopa, 46);
 
 /**
  * Request message for JoinGame.
@@ -1889,7 +2166,7 @@ export type JoinGameRequest = Message<"scopa.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 40);
+  messageDesc(file_scopa_v1_scopa, 47);
 
 /**
  * Response message for JoinGame.
@@ -1924,7 +2201,7 @@ export type JoinGameResponse = Message<"scopa.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 41);
+  messageDesc(file_scopa_v1_scopa, 48);
 
 /**
  * Request message for WatchGame.
@@ -1953,7 +2230,7 @@ export type WatchGameRequest = Message<"scopa.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 42);
+  messageDesc(file_scopa_v1_scopa, 49);
 
 /**
  * One message of the WatchGame stream.
@@ -1997,7 +2274,7 @@ export type WatchGameResponse = Message<"scopa.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 43);
+  messageDesc(file_scopa_v1_scopa, 50);
 
 /**
  * Request message for ListGames.
@@ -2033,7 +2310,7 @@ export type ListGamesRequest = Message<"scopa.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 44);
+  messageDesc(file_scopa_v1_scopa, 51);
 
 /**
  * Response message for ListGames.
@@ -2061,7 +2338,7 @@ export type ListGamesResponse = Message<"scopa.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 45);
+  messageDesc(file_scopa_v1_scopa, 52);
 
 /**
  * Request message for ListRulesets. The set is small and fixed, so there is
@@ -2077,7 +2354,7 @@ export type ListRulesetsRequest = Message<"scopa.v1.ListRulesetsRequest"> & {
  * Use `create(ListRulesetsRequestSchema)` to create a new message.
  */
 export const ListRulesetsRequestSchema: GenMessage<ListRulesetsRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 46);
+  messageDesc(file_scopa_v1_scopa, 53);
 
 /**
  * Response message for ListRulesets.
@@ -2105,7 +2382,7 @@ export type ListRulesetsResponse = Message<"scopa.v1.ListRulesetsResponse"> & {
  * Use `create(ListRulesetsResponseSchema)` to create a new message.
  */
 export const ListRulesetsResponseSchema: GenMessage<ListRulesetsResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 47);
+  messageDesc(file_scopa_v1_scopa, 54);
 
 /**
  * Request message for ResignGame.
@@ -2133,7 +2410,7 @@ export type ResignGameRequest = Message<"scopa.v1.ResignGameRequest"> & {
  * Use `create(ResignGameRequestSchema)` to create a new message.
  */
 export const ResignGameRequestSchema: GenMessage<ResignGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 48);
+  messageDesc(file_scopa_v1_scopa, 55);
 
 /**
  * Response message for ResignGame.
@@ -2154,7 +2431,7 @@ export type ResignGameResponse = Message<"scopa.v1.ResignGameResponse"> & {
  * Use `create(ResignGameResponseSchema)` to create a new message.
  */
 export const ResignGameResponseSchema: GenMessage<ResignGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 49);
+  messageDesc(file_scopa_v1_scopa, 56);
 
 /**
  * The four suits of the Italian decks (engine suit index + 1).
@@ -2381,6 +2658,75 @@ export enum OptionType {
  */
 export const OptionTypeSchema: GenEnum<OptionType> = /*@__PURE__*/
   enumDesc(file_scopa_v1_scopa, 4);
+
+/**
+ * What kind of action the game awaits from the seat `turn`.
+ *
+ * @generated from enum scopa.v1.Phase
+ */
+export enum Phase {
+  /**
+   * Not set (a game that is over, or a server older than this field).
+   *
+   * @generated from enum value: PHASE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * An ordinary turn: play a card (or another action of the play phase).
+   *
+   * @generated from enum value: PHASE_PLAY = 1;
+   */
+  PLAY = 1,
+
+  /**
+   * A seat claimed a sweep with a card played face down; the seat `turn`
+   * must answer it (Action.answer_claim).
+   *
+   * @generated from enum value: PHASE_ANSWER_CLAIM = 2;
+   */
+  ANSWER_CLAIM = 2,
+}
+
+/**
+ * Describes the enum scopa.v1.Phase.
+ */
+export const PhaseSchema: GenEnum<Phase> = /*@__PURE__*/
+  enumDesc(file_scopa_v1_scopa, 5);
+
+/**
+ * An answer to a claimed sweep.
+ *
+ * @generated from enum scopa.v1.ClaimAnswer
+ */
+export enum ClaimAnswer {
+  /**
+   * Not set (invalid in a request).
+   *
+   * @generated from enum value: CLAIM_ANSWER_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Trust the claim: the sweep stands (unseen) once every seat asked trusts.
+   *
+   * @generated from enum value: CLAIM_ANSWER_TRUST = 1;
+   */
+  TRUST = 1,
+
+  /**
+   * Doubt the claim: the card is shown and the claim settled.
+   *
+   * @generated from enum value: CLAIM_ANSWER_DOUBT = 2;
+   */
+  DOUBT = 2,
+}
+
+/**
+ * Describes the enum scopa.v1.ClaimAnswer.
+ */
+export const ClaimAnswerSchema: GenEnum<ClaimAnswer> = /*@__PURE__*/
+  enumDesc(file_scopa_v1_scopa, 6);
 
 /**
  * Plays games of the Scopa family with authoritative rules.
