@@ -61,9 +61,11 @@ def _wait_for(check: Any, timeout_s: float = 30.0) -> Any:
     raise AssertionError("timed out")
 
 
-def _two_people(stub: Stub, timeout_s: int, **kw: Any) -> pb.CreateGameResponse:
+def _two_people(
+    stub: Stub, timeout_s: int, preset_override: str = "scopa", **kw: Any
+) -> pb.CreateGameResponse:
     request = pb.CreateGameRequest(
-        preset="scopa",
+        preset=preset_override,
         seats=[pb.SeatSpec(display_name="ann"), pb.SeatSpec(display_name="bob")],
         turn_timeout_s=timeout_s,
         request_id=rid(),
@@ -205,3 +207,37 @@ def test_a_watch_stream_takes_a_run_out_turn_without_any_sweeper(own_redis: Redi
     assert update.view.version == 2 and update.view.seats[0].timeouts == 1
     first = rest["view"]["lastEvents"][0]
     assert first["turnTimedOut"] == {"seat": 0, "timeouts": 1, "forfeited": False, "bot": "random"}
+
+
+def test_an_awaited_answer_to_a_claimed_sweep_times_out_to_the_timeout_bot(
+    clocked: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """Scopa fidasse: ann claims a sweep; the turn and its clock are bob's answer; when it runs
+    out the timeout bot answers for bob (from bob's view), which the log and the events show."""
+    stub, channel = _stub(clocked[0])
+    with channel:
+        created = _two_people(stub, 2, preset_override="fidasse")
+        game = created.name.removeprefix("games/")
+        token = tokens_of(created)[0]
+        claim = next(a for a in created.view.legal_actions if a.HasField("claim_sweep"))
+        claimed = stub.TakeAction(
+            pb.TakeActionRequest(name=created.name, action=claim, request_id=rid()),
+            metadata=auth(token),
+            timeout=30,
+        ).view
+        assert claimed.phase.kind == pb.PHASE_ANSWER_CLAIM and claimed.turn == 1
+        assert claimed.HasField("turn_deadline") and claimed.seats[1].answering
+        _wait_for(lambda: [r for r in _records(clocked, "turn_timed_out", game) if r["seat"] == 1])
+        log = stub.WatchGame(
+            pb.WatchGameRequest(name=created.name, from_version=claimed.version), timeout=30
+        )
+        events: list[pb.Event] = []
+        for message in log:  # up to the claim's settlement (the stream runs to the game's end)
+            events += message.events
+            if any(e.HasField("card_played") for e in events):
+                log.cancel()
+                break
+    answered = next(e.claim_answered for e in events if e.HasField("claim_answered"))
+    assert answered.seat == 1 and answered.answer != pb.CLAIM_ANSWER_UNSPECIFIED
+    played = next(e.card_played for e in events if e.HasField("card_played"))
+    assert played.seat == 0 and played.HasField("claim")

@@ -149,3 +149,71 @@ def test_rulesets_and_views_name_their_deck(stub: Stub) -> None:
     assert created.view.deck_size == 52
     assert len(created.view.hand) == 13
     assert max(c.rank for c in created.view.hand) <= 13
+
+
+def _claim_step(
+    stubs: tuple[Stub, Stub], name: str, tokens: dict[int, str], current: pb.GameView, n: int
+) -> pb.TakeActionResponse:
+    """Take `current`'s seat's action: claim or answer at random (seeded by `n`), else play."""
+    rng = random.Random(n)
+    claims = [a for a in current.legal_actions if a.HasField("claim_sweep")]
+    answers = [a for a in current.legal_actions if a.HasField("answer_claim")]
+    if answers:
+        action = answers[0] if rng.random() < 0.5 else answers[1]
+    elif claims and rng.random() < 0.3:
+        action = rng.choice(claims)
+    else:
+        action = rng.choice([a for a in current.legal_actions if a.HasField("play_card")])
+    reply: pb.TakeActionResponse = stubs[n % 2].TakeAction(
+        pb.TakeActionRequest(name=name, action=action, request_id=rid()),
+        metadata=auth(tokens[current.seat]),
+        timeout=10,
+    )
+    return reply
+
+
+def test_fidasse_claims_and_answers_through_take_action(stubs: tuple[Stub, Stub]) -> None:
+    """Scopa fidasse to the end over TakeAction with four seats: a claim hands the turn to the
+    opponents one by one (GameView.phase, SeatInfo.answering, only their trust/doubt actions),
+    shows its card to the claimer alone, and a trusted claim's card stays unset for the others;
+    doubted claims show it; the score sheets add up."""
+    created = create(stubs[1], "fidasse", 4, target=5)
+    name, tokens = created.name, tokens_of(created)
+    current = view(stubs[0], name, tokens[created.view.turn])
+    steps = 0
+    outcomes: Counter[str] = Counter()
+    while current.status != pb.GAME_STATUS_FINISHED:
+        assert steps < 2000, "game does not end"
+        if current.phase.kind == pb.PHASE_ANSWER_CLAIM:
+            claim = current.phase.claim
+            assert current.turn == claim.answering_seats[0] == current.seat
+            assert [s.answering for s in current.seats] == [
+                s.seat == current.turn for s in current.seats
+            ]
+            assert current.seat % 2 != claim.seat % 2  # an opponent, never the partner
+            assert not claim.HasField("card") and not current.legal_moves
+            assert {a.WhichOneof("kind") for a in current.legal_actions} == {"answer_claim"}
+            claimer = view(stubs[steps % 2], name, tokens[claim.seat])
+            assert claimer.phase.claim.HasField("card") and not claimer.legal_actions
+            spectator = view(stubs[steps % 2], name)
+            assert not spectator.phase.claim.HasField("card")
+        else:
+            assert current.phase.kind == pb.PHASE_PLAY
+        reply = _claim_step(stubs, name, tokens, current, steps)
+        steps += 1
+        for event in reply.events:
+            if event.HasField("card_played") and event.card_played.HasField("claim"):
+                played = event.card_played
+                trusted = not played.claim.HasField("doubter_seat")
+                outcomes["trusted" if trusted else f"genuine={played.claim.genuine}"] += 1
+                # the caller answered last: it is never the claimer
+                assert played.HasField("card") is not trusted
+                assert played.sweep is (trusted or played.claim.genuine)
+        current = reply.view
+        if current.status != pb.GAME_STATUS_FINISHED:
+            current = view(stubs[steps % 2], name, tokens[current.turn])
+    assert outcomes["trusted"] and outcomes["genuine=False"], outcomes
+    assert current.winners and current.hand_results
+    _check_scores(current)
+    lines = {line.name for result in current.hand_results for line in result.lines}
+    assert {"false_claims", "wrong_doubts"} <= lines

@@ -55,7 +55,10 @@ def _public(event: pb.Event) -> list[pb.Card]:
     if kind == "hand_started":
         return list(event.hand_started.table)
     if kind == "card_played":
-        return [event.card_played.card, *event.card_played.captured]
+        played = event.card_played
+        if played.HasField("claim") and not played.claim.HasField("doubter_seat"):
+            return list(played.captured)  # a trusted claim's card stays face down (fidasse)
+        return [played.card, *played.captured]
     if kind == "leftover_taken":
         return list(event.leftover_taken.cards)
     if kind == "redeal":
@@ -125,10 +128,23 @@ async def _play_observed_game(
             spectator = await client.GetState(pb.GetStateRequest(name=name), timeout=10)
             seen["spectator"].append((spectator.view.version, spectator))
             current = await seat_view(client, name, tokens[turn])
-            move = rng.choice(list(current.legal_moves))
-            response: pb.PlayCardResponse = await client.PlayCard(
-                move_request(name, move, rid()), metadata=auth(tokens[turn]), timeout=10
-            )
+            response: pb.PlayCardResponse | pb.TakeActionResponse
+            claiming = [
+                a
+                for a in current.legal_actions
+                if a.HasField("claim_sweep") or a.HasField("answer_claim")
+            ]
+            if claiming and (not current.legal_moves or rng.random() < 0.4):
+                response = await client.TakeAction(  # Scopa fidasse: claim, or answer a claim
+                    pb.TakeActionRequest(name=name, action=rng.choice(claiming), request_id=rid()),
+                    metadata=auth(tokens[turn]),
+                    timeout=10,
+                )
+            else:
+                move = rng.choice(list(current.legal_moves))
+                response = await client.PlayCard(
+                    move_request(name, move, rid()), metadata=auth(tokens[turn]), timeout=10
+                )
             if turn == OBSERVED:
                 seen["seat"].append((current.version, current))
                 seen["seat"].append((response.view.version, response))
@@ -146,7 +162,7 @@ def _events_of(seen: list[tuple[int, Message]]) -> list[pb.Event]:
     events: dict[tuple[int, bytes], pb.Event] = {}
     for _, message in seen:
         found: list[pb.Event] = []
-        if isinstance(message, pb.WatchGameResponse | pb.PlayCardResponse):
+        if isinstance(message, pb.WatchGameResponse | pb.PlayCardResponse | pb.TakeActionResponse):
             found = list(message.events)
         if isinstance(message, pb.CreateGameResponse):
             found = list(message.view.last_events)
@@ -241,14 +257,59 @@ async def _play_observed_game_over_rest(
     return seen, [*tokens.values(), created.invites[0].invite_code]
 
 
-@pytest.mark.parametrize(("preset", "players"), [("scopa", 2), ("scopone", 4)])
+@pytest.mark.parametrize(
+    ("preset", "players"), [("scopa", 2), ("scopone", 4), ("fidasse", 2), ("fidasse", 4)]
+)
 async def test_no_hidden_cards_reach_a_seat_or_a_spectator(
     replicas: tuple[ServerProcess, ServerProcess], stub: Stub, preset: str, players: int
 ) -> None:
-    """Each card a seat or spectator gets is its own or public; the log holds no secrets."""
+    """Each card a seat or spectator gets is its own or public; the log holds no secrets. In
+    Scopa fidasse the card of another seat's claim stays out of everything the observed seat and
+    a spectator get until a doubt shows it (a trusted one, ever), and out of the logs."""
     seen, secrets = await _play_observed_game(replicas[0].target, stub, preset, players)
     _check_seen(seen)
     _check_logs(replicas, secrets)
+    if preset == "fidasse":
+        hidden = [
+            e.card_played
+            for e in _events_of(seen["seat"])
+            if e.HasField("card_played")
+            and e.card_played.HasField("claim")
+            and not e.card_played.claim.HasField("doubter_seat")
+            and e.card_played.seat != OBSERVED
+        ]
+        assert hidden, "no other seat's claim was trusted: nothing hidden was tested"
+        assert all(not p.HasField("card") for p in hidden)
+        for audience in ("seat", "spectator"):
+            claims = [
+                v.phase.claim
+                for _, m in seen[audience]
+                for v in _views(m)
+                if v.phase.kind == pb.PHASE_ANSWER_CLAIM
+            ]
+            assert claims, audience
+            for claim in claims:  # the claim's card only in the claimer's own view
+                assert claim.HasField("card") is (audience == "seat" and claim.seat == OBSERVED)
+        _check_no_cards_logged(replicas)
+
+
+def _check_no_cards_logged(replicas: tuple[ServerProcess, ServerProcess]) -> None:
+    """No log record carries a card (a claimed card included) under any key."""
+    for replica in replicas:
+        for record in replica.log_records():
+            assert not _card_keys(record), record
+
+
+def _card_keys(record: Any) -> set[str]:
+    names = {"card", "cards", "hand", "table", "suit", "rank", "claim"}
+    if isinstance(record, dict):
+        found = {k for k in record if k in names}
+        for value in record.values():
+            found |= _card_keys(value)
+        return found
+    if isinstance(record, list):
+        return set().union(*(_card_keys(v) for v in record)) if record else set()
+    return set()
 
 
 async def test_no_hidden_cards_reach_rest_responses_or_sse_events(
