@@ -17,7 +17,10 @@ with ``.venv/bin/python tools/build_mypyc.py``; the compiled run is a child proc
 Rates use CPU time of this process (``time.process_time``), so other load on the machine
 disturbs them less. Output: one header line, one ``baseline=`` line (the policy alone,
 measured in the same run), then exactly one
-``preset=<id> hands_per_s=<n> plays_per_s=<n>`` line per preset (and implementation).
+``preset=<id> hands_per_s=<n> plays_per_s=<n>`` line per preset (and implementation). A
+preset with claimed sweeps (Scopa fidasse) gets a second line tagged ``policy=claims``, whose
+policy also claims a sweep at one turn in ten (when it may) and answers each claim at random,
+through :func:`scopa.rules.apply_action` (the plain line never claims).
 """
 
 from __future__ import annotations
@@ -28,17 +31,23 @@ import platform
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from compiled import CHILD_MARK, is_compiled, run_compiled  # bench/compiled.py
 
 from scopa.rules import (
+    PLAY,
     PRESETS,
+    Answer,
+    Claim,
     HandScored,
     MatchState,
     Ruleset,
+    apply_action,
     apply_move,
+    claim_rules,
+    legal_actions,
     make_ruleset,
     new_match,
     play_out,
@@ -76,14 +85,38 @@ def run_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:
     return state
 
 
-def play_for(ruleset: Ruleset, seconds: float, seed: int = 1) -> tuple[Tally, float]:
+def run_claiming_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:
+    """One whole match whose policy also claims sweeps (1 turn in 10) and answers at random."""
+    state, _ = new_match(ruleset, rng=rng)
+    while state.turn >= 0:
+        if state.phase != PLAY:
+            answer = Answer(trust=rng.random() < 0.5)
+            state, events = apply_action(state, state.turn, answer, rng)
+        else:
+            claims = []
+            if rng.random() < 0.1:
+                claims = [a for a in legal_actions(state) if isinstance(a, Claim)]
+            if claims:
+                state, events = apply_action(state, state.turn, rng.choice(claims), rng)
+            else:
+                state, events = apply_move(state, state.turn, pick_move(state, rng), rng)
+                tally.plays += 1
+        for event in events:
+            if type(event) is HandScored:
+                tally.hands += 1
+    return state
+
+
+def play_for(
+    ruleset: Ruleset, seconds: float, seed: int = 1, match: Callable[..., MatchState] = run_match
+) -> tuple[Tally, float]:
     """Play matches until ``seconds`` have passed; returns the tally and the time taken."""
     rng = random.Random(seed)
     tally = Tally()
     start = time.process_time()
     deadline = start + seconds
     while time.process_time() < deadline:
-        run_match(ruleset, rng, tally)
+        match(ruleset, rng, tally)
     return tally, time.process_time() - start
 
 
@@ -138,6 +171,13 @@ def _measure(presets: Sequence[str], seconds: float, impl: str, tagged: bool) ->
             f"plays_per_s={tally.plays / elapsed:.0f}{tag}",
             flush=True,
         )
+        if claim_rules(make_ruleset(preset).options):
+            tally, elapsed = play_for(make_ruleset(preset), seconds, match=run_claiming_match)
+            print(
+                f"preset={preset} hands_per_s={tally.hands / elapsed:.0f} "
+                f"plays_per_s={tally.plays / elapsed:.0f} policy=claims{tag}",
+                flush=True,
+            )
     if impl != "mypyc":
         return
     for preset in presets:
