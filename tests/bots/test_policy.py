@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from bots_helpers import after_a_declaration, midgame, reshuffled_hidden
 
 from scopa.bots import DEFAULT_BUDGET, Budget, Level, choose, scaled_budget
-from scopa.rules import PRESETS, apply_action, make_ruleset, new_match, observe
+from scopa.rules import (
+    PRESETS,
+    Answer,
+    Claim,
+    MatchState,
+    apply_action,
+    legal_actions,
+    make_ruleset,
+    new_match,
+    observe,
+    random_move,
+)
 
 REPRODUCIBLE = Budget(iterations=40)
 
@@ -96,3 +108,51 @@ def test_scaled_budget_keeps_the_default_rate() -> None:
     assert scaled_budget(DEFAULT_BUDGET.seconds) == DEFAULT_BUDGET
     assert scaled_budget(3 * DEFAULT_BUDGET.seconds).iterations == 3 * DEFAULT_BUDGET.iterations
     assert scaled_budget(0.0001).iterations == 5
+
+
+def _claimed(seed: int, trusted: bool) -> MatchState:
+    """A fidasse match where seat 0 claimed a sweep (awaiting seat 1's answer), or where seat 1
+    trusted it and is now to play."""
+    rng = random.Random(seed)
+    state, _ = new_match(make_ruleset("fidasse"), rng=rng)
+    while not [a for a in legal_actions(state) if isinstance(a, Claim)] or state.turn != 0:
+        state, _ = apply_action(state, state.turn, random_move(state, rng), rng)
+    state, _ = apply_action(
+        state, 0, rng.choice([a for a in legal_actions(state) if isinstance(a, Claim)]), rng
+    )
+    if trusted:
+        state, _ = apply_action(state, 1, Answer(trust=True), rng)
+    return state
+
+
+def _swap_claimed_card(state: MatchState) -> MatchState:
+    """``state`` with the claimed card (pending, or face down in seat 0's pile) swapped with the
+    stock's first card: a state seat 1 cannot tell apart."""
+    spare = state.stock[0]
+    if state.claim is not None:
+        card = state.claim.card
+        return replace(
+            state, claim=state.claim._replace(card=spare), stock=(card, *state.stock[1:])
+        )
+    play = state.history[-1]
+    assert play.claim is not None and play.claim.doubter < 0
+    history = (*state.history[:-1], play._replace(card=spare))
+    piles = (tuple(spare if c == play.card else c for c in state.piles[0]), *state.piles[1:])
+    return replace(state, history=history, piles=piles, stock=(play.card, *state.stock[1:]))
+
+
+@pytest.mark.parametrize("level", list(Level))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("trusted", [False, True])
+def test_answers_and_plays_after_a_claim_do_not_depend_on_the_claimed_card(
+    level: Level, seed: int, trusted: bool
+) -> None:
+    """The answering seat's answer, and its play after trusting, are the same whichever card
+    the claimer played face down (a bot never reads the hidden card, ismcts's determinisations
+    included)."""
+    state = _claimed(seed, trusted)
+    other = _swap_claimed_card(state)
+    assert other != state and observe(other, 1) == observe(state, 1)
+    first = choose(observe(state, 1), random.Random(seed), REPRODUCIBLE, level)
+    second = choose(observe(other, 1), random.Random(seed), REPRODUCIBLE, level)
+    assert first == second and first in observe(state, 1).legal_actions
