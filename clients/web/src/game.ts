@@ -2,9 +2,11 @@
 // Resign button (ResignGame, after a confirmation).
 import {
   asSeat,
+  ClaimAnswer,
   FinishReason,
   GameStatus,
   scopaErrorInfo,
+  type Action,
   type Card,
   type Event,
   type GameView,
@@ -204,13 +206,14 @@ export class GameScreen {
     }
   }
 
-  private async declare(name: string, cards: Card[]): Promise<void> {
+  /** Takes one of the view's legal actions other than a play (a declaration, a claimed sweep, an answer). */
+  private async act(action: Action): Promise<void> {
     if (this.busy) return;
     this.busy = true;
     this.error = undefined;
     try {
       const response = await this.init.client.takeAction(
-        { name: this.init.name, action: { kind: { case: "declare", value: { name, cards } } }, requestId: requestId() },
+        { name: this.init.name, action, requestId: requestId() },
         this.options(),
       );
       if (response.view) this.apply(response.view, response.events);
@@ -327,6 +330,9 @@ export class GameScreen {
         : `${winners} won${why}.`;
     } else if (view.status === GameStatus.WAITING_FOR_PLAYERS) {
       text = "Waiting for players to join…";
+    } else if (view.turn !== undefined && view.turn === view.seat && view.phase?.claim !== undefined) {
+      text = `${seatName(view, view.phase.claim.seat)} claims a sweep: do you trust it?`;
+      turn = "mine";
     } else if (view.turn !== undefined && view.turn === view.seat) {
       text = "Your turn: play a card.";
       turn = "mine";
@@ -519,20 +525,20 @@ export class GameScreen {
     );
   }
 
+  /** Buttons for the legal actions other than plays: declarations, claimed sweeps (Scopa fidasse) and the answers to a claim. */
   private declarations(view: GameView): HTMLElement | null {
-    const declarations = view.legalActions.flatMap((action) => (action.kind.case === "declare" ? [action.kind.value] : []));
-    if (declarations.length === 0) return null;
-    return h(
-      "section",
-      { class: "declarations", "aria-label": "Declarations" },
-      ...declarations.map((d, index) =>
-        h(
-          "button",
-          { type: "button", "data-key": `declare-${index}`, onclick: () => void this.declare(d.name, d.cards) },
-          `Declare ${d.name}: ${cardsInWords(d.cards)}`,
-        ),
-      ),
-    );
+    const counts = new Map<string, number>();
+    const buttons = view.legalActions.flatMap((action) => {
+      const label = actionLabel(action);
+      if (label === null || action.kind.case === undefined) return [];
+      const prefix = action.kind.case === "declare" ? "declare" : action.kind.case === "claimSweep" ? "claim" : "answer";
+      const n = counts.get(prefix) ?? 0;
+      counts.set(prefix, n + 1);
+      const key = `${prefix}-${n}`;
+      return [h("button", { type: "button", "data-key": key, onclick: () => void this.act(action) }, label)];
+    });
+    if (buttons.length === 0) return null;
+    return h("section", { class: "declarations", "aria-label": "Declarations" }, ...buttons);
   }
 
   /** Resign, for a seat in a running game; pressed, it asks to confirm first. */
@@ -616,4 +622,18 @@ function resignedWords(view: GameView): string {
 function clockText(deadline: number): string {
   const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
   return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+}
+
+/** The button text of an action that is not a play, or null for a play. */
+function actionLabel(action: Action): string | null {
+  switch (action.kind.case) {
+    case "declare":
+      return `Declare ${action.kind.value.name}: ${cardsInWords(action.kind.value.cards)}`;
+    case "claimSweep":
+      return action.kind.value.card ? `Claim a sweep with ${cardsInWords([action.kind.value.card])} (ti fidi?)` : null;
+    case "answerClaim":
+      return action.kind.value.answer === ClaimAnswer.TRUST ? "Trust the sweep" : "Doubt the sweep";
+    default:
+      return null;
+  }
 }

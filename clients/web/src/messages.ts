@@ -1,5 +1,5 @@
 // Words for people: error reasons (google.rpc.ErrorInfo) and game events.
-import { scopaErrorInfo, type Event, type GameView } from "@scopa/client";
+import { ClaimAnswer, scopaErrorInfo, type Event, type GameView } from "@scopa/client";
 import { cardsInWords, italianName } from "./cards.js";
 
 /** What each ErrorInfo reason means for the person who caused it. */
@@ -91,6 +91,10 @@ export function announce(view: GameView, event: Event): string | null {
         ? `${who} ran out of time (${count}) and forfeits.`
         : `${who} ran out of time (${count}); the ${kind.value.bot || "timeout"} bot plays for them.`;
     }
+    case "sweepClaimed":
+      return `${seatName(view, kind.value.seat)} plays a card face down and claims a sweep: ti fidi?`;
+    case "claimAnswered":
+      return `${seatName(view, kind.value.seat)} ${kind.value.answer === ClaimAnswer.TRUST ? "trusts" : "doubts"} the sweep.`;
     case "declared":
       return `${seatName(view, kind.value.seat)} declares ${kind.value.name}: ${kind.value.cards.map(italianName).join(", ")} (+${kind.value.points}).`;
     default:
