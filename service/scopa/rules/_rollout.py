@@ -35,6 +35,7 @@ from ._game import (
     _takes_alone,
     apply_move,
 )
+from ._matchflow import HighestWins
 from ._options import MazzoTies, Options, PrimieraMethod
 from ._scoring import (
     _CARDS,
@@ -352,18 +353,44 @@ def _card_points_any_deck(options: Options) -> tuple[float, ...]:
     return tuple([w / _WORTH_SAMPLES_ANY_DECK for w in worth])
 
 
+def _highest_wins(options: Options, scores: tuple[int, ...]) -> tuple[int, ...]:
+    """``HighestWins.after_hand``'s winners, without its ``FlowOutcome``."""
+    top = max(scores)
+    if top < options.target_score:
+        return ()
+    leader = -1
+    for side, value in enumerate(scores):
+        if value == top:
+            if leader >= 0:
+                return ()  # a tie at the top plays on
+            leader = side
+    return (leader,)
+
+
 def _outcome(
     state: MatchState,
     masks: list[int],
     sweeps: list[int],
     specials: list[dict[str, int]],
 ) -> HandOutcome:
-    """Score the hand and say whether the match ends with it."""
+    """Score the hand and say whether the match ends with it.
+
+    With mask lines for every scoring rule, no instant win and the usual match flow, it builds
+    no score sheet, flow outcome or finish reason: the totals and the winners only.
+    """
     options = state.ruleset.options
-    score = _score(options, masks, sweeps, specials)
-    scores = tuple([a + b for a, b in zip(state.scores, score.totals, strict=True)])
-    winners, _reason, _out = _match_outcome(options, score, scores, state.out)
-    return HandOutcome(score.totals, scores, winners)
+    plan = _plan(options)
+    lines = _cached_lines(options)
+    if lines is None or plan.instant_wins or type(plan.flow) is not HighestWins:
+        score = _score(options, masks, sweeps, specials)
+        totals = score.totals
+        scores = tuple([a + b for a, b in zip(state.scores, totals, strict=True)])
+        winners = _match_outcome(options, score, scores, state.out)[0]
+    else:
+        totals = tuple(_mask_totals(lines, options, masks, sweeps, specials))
+        scores = tuple([a + b for a, b in zip(state.scores, totals, strict=True)])
+        winners = _highest_wins(options, scores)
+    return tuple.__new__(HandOutcome, (totals, scores, winners))  # no interpreted __new__
 
 
 # --- the play-out ---------------------------------------------------------------------------
