@@ -27,10 +27,13 @@ from scopa.rules import (
     CardNotInHand,
     CardPlayed,
     CardsDealt,
+    Declared,
     Event,
     FinishReason,
     GameFinished,
     GameOver,
+    HandResult,
+    HandScore,
     HandScored,
     HandStarted,
     InvalidDeck,
@@ -710,6 +713,37 @@ def test_the_hot_path_copy_keeps_every_field_in_its_place() -> None:
     assert {name: getattr(copied, name) for name in names} == {
         name: f"value of {name}" for name in names
     }
+
+
+def test_an_ordinary_play_keeps_every_unchanged_field_in_its_place() -> None:
+    """A play built positionally (_after_card) carries each field the play leaves alone."""
+    start, _ = new_match(make_ruleset("scopa"), rng=random.Random(3))
+    shown = Declared(seat=1, name="accusa", cards=(1, 2, 3), points=3)
+    state = replace(
+        start,
+        hand_number=7,
+        dealer=0,
+        declared=(1,),
+        declarations=(shown,),
+        scores=(5, 6),
+        results=(HandResult(6, HandScore((), (5, 6), (False, False)), (5, 6)),),
+        winners=(8,),
+        decks=(tuple(range(40)),),
+        out=(9,),
+        returned=(10,),
+    )
+    seat = state.turn
+    move = legal_moves(state)[0]
+    new, _ = apply_move(state, seat, move)
+    changed = {"turn", "hands", "table", "piles", "sweeps", "specials", "last_capturer"}
+    changed |= {"last_laid", "history"}
+    kept = [f.name for f in fields(MatchState) if f.name not in changed]
+    assert {name: getattr(new, name) for name in kept} == {
+        name: getattr(state, name) for name in kept
+    }
+    assert new.turn == 1 - seat
+    assert len(new.hands[seat]) == len(state.hands[seat]) - 1
+    assert [played.card for played in new.history] == [move.card]
 
 
 # --- games played to lose (seed 004) -------------------------------------------------------

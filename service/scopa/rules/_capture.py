@@ -11,7 +11,7 @@ tuple of cards and every capture option has one canonical spelling.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Final, Protocol
 
@@ -20,6 +20,7 @@ from ._options import CaptureArithmetic, Options
 
 __all__ = [
     "SHAPE_BITS",
+    "TABLE_KEY_OF",
     "WIDE_SHAPE_BITS",
     "AceTakesAll",
     "CaptureRule",
@@ -50,6 +51,11 @@ _TABLE_KEYS: Final[tuple[int, ...]] = tuple(
 def table_key(card: Card) -> int:
     """Sort key of table cards: by rank, then by suit, then first copy before second."""
     return _TABLE_KEYS[card]
+
+
+TABLE_KEY_OF: Final[Callable[[Card], int]] = _TABLE_KEYS.__getitem__
+""":func:`table_key` as a lookup in a tuple of every card's key: a C call, no Python frame, for
+sorting and ``insort`` (which call their ``key`` once per comparison)."""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -376,14 +382,25 @@ class CaptureTable:
         """The highest rank of the deck (10, or 13 in the 52-card deck)."""
         self.shape_bits = WIDE_SHAPE_BITS if deck_size == 80 else SHAPE_BITS
         """Per card, its unit in a table's shape key (:data:`SHAPE_BITS` unless two decks)."""
+        self.last: tuple[tuple[Card, ...], tuple[IndexSets, ...]] = ((), self.by_shape(0, ()))
+        """The table asked last and its answer: a move is picked and then applied on the same
+        table object, so the second question is answered by identity. One attribute (set in one
+        store), so a reader never pairs one table with another's answer."""
 
     def by_rank(self, table: tuple[Card, ...]) -> tuple[IndexSets, ...]:
         """Every legal capture, as table positions, by played rank (entry 0 empty)."""
+        last = self.last
+        if last[0] is table:
+            return last[1]
         shape = 0
         bits = self.shape_bits
         for card in table:
             shape += bits[card]
-        return self.by_shape(shape, table)
+        found = self.solved.get(shape)
+        if found is None:
+            found = self.by_shape(shape, table)
+        self.last = (table, found)
+        return found
 
     def by_shape(self, shape: int, table: Sequence[Card]) -> tuple[IndexSets, ...]:
         """:meth:`by_rank` for a table whose shape (the sum of its cards' ``SHAPE_BITS``) is known.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
-from ._capture import CaptureTable, capture_table, pick, table_key
+from ._capture import TABLE_KEY_OF, CaptureTable, capture_table, pick
 from ._cards import _RANKS, DECK_SIZE, Card, card_code, deck_cards
 from ._draw import shuffle
 from ._errors import (
@@ -322,13 +322,14 @@ class MatchState:
     """The whole truth of one match. Hidden parts (hands, stock, decks) never leave the server.
 
     Built by name (keywords; ``dataclasses.replace`` for a changed copy), so mypy checks every
-    field. The one positional call is :func:`_copy`, the hot path's copy, whose field order a
-    test pins; the engine then sets the changed fields of the fresh copy by name. Treat a state
-    as immutable: the engine never changes a state it was given. The explicit ``__init__`` makes
-    construction a direct native call under mypyc (the generated dataclass ``__init__`` would be
-    an interpreted function); its parameters are not keyword-only because an interpreted call
-    with 20 keywords costs about four times a positional one (callgrind: ~12,500 against
-    ~3,300 instructions), which was most of the engine's slowdown after the dataclass came in.
+    field. The positional calls are :func:`_copy`, the copy the engine then sets changed fields
+    on by name, and the ordinary play's new state in ``_after_card``; tests pin their field
+    order. Treat a state as immutable: the engine never changes a state it was given. The
+    explicit ``__init__`` makes construction a direct native call under mypyc (the generated
+    dataclass ``__init__`` would be an interpreted function); its parameters are not
+    keyword-only because an interpreted call with 20 keywords costs about four times a
+    positional one (callgrind: ~12,500 against ~3,300 instructions), which was most of the
+    engine's slowdown after the dataclass came in.
     """
 
     ruleset: Ruleset
@@ -590,10 +591,10 @@ def _start_hand(
         stock, returned, reason = _fix_table(rules, table, stock)
         reason = reason or _void_reason(rules, table)
         if reason:
-            events.append(Redealt(hand_number, reason, tuple(sorted(table, key=table_key))))
+            events.append(Redealt(hand_number, reason, tuple(sorted(table, key=TABLE_KEY_OF))))
             continue
         events.extend(returned)
-        table.sort(key=table_key)
+        table.sort(key=TABLE_KEY_OF)
         events.append(HandStarted(hand_number, dealer, tuple(table)))
         events.extend(_dealt_events(hands, order))
         return hands, tuple(table), stock, decks, events
@@ -799,8 +800,12 @@ def _choose_capture(
     only = plan.captures.card_filter
     if only is not None:
         index_sets = only(table, card, index_sets)
-    if type(capture) is tuple and _is_listed(table, index_sets, capture):
-        return capture  # the canonical spelling of a legal set, e.g. from legal_moves
+    if type(capture) is tuple:
+        if not index_sets:
+            if not capture:
+                return capture  # laying a card that captures nothing
+        elif _is_listed(table, index_sets, capture):
+            return capture  # the canonical spelling of a legal set, e.g. from legal_moves
     captures = pick(table, index_sets)
     if capture is None:
         if len(captures) > 1:
@@ -813,7 +818,7 @@ def _choose_capture(
     wanted = tuple(capture)
     if wanted in captures:
         return wanted  # already in canonical (table) order
-    wanted = tuple(sorted(wanted, key=table_key))
+    wanted = tuple(sorted(wanted, key=TABLE_KEY_OF))
     if not captures:
         if wanted:
             raise CaptureNotLegal("this card captures nothing; it must be laid", field="capture")
@@ -883,18 +888,17 @@ def apply_move(
     """
     if state.finish_reason is not _PLAYING:
         raise GameOver("the game is over")
-    ruleset = state.ruleset
     turn = state.turn
     hands = state.hands
     table = state.table
-    stock = state.stock
     piles = state.piles
     sweeps = state.sweeps
     specials = state.specials
-    last_capturer = state.last_capturer
     last_laid = state.last_laid
-    options = ruleset.options
-    plan = _plan(options)
+    options = state.ruleset.options
+    plan = _PLANS.get(id(options))  # _plan(options), inlined: two calls of it per play
+    if plan is None or plan.options is not options:
+        plan = _plan(options)
     if not 0 <= seat < plan.players:
         raise InvalidSeat(f"no seat {seat}", field="seat")
     if seat != turn:
@@ -913,15 +917,12 @@ def apply_move(
 
     at = hand.index(card)
     hands = hands[:seat] + (hand[:at] + hand[at + 1 :],) + hands[seat + 1 :]
-    last_card = not stock and not any(hands)
-    side = plan.side_of[seat]
-    taken = bool(capture) or (not table and _takes_alone(plan.lone_takes, card))
-    sweep = False
-    scored: Specials = ()
-    if taken:
+    last_card = not state.stock and not any(hands)
+    if capture or (not table and plan.lone_takes and _takes_alone(plan.lone_takes, card)):
+        side = plan.side_of[seat]
         rest = tuple([c for c in table if c not in capture]) if capture else table
-        if not rest:
-            sweep = _is_sweep(plan.sweeps, table, card, capture, last_card)
+        sweep = not rest and _is_sweep(plan.sweeps, table, card, capture, last_card)
+        scored: Specials = ()
         rules = plan.specials_last if last_card else plan.specials
         if rules:
             scored = _score_specials(rules, card, capture, last_laid, sweep)
@@ -930,47 +931,91 @@ def apply_move(
         piles = piles[:side] + (piles[side] + capture + (card,),) + piles[side + 1 :]
         if sweep:
             sweeps = _replace_at(sweeps, side, sweeps[side] + 1)
-        table = rest
-        last_capturer = seat
-        last_laid = -1
-    else:
-        table_list = list(table)
-        insort(table_list, card, key=table_key)
-        table = tuple(table_list)
-        last_laid = card
-    played = _new(CardPlayed, (seat, card, capture, taken, sweep, scored, -1, None))
+        played = _new(CardPlayed, (seat, card, capture, True, sweep, scored, -1, None))
+        return _after_card(
+            state, plan, played, hands, rest, piles, sweeps, specials, seat, -1, last_card, rng
+        )
+    table_list = list(table)
+    insort(table_list, card, key=TABLE_KEY_OF)
+    played = _new(CardPlayed, (seat, card, capture, False, False, (), -1, None))
+    return _after_card(
+        state,
+        plan,
+        played,
+        hands,
+        tuple(table_list),
+        piles,
+        sweeps,
+        specials,
+        state.last_capturer,
+        card,
+        last_card,
+        rng,
+    )
+
+
+def _after_card(
+    state: MatchState,
+    plan: _Plan,
+    played: CardPlayed,
+    hands: tuple[tuple[Card, ...], ...],
+    table: tuple[Card, ...],
+    piles: tuple[tuple[Card, ...], ...],
+    sweeps: tuple[int, ...],
+    specials: tuple[Specials, ...],
+    last_capturer: int,
+    last_laid: Card,
+    last_card: bool,
+    rng: random.Random | None,
+) -> tuple[MatchState, list[Event]]:
+    """The state after a play on ``state``, given what the play changed: the hands without the
+    card, its table, piles, tallies, last capturer and last laid card. Adds the next turn, a new
+    deal when the hands are empty, the end of the hand after its last card."""
+    events: list[Event] = [played]
+    history = state.history + (played,)
+    out = state.out
+    if not last_card and any(hands):  # the common case: the next seat plays, built in one call
+        seat = played.seat
+        turn = plan.next_seat[seat] if not out else _next_in(plan.players, seat, out)
+        # Positional, in __init__'s order (tests/rules/test_game.py pins every field's place).
+        new = MatchState(
+            state.ruleset,
+            state.hand_number,
+            state.dealer,
+            turn,
+            hands,
+            table,
+            state.stock,
+            piles,
+            sweeps,
+            specials,
+            state.phase,
+            state.declared,
+            state.declarations,
+            last_capturer,
+            last_laid,
+            history,
+            state.scores,
+            state.results,
+            state.winners,
+            state.finish_reason,
+            state.decks,
+            out,
+            state.returned,
+            state.claim,
+        )
+        return new, events
     new = _copy(state)
+    new.hands = hands
     new.table = table
     new.piles = piles
     new.sweeps = sweeps
     new.specials = specials
     new.last_capturer = last_capturer
     new.last_laid = last_laid
-    return _after_card(new, plan, played, hands, last_card, rng)
-
-
-def _after_card(
-    new: MatchState,
-    plan: _Plan,
-    played: CardPlayed,
-    hands: tuple[tuple[Card, ...], ...],
-    last_card: bool,
-    rng: random.Random | None,
-) -> tuple[MatchState, list[Event]]:
-    """Finish a play on ``new`` (a fresh copy holding the play's table, piles and tallies):
-    the hands without the card, the next turn, a new deal when the hands are empty, the end of
-    the hand after its last card."""
-    events: list[Event] = [played]
-    new.history = new.history + (played,)
+    new.history = history
     if last_card:
-        new.hands = hands
         return _end_hand(new, events, rng), events
-    out = new.out
-    if any(hands):
-        seat = played.seat
-        new.turn = plan.next_seat[seat] if not out else _next_in(plan.players, seat, out)
-        new.hands = hands
-        return new, events
     dealer = new.dealer  # deal again from the stock
     if out:
         order = _seats_from(plan.players, _next_in(plan.players, dealer, out), out)
@@ -1148,12 +1193,25 @@ def _settle(
         if scored:
             new.specials = _add_specials(new.specials, side, scored)
         table_list = list(table)
-        insort(table_list, card, key=table_key)
+        insort(table_list, card, key=TABLE_KEY_OF)
         new.table = tuple(table_list)
         new.last_laid = card
         outcome = ClaimOutcome(doubter=doubter, genuine=False, doubter_specials=())
         played = CardPlayed(seat, card, (), False, False, scored, -1, outcome)
-    return _after_card(new, plan, played, hands, last_card, rng)
+    return _after_card(
+        new,
+        plan,
+        played,
+        hands,
+        new.table,
+        new.piles,
+        new.sweeps,
+        new.specials,
+        new.last_capturer,
+        new.last_laid,
+        last_card,
+        rng,
+    )
 
 
 def _sweeps(plan: _Plan, table: tuple[Card, ...], card: Card, last_card: bool) -> bool:
@@ -1213,11 +1271,21 @@ def _steal(
     at = hand.index(card)
     hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
     played = CardPlayed(seat, card, stolen, True, False, (), target)
-    new = _copy(state)
-    new.piles = tuple(piles)
-    new.last_capturer = seat
-    new.last_laid = -1
-    return _after_card(new, plan, played, hands, not any(hands) and not state.stock, rng)
+    last_card = not any(hands) and not state.stock
+    return _after_card(
+        state,
+        plan,
+        played,
+        hands,
+        state.table,
+        tuple(piles),
+        state.sweeps,
+        state.specials,
+        seat,
+        -1,
+        last_card,
+        rng,
+    )
 
 
 def _open_declarations(
