@@ -228,6 +228,7 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
             "partnerships",
             "denari_figures",
             "frac_points",
+            "frac_tie_re_bello",
             "modular_captures",
             "modular_sweeps",
             "lowest_wins",

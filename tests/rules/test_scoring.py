@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from rules_helpers import cards
 
 from scopa.rules._cards import ALL_CARDS, MAX_CARD, Card, Suit, card_of, deck_cards
-from scopa.rules._options import PRESETS, MazzoTies, Options, PrimieraMethod
+from scopa.rules._errors import InvalidOption
+from scopa.rules._options import PRESETS, MazzoTies, Options, PrimieraMethod, make_ruleset
 from scopa.rules._scoring import (
     _FAST_SCORERS,
     Component,
@@ -670,6 +671,35 @@ def test_frac_eight_to_eight_is_eight_points_each() -> None:
     side0 = suit_cards(Suit.DENARI) + suit_cards(Suit.COPPE)
     score = score_hand(options, [SideTally(side0, sweeps=3), SideTally(complement(side0))])
     assert score.totals == (8, 8)
+
+
+def test_frac_single_hand_eight_to_eight_goes_to_the_re_of_denari() -> None:
+    """Seed 004 FRAC in one hand: "în cazul de la 8 la 8, câștigătorul este cel care a luat regele
+    diamantelor" -- an 8-8 goes to the side that took the re of denari (frac_tie_re_bello)."""
+    options = make_ruleset("frac", {"frac_tie_re_bello": True, "target_score": 1}).options
+    side0 = suit_cards(Suit.DENARI) + suit_cards(Suit.COPPE)  # holds the re of denari
+    score = score_hand(options, two_sides(side0))
+    assert component(score, "frac").points == (8, 8)
+    assert component(score, "frac_tie").points == (1, 0)
+    assert score.totals == (9, 8)
+    swapped = score_hand(options, two_sides(complement(side0)))
+    assert component(swapped, "frac_tie").points == (0, 1)
+
+
+def test_frac_tie_break_gives_nothing_without_a_tie() -> None:
+    """A 10-6 hand is decided by the frac line alone: the tie-break line scores 0 for both."""
+    options = make_ruleset("frac", {"frac_tie_re_bello": True}).options
+    side0 = suit_cards(Suit.DENARI) + suit_cards(Suit.SPADE, 1, 8)
+    score = score_hand(options, two_sides(side0))
+    assert component(score, "frac_tie").points == (0, 0)
+    assert score.totals == (6, 10)
+
+
+def test_frac_tie_break_needs_the_frac_line() -> None:
+    """frac_tie_re_bello without frac_points is refused, naming the option."""
+    with pytest.raises(InvalidOption) as raised:
+        make_ruleset("scopa", {"frac_tie_re_bello": True})
+    assert raised.value.field == "frac_tie_re_bello"
 
 
 def test_a_non_prendere_ties_give_the_point_to_every_tied_player() -> None:

@@ -347,6 +347,12 @@ class Options:
         "Scopa FRAC: every fante, re, asso and cavallo taken scores 1 point (16 in the deck).",
         "seed 004",
     )
+    frac_tie_re_bello: bool = _opt(
+        False,
+        "FRAC's single-hand game: when the frac line ties at the top, the tied side that took the"
+        " re of denari scores 1 more (an 8-8 goes to it); needs frac_points.",
+        "seed 004",
+    )
     napola_denari: bool = _opt(
         False,
         "Napola of denari: ace, 2, 3 of denari = 3 points, +1 per next rank in an unbroken run.",
@@ -972,6 +978,11 @@ def _validate(o: Options) -> None:
             "sweep_claims keeps a trusted claim's card face down in the claimer's pile, which"
             " pile_steal's face-up piles would show; choose one",
             field="sweep_claims",
+        )
+    if o.frac_tie_re_bello and not o.frac_points:
+        raise InvalidOption(
+            "frac_tie_re_bello breaks a tie of the frac line; it needs frac_points",
+            field="frac_tie_re_bello",
         )
     if not -1 <= o.first_dealer < o.players:
         raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")

@@ -36,6 +36,7 @@ __all__ = [
     "NapolaRule",
     "ScoringRule",
     "SideTally",
+    "TieBreakRule",
     "hand_points_bound",
     "napola_length",
     "primiera_value",
@@ -306,6 +307,34 @@ def _held(cards: tuple[Card, ...], card: Card) -> int:
     return len({c for c in cards if _BASES[c] == card})
 
 
+@dataclass(frozen=True, slots=True)
+class TieBreakRule:
+    """A point to the side holding ``card`` among the sides tied at the top of a count, when
+    two or more tie there (FRAC's single-hand game, seed 004: an 8-8 goes to the side that took
+    the re of denari, "which in practice is worth two points")."""
+
+    name: str
+    count: Callable[[SideTally], int]
+    card: Card
+
+    def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
+        """1 to each tied leader holding the card (the value says who got it)."""
+        counts = [self.count(t) for t in tallies]
+        top = max(counts)
+        tied = counts.count(top) > 1
+        won = tuple(
+            [
+                1 if tied and n == top and self.card in t.cards else 0
+                for n, t in zip(counts, tallies, strict=True)
+            ]
+        )
+        return Component(self.name, won, tuple([float(w) for w in won]))
+
+    def max_points(self, options: Options, plays_per_hand: int) -> int:
+        """The one point of the tie-break."""
+        return 1
+
+
 def _sevens(tally: SideTally) -> int:
     return sum(1 for c in tally.cards if rank_of(c) == 7)
 
@@ -384,6 +413,7 @@ _GRANDE: Final = CountRule(
     lambda o, plays: 5,
 )
 _FRAC: Final = CountRule("frac", _frac_cards, lambda n, o: n, lambda o, plays: 16 * _copies(o))
+_FRAC_TIE: Final = TieBreakRule("frac_tie", _frac_cards, RE_BELLO)
 _NAPOLA_DENARI: Final = NapolaRule("napola_denari", Suit.DENARI)
 _NAPOLA_SPADE: Final = NapolaRule("napola_spade", Suit.SPADE)
 
@@ -535,6 +565,7 @@ def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
         (_SETTANTA, options.settanta),
         (_DENARI_FIGURES_RULE, options.denari_figures),
         (_FRAC, options.frac_points),
+        (_FRAC_TIE, options.frac_tie_re_bello),
         (_GRANDE, options.grande),
         (_MARESCIALLO, options.maresciallo),
         (_POLACCA, options.polacca),

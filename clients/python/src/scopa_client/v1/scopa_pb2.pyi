@@ -547,7 +547,7 @@ class ScoreLine(google.protobuf.message.Message):
     """One scoring category of a hand: "sweeps", "cards", "denari", "spade",
     "primiera", "settebello", "re_bello", "rosmarino", "two_of_spade",
     "denari_each", "settanta", "napola_denari", "napola_spade", "picule",
-    "bagher", "accuse", "denari_figures", "frac", "modular_sweeps",
+    "bagher", "accuse", "denari_figures", "frac", "frac_tie", "modular_sweeps",
     "traditional_sweeps", "tuzzulicchi", "maresciallo", "maresciallo_sweeps",
     "polacca", "saponaro", "grande", "cirulla_declarations", "twin_sweeps",
     "ten_of_denari", "fante_of_denari", "false_claims", "wrong_doubts" (only
