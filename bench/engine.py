@@ -4,6 +4,8 @@ Every play goes through the same validated :func:`scopa.rules.apply_move` the se
 The policy, :func:`scopa.rules.random_move` (part of the engine, so compiled with it), picks a
 random card from the hand, then a random legal capture for that card; it draws from the RNG
 exactly as ``rng.choice`` over the legal moves grouped by card (tests/rules/test_bots.py).
+A ruleset that builds farms (``fattoria``) plays :func:`scopa.rules.random_action` instead, a
+uniform pick among every legal action (builds and raises too), through ``apply_action``.
 Run from the repository root::
 
     .venv/bin/python bench/engine.py [--seconds 1.5] [--preset scopa ...] [--impl python]
@@ -39,22 +41,26 @@ from compiled import CHILD_MARK, is_compiled, run_compiled  # bench/compiled.py
 from scopa.rules import (
     PLAY,
     PRESETS,
+    Action,
     Answer,
     Claim,
     HandScored,
     MatchState,
+    Move,
     Ruleset,
     apply_action,
     apply_move,
+    build_rules,
     claim_rules,
     legal_actions,
     make_ruleset,
     new_match,
     play_out,
+    random_action,
     random_move,
 )
 
-__all__ = ["Tally", "pick_move", "play_for", "play_hands_for", "run_match"]
+__all__ = ["Tally", "pick_action", "pick_move", "play_for", "play_hands_for", "run_match"]
 
 
 class Tally:
@@ -72,12 +78,23 @@ pick_move: Final = random_move
 capture for it (tests/rules/test_bots.py shows it draws like ``rng.choice`` over legal moves)."""
 
 
+def pick_action(ruleset: Ruleset) -> Callable[[MatchState, random.Random], Move | Action]:
+    """The policy for ``ruleset``: :func:`pick_move`, or :func:`scopa.rules.random_action` (a
+    uniform legal action, builds included) where the ruleset builds farms (Scopa della fattoria).
+    """
+    return random_action if build_rules(ruleset.options) else pick_move
+
+
 def run_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:
     """Play one whole match with the random policy; returns its final state."""
     state, _ = new_match(ruleset, rng=rng)
+    pick = pick_action(ruleset)
     while state.turn >= 0:
-        move = pick_move(state, rng)
-        state, events = apply_move(state, state.turn, move, rng)
+        action = pick(state, rng)
+        if type(action) is Move:
+            state, events = apply_move(state, state.turn, action, rng)
+        else:
+            state, events = apply_action(state, state.turn, action, rng)
         tally.plays += 1
         for event in events:
             if type(event) is HandScored:

@@ -25,19 +25,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, assert_never
 
-from engine import pick_move  # bench/engine.py: the same policy as the benchmark
+from engine import pick_action  # bench/engine.py: the same policy as the benchmark
 
 from scopa.rules import (
     PRESETS,
     AceReturned,
     Action,
     Answer,
+    Build,
     CardPlayed,
     CardsDealt,
     Claim,
     Declare,
     Declared,
     Event,
+    Farm,
     GameFinished,
     HandScored,
     HandStarted,
@@ -71,7 +73,8 @@ def outcome(event: Event) -> tuple[Any, ...]:
     if isinstance(event, CardPlayed):
         played = (event.seat, event.card, event.captured, event.taken, event.sweep)
         stolen = (event.stolen_from,) if event.stolen_from >= 0 else ()
-        return ("played", *played, event.specials, *stolen)
+        farm = (_farm(event.farm),) if event.farm is not None else ()
+        return ("played", *played, event.specials, *stolen, *farm)
     if isinstance(event, Declared):
         return ("declared", event.seat, event.name, event.cards, event.points)
     if isinstance(event, LeftoverTaken):
@@ -85,6 +88,10 @@ def outcome(event: Event) -> tuple[Any, ...]:
     if isinstance(event, SeatResigned):
         return ("resigned", event.seat)
     raise TypeError(f"unknown event {event!r}")
+
+
+def _farm(farm: Farm) -> tuple[Any, ...]:
+    return ("farm", farm.owner, farm.value, farm.cards)
 
 
 def _actions(actions: list[Action]) -> tuple[Any, ...]:
@@ -105,6 +112,8 @@ def _action(action: Action) -> tuple[Any, ...]:
             return ("claim", action.card)
         case Answer():
             return ("answer", action.trust)
+        case Build():
+            return ("build", action.card, action.onto, action.value)
         case _:
             assert_never(action)
 
@@ -117,6 +126,7 @@ def fingerprint(preset: str, games: int) -> str:
     """SHA-256 over ``games`` seeded random matches of ``preset``."""
     digest = hashlib.sha256()
     ruleset = make_ruleset(preset)
+    pick = pick_action(ruleset)
     for seed in range(games):
         rng = random.Random(seed)
         state, events = new_match(ruleset, rng=rng)
@@ -130,10 +140,13 @@ def fingerprint(preset: str, games: int) -> str:
                 digest.update(repr([outcome(e) for e in events]).encode())
                 continue
             moves = legal_moves(state)
-            move = pick_move(state, rng)
-            if move not in moves:
+            move = pick(state, rng)
+            if move not in (moves if type(move) is Move else actions):
                 raise SystemExit(f"{preset}: the policy picked {move}, not a legal move")
-            state, events = apply_move(state, state.turn, move, rng)
+            if type(move) is Move:
+                state, events = apply_move(state, state.turn, move, rng)
+            else:
+                state, events = apply_action(state, state.turn, move, rng)
             digest.update(repr([outcome(e) for e in events]).encode())
         digest.update(repr(_final(state)).encode())
     return digest.hexdigest()

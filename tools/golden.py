@@ -9,7 +9,8 @@ ones, then one of its captures, both from sorted lists so the transcript does no
 order in which the engine lists moves; it makes every declaration and the first pile steal it
 may without drawing from that RNG; with claimed sweeps it claims with its lowest card at every
 fifth play of a hand and answers by the table's size, doubting an odd one, again without
-drawing). Pattern: open_spiel's integration_tests/playthroughs.
+drawing; where it may build a farm it does so half the time, drawing from the policy RNG only
+then). Pattern: open_spiel's integration_tests/playthroughs.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from scopa.rules import (  # noqa: E402
     PRESETS,
     AceReturned,
     Answer,
+    Build,
     CardPlayed,
     CardsDealt,
     Claim,
@@ -118,6 +120,12 @@ def describe(event: Event) -> list[str]:
 
 def _played(p: CardPlayed) -> str:
     action = f"takes {codes(p.captured)}" if p.taken else "lays"
+    if p.farm is not None:
+        verb = "raises a farm to" if len(p.farm.cards) > 2 else "builds a farm of"
+        farm = f"farm of {p.farm.value} ({codes(p.farm.cards)})"
+        action = f"takes {codes(p.captured)}, the {farm}" if p.taken else f"{verb} {p.farm.value}"
+        if not p.taken:
+            action += f" ({codes(p.farm.cards)})"
     if p.stolen_from >= 0:
         action = f"steals side {p.stolen_from}'s pile {codes(p.captured)}"
     tags = ["sweep"] if p.sweep else []
@@ -158,6 +166,7 @@ def transcript(preset: str, seed: int) -> str:
         declarations = [a for a in actions if isinstance(a, Declare)]
         steals = sorted(a for a in actions if isinstance(a, Steal))
         claims = sorted(a for a in actions if isinstance(a, Claim))
+        builds = sorted(a for a in actions if isinstance(a, Build))
         if state.claim is not None:  # answers by the table's size: doubts an odd one
             answer = Answer(trust=len(state.table) % 2 == 0)
             state, events = apply_action(state, state.turn, answer, deal_rng)
@@ -167,6 +176,9 @@ def transcript(preset: str, seed: int) -> str:
             state, events = apply_action(state, state.turn, declarations[0], deal_rng)
         elif steals:  # and steals the first pile it may (Rubamazzo), the same way
             state, events = apply_action(state, state.turn, steals[0], deal_rng)
+        elif builds and policy.random() < 0.5:  # builds a farm half the times it may
+            build = builds[policy.randrange(len(builds))]
+            state, events = apply_action(state, state.turn, build, deal_rng)
         else:
             move = choose(legal_moves(state), policy)
             state, events = apply_move(state, state.turn, move, deal_rng)

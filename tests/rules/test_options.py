@@ -118,6 +118,8 @@ def test_overrides_are_applied_and_reported() -> None:
         ("scopa", {"deck_size": 80, "denari_ten_fante": True}, "denari_ten_fante"),
         ("scopa", {"deck_size": 52, "twin_captures": True}, "twin_captures"),
         ("scopone_al_contrario", {"deck_size": 80, "hand_size": 5}, "deck_size"),
+        ("fattoria", {"sweep_claims": True}, "sweep_claims"),
+        ("fidasse", {"farms": True}, "sweep_claims"),
         (
             "cicera_bigia",
             {"spade_napoleone_wins": True, "napola_spade": False},

@@ -14,6 +14,7 @@ from scopa.rules import (
     PLAY,
     PRESETS,
     Answer,
+    Build,
     CardPlayed,
     CardsDealt,
     Claim,
@@ -37,6 +38,7 @@ from scopa.rules import (
     load_state,
     make_ruleset,
     new_match,
+    rank_of,
     visible_events,
 )
 from scopa.rules._scoring import hand_points_bound
@@ -48,10 +50,11 @@ PROPERTY_SETTINGS = settings(
 
 
 def in_play(state: MatchState) -> list[int]:
-    """Every card held somewhere in the current hand: hands, table, stock and piles."""
+    """Every card held somewhere in the current hand: hands, table, farms, stock and piles."""
     held = [c for h in state.hands for c in h] + list(state.table) + list(state.stock)
     if state.claim is not None:  # the card played face down, awaiting answers
         held.append(state.claim.card)
+    held += [c for farm in state.farms for c in farm.cards]
     return held + [c for p in state.piles for c in p]
 
 
@@ -148,10 +151,22 @@ def claim_and_answer(state: MatchState, rng: random.Random) -> tuple[MatchState,
     return state, events
 
 
+def check_build(state: MatchState, before: MatchState, action: Build, events: list[Event]) -> None:
+    """A build puts the card into a farm worth the sum of its cards, owned by the builder, who
+    holds a card of that value; the farm's cards leave the loose table."""
+    played = events[0]
+    assert isinstance(played, CardPlayed) and played.farm is not None and not played.taken
+    farm = played.farm
+    assert farm.value == sum(rank_of(c) for c in farm.cards) <= 10
+    assert farm.owner == before.turn and farm.cards[-1] == action.card
+    assert any(rank_of(c) == farm.value for c in state.hands[before.turn])
+    assert farm in state.farms and not set(farm.cards) & set(state.table)
+
+
 def play_game(rules: Ruleset, seed: int) -> None:
-    """Play one random game, declaring, stealing and claiming sweeps at random when allowed,
-    checking every invariant (cards conserved, each hand's cards line equal to the cards the
-    events moved)."""
+    """Play one random game, declaring, stealing, claiming sweeps and building at random when
+    allowed, checking every invariant (cards conserved, each hand's cards line equal to the
+    cards the events moved)."""
     rng = random.Random(seed)
     deck = list(deck_cards(rules.options.deck_size))
     state, events = new_match(rules, rng=rng)
@@ -172,8 +187,13 @@ def play_game(rules: Ruleset, seed: int) -> None:
             assert [type(e) for e in events] == [Declared] and state.turn == seat
             continue
         steals = [a for a in legal_actions(state) if isinstance(a, Steal)]
+        farm_builds = [a for a in legal_actions(state) if isinstance(a, Build)]
         if any(isinstance(a, Claim) for a in legal_actions(state)) and rng.random() < 0.1:
             state, events = claim_and_answer(state, rng)
+        elif farm_builds and rng.random() < 0.5:
+            build = rng.choice(farm_builds)
+            state, events = apply_action(state, seat, build, rng)
+            check_build(state, before, build, events)
         elif steals and rng.random() < 0.5:
             steal = rng.choice(steals)
             state, events = apply_action(state, seat, steal, rng)
@@ -216,6 +236,10 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
             "bagher",
             "accusa",
             "pile_steal",
+            "farms",
+            "farm_raise",
+            "farm_owner_takes",
+            "two_of_denari",
             "specials_on_last_card",
             "re_bello",
             "rosmarino",

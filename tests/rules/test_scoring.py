@@ -419,7 +419,7 @@ def configured_mazzo(options: Options) -> int:
     total += copies * options.settebello_points
     total += 9 * copies if options.denari_each else options.denari_points
     flags = (options.re_bello, options.rosmarino, options.two_of_spade)
-    total += copies * sum(flags) + options.settanta
+    total += copies * (sum(flags) + options.two_of_denari) + options.settanta
     total += run * (options.napola_denari + options.napola_spade)
     total += copies * (3 * options.denari_figures + 16 * options.frac_points)
     # the re of spade always costs its holder 1
@@ -522,7 +522,7 @@ def test_mazzo_never_exceeds_configured_points(
     assert lines == expected_event_lines(options, events)
     copies = 2 if options.deck_size == 80 else 1  # two decks: each honour twice
     honours = {"settebello": options.settebello_points, "re_bello": 1, "rosmarino": 1}
-    honours["two_of_spade"] = 1
+    honours["two_of_spade"] = honours["two_of_denari"] = 1
     for line in score.components:
         if line.name in honours:
             assert sum(line.points) == copies * honours[line.name], line.name

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import zlib
@@ -20,6 +21,7 @@ from scopa.rules import (
     ClaimOutcome,
     Declared,
     Event,
+    Farm,
     HandResult,
     HandScored,
     InvalidState,
@@ -228,8 +230,8 @@ def _event_fields(event: Event) -> dict[str, Any]:
     if isinstance(event, HandScored):
         return {"type": "HandScored", "result": _result_fields(event.result)}
     if isinstance(event, CardPlayed):  # format 1 had a picula flag and bagher points, no steals
-        assert event.stolen_from == -1 and event.claim is None
-        skipped = ("specials", "stolen_from", "claim")
+        assert event.stolen_from == -1 and event.claim is None and event.farm is None
+        skipped = ("specials", "stolen_from", "claim", "farm")
         fields = {k: _plain(v) for k, v in event._asdict().items() if k not in skipped}
         specials = dict(event.specials)
         picula, bagher = specials.get("picula", 0) > 0, specials.get("bagher", 0)
@@ -319,3 +321,21 @@ def test_claims_keep_their_outcome_and_pending_claims_their_record() -> None:
     assert "claim" not in json.loads(zlib.decompress(dump_state(state)[1:]))
     pending = replace(state, phase="answer", turn=1, claim=PendingClaim(0, 7, (1,), ()))
     assert load_state(dump_state(pending)) == pending
+
+
+def test_a_farm_play_keeps_its_farm_and_other_plays_keep_their_records() -> None:
+    """farm is written only for a farm play, and a state's farms only when some lie on it."""
+    farm = Farm(owner=1, value=7, cards=(13, 2))
+    build = CardPlayed(1, 2, (), False, False, (), -1, None, farm)
+    take = CardPlayed(0, 36, (13, 2, 6), True, True, (), -1, None, farm)
+    plain = CardPlayed(0, 5, (15,), True, False, ())
+    records = event_records([build, take, plain])
+    assert [("farm" in r) for r in records] == [True, True, False]
+    assert events_from_records(records, FORMAT_VERSION) == [build, take, plain]
+    state, _ = new_match(make_ruleset("fattoria"), rng=random.Random(5))
+    assert "farms" not in json.loads(zlib.decompress(dump_state(state)[1:]))
+    with_farm = dataclasses.replace(state, farms=(farm,))
+    assert json.loads(zlib.decompress(dump_state(with_farm)[1:]))["farms"] == [
+        {"owner": 1, "value": 7, "cards": [13, 2]}
+    ]
+    assert load_state(dump_state(with_farm)).farms == (farm,)

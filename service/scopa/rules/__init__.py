@@ -7,7 +7,7 @@ and :func:`state_from_view` a state that seat cannot tell from the truth (for bo
 at random, unchecked and fast, for search.
 """
 
-from ._bots import random_move, rollout_move
+from ._bots import random_action, random_move, rollout_move
 from ._capture import (
     AceTakesAll,
     CaptureRule,
@@ -45,6 +45,20 @@ from ._errors import (
     InvalidState,
     NotYourTurn,
     RulesError,
+)
+from ._farms import (
+    Build,
+    BuildOnCard,
+    BuildRule,
+    Farm,
+    FarmDutyRule,
+    FarmTakeRule,
+    OwnerTakesNextTurn,
+    RaiseFarm,
+    TakeFarmByValue,
+    build_rules,
+    farm_duty_rules,
+    farm_take_rules,
 )
 from ._flow import (
     AceOnEmptyTableTakes,
@@ -180,6 +194,9 @@ __all__ = [
     "ActionNotLegal",
     "Answer",
     "Bagher",
+    "Build",
+    "BuildOnCard",
+    "BuildRule",
     "CaptureChoiceRequired",
     "CaptureNotLegal",
     "CaptureRule",
@@ -201,6 +218,9 @@ __all__ = [
     "Elimination",
     "EqualOrSum",
     "Event",
+    "Farm",
+    "FarmDutyRule",
+    "FarmTakeRule",
     "FinishReason",
     "GameFinished",
     "GameOver",
@@ -230,12 +250,14 @@ __all__ = [
     "NotYourTurn",
     "OptionInfo",
     "Options",
+    "OwnerTakesNextTurn",
     "PenaltyLine",
     "PendingClaim",
     "Picula",
     "PileSteal",
     "Preset",
     "PrimieraMethod",
+    "RaiseFarm",
     "Redealt",
     "RulesError",
     "Ruleset",
@@ -250,6 +272,7 @@ __all__ = [
     "SumWithPlayed",
     "SweepClaimed",
     "SweepRule",
+    "TakeFarmByValue",
     "TiFidi",
     "TraditionalSweep",
     "Tuzzulicchio",
@@ -258,6 +281,7 @@ __all__ = [
     "apply_action",
     "apply_move",
     "base_card",
+    "build_rules",
     "capture_options",
     "card_code",
     "card_of",
@@ -272,6 +296,8 @@ __all__ = [
     "dump_state",
     "event_records",
     "events_from_records",
+    "farm_duty_rules",
+    "farm_take_rules",
     "figure_rank",
     "instant_win_rules",
     "legal_actions",
@@ -285,6 +311,7 @@ __all__ = [
     "observe",
     "parse_card",
     "play_out",
+    "random_action",
     "random_move",
     "rank_of",
     "resign",

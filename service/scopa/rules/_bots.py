@@ -13,9 +13,19 @@ import random
 from ._cards import _RANKS
 from ._draw import randbelow
 from ._errors import GameOver
-from ._game import _PLANS, _PLAYING, MatchState, Move, _new, _plan
+from ._game import (
+    _PLANS,
+    _PLAYING,
+    Action,
+    MatchState,
+    Move,
+    _new,
+    _plan,
+    legal_actions,
+    legal_moves,
+)
 
-__all__ = ["randbelow", "random_move", "rollout_move"]
+__all__ = ["randbelow", "random_action", "random_move", "rollout_move"]
 
 
 def random_move(state: MatchState, rng: random.Random) -> Move:
@@ -27,6 +37,8 @@ def random_move(state: MatchState, rng: random.Random) -> Move:
     """
     if state.finish_reason is not _PLAYING:
         raise GameOver("the game is over")
+    if state.farms:  # farm captures and duties (Scopa della fattoria): from the listed moves
+        return _by_card(legal_moves(state), rng)
     hand = state.hands[state.turn]
     card = hand[randbelow(rng, len(hand))]
     table = state.table
@@ -55,6 +67,9 @@ def rollout_move(state: MatchState, rng: random.Random) -> Move:
     """
     if state.finish_reason is not _PLAYING:
         raise GameOver("the game is over")
+    if state.farms:  # farm captures and duties (Scopa della fattoria): from the listed moves
+        moves = legal_moves(state)
+        return moves[min(int(rng.random() * len(moves)), len(moves) - 1)]
     hand = state.hands[state.turn]
     x = rng.random() * len(hand)
     at = min(int(x), len(hand) - 1)
@@ -68,3 +83,25 @@ def rollout_move(state: MatchState, rng: random.Random) -> Move:
         return _new(Move, (card, ()))
     chosen = sets[min(int((x - at) * len(sets)), len(sets) - 1)]
     return _new(Move, (card, tuple([table[i] for i in chosen])))
+
+
+def _by_card(moves: list[Move], rng: random.Random) -> Move:
+    """A random card among those ``moves`` play, then a random one of its moves."""
+    cards = list(dict.fromkeys([m.card for m in moves]))
+    card = cards[randbelow(rng, len(cards))]
+    mine = [m for m in moves if m.card == card]
+    return mine[randbelow(rng, len(mine))]
+
+
+def random_action(state: MatchState, rng: random.Random) -> Action:
+    """A random legal action of the seat to play: :func:`random_move`'s move (the same draws)
+    unless the ruleset builds farms, then a uniform pick among :func:`legal_actions`.
+
+    Raises :class:`GameOver` when the game is over.
+    """
+    if state.finish_reason is not _PLAYING:
+        raise GameOver("the game is over")
+    if not _plan(state.ruleset.options).builds:
+        return random_move(state, rng)
+    actions = legal_actions(state)
+    return actions[randbelow(rng, len(actions))]

@@ -29,6 +29,16 @@ from ._errors import (
     NotYourTurn,
     RulesError,
 )
+from ._farms import (
+    Build,
+    BuildRule,
+    Farm,
+    FarmDutyRule,
+    FarmTakeRule,
+    build_rules,
+    farm_duty_rules,
+    farm_take_rules,
+)
 from ._flow import DealRule, LoneTakeRule, SweepRule, deal_rules, lone_take_rules, sweep_rules
 from ._matchflow import MatchFlow, match_flow
 from ._options import Options, Ruleset
@@ -54,6 +64,7 @@ __all__ = [
     "AceReturned",
     "Action",
     "Answer",
+    "Build",
     "CardPlayed",
     "CardsDealt",
     "Claim",
@@ -62,6 +73,7 @@ __all__ = [
     "Declare",
     "Declared",
     "Event",
+    "Farm",
     "FinishReason",
     "GameFinished",
     "HandResult",
@@ -145,10 +157,10 @@ class Answer(NamedTuple):
     trust: bool
 
 
-Action = Move | Declare | Steal | Claim | Answer
+Action = Move | Declare | Steal | Claim | Answer | Build
 """Every kind of action a seat may take: playing a card, declaring, stealing a pile, claiming a
-sweep and answering a claim. The next variants add kinds (farm builds) and the handlers a
-ruleset lists."""
+sweep, answering a claim, and building or raising a farm. The next variants add kinds and the
+handlers a ruleset lists."""
 
 PLAY: Final = "play"
 """The phase of an ordinary turn: play a card (or make a declaration the ruleset allows)."""
@@ -223,6 +235,9 @@ class CardPlayed(NamedTuple):
     claim: ClaimOutcome | None = None
     """How the play's claimed sweep was answered (Scopa fidasse), or None: an open play. A
     claim every opponent trusted is not shown: other seats see ``HIDDEN_CARD`` as its card."""
+    farm: Farm | None = None
+    """The farm this play built or raised (``taken`` false: the card lies in it) or took
+    (``captured`` holds its cards first); ``None``: no farm (Scopa della fattoria)."""
 
 
 class SweepClaimed(NamedTuple):
@@ -371,6 +386,8 @@ class MatchState:
     they went: public (:class:`AceReturned`), so every seat knows the stock ends with them."""
     claim: PendingClaim | None
     """The claimed sweep awaiting answers in the ``answer`` phase, else None."""
+    farms: tuple[Farm, ...]
+    """The farms on the table beside the loose ``table`` cards, oldest first (``farms``)."""
 
     def __init__(
         self,
@@ -398,6 +415,7 @@ class MatchState:
         out: tuple[int, ...] = (),
         returned: tuple[Card, ...] = (),
         claim: PendingClaim | None = None,
+        farms: tuple[Farm, ...] = (),
     ) -> None:
         self.ruleset = ruleset
         self.hand_number = hand_number
@@ -423,6 +441,7 @@ class MatchState:
         self.out = out
         self.returned = returned
         self.claim = claim
+        self.farms = farms
 
     @property
     def options(self) -> Options:
@@ -466,6 +485,7 @@ def _copy(state: MatchState) -> MatchState:
         state.out,
         state.returned,
         state.claim,
+        state.farms,
     )
 
 
@@ -701,6 +721,12 @@ class _Plan(NamedTuple):
     """The pile-steal rules (Rubamazzo), asked on every turn."""
     claims: tuple[ClaimRule, ...]
     """The claimed-sweep rules (Scopa fidasse): who answers a claim and what answers cost."""
+    builds: tuple[BuildRule, ...]
+    """The farm-building rules (Scopa della fattoria), asked on every turn."""
+    farm_takes: tuple[FarmTakeRule, ...]
+    """How a played card takes a farm, asked while farms lie on the table."""
+    farm_duties: tuple[FarmDutyRule, ...]
+    """The farms a seat must take on its turn, asked while farms lie on the table."""
     instant_wins: tuple[InstantWinRule, ...]
     """The rules that may end the match after a hand whatever the scores."""
     actions: dict[tuple[str, type], Handler]
@@ -738,6 +764,9 @@ def _plan(options: Options) -> _Plan:
         declaration_rules(options),
         steal_rules(options),
         claim_rules(options),
+        build_rules(options),
+        farm_take_rules(options),
+        farm_duty_rules(options),
         instant_win_rules(options),
         _action_table(options),
         match_flow(options),
@@ -757,6 +786,8 @@ def _action_table(options: Options) -> dict[tuple[str, type], Handler]:
     if claim_rules(options):
         table[(PLAY, Claim)] = _claim
         table[(ANSWER, Answer)] = _answer
+    if build_rules(options):
+        table[(PLAY, Build)] = _build
     return table
 
 
@@ -787,6 +818,8 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
                 moves.append(_new(Move, (card, tuple([table[i] for i in s]))))
         else:
             moves.append(_new(Move, (card, ())))
+    if state.farms:
+        return _with_farms(state, turn, moves)
     return moves
 
 
@@ -888,6 +921,8 @@ def apply_move(
     """
     if state.finish_reason is not _PLAYING:
         raise GameOver("the game is over")
+    if state.farms:
+        return _play_with_farms(state, seat, move, rng)
     turn = state.turn
     hands = state.hands
     table = state.table
@@ -931,13 +966,13 @@ def apply_move(
         piles = piles[:side] + (piles[side] + capture + (card,),) + piles[side + 1 :]
         if sweep:
             sweeps = _replace_at(sweeps, side, sweeps[side] + 1)
-        played = _new(CardPlayed, (seat, card, capture, True, sweep, scored, -1, None))
+        played = _new(CardPlayed, (seat, card, capture, True, sweep, scored, -1, None, None))
         return _after_card(
             state, plan, played, hands, rest, piles, sweeps, specials, seat, -1, last_card, rng
         )
     table_list = list(table)
     insort(table_list, card, key=TABLE_KEY_OF)
-    played = _new(CardPlayed, (seat, card, capture, False, False, (), -1, None))
+    played = _new(CardPlayed, (seat, card, capture, False, False, (), -1, None, None))
     return _after_card(
         state,
         plan,
@@ -1003,6 +1038,7 @@ def _after_card(
             out,
             state.returned,
             state.claim,
+            state.farms,
         )
         return new, events
     new = _copy(state)
@@ -1071,6 +1107,7 @@ def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
             actions.append(Declare(name=rule.name, cards=cards))
         actions.extend(_open_steals(state))
         actions.extend(_open_claims(state))
+        actions.extend(_open_builds(state))
     return actions
 
 
@@ -1288,6 +1325,246 @@ def _steal(
     )
 
 
+# --- farms (Scopa della fattoria) ------------------------------------------------------------
+
+
+def _farm_takes(
+    plan: _Plan, card: Card, table: tuple[Card, ...], farms: tuple[Farm, ...]
+) -> list[tuple[Card, ...]]:
+    """Every capture of a farm ``card`` may make under the ruleset's farm rules."""
+    takes: list[tuple[Card, ...]] = []
+    for rule in plan.farm_takes:
+        takes.extend(rule.takes(card, table, farms))
+    return takes
+
+
+def _due_farms(plan: _Plan, seat: int, farms: tuple[Farm, ...]) -> tuple[Farm, ...]:
+    """The farms ``seat`` must take on this turn (empty: it is free)."""
+    due: tuple[Farm, ...] = ()
+    for rule in plan.farm_duties:
+        due += rule.due(seat, farms)
+    return due
+
+
+def _farm_of(capture: tuple[Card, ...], farms: tuple[Farm, ...]) -> Farm | None:
+    """The farm ``capture`` takes (its cards come first), or ``None``."""
+    for farm in farms:
+        if capture[: len(farm.cards)] == farm.cards:
+            return farm
+    return None
+
+
+def _with_farms(state: MatchState, seat: int, moves: list[Move]) -> list[Move]:
+    """``moves`` (those of the loose table cards) with each card's farm captures after its own:
+    a card that can take a farm may not be laid (capturing is compulsory), and a seat with a farm
+    due may only take one of its due farms."""
+    plan = _plan(state.ruleset.options)
+    table = state.table
+    farms = state.farms
+    due = _due_farms(plan, seat, farms)
+    out: list[Move] = []
+    for card in state.hands[seat]:
+        takes = _farm_takes(plan, card, table, farms)
+        if due:
+            out.extend([_new(Move, (card, t)) for t in takes if _farm_of(t, due) is not None])
+            continue
+        out.extend([m for m in moves if m.card == card and (m.capture or not takes)])
+        out.extend([_new(Move, (card, t)) for t in takes])
+    return out
+
+
+def _play_with_farms(
+    state: MatchState, seat: int, move: Move, rng: random.Random | None
+) -> tuple[MatchState, list[Event]]:
+    """:func:`apply_move` while farms lie on the table: the capture is one of the card's entries
+    of :func:`legal_moves` (any order), and a capture of a farm takes it whole."""
+    plan = _plan(state.ruleset.options)
+    if not 0 <= seat < plan.players:
+        raise InvalidSeat(f"no seat {seat}", field="seat")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    card, wanted = move
+    hand = state.hands[seat]
+    if card not in hand:
+        raise CardNotInHand(
+            f"{card_code(card)} is not in your hand",
+            field="card",
+            metadata={"card": card_code(card)},
+        )
+    choices = [m.capture or () for m in legal_moves(state, seat) if m.card == card]
+    capture = _farm_capture_choice(state, seat, card, choices, wanted)
+    farm = _farm_of(capture, state.farms) if capture else None
+    farms = tuple([f for f in state.farms if f is not farm])
+    loose = capture[len(farm.cards) :] if farm is not None else capture
+    at = hand.index(card)
+    hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
+    last_card = not state.stock and not any(hands)
+    side = plan.side_of[seat]
+    table = state.table
+    piles = state.piles
+    sweeps = state.sweeps
+    specials = state.specials
+    sweep = False
+    scored: Specials = ()
+    last_capturer = state.last_capturer
+    if capture:
+        rest = tuple([c for c in table if c not in loose])
+        if not rest and not farms:
+            sweep = _is_sweep(plan.sweeps, table, card, capture, last_card)
+        rules = plan.specials_last if last_card else plan.specials
+        if rules:
+            scored = _score_specials(rules, card, capture, state.last_laid, sweep)
+            if scored:
+                specials = _add_specials(specials, side, scored)
+        piles = piles[:side] + (piles[side] + capture + (card,),) + piles[side + 1 :]
+        if sweep:
+            sweeps = _replace_at(sweeps, side, sweeps[side] + 1)
+        table = rest
+        last_capturer = seat
+        last_laid = -1
+    else:
+        table_list = list(table)
+        insort(table_list, card, key=TABLE_KEY_OF)
+        table = tuple(table_list)
+        last_laid = card
+    played = CardPlayed(seat, card, capture, bool(capture), sweep, scored, -1, None, farm)
+    before = _copy(state)  # _after_card carries the state's farms: these are the play's
+    before.farms = farms
+    return _after_card(
+        before,
+        plan,
+        played,
+        hands,
+        table,
+        piles,
+        sweeps,
+        specials,
+        last_capturer,
+        last_laid,
+        last_card,
+        rng,
+    )
+
+
+def _farm_capture_choice(
+    state: MatchState,
+    seat: int,
+    card: Card,
+    choices: list[tuple[Card, ...]],
+    wanted: tuple[Card, ...] | None,
+) -> tuple[Card, ...]:
+    """The entry of ``choices`` (the card's legal captures, ``()`` to lay it) that ``wanted``
+    names in any order; ``None`` names the only one."""
+    if not choices:
+        due = _due_farms(_plan(state.ruleset.options), seat, state.farms)
+        values = ", ".join(sorted({str(f.value) for f in due}))
+        raise ActionNotLegal(
+            f"seat {seat} must take its farm (worth {values}) on this turn",
+            field="card",
+            metadata={"card": card_code(card)},
+        )
+    if wanted is None:
+        if len(choices) > 1:
+            raise CaptureChoiceRequired(
+                f"card {card_code(card)} has {len(choices)} legal captures; name one",
+                field="capture",
+                metadata={"card": card_code(card), "choices": str(len(choices))},
+            )
+        return choices[0]
+    named = sorted(wanted)
+    for choice in choices:
+        if sorted(choice) == named:
+            return choice
+    if choices == [()]:
+        raise CaptureNotLegal("this card captures nothing; it must be laid", field="capture")
+    raise CaptureNotLegal(
+        "capturing is compulsory and must take one of the legal sets"
+        if not wanted
+        else "that set of table cards is not a legal capture for this card",
+        field="capture",
+    )
+
+
+def _open_builds(state: MatchState) -> list[Build]:
+    """The builds open to the seat to play: none while it has a farm due; otherwise each build
+    rule's, with the cards of its hand that take nothing (capturing stays compulsory)."""
+    plan = _plan(state.ruleset.options)
+    if not plan.builds:
+        return []
+    seat = state.turn
+    farms = state.farms
+    if farms and _due_farms(plan, seat, farms):
+        return []
+    hand = state.hands[seat]
+    table = state.table
+    by_rank = plan.captures.by_rank(table)
+    free = tuple(
+        [c for c in hand if not by_rank[_RANKS[c]] and not _farm_takes(plan, c, table, farms)]
+    )
+    if not free:
+        return []
+    builds: list[Build] = []
+    for rule in plan.builds:
+        builds.extend(rule.builds(seat, hand, free, table, farms))
+    return builds
+
+
+def _build(
+    state: MatchState, seat: int, action: Build, rng: random.Random | None
+) -> tuple[MatchState, list[Event]]:
+    """Build a farm on a loose card or raise a farm (Scopa della fattoria, seed 004): the card
+    joins the farm, which is now the seat's, worth ``action.value``."""
+    plan = _plan(state.ruleset.options)
+    if not 0 <= seat < plan.players:
+        raise InvalidSeat(f"no seat {seat}", field="seat")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    onto = sorted(action.onto)
+    for build in _open_builds(state):
+        if build.card == action.card and build.value == action.value and sorted(build.onto) == onto:
+            break
+    else:
+        codes = " ".join([card_code(c) for c in action.onto]) or "nothing"
+        raise ActionNotLegal(
+            f"seat {seat} cannot build a farm of {action.value} with {card_code(action.card)}"
+            f" onto {codes} now (the card must take nothing, the farm be worth the cards' sum,"
+            " at most 10, and the seat hold another card of that value)",
+            field="action",
+        )
+    card = build.card
+    table = state.table
+    farms = state.farms
+    raised = _farm_of(build.onto, farms) if len(build.onto) > 1 else None  # a farm: 2+ cards
+    if raised is not None:
+        farm = Farm(seat, build.value, raised.cards + (card,))
+        farms = tuple([farm if f is raised else f for f in farms])
+    else:
+        farm = Farm(seat, build.value, (build.onto[0], card))
+        table = tuple([c for c in table if c != build.onto[0]])
+        farms = (*farms, farm)
+    hand = state.hands[seat]
+    at = hand.index(card)
+    hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
+    played = CardPlayed(seat, card, (), False, False, (), -1, None, farm)
+    before = _copy(state)  # _after_card carries the state's farms: these are the build's
+    before.farms = farms
+    last_card = not any(hands) and not state.stock
+    return _after_card(
+        before,
+        plan,
+        played,
+        hands,
+        table,
+        state.piles,
+        state.sweeps,
+        state.specials,
+        state.last_capturer,
+        -1,
+        last_card,
+        rng,
+    )
+
+
 def _open_declarations(
     state: MatchState,
 ) -> list[tuple[DeclarationRule, tuple[Card, ...], int]]:
@@ -1362,6 +1639,8 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
     sides = options.sides
     piles = state.piles
     table = state.table
+    for farm in state.farms:  # a farm left at the hand's end goes with the loose cards
+        table = table + farm.cards
     if table:
         taker = state.last_capturer if state.last_capturer >= 0 else state.dealer
         events.append(LeftoverTaken(taker, table))
@@ -1401,6 +1680,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
             decks=state.decks,
             out=out,
             claim=None,
+            farms=(),
         )
     players = options.players
     dealer = _next_in(players, state.dealer, out)
@@ -1430,6 +1710,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
     new.decks = decks
     new.out = out
     new.returned = _returned(dealt)
+    new.farms = ()
     return new
 
 

@@ -31,6 +31,7 @@ from ._game import (
     ClaimAnswered,
     Declared,
     Event,
+    Farm,
     FinishReason,
     GameFinished,
     HandResult,
@@ -100,6 +101,8 @@ class SeatView(NamedTuple):
     """``play``, or ``answer`` while a claimed sweep awaits the answer of the seat ``turn``."""
     claim: PendingClaim | None = None
     """The claimed sweep awaiting answers; its card is ``HIDDEN_CARD`` but to the claimer."""
+    farms: tuple[Farm, ...] = ()
+    """The farms on the table (public), oldest first (Scopa della fattoria)."""
 
 
 def observe(state: MatchState, seat: int | None) -> SeatView:
@@ -145,6 +148,7 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         returned=state.returned,
         phase=state.phase,
         claim=claim,
+        farms=state.farms,
     )
 
 
@@ -209,6 +213,8 @@ def seen_cards(view: SeatView) -> frozenset[Card]:
     taken, and every card shown in a declaration this deal."""
     seen: set[Card] = set(view.hand)
     seen.update(view.table)
+    for farm in view.farms:
+        seen.update(farm.cards)
     for play in view.history:
         seen.add(play.card)
         seen.update(play.captured)
@@ -322,7 +328,7 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         declared=tuple([d.seat for d in view.declarations]),
         declarations=view.declarations,
         last_capturer=_last_capturer(view),
-        last_laid=history[-1].card if history and not history[-1].taken else -1,
+        last_laid=_last_laid(history),
         history=history,
         scores=view.scores,
         results=view.results,
@@ -332,7 +338,15 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         out=view.out,
         returned=view.returned,
         claim=claim,
+        farms=view.farms,
     )
+
+
+def _last_laid(history: tuple[CardPlayed, ...]) -> Card:
+    """The card the latest play laid loose on the table (not into a farm), or -1."""
+    if history and not history[-1].taken and history[-1].farm is None:
+        return history[-1].card
+    return -1
 
 
 def _piles(view: SeatView, history: tuple[CardPlayed, ...]) -> tuple[tuple[Card, ...], ...]:

@@ -256,6 +256,25 @@ class Options:
     wrong_doubt_points: int = _opt(
         1, "With sweep_claims, the points doubting a true claim costs the doubter.", "seed 004"
     )
+    farms: bool = _opt(
+        False,
+        "Scopa della fattoria: a card that takes nothing may be played onto one table card,"
+        " forming a farm worth both, by a seat holding another card of that value; a card of a"
+        " farm's value takes it whole (with one loose card of that value, if any).",
+        "seed 004",
+    )
+    farm_raise: bool = _opt(
+        True,
+        "With farms, another seat may raise a farm with a card that takes nothing, when it holds"
+        " a card of the new value; the farm becomes its own.",
+        "seed 004",
+    )
+    farm_owner_takes: bool = _opt(
+        True,
+        "With farms, a farm's owner must take it on its next turn (false: it may play on, and a"
+        " farm left at the hand's end goes with the leftover cards).",
+        "seed 004 (reading)",
+    )
     tuzzulicchio_declarations: bool = _opt(
         False,
         "Tuzzulicchio's declarations, before the seat's first card of the deal: two of one rank "
@@ -306,6 +325,9 @@ class Options:
         False,
         "Cicera bigia (deck_size 52): the 10 and the fante (rank 11) of denari score 1 point each.",
         "D. Parlett, The Penguin Book of Card Games (Cicera); en.wikipedia.org/wiki/Cicera",
+    )
+    two_of_denari: bool = _opt(
+        False, "The 2 of denari scores 1 point (Scopa della fattoria).", "seed 004"
     )
     denari_each: bool = _opt(
         False,
@@ -862,6 +884,15 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         {"sweep_claims": True},
         (2, 3, 4, 6),
     ),
+    Preset(
+        "fattoria",
+        "Scopa della fattoria",
+        "Build a farm: a card played onto a table card when holding a card to take both next"
+        " turn; others may take the farm or raise it; no primiera, the 2 of denari scores 1.",
+        "seed 004",
+        {"farms": True, "primiera_points": 0, "two_of_denari": True},
+        (2, 4),
+    ),
 )
 
 PRESETS: Final[dict[str, Preset]] = {p.id: p for p in _PRESET_LIST}
@@ -983,6 +1014,12 @@ def _validate(o: Options) -> None:
         raise InvalidOption(
             "frac_tie_re_bello breaks a tie of the frac line; it needs frac_points",
             field="frac_tie_re_bello",
+        )
+    if o.sweep_claims and o.farms:
+        raise InvalidOption(
+            "sweep_claims settles a claim against the loose table only, which farms would leave"
+            " beside it; choose one",
+            field="sweep_claims",
         )
     if not -1 <= o.first_dealer < o.players:
         raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")

@@ -419,6 +419,12 @@ def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
     """
     if state.finish_reason is not _PLAYING:
         raise GameOver("the game is over")
+    while state.farms:  # Scopa della fattoria: validated plays until no farm is left
+        state, events = apply_move(state, state.turn, rollout_move(state, rng), rng)
+        for event in events:
+            if type(event) is HandScored:
+                result = event.result
+                return HandOutcome(result.score.totals, result.totals, state.winners)
     plan = _plan(state.ruleset.options)
     if plan.options.deck_size != _DECK_OF_MASKS:
         return _play_out_validated(state, rng)

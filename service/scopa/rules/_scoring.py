@@ -52,6 +52,7 @@ TEN_OF_DENARI: Final[Card] = card_of(Suit.DENARI, 10)
 """The 52-card deck's 10 of denari (the int of the 40-card deck's re bello)."""
 FANTE_OF_DENARI_52: Final[Card] = card_of(Suit.DENARI, 11)
 """The 52-card deck's fante of denari."""
+TWO_OF_DENARI: Final[Card] = card_of(Suit.DENARI, 2)
 
 _STANDARD_VALUES: Final[dict[int, float]] = {
     1: 16, 2: 12, 3: 13, 4: 14, 5: 15, 6: 18, 7: 21, 8: 10, 9: 10, 10: 10, 11: 10, 12: 10, 13: 10,
@@ -388,6 +389,7 @@ _ROSMARINO: Final = CardRule("rosmarino", ROSMARINO, _one)
 _TWO_OF_SPADE: Final = CardRule("two_of_spade", TWO_OF_SPADE, _one)
 _TEN_OF_DENARI: Final = CardRule("ten_of_denari", TEN_OF_DENARI, _one)
 _FANTE_OF_DENARI_52: Final = CardRule("fante_of_denari", FANTE_OF_DENARI_52, _one)
+_TWO_OF_DENARI: Final = CardRule("two_of_denari", TWO_OF_DENARI, _one)
 _DENARI_EACH: Final = CountRule(
     "denari_each", _denari_but_settebello, lambda n, o: n, lambda o, plays: 9 * _copies(o)
 )
@@ -561,6 +563,7 @@ def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
         (_TWO_OF_SPADE, options.two_of_spade),
         (_TEN_OF_DENARI, options.denari_ten_fante),
         (_FANTE_OF_DENARI_52, options.denari_ten_fante),
+        (_TWO_OF_DENARI, options.two_of_denari),
         (_DENARI_EACH, options.denari_each),
         (_SETTANTA, options.settanta),
         (_DENARI_FIGURES_RULE, options.denari_figures),

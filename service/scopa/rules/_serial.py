@@ -28,6 +28,7 @@ from ._game import (
     ClaimOutcome,
     Declared,
     Event,
+    Farm,
     FinishReason,
     GameFinished,
     HandResult,
@@ -177,6 +178,8 @@ def _event_out(event: Event) -> Record:
             if event.claim is not None:  # only claimed sweeps carry the key
                 claim = event.claim
                 played["claim"] = [claim.doubter, claim.genuine, claim.doubter_specials]
+            if event.farm is not None:  # only farm plays carry the key, likewise
+                played["farm"] = _farm_out(event.farm)
             return played
         case SweepClaimed():
             return {"t": "sweep_claimed", "seat": event.seat, "table": event.table,
@@ -199,6 +202,14 @@ def _event_out(event: Event) -> Record:
             assert_never(event)
 
 
+def _farm_out(farm: Farm) -> Record:
+    return {"owner": farm.owner, "value": farm.value, "cards": farm.cards}
+
+
+def _farm_in(r: Record) -> Farm:
+    return Farm(owner=r["owner"], value=r["value"], cards=tuple(r["cards"]))
+
+
 def _played_in(r: Record) -> CardPlayed:
     return CardPlayed(
         seat=r["seat"],
@@ -209,6 +220,7 @@ def _played_in(r: Record) -> CardPlayed:
         specials=_specials_in(r["specials"]),
         stolen_from=r.get("stolen_from", -1),
         claim=_outcome_in(r["claim"]) if "claim" in r else None,
+        farm=_farm_in(r["farm"]) if "farm" in r else None,
     )
 
 
@@ -362,6 +374,8 @@ def _state_record(state: MatchState, history: list[Record]) -> Record:
     claim = state.claim
     if claim is not None:  # only a pending claim writes the key: other blobs stay the same
         record["claim"] = [claim.seat, claim.card, claim.answering, claim.trusted]
+    if state.farms:  # only a game with farms on the table carries the key: other blobs stay
+        record["farms"] = [_farm_out(f) for f in state.farms]
     return record
 
 
@@ -407,6 +421,7 @@ def load_state(blob: bytes) -> MatchState:
             out=tuple(r.get("out", ())),
             returned=tuple(r.get("returned", ())),
             claim=_pending_in(r["claim"]) if "claim" in r else None,
+            farms=tuple([_farm_in(f) for f in r.get("farms", ())]),
         )
     except (TypeError, ValueError, KeyError, AttributeError, RulesError) as exc:
         raise InvalidState("corrupt state") from exc
