@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterable
+from functools import partial
 
+import grpc
 import pytest
 
 from integration.helpers import (
@@ -12,6 +15,8 @@ from integration.helpers import (
     auth,
     create,
     deck_keys,
+    expect_error,
+    key,
     play_to_end,
     rid,
     tokens_of,
@@ -217,3 +222,74 @@ def test_fidasse_claims_and_answers_through_take_action(stubs: tuple[Stub, Stub]
     _check_scores(current)
     lines = {line.name for result in current.hand_results for line in result.lines}
     assert {"false_claims", "wrong_doubts"} <= lines
+
+
+def _farm_cards(farms: Iterable[pb.Farm]) -> set[tuple[int, int]]:
+    return {key(c) for farm in farms for c in farm.cards}
+
+
+def test_fattoria_builds_and_takes_farms_through_take_action(stubs: tuple[Stub, Stub]) -> None:
+    """Scopa della fattoria to the end over TakeAction: views list builds and show the farms,
+    the owner's next turn only takes its farm, and a build the seat cannot make changes nothing."""
+    rng = random.Random(9)
+    created = create(stubs[1], "fattoria", 2, target=1)
+    name, tokens = created.name, tokens_of(created)
+    current = view(stubs[0], name, tokens[created.view.turn])
+    built = taken = actions = 0
+    refused = False
+    events: list[pb.Event] = list(created.view.last_events)
+    while current.status != pb.GAME_STATUS_FINISHED:
+        assert actions < 500, "game does not end"
+        seat = current.seat
+        own = [f for f in current.farms if f.owner == seat]
+        if own:  # the owner's turn after building: it takes its farm, nothing else
+            assert current.legal_actions
+            for action in current.legal_actions:
+                taking = {key(c) for c in action.play_card.capture.cards}
+                assert action.HasField("play_card") and _farm_cards(own) <= taking
+        builds = [a for a in current.legal_actions if a.HasField("build")]
+        if builds and not refused:
+            bad = pb.BuildAction()
+            bad.CopyFrom(builds[0].build)
+            bad.value += 1
+            request = pb.TakeActionRequest(name=name, action=pb.Action(build=bad), request_id=rid())
+            metadata = auth(tokens[seat])
+            expect_error(
+                partial(stubs[0].TakeAction, request, metadata=metadata, timeout=10),
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "ACTION_NOT_LEGAL",
+            )
+            refused = True
+            assert view(stubs[1], name, tokens[seat]).version == current.version
+        action = rng.choice(builds) if builds and rng.random() < 0.7 else None
+        if action is None:
+            action = rng.choice(list(current.legal_actions))
+        reply = stubs[actions % 2].TakeAction(
+            pb.TakeActionRequest(name=name, action=action, request_id=rid()),
+            metadata=auth(tokens[seat]),
+            timeout=10,
+        )
+        actions += 1
+        events.extend(reply.events)
+        played = reply.events[0].card_played
+        if action.HasField("build"):
+            built += 1
+            assert played.HasField("farm") and not played.captured
+            assert played.farm.owner == seat and played.farm.value == action.build.value
+            if reply.view.hand_number == current.hand_number:
+                assert played.farm in reply.view.farms
+                assert not _farm_cards([played.farm]) & {key(c) for c in reply.view.table}
+        elif played.HasField("farm"):
+            taken += 1
+            assert _farm_cards([played.farm]) <= {key(c) for c in played.captured}
+        current = reply.view
+        if current.status != pb.GAME_STATUS_FINISHED:
+            current = view(stubs[actions % 2], name, tokens[current.turn])
+    assert built >= 1 and taken >= 1 and refused
+    assert current.winners and current.hand_results and not current.farms
+    _check_scores(current)
+    lines = {line.name for line in current.hand_results[0].lines}
+    assert "two_of_denari" in lines and "primiera" not in lines
+    scored = sum(1 for e in events if e.HasField("hand_scored"))
+    for hand in _cards_of_hand(events)[:scored]:
+        assert hand == Counter(deck_keys(40))

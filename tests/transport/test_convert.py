@@ -398,6 +398,8 @@ def test_actions_convert_both_ways() -> None:
         rules.Claim(c("2C")),
         rules.Answer(trust=True),
         rules.Answer(trust=False),
+        rules.Build(c("3C"), (c("4D"),), 7),
+        rules.Build(c("2B"), (c("4D"), c("3C")), 9),
     ]
     for action in actions:
         assert action_from_pb(action_to_pb(action)) == action
@@ -413,6 +415,67 @@ def test_action_without_kind_or_card_names_its_field() -> None:
     with pytest.raises(InvalidArgument) as err:
         action_from_pb(pb.Action(play_card=pb.PlayCardAction()))
     assert err.value.field == "action.play_card.card"
+
+
+def test_a_build_converts_every_field_and_names_bad_ones() -> None:
+    """A BuildAction pins card, onto and value; a missing card or onto names its field path."""
+    c = rules.parse_card
+    message = action_to_pb(rules.Build(c("2B"), (c("4D"), c("3C")), 9))
+    assert message == pb.Action(
+        build=pb.BuildAction(card=card_to_pb(c("2B")), onto=_pb_cards("4D 3C"), value=9)
+    )
+    bad = {
+        "action.build.card": pb.BuildAction(onto=_pb_cards("4D"), value=7),
+        "action.build.onto": pb.BuildAction(card=card_to_pb(c("3C")), value=7),
+    }
+    for field, build in bad.items():
+        with pytest.raises(InvalidArgument) as err:
+            action_from_pb(pb.Action(build=build))
+        assert err.value.field == field
+    twice = pb.BuildAction(card=card_to_pb(c("3C")), onto=_pb_cards("4D 4D"), value=11)
+    with pytest.raises(InvalidArgument, match="twice"):
+        action_from_pb(pb.Action(build=twice))
+    with pytest.raises(InvalidArgument) as err:
+        action_from_pb(pb.Action(build=pb.BuildAction(card=pb.Card(suit=9, rank=3), onto=[])))
+    assert err.value.field == "action.build.card.suit"
+
+
+def test_farm_plays_convert_with_their_farm() -> None:
+    """CardPlayed.farm pins owner, value and cards for a build and a take; unset otherwise."""
+    c = rules.parse_card
+    farm = rules.Farm(owner=1, value=7, cards=(c("4D"), c("3C")))
+    farm_pb = pb.Farm(owner=1, value=7, cards=_pb_cards("4D 3C"))
+    build = rules.CardPlayed(1, c("3C"), (), False, False, (), -1, None, farm)
+    assert event_to_pb(VersionedEvent(3, build)).card_played == pb.CardPlayed(
+        seat=1, card=card_to_pb(c("3C")), farm=farm_pb
+    )
+    take = rules.CardPlayed(0, c("7S"), (c("4D"), c("3C"), c("7C")), True, True, (), -1, None, farm)
+    assert event_to_pb(VersionedEvent(4, take)).card_played == pb.CardPlayed(
+        seat=0, card=card_to_pb(c("7S")), captured=_pb_cards("4D 3C 7C"), sweep=True, farm=farm_pb
+    )
+    plain = rules.CardPlayed(0, 6, (5,), True, False, ())
+    assert not event_to_pb(VersionedEvent(1, plain)).card_played.HasField("farm")
+
+
+def test_view_shows_farms_and_lists_builds() -> None:
+    """A fattoria view has the farms on the table (field 27) and the seat's builds as actions."""
+    c = rules.parse_card
+    state, _ = rules.new_match(rules.make_ruleset("fattoria"), rng=random.Random(0))
+    state = replace(
+        state,
+        hands=((c("2B"), c("9S"), c("7S")), (c("1D"),)),
+        table=(c("10C"),),
+        farms=(rules.Farm(owner=1, value=7, cards=(c("4D"), c("3C"))),),
+    )
+    meta = GameMeta((SeatMeta("a", False, True), SeatMeta("b", False, True)))
+    snapshot = GameSnapshot("g4", 2, GameStatus.ACTIVE, meta.seats, rules.observe(state, 0))
+    view = view_to_pb(snapshot)
+    assert list(view.farms) == [pb.Farm(owner=1, value=7, cards=_pb_cards("4D 3C"))]
+    assert list(view.table) == _pb_cards("10C")
+    builds = [a.build for a in view.legal_actions if a.HasField("build")]
+    assert builds == [pb.BuildAction(card=card_to_pb(c("2B")), onto=_pb_cards("4D 3C"), value=9)]
+    takes = [m for m in view.legal_moves if list(m.capture) == _pb_cards("4D 3C")]
+    assert [m.card for m in takes] == [card_to_pb(c("7S"))]
 
 
 def test_view_lists_every_legal_action_kind() -> None:

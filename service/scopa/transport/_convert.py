@@ -150,14 +150,36 @@ def action_from_pb(action: pb.Action) -> rules.Action:
                 field="action.answer_claim.answer",
             )
         return rules.Answer(trust=answer == pb.CLAIM_ANSWER_TRUST)
+    if kind == "build":
+        return _build_from_pb(action.build)
     raise InvalidArgument(
-        "action must set one kind (play_card, declare, steal, claim_sweep or answer_claim)",
+        "action must set one kind (play_card, declare, steal, claim_sweep, answer_claim or build)",
         field="action",
     )
 
 
 def _answer_pb(trust: bool) -> pb.ClaimAnswer.ValueType:
     return pb.CLAIM_ANSWER_TRUST if trust else pb.CLAIM_ANSWER_DOUBT
+
+
+def _build_from_pb(build: pb.BuildAction) -> rules.Build:
+    """A farm build (Scopa della fattoria): the card, the cards it goes on, the farm's value."""
+    if not build.HasField("card"):
+        raise InvalidArgument("card is required", field="action.build.card")
+    card = card_from_pb(build.card, "action.build.card")
+    onto = tuple(card_from_pb(c, f"action.build.onto[{i}]") for i, c in enumerate(build.onto))
+    if not onto:
+        raise InvalidArgument(
+            "onto must name the table card or the farm", field="action.build.onto"
+        )
+    if len(set(onto)) != len(onto):
+        raise InvalidArgument("onto names a card twice", field="action.build.onto")
+    return rules.Build(card=card, onto=onto, value=build.value)
+
+
+def farm_to_pb(farm: rules.Farm) -> pb.Farm:
+    """A farm on the table to its message."""
+    return pb.Farm(owner=farm.owner, value=farm.value, cards=cards_to_pb(farm.cards))
 
 
 def action_to_pb(action: rules.Action) -> pb.Action:
@@ -175,6 +197,11 @@ def action_to_pb(action: rules.Action) -> pb.Action:
             return pb.Action(claim_sweep=pb.ClaimSweepAction(card=_CARDS[action.card]))
         case rules.Answer():
             return pb.Action(answer_claim=pb.AnswerClaimAction(answer=_answer_pb(action.trust)))
+        case rules.Build():
+            build = pb.BuildAction(
+                card=card_to_pb(action.card), onto=cards_to_pb(action.onto), value=action.value
+            )
+            return pb.Action(build=build)
         case _:
             assert_never(action)
 
@@ -273,6 +300,7 @@ def event_to_pb(versioned: VersionedEvent) -> pb.Event:
                 specials=[pb.Special(name=n, points=p) for n, p in e.specials],
                 stolen_from_side=None if e.stolen_from < 0 else e.stolen_from,
                 claim=None if e.claim is None else _claim_outcome(e.claim),
+                farm=None if e.farm is None else farm_to_pb(e.farm),
             )
             if e.card == rules.HIDDEN_CARD:  # a trusted claim's card, face down for this caller
                 played.ClearField("card")
@@ -418,6 +446,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
         public=snapshot.public,
         timeout_bot=snapshot.timeout_bot,
         phase=_phase(view, playing),
+        farms=[farm_to_pb(f) for f in view.farms],
     )
     if snapshot.deadline_ms:
         message.turn_deadline.FromMilliseconds(snapshot.deadline_ms)

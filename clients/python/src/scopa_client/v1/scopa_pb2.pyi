@@ -670,6 +670,7 @@ class GameView(google.protobuf.message.Message):
     TURN_TIMEOUT_S_FIELD_NUMBER: builtins.int
     PUBLIC_FIELD_NUMBER: builtins.int
     CREATE_TIME_FIELD_NUMBER: builtins.int
+    FARMS_FIELD_NUMBER: builtins.int
     DECK_SIZE_FIELD_NUMBER: builtins.int
     TIMEOUT_BOT_FIELD_NUMBER: builtins.int
     PHASE_FIELD_NUMBER: builtins.int
@@ -772,6 +773,12 @@ class GameView(google.protobuf.message.Message):
         """When the game was created."""
 
     @property
+    def farms(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Farm]:
+        """The farms on the table beside the loose `table` cards, oldest first
+        (Scopa della fattoria); their cards are not in `table`.
+        """
+
+    @property
     def phase(self) -> global___TurnPhase:
         """What the awaited action is: a play (PHASE_PLAY), or the answer of the
         seat `turn` to a claimed sweep (PHASE_ANSWER_CLAIM, Scopa fidasse).
@@ -805,12 +812,13 @@ class GameView(google.protobuf.message.Message):
         turn_timeout_s: builtins.int = ...,
         public: builtins.bool = ...,
         create_time: google.protobuf.timestamp_pb2.Timestamp | None = ...,
+        farms: collections.abc.Iterable[global___Farm] | None = ...,
         deck_size: builtins.int = ...,
         timeout_bot: builtins.str = ...,
         phase: global___TurnPhase | None = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "phase", b"phase", "seat", b"seat", "turn", b"turn", "turn_deadline", b"turn_deadline"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "phase", b"phase", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "timeout_bot", b"timeout_bot", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "farms", b"farms", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "phase", b"phase", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "timeout_bot", b"timeout_bot", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seat", b"_seat"]) -> typing.Literal["seat"] | None: ...
     @typing.overload
@@ -1143,6 +1151,7 @@ class CardPlayed(google.protobuf.message.Message):
     SPECIALS_FIELD_NUMBER: builtins.int
     STOLEN_FROM_SIDE_FIELD_NUMBER: builtins.int
     CLAIM_FIELD_NUMBER: builtins.int
+    FARM_FIELD_NUMBER: builtins.int
     seat: builtins.int
     """The seat that played."""
     sweep: builtins.bool
@@ -1176,6 +1185,13 @@ class CardPlayed(google.protobuf.message.Message):
         is then unset for every caller but the claiming seat.
         """
 
+    @property
+    def farm(self) -> global___Farm:
+        """The farm this play built or raised (captured is empty: the card lies in
+        the farm) or took (captured holds the farm's cards first); unset when the
+        play involved no farm (Scopa della fattoria).
+        """
+
     def __init__(
         self,
         *,
@@ -1188,9 +1204,10 @@ class CardPlayed(google.protobuf.message.Message):
         specials: collections.abc.Iterable[global___Special] | None = ...,
         stolen_from_side: builtins.int | None = ...,
         claim: global___ClaimOutcome | None = ...,
+        farm: global___Farm | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "card", b"card", "claim", b"claim", "stolen_from_side", b"stolen_from_side"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "bagher_points", b"bagher_points", "captured", b"captured", "card", b"card", "claim", b"claim", "picula", b"picula", "seat", b"seat", "specials", b"specials", "stolen_from_side", b"stolen_from_side", "sweep", b"sweep"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "card", b"card", "claim", b"claim", "farm", b"farm", "stolen_from_side", b"stolen_from_side"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_stolen_from_side", b"_stolen_from_side", "bagher_points", b"bagher_points", "captured", b"captured", "card", b"card", "claim", b"claim", "farm", b"farm", "picula", b"picula", "seat", b"seat", "specials", b"specials", "stolen_from_side", b"stolen_from_side", "sweep", b"sweep"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["_stolen_from_side", b"_stolen_from_side"]) -> typing.Literal["stolen_from_side"] | None: ...
 
 global___CardPlayed = CardPlayed
@@ -1831,6 +1848,7 @@ class Action(google.protobuf.message.Message):
     STEAL_FIELD_NUMBER: builtins.int
     CLAIM_SWEEP_FIELD_NUMBER: builtins.int
     ANSWER_CLAIM_FIELD_NUMBER: builtins.int
+    BUILD_FIELD_NUMBER: builtins.int
     @property
     def play_card(self) -> global___PlayCardAction:
         """Play a card from the hand (what PlayCard does)."""
@@ -1855,6 +1873,10 @@ class Action(google.protobuf.message.Message):
     def answer_claim(self) -> global___AnswerClaimAction:
         """Answer the claimed sweep awaiting the caller's answer."""
 
+    @property
+    def build(self) -> global___BuildAction:
+        """Build a farm on a table card, or raise a farm (Scopa della fattoria)."""
+
     def __init__(
         self,
         *,
@@ -1863,10 +1885,11 @@ class Action(google.protobuf.message.Message):
         steal: global___StealAction | None = ...,
         claim_sweep: global___ClaimSweepAction | None = ...,
         answer_claim: global___AnswerClaimAction | None = ...,
+        build: global___BuildAction | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["answer_claim", b"answer_claim", "claim_sweep", b"claim_sweep", "declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["answer_claim", b"answer_claim", "claim_sweep", b"claim_sweep", "declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["play_card", "declare", "steal", "claim_sweep", "answer_claim"] | None: ...
+    def HasField(self, field_name: typing.Literal["answer_claim", b"answer_claim", "build", b"build", "claim_sweep", b"claim_sweep", "declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["answer_claim", b"answer_claim", "build", b"build", "claim_sweep", b"claim_sweep", "declare", b"declare", "kind", b"kind", "play_card", b"play_card", "steal", b"steal"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["play_card", "declare", "steal", "claim_sweep", "answer_claim", "build"] | None: ...
 
 global___Action = Action
 
@@ -1911,6 +1934,72 @@ class AnswerClaimAction(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["answer", b"answer"]) -> None: ...
 
 global___AnswerClaimAction = AnswerClaimAction
+
+@typing.final
+class BuildAction(google.protobuf.message.Message):
+    """Play a card that takes nothing onto one loose table card (a new farm) or
+    onto a farm (raising it), forming a farm worth `value`; the seat must hold
+    another card of that value (Scopa della fattoria).
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: builtins.int
+    ONTO_FIELD_NUMBER: builtins.int
+    VALUE_FIELD_NUMBER: builtins.int
+    value: builtins.int
+    """The farm's value after the build: the sum of its cards' ranks, at most 10."""
+    @property
+    def card(self) -> global___Card:
+        """The card to play from the hand."""
+
+    @property
+    def onto(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
+        """The table card it goes on (one loose card), or every card of the farm it
+        raises, in any order.
+        """
+
+    def __init__(
+        self,
+        *,
+        card: global___Card | None = ...,
+        onto: collections.abc.Iterable[global___Card] | None = ...,
+        value: builtins.int = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["card", b"card"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["card", b"card", "onto", b"onto", "value", b"value"]) -> None: ...
+
+global___BuildAction = BuildAction
+
+@typing.final
+class Farm(google.protobuf.message.Message):
+    """A farm on the table (Scopa della fattoria): taken whole by a card of its
+    value, never split.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    OWNER_FIELD_NUMBER: builtins.int
+    VALUE_FIELD_NUMBER: builtins.int
+    CARDS_FIELD_NUMBER: builtins.int
+    owner: builtins.int
+    """The seat that built it or raised it last."""
+    value: builtins.int
+    """Its capture value (the sum of its cards' ranks)."""
+    @property
+    def cards(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
+        """Its cards in the order they were laid (the table card first)."""
+
+    def __init__(
+        self,
+        *,
+        owner: builtins.int = ...,
+        value: builtins.int = ...,
+        cards: collections.abc.Iterable[global___Card] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["cards", b"cards", "owner", b"owner", "value", b"value"]) -> None: ...
+
+global___Farm = Farm
 
 @typing.final
 class StealAction(google.protobuf.message.Message):
