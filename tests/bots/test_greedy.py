@@ -8,7 +8,7 @@ import pytest
 from bots_helpers import cards, situation
 
 from scopa.bots import card_value, greedy_action, score_actions
-from scopa.rules import Declare, Move, make_ruleset, new_match, observe
+from scopa.rules import Build, Declare, Move, apply_action, make_ruleset, new_match, observe
 
 
 def test_takes_the_settebello_over_another_seven() -> None:
@@ -79,3 +79,16 @@ def test_the_variants_card_values_change_its_choice() -> None:
     )
     assert scopa == Move(cards("8B")[0], cards("8D"))
     assert spazzino == Move(cards("8B")[0], cards("8S"))
+
+
+def test_builds_a_farm_it_can_take_and_then_takes_it() -> None:
+    """In fattoria it builds 3C on 4D holding 7S rather than lay a card, then takes the farm."""
+    state = situation("3C 7S 2B", "4D 10C", "1S 5S 6S", preset="fattoria")
+    build = Build(cards("3C")[0], cards("4D"), 7)
+    assert build in observe(state, 0).legal_actions
+    assert greedy_action(observe(state, 0), random.Random(0)) == build
+    state, _ = apply_action(state, 0, build, random.Random(0))
+    state, _ = apply_action(state, 1, Move(cards("1S")[0], ()), random.Random(0))
+    assert greedy_action(observe(state, 0), random.Random(0)) == Move(
+        cards("7S")[0], cards("4D 3C")
+    )

@@ -8,7 +8,7 @@ import pytest
 from bots_helpers import cards, midgame, situation
 
 from scopa.bots import ismcts_action, search
-from scopa.rules import Move, observe
+from scopa.rules import Build, Move, apply_action, observe
 
 
 def never() -> bool:
@@ -46,3 +46,11 @@ def test_plays_a_legal_action_in_every_kind_of_game(preset: str) -> None:
     state = midgame(preset, 9, 5)
     view = observe(state, state.turn)
     assert ismcts_action(view, random.Random(3), 30, never) in view.legal_actions
+
+
+def test_searches_with_a_farm_on_the_table() -> None:
+    """In fattoria, with a farm down (rolled out by validated plays), its choice is legal."""
+    state = situation("3C 7S 2B", "4D 10C", "1S 5S 6S", preset="fattoria")
+    state, _ = apply_action(state, 0, Build(cards("3C")[0], cards("4D"), 7), random.Random(0))
+    view = observe(state, 1)
+    assert view.farms and ismcts_action(view, random.Random(3), 60, never) in view.legal_actions

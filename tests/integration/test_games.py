@@ -261,9 +261,8 @@ def test_fattoria_builds_and_takes_farms_through_take_action(stubs: tuple[Stub, 
             )
             refused = True
             assert view(stubs[1], name, tokens[seat]).version == current.version
-        action = rng.choice(builds) if builds and rng.random() < 0.7 else None
-        if action is None:
-            action = rng.choice(list(current.legal_actions))
+        use_build = builds and rng.random() < 0.7
+        action = rng.choice(builds if use_build else list(current.legal_actions))
         reply = stubs[actions % 2].TakeAction(
             pb.TakeActionRequest(name=name, action=action, request_id=rid()),
             metadata=auth(tokens[seat]),

@@ -60,7 +60,7 @@ def test_the_fattoria_preset_lists_the_farm_rules() -> None:
     assert [type(r) for r in build_rules(no_raise)] == [BuildOnCard]
     assert farm_duty_rules(no_raise) == ()
     scopa = make_ruleset("scopa").options
-    assert build_rules(scopa) == farm_take_rules(scopa) == farm_duty_rules(scopa) == ()
+    assert (build_rules(scopa), farm_take_rules(scopa), farm_duty_rules(scopa)) == ((), (), ())
 
 
 def test_seed_example_build_then_take_both_next_turn() -> None:

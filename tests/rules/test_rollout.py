@@ -14,11 +14,13 @@ from scopa.rules import (
     HandScored,
     MatchState,
     _rollout,
+    apply_action,
     apply_move,
     legal_moves,
     make_ruleset,
     new_match,
     play_out,
+    random_action,
     resign,
     rollout_move,
 )
@@ -123,3 +125,20 @@ def test_mask_scoring_equals_score_hand(preset: str, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(_rollout, "_cached_lines", lambda options: None)
     slow = [play_out(state, random.Random(i)) for i, state in enumerate(states)]
     assert fast == slow
+
+
+@pytest.mark.parametrize("owner_takes", [True, False])
+def test_play_out_with_farms_on_the_table_equals_the_validated_loop(owner_takes: bool) -> None:
+    """From states with farms down (fattoria, builds at random), play_out scores as the loop."""
+    rules = make_ruleset("fattoria", {"farm_owner_takes": owner_takes})
+    checked = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        state, _ = new_match(rules, rng=rng)
+        while not state.finished:
+            if state.farms:
+                ours, theirs = random.Random(seed + checked), random.Random(seed + checked)
+                assert play_out(state, ours) == validated_hand(state, theirs)
+                checked += 1
+            state, _ = apply_action(state, state.turn, random_action(state, rng), rng)
+    assert checked > 20

@@ -436,7 +436,8 @@ def test_a_build_converts_every_field_and_names_bad_ones() -> None:
     with pytest.raises(InvalidArgument, match="twice"):
         action_from_pb(pb.Action(build=twice))
     with pytest.raises(InvalidArgument) as err:
-        action_from_pb(pb.Action(build=pb.BuildAction(card=pb.Card(suit=9, rank=3), onto=[])))
+        bad_card = pb.Card(suit=9, rank=3)  # type: ignore[arg-type]
+        action_from_pb(pb.Action(build=pb.BuildAction(card=bad_card, onto=[])))
     assert err.value.field == "action.build.card.suit"
 
 

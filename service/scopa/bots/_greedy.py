@@ -84,6 +84,8 @@ def _sweep_risk(view: SeatView, table: tuple[Card, ...], hand_size: int) -> floa
 
 def _play_score(view: SeatView, played: CardPlayed) -> float:
     options = view.options
+    if not played.taken and played.farm is not None:  # a farm built or raised: half its worth
+        return 0.5 * sum(card_value(options, c) for c in played.farm.cards)
     if not played.taken:  # laid (a doubted false claim's card too, with what it cost)
         specials = sum(points for _name, points in played.specials)
         return -0.5 * card_value(options, played.card) + _SPECIAL_WEIGHT * specials
@@ -132,6 +134,8 @@ def _score(view: SeatView, action: Action, rng: random.Random) -> float:
     if any(isinstance(e, HandScored) for e in events) or isinstance(action, Declare):
         return score
     next_seat = after.turn
+    if after.farms:  # a sweep must take the farms too: rare enough to leave out
+        return score
     if view.side_of_seat[next_seat] != view.side_of_seat[view.seat]:
         risk = _sweep_risk(view, after.table, len(after.hands[next_seat]))
         taken_back = sum(card_value(view.options, c) for c in after.table)

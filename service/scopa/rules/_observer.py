@@ -19,8 +19,9 @@ from __future__ import annotations
 import random
 from typing import NamedTuple, assert_never
 
-from ._cards import Card, deck_cards
+from ._cards import _RANKS, Card, deck_cards
 from ._draw import shuffle
+from ._farms import farm_duty_rules
 from ._game import (
     HIDDEN_CARD,
     PLAY,
@@ -297,12 +298,13 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
     if wanted != len(unseen) or any(len(shown[s]) > sizes[s] for s in others):
         raise ValueError(f"view holds {len(unseen)} unseen cards, its counts need {wanted}")
     shuffle(rng, unseen)
+    held = _farm_holders(view, shown, unseen)
     hands: list[tuple[Card, ...]] = [()] * len(sizes)
     hands[seat] = view.hand
     at = 0
     for other in others:
-        fill = sizes[other] - len(shown[other])
-        hands[other] = tuple(shown[other]) + tuple(unseen[at : at + fill])
+        fill = sizes[other] - len(held[other])
+        hands[other] = held[other] + tuple(unseen[at : at + fill])
         at += fill
     if face_down:  # trusted claims: their cards lie face down in the claimers' piles
         plays = list(history)
@@ -340,6 +342,28 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         claim=claim,
         farms=view.farms,
     )
+
+
+def _farm_holders(
+    view: SeatView, shown: list[list[Card]], unseen: list[Card]
+) -> tuple[tuple[Card, ...], ...]:
+    """``shown`` plus, for each other seat that must take its farm (a farm duty rule), one unseen
+    card of the farm's value (the first in ``unseen``'s shuffled order, removed from it): it built
+    or raised the farm holding one and has not played since."""
+    held = [list(cards) for cards in shown]
+    if not view.farms:
+        return tuple([tuple(cards) for cards in held])
+    rules = farm_duty_rules(view.options)
+    due = [f for rule in rules for s in range(len(held)) for f in rule.due(s, view.farms)]
+    for farm in due:
+        owner = farm.owner
+        if owner == view.seat or any(_RANKS[c] == farm.value for c in held[owner]):
+            continue
+        pick = next((c for c in unseen if _RANKS[c] == farm.value), None)
+        if pick is not None and len(held[owner]) < view.hand_sizes[owner]:
+            unseen.remove(pick)
+            held[owner].append(pick)
+    return tuple([tuple(cards) for cards in held])
 
 
 def _last_laid(history: tuple[CardPlayed, ...]) -> Card:
