@@ -9,6 +9,7 @@ import {
   type Action,
   type Card,
   type Event,
+  type Farm,
   type GameView,
   type HandResult,
   type LegalMove,
@@ -296,6 +297,7 @@ export class GameScreen {
       this.choice(view),
       this.hand(view),
       this.declarations(view),
+      this.builds(view),
       this.resignation(view),
       h(
         "section",
@@ -433,11 +435,57 @@ export class GameScreen {
         cardFace(card),
       );
     });
+    const farms = view.farms.map((farm) => this.farm(view, farm));
     return h(
       "section",
       { class: "table", "aria-label": "Table" },
       h("h2", {}, `Table (${view.table.length})`),
-      cards.length > 0 ? h("ul", { class: "cards" }, ...cards) : h("p", { class: "empty" }, "The table is empty."),
+      cards.length > 0 ? h("ul", { class: "cards" }, ...cards) : null,
+      farms.length > 0 ? h("ul", { class: "farms", "aria-label": "Farms" }, ...farms) : null,
+      cards.length + farms.length > 0 ? null : h("p", { class: "empty" }, "The table is empty."),
+    );
+  }
+
+  /** A farm on the table (Scopa della fattoria): taken whole by a card of its value. */
+  private farm(view: GameView, farm: Farm): HTMLElement {
+    const owner = seatName(view, farm.owner);
+    return h(
+      "li",
+      {
+        class: "farm",
+        "data-value": farm.value,
+        "data-owner": farm.owner,
+        "aria-label": `Farm of ${farm.value}, ${owner}'s: ${cardsInWords(farm.cards)}`,
+      },
+      h("span", { class: "farm-label" }, `Farm of ${farm.value} (${owner})`),
+      h(
+        "ul",
+        { class: "cards" },
+        ...farm.cards.map((card) =>
+          h("li", { class: "card", role: "img", "aria-label": cardLabel(card), title: italianName(card), "data-card": cardCode(card) }, cardFace(card)),
+        ),
+      ),
+    );
+  }
+
+  /** The farm builds and raises open to this seat, one button each. */
+  private builds(view: GameView): HTMLElement | null {
+    const builds = view.legalActions.flatMap((action) => (action.kind.case === "build" ? [{ action, b: action.kind.value }] : []));
+    if (builds.length === 0) return null;
+    return h(
+      "section",
+      { class: "declarations builds", "aria-label": "Farm builds" },
+      ...builds.map(({ action, b }, index) =>
+        h(
+          "button",
+          {
+            type: "button",
+            "data-key": `build-${index}`,
+            onclick: () => void this.act(action),
+          },
+          `${b.onto.length > 1 ? "Raise the farm" : "Build a farm"} of ${b.value}: ${b.card ? cardsInWords([b.card]) : ""} on ${cardsInWords(b.onto)}`,
+        ),
+      ),
     );
   }
 

@@ -58,6 +58,13 @@ export function announce(view: GameView, event: Event): string | null {
       const played = kind.value;
       const who = seatName(view, played.seat);
       const parts: string[] = [];
+      const farm = played.farm;
+      if (farm !== undefined) {
+        const cards = cardsInWords(farm.cards);
+        if (played.captured.length > 0) parts.push(`${who} takes the farm of ${farm.value} (${cards}).`);
+        else if (farm.cards.length > 2) parts.push(`${who} raises the farm to ${farm.value} (${cards}).`);
+        else parts.push(`${who} builds a farm of ${farm.value} (${cards}).`);
+      }
       if (played.sweep) parts.push(`${SWEEP_WORDS[view.preset] ?? "Scopa"}! ${who} swept the table.`);
       for (const special of played.specials) {
         parts.push(`${who} scores ${special.name} (+${special.points}).`);

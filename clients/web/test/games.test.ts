@@ -40,6 +40,8 @@ interface Detours {
   readonly idleAt?: number;
   readonly offlineAt?: number;
   readonly screenshots?: boolean;
+  /** Build a farm (Scopa della fattoria) whenever the mover may, until one was built. */
+  readonly buildFarm?: boolean;
 }
 
 /** The server's game, as a spectator sees it over REST (GetState). */
@@ -136,6 +138,7 @@ describe("the web client in headless Chromium", { skip }, () => {
 
       let plays = 0;
       let choices = 0;
+      let farmsBuilt = 0;
       for (;;) {
         const version = Math.max(await versionOf(ann), await versionOf(bob));
         await waitForVersion(ann, version);
@@ -151,6 +154,21 @@ describe("the web client in headless Chromium", { skip }, () => {
         if (plays === detours.reloadAt) await reloadResumes(waiter, version);
         if (plays === detours.idleAt) await idleResumes([ann, bob]);
 
+        const build = mover.locator(".builds button[data-key='build-0']");
+        if (detours.buildFarm === true && farmsBuilt === 0 && (await build.count()) > 0) {
+          await build.click();
+          await waitForVersion(mover, version + 1);
+          await waitForVersion(waiter, version + 1);
+          for (const page of [mover, waiter]) {
+            const farm = page.locator(".table li.farm");
+            assert.equal(await farm.count(), 1, "both people see the farm on the table");
+            assert.match((await farm.getAttribute("aria-label")) ?? "", /^Farm of \d+/);
+            assert.equal(await farm.locator("li.card").count(), 2);
+          }
+          farmsBuilt += 1;
+          plays += 1;
+          continue;
+        }
         const offline = plays === detours.offlineAt ? await goOffline(waiter) : undefined;
         const hand = await handOf(mover);
         const several = hand.find((c) => c.choices > 1);
@@ -179,6 +197,7 @@ describe("the web client in headless Chromium", { skip }, () => {
       const winnerNames = state.winners.map((side) => (side === 0 ? "Ann" : "Bob"));
       assert.match((await ann.locator(".banner").textContent()) ?? "", new RegExp(winnerNames.join("|")));
       if (detours.screenshots) await screenshot(ann, "final");
+      if (detours.buildFarm === true) assert.equal(farmsBuilt, 1, "a farm was built");
       console.log(`# ${preset}: ${plays} plays, ${choices} capture choices, scores ${JSON.stringify([...expected])}`);
       return name;
     } catch (failure) {
@@ -492,5 +511,9 @@ describe("the web client in headless Chromium", { skip }, () => {
 
   it("create, join and play a complete game of spazzino; a dropped connection catches up", TEST_TIMEOUT, async () => {
     await playGame("spazzino", { target_score: "4" }, { offlineAt: 5 });
+  });
+
+  it("create, join and play a complete game of fattoria; a farm built shows on both tables", TEST_TIMEOUT, async () => {
+    await playGame("fattoria", { target_score: "2" }, { buildFarm: true });
   });
 });

@@ -48,6 +48,30 @@ describe("errors in words", () => {
 });
 
 describe("events in words", () => {
+  it("announces a farm built, raised and taken (Scopa della fattoria)", () => {
+    const farm = (value: number, ranks: number[]) => ({
+      owner: 0,
+      value,
+      cards: ranks.map((rank) => ({ suit: Suit.COPPE, rank })),
+    });
+    const played = (captured: number, value: number, ranks: number[]) =>
+      create(EventSchema, {
+        kind: {
+          case: "cardPlayed",
+          value: {
+            seat: 0,
+            card: { suit: Suit.COPPE, rank: ranks[ranks.length - 1] ?? 1 },
+            captured: ranks.slice(0, captured).map((rank) => ({ suit: Suit.COPPE, rank })),
+            farm: farm(value, ranks),
+          },
+        },
+      });
+    const view = twoSeats("fattoria");
+    assert.match(announce(view, played(0, 7, [4, 3])) ?? "", /^Ann builds a farm of 7 \(/);
+    assert.match(announce(view, played(0, 9, [4, 3, 2])) ?? "", /^Ann raises the farm to 9 \(/);
+    assert.match(announce(view, played(2, 7, [4, 3])) ?? "", /^Ann takes the farm of 7 \(/);
+  });
+
   it("announces a sweep by the game's own word, with its specials", () => {
     const event = create(EventSchema, {
       version: 4,
