@@ -397,15 +397,15 @@ export const LegalMoveSchema: GenMessage<LegalMove> = /*@__PURE__*/
 /**
  * One scoring category of a hand: "sweeps", "cards", "denari", "spade",
  * "primiera", "settebello", "re_bello", "rosmarino", "two_of_spade",
- * "denari_each", "settanta", "napola_denari", "napola_spade", "picule",
- * "bagher", "accuse", "denari_figures", "frac", "frac_tie", "modular_sweeps",
- * "traditional_sweeps", "tuzzulicchi", "maresciallo", "maresciallo_sweeps",
- * "polacca", "saponaro", "grande", "cirulla_declarations", "twin_sweeps",
- * "ten_of_denari", "fante_of_denari", "false_claims", "wrong_doubts" (only
- * those the ruleset scores; "traditional_sweeps", "maresciallo",
- * "maresciallo_sweeps", "saponaro", "false_claims" and "wrong_doubts" may be
- * negative). With two decks (80 cards) a line about one card counts each copy
- * held.
+ * "two_of_denari", "denari_each", "settanta", "napola_denari", "napola_spade",
+ * "picule", "bagher", "accuse", "denari_figures", "frac", "frac_tie",
+ * "modular_sweeps", "traditional_sweeps", "tuzzulicchi", "maresciallo",
+ * "maresciallo_sweeps", "polacca", "saponaro", "grande",
+ * "cirulla_declarations", "twin_sweeps", "ten_of_denari", "fante_of_denari",
+ * "false_claims", "wrong_doubts" (only those the ruleset scores;
+ * "traditional_sweeps", "maresciallo", "maresciallo_sweeps", "saponaro",
+ * "false_claims" and "wrong_doubts" may be negative). With two decks (80 cards)
+ * a line about one card counts each copy held.
  *
  * @generated from message scopa.v1.ScoreLine
  */
