@@ -65,9 +65,10 @@ class Build(NamedTuple):
     value: int
 
 
-def _holds_other(hand: tuple[Card, ...], card: Card, value: int) -> bool:
-    """Whether ``hand`` holds a card of rank ``value`` besides ``card``."""
-    return any(other != card and _RANKS[other] == value for other in hand)
+def _ranks(hand: tuple[Card, ...]) -> frozenset[int]:
+    """The ranks ``hand`` holds. A card played to build is worth less than the farm it makes
+    (every rank is at least 1), so a card of the farm's value in the hand is another card."""
+    return frozenset([_RANKS[c] for c in hand])
 
 
 class BuildRule(Protocol):
@@ -100,11 +101,12 @@ class BuildOnCard:
     ) -> list[Build]:
         """One build per free card and loose card whose sum the seat can take."""
         out: list[Build] = []
+        held = _ranks(hand)
         for card in free:
             rank = _RANKS[card]
             for base in table:
                 value = rank + _RANKS[base]
-                if value <= _MAX_VALUE and _holds_other(hand, card, value):
+                if value <= _MAX_VALUE and value in held:
                     out.append(Build(card, (base,), value))
         return out
 
@@ -123,11 +125,12 @@ class RaiseFarm:
     ) -> list[Build]:
         """One raise per free card and farm of another seat whose new value it can take."""
         out: list[Build] = []
+        held = _ranks(hand)
         for card in free:
             rank = _RANKS[card]
             for farm in farms:
                 value = farm.value + rank
-                if farm.owner != seat and value <= _MAX_VALUE and _holds_other(hand, card, value):
+                if farm.owner != seat and value <= _MAX_VALUE and value in held:
                     out.append(Build(card, farm.cards, value))
         return out
 

@@ -1103,11 +1103,16 @@ def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
         return _open_answers(state, seat)
     actions: list[Action] = list(legal_moves(state, seat))
     if actions:
-        for rule, cards, _points in _open_declarations(state):
-            actions.append(Declare(name=rule.name, cards=cards))
-        actions.extend(_open_steals(state))
-        actions.extend(_open_claims(state))
-        actions.extend(_open_builds(state))
+        plan = _plan(state.ruleset.options)  # each kind asked only where the ruleset has it
+        if plan.declarations:
+            for rule, cards, _points in _open_declarations(state):
+                actions.append(Declare(name=rule.name, cards=cards))
+        if plan.steals:
+            actions.extend(_open_steals(state))
+        if plan.claims:
+            actions.extend(_open_claims(state))
+        if plan.builds:
+            actions.extend(_open_builds(state))
     return actions
 
 
