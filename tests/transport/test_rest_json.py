@@ -156,6 +156,8 @@ _PARSE_CASES: list[tuple[type[Message], object]] = [
     (pb.Action, {"playCard": {"card": _CARD}}),
     (pb.Action, {"playCard": {"card": _CARD}, "declare": {"name": "x"}}),  # two of one oneof
     (pb.Action, {"playCard": None, "declare": {"name": "x"}}),
+    (pb.Action, {"build": {"card": _CARD, "onto": [_CARD], "value": 7}}),  # a farm (fattoria)
+    (pb.Action, {"build": {"card": _CARD, "onto": _CARD, "value": "7"}}),
     (pb.SeatSpec, {"displayName": "p", "open": True, "bot": "greedy"}),
     (pb.SeatSpec, {"open": "true"}),
     (pb.SeatSpec, {"open": 1}),
