@@ -47,27 +47,8 @@ from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 __all__ = ["main"]
 
 _START_TIMEOUT_S = 600.0
-_TOKEN_SECRET = "bench-secret-0123456789abcdef"
 _FLOOR_SIZES = {"request": 174, "response": 1441, "state": 560}
 """The floor's payload sizes: a PlayCard request with its token, a response and a state blob."""
-
-
-def _server_env(port: int, http_port: int, redis_url: str) -> dict[str, str]:
-    return {
-        "SCOPA_HOST": procs.HOST,
-        "SCOPA_PORT": str(port),
-        "SCOPA_HTTP_PORT": str(http_port),
-        "REDIS_URL": redis_url,
-        "SCOPA_TOKEN_SECRET": _TOKEN_SECRET,
-        "SCOPA_ALLOW_STACKED_DECKS": "true",
-        "SCOPA_LOG_FORMAT": "json",
-        "SCOPA_LOG_LEVEL": "info",
-        "SCOPA_TRACING": "on",
-        "SCOPA_GRACE_S": "1",
-        "SCOPA_RATE_LIMIT_CREATE_GAME": "off",
-        "SCOPA_RATE_LIMIT_JOIN_GAME": "off",
-        "OTEL_TRACES_EXPORTER": "none",
-    }
 
 
 def _valgrind(out: Path, name: str) -> list[str]:
@@ -172,8 +153,8 @@ async def _play(stub: Any, games: list[players.Game], budget: _Budget, rng: rand
 
 async def _server_run(args: argparse.Namespace, out: Path, store: procs.BenchRedis) -> int:
     port, http_port = procs.free_port(), procs.free_port()
-    server = _start("server", ["-m", "scopa.server"], _server_env(port, http_port, store.url),
-                    out, port)  # fmt: skip
+    env = procs.server_env(port, http_port, store.url)
+    server = _start("server", ["-m", "scopa.server"], env, out, port)
     try:
         channel = grpc.aio.insecure_channel(server.target)
         stub: Any = pb_grpc.GameServiceStub(channel)

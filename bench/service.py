@@ -92,7 +92,6 @@ _PROTOCOLS = ("grpc", "rest", "connect")
 _START_TIMEOUT_S = 20.0
 _FINISHED_SAMPLE = 4
 _ROUNDS = 3
-_TOKEN_SECRET = "bench-secret-0123456789abcdef"
 _RUNTIME_INTERVAL_S = 1.0
 
 
@@ -302,29 +301,6 @@ def _parse(argv: Sequence[str] | None) -> Args:
     )
 
 
-def _server_env(args: Args, port: int, http_port: int, redis_url: str) -> dict[str, str]:
-    return {
-        "SCOPA_HOST": procs.HOST,
-        "SCOPA_PORT": str(port),
-        "SCOPA_HTTP_PORT": str(http_port),
-        "REDIS_URL": redis_url,
-        "SCOPA_TOKEN_SECRET": _TOKEN_SECRET,
-        "SCOPA_ALLOW_STACKED_DECKS": "true",
-        "SCOPA_LOG_FORMAT": "json",
-        "SCOPA_LOG_LEVEL": "info",
-        "SCOPA_TRACING": "on" if args.tracing else "off",
-        "SCOPA_GRACE_S": "1",
-        # A runtime line (event-loop lag, GC pauses) a second, read back for the runtime line.
-        "SCOPA_RUNTIME_STATS_S": str(_RUNTIME_INTERVAL_S),
-        # One client creates games far faster than any person: the per-client limits are off.
-        "SCOPA_RATE_LIMIT_CREATE_GAME": "off",
-        "SCOPA_RATE_LIMIT_JOIN_GAME": "off",
-        "OTEL_TRACES_EXPORTER": "none",
-        "OTEL_METRICS_EXPORTER": "none",
-        "OTEL_EXPORTER_OTLP_ENDPOINT": "",
-    }
-
-
 def _merge(parts: Sequence[PhaseResult]) -> PhaseResult:
     """One result for several rounds of the same phase."""
     rec = players.Recorder()
@@ -526,7 +502,14 @@ def run(args: Args) -> list[str]:
         if args.profile is not None:
             server_args = ["-m", "cProfile", "-o", str(args.profile.resolve()), *server_args]
         port, http_port = procs.free_port(), procs.free_port()
-        env = _server_env(args, port, http_port, store.url)
+        # A runtime line (event-loop lag, GC pauses) a second, read back for the runtime line.
+        env = procs.server_env(
+            port,
+            http_port,
+            store.url,
+            tracing=args.tracing,
+            runtime_stats_s=_RUNTIME_INTERVAL_S,
+        )
         server = procs.start_python("server", server_args, env, workdir, port)
         started.append(server)
         state = Run(args, workdir, store, http_port, started, {})

@@ -35,6 +35,7 @@ __all__ = [
     "free_port",
     "make_workdir",
     "redis_counters",
+    "server_env",
     "start_python",
     "start_redis",
     "start_redis_mode",
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 HOST = "127.0.0.1"
+TOKEN_SECRET = "bench-secret-0123456789abcdef"
+"""The benchmarks' token secret (``SCOPA_TOKEN_SECRET``): a fixed throwaway value."""
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _OWN_COMMANDS = frozenset({"info", "memory", "ping", "client", "hello", "config", "select"})
 """Commands the benchmark itself (or a readiness probe) sends; never charged to an RPC."""
@@ -65,6 +68,43 @@ def start_redis() -> Proc:
     """
     server = start_redis_server(host=HOST)
     return Proc(server.process, server.port, server.log_path, name="redis")
+
+
+def server_env(
+    port: int,
+    http_port: int,
+    redis_url: str,
+    *,
+    tracing: bool = True,
+    runtime_stats_s: float | None = None,
+) -> dict[str, str]:
+    """The server's environment in every benchmark (``bench/service.py``, ``bench/callgrind.py``).
+
+    Stacked decks allowed, JSON access log at info, a one-second drain, no exporters, and the
+    per-client rate limits off (one client creates games far faster than any person).
+    ``runtime_stats_s`` turns on the server's runtime line (event-loop lag, GC pauses) every
+    that many seconds; left off it adds no work (callgrind counts every instruction).
+    """
+    env = {
+        "SCOPA_HOST": HOST,
+        "SCOPA_PORT": str(port),
+        "SCOPA_HTTP_PORT": str(http_port),
+        "REDIS_URL": redis_url,
+        "SCOPA_TOKEN_SECRET": TOKEN_SECRET,
+        "SCOPA_ALLOW_STACKED_DECKS": "true",
+        "SCOPA_LOG_FORMAT": "json",
+        "SCOPA_LOG_LEVEL": "info",
+        "SCOPA_TRACING": "on" if tracing else "off",
+        "SCOPA_GRACE_S": "1",
+        "SCOPA_RATE_LIMIT_CREATE_GAME": "off",
+        "SCOPA_RATE_LIMIT_JOIN_GAME": "off",
+        "OTEL_TRACES_EXPORTER": "none",
+        "OTEL_METRICS_EXPORTER": "none",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "",
+    }
+    if runtime_stats_s is not None:
+        env["SCOPA_RUNTIME_STATS_S"] = str(runtime_stats_s)
+    return env
 
 
 def start_python(
