@@ -1,9 +1,11 @@
 """Turn clocks and the sweeper on real replicas and a real redis-server, through the generated
-gRPC client: unattended games finish, racing replicas act once, a killed replica's bot turn is
-still played."""
+gRPC client: unattended games finish, racing replicas act once, a killed replica's bot turn (or
+a claimed sweep's answer) is still played."""
 
 from __future__ import annotations
 
+import itertools
+import random
 import threading
 import time
 from collections.abc import Iterator
@@ -13,10 +15,13 @@ from typing import Any
 import grpc
 import httpx
 import pytest
+import redis
 from support.redis_server import RedisServer, running_redis_server
 from support.server_process import ServerProcess, running_replicas, start_server, stop_server
 
-from integration.helpers import Stub, auth, move_request, rid, tokens_of
+from integration.helpers import Stub, auth, int_option, move_request, rid, tokens_of
+from scopa.storage import game_key
+from scopa_client import error_info
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc
 
@@ -241,3 +246,169 @@ def test_an_awaited_answer_to_a_claimed_sweep_times_out_to_the_timeout_bot(
     assert answered.seat == 1 and answered.answer != pb.CLAIM_ANSWER_UNSPECIFIED
     played = next(e.card_played for e in events if e.HasField("card_played"))
     assert played.seat == 0 and played.HasField("claim")
+
+
+_MOVED_ON = frozenset({"NOT_YOUR_TURN", "ACTION_NOT_LEGAL", "CONCURRENT_UPDATE"})
+"""Reasons a person's action fails when a sweeper took the turn first (its clock ran out)."""
+
+
+def _fidasse(stub: Stub, bot: str = "", timeout_s: int = 0) -> pb.CreateGameResponse:
+    seats = [pb.SeatSpec(display_name="ann"), pb.SeatSpec(display_name="bob", bot=bot)]
+    request = pb.CreateGameRequest(
+        preset="fidasse",
+        options={"target_score": int_option(1)},
+        seats=seats,
+        turn_timeout_s=timeout_s,
+        request_id=rid(),
+    )
+    response: pb.CreateGameResponse = stub.CreateGame(request, timeout=30)
+    return response
+
+
+def _claim(view: pb.GameView) -> pb.Action:
+    return next(a for a in view.legal_actions if a.HasField("claim_sweep"))
+
+
+def _play_on(stubs: list[Stub], created: pb.CreateGameResponse, seed: int) -> None:
+    """The people's random legal actions (claims and answers too), alternating replicas, to the
+    end; an action a sweeper beat (its clock ran out meanwhile) is dropped and the game read
+    again."""
+    rng = random.Random(seed)
+    tokens = tokens_of(created)
+    for step in range(2000):
+        stub = stubs[step % len(stubs)]
+        spectator = stub.GetState(pb.GetStateRequest(name=created.name), timeout=30).view
+        if spectator.status == pb.GAME_STATUS_FINISHED:
+            return
+        if spectator.turn not in tokens:  # a bot's turn, played by the replicas
+            time.sleep(0.05)
+            continue
+        token = tokens[spectator.turn]
+        seen = stub.GetState(pb.GetStateRequest(name=created.name), metadata=auth(token)).view
+        if seen.status == pb.GAME_STATUS_FINISHED or seen.turn != seen.seat:
+            continue
+        request = pb.TakeActionRequest(
+            name=created.name, action=rng.choice(list(seen.legal_actions)), request_id=rid()
+        )
+        try:
+            stub.TakeAction(request, metadata=auth(token), timeout=30)
+        except grpc.RpcError as exc:
+            info = error_info(exc)
+            if info is None or info.reason not in _MOVED_ON:
+                raise
+    raise AssertionError("the game does not end")
+
+
+def _whole_log(stub: Stub, name: str, token: str) -> tuple[pb.GameView, list[pb.Event]]:
+    """A finished game's every event after its creation, as seat 0 sees them."""
+    stream = stub.WatchGame(
+        pb.WatchGameRequest(name=name, from_version=1), metadata=auth(token), timeout=30
+    )
+    (message,) = list(stream)  # one message: the game is over
+    assert not message.events_truncated
+    return message.view, list(message.events)
+
+
+def _assert_every_move_once(final: pb.GameView, events: list[pb.Event]) -> None:
+    """Every version after the first has its events; each hand is 36 plays by alternating seats;
+    each claim has one answer and one settling play; the game is over."""
+    assert final.status == pb.GAME_STATUS_FINISHED
+    assert sorted({e.version for e in events}) == list(range(2, final.version + 1))
+    kinds = [e.WhichOneof("kind") for e in events]
+    assert kinds.count("sweep_claimed") == kinds.count("claim_answered") >= 1
+    claims = [e.card_played for e in events if e.HasField("card_played")]
+    assert sum(p.HasField("claim") for p in claims) == kinds.count("sweep_claimed")
+    hands: list[list[int]] = [[]]
+    for event in events:
+        if event.HasField("card_played"):
+            hands[-1].append(event.card_played.seat)
+        elif event.HasField("hand_scored"):
+            hands.append([])
+    assert hands[-1] == [] and len(hands) >= 2
+    for seats in hands[:-1]:
+        assert len(seats) == 36, seats
+        assert all(a != b for a, b in itertools.pairwise(seats)), seats
+
+
+def test_a_claimed_sweep_is_answered_after_the_replica_thinking_for_the_bot_is_killed(
+    own_redis: RedisServer, clocked: tuple[ServerProcess, ServerProcess]
+) -> None:
+    """Scopa fidasse: ann claims a sweep; the replica thinking for bob's (a bot's) answer is
+    SIGKILLed; another replica's sweeper answers, and the game goes on to its end with every
+    move made once."""
+    doomed = start_server(own_redis.url, env={**CLOCKED, "SCOPA_BOT_BUDGET_MS": "8000"})
+    try:
+        stub, channel = _stub(doomed)
+        with channel:
+            created = _fidasse(stub, bot="ismcts")
+            token = tokens_of(created)[0]
+            request = pb.TakeActionRequest(
+                name=created.name, action=_claim(created.view), request_id=rid()
+            )
+            future = stub.TakeAction.future(request, metadata=auth(token), timeout=60)
+            time.sleep(2)  # the claim is committed; the bot thinks 8 s over its answer
+            doomed.process.kill()
+            doomed.process.wait()
+            killed = datetime.now(UTC)
+            with pytest.raises(grpc.RpcError):
+                future.result()
+    finally:
+        stop_server(doomed)
+    game = created.name.removeprefix("games/")
+    # Killed with the claim (version 2) pending: read from the store, as any replica's read
+    # would take the bot's due answer itself.
+    with redis.Redis.from_url(own_redis.url) as store:
+        assert store.hget(game_key(game), "version") == b"2"
+    (taken,) = _wait_for(lambda: _records(clocked, "overdue_taken", game), timeout_s=60)
+    # The answer's deadline was the bot's thinking time plus the grace (9 s) after the claim.
+    assert datetime.fromisoformat(taken["timestamp"]) > killed
+    stubs = [_stub(server) for server in clocked]
+    try:
+        _play_on([s for s, _ in stubs], created, seed=3)
+        final, events = _whole_log(stubs[1][0], created.name, token)
+    finally:
+        for _, channel in stubs:
+            channel.close()
+    answer = next(e for e in events if e.HasField("claim_answered"))
+    assert answer.version == 3 and answer.claim_answered.seat == 1
+    _assert_every_move_once(final, events)
+
+
+def test_a_claimed_sweep_outlives_its_replica_and_the_clock_answers_it(
+    own_redis: RedisServer, clocked: tuple[ServerProcess, ServerProcess]
+) -> None:
+    """Scopa fidasse with a 2 s turn clock: ann's claim is committed by a replica then SIGKILLed;
+    bob's clock runs out on another replica (its timeout bot answers), and the people play on
+    there to the game's end, answering later claims themselves, with every move made once."""
+    doomed = start_server(own_redis.url, env=CLOCKED)
+    try:
+        stub, channel = _stub(doomed)
+        with channel:
+            created = _fidasse(stub, timeout_s=2)
+            tokens = tokens_of(created)
+            request = pb.TakeActionRequest(
+                name=created.name, action=_claim(created.view), request_id=rid()
+            )
+            claimed = stub.TakeAction(request, metadata=auth(tokens[0]), timeout=30).view
+            doomed.process.kill()
+            doomed.process.wait()
+    finally:
+        stop_server(doomed)
+    assert claimed.phase.kind == pb.PHASE_ANSWER_CLAIM and claimed.turn == 1
+    game = created.name.removeprefix("games/")
+    timed_out = _wait_for(
+        lambda: [r for r in _records(clocked, "turn_timed_out", game) if r["seat"] == 1]
+    )
+    assert [(r["seat"], r["timeouts"]) for r in timed_out] == [(1, 1)]
+    assert not _records((doomed,), "turn_timed_out", game)
+    stubs = [_stub(server) for server in clocked]
+    try:
+        _play_on([s for s, _ in stubs], created, seed=5)
+        final, events = _whole_log(stubs[1][0], created.name, tokens[0])
+    finally:
+        for _, channel in stubs:
+            channel.close()
+    first = [e for e in events if e.version == 3]
+    assert [e.WhichOneof("kind") for e in first][:2] == ["turn_timed_out", "claim_answered"]
+    assert first[1].claim_answered.seat == 1
+    _assert_every_move_once(final, events)
