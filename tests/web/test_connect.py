@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import random
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from connectrpc.code import Code
 from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
 from connectrpc.compression.gzip import GzipCompression
 from connectrpc.errors import ConnectError
 from connectrpc.protocol import ProtocolType
+from google.protobuf import json_format
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from support.server_process import ServerProcess
 
@@ -128,3 +132,99 @@ def test_a_request_over_the_size_limit_is_request_too_large_with_error_info(
         info = _error_info(error)
         assert (info.reason, info.domain) == ("REQUEST_TOO_LARGE", ERROR_DOMAIN)
         assert int(info.metadata["limit_bytes"]) == 65536
+
+
+@pytest.mark.parametrize(
+    "codec",
+    [google_protobuf_json_codec(), google_protobuf_binary_codec()],
+    ids=["connect-json", "connect-binary"],
+)
+def test_a_build_with_a_garbage_onto_list_is_invalid_argument_and_changes_nothing(
+    http_server: ServerProcess, codec: Any
+) -> None:
+    """A fattoria build whose onto list is empty, repeats a card or holds no card (no suit, rank
+    14, copy 2, an unknown suit number) is INVALID_ARGUMENT naming the field; the game stays."""
+    with GameServiceClientSync(http_server.http_url, codec=codec) as client:
+        created = client.create_game(
+            pb.CreateGameRequest(
+                preset="fattoria",
+                seats=[pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")],
+            )
+        )
+        token = {c.seat: c.token for c in created.credentials}[created.view.turn]
+        before = client.get_state(pb.GetStateRequest(name=created.name), headers=_bearer(token))
+        own, loose = before.view.hand[0], before.view.table[0]
+        garbage = {
+            "action.build.onto": [[], [loose, loose]],
+            "action.build.onto[0].suit": [[pb.Card(rank=3)], [pb.Card(suit=99, rank=3)]],  # type: ignore[arg-type]
+            "action.build.onto[1].rank": [[loose, pb.Card(suit=pb.SUIT_SPADE, rank=14)]],
+            "action.build.onto[0].copy": [[pb.Card(suit=pb.SUIT_SPADE, rank=3, copy=2)]],
+        }
+        for field, ontos in garbage.items():
+            for onto in ontos:
+                build = pb.BuildAction(card=own, onto=onto, value=7)
+                with pytest.raises(ConnectError) as info:
+                    client.take_action(
+                        pb.TakeActionRequest(
+                            name=created.name,
+                            action=pb.Action(build=build),
+                            request_id=uuid.uuid4().hex,
+                        ),
+                        headers=_bearer(token),
+                    )
+                assert info.value.code is Code.INVALID_ARGUMENT, (field, info.value)
+                error = _error_info(info.value)
+                assert (error.reason, error.domain) == ("INVALID_ARGUMENT", ERROR_DOMAIN)
+                assert dict(error.metadata) == {"field": field}, onto
+        after = client.get_state(pb.GetStateRequest(name=created.name), headers=_bearer(token))
+    assert after.view == before.view
+
+
+def _delimited(number: int, payload: bytes) -> bytes:
+    assert len(payload) < 128
+    return bytes([number << 3 | 2, len(payload)]) + payload
+
+
+def test_a_build_whose_onto_does_not_parse_is_malformed_request_over_connect(
+    http_server: ServerProcess, client: httpx.Client
+) -> None:
+    """A TakeAction whose build's onto does not parse (binary: a card cut short mid-field or
+    longer than its bytes; JSON: a string, a number, a rank in words) is 400
+    invalid_argument with a MALFORMED_REQUEST ErrorInfo; the game stays."""
+    with GameServiceClientSync(
+        http_server.http_url, codec=google_protobuf_binary_codec()
+    ) as connect:
+        created = connect.create_game(
+            pb.CreateGameRequest(preset="fattoria", seats=[pb.SeatSpec(), pb.SeatSpec()])
+        )
+        token = {c.seat: c.token for c in created.credentials}[created.view.turn]
+        before = connect.get_state(pb.GetStateRequest(name=created.name), headers=_bearer(token))
+    own = before.view.hand[0]
+    bodies: list[tuple[str, bytes]] = []
+    for onto in (b"\x08", b"\x10\x03\x08", b"\x12\x05\x08\x01"):  # cut short; too long
+        build = _delimited(1, own.SerializeToString()) + _delimited(2, onto) + b"\x18\x07"
+        body = _delimited(1, created.name.encode()) + _delimited(2, _delimited(6, build))
+        bodies.append(("application/proto", body))
+    card = json_format.MessageToDict(own)
+    for onto_json in ("x", 7, [{"suit": "SUIT_SPADE", "rank": "three"}]):
+        action = {"build": {"card": card, "onto": onto_json, "value": 7}}
+        body = json.dumps({"name": created.name, "action": action}).encode()
+        bodies.append(("application/json", body))
+    for content_type, body in bodies:
+        response = client.post(
+            "/scopa.v1.GameService/TakeAction",
+            content=body,
+            headers={"content-type": content_type, **_bearer(token)},
+        )
+        assert response.status_code == 400, response.text
+        error = response.json()
+        assert error["code"] == "invalid_argument", error
+        (detail,) = error["details"]
+        assert detail["type"] == "google.rpc.ErrorInfo"
+        info = error_details_pb2.ErrorInfo.FromString(
+            base64.b64decode(detail["value"] + "=" * (-len(detail["value"]) % 4))
+        )
+        assert (info.reason, info.domain) == ("MALFORMED_REQUEST", ERROR_DOMAIN), body
+    with GameServiceClientSync(http_server.http_url) as connect:
+        after = connect.get_state(pb.GetStateRequest(name=created.name), headers=_bearer(token))
+    assert after.view == before.view

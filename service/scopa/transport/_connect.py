@@ -17,7 +17,7 @@ from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 
-from scopa.server._errors import RequestTooLarge, to_connect_error
+from scopa.server._errors import MalformedRequest, RequestTooLarge, to_connect_error
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1.scopa_connect import GameServiceASGIApplication
 
@@ -187,10 +187,25 @@ class _LimitedCodec(Codec[Any, Any]):
         return self._codec.encode(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
-        """Decode with the wrapped codec; REQUEST_TOO_LARGE over the limit."""
+        """Decode with the wrapped codec; REQUEST_TOO_LARGE over the limit, MALFORMED_REQUEST
+        (with its ErrorInfo, as gRPC answers) for bytes that are not the method's message."""
         if len(data) > self._limit:
             raise _too_large(self._limit)
-        return self._codec.decode(data, message_class)
+        try:
+            return self._codec.decode(data, message_class)
+        except Exception as exc:  # client bytes only: never INTERNAL (connectrpc would say
+            # invalid_argument without an ErrorInfo)
+            raise _malformed(self._codec.name(), exc) from None
+
+
+def _malformed(codec: str, exc: Exception) -> ConnectError:
+    """INVALID_ARGUMENT / MALFORMED_REQUEST: the body is not the method's message (binary: the
+    gRPC guard's words; JSON: json_format's, which name the field, cut like every message)."""
+    if codec == "proto":
+        message = "the request is not a valid protobuf message"
+    else:
+        message = f"the request is not the method's message in {codec}: {exc}"
+    return to_connect_error(map_error(MalformedRequest(message)))
 
 
 class _BodyLimit:
