@@ -13,9 +13,12 @@ from scopa.rules import (
     HandOutcome,
     HandScored,
     MatchState,
+    SideTally,
     _rollout,
     apply_action,
     apply_move,
+    card_points,
+    deck_cards,
     legal_moves,
     make_ruleset,
     new_match,
@@ -23,6 +26,7 @@ from scopa.rules import (
     random_action,
     resign,
     rollout_move,
+    score_hand,
 )
 
 
@@ -142,3 +146,27 @@ def test_play_out_with_farms_on_the_table_equals_the_validated_loop(owner_takes:
                 checked += 1
             state, _ = apply_action(state, state.turn, random_action(state, rng), rng)
     assert checked > 20
+
+
+def test_card_points_are_shared_by_rulesets_alike_but_for_the_target() -> None:
+    """Two targets of one preset share one card_points answer, and no preset's hand score reads
+    the target (random piles and sweeps score alike under targets 7 and 99)."""
+    alike = [make_ruleset("scopa", {"target_score": t}).options for t in (7, 11, 99)]
+    first = card_points(alike[0])
+    assert all(card_points(options) is first for options in alike)
+    assert card_points(make_ruleset("scopone").options) is not first
+    for preset in sorted(PRESETS):
+        low = make_ruleset(preset, {"target_score": 7}).options
+        high = make_ruleset(preset, {"target_score": 99}).options
+        rng = random.Random(preset)
+        deck = deck_cards(low.deck_size)
+        for _ in range(20):
+            owner = [rng.randrange(low.sides) for _ in deck]
+            tallies = [
+                SideTally(
+                    tuple([c for c, o in zip(deck, owner, strict=True) if o == side]),
+                    rng.randrange(4),
+                )
+                for side in range(low.sides)
+            ]
+            assert score_hand(low, tallies) == score_hand(high, tallies), preset
