@@ -19,7 +19,7 @@ import type { CallOptions } from "@connectrpc/connect";
 import { requestId } from "./api.js";
 import { cardCode, cardFace, cardLabel, cardsInWords, italianName, sameCard, useDeck } from "./cards.js";
 import { h, replace } from "./dom.js";
-import { announce, categoryName, errorInWords, seatName, sideName } from "./messages.js";
+import { announce, categoryName, clockInWords, errorInWords, seatName, sideName } from "./messages.js";
 
 /** How many announcements stay on screen. */
 const ANNOUNCEMENTS_SHOWN = 6;
@@ -317,6 +317,7 @@ export class GameScreen {
       h("h1", {}, view.preset.replaceAll("_", " ")),
       h("span", {}, `Hand ${view.handNumber}`),
       h("span", {}, `Stock: ${view.stockSize} cards`),
+      this.clockInfo(view),
       h("span", { class: `connection ${this.connection}` }, words[this.connection]),
     );
   }
@@ -338,11 +339,22 @@ export class GameScreen {
     } else if (view.turn !== undefined && view.turn === view.seat) {
       text = "Your turn: play a card.";
       turn = "mine";
+    } else if (view.turn !== undefined && view.phase?.claim !== undefined) {
+      const claimer = view.phase.claim.seat === view.seat ? "your" : `${seatName(view, view.phase.claim.seat)}'s`;
+      text = `${seatName(view, view.turn)} to answer ${claimer} claimed sweep.`;
+      turn = "other";
     } else {
       text = view.turn === undefined ? "" : `${seatName(view, view.turn)} to play.`;
       turn = "other";
     }
     return h("p", { class: `banner ${turn}`, role: "status", "data-turn": turn }, text);
+  }
+
+  /** The game's turn clock and its timeout bot (GameView.turn_timeout_s, timeout_bot), if it has one. */
+  private clockInfo(view: GameView): HTMLElement | null {
+    const words = clockInWords(view);
+    if (words === null) return null;
+    return h("span", { class: "clock-info", "data-timeout-bot": view.timeoutBot }, `Turn clock: ${words}`);
   }
 
   /** The time left for the current turn, when the game has a turn clock (GameView.turn_deadline). */
@@ -356,7 +368,6 @@ export class GameScreen {
       { class: "turn-clock-line" },
       `Time left for ${whose} turn: `,
       h("span", { class: "turn-clock", role: "timer", "data-deadline": at }, clockText(at)),
-      view.turnTimeoutS > 0 ? h("span", { class: "hint" }, ` (${view.turnTimeoutS} s a turn)`) : null,
     );
   }
 
@@ -379,7 +390,7 @@ export class GameScreen {
         h("td", { "data-hand-size": seat.handSize }, seat.handSize),
         h("td", { "data-side-score": seat.side }, side?.score ?? 0),
         h("td", {}, side?.capturedCount ?? 0),
-        h("td", {}, side?.sweeps ?? 0),
+        h("td", { "data-side-sweeps": seat.side }, side?.sweeps ?? 0),
       );
     });
     return h(
@@ -481,6 +492,8 @@ export class GameScreen {
           {
             type: "button",
             "data-key": `build-${index}`,
+            "data-build": b.onto.length > 1 ? "raise" : "build",
+            "data-value": b.value,
             onclick: () => void this.act(action),
           },
           `${b.onto.length > 1 ? "Raise the farm" : "Build a farm"} of ${b.value}: ${b.card ? cardsInWords([b.card]) : ""} on ${cardsInWords(b.onto)}`,
@@ -583,7 +596,12 @@ export class GameScreen {
       const n = counts.get(prefix) ?? 0;
       counts.set(prefix, n + 1);
       const key = `${prefix}-${n}`;
-      return [h("button", { type: "button", "data-key": key, onclick: () => void this.act(action) }, label)];
+      const kind = action.kind;
+      const data = {
+        "data-card": kind.case === "claimSweep" && kind.value.card ? cardCode(kind.value.card) : null,
+        "data-answer": kind.case === "answerClaim" ? ClaimAnswer[kind.value.answer] : null,
+      };
+      return [h("button", { type: "button", "data-key": key, ...data, onclick: () => void this.act(action) }, label)];
     });
     if (buttons.length === 0) return null;
     return h("section", { class: "declarations", "aria-label": "Declarations" }, ...buttons);

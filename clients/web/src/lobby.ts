@@ -63,6 +63,8 @@ export class LobbyPanel {
     ),
     this.errorLine,
   );
+  /** The presets' display names by id (ListRulesets), once they arrive; until then rows show ids. */
+  private readonly presetNames = new Map<string, string>();
   /** One request id per game: a retried Join (e.g. a double click) gets the same seat. */
   private readonly requestIds = new Map<string, string>();
 
@@ -80,7 +82,11 @@ export class LobbyPanel {
     this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
     rulesets.then(
       (response) => {
-        for (const r of response.rulesets) this.preset.append(h("option", { value: r.id }, r.displayName || r.id));
+        for (const r of response.rulesets) {
+          this.preset.append(h("option", { value: r.id }, r.displayName || r.id));
+          if (r.displayName) this.presetNames.set(r.id, r.displayName);
+        }
+        this.render();
       },
       () => undefined, // the new-game form above says why; the lobby still lists every game
     );
@@ -162,12 +168,18 @@ export class LobbyPanel {
   private row(game: GameView): HTMLElement {
     const taken = game.seats.filter((seat) => !seat.open).length;
     const created = dateOf(game);
-    const preset = game.preset.replaceAll("_", " ");
+    const preset = this.presetNames.get(game.preset) ?? game.preset;
     const players = game.seats.filter((seat) => !seat.open).map((seat) => seat.displayName).filter((n) => n !== "");
     return h(
       "tr",
-      { "data-game": game.name },
-      h("th", { scope: "row" }, preset, players.length > 0 ? h("span", { class: "hint" }, ` (${players.join(", ")})`) : null),
+      { "data-game": game.name, "data-preset": game.preset },
+      h(
+        "th",
+        { scope: "row" },
+        h("span", { class: "preset-name" }, preset),
+        players.length > 0 ? h("span", { class: "hint" }, ` (${players.join(", ")})`) : null,
+        preset === game.preset ? null : h("span", { class: "preset-id", title: "preset id" }, game.preset),
+      ),
       h("td", { "data-seats": `${taken}/${game.seats.length}` }, `${taken} of ${game.seats.length}`),
       h("td", {}, created ? h("time", { datetime: created.toISOString() }, created.toLocaleTimeString()) : ""),
       h(

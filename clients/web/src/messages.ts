@@ -50,6 +50,12 @@ export function sideName(view: GameView, side: number): string {
 
 const SWEEP_WORDS: Record<string, string> = { spazzino: "Spazzino", spatola: "Spatola", spatola4: "Spatola" };
 
+/** Points a special play scored (or, below zero, cost): "Ann scores picula (+1).", "Ann loses 1 (false claim)." */
+function specialWords(who: string, special: { readonly name: string; readonly points: number }): string {
+  const name = special.name.replaceAll("_", " ");
+  return special.points < 0 ? `${who} loses ${-special.points} (${name}).` : `${who} scores ${name} (+${special.points}).`;
+}
+
 /** The announcement of an event, or null when it needs none. */
 export function announce(view: GameView, event: Event): string | null {
   const kind = event.kind;
@@ -65,10 +71,23 @@ export function announce(view: GameView, event: Event): string | null {
         else if (farm.cards.length > 2) parts.push(`${who} raises the farm to ${farm.value} (${cards}).`);
         else parts.push(`${who} builds a farm of ${farm.value} (${cards}).`);
       }
-      if (played.sweep) parts.push(`${SWEEP_WORDS[view.preset] ?? "Scopa"}! ${who} swept the table.`);
-      for (const special of played.specials) {
-        parts.push(`${who} scores ${special.name} (+${special.points}).`);
+      const claim = played.claim;
+      if (claim !== undefined) {
+        const card = played.card ? cardsInWords([played.card]) : "the face-down card";
+        if (claim.doubterSeat === undefined) {
+          parts.push(`The sweep ${who} claimed is trusted: it stands, its card unseen.`);
+        } else {
+          const doubter = seatName(view, claim.doubterSeat);
+          parts.push(
+            claim.genuine
+              ? `${doubter} doubted, but ${who}'s ${card} does sweep the table: the sweep stands.`
+              : `${doubter} doubted rightly: ${who}'s ${card} does not sweep the table; it is laid on the table.`,
+          );
+        }
+        for (const special of claim.doubterSpecials) parts.push(specialWords(claim.doubterSeat === undefined ? who : seatName(view, claim.doubterSeat), special));
       }
+      if (played.sweep) parts.push(`${SWEEP_WORDS[view.preset] ?? "Scopa"}! ${who} swept the table.`);
+      for (const special of played.specials) parts.push(specialWords(who, special));
       return parts.length > 0 ? parts.join(" ") : null;
     }
     case "handStarted":
@@ -107,6 +126,16 @@ export function announce(view: GameView, event: Event): string | null {
     default:
       return null;
   }
+}
+
+/**
+ * The game's turn clock in words (GameView.turn_timeout_s and timeout_bot), e.g. "60 s a turn;
+ * the greedy bot plays a turn that runs out"; null without a clock.
+ */
+export function clockInWords(view: GameView): string | null {
+  if (view.turnTimeoutS <= 0) return null;
+  const bot = view.timeoutBot ? `the ${view.timeoutBot} bot` : "a bot";
+  return `${view.turnTimeoutS} s a turn; ${bot} plays a turn that runs out`;
 }
 
 /** A score category's name in words, e.g. "two_of_spade" -> "Two of spade". */

@@ -16,8 +16,10 @@ import { requestId } from "./api.js";
 import { h, replace } from "./dom.js";
 import { errorInWords } from "./messages.js";
 
-/** The bot levels a seat can be given (SeatSpec.bot). */
-const BOT_LEVELS = ["random", "greedy", "ismcts"] as const;
+/** The bot levels a seat can be given (SeatSpec.bot, CreateGameRequest.timeout_bot). */
+export const BOT_LEVELS = ["random", "greedy", "ismcts"] as const;
+/** The timeout bot preselected: the server's default level (CreateGameRequest.timeout_bot). */
+const DEFAULT_TIMEOUT_BOT = "greedy";
 /** Options the form sets elsewhere: the number of players is the number of seats. */
 const HIDDEN_OPTIONS = new Set(["players"]);
 /** The longest turn clock the service takes (CreateGameRequest.turn_timeout_s: a week). */
@@ -144,7 +146,7 @@ export class SetupScreen {
   /**
    * Public (listed in the lobby) and the turn clock: the seconds a person has for each play and,
    * shown only once a clock is set, what a timeout does (a bot plays the turn; or, as well, the
-   * seat forfeits at its n-th timeout).
+   * seat forfeits at its n-th timeout) and which bot plays a turn that ran out.
    */
   private lobbyFields(): HTMLElement {
     const forfeitAfter = h(
@@ -159,10 +161,16 @@ export class SetupScreen {
       h("option", { value: "bot", selected: true }, "a bot plays the turn; the game goes on"),
       h("option", { value: "forfeit" }, "a bot plays the turn, and after a number of timeouts the seat forfeits (resigns)"),
     );
+    const bot = h(
+      "select",
+      { id: "timeout-bot" },
+      ...BOT_LEVELS.map((level) => h("option", { value: level, selected: level === DEFAULT_TIMEOUT_BOT }, `${level}${level === DEFAULT_TIMEOUT_BOT ? " (the default)" : ""}`)),
+    );
     const clockOptions = h(
       "div",
       { class: "clock-options", id: "clock-options", hidden: true },
       h("label", { class: "field" }, "When a turn's time runs out ", action),
+      h("label", { class: "field", id: "timeout-bot-field" }, "The bot that plays a turn whose time ran out ", bot),
       forfeitAfter,
     );
     const showClockOptions = (e: Event): void => {
@@ -272,13 +280,12 @@ export class SetupScreen {
       options[name] = { kind };
     }
     const isPublic = form.querySelector<HTMLInputElement>("#public")?.checked ?? false;
-    const timeoutText = form.querySelector<HTMLInputElement>("#turn-timeout")?.value.trim() ?? "";
-    const turnTimeoutS = timeoutText === "" ? 0 : Number(timeoutText);
-    if (!Number.isInteger(turnTimeoutS) || turnTimeoutS < 0 || turnTimeoutS > MAX_TURN_TIMEOUT_S) {
-      if (error) error.textContent = `Enter the turn time limit as whole seconds from 1 to ${MAX_TURN_TIMEOUT_S}, or leave it empty.`;
-      return;
-    }
-    const clock = clockFields(form, turnTimeoutS);
+    const clock = clockRequest({
+      turnTimeout: form.querySelector<HTMLInputElement>("#turn-timeout")?.value ?? "",
+      action: form.querySelector<HTMLSelectElement>("#timeout-action")?.value ?? "bot",
+      forfeitAfter: form.querySelector<HTMLInputElement>("#forfeit-after")?.value ?? "",
+      bot: form.querySelector<HTMLSelectElement>("#timeout-bot")?.value ?? DEFAULT_TIMEOUT_BOT,
+    });
     if (typeof clock === "string") {
       if (error) error.textContent = clock;
       return;
@@ -292,7 +299,6 @@ export class SetupScreen {
         seats,
         requestId: requestId(),
         public: isPublic,
-        turnTimeoutS,
         ...clock,
       });
       this.created(response, mine);
@@ -307,19 +313,47 @@ export class SetupScreen {
   }
 }
 
+/** The turn clock's fields as typed and chosen in the form (the values of its controls). */
+export interface ClockFields {
+  /** Turn time limit in seconds; empty: no clock. */
+  readonly turnTimeout: string;
+  /** "bot" (a bot plays a timed-out turn) or "forfeit" (and the seat forfeits at a timeout). */
+  readonly action: string;
+  /** With "forfeit": the timeout that forfeits; empty: the server's (the third). */
+  readonly forfeitAfter: string;
+  /** The bot level that plays a timed-out turn (one of BOT_LEVELS). */
+  readonly bot: string;
+}
+
+/** What CreateGame is sent for the turn clock. */
+export interface ClockRequest {
+  turnTimeoutS: number;
+  timeoutAction?: TimeoutAction;
+  forfeitAfter?: number;
+  timeoutBot?: string;
+}
+
 /**
- * What a timeout does (CreateGameRequest.timeout_action and forfeit_after), sent only with a
- * turn clock; or the words of why the fields are refused.
+ * The turn clock's part of CreateGameRequest (turn_timeout_s, timeout_action, forfeit_after,
+ * timeout_bot), or the words of why the fields are refused. Without a clock nothing else is sent
+ * (the server refuses the others without turn_timeout_s).
  */
-function clockFields(form: HTMLFormElement, turnTimeoutS: number): { timeoutAction?: TimeoutAction; forfeitAfter?: number } | string {
-  if (turnTimeoutS === 0) return {};
-  if (form.querySelector<HTMLSelectElement>("#timeout-action")?.value !== "forfeit") return { timeoutAction: TimeoutAction.BOT_PLAYS };
-  const text = form.querySelector<HTMLInputElement>("#forfeit-after")?.value.trim() ?? "";
+export function clockRequest(fields: ClockFields): ClockRequest | string {
+  const timeoutText = fields.turnTimeout.trim();
+  const turnTimeoutS = timeoutText === "" ? 0 : Number(timeoutText);
+  if (!Number.isInteger(turnTimeoutS) || turnTimeoutS < 0 || turnTimeoutS > MAX_TURN_TIMEOUT_S) {
+    return `Enter the turn time limit as whole seconds from 1 to ${MAX_TURN_TIMEOUT_S}, or leave it empty.`;
+  }
+  if (turnTimeoutS === 0) return { turnTimeoutS };
+  if (!(BOT_LEVELS as readonly string[]).includes(fields.bot)) return `Choose the timeout bot: one of ${BOT_LEVELS.join(", ")}.`;
+  const clock = { turnTimeoutS, timeoutBot: fields.bot };
+  if (fields.action !== "forfeit") return { ...clock, timeoutAction: TimeoutAction.BOT_PLAYS };
+  const text = fields.forfeitAfter.trim();
   const forfeitAfter = text === "" ? 0 : Number(text);
   if (!Number.isInteger(forfeitAfter) || forfeitAfter < 0 || forfeitAfter > MAX_FORFEIT_AFTER) {
     return `Enter the timeouts that forfeit as a whole number from 1 to ${MAX_FORFEIT_AFTER}, or leave it empty.`;
   }
-  return { timeoutAction: TimeoutAction.FORFEIT, forfeitAfter };
+  return { ...clock, timeoutAction: TimeoutAction.FORFEIT, forfeitAfter };
 }
 
 function parseValue(option: RuleOption, text: string): OptionKind {

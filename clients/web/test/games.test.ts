@@ -47,14 +47,29 @@ interface Detours {
 /** The server's game, as a spectator sees it over REST (GetState). */
 interface ServerView {
   readonly status: string;
-  readonly sides: { side: number; score: number }[];
+  readonly sides: { side: number; score: number; sweeps?: number }[];
   readonly winners: number[];
   readonly finishReason?: string;
   readonly seats: { seat: number; resigned?: boolean; timeouts?: number }[];
+  readonly timeoutBot?: string;
 }
 
 /** The games one page of the lobby shows (lobby.ts PAGE_SIZE). */
 const LOBBY_PAGE = 20;
+
+/** The suits by the letter of a card code ("2C": the 2 of coppe, as the page's data-card). */
+const SUITS: Record<string, string> = { C: "SUIT_COPPE", D: "SUIT_DENARI", B: "SUIT_BASTONI", S: "SUIT_SPADE" };
+
+/**
+ * A 40-card deck for CreateGame's stacked_decks: `top` first (card codes, dealt one at a time
+ * from seat 0, then the table), then every other card in order.
+ */
+function stackedDeck(top: readonly string[]): { cards: { suit: string; rank: number }[] } {
+  const all = Object.keys(SUITS).flatMap((letter) => Array.from({ length: 10 }, (_, i) => `${i + 1}${letter}`));
+  const order = [...top, ...all.filter((code) => !top.includes(code))];
+  assert.equal(new Set(order).size, 40, "a stacked deck holds each card once");
+  return { cards: order.map((code) => ({ suit: SUITS[code.slice(-1)] ?? "", rank: Number(code.slice(0, -1)) })) };
+}
 
 const skip = whyNoBrowser();
 
@@ -74,7 +89,7 @@ describe("the web client in headless Chromium", { skip }, () => {
           return false;
         }
       },
-      { SCOPA_WEB_UI: "on", SCOPA_WATCH_IDLE_S: String(WATCH_IDLE_S), SCOPA_RATE_LIMIT_CREATE_GAME: "off" },
+      { SCOPA_WEB_UI: "on", SCOPA_WATCH_IDLE_S: String(WATCH_IDLE_S), SCOPA_RATE_LIMIT_CREATE_GAME: "off", SCOPA_ALLOW_STACKED_DECKS: "on" },
     );
     browser = await launchBrowser();
   });
@@ -100,6 +115,50 @@ describe("the web client in headless Chromium", { skip }, () => {
     });
     assert.equal(response.status, 200, await response.clone().text());
     return ((await response.json()) as { name: string }).name;
+  }
+
+  /**
+   * Creates a 2-player game over REST whose first deal is `top` (stacked_decks) and whose two
+   * seats are both open; returns the invite links of seat 0 and seat 1, for the pages to join.
+   */
+  async function createStackedGame(preset: string, top: readonly string[]): Promise<string[]> {
+    const response = await fetch(`${server?.httpUrl}/v1/games`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ preset, seats: [{ open: true }, { open: true }], stackedDecks: [stackedDeck(top)] }),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    const created = (await response.json()) as { name: string; invites: { seat?: number; inviteCode: string }[] };
+    return [0, 1].map((seat) => {
+      const invite = created.invites.find((i) => (i.seat ?? 0) === seat);
+      assert.ok(invite, `an invite for seat ${seat}`);
+      return `${server?.httpUrl}/#/${created.name}/join/${encodeURIComponent(invite.inviteCode)}`;
+    });
+  }
+
+  /** Ann (seat 0, desktop) and Bob (seat 1, phone) join a game created by createStackedGame. */
+  async function seatedPeople(links: readonly string[]): Promise<{ ann: Page; bob: Page; contexts: BrowserContext[]; name: string }> {
+    const people = await twoPeople();
+    await join(people.ann, links[0] ?? "", "Ann");
+    await join(people.bob, links[1] ?? "", "Bob");
+    for (const page of [people.ann, people.bob]) await page.locator(".game[data-status='ACTIVE']").waitFor();
+    const name = decodeURIComponent(new URL(people.ann.url()).hash.replace(/^#\//, ""));
+    return { ...people, name };
+  }
+
+  /** Waits until both pages show `version` (the mover's response and the other's stream). */
+  async function bothAt(pages: readonly Page[], version: number): Promise<void> {
+    for (const page of pages) await waitForVersion(page, version);
+  }
+
+  /** The card codes the page shows on the table (loose cards, not farms), in order. */
+  function looseCards(page: Page): Promise<string[]> {
+    return page.locator(".table > ul.cards > li.card").evaluateAll((cards) => cards.map((c) => c.getAttribute("data-card") ?? ""));
+  }
+
+  /** Waits for an announcement in the page's "What happened". */
+  async function announced(page: Page, text: string): Promise<void> {
+    await page.locator(".events li", { hasText: text }).waitFor();
   }
 
   /** A page of one person at `/`, on a desktop. */
@@ -331,7 +390,9 @@ describe("the web client in headless Chromium", { skip }, () => {
       const row = bob.locator(`.lobby tr[data-game='${name}']`);
       await bob.locator("#lobby-refresh").click();
       await row.waitFor();
-      assert.match((await row.textContent()) ?? "", /scopa/);
+      // The preset's display name (ListRulesets), with its id as secondary text.
+      await row.locator(".preset-name", { hasText: "Scopa (2 players)" }).waitFor();
+      assert.equal(await row.locator(".preset-id").textContent(), "scopa");
       assert.equal(await row.locator("[data-seats]").getAttribute("data-seats"), "1/2");
       assert.ok(await row.locator("time[datetime]").count(), "the created time is shown");
       await bob.locator("#lobby-name").fill("Bob");
@@ -354,6 +415,7 @@ describe("the web client in headless Chromium", { skip }, () => {
         const clock = page.locator(".turn-clock[role='timer']");
         await clock.waitFor();
         assert.match((await clock.textContent()) ?? "", /^(9|10):\d\d$/);
+        assert.equal(await page.locator(".clock-info").getAttribute("data-timeout-bot"), "greedy", "the form's default timeout bot");
       }
       for (let plays = 0; plays < 2; plays += 1) {
         const version = Math.max(await versionOf(ann), await versionOf(bob));
@@ -421,7 +483,8 @@ describe("the web client in headless Chromium", { skip }, () => {
       await after(() => page.locator("#lobby-preset").selectOption("spazzino"));
       assert.equal(await lobby.getAttribute("data-page"), "1");
       assert.deepEqual(new Set(await shown()), new Set(spazzino));
-      for (const text of await page.locator(".lobby tr[data-game] th").allTextContents()) assert.match(text, /^spazzino/);
+      assert.deepEqual(await page.locator(".lobby tr[data-game] .preset-name").allTextContents(), ["Spazzino", "Spazzino"], "each game by its display name");
+      assert.deepEqual(await page.locator(".lobby tr[data-game] .preset-id").allTextContents(), ["spazzino", "spazzino"], "and its id");
       assert.ok(await page.locator("#lobby-next").isDisabled());
       await after(() => page.locator("#lobby-preset").selectOption("scopone"));
       assert.equal(await page.locator(".lobby tr[data-game]").count(), 0);
@@ -515,5 +578,182 @@ describe("the web client in headless Chromium", { skip }, () => {
 
   it("create, join and play a complete game of fattoria; a farm built shows on both tables", TEST_TIMEOUT, async () => {
     await playGame("fattoria", { target_score: "2" }, { buildFarm: true });
+  });
+
+  it("the timeout bot chosen in the form plays a turn whose time ran out, and the game says which bot it is", TEST_TIMEOUT, async () => {
+    const { page, context } = await onePerson();
+    try {
+      await createTwoPlayerGame(page, "scopa", "Ann", {});
+      await page.locator("[data-seat-kind='1']").selectOption("bot:greedy");
+      assert.ok(await page.locator("#timeout-bot").isHidden(), "no timeout bot without a clock");
+      await page.locator("#turn-timeout").fill("2");
+      await page.locator("#timeout-bot").waitFor();
+      assert.equal(await page.locator("#timeout-bot").inputValue(), "greedy", "the server's default is preselected");
+      assert.deepEqual(await page.locator("#timeout-bot option").evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value)), ["random", "greedy", "ismcts"]);
+      await page.locator("#timeout-action").selectOption("forfeit");
+      assert.ok(await page.locator("#timeout-bot").isVisible(), "the bot plays the timeouts before a forfeit too");
+      await page.locator("#timeout-action").selectOption("bot");
+      await page.locator("#timeout-bot").selectOption("random");
+      await page.evaluate(() => document.querySelector(".lobby-options")?.scrollIntoView({ block: "center" }));
+      await screenshot(page, "new-game-clock");
+      await page.locator("#create").click();
+
+      const info = page.locator(".game-header .clock-info");
+      await info.waitFor();
+      assert.equal(await info.getAttribute("data-timeout-bot"), "random");
+      assert.equal(await info.textContent(), "Turn clock: 2 s a turn; the random bot plays a turn that runs out");
+      const name = decodeURIComponent(new URL(page.url()).hash.replace(/^#\//, ""));
+      // Ann (the first to play) does not play: the random bot plays her turn when its 2 s run out.
+      await page.locator(".events li", { hasText: "Ann ran out of time (timeout 1); the random bot plays for them." }).waitFor({ timeout: 3 * STEP_MS });
+      const state = await getState(name);
+      assert.equal(state.timeoutBot, "random");
+      assert.ok((state.seats[0]?.timeouts ?? 0) >= 1);
+      await page.locator("[data-key='resign']").click();
+      await page.locator("[data-key='resign-confirm']").click();
+      await page.locator(".game[data-status='FINISHED']").waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("Scopa fidasse: claim a sweep and answer it with the buttons; trusted it stands unseen, a false one doubted is laid, a true one doubted stands", TEST_TIMEOUT, async () => {
+    // Ann 2C 5D 6S, Bob 1B 6B 9S; the table 3D 4S 8C 9B.
+    const links = await createStackedGame("fidasse", ["2C", "1B", "5D", "6B", "6S", "9S", "3D", "4S", "8C", "9B"]);
+    const { ann, bob, contexts, name } = await seatedPeople(links);
+    const pages = [ann, bob];
+    const claims = (page: Page): Promise<string[]> => page.locator(".declarations button[data-card]").evaluateAll((b) => b.map((e) => e.getAttribute("data-card") ?? ""));
+    const answers = (page: Page): Promise<string[]> => page.locator(".declarations button[data-answer]").evaluateAll((b) => b.map((e) => e.getAttribute("data-answer") ?? ""));
+    const sweeps = (page: Page, side: number): Promise<string | null> => page.locator(`[data-side-sweeps='${side}']`).first().textContent();
+    try {
+      let version = await versionOf(ann);
+      await bothAt(pages, version);
+      // Ann may claim with any card of her hand, beside her plays; Bob, not to play, has no button.
+      assert.deepEqual((await claims(ann)).sort(), ["2C", "5D", "6S"]);
+      assert.match((await ann.locator(".declarations button[data-card='2C']").textContent()) ?? "", /^Claim a sweep with Due di coppe \(ti fidi\?\)$/);
+      assert.equal(await bob.locator(".declarations button").count(), 0);
+
+      // 1. Ann claims with the 2 (it takes nothing); Bob is asked, trusts, and never sees the card.
+      await ann.locator(".declarations button[data-card='2C']").click();
+      await bothAt(pages, (version += 1));
+      for (const page of pages) await announced(page, "Ann plays a card face down and claims a sweep: ti fidi?");
+      assert.equal(await bob.locator(".banner").textContent(), "Ann claims a sweep: do you trust it?");
+      assert.ok(await isMyTurn(bob), "Bob's answer is awaited");
+      assert.deepEqual(await answers(bob), ["TRUST", "DOUBT"]);
+      assert.deepEqual(await bob.locator(".declarations button").allTextContents(), ["Trust the sweep", "Doubt the sweep"]);
+      assert.equal(await ann.locator(".banner").textContent(), "Bob to answer your claimed sweep.");
+      assert.equal(await ann.locator(".declarations button").count(), 0, "the claimer waits for the answer");
+      assert.equal((await handOf(ann)).length, 2, "the claimed card left Ann's hand");
+      assert.deepEqual(await looseCards(bob), ["3D", "4S", "8C", "9B"], "nothing moved yet");
+      await bob.locator(".declarations").scrollIntoViewIfNeeded();
+      await screenshot(bob, "claim");
+      await bob.locator(".declarations button[data-answer='TRUST']").click();
+      await bothAt(pages, (version += 1));
+      for (const page of pages) {
+        await announced(page, "Bob trusts the sweep.");
+        await announced(page, "The sweep Ann claimed is trusted: it stands, its card unseen. Scopa! Ann swept the table.");
+        assert.deepEqual(await looseCards(page), [], "the table went to Ann");
+        assert.equal(await sweeps(page, 0), "1");
+      }
+      assert.ok(!((await bob.locator(".game").textContent()) ?? "").includes("Due di coppe"), "Bob's page never names the trusted card");
+
+      // 2. Bob lays his ace; Ann claims with the 5 and Bob doubts: false, the 5 is laid, Ann loses a point.
+      await bob.locator(".hand button[data-card='1B']").click();
+      await bothAt(pages, (version += 1));
+      await ann.locator(".declarations button[data-card='5D']").click();
+      await bothAt(pages, (version += 1));
+      await bob.locator(".declarations button[data-answer='DOUBT']").click();
+      await bothAt(pages, (version += 1));
+      for (const page of pages) {
+        await announced(page, "Bob doubts the sweep.");
+        await announced(page, "Bob doubted rightly: Ann's Cinque di denari does not sweep the table; it is laid on the table. Ann loses 1 (false claim).");
+        assert.deepEqual(await looseCards(page), ["1B", "5D"]);
+        assert.equal(await sweeps(page, 0), "1");
+      }
+
+      // 3. Bob claims with his 6 (1 + 5: a true sweep) and Ann doubts: the sweep stands, Ann loses a point.
+      await bob.locator(".declarations button[data-card='6B']").click();
+      await bothAt(pages, (version += 1));
+      assert.equal(await ann.locator(".banner").textContent(), "Bob claims a sweep: do you trust it?");
+      await ann.locator(".declarations button[data-answer='DOUBT']").click();
+      await bothAt(pages, (version += 1));
+      for (const page of pages) {
+        await announced(page, "Ann doubted, but Bob's Sei di bastoni does sweep the table: the sweep stands. Ann loses 1 (wrong doubt). Scopa! Bob swept the table.");
+        assert.deepEqual(await looseCards(page), []);
+        assert.equal(await sweeps(page, 1), "1");
+      }
+      const state = await getState(name);
+      assert.deepEqual(state.sides.map((side) => side.sweeps ?? 0), [1, 1], "the sweeps shown are the server's");
+    } catch (failure) {
+      await screenshot(ann, "failed-fidasse-ann").catch(() => undefined);
+      await screenshot(bob, "failed-fidasse-bob").catch(() => undefined);
+      throw failure;
+    } finally {
+      for (const context of contexts) await context.close();
+    }
+  });
+
+  it("Scopa della fattoria: a farm built with its button, raised by the other person with theirs, then taken; both tables show each step", TEST_TIMEOUT, async () => {
+    // Ann 3C 7S 5B, Bob 2B 9S 6S; the table 4D 8C 9C 10C.
+    const links = await createStackedGame("fattoria", ["3C", "2B", "7S", "9S", "5B", "6S", "4D", "8C", "9C", "10C"]);
+    const { ann, bob, contexts } = await seatedPeople(links);
+    const pages = [ann, bob];
+    const farms = (page: Page): Promise<{ value: string; owner: string; cards: string[] }[]> =>
+      page.locator(".table li.farm").evaluateAll((farms) =>
+        farms.map((f) => ({
+          value: f.getAttribute("data-value") ?? "",
+          owner: f.getAttribute("data-owner") ?? "",
+          cards: [...f.querySelectorAll("li.card")].map((c) => c.getAttribute("data-card") ?? ""),
+        })),
+      );
+    try {
+      let version = await versionOf(ann);
+      await bothAt(pages, version);
+      // 1. Ann builds: her 3 onto the 4, holding the 7 that takes the farm.
+      const build = ann.locator(".builds button");
+      assert.equal(await build.count(), 1);
+      assert.equal(await build.getAttribute("data-build"), "build");
+      assert.equal(await build.textContent(), "Build a farm of 7: Tre di coppe on Quattro di denari");
+      assert.equal(await bob.locator(".builds button").count(), 0, "no build out of turn");
+      await build.click();
+      await bothAt(pages, (version += 1));
+      for (const page of pages) {
+        await announced(page, "Ann builds a farm of 7");
+        assert.deepEqual(await farms(page), [{ value: "7", owner: "0", cards: ["4D", "3C"] }]);
+        assert.match((await page.locator(".table li.farm").getAttribute("aria-label")) ?? "", /^Farm of 7, Ann's: Quattro di denari \+ Tre di coppe$/);
+        assert.deepEqual(await looseCards(page), ["8C", "9C", "10C"]);
+      }
+
+      // 2. Bob raises it with his 2 to 9, holding the 9; the farm becomes his.
+      const raise = bob.locator(".builds button[data-build='raise']");
+      assert.equal(await raise.count(), 1);
+      assert.equal(await raise.getAttribute("data-value"), "9");
+      assert.equal(await raise.textContent(), "Raise the farm of 9: Due di bastoni on Quattro di denari + Tre di coppe");
+      await bob.locator(".builds").scrollIntoViewIfNeeded();
+      await screenshot(bob, "farm-raise");
+      await raise.click();
+      await bothAt(pages, (version += 1));
+      for (const page of pages) {
+        await announced(page, "Bob raises the farm to 9");
+        assert.deepEqual(await farms(page), [{ value: "9", owner: "1", cards: ["4D", "3C", "2B"] }]);
+      }
+
+      // 3. Ann, freed of her farm, lays her 7; Bob's 9 then takes the farm and the loose 9.
+      assert.equal(await ann.locator(".builds button").count(), 0);
+      await ann.locator(".hand button[data-card='7S']").click();
+      await bothAt(pages, (version += 1));
+      await bob.locator(".hand button[data-card='9S']").click();
+      await bothAt(pages, (version += 1));
+      for (const page of pages) {
+        await announced(page, "Bob takes the farm of 9");
+        assert.deepEqual(await farms(page), []);
+        assert.deepEqual(await looseCards(page), ["7S", "8C", "10C"]);
+      }
+    } catch (failure) {
+      await screenshot(ann, "failed-fattoria-farms-ann").catch(() => undefined);
+      await screenshot(bob, "failed-fattoria-farms-bob").catch(() => undefined);
+      throw failure;
+    } finally {
+      for (const context of contexts) await context.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema, EventSchema, GameViewSchema, Suit, type GameView } from "@scopa/client";
-import { announce, categoryName, errorInWords, seatName, sideName } from "../src/messages.js";
+import { announce, categoryName, clockInWords, errorInWords, seatName, sideName } from "../src/messages.js";
 
 function scopaError(code: Code, reason: string, metadata: Record<string, string> = {}): ConnectError {
   return new ConnectError("raw message", code, undefined, [
@@ -105,6 +105,36 @@ describe("events in words", () => {
     assert.equal(announce(view, played), "Ann ran out of time (timeout 1); the greedy bot plays for them.");
     const forfeit = create(EventSchema, { kind: { case: "turnTimedOut", value: { seat: 1, timeouts: 3, forfeited: true } } });
     assert.equal(announce(view, forfeit), "Seat 2 ran out of time (timeout 3) and forfeits.");
+  });
+
+  it("announces how a claimed sweep was settled: trusted unseen, doubted rightly, doubted wrongly (Scopa fidasse)", () => {
+    const view = twoSeats("fidasse");
+    const settled = (claim: object, extra: object = {}) =>
+      create(EventSchema, { kind: { case: "cardPlayed", value: { seat: 0, claim, ...extra } } });
+    // Trusted: the other seats' copy has no card, and the words name none.
+    assert.equal(
+      announce(view, settled({}, { sweep: true, captured: [{ suit: Suit.DENARI, rank: 3 }] })),
+      "The sweep Ann claimed is trusted: it stands, its card unseen. Scopa! Ann swept the table.",
+    );
+    const two = { suit: Suit.COPPE, rank: 2 };
+    assert.equal(
+      announce(view, settled({ doubterSeat: 1, genuine: false }, { card: two, specials: [{ name: "false_claim", points: -1 }] })),
+      "Seat 2 doubted rightly: Ann's Due di coppe does not sweep the table; it is laid on the table. Ann loses 1 (false claim).",
+    );
+    assert.equal(
+      announce(view, settled({ doubterSeat: 1, genuine: true, doubterSpecials: [{ name: "wrong_doubt", points: -1 }] }, { card: two, sweep: true })),
+      "Seat 2 doubted, but Ann's Due di coppe does sweep the table: the sweep stands. Seat 2 loses 1 (wrong doubt). Scopa! Ann swept the table.",
+    );
+  });
+
+  it("words the turn clock and its timeout bot, and nothing without a clock", () => {
+    const view = twoSeats("scopa");
+    assert.equal(clockInWords(view), null);
+    view.turnTimeoutS = 60;
+    view.timeoutBot = "ismcts";
+    assert.equal(clockInWords(view), "60 s a turn; the ismcts bot plays a turn that runs out");
+    view.timeoutBot = "";
+    assert.equal(clockInWords(view), "60 s a turn; a bot plays a turn that runs out");
   });
 
   it("names score categories for people", () => {
