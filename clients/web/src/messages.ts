@@ -1,5 +1,5 @@
 // Words for people: error reasons (google.rpc.ErrorInfo) and game events.
-import { ClaimAnswer, scopaErrorInfo, type Event, type GameView } from "@scopa/client";
+import { ClaimAnswer, scopaErrorInfo, type Card, type Event, type GameView } from "@scopa/client";
 import { cardsInWords, italianName } from "./cards.js";
 
 /** What each ErrorInfo reason means for the person who caused it. */
@@ -124,8 +124,24 @@ export function announce(view: GameView, event: Event): string | null {
     case "declared":
       return `${seatName(view, kind.value.seat)} declares ${kind.value.name}: ${kind.value.cards.map(italianName).join(", ")} (+${kind.value.points}).`;
     default:
-      return null;
+      // Kinds without words of their own: the deal (cardsDealt) says nothing, and a kind added to
+      // the API later that scores a seat named points is told generically.
+      return kind.case === undefined ? null : pointsInWords(view, kind.value);
   }
+}
+
+/**
+ * An event of a kind this client has no words for, when it scores a seat named points (a seat,
+ * a name and points, and maybe the cards it took): "Ann scores dealer bonus (+2), taking Tre di
+ * coppe + Sette di denari."; null for any other shape.
+ */
+export function pointsInWords(view: GameView, value: unknown): string | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { seat, name, points, cards } = value as { seat?: unknown; name?: unknown; points?: unknown; cards?: unknown };
+  if (typeof seat !== "number" || typeof name !== "string" || name === "" || typeof points !== "number") return null;
+  const words = specialWords(seatName(view, seat), { name, points });
+  const taken = Array.isArray(cards) && cards.length > 0 ? `, taking ${cardsInWords(cards as Card[])}` : "";
+  return taken === "" ? words : `${words.slice(0, -1)}${taken}.`;
 }
 
 /**
