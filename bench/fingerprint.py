@@ -32,6 +32,7 @@ from scopa.rules import (
     AceReturned,
     Action,
     Answer,
+    BonusScored,
     Build,
     CardPlayed,
     CardsDealt,
@@ -70,6 +71,8 @@ def outcome(event: Event) -> tuple[Any, ...]:
         return ("ace_returned", event.card)
     if isinstance(event, CardsDealt):
         return ("dealt", event.seat, event.n_cards, event.cards)
+    if isinstance(event, BonusScored):
+        return ("bonus", event.seat, event.side, event.name, event.points, event.cards)
     if isinstance(event, CardPlayed):
         played = (event.seat, event.card, event.captured, event.taken, event.sweep)
         stolen = (event.stolen_from,) if event.stolen_from >= 0 else ()

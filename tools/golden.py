@@ -29,6 +29,7 @@ from scopa.rules import (  # noqa: E402
     PRESETS,
     AceReturned,
     Answer,
+    BonusScored,
     Build,
     CardPlayed,
     CardsDealt,
@@ -90,6 +91,9 @@ def describe(event: Event) -> list[str]:
             return [f"   ace {card_code(event.card)} returned under the stock"]
         case CardsDealt():
             return [f"   deal seat {event.seat}: {codes(event.cards)}"]
+        case BonusScored():
+            points = f"{event.points} point{'s' if event.points != 1 else ''}"
+            return [f"   seat {event.seat} scores {event.name} {codes(event.cards)}: {points}"]
         case CardPlayed():
             return [_played(event)]
         case Declared():

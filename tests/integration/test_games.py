@@ -19,6 +19,7 @@ from integration.helpers import (
     key,
     play_to_end,
     rid,
+    stacked_deck,
     tokens_of,
     view,
 )
@@ -94,6 +95,33 @@ def test_every_preset_plays_to_the_end_across_replicas(stubs: tuple[Stub, Stub])
         deck = Counter(deck_keys(final.deck_size))
         for hand in hands[:scored]:
             assert hand == deck, (preset, sorted(hand.items()))
+
+
+def test_cirulla_redeals_two_aces_and_gives_a_15_table_to_the_dealer(
+    stubs: tuple[Stub, Stub],
+) -> None:
+    """Cirulla to the end with stacked decks: a starting table with two aces is redealt (Redeal
+    "aces"), the next one adds up to 15 and goes to the dealer (seat 1) as a BonusScored event;
+    the view's table is empty, and the hand's dealer_bonus line gives seat 1's side the point."""
+    c, d, b, s = pb.SUIT_COPPE, pb.SUIT_DENARI, pb.SUIT_BASTONI, pb.SUIT_SPADE
+    hands = [(c, 2), (c, 3), (c, 4), (c, 6), (c, 8), (c, 9)]
+    two_aces = stacked_deck([*hands, (s, 1), (d, 1), (d, 9), (b, 8)])
+    fifteen = stacked_deck([*hands, (c, 5), (d, 2), (s, 3), (b, 5)])
+    created = create(stubs[1], "cirulla", 2, target=1, decks=[two_aces, fifteen])
+    events = list(created.view.last_events)
+    redeals = [e.redeal for e in events if e.HasField("redeal")]
+    assert [r.reason for r in redeals] == ["aces"]
+    (bonus,) = [e.bonus for e in events if e.HasField("bonus")]
+    assert (bonus.seat, bonus.side, bonus.name, bonus.points) == (1, 1, "dealer_bonus", 1)
+    assert sorted(key(x) for x in bonus.cards) == sorted([(c, 5), (d, 2), (s, 3), (b, 5)])
+    assert not created.view.table and created.view.turn == 0
+    game = play_to_end(stubs, created, random.Random(7))
+    final = game.final
+    assert final.status == pb.GAME_STATUS_FINISHED and final.winners
+    _check_scores(final)
+    first = final.hand_results[0]
+    (line,) = [x for x in first.lines if x.name == "dealer_bonus"]
+    assert list(line.points) == [0, 1]
 
 
 @pytest.mark.parametrize("target", [1, 3])

@@ -102,6 +102,7 @@ def view_cards(view: SeatView) -> set[Card]:
     """Every card named by any Card-typed field of a view."""
     seen = set(view.hand) | set(view.table)
     seen |= {c for p in view.history for c in (p.card, *p.captured)}
+    seen |= {c for bonus in view.bonuses for c in bonus.cards}
     if view.claim is not None:
         seen.add(view.claim.card)
     return seen | {c for m in view.legal_moves for c in (m.card, *(m.capture or ()))}

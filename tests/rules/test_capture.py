@@ -176,6 +176,16 @@ def test_cirulla_takes_sums_and_fifteens_freely() -> None:
     assert takes("cirulla", "8C 2B 9S", "1D") == {"2B 8C 9S"}  # the ace takes the table
 
 
+def test_a_cirulla_ace_beside_a_table_ace_takes_it_or_makes_15() -> None:
+    """Cirulla (genovagioca.it: "prende il solo asso [...] a meno che non sia quindici la somma
+    totale"): with an ace on the table a played ace takes that ace, or a set making 15 with it."""
+    assert takes("cirulla", "1C 4B 10S", "1D") == {"1C", "10S 4B"}
+    assert takes("cirulla", "1C 4B 9S", "1D") == {"1C 4B 9S", "1C"}  # 1 + 1 + 4 + 9: the table
+    assert takes("cirulla", "1C 6B 9S", "1D") == {"1C"}  # nothing else makes 15
+    assert takes("cirulla", "1C 4B 10S", "1D", table_ace_15=False) == {"1C"}
+    assert takes("cirulla", "4B 10S", "1D") == {"10S 4B"}  # no table ace: the whole table
+
+
 def test_the_52_card_deck_figures_take_only_figures() -> None:
     """figures_capture_only_figures in the 52-card deck: 11..13 are the figures, 8..10 numerals."""
     deck = {"deck_size": 52, "players": 4, "hand_size": 13, "table_cards": 0, "kings_redeal": 0}

@@ -8,6 +8,7 @@ from rules_helpers import cards
 from scopa.rules import (
     AceOnEmptyTableTakes,
     AcesOnTable,
+    AcesRedeal,
     AcesReturn,
     AceSweep,
     KingsRedeal,
@@ -113,3 +114,15 @@ def test_the_options_list_the_flow_rules_in_order() -> None:
     assert deal_rules(Options(kings_redeal=0)) == ()
     returning = deal_rules(Options(kings_redeal=2, aces_on_table=AcesOnTable.RETURN))
     assert [type(r) for r in returning] == [KingsRedeal, AcesReturn]
+
+
+def test_cirullas_aces_redeal_voids_two_aces_and_keeps_one() -> None:
+    """Cirulla (regoledelgioco): two or more aces void the deal; a lone ace is not fixed up."""
+    rule = AcesRedeal()
+    assert rule.void(list(cards("1C 1D 5S 7B"))) == "aces"
+    assert rule.void(list(cards("1C 2D 5S 7B"))) == ""
+    table = list(cards("1C 2D 5S 7B"))
+    assert rule.fix(table, cards("3C 4C"), rule.void) == (cards("3C 4C"), [], "")
+    assert table == list(cards("1C 2D 5S 7B"))
+    redealing = deal_rules(Options(kings_redeal=0, aces_on_table=AcesOnTable.REDEAL))
+    assert [type(r) for r in redealing] == [AcesRedeal]

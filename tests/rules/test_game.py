@@ -22,6 +22,7 @@ from rules_helpers import (
 from scopa.rules import (
     AceReturned,
     AcesOnTable,
+    BonusScored,
     CaptureChoiceRequired,
     CaptureNotLegal,
     CardNotInHand,
@@ -829,3 +830,82 @@ def test_marescialla_sweeping_with_the_maresciallo_costs_four() -> None:
     assert points(events, "maresciallo") == (-1, 0)
     assert points(events, "maresciallo_sweeps") == (-3, 0)
     assert points(events, "sweeps") == (1, 0)
+
+
+# --- Cirulla's starting table: the dealer's bonus and the aces' redeal --------------------
+
+
+def test_a_starting_table_of_15_goes_to_the_dealer_for_a_point() -> None:
+    """Cirulla (regoledelgioco): 5C 2D 3S 5B on the table add up to 15: the dealer (seat 1)
+    takes them for a scopa, 1 point on the dealer_bonus line, and seat 0 leads on an empty
+    table."""
+    deck = stacked("2C 3C 4C 6C 8C 9C 5C 2D 3S 5B")
+    state, events = new_match(ruleset("cirulla"), decks=(deck,))
+    table = tuple(sorted(cards("5C 2D 3S 5B"), key=table_key))
+    assert of_type(events, HandStarted)[0].table == table
+    assert of_type(events, BonusScored) == [BonusScored(1, 1, "dealer_bonus", 1, table)]
+    assert type(events[-1]) is BonusScored
+    assert state.table == () and state.turn == 0
+    assert state.piles == ((), table)
+    assert state.specials == ((), (("dealer_bonus", 1),))
+    assert state.bonuses == tuple(of_type(events, BonusScored))
+    state, events = play_out(state, random.Random(3), stop_after_hand=True)
+    assert points(events, "dealer_bonus") == (0, 1)
+
+
+def test_a_starting_table_of_30_scores_two_and_the_matta_is_wild() -> None:
+    """Cirulla (Parlett): 30 scores 2 scope; the 7 of coppe counts as any value, so 7C 10D 9S 4B
+    (7 + 23) makes 30 with the matta as a 7 and 7C 2D 3S 4B (7 + 9) makes 15 with it as a 6."""
+    thirty = stacked("2C 3C 4C 6C 8C 9C 7C 10D 9S 4B")
+    fifteen = stacked("1C 3C 4C 6C 8C 9C 7C 2D 3S 4B")
+    _, events = new_match(ruleset("cirulla"), decks=(thirty,))
+    assert [b.points for b in of_type(events, BonusScored)] == [2]
+    _, events = new_match(ruleset("cirulla"), decks=(fifteen,))
+    assert [b.points for b in of_type(events, BonusScored)] == [1]
+    plain = stacked("2C 3C 4C 6C 8C 9C 7D 2D 3S 4B")  # the 7 of denari is not wild: 16
+    state, events = new_match(ruleset("cirulla"), decks=(plain,))
+    assert of_type(events, BonusScored) == [] and len(state.table) == 4
+
+
+def test_the_low_table_bonus_is_an_option() -> None:
+    """it.wikipedia ("in alcuni casi"): with dealer_bonus_low a table of 9 or less scores 3."""
+    deck = stacked("5C 3C 4C 6C 8C 9C 1C 2D 3S 2B")
+    _, events = new_match(ruleset("cirulla"), decks=(deck,))
+    assert of_type(events, BonusScored) == []
+    _, events = new_match(ruleset("cirulla", dealer_bonus_low=True), decks=(deck,))
+    assert [b.points for b in of_type(events, BonusScored)] == [3]
+
+
+def test_without_the_option_a_table_of_15_stays() -> None:
+    """Scopa has no dealer's bonus: the same 15 table is played."""
+    deck = stacked("2C 3C 4C 6C 8C 9C 5C 2D 3S 5B")
+    state, events = new_match(ruleset("scopa"), decks=(deck,))
+    assert of_type(events, BonusScored) == [] and len(state.table) == 4
+
+
+def test_two_aces_on_a_cirulla_table_redeal_and_one_stays() -> None:
+    """Cirulla (regoledelgioco, Parlett): two or more aces on the starting table void the deal;
+    a single ace stays on the table (aces_on_table=redeal)."""
+    two = stacked("2C 3C 4C 6C 8C 9C 1S 1D 9D 10D")
+    state, events = new_match(ruleset("cirulla"), decks=(two, stacked()))
+    voided = tuple(sorted(cards("1S 1D 9D 10D"), key=table_key))
+    assert of_type(events, Redealt) == [Redealt(1, "aces", voided)]
+    assert state.hands[0] == stacked()[0:6:2]
+    one = stacked("2C 3C 4C 6C 8C 9C 1S 2D 9D 10D")
+    state, events = new_match(ruleset("cirulla"), decks=(one,))
+    assert of_type(events, Redealt) == [] and of_type(events, AceReturned) == []
+    assert parse_card("1S") in state.table
+
+
+def test_the_bonus_of_the_next_hand_follows_the_last_play() -> None:
+    """A hand's last play deals the next hand; its 15 table goes to the new dealer (seat 0)."""
+    second = stacked("2C 3C 4C 6C 8C 9C 5C 2D 3S 5B")
+    state, _ = new_match(ruleset("cirulla"), decks=(stacked(), second))
+    state, events = play_out(state, random.Random(5), stop_after_hand=True)
+    if state.finished:
+        pytest.skip("the first hand ended the match")
+    assert of_type(events, BonusScored) == [
+        BonusScored(0, 0, "dealer_bonus", 1, tuple(sorted(cards("5C 2D 3S 5B"), key=table_key)))
+    ]
+    assert state.table == () and state.piles[0] == of_type(events, BonusScored)[0].cards
+    assert state.specials[0] == (("dealer_bonus", 1),)

@@ -130,6 +130,22 @@ def test_state_from_view_matches_every_public_part(preset: str, seed: int, plays
         det, _ = apply_action(det, det.turn, engine_random_move(det, rng), rng)
 
 
+@pytest.mark.parametrize("plays", [0, 5])
+def test_the_dealers_table_bonus_is_public_and_rebuilt(plays: int) -> None:
+    """Cirulla (seed 11 opens with a 15 table): every seat sees the bonus, and a determinised
+    state puts its cards in the dealer's side's pile and its point in that side's specials."""
+    state = midgame("cirulla", 11, plays)
+    (bonus,) = state.bonuses
+    for seat in (0, 1, None):
+        assert observe(state, seat).bonuses == (bonus,)
+    view = observe(state, state.turn)
+    assert set(bonus.cards) <= seen_cards(view)
+    det = state_from_view(view, random.Random(2))
+    assert observe(det, state.turn) == view
+    assert set(bonus.cards) <= set(det.piles[bonus.side])
+    assert dict(det.specials[bonus.side])["dealer_bonus"] == bonus.points
+
+
 def test_state_from_view_deals_different_hidden_cards() -> None:
     """Two RNG seeds give different hidden hands (the sample is random, not the truth)."""
     state = midgame("scopa", 3, 4)

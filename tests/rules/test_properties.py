@@ -14,6 +14,7 @@ from scopa.rules import (
     PLAY,
     PRESETS,
     Answer,
+    BonusScored,
     Build,
     CardPlayed,
     CardsDealt,
@@ -265,13 +266,16 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
             "capture_15_fewest",
             "elimination",
             "sweep_claims",
+            "dealer_bonus",
+            "dealer_bonus_low",
+            "table_ace_15",
         )
     },
     "claim_answers": st.sampled_from(["opponents", "next"]),
     "false_claim_points": st.integers(0, 2),
     "wrong_doubt_points": st.integers(0, 2),
     "kings_redeal": st.sampled_from([0, 2, 3, 4]),
-    "aces_on_table": st.sampled_from(["keep", "return"]),
+    "aces_on_table": st.sampled_from(["keep", "return", "redeal"]),
     "mazzo_ties": st.sampled_from(["unassigned", "split", "all"]),
     "primiera_method": st.sampled_from(["standard", "veneto", "milan"]),
     "capture_arithmetic": st.sampled_from(["sum", "difference", "sum_or_difference"]),
@@ -296,4 +300,13 @@ def test_random_option_combinations_keep_the_invariants(
         rules = make_ruleset(preset, overrides)
     except InvalidOption:
         assume(False)
+    play_game(rules, seed)
+
+
+@pytest.mark.parametrize("seed", [11, 18, 31])
+def test_cirulla_games_whose_first_table_goes_to_the_dealer_keep_the_invariants(seed: int) -> None:
+    """A Cirulla game opening with the dealer's bonus conserves the cards, its pile included."""
+    rules = make_ruleset("cirulla")
+    _, events = new_match(rules, rng=random.Random(seed))
+    assert any(isinstance(e, BonusScored) for e in events)
     play_game(rules, seed)

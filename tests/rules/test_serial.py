@@ -16,6 +16,7 @@ from rules_helpers import cards, play_out, random_move
 
 from scopa.rules import (
     FORMAT_VERSION,
+    BonusScored,
     CardPlayed,
     ClaimAnswered,
     ClaimOutcome,
@@ -255,7 +256,7 @@ def test_version_1_event_blob_loads_every_kind() -> None:
     loaded = load_events((BLOBS / "events_every_kind.v1.bin").read_bytes())
     assert [_event_fields(e) for e in loaded] == want
     assert load_events(dump_events(loaded)) == loaded
-    new_since = {"Declared", "SweepClaimed", "ClaimAnswered"}  # kinds added after format 1
+    new_since = {"Declared", "SweepClaimed", "ClaimAnswered", "BonusScored"}  # after format 1
     assert {e["type"] for e in want} | new_since == {t.__name__ for t in get_args(Event)}
 
 
@@ -267,6 +268,7 @@ def test_every_event_kind_has_one_tag_and_reader() -> None:
     loaded.append(Declared(seat=1, name="accusa", cards=cards("1C 1D 1S"), points=7))
     loaded.append(SweepClaimed(seat=0, table=cards("3D 4S"), answering=(1,)))
     loaded.append(ClaimAnswered(seat=1, trust=False))
+    loaded.append(BonusScored(seat=1, side=1, name="dealer_bonus", points=1, cards=cards("5C 10D")))
     assert load_events(dump_events(loaded)) == loaded
     rows = json.loads(zlib.decompress(dump_events(loaded)[1:]))
     tags = [row["t"] for row in rows]
@@ -294,6 +296,18 @@ def test_a_steal_keeps_its_side_and_other_plays_keep_their_records() -> None:
     records = event_records([steal, plain])
     assert [("stolen_from" in r) for r in records] == [True, False]
     assert events_from_records(records, FORMAT_VERSION) == [steal, plain]
+
+
+def test_a_hands_bonus_survives_a_round_trip_and_other_states_keep_their_keys() -> None:
+    """A Cirulla state whose table went to the dealer loads back with its bonus; a state without
+    one writes no "bonuses" key (new key, same format)."""
+    state, _ = new_match(make_ruleset("cirulla"), rng=random.Random(11))
+    assert state.bonuses
+    assert load_state(dump_state(state)) == state
+    plain, _ = new_match(make_ruleset("cirulla"), rng=random.Random(12))
+    assert not plain.bonuses
+    assert b"bonuses" not in zlib.decompress(dump_state(plain)[1:])
+    assert b"bonuses" in zlib.decompress(dump_state(state)[1:])
 
 
 def test_the_aces_returned_under_the_stock_survive_a_round_trip() -> None:

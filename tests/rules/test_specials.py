@@ -22,6 +22,7 @@ from scopa.rules import (
     ClaimAnswered,
     ClaimOutcome,
     Component,
+    DealerTableBonus,
     Declare,
     Declared,
     HandScore,
@@ -50,6 +51,7 @@ from scopa.rules import (
     observe,
     special_rules,
     steal_rules,
+    table_bonus_rules,
     visible_event,
 )
 
@@ -460,3 +462,30 @@ def test_no_claim_on_an_empty_table_with_the_last_card_or_without_the_rule() -> 
         apply_action(scopa, 0, Claim(_card("2C")), None)
     with pytest.raises(InvalidOption):
         make_ruleset("rubamazzo", {"sweep_claims": True})
+
+
+@pytest.mark.parametrize(
+    ("table", "low", "points"),
+    [
+        ("5C 2D 3S 5B", False, 1),  # 15: a scopa (regoledelgioco)
+        ("10C 10D 5S 5B", False, 2),  # 30: two (regoledelgioco)
+        ("7C 2D 3S 4B", False, 1),  # the matta as a 6 makes 15 (Parlett)
+        ("7C 10D 9S 4B", False, 2),  # the matta as a 7 makes 30
+        ("7D 2D 3S 4B", False, 0),  # the 7 of denari is not wild: 16
+        ("1C 2D 3S 2B", False, 0),  # 8: only with the low table
+        ("1C 2D 3S 2B", True, 3),  # it.wikipedia: 9 or less, 3 scope
+        ("7C 2D 3S 2B", True, 3),  # the matta as an ace: 8
+        ("", False, 0),
+    ],
+)
+def test_the_dealer_table_bonus(table: str, low: bool, points: int) -> None:
+    """Cirulla's dealer bonus scores the starting table by its sum, the matta wild."""
+    assert DealerTableBonus(low=low).points(cards(table) if table else ()) == points
+
+
+def test_the_table_bonus_rules_follow_the_options() -> None:
+    """dealer_bonus enables the bonus; dealer_bonus_low swaps in the one with the low table."""
+    assert table_bonus_rules(Options()) == ()
+    (plain,) = table_bonus_rules(Options(dealer_bonus=True))
+    (low,) = table_bonus_rules(Options(dealer_bonus=True, dealer_bonus_low=True))
+    assert plain.points(cards("1C 2D 3S 2B")) == 0 and low.points(cards("1C 2D 3S 2B")) == 3

@@ -331,6 +331,17 @@ def _every_event() -> list[tuple[object, pb.Event]]:
             pb.Event(version=7, redeal=pb.Redeal(reason="ace_returned", table=_pb_cards("1S"))),
         ),
         (
+            rules.BonusScored(
+                seat=3, side=1, name="dealer_bonus", points=2, cards=(c("10C"), c("10D"))
+            ),
+            pb.Event(
+                version=7,
+                bonus=pb.BonusScored(
+                    seat=3, side=1, name="dealer_bonus", points=2, cards=_pb_cards("10C 10D")
+                ),
+            ),
+        ),
+        (
             SeatJoined(seat=3, name="Dee"),
             pb.Event(version=7, seat_joined=pb.SeatJoined(seat=3, display_name="Dee")),
         ),

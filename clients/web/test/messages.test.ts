@@ -84,6 +84,16 @@ describe("events in words", () => {
     assert.equal(announce(twoSeats("scopa"), event), "Scopa! Ann swept the table. Ann scores picula (+1).");
   });
 
+  it("announces the dealer's bonus for the starting table (Cirulla)", () => {
+    const event = create(EventSchema, {
+      kind: {
+        case: "bonus",
+        value: { seat: 1, side: 1, name: "dealer_bonus", points: 1, cards: [{ suit: Suit.COPPE, rank: 5 }, { suit: Suit.DENARI, rank: 10 }] },
+      },
+    });
+    assert.match(announce(twoSeats("cirulla"), event) ?? "", /^Seat 2 scores dealer bonus \(\+1\), taking .+\.$/);
+  });
+
   it("says nothing about a plain play", () => {
     const event = create(EventSchema, { kind: { case: "cardPlayed", value: { seat: 1, card: { suit: Suit.COPPE, rank: 2 } } } });
     assert.equal(announce(twoSeats("scopa"), event), null);

@@ -249,15 +249,19 @@ class SumWithPlayed(_RankRule):
 class AceTakesAll(_RankRule):
     """Asso piglia tutto: an ace takes the whole table (seeds 002, 004).
 
-    With ``only_table_ace`` an ace played while aces lie on the table takes just one of them.
+    With ``only_table_ace`` an ace played while aces lie on the table takes just one of them,
+    or, with ``beside_table_ace`` (Cirulla's 15), any set that rule allows it instead.
     On an empty table the rule is silent: the ace is laid, unless the engine's
     ``ace_on_empty_table_sweeps`` option turns that play into a sweep.
     """
 
     overriding = True
 
-    def __init__(self, *, only_table_ace: bool) -> None:
+    def __init__(
+        self, *, only_table_ace: bool, beside_table_ace: CaptureRule | None = None
+    ) -> None:
         self.only_table_ace = only_table_ace
+        self.beside_table_ace = beside_table_ace
 
     def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
         if rank != _ACE or not ranks:
@@ -265,7 +269,9 @@ class AceTakesAll(_RankRule):
         if self.only_table_ace:
             aces = tuple([(i,) for i, r in enumerate(ranks) if r == _ACE])
             if aces:
-                return aces
+                beside = self.beside_table_ace
+                more = None if beside is None else beside.index_sets(ranks, rank)
+                return aces + tuple([s for s in more or () if s not in aces])
         return (tuple(range(len(ranks))),)
 
 
@@ -295,7 +301,12 @@ def capture_rules(options: Options) -> tuple[CaptureRule, ...]:
     """The capture rules a ruleset enables, overriding rules first."""
     rules: list[CaptureRule] = []
     if options.ace_takes_all:
-        rules.append(AceTakesAll(only_table_ace=options.ace_takes_only_table_ace))
+        beside: CaptureRule | None = None
+        if options.table_ace_15 and options.capture_15:
+            beside = SumWithPlayed(15, fewest_cards=options.capture_15_fewest)
+        rules.append(
+            AceTakesAll(only_table_ace=options.ace_takes_only_table_ace, beside_table_ace=beside)
+        )
     ordinary = _ordinary_rule(options)
     if ordinary is not None:
         rules.append(ordinary)

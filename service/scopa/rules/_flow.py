@@ -23,6 +23,7 @@ from ._options import AcesOnTable, Options
 __all__ = [
     "AceOnEmptyTableTakes",
     "AceSweep",
+    "AcesRedeal",
     "AcesReturn",
     "DealRule",
     "KingsRedeal",
@@ -180,6 +181,25 @@ class AcesReturn:
         return stock, returned, ""
 
 
+class AcesRedeal:
+    """Cirulla's misdeal (regoledelgioco, Parlett, sbiro.eu): two or more aces on the starting
+    table void the deal ("la mano viene considerata a monte"); a single ace stays."""
+
+    def void(self, table: list[Card]) -> str:
+        """``"aces"`` when two or more aces lie on the table."""
+        aces = 0
+        for c in table:
+            if _RANKS[c] == _ACE:
+                aces += 1
+        return "aces" if aces > 1 else ""
+
+    def fix(
+        self, table: list[Card], stock: tuple[Card, ...], void: VoidCheck
+    ) -> tuple[tuple[Card, ...], list[Card], str]:
+        """Nothing to fix."""
+        return stock, [], ""
+
+
 def sweep_rules(options: Options) -> tuple[SweepRule, ...]:
     """The sweep exceptions ``options`` enable, in the order they are asked."""
     rules: list[SweepRule] = []
@@ -208,4 +228,6 @@ def deal_rules(options: Options) -> tuple[DealRule, ...]:
         rules.append(KingsRedeal(options.kings_redeal, figure_rank(options.deck_size) + 2))
     if options.aces_on_table is AcesOnTable.RETURN:
         rules.append(AcesReturn())
+    elif options.aces_on_table is AcesOnTable.REDEAL:
+        rules.append(AcesRedeal())
     return tuple(rules)

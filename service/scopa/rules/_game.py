@@ -50,11 +50,13 @@ from ._specials import (
     SpecialRule,
     Specials,
     StealRule,
+    TableBonusRule,
     claim_rules,
     declaration_rules,
     instant_win_rules,
     special_rules,
     steal_rules,
+    table_bonus_rules,
 )
 
 __all__ = [
@@ -64,6 +66,7 @@ __all__ = [
     "AceReturned",
     "Action",
     "Answer",
+    "BonusScored",
     "Build",
     "CardPlayed",
     "CardsDealt",
@@ -201,6 +204,18 @@ class AceReturned(NamedTuple):
     card: Card
 
 
+class BonusScored(NamedTuple):
+    """Points a seat's side scored outside a play, under the ruleset's rule ``name`` (its
+    score-sheet line): the dealer's bonus for the starting table (Cirulla). ``cards`` are the
+    public cards it took into the side's pile (the starting table), if any."""
+
+    seat: int
+    side: int
+    name: str
+    points: int
+    cards: tuple[Card, ...]
+
+
 class CardsDealt(NamedTuple):
     """Cards dealt to one seat. Only that seat may see ``cards``; others see ``n_cards``."""
 
@@ -318,6 +333,7 @@ Event = (
     | Redealt
     | AceReturned
     | CardsDealt
+    | BonusScored
     | CardPlayed
     | Declared
     | SweepClaimed
@@ -388,6 +404,9 @@ class MatchState:
     """The claimed sweep awaiting answers in the ``answer`` phase, else None."""
     farms: tuple[Farm, ...]
     """The farms on the table beside the loose ``table`` cards, oldest first (``farms``)."""
+    bonuses: tuple[BonusScored, ...]
+    """This hand's bonuses scored outside the plays (public: the dealer's starting-table bonus,
+    ``dealer_bonus``); their cards are in the sides' piles and their points in ``specials``."""
 
     def __init__(
         self,
@@ -416,6 +435,7 @@ class MatchState:
         returned: tuple[Card, ...] = (),
         claim: PendingClaim | None = None,
         farms: tuple[Farm, ...] = (),
+        bonuses: tuple[BonusScored, ...] = (),
     ) -> None:
         self.ruleset = ruleset
         self.hand_number = hand_number
@@ -442,6 +462,7 @@ class MatchState:
         self.returned = returned
         self.claim = claim
         self.farms = farms
+        self.bonuses = bonuses
 
     @property
     def options(self) -> Options:
@@ -486,6 +507,7 @@ def _copy(state: MatchState) -> MatchState:
         state.returned,
         state.claim,
         state.farms,
+        state.bonuses,
     )
 
 
@@ -617,11 +639,34 @@ def _start_hand(
         table.sort(key=TABLE_KEY_OF)
         events.append(HandStarted(hand_number, dealer, tuple(table)))
         events.extend(_dealt_events(hands, order))
+        for bonus in _plan(options).table_bonuses:
+            points = bonus.points(tuple(table))
+            if points:  # the dealer's side takes the starting table (Cirulla)
+                side = options.side_of(dealer)
+                events.append(BonusScored(dealer, side, bonus.name, points, tuple(table)))
+                table = []
         return hands, tuple(table), stock, decks, events
     message = f"hand {hand_number} was dealt void {_MAX_REDEALS} times in a row"
     if stacked:
         raise InvalidDeck(f"{message} (stacked decks)", field="stacked_decks")
     raise RulesError(f"{message}; these options leave almost no playable deal")
+
+
+def _bonuses(events: list[Event]) -> tuple[BonusScored, ...]:
+    """The bonuses a deal's events scored."""
+    return tuple([e for e in events if type(e) is BonusScored])
+
+
+def _bonus_tallies(
+    bonuses: tuple[BonusScored, ...], sides: int
+) -> tuple[tuple[tuple[Card, ...], ...], tuple[Specials, ...]]:
+    """The piles and special points a new hand starts with: its ``bonuses``' cards and points."""
+    piles: list[tuple[Card, ...]] = [()] * sides
+    specials: tuple[Specials, ...] = ((),) * sides
+    for bonus in bonuses:
+        piles[bonus.side] = piles[bonus.side] + bonus.cards
+        specials = _add_specials(specials, bonus.side, ((bonus.name, bonus.points),))
+    return tuple(piles), specials
 
 
 def _returned(events: list[Event]) -> tuple[Card, ...]:
@@ -656,6 +701,8 @@ def new_match(
     hands, table, stock, rest, events = _start_hand(options, 1, dealer, stacked, rng)
     sides = options.sides
     zeros = (0,) * sides
+    bonuses = _bonuses(events)
+    piles, specials = _bonus_tallies(bonuses, sides)
     state = MatchState(
         ruleset=ruleset,
         hand_number=1,
@@ -664,9 +711,9 @@ def new_match(
         hands=hands,
         table=table,
         stock=stock,
-        piles=((),) * sides,
+        piles=piles,
         sweeps=zeros,
-        specials=((),) * sides,
+        specials=specials,
         phase=PLAY,
         declared=(),
         declarations=(),
@@ -680,6 +727,7 @@ def new_match(
         decks=rest,
         out=(),
         returned=_returned(events),
+        bonuses=bonuses,
     )
     return state, events
 
@@ -729,6 +777,8 @@ class _Plan(NamedTuple):
     """The farms a seat must take on its turn, asked while farms lie on the table."""
     instant_wins: tuple[InstantWinRule, ...]
     """The rules that may end the match after a hand whatever the scores."""
+    table_bonuses: tuple[TableBonusRule, ...]
+    """The rules scoring the starting table for the dealer (Cirulla), asked at each deal."""
     actions: dict[tuple[str, type], Handler]
     """The action table: (phase, action kind) -> the handler that applies it."""
     flow: MatchFlow
@@ -768,6 +818,7 @@ def _plan(options: Options) -> _Plan:
         farm_take_rules(options),
         farm_duty_rules(options),
         instant_win_rules(options),
+        table_bonus_rules(options),
         _action_table(options),
         match_flow(options),
         tuple([_seats_from(players, leader, ()) for leader in range(players)]),
@@ -1039,6 +1090,7 @@ def _after_card(
             state.returned,
             state.claim,
             state.farms,
+            state.bonuses,
         )
         return new, events
     new = _copy(state)
@@ -1686,6 +1738,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
             out=out,
             claim=None,
             farms=(),
+            bonuses=state.bonuses,
         )
     players = options.players
     dealer = _next_in(players, state.dealer, out)
@@ -1701,9 +1754,9 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
     new.hands = hands
     new.table = table
     new.stock = stock
-    new.piles = empty
+    new.bonuses = _bonuses(dealt)
+    new.piles, new.specials = _bonus_tallies(new.bonuses, sides)
     new.sweeps = (0,) * sides
-    new.specials = ((),) * sides
     new.phase = PLAY
     new.declared = ()
     new.declarations = ()

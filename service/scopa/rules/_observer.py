@@ -27,6 +27,7 @@ from ._game import (
     PLAY,
     AceReturned,
     Action,
+    BonusScored,
     CardPlayed,
     CardsDealt,
     ClaimAnswered,
@@ -104,6 +105,8 @@ class SeatView(NamedTuple):
     """The claimed sweep awaiting answers; its card is ``HIDDEN_CARD`` but to the claimer."""
     farms: tuple[Farm, ...] = ()
     """The farms on the table (public), oldest first (Scopa della fattoria)."""
+    bonuses: tuple[BonusScored, ...] = ()
+    """This hand's bonuses scored outside the plays (public: the dealer's starting table)."""
 
 
 def observe(state: MatchState, seat: int | None) -> SeatView:
@@ -150,6 +153,7 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
         phase=state.phase,
         claim=claim,
         farms=state.farms,
+        bonuses=state.bonuses,
     )
 
 
@@ -179,6 +183,7 @@ def visible_event(event: Event, seat: int | None) -> Event:
             HandStarted()
             | Redealt()
             | AceReturned()
+            | BonusScored()
             | SweepClaimed()
             | ClaimAnswered()
             | Declared()
@@ -221,6 +226,8 @@ def seen_cards(view: SeatView) -> frozenset[Card]:
         seen.update(play.captured)
     for declared in view.declarations:
         seen.update(declared.cards)
+    for bonus in view.bonuses:
+        seen.update(bonus.cards)
     if view.claim is not None:
         seen.add(view.claim.card)
     seen.discard(HIDDEN_CARD)
@@ -341,6 +348,7 @@ def state_from_view(view: SeatView, rng: random.Random) -> MatchState:
         returned=view.returned,
         claim=claim,
         farms=view.farms,
+        bonuses=view.bonuses,
     )
 
 
@@ -377,6 +385,8 @@ def _piles(view: SeatView, history: tuple[CardPlayed, ...]) -> tuple[tuple[Card,
     """Each side's captures this hand, rebuilt from the public ``history`` (its hidden cards
     dealt)."""
     piles: list[tuple[Card, ...]] = [()] * view.options.sides
+    for bonus in view.bonuses:  # the dealer's starting table, taken before the first play
+        piles[bonus.side] = piles[bonus.side] + bonus.cards
     for play in history:
         if play.taken:
             side = view.side_of_seat[play.seat]
@@ -387,6 +397,9 @@ def _piles(view: SeatView, history: tuple[CardPlayed, ...]) -> tuple[tuple[Card,
 def _specials(view: SeatView) -> tuple[Specials, ...]:
     """Each side's special points this hand, from the public history and declarations."""
     per_side: list[dict[str, int]] = [{} for _ in range(view.options.sides)]
+    for bonus in view.bonuses:
+        points = per_side[bonus.side]
+        points[bonus.name] = points.get(bonus.name, 0) + bonus.points
     for play in view.history:
         points = per_side[view.side_of_seat[play.seat]]
         for name, value in play.specials:

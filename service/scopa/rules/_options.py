@@ -64,6 +64,9 @@ class AcesOnTable(StrEnum):
     RETURN = "return"
     """A single ace goes to the bottom of the stock and another card is turned; two or more
     aces on the starting table force a redeal (seed 002)."""
+    REDEAL = "redeal"
+    """Two or more aces on the starting table force a redeal; a single ace stays (Cirulla:
+    regoledelgioco, Parlett)."""
 
 
 class CaptureArithmetic(StrEnum):
@@ -126,8 +129,22 @@ class Options:
     )
     aces_on_table: AcesOnTable = _opt(
         AcesOnTable.KEEP,
-        "Aces turned onto the starting table: keep, or return to the stock (two aces: redeal).",
-        "seed 002",
+        "Aces turned onto the starting table: keep; return to the stock (two aces: redeal); or "
+        "redeal (two or more aces void the deal, a single ace stays: Cirulla).",
+        "seed 002; regoledelgioco.com Cirulla; Parlett (Cirulla)",
+    )
+    dealer_bonus: bool = _opt(
+        False,
+        "Cirulla: a starting table adding up to 15 goes to the dealer's side for 1 point (a "
+        "scopa), to 30 for 2 (line dealer_bonus); the 7 of coppe (matta) counts as any value "
+        "from 1 to 10 there.",
+        "regoledelgioco.com Cirulla; Parlett (Cirulla); it.wikipedia Cirulla",
+    )
+    dealer_bonus_low: bool = _opt(
+        False,
+        "With dealer_bonus, a starting table adding up to 9 or less also goes to the dealer, for "
+        "3 points (it.wikipedia: 'in alcuni casi').",
+        "it.wikipedia Cirulla; gazzettadisanta.eu (Cirulla)",
     )
     # --- capturing --------------------------------------------------------------------
     equal_card_precedence: bool = _opt(
@@ -158,6 +175,12 @@ class Options:
         True,
         "With ace_takes_all, an ace played while an ace lies on the table takes only that ace.",
         "seed 004 (Scopa d'assi)",
+    )
+    table_ace_15: bool = _opt(
+        False,
+        "With ace_takes_all, ace_takes_only_table_ace and capture_15, an ace played while an ace"
+        " lies on the table may instead take cards that with it add up to 15 (Cirulla).",
+        "genovagioca.it and sourceforge.net/p/cirulla (Cirulla); rvenning/scopa",
     )
     ace_on_empty_table_sweeps: bool = _opt(
         False,
@@ -804,6 +827,9 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
             "capture_15_fewest": False,
             "ace_takes_all": True,
             "ace_sweep_counts": True,
+            "table_ace_15": True,
+            "aces_on_table": AcesOnTable.REDEAL,
+            "dealer_bonus": True,
             "cirulla_declarations": True,
             "napola_denari": True,
             "grande": True,
@@ -1065,10 +1091,10 @@ def void_deal_chance(o: Options) -> Fraction:
     """The exact chance that a hand's first deal is void (kings or aces on the table).
 
     The deal is a uniformly shuffled deck: the hands, then ``table_cards`` face up, then the
-    stock. Void: at least ``kings_redeal`` kings on the table; with ``aces_on_table=return``
-    also two or more aces on it, or a lone ace that cannot be replaced (no card but aces left in
-    the stock) or whose replacement, the stock's first card that is not an ace, is the king that
-    completes ``kings_redeal``.
+    stock. Void: at least ``kings_redeal`` kings on the table; with ``aces_on_table`` ``return``
+    or ``redeal`` also two or more aces on it; with ``return`` also a lone ace that cannot be
+    replaced (no card but aces left in the stock) or whose replacement, the stock's first card
+    that is not an ace, is the king that completes ``kings_redeal``.
     """
     table = o.table_cards
     deck = o.deck_size
@@ -1093,10 +1119,12 @@ def _void_given(o: Options, aces: int, kings: int, rest: int, stock: int) -> Fra
     """The chance of a void deal given the aces and kings among the table cards."""
     if _table_kings_void(o.kings_redeal, kings):
         return Fraction(1)
-    if o.aces_on_table is not AcesOnTable.RETURN or aces == 0:
+    if o.aces_on_table is AcesOnTable.KEEP or aces == 0:
         return Fraction(0)
     if aces > 1:
         return Fraction(1)
+    if o.aces_on_table is AcesOnTable.REDEAL:  # a lone ace stays
+        return Fraction(0)
     # A lone ace: the rest (hands + stock) holds the other aces; the stock is a random part.
     four = _per_rank(o)
     left_aces = four - 1

@@ -19,12 +19,15 @@ from ._specials import (
     CLAIM_LINES,
     DECLARATION_RULES,
     SPECIAL_RULES,
+    TABLE_BONUS_RULES,
     DeclarationRule,
     PenaltyLine,
     SpecialRule,
+    TableBonusRule,
     claim_lines,
     declaration_rules,
     special_rules,
+    table_bonus_rules,
 )
 
 __all__ = [
@@ -420,7 +423,7 @@ _NAPOLA_DENARI: Final = NapolaRule("napola_denari", Suit.DENARI)
 _NAPOLA_SPADE: Final = NapolaRule("napola_spade", Suit.SPADE)
 
 
-def _special_line(rule: SpecialRule | DeclarationRule | PenaltyLine) -> CountRule:
+def _special_line(rule: SpecialRule | DeclarationRule | PenaltyLine | TableBonusRule) -> CountRule:
     """The score-sheet line of a special or declaration rule: its points, side by side."""
     name = rule.name
     return CountRule(
@@ -434,6 +437,7 @@ def _special_line(rule: SpecialRule | DeclarationRule | PenaltyLine) -> CountRul
 _SPECIAL_LINES: Final[dict[str, CountRule]] = {
     **{rule.name: _special_line(rule) for _, rule in SPECIAL_RULES + DECLARATION_RULES},
     **{line.name: _special_line(line) for line in CLAIM_LINES},
+    **{rule.name: _special_line(rule) for _, rule in TABLE_BONUS_RULES},
 }
 """One line per special and declaration rule, built once (rules are compared by identity)."""
 
@@ -578,6 +582,7 @@ def _enabled_rules(options: Options) -> tuple[ScoringRule, ...]:
     )
     specials = special_rules(options) + declaration_rules(options) + claim_lines(options)
     lines = tuple([_SPECIAL_LINES[rule.name] for rule in specials])
+    lines += tuple([_SPECIAL_LINES[rule.name] for rule in table_bonus_rules(options)])
     return tuple(rule for rule, enabled in candidates if enabled) + lines
 
 

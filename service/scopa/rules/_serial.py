@@ -22,6 +22,7 @@ from typing import Any, Final, assert_never
 from ._errors import InvalidState, RulesError
 from ._game import (
     AceReturned,
+    BonusScored,
     CardPlayed,
     CardsDealt,
     ClaimAnswered,
@@ -169,6 +170,10 @@ def _event_out(event: Event) -> Record:
         case CardsDealt():
             return {"t": "cards_dealt", "seat": event.seat, "n_cards": event.n_cards,
                     "cards": event.cards}  # fmt: skip
+        case BonusScored():
+            return {"t": "bonus_scored", "seat": event.seat, "side": event.side,
+                    "name": event.name, "points": event.points,
+                    "cards": event.cards}  # fmt: skip
         case CardPlayed():
             played: Record = {"t": "card_played", "seat": event.seat, "card": event.card,
                               "captured": event.captured, "taken": event.taken,
@@ -246,6 +251,13 @@ _EVENT_DECODERS: Final[dict[str, Callable[[Record], Event]]] = {
         seat=r["seat"], n_cards=r["n_cards"], cards=tuple(r["cards"])
     ),
     "card_played": _played_in,
+    "bonus_scored": lambda r: BonusScored(
+        seat=r["seat"],
+        side=r["side"],
+        name=r["name"],
+        points=r["points"],
+        cards=tuple(r["cards"]),
+    ),
     "declared": lambda r: Declared(
         seat=r["seat"], name=r["name"], cards=tuple(r["cards"]), points=r["points"]
     ),
@@ -376,7 +388,16 @@ def _state_record(state: MatchState, history: list[Record]) -> Record:
         record["claim"] = [claim.seat, claim.card, claim.answering, claim.trusted]
     if state.farms:  # only a game with farms on the table carries the key: other blobs stay
         record["farms"] = [_farm_out(f) for f in state.farms]
+    if state.bonuses:  # only a hand that scored a bonus carries the key, likewise
+        record["bonuses"] = [_event_out(b) for b in state.bonuses]
     return record
+
+
+def _bonus_in(r: Record) -> BonusScored:
+    event = _event_in(r)
+    if not isinstance(event, BonusScored):
+        raise InvalidState("a state's bonuses hold only bonuses")
+    return event
 
 
 def _declared_in(r: Record) -> Declared:
@@ -422,6 +443,7 @@ def load_state(blob: bytes) -> MatchState:
             returned=tuple(r.get("returned", ())),
             claim=_pending_in(r["claim"]) if "claim" in r else None,
             farms=tuple([_farm_in(f) for f in r.get("farms", ())]),
+            bonuses=tuple([_bonus_in(b) for b in r.get("bonuses", ())]),
         )
     except (TypeError, ValueError, KeyError, AttributeError, RulesError) as exc:
         raise InvalidState("corrupt state") from exc

@@ -25,10 +25,12 @@ __all__ = [
     "INSTANT_WIN_RULES",
     "SPECIAL_RULES",
     "STEAL_RULES",
+    "TABLE_BONUS_RULES",
     "Accusa",
     "Bagher",
     "CirullaDeclaration",
     "ClaimRule",
+    "DealerTableBonus",
     "DeclarationRule",
     "InstantWinRule",
     "MarescialloSweep",
@@ -40,6 +42,7 @@ __all__ = [
     "SpecialRule",
     "Specials",
     "StealRule",
+    "TableBonusRule",
     "TiFidi",
     "TraditionalSweep",
     "Tuzzulicchio",
@@ -49,6 +52,7 @@ __all__ = [
     "instant_win_rules",
     "special_rules",
     "steal_rules",
+    "table_bonus_rules",
 ]
 
 Specials = tuple[tuple[str, int], ...]
@@ -412,6 +416,90 @@ DECLARATION_RULES: Final[tuple[tuple[str, DeclarationRule], ...]] = (
     ("cirulla_declarations", CirullaDeclaration()),
 )
 """Every declaration rule, by the boolean option that enables it, in score-sheet order."""
+
+
+# --- the starting table's bonus (Cirulla) ----------------------------------------------------
+
+
+class TableBonusRule(Protocol):
+    """Points the dealer's side scores for the starting table, taking its cards (Cirulla)."""
+
+    @property
+    def name(self) -> str:
+        """Stable id in events and state, e.g. ``"dealer_bonus"``."""
+        ...
+
+    @property
+    def line(self) -> str:
+        """The score-sheet line it adds up into."""
+        ...
+
+    def points(self, table: tuple[Card, ...]) -> int:
+        """What the starting ``table`` scores the dealer's side (0: nothing, the table stays)."""
+        ...
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """An upper bound on what one side scores with this rule in one hand."""
+        ...
+
+
+_MATTA_VALUES: Final = range(1, 11)
+"""The values the matta may stand for on the starting table (ace to re)."""
+
+
+class DealerTableBonus:
+    """Cirulla's dealer bonus (regoledelgioco, Parlett, it.wikipedia): the four starting table
+    cards adding up to 15 go to the dealer for a scopa (1 point), to 30 for two; with ``low``
+    (it.wikipedia: "in alcuni casi") 9 or less for three. The 7 of coppe (the matta) counts as
+    any value from ace to re ("represents any valid count the dealer wishes": Parlett), so the
+    best bonus it makes is scored."""
+
+    name: Final = "dealer_bonus"
+    line: Final = "dealer_bonus"
+
+    def __init__(self, *, low: bool) -> None:
+        self.low = low
+
+    def points(self, table: tuple[Card, ...]) -> int:
+        """The best bonus of ``table``: 3 (9 or less, with ``low``), 2 (30), 1 (15) or 0."""
+        if not table:
+            return 0
+        fixed = 0
+        wild = 0
+        for c in table:
+            if _BASES[c] == _MATTA:
+                wild += 1
+            else:
+                fixed += _RANKS[c]
+        lowest = fixed + wild * _MATTA_VALUES[0]
+        highest = fixed + wild * _MATTA_VALUES[-1]
+        if self.low and lowest <= 9:
+            return 3
+        if lowest <= 30 <= highest:
+            return 2
+        if lowest <= 15 <= highest:
+            return 1
+        return 0
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """Once a hand, 3 at most."""
+        return 3
+
+
+TABLE_BONUS_RULES: Final[tuple[tuple[str, TableBonusRule], ...]] = (
+    ("dealer_bonus", DealerTableBonus(low=False)),
+)
+"""Every starting-table bonus rule, by the boolean option that enables it (``dealer_bonus_low``
+swaps in the rule with the low table; see :func:`table_bonus_rules`)."""
+
+_LOW_TABLE_BONUS: Final = DealerTableBonus(low=True)
+
+
+def table_bonus_rules(options: Options) -> tuple[TableBonusRule, ...]:
+    """The starting-table bonus rules ``options`` enable."""
+    if not options.dealer_bonus:
+        return ()
+    return (_LOW_TABLE_BONUS,) if options.dealer_bonus_low else (TABLE_BONUS_RULES[0][1],)
 
 
 class InstantWinRule(Protocol):

@@ -340,6 +340,15 @@ def event_to_pb(versioned: VersionedEvent) -> pb.Event:
         case rules.Redealt():
             redeal = pb.Redeal(reason=e.reason, table=cards_to_pb(e.table))
             return pb.Event(version=v, redeal=redeal)
+        case rules.BonusScored():
+            bonus = pb.BonusScored(
+                seat=e.seat,
+                side=e.side,
+                name=e.name,
+                points=e.points,
+                cards=cards_to_pb(e.cards),
+            )
+            return pb.Event(version=v, bonus=bonus)
         case rules.AceReturned():
             # The proto's Redeal documents reason "ace_returned" with the returned ace as table.
             returned = pb.Redeal(reason="ace_returned", table=cards_to_pb([e.card]))

@@ -551,7 +551,7 @@ class ScoreLine(google.protobuf.message.Message):
     "modular_sweeps", "traditional_sweeps", "tuzzulicchi", "maresciallo",
     "maresciallo_sweeps", "polacca", "saponaro", "grande",
     "cirulla_declarations", "twin_sweeps", "ten_of_denari", "fante_of_denari",
-    "false_claims", "wrong_doubts" (only those the ruleset scores;
+    "false_claims", "wrong_doubts", "dealer_bonus" (only those the ruleset scores;
     "traditional_sweeps", "maresciallo", "maresciallo_sweeps", "saponaro",
     "false_claims" and "wrong_doubts" may be negative). With two decks (80 cards)
     a line about one card counts each copy held.
@@ -910,6 +910,7 @@ class Event(google.protobuf.message.Message):
     TURN_TIMED_OUT_FIELD_NUMBER: builtins.int
     SWEEP_CLAIMED_FIELD_NUMBER: builtins.int
     CLAIM_ANSWERED_FIELD_NUMBER: builtins.int
+    BONUS_FIELD_NUMBER: builtins.int
     version: builtins.int
     """The game version this event produced (several events may share one)."""
     @property
@@ -966,6 +967,12 @@ class Event(google.protobuf.message.Message):
     def claim_answered(self) -> global___ClaimAnswered:
         """A seat answered a claimed sweep."""
 
+    @property
+    def bonus(self) -> global___BonusScored:
+        """A side scored points outside a play (Cirulla's dealer bonus for the
+        starting table).
+        """
+
     def __init__(
         self,
         *,
@@ -983,12 +990,54 @@ class Event(google.protobuf.message.Message):
         turn_timed_out: global___TurnTimedOut | None = ...,
         sweep_claimed: global___SweepClaimed | None = ...,
         claim_answered: global___ClaimAnswered | None = ...,
+        bonus: global___BonusScored | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "claim_answered", b"claim_answered", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "sweep_claimed", b"sweep_claimed", "turn_timed_out", b"turn_timed_out"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["card_played", b"card_played", "cards_dealt", b"cards_dealt", "claim_answered", b"claim_answered", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "sweep_claimed", b"sweep_claimed", "turn_timed_out", b"turn_timed_out", "version", b"version"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["hand_started", "cards_dealt", "card_played", "leftover_taken", "hand_scored", "game_finished", "seat_joined", "seat_resigned", "redeal", "declared", "turn_timed_out", "sweep_claimed", "claim_answered"] | None: ...
+    def HasField(self, field_name: typing.Literal["bonus", b"bonus", "card_played", b"card_played", "cards_dealt", b"cards_dealt", "claim_answered", b"claim_answered", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "sweep_claimed", b"sweep_claimed", "turn_timed_out", b"turn_timed_out"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["bonus", b"bonus", "card_played", b"card_played", "cards_dealt", b"cards_dealt", "claim_answered", b"claim_answered", "declared", b"declared", "game_finished", b"game_finished", "hand_scored", b"hand_scored", "hand_started", b"hand_started", "kind", b"kind", "leftover_taken", b"leftover_taken", "redeal", b"redeal", "seat_joined", b"seat_joined", "seat_resigned", b"seat_resigned", "sweep_claimed", b"sweep_claimed", "turn_timed_out", b"turn_timed_out", "version", b"version"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["hand_started", "cards_dealt", "card_played", "leftover_taken", "hand_scored", "game_finished", "seat_joined", "seat_resigned", "redeal", "declared", "turn_timed_out", "sweep_claimed", "claim_answered", "bonus"] | None: ...
 
 global___Event = Event
+
+@typing.final
+class BonusScored(google.protobuf.message.Message):
+    """A side scored points outside a play, under one of the ruleset's rules:
+    "dealer_bonus", Cirulla's dealer taking a starting table that adds up to 15
+    (1 point), 30 (2) or, with dealer_bonus_low, 9 or less (3), the 7 of coppe
+    counting as any value. The points add up into the score-sheet line of the
+    same name when the hand is scored.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    SIDE_FIELD_NUMBER: builtins.int
+    NAME_FIELD_NUMBER: builtins.int
+    POINTS_FIELD_NUMBER: builtins.int
+    CARDS_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """The seat the bonus is for (the dealer)."""
+    side: builtins.int
+    """Its side, which scores the points."""
+    name: builtins.str
+    """The rule, e.g. "dealer_bonus" (also its score-sheet line)."""
+    points: builtins.int
+    """The points it scored."""
+    @property
+    def cards(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:
+        """The public cards it took into the side's pile (the starting table), if any."""
+
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        side: builtins.int = ...,
+        name: builtins.str = ...,
+        points: builtins.int = ...,
+        cards: collections.abc.Iterable[global___Card] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["cards", b"cards", "name", b"name", "points", b"points", "seat", b"seat", "side", b"side"]) -> None: ...
+
+global___BonusScored = BonusScored
 
 @typing.final
 class SweepClaimed(google.protobuf.message.Message):

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file scopa/v1/scopa.proto.
  */
 export const file_scopa_v1_scopa: GenFile = /*@__PURE__*/
-  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkirgEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCBIRCglhbnN3ZXJpbmcYCiABKAgiXgoIU2lkZUluZm8SDAoEc2lkZRgBIAEoBRINCgVzZWF0cxgCIAMoBRINCgVzY29yZRgDIAEoBRIWCg5jYXB0dXJlZF9jb3VudBgEIAEoBRIOCgZzd2VlcHMYBSABKAUiSgoJTGVnYWxNb3ZlEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEh8KB2NhcHR1cmUYAiADKAsyDi5zY29wYS52MS5DYXJkIjkKCVNjb3JlTGluZRIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAMoBRIOCgZ2YWx1ZXMYAyADKAEiZQoKSGFuZFJlc3VsdBITCgtoYW5kX251bWJlchgBIAEoBRIiCgVsaW5lcxgCIAMoCzITLnNjb3BhLnYxLlNjb3JlTGluZRIOCgZ0b3RhbHMYAyADKAUSDgoGc2NvcmVzGAQgAygFIvcICghHYW1lVmlldxIRCgRuYW1lGAEgASgJQgPgQQgSEwoGcHJlc2V0GAIgASgJQgPgQQMSNQoHb3B0aW9ucxgDIAMoCzIfLnNjb3BhLnYxLkdhbWVWaWV3Lk9wdGlvbnNFbnRyeUID4EEDEhQKB3ZlcnNpb24YBCABKAVCA+BBAxIRCgRldGFnGAUgASgJQgPgQQMSKQoGc3RhdHVzGAYgASgOMhQuc2NvcGEudjEuR2FtZVN0YXR1c0ID4EEDEhYKBHNlYXQYByABKAVCA+BBA0gAiAEBEiEKBGhhbmQYCCADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSJgoFc2VhdHMYCSADKAsyEi5zY29wYS52MS5TZWF0SW5mb0ID4EEDEiIKBXRhYmxlGAogAygLMg4uc2NvcGEudjEuQ2FyZEID4EEDEhcKCnN0b2NrX3NpemUYCyABKAVCA+BBAxITCgZkZWFsZXIYDCABKAVCA+BBAxIWCgR0dXJuGA0gASgFQgPgQQNIAYgBARIYCgtoYW5kX251bWJlchgOIAEoBUID4EEDEiYKBXNpZGVzGA8gAygLMhIuc2NvcGEudjEuU2lkZUluZm9CA+BBAxItCgtsZWdhbF9tb3ZlcxgQIAMoCzITLnNjb3BhLnYxLkxlZ2FsTW92ZUID4EEDEikKC2xhc3RfZXZlbnRzGBEgAygLMg8uc2NvcGEudjEuRXZlbnRCA+BBAxIvCgxoYW5kX3Jlc3VsdHMYEiADKAsyFC5zY29wYS52MS5IYW5kUmVzdWx0QgPgQQMSFAoHd2lubmVycxgTIAMoBUID4EEDEjIKDWZpbmlzaF9yZWFzb24YFCABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb25CA+BBAxIsCg1sZWdhbF9hY3Rpb25zGBUgAygLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQMSNgoNdHVybl9kZWFkbGluZRgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxIbCg50dXJuX3RpbWVvdXRfcxgXIAEoBUID4EEDEhMKBnB1YmxpYxgYIAEoCEID4EEDEjQKC2NyZWF0ZV90aW1lGBkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEiIKBWZhcm1zGBsgAygLMg4uc2NvcGEudjEuRmFybUID4EEDEhYKCWRlY2tfc2l6ZRgcIAEoBUID4EEDEhgKC3RpbWVvdXRfYm90GB0gASgJQgPgQQMSJwoFcGhhc2UYGiABKAsyEy5zY29wYS52MS5UdXJuUGhhc2VCA+BBAxpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBOi7qQSsKDnNjb3BhLmRldi9HYW1lEgxnYW1lcy97Z2FtZX0qBWdhbWVzMgRnYW1lQgcKBV9zZWF0QgcKBV90dXJuIlEKCVR1cm5QaGFzZRIdCgRraW5kGAEgASgOMg8uc2NvcGEudjEuUGhhc2USJQoFY2xhaW0YAiABKAsyFi5zY29wYS52MS5QZW5kaW5nQ2xhaW0iagoMUGVuZGluZ0NsYWltEgwKBHNlYXQYASABKAUSFwoPYW5zd2VyaW5nX3NlYXRzGAIgAygFEhUKDXRydXN0ZWRfc2VhdHMYAyADKAUSHAoEY2FyZBgEIAEoCzIOLnNjb3BhLnYxLkNhcmQi+gQKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAUSLQoMaGFuZF9zdGFydGVkGAIgASgLMhUuc2NvcGEudjEuSGFuZFN0YXJ0ZWRIABIrCgtjYXJkc19kZWFsdBgDIAEoCzIULnNjb3BhLnYxLkNhcmRzRGVhbHRIABIrCgtjYXJkX3BsYXllZBgEIAEoCzIULnNjb3BhLnYxLkNhcmRQbGF5ZWRIABIxCg5sZWZ0b3Zlcl90YWtlbhgFIAEoCzIXLnNjb3BhLnYxLkxlZnRvdmVyVGFrZW5IABIrCgtoYW5kX3Njb3JlZBgGIAEoCzIULnNjb3BhLnYxLkhhbmRTY29yZWRIABIvCg1nYW1lX2ZpbmlzaGVkGAcgASgLMhYuc2NvcGEudjEuR2FtZUZpbmlzaGVkSAASKwoLc2VhdF9qb2luZWQYCCABKAsyFC5zY29wYS52MS5TZWF0Sm9pbmVkSAASLwoNc2VhdF9yZXNpZ25lZBgJIAEoCzIWLnNjb3BhLnYxLlNlYXRSZXNpZ25lZEgAEiIKBnJlZGVhbBgKIAEoCzIQLnNjb3BhLnYxLlJlZGVhbEgAEiYKCGRlY2xhcmVkGAsgASgLMhIuc2NvcGEudjEuRGVjbGFyZWRIABIwCg50dXJuX3RpbWVkX291dBgPIAEoCzIWLnNjb3BhLnYxLlR1cm5UaW1lZE91dEgAEi8KDXN3ZWVwX2NsYWltZWQYDCABKAsyFi5zY29wYS52MS5Td2VlcENsYWltZWRIABIxCg5jbGFpbV9hbnN3ZXJlZBgNIAEoCzIXLnNjb3BhLnYxLkNsYWltQW5zd2VyZWRIAEIGCgRraW5kIlQKDFN3ZWVwQ2xhaW1lZBIMCgRzZWF0GAEgASgFEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZBIXCg9hbnN3ZXJpbmdfc2VhdHMYAyADKAUiRAoNQ2xhaW1BbnN3ZXJlZBIMCgRzZWF0GAEgASgFEiUKBmFuc3dlchgCIAEoDjIVLnNjb3BhLnYxLkNsYWltQW5zd2VyIngKDENsYWltT3V0Y29tZRIZCgxkb3VidGVyX3NlYXQYASABKAVIAIgBARIPCgdnZW51aW5lGAIgASgIEisKEGRvdWJ0ZXJfc3BlY2lhbHMYAyADKAsyES5zY29wYS52MS5TcGVjaWFsQg8KDV9kb3VidGVyX3NlYXQiUQoLSGFuZFN0YXJ0ZWQSEwoLaGFuZF9udW1iZXIYASABKAUSDgoGZGVhbGVyGAIgASgFEh0KBXRhYmxlGAMgAygLMg4uc2NvcGEudjEuQ2FyZCJICgpDYXJkc0RlYWx0EgwKBHNlYXQYASABKAUSDQoFY291bnQYAiABKAUSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkIq4CCgpDYXJkUGxheWVkEgwKBHNlYXQYASABKAUSHAoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmQSIAoIY2FwdHVyZWQYAyADKAsyDi5zY29wYS52MS5DYXJkEg0KBXN3ZWVwGAQgASgIEg4KBnBpY3VsYRgFIAEoCBIVCg1iYWdoZXJfcG9pbnRzGAYgASgFEiMKCHNwZWNpYWxzGAcgAygLMhEuc2NvcGEudjEuU3BlY2lhbBIdChBzdG9sZW5fZnJvbV9zaWRlGAggASgFSACIAQESJQoFY2xhaW0YCSABKAsyFi5zY29wYS52MS5DbGFpbU91dGNvbWUSHAoEZmFybRgKIAEoCzIOLnNjb3BhLnYxLkZhcm1CEwoRX3N0b2xlbl9mcm9tX3NpZGUiJwoHU3BlY2lhbBIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAEoBSJVCghEZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkEg4KBnBvaW50cxgEIAEoBSI8Cg1MZWZ0b3ZlclRha2VuEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIjIKCkhhbmRTY29yZWQSJAoGcmVzdWx0GAEgASgLMhQuc2NvcGEudjEuSGFuZFJlc3VsdCJXCgxHYW1lRmluaXNoZWQSDwoHd2lubmVycxgBIAMoBRImCgZyZWFzb24YAiABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb24SDgoGc2NvcmVzGAMgAygFIjAKClNlYXRKb2luZWQSDAoEc2VhdBgBIAEoBRIUCgxkaXNwbGF5X25hbWUYAiABKAkiHAoMU2VhdFJlc2lnbmVkEgwKBHNlYXQYASABKAUiTgoMVHVyblRpbWVkT3V0EgwKBHNlYXQYASABKAUSEAoIdGltZW91dHMYAiABKAUSEQoJZm9yZmVpdGVkGAMgASgIEgsKA2JvdBgEIAEoCSI3CgZSZWRlYWwSDgoGcmVhc29uGAEgASgJEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZCLwAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEwoLc2VhdF9jb3VudHMYBCADKAUSLwoHb3B0aW9ucxgFIAMoCzIeLnNjb3BhLnYxLlJ1bGVzZXQuT3B0aW9uc0VudHJ5Eg4KBnNvdXJjZRgGIAEoCRIRCglkZWNrX3NpemUYByABKAUaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4ASK5AQoKUnVsZU9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiIKBHR5cGUYAyABKA4yFC5zY29wYS52MS5PcHRpb25UeXBlEiwKDWRlZmF1bHRfdmFsdWUYBCABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZRImCgdjaG9pY2VzGAUgAygLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSDgoGc291cmNlGAYgASgJIusDChFDcmVhdGVHYW1lUmVxdWVzdBITCgZwcmVzZXQYASABKAlCA+BBAhI+CgdvcHRpb25zGAIgAygLMiguc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5QgPgQQESJgoFc2VhdHMYAyADKAsyEi5zY29wYS52MS5TZWF0U3BlY0ID4EEBEh4KDGZpcnN0X2RlYWxlchgEIAEoBUID4EEBSACIAQESKgoNc3RhY2tlZF9kZWNrcxgFIAMoCzIOLnNjb3BhLnYxLkRlY2tCA+BBARIXCgpyZXF1ZXN0X2lkGAYgASgJQgPgQQESGwoOdHVybl90aW1lb3V0X3MYByABKAVCA+BBARI0Cg50aW1lb3V0X2FjdGlvbhgIIAEoDjIXLnNjb3BhLnYxLlRpbWVvdXRBY3Rpb25CA+BBARIaCg1mb3JmZWl0X2FmdGVyGAkgASgFQgPgQQESEwoGcHVibGljGAogASgIQgPgQQESGAoLdGltZW91dF9ib3QYCyABKAlCA+BBARpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBQg8KDV9maXJzdF9kZWFsZXIirwEKEkNyZWF0ZUdhbWVSZXNwb25zZRIhCgRuYW1lGAEgASgJQhP6QRAKDnNjb3BhLmRldi9HYW1lEi0KC2NyZWRlbnRpYWxzGAIgAygLMhguc2NvcGEudjEuU2VhdENyZWRlbnRpYWwSJQoHaW52aXRlcxgDIAMoCzIULnNjb3BhLnYxLlNlYXRJbnZpdGUSIAoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IjcKD0dldFN0YXRlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lIjQKEEdldFN0YXRlUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Ii4KDUNhcHR1cmVDaG9pY2USHQoFY2FyZHMYASADKAsyDi5zY29wYS52MS5DYXJkIrUBCg9QbGF5Q2FyZFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIhCgRjYXJkGAIgASgLMg4uc2NvcGEudjEuQ2FyZEID4EECEi0KB2NhcHR1cmUYAyABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlQgPgQQESEQoEZXRhZxgEIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBSABKAlCA+BBASJVChBQbGF5Q2FyZFJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyKhAgoGQWN0aW9uEi0KCXBsYXlfY2FyZBgBIAEoCzIYLnNjb3BhLnYxLlBsYXlDYXJkQWN0aW9uSAASKAoHZGVjbGFyZRgCIAEoCzIVLnNjb3BhLnYxLkRlY2xhcmF0aW9uSAASJgoFc3RlYWwYAyABKAsyFS5zY29wYS52MS5TdGVhbEFjdGlvbkgAEjEKC2NsYWltX3N3ZWVwGAQgASgLMhouc2NvcGEudjEuQ2xhaW1Td2VlcEFjdGlvbkgAEjMKDGFuc3dlcl9jbGFpbRgFIAEoCzIbLnNjb3BhLnYxLkFuc3dlckNsYWltQWN0aW9uSAASJgoFYnVpbGQYBiABKAsyFS5zY29wYS52MS5CdWlsZEFjdGlvbkgAQgYKBGtpbmQiMAoQQ2xhaW1Td2VlcEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZCI6ChFBbnN3ZXJDbGFpbUFjdGlvbhIlCgZhbnN3ZXIYASABKA4yFS5zY29wYS52MS5DbGFpbUFuc3dlciJYCgtCdWlsZEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIcCgRvbnRvGAIgAygLMg4uc2NvcGEudjEuQ2FyZBINCgV2YWx1ZRgDIAEoBSJDCgRGYXJtEg0KBW93bmVyGAEgASgFEg0KBXZhbHVlGAIgASgFEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZCI5CgtTdGVhbEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIMCgRzaWRlGAIgASgFIlgKDlBsYXlDYXJkQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEigKB2NhcHR1cmUYAiABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlIjoKC0RlY2xhcmF0aW9uEgwKBG5hbWUYASABKAkSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIowBChFUYWtlQWN0aW9uUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEiUKBmFjdGlvbhgCIAEoCzIQLnNjb3BhLnYxLkFjdGlvbkID4EECEhEKBGV0YWcYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiVwoSVGFrZUFjdGlvblJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyKFAQoPSm9pbkdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGAoLaW52aXRlX2NvZGUYAiABKAlCA+BBARIZCgxkaXNwbGF5X25hbWUYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiUQoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEg0KBXRva2VuGAIgASgJEiAKBHZpZXcYAyABKAsyEi5zY29wYS52MS5HYW1lVmlldyJTChBXYXRjaEdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGQoMZnJvbV92ZXJzaW9uGAIgASgFQgPgQQEigQEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAUSHwoGZXZlbnRzGAIgAygLMg8uc2NvcGEudjEuRXZlbnQSGAoQZXZlbnRzX3RydW5jYXRlZBgDIAEoCBIgCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciWAoQTGlzdEdhbWVzUmVxdWVzdBIWCglwYWdlX3NpemUYASABKAVCA+BBARIXCgpwYWdlX3Rva2VuGAIgASgJQgPgQQESEwoGcHJlc2V0GAMgASgJQgPgQQEiTwoRTGlzdEdhbWVzUmVzcG9uc2USIQoFZ2FtZXMYASADKAsyEi5zY29wYS52MS5HYW1lVmlldxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiFQoTTGlzdFJ1bGVzZXRzUmVxdWVzdCJiChRMaXN0UnVsZXNldHNSZXNwb25zZRIjCghydWxlc2V0cxgBIAMoCzIRLnNjb3BhLnYxLlJ1bGVzZXQSJQoHb3B0aW9ucxgCIAMoCzIULnNjb3BhLnYxLlJ1bGVPcHRpb24iUgoRUmVzaWduR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIXCgpyZXF1ZXN0X2lkGAIgASgJQgPgQQEiNgoSUmVzaWduR2FtZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zY29wYS52MS5HYW1lVmlldypfCgRTdWl0EhQKEFNVSVRfVU5TUEVDSUZJRUQQABIOCgpTVUlUX0NPUFBFEAESDwoLU1VJVF9ERU5BUkkQAhIQCgxTVUlUX0JBU1RPTkkQAxIOCgpTVUlUX1NQQURFEAQqgAEKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIjCh9HQU1FX1NUQVRVU19XQUlUSU5HX0ZPUl9QTEFZRVJTEAESFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAyq9AQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIYChRGSU5JU0hfUkVBU09OX1RBUkdFVBABEhsKF0ZJTklTSF9SRUFTT05fTkFQT0xFT05FEAISGgoWRklOSVNIX1JFQVNPTl9SRVNJR05FRBADEh4KGkZJTklTSF9SRUFTT05fTE9XRVNUX1NDT1JFEAQSGwoXRklOSVNIX1JFQVNPTl9MQVNUX0xFRlQQBSppCg1UaW1lb3V0QWN0aW9uEh4KGlRJTUVPVVRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHAoYVElNRU9VVF9BQ1RJT05fQk9UX1BMQVlTEAESGgoWVElNRU9VVF9BQ1RJT05fRk9SRkVJVBACKmwKCk9wdGlvblR5cGUSGwoXT1BUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBPUFRJT05fVFlQRV9CT09MEAESEwoPT1BUSU9OX1RZUEVfSU5UEAISFgoST1BUSU9OX1RZUEVfU1RSSU5HEAMqRgoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9QTEFZEAESFgoSUEhBU0VfQU5TV0VSX0NMQUlNEAIqWwoLQ2xhaW1BbnN3ZXISHAoYQ0xBSU1fQU5TV0VSX1VOU1BFQ0lGSUVEEAASFgoSQ0xBSU1fQU5TV0VSX1RSVVNUEAESFgoSQ0xBSU1fQU5TV0VSX0RPVUJUEAIy0gcKC0dhbWVTZXJ2aWNlEl0KCkNyZWF0ZUdhbWUSGy5zY29wYS52MS5DcmVhdGVHYW1lUmVxdWVzdBocLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOOgEqIgkvdjEvZ2FtZXMSZwoIR2V0U3RhdGUSGS5zY29wYS52MS5HZXRTdGF0ZVJlcXVlc3QaGi5zY29wYS52MS5HZXRTdGF0ZVJlc3BvbnNlIiSQAgHaQQRuYW1lgtPkkwIUEhIvdjEve25hbWU9Z2FtZXMvKn0SaQoIUGxheUNhcmQSGS5zY29wYS52MS5QbGF5Q2FyZFJlcXVlc3QaGi5zY29wYS52MS5QbGF5Q2FyZFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS97bmFtZT1nYW1lcy8qfTpwbGF5Q2FyZBJxCgpUYWtlQWN0aW9uEhsuc2NvcGEudjEuVGFrZUFjdGlvblJlcXVlc3QaHC5zY29wYS52MS5UYWtlQWN0aW9uUmVzcG9uc2UiKILT5JMCIjoBKiIdL3YxL3tuYW1lPWdhbWVzLyp9OnRha2VBY3Rpb24SZQoISm9pbkdhbWUSGS5zY29wYS52MS5Kb2luR2FtZVJlcXVlc3QaGi5zY29wYS52MS5Kb2luR2FtZVJlc3BvbnNlIiKC0+STAhw6ASoiFy92MS97bmFtZT1nYW1lcy8qfTpqb2luEnwKCVdhdGNoR2FtZRIaLnNjb3BhLnYxLldhdGNoR2FtZVJlcXVlc3QaGy5zY29wYS52MS5XYXRjaEdhbWVSZXNwb25zZSI02kERbmFtZSxmcm9tX3ZlcnNpb26C0+STAhoSGC92MS97bmFtZT1nYW1lcy8qfTp3YXRjaDABEloKCUxpc3RHYW1lcxIaLnNjb3BhLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy5zY29wYS52MS5MaXN0R2FtZXNSZXNwb25zZSIUkAIBgtPkkwILEgkvdjEvZ2FtZXMSZgoMTGlzdFJ1bGVzZXRzEh0uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVxdWVzdBoeLnNjb3BhLnYxLkxpc3RSdWxlc2V0c1Jlc3BvbnNlIheQAgGC0+STAg4SDC92MS9ydWxlc2V0cxJ0CgpSZXNpZ25HYW1lEhsuc2NvcGEudjEuUmVzaWduR2FtZVJlcXVlc3QaHC5zY29wYS52MS5SZXNpZ25HYW1lUmVzcG9uc2UiK9pBBG5hbWWC0+STAh46ASoiGS92MS97bmFtZT1nYW1lcy8qfTpyZXNpZ25iBnByb3RvMw", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
+  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkirgEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCBIRCglhbnN3ZXJpbmcYCiABKAgiXgoIU2lkZUluZm8SDAoEc2lkZRgBIAEoBRINCgVzZWF0cxgCIAMoBRINCgVzY29yZRgDIAEoBRIWCg5jYXB0dXJlZF9jb3VudBgEIAEoBRIOCgZzd2VlcHMYBSABKAUiSgoJTGVnYWxNb3ZlEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEh8KB2NhcHR1cmUYAiADKAsyDi5zY29wYS52MS5DYXJkIjkKCVNjb3JlTGluZRIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAMoBRIOCgZ2YWx1ZXMYAyADKAEiZQoKSGFuZFJlc3VsdBITCgtoYW5kX251bWJlchgBIAEoBRIiCgVsaW5lcxgCIAMoCzITLnNjb3BhLnYxLlNjb3JlTGluZRIOCgZ0b3RhbHMYAyADKAUSDgoGc2NvcmVzGAQgAygFIvcICghHYW1lVmlldxIRCgRuYW1lGAEgASgJQgPgQQgSEwoGcHJlc2V0GAIgASgJQgPgQQMSNQoHb3B0aW9ucxgDIAMoCzIfLnNjb3BhLnYxLkdhbWVWaWV3Lk9wdGlvbnNFbnRyeUID4EEDEhQKB3ZlcnNpb24YBCABKAVCA+BBAxIRCgRldGFnGAUgASgJQgPgQQMSKQoGc3RhdHVzGAYgASgOMhQuc2NvcGEudjEuR2FtZVN0YXR1c0ID4EEDEhYKBHNlYXQYByABKAVCA+BBA0gAiAEBEiEKBGhhbmQYCCADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSJgoFc2VhdHMYCSADKAsyEi5zY29wYS52MS5TZWF0SW5mb0ID4EEDEiIKBXRhYmxlGAogAygLMg4uc2NvcGEudjEuQ2FyZEID4EEDEhcKCnN0b2NrX3NpemUYCyABKAVCA+BBAxITCgZkZWFsZXIYDCABKAVCA+BBAxIWCgR0dXJuGA0gASgFQgPgQQNIAYgBARIYCgtoYW5kX251bWJlchgOIAEoBUID4EEDEiYKBXNpZGVzGA8gAygLMhIuc2NvcGEudjEuU2lkZUluZm9CA+BBAxItCgtsZWdhbF9tb3ZlcxgQIAMoCzITLnNjb3BhLnYxLkxlZ2FsTW92ZUID4EEDEikKC2xhc3RfZXZlbnRzGBEgAygLMg8uc2NvcGEudjEuRXZlbnRCA+BBAxIvCgxoYW5kX3Jlc3VsdHMYEiADKAsyFC5zY29wYS52MS5IYW5kUmVzdWx0QgPgQQMSFAoHd2lubmVycxgTIAMoBUID4EEDEjIKDWZpbmlzaF9yZWFzb24YFCABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb25CA+BBAxIsCg1sZWdhbF9hY3Rpb25zGBUgAygLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQMSNgoNdHVybl9kZWFkbGluZRgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxIbCg50dXJuX3RpbWVvdXRfcxgXIAEoBUID4EEDEhMKBnB1YmxpYxgYIAEoCEID4EEDEjQKC2NyZWF0ZV90aW1lGBkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEiIKBWZhcm1zGBsgAygLMg4uc2NvcGEudjEuRmFybUID4EEDEhYKCWRlY2tfc2l6ZRgcIAEoBUID4EEDEhgKC3RpbWVvdXRfYm90GB0gASgJQgPgQQMSJwoFcGhhc2UYGiABKAsyEy5zY29wYS52MS5UdXJuUGhhc2VCA+BBAxpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBOi7qQSsKDnNjb3BhLmRldi9HYW1lEgxnYW1lcy97Z2FtZX0qBWdhbWVzMgRnYW1lQgcKBV9zZWF0QgcKBV90dXJuIlEKCVR1cm5QaGFzZRIdCgRraW5kGAEgASgOMg8uc2NvcGEudjEuUGhhc2USJQoFY2xhaW0YAiABKAsyFi5zY29wYS52MS5QZW5kaW5nQ2xhaW0iagoMUGVuZGluZ0NsYWltEgwKBHNlYXQYASABKAUSFwoPYW5zd2VyaW5nX3NlYXRzGAIgAygFEhUKDXRydXN0ZWRfc2VhdHMYAyADKAUSHAoEY2FyZBgEIAEoCzIOLnNjb3BhLnYxLkNhcmQiogUKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAUSLQoMaGFuZF9zdGFydGVkGAIgASgLMhUuc2NvcGEudjEuSGFuZFN0YXJ0ZWRIABIrCgtjYXJkc19kZWFsdBgDIAEoCzIULnNjb3BhLnYxLkNhcmRzRGVhbHRIABIrCgtjYXJkX3BsYXllZBgEIAEoCzIULnNjb3BhLnYxLkNhcmRQbGF5ZWRIABIxCg5sZWZ0b3Zlcl90YWtlbhgFIAEoCzIXLnNjb3BhLnYxLkxlZnRvdmVyVGFrZW5IABIrCgtoYW5kX3Njb3JlZBgGIAEoCzIULnNjb3BhLnYxLkhhbmRTY29yZWRIABIvCg1nYW1lX2ZpbmlzaGVkGAcgASgLMhYuc2NvcGEudjEuR2FtZUZpbmlzaGVkSAASKwoLc2VhdF9qb2luZWQYCCABKAsyFC5zY29wYS52MS5TZWF0Sm9pbmVkSAASLwoNc2VhdF9yZXNpZ25lZBgJIAEoCzIWLnNjb3BhLnYxLlNlYXRSZXNpZ25lZEgAEiIKBnJlZGVhbBgKIAEoCzIQLnNjb3BhLnYxLlJlZGVhbEgAEiYKCGRlY2xhcmVkGAsgASgLMhIuc2NvcGEudjEuRGVjbGFyZWRIABIwCg50dXJuX3RpbWVkX291dBgPIAEoCzIWLnNjb3BhLnYxLlR1cm5UaW1lZE91dEgAEi8KDXN3ZWVwX2NsYWltZWQYDCABKAsyFi5zY29wYS52MS5Td2VlcENsYWltZWRIABIxCg5jbGFpbV9hbnN3ZXJlZBgNIAEoCzIXLnNjb3BhLnYxLkNsYWltQW5zd2VyZWRIABImCgVib251cxgQIAEoCzIVLnNjb3BhLnYxLkJvbnVzU2NvcmVkSABCBgoEa2luZCJmCgtCb251c1Njb3JlZBIMCgRzZWF0GAEgASgFEgwKBHNpZGUYAiABKAUSDAoEbmFtZRgDIAEoCRIOCgZwb2ludHMYBCABKAUSHQoFY2FyZHMYBSADKAsyDi5zY29wYS52MS5DYXJkIlQKDFN3ZWVwQ2xhaW1lZBIMCgRzZWF0GAEgASgFEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZBIXCg9hbnN3ZXJpbmdfc2VhdHMYAyADKAUiRAoNQ2xhaW1BbnN3ZXJlZBIMCgRzZWF0GAEgASgFEiUKBmFuc3dlchgCIAEoDjIVLnNjb3BhLnYxLkNsYWltQW5zd2VyIngKDENsYWltT3V0Y29tZRIZCgxkb3VidGVyX3NlYXQYASABKAVIAIgBARIPCgdnZW51aW5lGAIgASgIEisKEGRvdWJ0ZXJfc3BlY2lhbHMYAyADKAsyES5zY29wYS52MS5TcGVjaWFsQg8KDV9kb3VidGVyX3NlYXQiUQoLSGFuZFN0YXJ0ZWQSEwoLaGFuZF9udW1iZXIYASABKAUSDgoGZGVhbGVyGAIgASgFEh0KBXRhYmxlGAMgAygLMg4uc2NvcGEudjEuQ2FyZCJICgpDYXJkc0RlYWx0EgwKBHNlYXQYASABKAUSDQoFY291bnQYAiABKAUSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkIq4CCgpDYXJkUGxheWVkEgwKBHNlYXQYASABKAUSHAoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmQSIAoIY2FwdHVyZWQYAyADKAsyDi5zY29wYS52MS5DYXJkEg0KBXN3ZWVwGAQgASgIEg4KBnBpY3VsYRgFIAEoCBIVCg1iYWdoZXJfcG9pbnRzGAYgASgFEiMKCHNwZWNpYWxzGAcgAygLMhEuc2NvcGEudjEuU3BlY2lhbBIdChBzdG9sZW5fZnJvbV9zaWRlGAggASgFSACIAQESJQoFY2xhaW0YCSABKAsyFi5zY29wYS52MS5DbGFpbU91dGNvbWUSHAoEZmFybRgKIAEoCzIOLnNjb3BhLnYxLkZhcm1CEwoRX3N0b2xlbl9mcm9tX3NpZGUiJwoHU3BlY2lhbBIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAEoBSJVCghEZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkEg4KBnBvaW50cxgEIAEoBSI8Cg1MZWZ0b3ZlclRha2VuEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIjIKCkhhbmRTY29yZWQSJAoGcmVzdWx0GAEgASgLMhQuc2NvcGEudjEuSGFuZFJlc3VsdCJXCgxHYW1lRmluaXNoZWQSDwoHd2lubmVycxgBIAMoBRImCgZyZWFzb24YAiABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb24SDgoGc2NvcmVzGAMgAygFIjAKClNlYXRKb2luZWQSDAoEc2VhdBgBIAEoBRIUCgxkaXNwbGF5X25hbWUYAiABKAkiHAoMU2VhdFJlc2lnbmVkEgwKBHNlYXQYASABKAUiTgoMVHVyblRpbWVkT3V0EgwKBHNlYXQYASABKAUSEAoIdGltZW91dHMYAiABKAUSEQoJZm9yZmVpdGVkGAMgASgIEgsKA2JvdBgEIAEoCSI3CgZSZWRlYWwSDgoGcmVhc29uGAEgASgJEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZCLwAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEwoLc2VhdF9jb3VudHMYBCADKAUSLwoHb3B0aW9ucxgFIAMoCzIeLnNjb3BhLnYxLlJ1bGVzZXQuT3B0aW9uc0VudHJ5Eg4KBnNvdXJjZRgGIAEoCRIRCglkZWNrX3NpemUYByABKAUaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4ASK5AQoKUnVsZU9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiIKBHR5cGUYAyABKA4yFC5zY29wYS52MS5PcHRpb25UeXBlEiwKDWRlZmF1bHRfdmFsdWUYBCABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZRImCgdjaG9pY2VzGAUgAygLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSDgoGc291cmNlGAYgASgJIusDChFDcmVhdGVHYW1lUmVxdWVzdBITCgZwcmVzZXQYASABKAlCA+BBAhI+CgdvcHRpb25zGAIgAygLMiguc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5QgPgQQESJgoFc2VhdHMYAyADKAsyEi5zY29wYS52MS5TZWF0U3BlY0ID4EEBEh4KDGZpcnN0X2RlYWxlchgEIAEoBUID4EEBSACIAQESKgoNc3RhY2tlZF9kZWNrcxgFIAMoCzIOLnNjb3BhLnYxLkRlY2tCA+BBARIXCgpyZXF1ZXN0X2lkGAYgASgJQgPgQQESGwoOdHVybl90aW1lb3V0X3MYByABKAVCA+BBARI0Cg50aW1lb3V0X2FjdGlvbhgIIAEoDjIXLnNjb3BhLnYxLlRpbWVvdXRBY3Rpb25CA+BBARIaCg1mb3JmZWl0X2FmdGVyGAkgASgFQgPgQQESEwoGcHVibGljGAogASgIQgPgQQESGAoLdGltZW91dF9ib3QYCyABKAlCA+BBARpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBQg8KDV9maXJzdF9kZWFsZXIirwEKEkNyZWF0ZUdhbWVSZXNwb25zZRIhCgRuYW1lGAEgASgJQhP6QRAKDnNjb3BhLmRldi9HYW1lEi0KC2NyZWRlbnRpYWxzGAIgAygLMhguc2NvcGEudjEuU2VhdENyZWRlbnRpYWwSJQoHaW52aXRlcxgDIAMoCzIULnNjb3BhLnYxLlNlYXRJbnZpdGUSIAoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IjcKD0dldFN0YXRlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lIjQKEEdldFN0YXRlUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Ii4KDUNhcHR1cmVDaG9pY2USHQoFY2FyZHMYASADKAsyDi5zY29wYS52MS5DYXJkIrUBCg9QbGF5Q2FyZFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIhCgRjYXJkGAIgASgLMg4uc2NvcGEudjEuQ2FyZEID4EECEi0KB2NhcHR1cmUYAyABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlQgPgQQESEQoEZXRhZxgEIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBSABKAlCA+BBASJVChBQbGF5Q2FyZFJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyKhAgoGQWN0aW9uEi0KCXBsYXlfY2FyZBgBIAEoCzIYLnNjb3BhLnYxLlBsYXlDYXJkQWN0aW9uSAASKAoHZGVjbGFyZRgCIAEoCzIVLnNjb3BhLnYxLkRlY2xhcmF0aW9uSAASJgoFc3RlYWwYAyABKAsyFS5zY29wYS52MS5TdGVhbEFjdGlvbkgAEjEKC2NsYWltX3N3ZWVwGAQgASgLMhouc2NvcGEudjEuQ2xhaW1Td2VlcEFjdGlvbkgAEjMKDGFuc3dlcl9jbGFpbRgFIAEoCzIbLnNjb3BhLnYxLkFuc3dlckNsYWltQWN0aW9uSAASJgoFYnVpbGQYBiABKAsyFS5zY29wYS52MS5CdWlsZEFjdGlvbkgAQgYKBGtpbmQiMAoQQ2xhaW1Td2VlcEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZCI6ChFBbnN3ZXJDbGFpbUFjdGlvbhIlCgZhbnN3ZXIYASABKA4yFS5zY29wYS52MS5DbGFpbUFuc3dlciJYCgtCdWlsZEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIcCgRvbnRvGAIgAygLMg4uc2NvcGEudjEuQ2FyZBINCgV2YWx1ZRgDIAEoBSJDCgRGYXJtEg0KBW93bmVyGAEgASgFEg0KBXZhbHVlGAIgASgFEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZCI5CgtTdGVhbEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIMCgRzaWRlGAIgASgFIlgKDlBsYXlDYXJkQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEigKB2NhcHR1cmUYAiABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlIjoKC0RlY2xhcmF0aW9uEgwKBG5hbWUYASABKAkSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIowBChFUYWtlQWN0aW9uUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEiUKBmFjdGlvbhgCIAEoCzIQLnNjb3BhLnYxLkFjdGlvbkID4EECEhEKBGV0YWcYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiVwoSVGFrZUFjdGlvblJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyKFAQoPSm9pbkdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGAoLaW52aXRlX2NvZGUYAiABKAlCA+BBARIZCgxkaXNwbGF5X25hbWUYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiUQoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEg0KBXRva2VuGAIgASgJEiAKBHZpZXcYAyABKAsyEi5zY29wYS52MS5HYW1lVmlldyJTChBXYXRjaEdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGQoMZnJvbV92ZXJzaW9uGAIgASgFQgPgQQEigQEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAUSHwoGZXZlbnRzGAIgAygLMg8uc2NvcGEudjEuRXZlbnQSGAoQZXZlbnRzX3RydW5jYXRlZBgDIAEoCBIgCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciWAoQTGlzdEdhbWVzUmVxdWVzdBIWCglwYWdlX3NpemUYASABKAVCA+BBARIXCgpwYWdlX3Rva2VuGAIgASgJQgPgQQESEwoGcHJlc2V0GAMgASgJQgPgQQEiTwoRTGlzdEdhbWVzUmVzcG9uc2USIQoFZ2FtZXMYASADKAsyEi5zY29wYS52MS5HYW1lVmlldxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiFQoTTGlzdFJ1bGVzZXRzUmVxdWVzdCJiChRMaXN0UnVsZXNldHNSZXNwb25zZRIjCghydWxlc2V0cxgBIAMoCzIRLnNjb3BhLnYxLlJ1bGVzZXQSJQoHb3B0aW9ucxgCIAMoCzIULnNjb3BhLnYxLlJ1bGVPcHRpb24iUgoRUmVzaWduR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIXCgpyZXF1ZXN0X2lkGAIgASgJQgPgQQEiNgoSUmVzaWduR2FtZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zY29wYS52MS5HYW1lVmlldypfCgRTdWl0EhQKEFNVSVRfVU5TUEVDSUZJRUQQABIOCgpTVUlUX0NPUFBFEAESDwoLU1VJVF9ERU5BUkkQAhIQCgxTVUlUX0JBU1RPTkkQAxIOCgpTVUlUX1NQQURFEAQqgAEKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIjCh9HQU1FX1NUQVRVU19XQUlUSU5HX0ZPUl9QTEFZRVJTEAESFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAyq9AQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIYChRGSU5JU0hfUkVBU09OX1RBUkdFVBABEhsKF0ZJTklTSF9SRUFTT05fTkFQT0xFT05FEAISGgoWRklOSVNIX1JFQVNPTl9SRVNJR05FRBADEh4KGkZJTklTSF9SRUFTT05fTE9XRVNUX1NDT1JFEAQSGwoXRklOSVNIX1JFQVNPTl9MQVNUX0xFRlQQBSppCg1UaW1lb3V0QWN0aW9uEh4KGlRJTUVPVVRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHAoYVElNRU9VVF9BQ1RJT05fQk9UX1BMQVlTEAESGgoWVElNRU9VVF9BQ1RJT05fRk9SRkVJVBACKmwKCk9wdGlvblR5cGUSGwoXT1BUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBPUFRJT05fVFlQRV9CT09MEAESEwoPT1BUSU9OX1RZUEVfSU5UEAISFgoST1BUSU9OX1RZUEVfU1RSSU5HEAMqRgoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9QTEFZEAESFgoSUEhBU0VfQU5TV0VSX0NMQUlNEAIqWwoLQ2xhaW1BbnN3ZXISHAoYQ0xBSU1fQU5TV0VSX1VOU1BFQ0lGSUVEEAASFgoSQ0xBSU1fQU5TV0VSX1RSVVNUEAESFgoSQ0xBSU1fQU5TV0VSX0RPVUJUEAIy0gcKC0dhbWVTZXJ2aWNlEl0KCkNyZWF0ZUdhbWUSGy5zY29wYS52MS5DcmVhdGVHYW1lUmVxdWVzdBocLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOOgEqIgkvdjEvZ2FtZXMSZwoIR2V0U3RhdGUSGS5zY29wYS52MS5HZXRTdGF0ZVJlcXVlc3QaGi5zY29wYS52MS5HZXRTdGF0ZVJlc3BvbnNlIiSQAgHaQQRuYW1lgtPkkwIUEhIvdjEve25hbWU9Z2FtZXMvKn0SaQoIUGxheUNhcmQSGS5zY29wYS52MS5QbGF5Q2FyZFJlcXVlc3QaGi5zY29wYS52MS5QbGF5Q2FyZFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS97bmFtZT1nYW1lcy8qfTpwbGF5Q2FyZBJxCgpUYWtlQWN0aW9uEhsuc2NvcGEudjEuVGFrZUFjdGlvblJlcXVlc3QaHC5zY29wYS52MS5UYWtlQWN0aW9uUmVzcG9uc2UiKILT5JMCIjoBKiIdL3YxL3tuYW1lPWdhbWVzLyp9OnRha2VBY3Rpb24SZQoISm9pbkdhbWUSGS5zY29wYS52MS5Kb2luR2FtZVJlcXVlc3QaGi5zY29wYS52MS5Kb2luR2FtZVJlc3BvbnNlIiKC0+STAhw6ASoiFy92MS97bmFtZT1nYW1lcy8qfTpqb2luEnwKCVdhdGNoR2FtZRIaLnNjb3BhLnYxLldhdGNoR2FtZVJlcXVlc3QaGy5zY29wYS52MS5XYXRjaEdhbWVSZXNwb25zZSI02kERbmFtZSxmcm9tX3ZlcnNpb26C0+STAhoSGC92MS97bmFtZT1nYW1lcy8qfTp3YXRjaDABEloKCUxpc3RHYW1lcxIaLnNjb3BhLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy5zY29wYS52MS5MaXN0R2FtZXNSZXNwb25zZSIUkAIBgtPkkwILEgkvdjEvZ2FtZXMSZgoMTGlzdFJ1bGVzZXRzEh0uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVxdWVzdBoeLnNjb3BhLnYxLkxpc3RSdWxlc2V0c1Jlc3BvbnNlIheQAgGC0+STAg4SDC92MS9ydWxlc2V0cxJ0CgpSZXNpZ25HYW1lEhsuc2NvcGEudjEuUmVzaWduR2FtZVJlcXVlc3QaHC5zY29wYS52MS5SZXNpZ25HYW1lUmVzcG9uc2UiK9pBBG5hbWWC0+STAh46ASoiGS92MS97bmFtZT1nYW1lcy8qfTpyZXNpZ25iBnByb3RvMw", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
 
 /**
  * One card of the game's deck (GameView.deck_size): the Italian 40 cards, the
@@ -402,7 +402,7 @@ export const LegalMoveSchema: GenMessage<LegalMove> = /*@__PURE__*/
  * "modular_sweeps", "traditional_sweeps", "tuzzulicchi", "maresciallo",
  * "maresciallo_sweeps", "polacca", "saponaro", "grande",
  * "cirulla_declarations", "twin_sweeps", "ten_of_denari", "fante_of_denari",
- * "false_claims", "wrong_doubts" (only those the ruleset scores;
+ * "false_claims", "wrong_doubts", "dealer_bonus" (only those the ruleset scores;
  * "traditional_sweeps", "maresciallo", "maresciallo_sweeps", "saponaro",
  * "false_claims" and "wrong_doubts" may be negative). With two decks (80 cards)
  * a line about one card counts each copy held.
@@ -907,6 +907,15 @@ export type Event = Message<"scopa.v1.Event"> & {
      */
     value: ClaimAnswered;
     case: "claimAnswered";
+  } | {
+    /**
+     * A side scored points outside a play (Cirulla's dealer bonus for the
+     * starting table).
+     *
+     * @generated from field: scopa.v1.BonusScored bonus = 16;
+     */
+    value: BonusScored;
+    case: "bonus";
   } | { case: undefined; value?: undefined };
 };
 
@@ -916,6 +925,59 @@ export type Event = Message<"scopa.v1.Event"> & {
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
   messageDesc(file_scopa_v1_scopa, 14);
+
+/**
+ * A side scored points outside a play, under one of the ruleset's rules:
+ * "dealer_bonus", Cirulla's dealer taking a starting table that adds up to 15
+ * (1 point), 30 (2) or, with dealer_bonus_low, 9 or less (3), the 7 of coppe
+ * counting as any value. The points add up into the score-sheet line of the
+ * same name when the hand is scored.
+ *
+ * @generated from message scopa.v1.BonusScored
+ */
+export type BonusScored = Message<"scopa.v1.BonusScored"> & {
+  /**
+   * The seat the bonus is for (the dealer).
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Its side, which scores the points.
+   *
+   * @generated from field: int32 side = 2;
+   */
+  side: number;
+
+  /**
+   * The rule, e.g. "dealer_bonus" (also its score-sheet line).
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * The points it scored.
+   *
+   * @generated from field: int32 points = 4;
+   */
+  points: number;
+
+  /**
+   * The public cards it took into the side's pile (the starting table), if any.
+   *
+   * @generated from field: repeated scopa.v1.Card cards = 5;
+   */
+  cards: Card[];
+};
+
+/**
+ * Describes the message scopa.v1.BonusScored.
+ * Use `create(BonusScoredSchema)` to create a new message.
+ */
+export const BonusScoredSchema: GenMessage<BonusScored> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 15);
 
 /**
  * A seat played a card face down claiming that it sweeps the table and asked
@@ -951,7 +1013,7 @@ export type SweepClaimed = Message<"scopa.v1.SweepClaimed"> & {
  * Use `create(SweepClaimedSchema)` to create a new message.
  */
 export const SweepClaimedSchema: GenMessage<SweepClaimed> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 15);
+  messageDesc(file_scopa_v1_scopa, 16);
 
 /**
  * A seat answered a claimed sweep.
@@ -979,7 +1041,7 @@ export type ClaimAnswered = Message<"scopa.v1.ClaimAnswered"> & {
  * Use `create(ClaimAnsweredSchema)` to create a new message.
  */
 export const ClaimAnsweredSchema: GenMessage<ClaimAnswered> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 16);
+  messageDesc(file_scopa_v1_scopa, 17);
 
 /**
  * How a claimed sweep was answered and settled (CardPlayed.claim).
@@ -1018,7 +1080,7 @@ export type ClaimOutcome = Message<"scopa.v1.ClaimOutcome"> & {
  * Use `create(ClaimOutcomeSchema)` to create a new message.
  */
 export const ClaimOutcomeSchema: GenMessage<ClaimOutcome> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 17);
+  messageDesc(file_scopa_v1_scopa, 18);
 
 /**
  * A new hand began.
@@ -1053,7 +1115,7 @@ export type HandStarted = Message<"scopa.v1.HandStarted"> & {
  * Use `create(HandStartedSchema)` to create a new message.
  */
 export const HandStartedSchema: GenMessage<HandStarted> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 18);
+  messageDesc(file_scopa_v1_scopa, 19);
 
 /**
  * Cards were dealt to a seat.
@@ -1088,7 +1150,7 @@ export type CardsDealt = Message<"scopa.v1.CardsDealt"> & {
  * Use `create(CardsDealtSchema)` to create a new message.
  */
 export const CardsDealtSchema: GenMessage<CardsDealt> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 19);
+  messageDesc(file_scopa_v1_scopa, 20);
 
 /**
  * A seat played a card.
@@ -1178,7 +1240,7 @@ export type CardPlayed = Message<"scopa.v1.CardPlayed"> & {
  * Use `create(CardPlayedSchema)` to create a new message.
  */
 export const CardPlayedSchema: GenMessage<CardPlayed> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 20);
+  messageDesc(file_scopa_v1_scopa, 21);
 
 /**
  * Points a special play or a declaration scored.
@@ -1206,7 +1268,7 @@ export type Special = Message<"scopa.v1.Special"> & {
  * Use `create(SpecialSchema)` to create a new message.
  */
 export const SpecialSchema: GenMessage<Special> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 21);
+  messageDesc(file_scopa_v1_scopa, 22);
 
 /**
  * A seat declared a combination of its hand.
@@ -1248,7 +1310,7 @@ export type Declared = Message<"scopa.v1.Declared"> & {
  * Use `create(DeclaredSchema)` to create a new message.
  */
 export const DeclaredSchema: GenMessage<Declared> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 22);
+  messageDesc(file_scopa_v1_scopa, 23);
 
 /**
  * At the end of a hand the cards left on the table went to the last taker.
@@ -1277,7 +1339,7 @@ export type LeftoverTaken = Message<"scopa.v1.LeftoverTaken"> & {
  * Use `create(LeftoverTakenSchema)` to create a new message.
  */
 export const LeftoverTakenSchema: GenMessage<LeftoverTaken> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 23);
+  messageDesc(file_scopa_v1_scopa, 24);
 
 /**
  * A hand was scored.
@@ -1298,7 +1360,7 @@ export type HandScored = Message<"scopa.v1.HandScored"> & {
  * Use `create(HandScoredSchema)` to create a new message.
  */
 export const HandScoredSchema: GenMessage<HandScored> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 24);
+  messageDesc(file_scopa_v1_scopa, 25);
 
 /**
  * The game ended.
@@ -1333,7 +1395,7 @@ export type GameFinished = Message<"scopa.v1.GameFinished"> & {
  * Use `create(GameFinishedSchema)` to create a new message.
  */
 export const GameFinishedSchema: GenMessage<GameFinished> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 25);
+  messageDesc(file_scopa_v1_scopa, 26);
 
 /**
  * An open seat was claimed.
@@ -1361,7 +1423,7 @@ export type SeatJoined = Message<"scopa.v1.SeatJoined"> & {
  * Use `create(SeatJoinedSchema)` to create a new message.
  */
 export const SeatJoinedSchema: GenMessage<SeatJoined> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 26);
+  messageDesc(file_scopa_v1_scopa, 27);
 
 /**
  * A seat resigned.
@@ -1382,7 +1444,7 @@ export type SeatResigned = Message<"scopa.v1.SeatResigned"> & {
  * Use `create(SeatResignedSchema)` to create a new message.
  */
 export const SeatResignedSchema: GenMessage<SeatResigned> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 27);
+  messageDesc(file_scopa_v1_scopa, 28);
 
 /**
  * A seat's turn clock ran out (CreateGameRequest.turn_timeout_s).
@@ -1426,7 +1488,7 @@ export type TurnTimedOut = Message<"scopa.v1.TurnTimedOut"> & {
  * Use `create(TurnTimedOutSchema)` to create a new message.
  */
 export const TurnTimedOutSchema: GenMessage<TurnTimedOut> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 28);
+  messageDesc(file_scopa_v1_scopa, 29);
 
 /**
  * The deal was void and was redone ("kings", "aces"), or an ace turned onto
@@ -1456,7 +1518,7 @@ export type Redeal = Message<"scopa.v1.Redeal"> & {
  * Use `create(RedealSchema)` to create a new message.
  */
 export const RedealSchema: GenMessage<Redeal> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 29);
+  messageDesc(file_scopa_v1_scopa, 30);
 
 /**
  * A preset: a named ruleset with its option values.
@@ -1521,7 +1583,7 @@ export type Ruleset = Message<"scopa.v1.Ruleset"> & {
  * Use `create(RulesetSchema)` to create a new message.
  */
 export const RulesetSchema: GenMessage<Ruleset> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 30);
+  messageDesc(file_scopa_v1_scopa, 31);
 
 /**
  * One rule option a game can override.
@@ -1577,7 +1639,7 @@ export type RuleOption = Message<"scopa.v1.RuleOption"> & {
  * Use `create(RuleOptionSchema)` to create a new message.
  */
 export const RuleOptionSchema: GenMessage<RuleOption> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 31);
+  messageDesc(file_scopa_v1_scopa, 32);
 
 /**
  * Request message for CreateGame.
@@ -1684,7 +1746,7 @@ export type CreateGameRequest = Message<"scopa.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 32);
+  messageDesc(file_scopa_v1_scopa, 33);
 
 /**
  * Response message for CreateGame.
@@ -1727,7 +1789,7 @@ export type CreateGameResponse = Message<"scopa.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 33);
+  messageDesc(file_scopa_v1_scopa, 34);
 
 /**
  * Request message for GetState.
@@ -1748,7 +1810,7 @@ export type GetStateRequest = Message<"scopa.v1.GetStateRequest"> & {
  * Use `create(GetStateRequestSchema)` to create a new message.
  */
 export const GetStateRequestSchema: GenMessage<GetStateRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 34);
+  messageDesc(file_scopa_v1_scopa, 35);
 
 /**
  * Response message for GetState.
@@ -1769,7 +1831,7 @@ export type GetStateResponse = Message<"scopa.v1.GetStateResponse"> & {
  * Use `create(GetStateResponseSchema)` to create a new message.
  */
 export const GetStateResponseSchema: GenMessage<GetStateResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 35);
+  messageDesc(file_scopa_v1_scopa, 36);
 
 /**
  * Which table cards a play captures.
@@ -1790,7 +1852,7 @@ export type CaptureChoice = Message<"scopa.v1.CaptureChoice"> & {
  * Use `create(CaptureChoiceSchema)` to create a new message.
  */
 export const CaptureChoiceSchema: GenMessage<CaptureChoice> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 36);
+  messageDesc(file_scopa_v1_scopa, 37);
 
 /**
  * Request message for PlayCard.
@@ -1843,7 +1905,7 @@ export type PlayCardRequest = Message<"scopa.v1.PlayCardRequest"> & {
  * Use `create(PlayCardRequestSchema)` to create a new message.
  */
 export const PlayCardRequestSchema: GenMessage<PlayCardRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 37);
+  messageDesc(file_scopa_v1_scopa, 38);
 
 /**
  * Response message for PlayCard.
@@ -1872,7 +1934,7 @@ export type PlayCardResponse = Message<"scopa.v1.PlayCardResponse"> & {
  * Use `create(PlayCardResponseSchema)` to create a new message.
  */
 export const PlayCardResponseSchema: GenMessage<PlayCardResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 38);
+  messageDesc(file_scopa_v1_scopa, 39);
 
 /**
  * One action a seat may take; exactly one kind is set.
@@ -1943,7 +2005,7 @@ export type Action = Message<"scopa.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 39);
+  messageDesc(file_scopa_v1_scopa, 40);
 
 /**
  * Play a card face down claiming that it sweeps the whole table ("ti
@@ -1966,7 +2028,7 @@ export type ClaimSweepAction = Message<"scopa.v1.ClaimSweepAction"> & {
  * Use `create(ClaimSweepActionSchema)` to create a new message.
  */
 export const ClaimSweepActionSchema: GenMessage<ClaimSweepAction> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 40);
+  messageDesc(file_scopa_v1_scopa, 41);
 
 /**
  * Answer the claimed sweep that awaits the caller (GameView.phase).
@@ -1987,7 +2049,7 @@ export type AnswerClaimAction = Message<"scopa.v1.AnswerClaimAction"> & {
  * Use `create(AnswerClaimActionSchema)` to create a new message.
  */
 export const AnswerClaimActionSchema: GenMessage<AnswerClaimAction> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 41);
+  messageDesc(file_scopa_v1_scopa, 42);
 
 /**
  * Play a card that takes nothing onto one loose table card (a new farm) or
@@ -2025,7 +2087,7 @@ export type BuildAction = Message<"scopa.v1.BuildAction"> & {
  * Use `create(BuildActionSchema)` to create a new message.
  */
 export const BuildActionSchema: GenMessage<BuildAction> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 42);
+  messageDesc(file_scopa_v1_scopa, 43);
 
 /**
  * A farm on the table (Scopa della fattoria): taken whole by a card of its
@@ -2061,7 +2123,7 @@ export type Farm = Message<"scopa.v1.Farm"> & {
  * Use `create(FarmSchema)` to create a new message.
  */
 export const FarmSchema: GenMessage<Farm> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 43);
+  messageDesc(file_scopa_v1_scopa, 44);
 
 /**
  * Play a card from the hand to steal the whole pile of another side, whose
@@ -2090,7 +2152,7 @@ export type StealAction = Message<"scopa.v1.StealAction"> & {
  * Use `create(StealActionSchema)` to create a new message.
  */
 export const StealActionSchema: GenMessage<StealAction> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 44);
+  messageDesc(file_scopa_v1_scopa, 45);
 
 /**
  * Play a card, optionally naming the capture (as in PlayCardRequest).
@@ -2119,7 +2181,7 @@ export type PlayCardAction = Message<"scopa.v1.PlayCardAction"> & {
  * Use `create(PlayCardActionSchema)` to create a new message.
  */
 export const PlayCardActionSchema: GenMessage<PlayCardAction> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 45);
+  messageDesc(file_scopa_v1_scopa, 46);
 
 /**
  * A declaration: the rule's name and the cards it shows.
@@ -2147,7 +2209,7 @@ export type Declaration = Message<"scopa.v1.Declaration"> & {
  * Use `create(DeclarationSchema)` to create a new message.
  */
 export const DeclarationSchema: GenMessage<Declaration> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 46);
+  messageDesc(file_scopa_v1_scopa, 47);
 
 /**
  * Request message for TakeAction.
@@ -2191,7 +2253,7 @@ export type TakeActionRequest = Message<"scopa.v1.TakeActionRequest"> & {
  * Use `create(TakeActionRequestSchema)` to create a new message.
  */
 export const TakeActionRequestSchema: GenMessage<TakeActionRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 47);
+  messageDesc(file_scopa_v1_scopa, 48);
 
 /**
  * Response message for TakeAction.
@@ -2219,7 +2281,7 @@ export type TakeActionResponse = Message<"scopa.v1.TakeActionResponse"> & {
  * Use `create(TakeActionResponseSchema)` to create a new message.
  */
 export const TakeActionResponseSchema: GenMessage<TakeActionResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 48);
+  messageDesc(file_scopa_v1_scopa, 49);
 
 /**
  * Request message for JoinGame.
@@ -2265,7 +2327,7 @@ export type JoinGameRequest = Message<"scopa.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 49);
+  messageDesc(file_scopa_v1_scopa, 50);
 
 /**
  * Response message for JoinGame.
@@ -2300,7 +2362,7 @@ export type JoinGameResponse = Message<"scopa.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 50);
+  messageDesc(file_scopa_v1_scopa, 51);
 
 /**
  * Request message for WatchGame.
@@ -2329,7 +2391,7 @@ export type WatchGameRequest = Message<"scopa.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 51);
+  messageDesc(file_scopa_v1_scopa, 52);
 
 /**
  * One message of the WatchGame stream.
@@ -2373,7 +2435,7 @@ export type WatchGameResponse = Message<"scopa.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 52);
+  messageDesc(file_scopa_v1_scopa, 53);
 
 /**
  * Request message for ListGames.
@@ -2409,7 +2471,7 @@ export type ListGamesRequest = Message<"scopa.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 53);
+  messageDesc(file_scopa_v1_scopa, 54);
 
 /**
  * Response message for ListGames.
@@ -2437,7 +2499,7 @@ export type ListGamesResponse = Message<"scopa.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 54);
+  messageDesc(file_scopa_v1_scopa, 55);
 
 /**
  * Request message for ListRulesets. The set is small and fixed, so there is
@@ -2453,7 +2515,7 @@ export type ListRulesetsRequest = Message<"scopa.v1.ListRulesetsRequest"> & {
  * Use `create(ListRulesetsRequestSchema)` to create a new message.
  */
 export const ListRulesetsRequestSchema: GenMessage<ListRulesetsRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 55);
+  messageDesc(file_scopa_v1_scopa, 56);
 
 /**
  * Response message for ListRulesets.
@@ -2481,7 +2543,7 @@ export type ListRulesetsResponse = Message<"scopa.v1.ListRulesetsResponse"> & {
  * Use `create(ListRulesetsResponseSchema)` to create a new message.
  */
 export const ListRulesetsResponseSchema: GenMessage<ListRulesetsResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 56);
+  messageDesc(file_scopa_v1_scopa, 57);
 
 /**
  * Request message for ResignGame.
@@ -2509,7 +2571,7 @@ export type ResignGameRequest = Message<"scopa.v1.ResignGameRequest"> & {
  * Use `create(ResignGameRequestSchema)` to create a new message.
  */
 export const ResignGameRequestSchema: GenMessage<ResignGameRequest> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 57);
+  messageDesc(file_scopa_v1_scopa, 58);
 
 /**
  * Response message for ResignGame.
@@ -2530,7 +2592,7 @@ export type ResignGameResponse = Message<"scopa.v1.ResignGameResponse"> & {
  * Use `create(ResignGameResponseSchema)` to create a new message.
  */
 export const ResignGameResponseSchema: GenMessage<ResignGameResponse> = /*@__PURE__*/
-  messageDesc(file_scopa_v1_scopa, 58);
+  messageDesc(file_scopa_v1_scopa, 59);
 
 /**
  * The four suits of the Italian decks (engine suit index + 1).
