@@ -163,7 +163,10 @@ def test_a_bot_turn_is_played_after_the_serving_replica_is_killed(
             token = tokens_of(created)[0]
             move = move_request(created.name, created.view.legal_moves[0], rid())
             future = stub.PlayCard.future(move, metadata=auth(token), timeout=60)
-            time.sleep(2)  # the person's move is committed; the bot thinks for 8 s
+            game = created.name.removeprefix("games/")
+            with redis.Redis.from_url(own_redis.url) as store:
+                # the person's move is committed (version 2); the bot thinks for 8 s
+                _wait_for(lambda: store.hget(game_key(game), "version") == b"2")
             doomed.process.kill()
             doomed.process.wait()
             killed = datetime.now(UTC)
@@ -171,7 +174,6 @@ def test_a_bot_turn_is_played_after_the_serving_replica_is_killed(
                 future.result()
     finally:
         stop_server(doomed)
-    game = created.name.removeprefix("games/")
     assert not _records((doomed,), "overdue_taken", game)
     (taken,) = _wait_for(lambda: _records(clocked, "overdue_taken", game))
     # The turn's deadline was the bot's thinking time plus the grace (9 s) after the move.
@@ -346,7 +348,10 @@ def test_a_claimed_sweep_is_answered_after_the_replica_thinking_for_the_bot_is_k
                 name=created.name, action=_claim(created.view), request_id=rid()
             )
             future = stub.TakeAction.future(request, metadata=auth(token), timeout=60)
-            time.sleep(2)  # the claim is committed; the bot thinks 8 s over its answer
+            game = created.name.removeprefix("games/")
+            with redis.Redis.from_url(own_redis.url) as store:
+                # the claim is committed (version 2); the bot thinks 8 s over its answer
+                _wait_for(lambda: store.hget(game_key(game), "version") == b"2")
             doomed.process.kill()
             doomed.process.wait()
             killed = datetime.now(UTC)
@@ -354,7 +359,6 @@ def test_a_claimed_sweep_is_answered_after_the_replica_thinking_for_the_bot_is_k
                 future.result()
     finally:
         stop_server(doomed)
-    game = created.name.removeprefix("games/")
     # Killed with the claim (version 2) pending: read from the store, as any replica's read
     # would take the bot's due answer itself.
     with redis.Redis.from_url(own_redis.url) as store:
