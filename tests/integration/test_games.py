@@ -124,6 +124,35 @@ def test_cirulla_redeals_two_aces_and_gives_a_15_table_to_the_dealer(
     assert list(line.points) == [0, 1]
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_cicera_for_two_and_three_scores_points_during_play(
+    stubs: tuple[Stub, Stub], players: int
+) -> None:
+    """Cicera bigia for two and for three (each alone) with Pagat's points during play, played
+    to the end: its plays report picula, suit and three-card captures as specials, and the score
+    sheets carry their lines and add up."""
+    flags = ("picula", "suit_capture", "three_card_capture")
+    request = pb.CreateGameRequest(
+        preset="cicera_bigia",
+        options={
+            "players": pb.OptionValue(int_value=players),
+            "target_score": pb.OptionValue(int_value=1),
+            **{flag: pb.OptionValue(bool_value=True) for flag in flags},
+        },
+        seats=[pb.SeatSpec(display_name=f"P{i}") for i in range(players)],
+    )
+    created: pb.CreateGameResponse = stubs[0].CreateGame(request, timeout=10)
+    assert len(created.view.sides) == players and created.view.deck_size == 52
+    game = play_to_end(stubs, created, random.Random(11 + players))
+    final = game.final
+    assert final.status == pb.GAME_STATUS_FINISHED and final.winners
+    _check_scores(final)
+    lines = {line.name for result in final.hand_results for line in result.lines}
+    assert {"picule", "suit_captures", "three_card_captures"} <= lines
+    specials = {s.name for r in game.responses for e in r.events for s in e.card_played.specials}
+    assert specials & {"picula", "suit_capture", "three_card_capture"}
+
+
 @pytest.mark.parametrize("target", [1, 3])
 def test_target_score_override_is_effective(stub: Stub, target: int) -> None:
     """A target_score override is reported in the game's effective options."""

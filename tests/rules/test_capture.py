@@ -151,6 +151,18 @@ def test_inversa_takes_by_sum_or_by_difference() -> None:
     assert takes("inversa", "1C 4B 5S", "2D") == set()  # nothing adds or subtracts to 2
 
 
+def test_inversa_mista_takes_by_any_mix_of_signs() -> None:
+    """Seed 004 Scopa inversa read with mixed signs: each card added or subtracted."""
+    assert takes("inversa_mista", "1C 4B 5S", "2D") == {"1C 4B 5S"}  # 5 - 4 + 1
+    assert takes("inversa_mista", "2C 3B 5S", "6D") == {"2C 3B 5S"}  # 5 + 3 - 2
+    assert takes("inversa_mista", "8C 2B", "6D") == {"2B 8C"}  # the seed's difference
+    assert takes("inversa_mista", "8C 2B", "10D") == {"2B 8C"}  # a sum
+    assert takes("inversa_mista", "1C 7B 10S", "2D") == {"10S 1C 7B"}  # 10 - 7 - 1
+    assert takes("inversa_mista", "1C 7B 10S", "4D") == {"10S 1C 7B"}  # 10 - 7 + 1
+    assert takes("inversa_mista", "2C 6B", "6D") == {"6B"}  # an equal card comes first
+    assert takes("inversa_mista", "2C 9B", "6D") == set()  # 11 or 7: nothing makes 6
+
+
 def test_modulo_sette_counts_values_and_sums_modulo_seven() -> None:
     """Seed 004 Modulo sette: a 2 takes a 6 and a re (16 = 2 mod 7); a 4 takes an ace and a 3."""
     assert "10B 6C" in takes("modulo_sette", "6C 10B", "2D")

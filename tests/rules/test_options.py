@@ -291,12 +291,25 @@ def test_overrides_name_a_target_only_when_it_differs_from_the_player_default() 
         ("spazzino", (2,)),
         ("spatola", (2, 4)),
         ("spatola4", (4,)),
+        ("cicera_bigia", (2, 3, 4)),
     ],
 )
 def test_each_preset_names_its_seat_counts(preset: str, players: tuple[int, ...]) -> None:
     """RULINGS.md: Scopa 2/3/4/6, Scopone 4, Spazzino 2 (seed 000), Spatola 2 or 4 in pairs."""
     assert sorted(PRESETS[preset].players) == list(players)
     assert PRESETS[preset].players[0] == make_ruleset(preset).options.players
+
+
+@pytest.mark.parametrize(
+    ("players", "hand", "table", "deals"), [(2, 12, 4, 2), (3, 4, 4, 4), (4, 13, 0, 1)]
+)
+def test_cicera_deals_by_its_seat_count(players: int, hand: int, table: int, deals: int) -> None:
+    """Cicera bigia: two players 12 each and 4 on the table (twice), three 4 each (four
+    deals), four in pairs 13 each (the seed); two and three play alone."""
+    options = make_ruleset("cicera_bigia", {"players": players}).options
+    assert (options.hand_size, options.table_cards) == (hand, table)
+    assert (options.deck_size - table) // (players * hand) == deals
+    assert options.sides == (2 if players == 4 else players)
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

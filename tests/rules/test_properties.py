@@ -269,6 +269,8 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
             "dealer_bonus",
             "dealer_bonus_low",
             "table_ace_15",
+            "suit_capture",
+            "three_card_capture",
         )
     },
     "claim_answers": st.sampled_from(["opponents", "next"]),
@@ -278,7 +280,7 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
     "aces_on_table": st.sampled_from(["keep", "return", "redeal"]),
     "mazzo_ties": st.sampled_from(["unassigned", "split", "all"]),
     "primiera_method": st.sampled_from(["standard", "veneto", "milan"]),
-    "capture_arithmetic": st.sampled_from(["sum", "difference", "sum_or_difference"]),
+    "capture_arithmetic": st.sampled_from(["sum", "difference", "sum_or_difference", "signed"]),
     "sweep_points": st.integers(0, 3),
     "spade_points": st.integers(0, 2),
     "target_score": st.integers(1, 21),

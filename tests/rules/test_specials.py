@@ -37,7 +37,9 @@ from scopa.rules import (
     Picula,
     PileSteal,
     Steal,
+    SuitCapture,
     SweepClaimed,
+    ThreeCardCapture,
     Tuzzulicchio,
     TwinSweep,
     apply_action,
@@ -49,6 +51,7 @@ from scopa.rules import (
     legal_moves,
     make_ruleset,
     observe,
+    parse_card,
     special_rules,
     steal_rules,
     table_bonus_rules,
@@ -489,3 +492,34 @@ def test_the_table_bonus_rules_follow_the_options() -> None:
     (plain,) = table_bonus_rules(Options(dealer_bonus=True))
     (low,) = table_bonus_rules(Options(dealer_bonus=True, dealer_bonus_low=True))
     assert plain.points(cards("1C 2D 3S 2B")) == 0 and low.points(cards("1C 2D 3S 2B")) == 3
+
+
+def test_cicera_suit_capture_scores_one_for_a_capture_all_of_one_suit() -> None:
+    """Pagat's Cicera: the played card and the cards it takes all of one suit score 1 point."""
+    rule = SuitCapture()
+    assert rule.points(parse_card("7C"), cards("3C 4C"), -1, False) == 1
+    assert rule.points(parse_card("5D"), cards("5D"), -1, False) == 1  # one card is enough
+    assert rule.points(parse_card("7C"), cards("3C 4D"), -1, False) == 0
+    assert rule.points(parse_card("7C"), (), -1, False) == 0  # laid: no capture
+
+
+def test_cicera_three_card_capture_scores_one_for_three_table_cards() -> None:
+    """Pagat's Cicera: a capture of three or more table cards scores 1 point."""
+    rule = ThreeCardCapture()
+    assert rule.points(parse_card("10C"), cards("2D 3S 5B"), -1, False) == 1
+    assert rule.points(parse_card("10C"), cards("1D 2D 3S 4B"), -1, False) == 1
+    assert rule.points(parse_card("10C"), cards("4S 6B"), -1, False) == 0
+
+
+def test_cicera_in_play_points_reach_the_events_and_the_score_sheet() -> None:
+    """With picula, suit_capture and three_card_capture a Cicera play scores each that applies;
+    none of them on the hand's last card."""
+    rules = make_ruleset(
+        "cicera_bigia",
+        {"players": 2, "picula": True, "suit_capture": True, "three_card_capture": True},
+    )
+    state = situation(rules, hands=["10C 9S", "4B 6D"], table="2C 3C 5C 8D", stock="")
+    state, events = play(state, 0, "10C", "2C 3C 5C")
+    (played,) = [e for e in events if isinstance(e, CardPlayed)]
+    assert dict(played.specials) == {"suit_capture": 1, "three_card_capture": 1}
+    assert dict(state.specials[0]) == {"suit_capture": 1, "three_card_capture": 1}

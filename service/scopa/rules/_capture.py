@@ -99,6 +99,38 @@ def _differences(ranks: tuple[int, ...], target: int) -> IndexSets:
     return tuple(sorted(found))
 
 
+_SIGN_OFFSET: Final = 1 << 10
+"""Where signed sum 0 sits in :func:`_signed`'s bit set of reachable sums (above any table's
+total: 80 cards of rank 13 at most add up to 1,040)."""
+
+
+@lru_cache(maxsize=1 << 14)
+def _signed(ranks: tuple[int, ...], target: int) -> IndexSets:
+    """Index sets of two or more cards whose ranks, each added or subtracted, make ``target``.
+
+    Every subset is walked once, carrying the signed sums its cards reach as a bit set (bit
+    ``_SIGN_OFFSET + s`` for the sum ``s``): adding a card of rank ``r`` shifts the set both
+    ways by ``r``.
+    """
+    found: list[tuple[int, ...]] = []
+    n = len(ranks)
+    goal = 1 << (_SIGN_OFFSET + target)
+
+    def walk(start: int, reach: int, chosen: list[int]) -> None:
+        for i in range(start, n):
+            r = ranks[i]
+            nxt = (reach << r) | (reach >> r)
+            chosen.append(i)
+            if len(chosen) > 1 and nxt & goal:
+                found.append(tuple(chosen))
+            walk(i + 1, nxt, chosen)
+            chosen.pop()
+
+    if target > 0:
+        walk(0, 1 << _SIGN_OFFSET, [])
+    return tuple(sorted(found))
+
+
 @lru_cache(maxsize=1 << 14)
 def _residues(ranks: tuple[int, ...], residue: int, modulus: int) -> IndexSets:
     """Non-empty index sets of ``ranks`` whose ranks add up to ``residue`` modulo ``modulus``."""
@@ -183,14 +215,21 @@ class EqualOrDifference(_RankRule):
     """Scopa delle differenze (seed 004): take one equal card, or two or more cards whose highest
     rank minus all the others is the played card's (fante and 2 are taken by a 6: 8 - 2 = 6; ace,
     7 and re by a 2: 10 - 7 - 1 = 2). With ``sums`` the ordinary sums are taken too (the hybrid
-    Scopa inversa)."""
+    Scopa inversa); with ``signed`` any mix of signs (5 + 3 - 2 = 6), which holds both."""
 
     overriding = False
 
     def __init__(
-        self, *, sums: bool, equal_precedence: bool, figures_only_figures: bool, figure: int = 8
+        self,
+        *,
+        sums: bool,
+        equal_precedence: bool,
+        figures_only_figures: bool,
+        figure: int = 8,
+        signed: bool = False,
     ) -> None:
         self.sums = sums
+        self.signed = signed
         self.equal_precedence = equal_precedence
         self.figures_only_figures = figures_only_figures
         self.figure = figure
@@ -202,6 +241,8 @@ class EqualOrDifference(_RankRule):
             return singles
         if self.figures_only_figures and rank >= self.figure:
             return singles
+        if self.signed:
+            return _signed(ranks, rank) + singles
         sets = _differences(ranks, rank)
         if self.sums:
             sets += tuple([s for s in _subsets(ranks, rank) if len(s) > 1])
@@ -285,6 +326,7 @@ def _ordinary_rule(options: Options) -> CaptureRule | None:
     if arithmetic is not CaptureArithmetic.SUM:
         return EqualOrDifference(
             sums=arithmetic is CaptureArithmetic.SUM_OR_DIFFERENCE,
+            signed=arithmetic is CaptureArithmetic.SIGNED,
             equal_precedence=options.equal_card_precedence,
             figures_only_figures=options.figures_capture_only_figures,
             figure=figure_rank(options.deck_size),

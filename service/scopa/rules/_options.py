@@ -78,6 +78,9 @@ class CaptureArithmetic(StrEnum):
     """The highest minus all the others is it (Scopa delle differenze, seed 004)."""
     SUM_OR_DIFFERENCE = "sum_or_difference"
     """Either (the hybrid Scopa inversa, seed 004)."""
+    SIGNED = "signed"
+    """Any mix of signs: the cards' ranks, each added or subtracted, make it (5 + 3 - 2 = 6;
+    the hybrid Scopa inversa read as mixed additions and subtractions, seed 004)."""
 
 
 class ClaimAnswers(StrEnum):
@@ -214,7 +217,8 @@ class Options:
     capture_arithmetic: CaptureArithmetic = _opt(
         CaptureArithmetic.SUM,
         "How two or more table cards make up the played card: sum; difference (the highest minus "
-        "the others: fante and 2 are taken by a 6); sum_or_difference (either).",
+        "the others: fante and 2 are taken by a 6); sum_or_difference (either); signed (each "
+        "card added or subtracted: 5, 3 and 2 are taken by a 6 as 5 + 3 - 2).",
         "seed 004 (Scopa delle differenze, Scopa inversa)",
     )
     modular_captures: bool = _opt(
@@ -245,6 +249,17 @@ class Options:
         "Bagher: a capture of two or more cards all of the played card's suit scores 1 point per "
         "card, the played card included.",
         "seeds 000, 001",
+    )
+    suit_capture: bool = _opt(
+        False,
+        "Cicera: a capture whose cards, the played card included, are all of one suit scores 1 "
+        "point (line suit_captures).",
+        "pagat.com/fishing/cicera.html; thanoscardgames Cicera",
+    )
+    three_card_capture: bool = _opt(
+        False,
+        "Cicera: a capture of three or more table cards scores 1 point (line three_card_captures).",
+        "pagat.com/fishing/cicera.html; thanoscardgames Cicera",
     )
     accusa: bool = _opt(
         False,
@@ -733,6 +748,16 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         (2, 3, 4, 6),
     ),
     Preset(
+        "inversa_mista",
+        "Scopa inversa (mixed signs)",
+        "The hybrid Scopa inversa read as mixed additions and subtractions: two or more cards are"
+        " taken when their ranks, each added or subtracted, make the played card (5, 3 and 2 by a"
+        " 6 as 5 + 3 - 2; ace, 4 and 5 by a 2 as 5 - 4 + 1).",
+        "seed 004",
+        {"capture_arithmetic": CaptureArithmetic.SIGNED},
+        (2, 3, 4, 6),
+    ),
+    Preset(
         "tuzzulicchio",
         "Tuzzulicchio",
         "Bari's asso piglia tutto with hand declarations: buongioco (a pair or three of ace, 2,"
@@ -788,10 +813,11 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
     Preset(
         "cicera_bigia",
         "Cicera bigia",
-        "Brescia's Scopa for four in pairs with the 52-card Bresciane deck, 13 cards each: figures"
-        " (11, 12, 13) take only an equal figure; 2 points for most cards (1 each at 26-26), 1 for"
-        " most spade, the napula of spade, 1 each for the 2 of spade and the 10 and the fante of"
-        " denari, 1 a sweep; game to 51.",
+        "Brescia's Scopa for four in pairs with the 52-card Bresciane deck, 13 cards each (two"
+        " players: 12 each and 4 on the table, dealt twice; three: 4 each and 4 on the table,"
+        " dealt four times): figures (11, 12, 13) take only an equal figure; 2 points for most"
+        " cards (1 each at 26-26), 1 for most spade, the napula of spade, 1 each for the 2 of"
+        " spade and the 10 and the fante of denari, 1 a sweep; game to 51.",
         "seed 004; en.wikipedia.org/wiki/Cicera; D. Parlett, The Penguin Book of Card Games",
         {
             "deck_size": 52,
@@ -812,7 +838,8 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
             "spade_napoleone_wins": True,
             "target_score": 51,
         },
-        (4,),
+        (4, 2, 3),
+        {2: {"hand_size": 12, "table_cards": 4}, 3: {"hand_size": 4, "table_cards": 4}},
     ),
     Preset(
         "cirulla",

@@ -42,7 +42,9 @@ __all__ = [
     "SpecialRule",
     "Specials",
     "StealRule",
+    "SuitCapture",
     "TableBonusRule",
+    "ThreeCardCapture",
     "TiFidi",
     "TraditionalSweep",
     "Tuzzulicchio",
@@ -173,6 +175,63 @@ class Bagher:
     def max_points(self, plays_per_hand: int) -> int:
         """Every card of the deck."""
         return 40
+
+
+class SuitCapture:
+    """Cicera's capture in one suit, 1 point: the played card and every card it takes are of
+    one suit (Pagat's Cicera as thanoscardgames' Cicera summarises it: "a capture in a single
+    suit - that is, the card you play and the cards you capture from the table all belong to
+    the same suit"). Unlike the bagher, one card taken is enough, and it scores 1 point."""
+
+    name: Final = "suit_capture"
+    line: Final = "suit_captures"
+
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
+        """1 when ``capture`` is not empty and all of ``card``'s suit."""
+        if not capture:
+            return 0
+        suit = _SUITS[card]
+        for c in capture:
+            if _SUITS[c] != suit:
+                return 0
+        return 1
+
+    def on_last_card(self, options: Options) -> bool:
+        """Like the picula and the bagher: not on the hand's final play unless
+        ``specials_on_last_card``."""
+        return options.specials_on_last_card
+
+    def keeps_laid_card(self, options: Options) -> bool:
+        """It does not look at the laid card."""
+        return True
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """One per play."""
+        return plays_per_hand
+
+
+class ThreeCardCapture:
+    """Cicera's capture of three or more table cards, 1 point ("one point if you play a card
+    which captures a set of three or more cards from the table": thanoscardgames' Cicera)."""
+
+    name: Final = "three_card_capture"
+    line: Final = "three_card_captures"
+
+    def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
+        """1 when ``capture`` holds three table cards or more."""
+        return 1 if len(capture) >= 3 else 0
+
+    def on_last_card(self, options: Options) -> bool:
+        """As :class:`SuitCapture`."""
+        return options.specials_on_last_card
+
+    def keeps_laid_card(self, options: Options) -> bool:
+        """It does not look at the laid card."""
+        return True
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """One per play."""
+        return plays_per_hand
 
 
 _SEVEN: Final = 7
@@ -407,6 +466,8 @@ SPECIAL_RULES: Final[tuple[tuple[str, SpecialRule], ...]] = (
     ("modular_sweeps", TraditionalSweep()),
     ("maresciallo", MarescialloSweep()),
     ("twin_captures", TwinSweep()),
+    ("suit_capture", SuitCapture()),
+    ("three_card_capture", ThreeCardCapture()),
 )
 """Every special-play rule, by the boolean option that enables it, in score-sheet order."""
 
