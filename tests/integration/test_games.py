@@ -128,22 +128,39 @@ def test_cirulla_redeals_two_aces_and_gives_a_15_table_to_the_dealer(
 def test_cicera_for_two_and_three_scores_points_during_play(
     stubs: tuple[Stub, Stub], players: int
 ) -> None:
-    """Cicera bigia for two and for three (each alone) with Pagat's points during play, played
-    to the end: its plays report picula, suit and three-card captures as specials, and the score
-    sheets carry their lines and add up."""
+    """Cicera bigia for two and for three (each alone) with Pagat's points during play and
+    optional captures (figures for two, every card for three), played to the end: the views list
+    a lay beside a card's captures, its plays report picula, suit and three-card captures as
+    specials, and the score sheets carry their lines and add up."""
     flags = ("picula", "suit_capture", "three_card_capture")
+    optional = "figures" if players == 2 else "all"
     request = pb.CreateGameRequest(
         preset="cicera_bigia",
         options={
             "players": pb.OptionValue(int_value=players),
             "target_score": pb.OptionValue(int_value=1),
+            "optional_captures": pb.OptionValue(string_value=optional),
             **{flag: pb.OptionValue(bool_value=True) for flag in flags},
         },
         seats=[pb.SeatSpec(display_name=f"P{i}") for i in range(players)],
     )
     created: pb.CreateGameResponse = stubs[0].CreateGame(request, timeout=10)
     assert len(created.view.sides) == players and created.view.deck_size == 52
-    game = play_to_end(stubs, created, random.Random(11 + players))
+    tokens = tokens_of(created)
+    declined: list[int] = []  # the ranks of cards listed both with captures and laid
+
+    def seen(seat: int, response: pb.PlayCardResponse) -> None:
+        if response.view.status == pb.GAME_STATUS_FINISHED:
+            return
+        moves = view(stubs[0], created.name, tokens[response.view.turn]).legal_moves
+        laid = {key(m.card) for m in moves if not m.capture}
+        declined.extend(m.card.rank for m in moves if m.capture and key(m.card) in laid)
+
+    game = play_to_end(stubs, created, random.Random(11 + players), on_response=seen)
+    if optional == "figures":
+        assert all(rank > 10 for rank in declined), declined
+    else:
+        assert declined
     final = game.final
     assert final.status == pb.GAME_STATUS_FINISHED and final.winners
     _check_scores(final)

@@ -225,3 +225,17 @@ def test_table_key_orders_by_rank_then_suit_then_copy() -> None:
     codes = ["7D'", "7D", "7C'", "13C", "1S'", "8B"]
     ordered = [card_code(c) for c in sorted(cards(" ".join(codes)), key=table_key)]
     assert ordered == ["1S'", "7C'", "7D", "7D'", "8B", "13C"]
+
+
+def test_optional_captures_add_the_lay_to_figures_or_to_every_card() -> None:
+    """Cicera: with optional_captures=figures (regoledelgioco) a figure that could take an equal
+    figure may be laid instead, a numeral still must capture; with all (gamerules.com) any card
+    may; a card that takes nothing is laid as ever (the empty set is listed once)."""
+    cicera = {"optional_captures": "figures"}
+    assert takes("cicera_bigia", "11C 5B 6S", "11D", **cicera) == {"11C", ""}
+    assert takes("cicera_bigia", "4C 5B 6S", "10D", **cicera) == {"4C 6S"}
+    assert takes("cicera_bigia", "11C 5B 6S", "11D") == {"11C"}  # compulsory by default
+    every = {"optional_captures": "all"}
+    assert takes("cicera_bigia", "4C 5B 6S", "10D", **every) == {"4C 6S", ""}
+    assert takes("cicera_bigia", "4C 5B 6S", "2D", **every) == set()  # nothing to take: laid
+    assert takes("scopa", "3C 4B", "7D", **every) == {"3C 4B", ""}

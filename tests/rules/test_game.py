@@ -909,3 +909,19 @@ def test_the_bonus_of_the_next_hand_follows_the_last_play() -> None:
     ]
     assert state.table == () and state.piles[0] == of_type(events, BonusScored)[0].cards
     assert state.specials[0] == (("dealer_bonus", 1),)
+
+
+def test_an_optional_capture_may_be_declined_and_a_compulsory_one_may_not() -> None:
+    """Cicera with optional_captures=figures: a fante laid beside a fante stays on the table;
+    a 10 that can take 4C 6S may not be laid (CAPTURE_NOT_LEGAL)."""
+    rules = ruleset("cicera_bigia", players=2, optional_captures="figures")
+    state = situation(rules, hands=["11D 10D", "2S 3S"], table="11C 4C 6S", stock="")
+    assert Move(parse_card("11D"), ()) in legal_moves(state)
+    assert Move(parse_card("10D"), ()) not in legal_moves(state)
+    laid, events = play(state, 0, "11D", "")
+    assert only_played(events) == CardPlayed(0, parse_card("11D"), (), False, False, ())
+    assert parse_card("11D") in laid.table and parse_card("11C") in laid.table
+    with pytest.raises(CaptureNotLegal):
+        play(state, 0, "10D", "")
+    with pytest.raises(CaptureChoiceRequired):
+        play(state, 0, "11D")

@@ -281,6 +281,7 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
     "mazzo_ties": st.sampled_from(["unassigned", "split", "all"]),
     "primiera_method": st.sampled_from(["standard", "veneto", "milan"]),
     "capture_arithmetic": st.sampled_from(["sum", "difference", "sum_or_difference", "signed"]),
+    "optional_captures": st.sampled_from(["none", "figures", "all"]),
     "sweep_points": st.integers(0, 3),
     "spade_points": st.integers(0, 2),
     "target_score": st.integers(1, 21),

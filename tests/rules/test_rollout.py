@@ -170,3 +170,15 @@ def test_card_points_are_shared_by_rulesets_alike_but_for_the_target() -> None:
                 for side in range(low.sides)
             ]
             assert score_hand(low, tallies) == score_hand(high, tallies), preset
+
+
+@pytest.mark.parametrize("optional", ["figures", "all"])
+def test_play_out_equals_the_validated_loop_when_captures_are_optional(optional: str) -> None:
+    """With optional captures (Cicera) the lay is one more capture choice, alike in both paths."""
+    rng = random.Random(5)
+    rules = make_ruleset("cicera_bigia", {"players": 2, "optional_captures": optional})
+    state, _ = new_match(rules, rng=rng)
+    for at in range(20):
+        ours, theirs = random.Random(at), random.Random(at)
+        assert play_out(state, ours) == validated_hand(state, theirs)
+        state, _ = apply_move(state, state.turn, rollout_move(state, rng), rng)

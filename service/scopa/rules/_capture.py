@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Final, Protocol
 
 from ._cards import _BASES, _COPIES, _RANKS, _SUITS, MAX_CARD, Card, figure_rank
-from ._options import CaptureArithmetic, Options
+from ._options import CaptureArithmetic, OptionalCaptures, Options
 
 __all__ = [
     "SHAPE_BITS",
@@ -27,6 +27,7 @@ __all__ = [
     "CaptureTable",
     "EqualOrDifference",
     "EqualOrSum",
+    "MayDecline",
     "ModularSum",
     "SumWithPlayed",
     "TwinsOnlySweep",
@@ -356,7 +357,29 @@ def capture_rules(options: Options) -> tuple[CaptureRule, ...]:
         rules.append(SumWithPlayed(15, fewest_cards=options.capture_15_fewest))
     if options.capture_11:
         rules.append(SumWithPlayed(11, fewest_cards=False))
+    optional = options.optional_captures
+    if optional is not OptionalCaptures.NONE:
+        lowest = figure_rank(options.deck_size) if optional is OptionalCaptures.FIGURES else 1
+        return (MayDecline(tuple(rules), lowest),)
     return tuple(rules)
+
+
+class MayDecline(_RankRule):
+    """Capturing made optional (Cicera): ``rules``' sets, plus the empty set -- the card laid,
+    taking nothing -- for a card of rank ``lowest`` or more that has sets (``lowest`` is the
+    deck's lowest figure for regoledelgioco's figures, 1 for every card)."""
+
+    overriding = True
+
+    def __init__(self, rules: tuple[CaptureRule, ...], lowest: int) -> None:
+        self.rules = rules
+        self.lowest = lowest
+
+    def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
+        sets = _combine(self.rules, ranks, rank)
+        if sets and rank >= self.lowest:
+            return (*sets, ())
+        return sets
 
 
 def _combine(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int) -> IndexSets:

@@ -24,6 +24,7 @@ __all__ = [
     "ClaimAnswers",
     "MazzoTies",
     "OptionInfo",
+    "OptionalCaptures",
     "Options",
     "Preset",
     "PrimieraMethod",
@@ -81,6 +82,17 @@ class CaptureArithmetic(StrEnum):
     SIGNED = "signed"
     """Any mix of signs: the cards' ranks, each added or subtracted, make it (5 + 3 - 2 = 6;
     the hybrid Scopa inversa read as mixed additions and subtractions, seed 004)."""
+
+
+class OptionalCaptures(StrEnum):
+    """Which cards that can capture may still be laid (capturing is compulsory otherwise)."""
+
+    NONE = "none"
+    """Capturing is compulsory (every seed)."""
+    FIGURES = "figures"
+    """A figure may decline to take an equal figure (Cicera: regoledelgioco)."""
+    ALL = "all"
+    """Any card may decline its captures (Cicera: gamerules.com)."""
 
 
 class ClaimAnswers(StrEnum):
@@ -220,6 +232,13 @@ class Options:
         "the others: fante and 2 are taken by a 6); sum_or_difference (either); signed (each "
         "card added or subtracted: 5, 3 and 2 are taken by a 6 as 5 + 3 - 2).",
         "seed 004 (Scopa delle differenze, Scopa inversa)",
+    )
+    optional_captures: OptionalCaptures = _opt(
+        OptionalCaptures.NONE,
+        "Which cards that can capture may be laid instead: none (capturing is compulsory); "
+        "figures (a figure may decline to take an equal figure: Cicera per regoledelgioco); all "
+        "(Cicera per gamerules.com).",
+        "regoledelgioco.com Cicera bigia; gamerules.com Cicera",
     )
     modular_captures: bool = _opt(
         False,
