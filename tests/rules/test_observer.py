@@ -14,6 +14,7 @@ from scopa.rules import (
     HandStarted,
     MatchState,
     SeatView,
+    Steal,
     apply_action,
     legal_actions,
     make_ruleset,
@@ -144,6 +145,26 @@ def test_the_dealers_table_bonus_is_public_and_rebuilt(plays: int) -> None:
     assert observe(det, state.turn) == view
     assert set(bonus.cards) <= set(det.piles[bonus.side])
     assert dict(det.specials[bonus.side])["dealer_bonus"] == bonus.points
+
+
+def test_a_stolen_pile_leaves_its_side_in_a_determinised_state() -> None:
+    """Rubamazzo: after a steal the rebuilt piles are the true ones (the victim's pile is
+    empty, the thief's holds it under the stealing card), so the view is reproduced."""
+    rng = random.Random(0)
+    state, _ = new_match(make_ruleset("rubamazzo"), rng=rng)
+    steals = 0
+    while not state.finished:
+        taken = [a for a in legal_actions(state) if isinstance(a, Steal)]
+        action = taken[0] if taken else engine_random_move(state, rng)
+        after, _ = apply_action(state, state.turn, action, rng)
+        if taken and not after.finished and after.hand_number == state.hand_number:
+            steals += 1
+            view = observe(after, after.turn)
+            det = state_from_view(view, random.Random(steals))
+            assert det.piles == after.piles
+            assert observe(det, after.turn) == view
+        state = after
+    assert steals > 0
 
 
 def test_state_from_view_deals_different_hidden_cards() -> None:

@@ -390,6 +390,8 @@ def _piles(view: SeatView, history: tuple[CardPlayed, ...]) -> tuple[tuple[Card,
     for play in history:
         if play.taken:
             side = view.side_of_seat[play.seat]
+            if play.stolen_from >= 0:  # Rubamazzo: the stolen pile left its side whole
+                piles[play.stolen_from] = ()
             piles[side] = piles[side] + play.captured + (play.card,)
     return tuple(piles)
 
