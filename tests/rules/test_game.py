@@ -716,6 +716,15 @@ def test_the_hot_path_copy_keeps_every_field_in_its_place() -> None:
     }
 
 
+def test_every_field_must_be_given() -> None:
+    """MatchState has no defaults: a build that leaves out any one field is a TypeError."""
+    names = [f.name for f in fields(MatchState)]
+    for left_out in names:
+        values: dict[str, Any] = {name: None for name in names if name != left_out}
+        with pytest.raises(TypeError, match=left_out):
+            MatchState(**values)
+
+
 def test_an_ordinary_play_keeps_every_unchanged_field_in_its_place() -> None:
     """A play built positionally (_after_card) carries each field the play leaves alone."""
     start, _ = new_match(make_ruleset("scopa"), rng=random.Random(3))

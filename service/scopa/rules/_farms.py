@@ -87,6 +87,25 @@ class BuildRule(Protocol):
         ...
 
 
+def _builds_onto(
+    hand: tuple[Card, ...],
+    free: tuple[Card, ...],
+    targets: list[tuple[tuple[Card, ...], int]],
+) -> list[Build]:
+    """One build per free card and target (``(onto, value)``: the cards it lands on and what
+    they are worth) whose new value, at most 10, the hand holds another card of; by card, then
+    target."""
+    out: list[Build] = []
+    held = _ranks(hand)
+    for card in free:
+        rank = _RANKS[card]
+        for onto, worth in targets:
+            value = worth + rank
+            if value <= _MAX_VALUE and value in held:
+                out.append(Build(card, onto, value))
+    return out
+
+
 class BuildOnCard:
     """A card that takes nothing played onto one loose table card, when the seat holds another
     card of their sum (at most 10): the new farm is the seat's."""
@@ -100,15 +119,7 @@ class BuildOnCard:
         farms: tuple[Farm, ...],
     ) -> list[Build]:
         """One build per free card and loose card whose sum the seat can take."""
-        out: list[Build] = []
-        held = _ranks(hand)
-        for card in free:
-            rank = _RANKS[card]
-            for base in table:
-                value = rank + _RANKS[base]
-                if value <= _MAX_VALUE and value in held:
-                    out.append(Build(card, (base,), value))
-        return out
+        return _builds_onto(hand, free, [((base,), _RANKS[base]) for base in table])
 
 
 class RaiseFarm:
@@ -124,15 +135,8 @@ class RaiseFarm:
         farms: tuple[Farm, ...],
     ) -> list[Build]:
         """One raise per free card and farm of another seat whose new value it can take."""
-        out: list[Build] = []
-        held = _ranks(hand)
-        for card in free:
-            rank = _RANKS[card]
-            for farm in farms:
-                value = farm.value + rank
-                if farm.owner != seat and value <= _MAX_VALUE and value in held:
-                    out.append(Build(card, farm.cards, value))
-        return out
+        others = [(farm.cards, farm.value) for farm in farms if farm.owner != seat]
+        return _builds_onto(hand, free, others) if others else []
 
 
 class FarmTakeRule(Protocol):

@@ -279,7 +279,8 @@ class PendingClaim(NamedTuple):
     card: Card
     """The card played face down: only the claimer may see it."""
     answering: tuple[int, ...]
-    """The seats still to answer, in order; the first is ``MatchState.turn``."""
+    """The seats still to answer, in order; the first is ``MatchState.turn`` (``_awaiting``
+    sets both, the one place a claim is made pending)."""
     trusted: tuple[int, ...]
     """The seats that trusted it so far."""
 
@@ -360,7 +361,9 @@ class MatchState:
     dataclass ``__init__`` would be an interpreted function); its parameters are not
     keyword-only because an interpreted call with 20 keywords costs about four times a
     positional one (callgrind: ~12,500 against ~3,300 instructions), which was most of the
-    engine's slowdown after the dataclass came in.
+    engine's slowdown after the dataclass came in. No parameter has a default, so a call that
+    leaves a field out (a positional build written before the field was added) is a TypeError,
+    not a state that silently drops the field.
     """
 
     ruleset: Ruleset
@@ -431,11 +434,11 @@ class MatchState:
         winners: tuple[int, ...],
         finish_reason: FinishReason,
         decks: tuple[tuple[Card, ...], ...],
-        out: tuple[int, ...] = (),
-        returned: tuple[Card, ...] = (),
-        claim: PendingClaim | None = None,
-        farms: tuple[Farm, ...] = (),
-        bonuses: tuple[BonusScored, ...] = (),
+        out: tuple[int, ...],
+        returned: tuple[Card, ...],
+        claim: PendingClaim | None,
+        farms: tuple[Farm, ...],
+        bonuses: tuple[BonusScored, ...],
     ) -> None:
         self.ruleset = ruleset
         self.hand_number = hand_number
@@ -727,6 +730,8 @@ def new_match(
         decks=rest,
         out=(),
         returned=_returned(events),
+        claim=None,
+        farms=(),
         bonuses=bonuses,
     )
     return state, events
@@ -1223,12 +1228,19 @@ def _claim(
                                          plan.side_of)  # fmt: skip
     hand = state.hands[seat]
     at = hand.index(action.card)
-    new = _copy(state)
+    new = _awaiting(state, PendingClaim(seat, action.card, answering, ()))
     new.hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
-    new.phase = ANSWER
-    new.claim = PendingClaim(seat=seat, card=action.card, answering=answering, trusted=())
-    new.turn = answering[0]
     return new, [SweepClaimed(seat=seat, table=state.table, answering=answering)]
+
+
+def _awaiting(state: MatchState, claim: PendingClaim) -> MatchState:
+    """A copy of ``state`` in the ``answer`` phase of ``claim``: the one place that sets a
+    pending claim, so the seat to play is always the first of ``claim.answering``."""
+    new = _copy(state)
+    new.phase = ANSWER
+    new.claim = claim
+    new.turn = claim.answering[0]
+    return new
 
 
 def _answer(
@@ -1242,10 +1254,8 @@ def _answer(
     assert claim is not None  # the answer phase always holds its claim
     answered = ClaimAnswered(seat=seat, trust=bool(action.trust))
     if action.trust and len(claim.answering) > 1:
-        new = _copy(state)
-        new.claim = claim._replace(answering=claim.answering[1:], trusted=(*claim.trusted, seat))
-        new.turn = claim.answering[1]
-        return new, [answered]
+        passed = claim._replace(answering=claim.answering[1:], trusted=(*claim.trusted, seat))
+        return _awaiting(state, passed), [answered]
     new, events = _settle(state, plan, claim, -1 if action.trust else seat, rng)
     events.insert(0, answered)
     return new, events
@@ -1736,6 +1746,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
             finish_reason=reason,
             decks=state.decks,
             out=out,
+            returned=(),
             claim=None,
             farms=(),
             bonuses=state.bonuses,
