@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Final, Protocol
 
-from ._cards import _BASES, _COPIES, _RANKS, _SUITS, MAX_CARD, Card, figure_rank
+from ._cards import _COPIES, _RANKS, _SUITS, COPY_STRIDE, MAX_CARD, Card, figure_rank
 from ._options import CaptureArithmetic, OptionalCaptures, Options
 
 __all__ = [
@@ -415,6 +415,11 @@ WIDE_SHAPE_BITS: Final[tuple[int, ...]] = tuple(
 
 _MAX_SHAPES: Final = 1 << 16
 
+_TWINS: Final[tuple[Card, ...]] = tuple(
+    [c + COPY_STRIDE if c < COPY_STRIDE else c - COPY_STRIDE for c in range(MAX_CARD)]
+)
+"""Per card, the other copy of its suit and rank (the 80-card deck's two decks)."""
+
 
 class TwinsOnlySweep:
     """Marescialla's two decks (seed 004): "Aceeași carte nu poate lua aceeași carte [...] decât
@@ -425,9 +430,12 @@ class TwinsOnlySweep:
     def __call__(self, table: tuple[Card, ...], card: Card, sets: IndexSets) -> IndexSets:
         """``sets`` (positions in ``table``) without those that take ``card``'s twin short of
         the whole table."""
-        base = _BASES[card]
+        twin = _TWINS[card]
+        if not sets or twin not in table:  # most plays: nothing to drop
+            return sets
+        at = table.index(twin)  # a table holds each card once
         whole = len(table)
-        kept = [s for s in sets if len(s) == whole or all(_BASES[table[i]] != base for i in s)]
+        kept = [s for s in sets if len(s) == whole or at not in s]
         return sets if len(kept) == len(sets) else tuple(kept)
 
 
