@@ -59,27 +59,41 @@ TABLE_KEY_OF: Final[Callable[[Card], int]] = _TABLE_KEYS.__getitem__
 sorting and ``insort`` (which call their ``key`` once per comparison)."""
 
 
-@lru_cache(maxsize=1 << 16)
-def _subsets(ranks: tuple[int, ...], target: int) -> tuple[tuple[int, ...], ...]:
-    """Index sets of ``ranks`` (sorted ascending) whose ranks add up to ``target``."""
-    found: list[tuple[int, ...]] = []
+_SUMS_LIMIT: Final = 10
+"""The totals one :func:`_sums` walk covers for the 40-card deck (a higher total: up to 15)."""
+
+
+@lru_cache(maxsize=1 << 12)
+def _sums(ranks: tuple[int, ...], limit: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Per total ``0..limit``, the index sets of ``ranks`` (sorted ascending) adding up to it.
+
+    One walk lists every total's sets (in lexicographic order, as a walk for one total would),
+    so solving a table for every played rank walks its subsets once, not once per rank.
+    """
+    found: list[list[tuple[int, ...]]] = [[] for _ in range(limit + 1)]
     n = len(ranks)
 
-    def walk(start: int, remaining: int, chosen: list[int]) -> None:
+    def walk(start: int, total: int, chosen: list[int]) -> None:
         for i in range(start, n):
-            r = ranks[i]
-            if r > remaining:
+            reached = total + ranks[i]
+            if reached > limit:
                 return  # sorted: nothing further fits
             chosen.append(i)
-            if r == remaining:
-                found.append(tuple(chosen))
-            else:
-                walk(i + 1, remaining - r, chosen)
+            found[reached].append(tuple(chosen))
+            if reached < limit:
+                walk(i + 1, reached, chosen)
             chosen.pop()
 
-    if target > 0:
-        walk(0, target, [])
-    return tuple(found)
+    walk(0, 0, [])
+    return tuple([tuple(sets) for sets in found])
+
+
+def _subsets(ranks: tuple[int, ...], target: int) -> tuple[tuple[int, ...], ...]:
+    """Index sets of ``ranks`` (sorted ascending) whose ranks add up to ``target``."""
+    if target <= 0:
+        return ()
+    limit = _SUMS_LIMIT if target <= _SUMS_LIMIT else max(target, 15)
+    return _sums(ranks, limit)[target]
 
 
 IndexSets = tuple[tuple[int, ...], ...]

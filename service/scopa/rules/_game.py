@@ -860,6 +860,8 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
     turn = state.turn
     if seat is not None and seat != turn:
         return []
+    if state.farms:
+        return _with_farms(state, turn)
     table = state.table
     captures = _plan(state.ruleset.options).captures
     by_rank = captures.by_rank(table)
@@ -874,8 +876,6 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
                 moves.append(_new(Move, (card, tuple([table[i] for i in s]))))
         else:
             moves.append(_new(Move, (card, ())))
-    if state.farms:
-        return _with_farms(state, turn, moves)
     return moves
 
 
@@ -1169,7 +1169,7 @@ def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
         if plan.claims:
             actions.extend(_open_claims(state))
         if plan.builds:
-            actions.extend(_open_builds(state))
+            actions.extend(_open_builds(state, plan))
     return actions
 
 
@@ -1421,23 +1421,30 @@ def _farm_of(capture: tuple[Card, ...], farms: tuple[Farm, ...]) -> Farm | None:
     return None
 
 
-def _with_farms(state: MatchState, seat: int, moves: list[Move]) -> list[Move]:
-    """``moves`` (those of the loose table cards) with each card's farm captures after its own:
-    a card that can take a farm may not be laid (capturing is compulsory), and a seat with a farm
-    due may only take one of its due farms."""
+def _with_farms(state: MatchState, seat: int) -> list[Move]:
+    """:func:`legal_moves` while farms lie on the table: each card's :func:`_farm_captures`."""
     plan = _plan(state.ruleset.options)
-    table = state.table
-    farms = state.farms
-    due = _due_farms(plan, seat, farms)
+    due = _due_farms(plan, seat, state.farms)
     out: list[Move] = []
     for card in state.hands[seat]:
-        takes = _farm_takes(plan, card, table, farms)
-        if due:
-            out.extend([_new(Move, (card, t)) for t in takes if _farm_of(t, due) is not None])
-            continue
-        out.extend([m for m in moves if m.card == card and (m.capture or not takes)])
-        out.extend([_new(Move, (card, t)) for t in takes])
+        out.extend([_new(Move, (card, c)) for c in _farm_captures(plan, state, due, card)])
     return out
+
+
+def _farm_captures(
+    plan: _Plan, state: MatchState, due: tuple[Farm, ...], card: Card
+) -> list[tuple[Card, ...]]:
+    """The legal captures of ``card`` (``()`` to lay it) while farms lie on the table: those of
+    the loose table cards, then its farm captures; a card that can take a farm may not be laid
+    (capturing is compulsory), and a seat with farms ``due`` may only take one of them."""
+    table = state.table
+    takes = _farm_takes(plan, card, table, state.farms)
+    if due:
+        return [t for t in takes if _farm_of(t, due) is not None]
+    sets = plan.captures.card_sets(table, card)
+    if not sets:
+        return takes if takes else [()]
+    return [tuple([table[i] for i in s]) for s in sets] + takes
 
 
 def _play_with_farms(
@@ -1458,7 +1465,9 @@ def _play_with_farms(
             field="card",
             metadata={"card": card_code(card)},
         )
-    choices = [m.capture or () for m in legal_moves(state, seat) if m.card == card]
+    if state.phase != PLAY:
+        raise ActionNotLegal(f"no card play in phase {state.phase!r}", field="action")
+    choices = _farm_captures(plan, state, _due_farms(plan, seat, state.farms), card)
     capture = _farm_capture_choice(state, seat, card, choices, wanted)
     farm = _farm_of(capture, state.farms) if capture else None
     farms = tuple([f for f in state.farms if f is not farm])
@@ -1552,10 +1561,12 @@ def _farm_capture_choice(
     )
 
 
-def _open_builds(state: MatchState) -> list[Build]:
-    """The builds open to the seat to play: none while it has a farm due; otherwise each build
-    rule's, with the cards of its hand that take nothing (capturing stays compulsory)."""
-    plan = _plan(state.ruleset.options)
+def _open_builds(
+    state: MatchState, plan: _Plan, cards: tuple[Card, ...] | None = None
+) -> list[Build]:
+    """The builds open to the seat to play (only those with ``cards``, when given): none while
+    it has a farm due; otherwise each build rule's, with the cards of its hand that take nothing
+    (capturing stays compulsory)."""
     if not plan.builds:
         return []
     seat = state.turn
@@ -1565,8 +1576,13 @@ def _open_builds(state: MatchState) -> list[Build]:
     hand = state.hands[seat]
     table = state.table
     by_rank = plan.captures.by_rank(table)
+    mine = hand if cards is None else tuple([c for c in cards if c in hand])
     free = tuple(
-        [c for c in hand if not by_rank[_RANKS[c]] and not _farm_takes(plan, c, table, farms)]
+        [
+            c
+            for c in mine
+            if not by_rank[_RANKS[c]] and not (farms and _farm_takes(plan, c, table, farms))
+        ]
     )
     if not free:
         return []
@@ -1587,7 +1603,7 @@ def _build(
     if seat != state.turn:
         raise NotYourTurn(f"it is seat {state.turn}'s turn")
     onto = sorted(action.onto)
-    for build in _open_builds(state):
+    for build in _open_builds(state, plan, (action.card,)):
         if build.card == action.card and build.value == action.value and sorted(build.onto) == onto:
             break
     else:
