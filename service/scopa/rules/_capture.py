@@ -99,6 +99,18 @@ def _subsets(ranks: tuple[int, ...], target: int) -> tuple[tuple[int, ...], ...]
 IndexSets = tuple[tuple[int, ...], ...]
 """Capture sets as positions in the table (sorted by :func:`table_key`)."""
 
+_TOP_RANK: Final = 13
+
+
+@lru_cache(maxsize=1 << 12)
+def _singles(ranks: tuple[int, ...]) -> tuple[IndexSets, ...]:
+    """Per rank ``0..13``, the positions of the cards of that rank in ``ranks``, each alone: one
+    pass for every rank a table is solved for."""
+    found: list[list[tuple[int, ...]]] = [[] for _ in range(_TOP_RANK + 1)]
+    for i, rank in enumerate(ranks):
+        found[rank].append((i,))
+    return tuple([tuple(sets) for sets in found])
+
 
 @lru_cache(maxsize=1 << 14)
 def _differences(ranks: tuple[int, ...], target: int) -> IndexSets:
@@ -218,7 +230,7 @@ class EqualOrSum(_RankRule):
         """The lowest figure rank (8, or 11 in the 52-card deck)."""
 
     def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
-        singles = tuple([(i,) for i, r in enumerate(ranks) if r == rank])
+        singles = _singles(ranks)[rank]
         if singles and self.equal_precedence:
             return singles
         if self.figures_only_figures and rank >= self.figure:
@@ -398,13 +410,18 @@ class MayDecline(_RankRule):
 
 def _combine(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int) -> IndexSets:
     """Ask ``rules`` in order: an applying overriding rule wins, else the union of their sets."""
-    found: list[tuple[int, ...]] = []
+    answers: list[IndexSets] = []
     for rule in rules:
         sets = rule.index_sets(ranks, rank)
         if sets is None:
             continue
         if rule.overriding:
             return sets
+        answers.append(sets)
+    if len(answers) == 1 and len(set(answers[0])) == len(answers[0]):
+        return answers[0]  # one rule's answer, no set twice: the union is itself
+    found: list[tuple[int, ...]] = []
+    for sets in answers:
         for s in sets:
             if s not in found:
                 found.append(s)

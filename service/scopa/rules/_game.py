@@ -746,8 +746,13 @@ Handler = Callable[
 """Applies one kind of action: (state, seat, action, rng) -> (new state, events)."""
 
 
-class _Plan(NamedTuple):
-    """What the hot path needs from a ruleset, worked out once per :class:`Options` object."""
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the hot path needs from a ruleset, worked out once per :class:`Options` object.
+
+    A slotted class, not a NamedTuple: the interpreter specialises reading a slot, not a
+    NamedTuple field (a descriptor call each time), and the hot path reads a dozen a play.
+    """
 
     options: Options
     captures: CaptureTable
@@ -860,10 +865,15 @@ def legal_moves(state: MatchState, seat: int | None = None) -> list[Move]:
     turn = state.turn
     if seat is not None and seat != turn:
         return []
+    return _moves(state, _plan(state.ruleset.options), turn)
+
+
+def _moves(state: MatchState, plan: _Plan, turn: int) -> list[Move]:
+    """:func:`legal_moves` of ``turn``, the seat to play in the ``play`` phase."""
     if state.farms:
-        return _with_farms(state, turn)
+        return _with_farms(state, plan, turn)
     table = state.table
-    captures = _plan(state.ruleset.options).captures
+    captures = plan.captures
     by_rank = captures.by_rank(table)
     only = captures.card_filter
     moves: list[Move] = []
@@ -1011,7 +1021,11 @@ def apply_move(
     last_card = not state.stock and not any(hands)
     if capture or (not table and plan.lone_takes and _takes_alone(plan.lone_takes, card)):
         side = plan.side_of[seat]
-        rest = tuple([c for c in table if c not in capture]) if capture else table
+        if len(capture) == 1:  # the common capture: cut the one card out where it lies
+            taken = table.index(capture[0])
+            rest = table[:taken] + table[taken + 1 :]
+        else:
+            rest = tuple([c for c in table if c not in capture]) if capture else table
         sweep = not rest and _is_sweep(plan.sweeps, table, card, capture, last_card)
         scored: Specials = ()
         rules = plan.specials_last if last_card else plan.specials
@@ -1158,9 +1172,15 @@ def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
     """
     if state.phase != PLAY:
         return _open_answers(state, seat)
-    actions: list[Action] = list(legal_moves(state, seat))
-    if actions:
-        plan = _plan(state.ruleset.options)  # each kind asked only where the ruleset has it
+    if state.finish_reason is not _PLAYING or (seat is not None and seat != state.turn):
+        return []
+    return _actions(state, _plan(state.ruleset.options))
+
+
+def _actions(state: MatchState, plan: _Plan) -> list[Action]:
+    """:func:`legal_actions` of the seat to play in the ``play`` phase of a game not over."""
+    actions: list[Action] = list(_moves(state, plan, state.turn))
+    if actions:  # each kind asked only where the ruleset has it
         if plan.declarations:
             for rule, cards, _points in _open_declarations(state):
                 actions.append(Declare(name=rule.name, cards=cards))
@@ -1421,9 +1441,8 @@ def _farm_of(capture: tuple[Card, ...], farms: tuple[Farm, ...]) -> Farm | None:
     return None
 
 
-def _with_farms(state: MatchState, seat: int) -> list[Move]:
+def _with_farms(state: MatchState, plan: _Plan, seat: int) -> list[Move]:
     """:func:`legal_moves` while farms lie on the table: each card's :func:`_farm_captures`."""
-    plan = _plan(state.ruleset.options)
     due = _due_farms(plan, seat, state.farms)
     out: list[Move] = []
     for card in state.hands[seat]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from ._cards import _BASES, _SUIT_NUMS, MAX_CARD, Card, Suit, card_of, rank_of, suit_of
+from ._cards import _BASES, _SUIT_NUMS, COPY_STRIDE, MAX_CARD, Card, Suit, card_of, rank_of, suit_of
 from ._options import MazzoTies, Options, PrimieraMethod
 from ._specials import (
     CLAIM_LINES,
@@ -308,7 +308,7 @@ def _copies(options: Options) -> int:
 
 def _held(cards: tuple[Card, ...], card: Card) -> int:
     """How many copies of ``card`` (a first copy) ``cards`` hold: 0, 1, or 2 with two decks."""
-    return len({c for c in cards if _BASES[c] == card})
+    return int(card in cards) + int(card + COPY_STRIDE in cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -449,7 +449,6 @@ Scorer = Callable[[Sequence[SideTally], Options], Component]
 
 _DENARI_SUIT: Final = int(Suit.DENARI)
 _SPADE_SUIT: Final = int(Suit.SPADE)
-_ALL_RANKS: Final = (1 << 10) - 1
 
 
 def _in_suit(cards: tuple[Card, ...], suit: int) -> int:
@@ -462,17 +461,15 @@ def _in_suit(cards: tuple[Card, ...], suit: int) -> int:
     return n
 
 
-_RANK_BITS: Final[tuple[int, ...]] = tuple([1 << (rank_of(c) - 1) for c in range(MAX_CARD)])
+_NAPOLEONE: Final[frozenset[Card]] = frozenset([card_of(Suit.DENARI, r) for r in range(1, 11)])
+"""The ten denari ace..10 (first copies)."""
 
 
 def _has_napoleone(cards: tuple[Card, ...]) -> bool:
-    """Whether ``cards`` hold the ten denari ace..10 (``napola_length(cards, DENARI) >= 10``)."""
-    ranks = 0
-    suits = _SUIT_NUMS
-    for card in cards:
-        if suits[card] == _DENARI_SUIT:
-            ranks |= _RANK_BITS[card]
-    return ranks & _ALL_RANKS == _ALL_RANKS
+    """Whether ``cards`` hold the ten denari ace..10, either copy of each with two decks (with
+    one deck: ``napola_length(cards, DENARI) >= 10``)."""
+    held = set(cards)
+    return all(card + COPY_STRIDE in held for card in _NAPOLEONE.difference(held))
 
 
 def _score_sweeps(tallies: Sequence[SideTally], options: Options) -> Component:
