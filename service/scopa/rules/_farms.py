@@ -42,6 +42,10 @@ __all__ = [
 ]
 
 _MAX_VALUE: Final = 10
+
+_new: Final = tuple.__new__
+"""Builds a :class:`Build` from its fields in order without the Python frame of the generated
+``__new__`` (as ``_game._new`` builds a move)."""
 """A farm is worth at most a re: its builder must hold a card of its value."""
 
 
@@ -102,7 +106,7 @@ def _builds_onto(
         for onto, worth in targets:
             value = worth + rank
             if value <= _MAX_VALUE and value in held:
-                out.append(Build(card, onto, value))
+                out.append(_new(Build, (card, onto, value)))
     return out
 
 

@@ -883,7 +883,10 @@ def _moves(state: MatchState, plan: _Plan, turn: int) -> list[Move]:
             sets = only(table, card, sets)
         if sets:
             for s in sets:
-                moves.append(_new(Move, (card, tuple([table[i] for i in s]))))
+                if len(s) == 1:  # one card, spelled without a comprehension
+                    moves.append(_new(Move, (card, (table[s[0]],))))
+                else:
+                    moves.append(_new(Move, (card, tuple([table[i] for i in s]))))
         else:
             moves.append(_new(Move, (card, ())))
     return moves
