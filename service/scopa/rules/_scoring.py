@@ -449,6 +449,7 @@ Scorer = Callable[[Sequence[SideTally], Options], Component]
 
 _DENARI_SUIT: Final = int(Suit.DENARI)
 _SPADE_SUIT: Final = int(Suit.SPADE)
+_ALL_RANKS: Final = (1 << 10) - 1
 
 
 def _in_suit(cards: tuple[Card, ...], suit: int) -> int:
@@ -461,15 +462,19 @@ def _in_suit(cards: tuple[Card, ...], suit: int) -> int:
     return n
 
 
-_NAPOLEONE: Final[frozenset[Card]] = frozenset([card_of(Suit.DENARI, r) for r in range(1, 11)])
-"""The ten denari ace..10 (first copies)."""
+_RANK_BITS: Final[tuple[int, ...]] = tuple([1 << (rank_of(c) - 1) for c in range(MAX_CARD)])
 
 
 def _has_napoleone(cards: tuple[Card, ...]) -> bool:
     """Whether ``cards`` hold the ten denari ace..10, either copy of each with two decks (with
-    one deck: ``napola_length(cards, DENARI) >= 10``)."""
-    held = set(cards)
-    return all(card + COPY_STRIDE in held for card in _NAPOLEONE.difference(held))
+    one deck: ``napola_length(cards, DENARI) >= 10``). A plain loop: compiled, it beats building
+    a set of the pile (callgrind)."""
+    ranks = 0
+    suits = _SUIT_NUMS
+    for card in cards:
+        if suits[card] == _DENARI_SUIT:
+            ranks |= _RANK_BITS[card]
+    return ranks & _ALL_RANKS == _ALL_RANKS
 
 
 def _score_sweeps(tallies: Sequence[SideTally], options: Options) -> Component:
