@@ -56,6 +56,21 @@ def _records(servers: tuple[ServerProcess, ...], event: str, game: str) -> list[
     ]
 
 
+def _kill_once_committed(
+    doomed: ServerProcess, redis_url: str, game: str, future: grpc.Future[Any]
+) -> datetime:
+    """SIGKILL ``doomed`` once the store holds ``game`` at version 2 and return when; the call
+    in flight (``future``) then fails."""
+    with redis.Redis.from_url(redis_url) as store:
+        _wait_for(lambda: store.hget(game_key(game), "version") == b"2")
+    doomed.process.kill()
+    doomed.process.wait()
+    killed = datetime.now(UTC)
+    with pytest.raises(grpc.RpcError):
+        future.result()
+    return killed
+
+
 def _wait_for(check: Any, timeout_s: float = 30.0) -> Any:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -164,14 +179,8 @@ def test_a_bot_turn_is_played_after_the_serving_replica_is_killed(
             move = move_request(created.name, created.view.legal_moves[0], rid())
             future = stub.PlayCard.future(move, metadata=auth(token), timeout=60)
             game = created.name.removeprefix("games/")
-            with redis.Redis.from_url(own_redis.url) as store:
-                # the person's move is committed (version 2); the bot thinks for 8 s
-                _wait_for(lambda: store.hget(game_key(game), "version") == b"2")
-            doomed.process.kill()
-            doomed.process.wait()
-            killed = datetime.now(UTC)
-            with pytest.raises(grpc.RpcError):
-                future.result()
+            # the person's move is committed (version 2); the bot thinks for 8 s
+            killed = _kill_once_committed(doomed, own_redis.url, game, future)
     finally:
         stop_server(doomed)
     assert not _records((doomed,), "overdue_taken", game)
@@ -349,14 +358,8 @@ def test_a_claimed_sweep_is_answered_after_the_replica_thinking_for_the_bot_is_k
             )
             future = stub.TakeAction.future(request, metadata=auth(token), timeout=60)
             game = created.name.removeprefix("games/")
-            with redis.Redis.from_url(own_redis.url) as store:
-                # the claim is committed (version 2); the bot thinks 8 s over its answer
-                _wait_for(lambda: store.hget(game_key(game), "version") == b"2")
-            doomed.process.kill()
-            doomed.process.wait()
-            killed = datetime.now(UTC)
-            with pytest.raises(grpc.RpcError):
-                future.result()
+            # the claim is committed (version 2); the bot thinks 8 s over its answer
+            killed = _kill_once_committed(doomed, own_redis.url, game, future)
     finally:
         stop_server(doomed)
     # Killed with the claim (version 2) pending: read from the store, as any replica's read
