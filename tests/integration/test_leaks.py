@@ -20,10 +20,12 @@ from integration.helpers import (
     Stub,
     auth,
     create,
+    int_option,
     key,
     move_request,
     rid,
     secret_keys,
+    stacked_deck,
     tokens_of,
 )
 from scopa_client.v1 import scopa_pb2 as pb
@@ -128,11 +130,26 @@ def _fidasse_action(current: pb.GameView, rng: random.Random, trusted: bool) -> 
 
 
 async def _play_observed_game(
-    target: str, stub: Stub, preset: str, players: int
+    target: str,
+    stub: Stub,
+    preset: str,
+    players: int,
+    options: dict[str, pb.OptionValue] | None = None,
+    decks: list[pb.Deck] | None = None,
 ) -> tuple[dict[str, list[tuple[int, Message]]], list[str]]:
     """Play a whole game; return (version, message) pairs per audience and every secret used."""
     rng = random.Random(players)
-    created = create(stub, preset, players, target=1, open_seats=[players - 1])
+    if options is None and decks is None:
+        created = create(stub, preset, players, target=1, open_seats=[players - 1])
+    else:
+        seats = [pb.SeatSpec(display_name=f"P{i}", open=i == players - 1) for i in range(players)]
+        request = pb.CreateGameRequest(
+            preset=preset,
+            options={"target_score": int_option(1), **(options or {})},
+            seats=seats,
+            stacked_decks=decks or [],
+        )
+        created = stub.CreateGame(request, timeout=10)
     name, tokens = created.name, tokens_of(created)
     joined: pb.JoinGameResponse = stub.JoinGame(
         pb.JoinGameRequest(name=name, invite_code=created.invites[0].invite_code), timeout=10
@@ -321,6 +338,64 @@ async def test_no_hidden_cards_reach_a_seat_or_a_spectator(
             for claim in claims:  # the claim's card only in the claimer's own view
                 assert claim.HasField("card") is (audience == "seat" and claim.seat == OBSERVED)
         _check_no_cards_logged(replicas)
+
+
+_ON = pb.OptionValue(bool_value=True)
+_C, _D, _B, _S = pb.SUIT_COPPE, pb.SUIT_DENARI, pb.SUIT_BASTONI, pb.SUIT_SPADE
+_CIRULLA_HANDS = [(s, r) for r in (5, 6, 8) for s in (_C, _D, _B, _S)]
+"""Cirulla's four hands of a stacked deal (seat 0 holds the 5, 6 and 8 of coppe)."""
+_TWO_ACES = [(_C, 1), (_D, 1), (_B, 2), (_S, 3)]
+"""A starting table that voids Cirulla's deal: two aces."""
+_FIFTEEN = [(_C, 2), (_D, 2), (_B, 4), (_S, 7)]
+"""A starting table adding up to 15: the dealer's bonus (1 point), the table to its side."""
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "options"),
+    [
+        ("inversa_mista", 2, {}),
+        ("cirulla", 4, {"dealer_bonus_low": _ON}),
+        (
+            "cicera_bigia",
+            3,
+            {
+                "optional_captures": pb.OptionValue(string_value="all"),
+                "picula": _ON,
+                "suit_capture": _ON,
+                "three_card_capture": _ON,
+            },
+        ),
+        ("cicera_bigia", 2, {"optional_captures": pb.OptionValue(string_value="figures")}),
+    ],
+)
+async def test_new_variants_reveal_no_hidden_cards(
+    replicas: tuple[ServerProcess, ServerProcess],
+    stub: Stub,
+    preset: str,
+    players: int,
+    options: dict[str, pb.OptionValue],
+) -> None:
+    """Signed captures, Cirulla's voided deal and dealer's bonus (another side's), Cicera's
+    optional captures, in-play points and later deals of its 2- and 3-player forms show a seat
+    and a spectator only their own or public cards, and the logs hold no secrets."""
+    decks = None
+    if preset == "cirulla":
+        decks = [stacked_deck([*_CIRULLA_HANDS, *table]) for table in (_TWO_ACES, _FIFTEEN)]
+    seen, secrets = await _play_observed_game(
+        replicas[0].target, stub, preset, players, options, decks
+    )
+    _check_seen(seen)
+    _check_logs(replicas, secrets)
+    events = sorted(_events_of(seen["seat"]), key=lambda e: e.version)
+    if preset == "cirulla":
+        (redeal,) = [e.redeal for e in events if e.HasField("redeal")]
+        assert (redeal.reason, sorted(map(key, redeal.table))) == ("aces", sorted(_TWO_ACES))
+        bonus = next(e.bonus for e in events if e.HasField("bonus"))
+        assert (bonus.seat, bonus.side, bonus.points) == (players - 1, 1, 1)
+        assert sorted(map(key, bonus.cards)) == sorted(_FIFTEEN)
+    if preset == "cicera_bigia":  # every deal of the first hand came to the observed seat
+        first = [e for e in events if e.HasField("cards_dealt") and e.cards_dealt.seat == OBSERVED]
+        assert len(first) >= {2: 2, 3: 4}[players]
 
 
 def _check_no_cards_logged(replicas: tuple[ServerProcess, ServerProcess]) -> None:
