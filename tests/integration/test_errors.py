@@ -225,6 +225,56 @@ def test_create_game_validation(stub: Stub) -> None:
     )
 
 
+def test_create_game_rejects_bad_new_variant_options(stub: Stub) -> None:
+    """This session's options (optional_captures, capture_arithmetic=signed, aces_on_table=redeal,
+    Cicera's seat counts) reject an unknown value, a wrong type, an incompatible combination, a
+    deal that does not divide and stacked decks that void every deal with INVALID_ARGUMENT."""
+    bad = grpc.StatusCode.INVALID_ARGUMENT
+    text = pb.OptionValue
+    for name, value in (
+        ("optional_captures", text(string_value="sometimes")),
+        ("optional_captures", text(bool_value=True)),
+        ("capture_arithmetic", text(string_value="mixed")),
+        ("aces_on_table", text(string_value="twice")),
+        ("dealer_bonus", text(int_value=2)),
+    ):
+        expect_error(
+            _create(stub, preset="cicera_bigia", options={name: value}),
+            bad,
+            "INVALID_OPTION",
+            field=f"options.{name}",
+            option=name,
+        )
+    signed_modular = {
+        "capture_arithmetic": text(string_value="signed"),
+        "modular_captures": text(bool_value=True),
+    }
+    expect_error(_create(stub, options=signed_modular), bad, "INVALID_OPTION")
+    three = [pb.SeatSpec(display_name=str(i)) for i in range(3)]
+    five = [*three, pb.SeatSpec(display_name="3"), pb.SeatSpec(display_name="4")]
+    expect_error(
+        _create(stub, preset="cicera_bigia", seats=five), bad, "INVALID_OPTION", option="players"
+    )
+    uneven = {"hand_size": int_option(5)}  # 3 seats x 5 cards do not divide 48
+    with_uneven = _create(stub, preset="cicera_bigia", seats=three, options=uneven)
+    expect_error(with_uneven, bad, "INVALID_OPTION", option="hand_size")
+    forty = stacked_deck([])  # a 40-card deck for the 52-card game
+    expect_error(
+        _create(stub, preset="cicera_bigia", seats=three, stacked_decks=[forty]),
+        bad,
+        "INVALID_DECK",
+        field="stacked_decks[0]",
+    )
+    aces = [(s, 1) for s, _ in ALL_CARDS[::10]]  # the four aces, all on the starting table
+    void = stacked_deck([r for r in ALL_CARDS if r[1] in (2, 3, 4)][:6] + aces)
+    expect_error(
+        _create(stub, preset="cirulla", stacked_decks=[void] * 100),
+        bad,
+        "INVALID_DECK",
+        field="stacked_decks",
+    )
+
+
 @pytest.fixture(scope="module")
 def strict_server(redis_server: RedisServer) -> Iterator[ServerProcess]:
     """A short-lived server started without SCOPA_ALLOW_STACKED_DECKS."""
