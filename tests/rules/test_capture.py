@@ -227,6 +227,28 @@ def test_table_key_orders_by_rank_then_suit_then_copy() -> None:
     assert ordered == ["1S'", "7C'", "7D", "7D'", "8B", "13C"]
 
 
+def test_signed_captures_tell_cards_of_one_rank_apart() -> None:
+    """inversa_mista: cards of one rank are separate cards of a set: 2C 2B 1S give a 3 three
+    sets (2 + 1 either way, 2 + 2 - 1), a 5 one (2 + 2 + 1); two 3s cancel to 0, so a 2 takes
+    nothing; with two decks 9B 3C 3C' are taken by a 3 (9 - 3 - 3) while the twins alone are
+    not."""
+    assert takes("inversa_mista", "2C 2B 1S", "3D") == {"1S 2C", "1S 2B", "1S 2B 2C"}
+    assert takes("inversa_mista", "2C 2B 1S", "5D") == {"1S 2B 2C"}
+    assert takes("inversa_mista", "3C 3B", "2D") == set()
+    twins = {"deck_size": 80, "hand_size": 2, "equal_card_precedence": False}
+    assert takes("inversa_mista", "3C 3C' 9B", "3D", **twins) == {"3C", "3C'", "3C 3C' 9B"}
+
+
+def test_optional_captures_keep_the_other_capture_rules() -> None:
+    """optional_captures=all adds the lay to what the other rules allow and changes nothing
+    else: an equal card still comes first (5C, not 2B 3S), an ace still takes the whole table,
+    and Cirulla's ace beside a table ace takes that ace or a 15 set."""
+    every = {"optional_captures": "all"}
+    assert takes("scopa", "5C 2B 3S", "5D", **every) == {"5C", ""}
+    assert takes("asso_piglia_tutto", "5C 2B 3S", "1D", **every) == {"2B 3S 5C", ""}
+    assert takes("cirulla", "1C 4B 10S", "1D", **every) == {"1C", "10S 4B", ""}
+
+
 def test_optional_captures_add_the_lay_to_figures_or_to_every_card() -> None:
     """Cicera: with optional_captures=figures (regoledelgioco) a figure that could take an equal
     figure may be laid instead, a numeral still must capture; with all (gamerules.com) any card

@@ -920,6 +920,52 @@ def test_the_bonus_of_the_next_hand_follows_the_last_play() -> None:
     assert state.specials[0] == (("dealer_bonus", 1),)
 
 
+def test_a_team_dealer_s_bonus_scores_for_its_side() -> None:
+    """Cirulla for four in pairs: the first dealer (seat 3, side 1) takes a 15 table; the cards
+    go to side 1's pile, the point to side 1's dealer_bonus line, and seat 0 leads."""
+    deck = stacked("1C 2C 3C 4C 6C 8C 9C 1D 3D 4D 6D 8D 5C 2D 3S 5B")
+    state, events = new_match(ruleset("cirulla", players=4), decks=(deck,))
+    table = tuple(sorted(cards("5C 2D 3S 5B"), key=table_key))
+    assert of_type(events, BonusScored) == [BonusScored(3, 1, "dealer_bonus", 1, table)]
+    assert state.piles == ((), table) and state.turn == 0 and state.table == ()
+    state, events = play_out(state, random.Random(4), stop_after_hand=True)
+    assert points(events, "dealer_bonus") == (0, 1)
+
+
+def test_the_matta_makes_the_best_bonus_of_a_low_table() -> None:
+    """With dealer_bonus_low, 7C 3D 3S 2B is 15 with the matta as a 7 and 9 with it as an ace:
+    the dealer scores the better, 3; without the option, 1."""
+    deck = stacked("1C 4C 5C 6C 8C 9C 7C 3D 3S 2B")
+    _, events = new_match(ruleset("cirulla"), decks=(deck,))
+    assert [b.points for b in of_type(events, BonusScored)] == [1]
+    _, events = new_match(ruleset("cirulla", dealer_bonus_low=True), decks=(deck,))
+    assert [b.points for b in of_type(events, BonusScored)] == [3]
+
+
+def test_two_aces_void_a_table_of_15() -> None:
+    """docs/rules.md (Cirulla): the void deal is judged before the bonus: 1C 1D 3S 10B adds up
+    to 15 but is redealt, with no bonus."""
+    deck = stacked("2C 3C 4C 6C 8C 9C 1C 1D 3S 10B")
+    plain = stacked("2C 3C 4C 6C 8C 9C 1S 5D 9D 10D")  # 25: no bonus
+    _, events = new_match(ruleset("cirulla"), decks=(deck, plain))
+    assert [r.reason for r in of_type(events, Redealt)] == ["aces"]
+    assert of_type(events, BonusScored) == []
+
+
+@pytest.mark.parametrize(("players", "deals"), [(2, 2), (3, 4)])
+def test_cicera_s_small_forms_deal_the_whole_deck(players: int, deals: int) -> None:
+    """Cicera bigia for two (12 each, twice) and three (4 each, four times) with 4 on the table
+    deal all 52 cards in one hand, each seat getting every deal."""
+    state, first = new_match(ruleset("cicera_bigia", players=players), rng=random.Random(7))
+    state, events = play_out(state, random.Random(7), stop_after_hand=True)
+    dealt = of_type(first + events, CardsDealt)
+    hand_one = dealt[: players * deals]
+    assert sorted(d.seat for d in hand_one) == sorted(list(range(players)) * deals)
+    table = of_type(first, HandStarted)[0].table
+    seen = [c for d in hand_one for c in d.cards] + list(table)
+    assert len(seen) == len(set(seen)) == 52
+
+
 def test_an_optional_capture_may_be_declined_and_a_compulsory_one_may_not() -> None:
     """Cicera with optional_captures=figures: a fante laid beside a fante stays on the table;
     a 10 that can take 4C 6S may not be laid (CAPTURE_NOT_LEGAL)."""
