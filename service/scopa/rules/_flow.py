@@ -149,17 +149,22 @@ class KingsRedeal:
         return stock, [], ""
 
 
+def _aces_void(table: list[Card]) -> str:
+    """``"aces"`` when two or more aces lie on ``table`` (both aces rules void such a deal)."""
+    aces = 0
+    for c in table:
+        if _RANKS[c] == _ACE:
+            aces += 1
+    return "aces" if aces > 1 else ""
+
+
 class AcesReturn:
     """Aces on the starting table (seed 002): a lone ace goes under the stock and the next card
     is turned, until no ace is left; two or more aces void the deal."""
 
     def void(self, table: list[Card]) -> str:
         """``"aces"`` when two or more aces lie on the table."""
-        aces = 0
-        for c in table:
-            if _RANKS[c] == _ACE:
-                aces += 1
-        return "aces" if aces > 1 else ""
+        return _aces_void(table)
 
     def fix(
         self, table: list[Card], stock: tuple[Card, ...], void: VoidCheck
@@ -187,11 +192,7 @@ class AcesRedeal:
 
     def void(self, table: list[Card]) -> str:
         """``"aces"`` when two or more aces lie on the table."""
-        aces = 0
-        for c in table:
-            if _RANKS[c] == _ACE:
-                aces += 1
-        return "aces" if aces > 1 else ""
+        return _aces_void(table)
 
     def fix(
         self, table: list[Card], stock: tuple[Card, ...], void: VoidCheck
