@@ -250,6 +250,13 @@ def test_create_game_rejects_bad_new_variant_options(stub: Stub) -> None:
         "modular_captures": text(bool_value=True),
     }
     expect_error(_create(stub, options=signed_modular), bad, "INVALID_OPTION")
+    signed_optional = {"optional_captures": text(string_value="all")}
+    expect_error(
+        _create(stub, preset="inversa_mista", options=signed_optional),
+        bad,
+        "INVALID_OPTION",
+        option="optional_captures",
+    )
     three = [pb.SeatSpec(display_name=str(i)) for i in range(3)]
     five = [*three, pb.SeatSpec(display_name="3"), pb.SeatSpec(display_name="4")]
     expect_error(

@@ -120,6 +120,12 @@ def test_overrides_are_applied_and_reported() -> None:
         ("scopone_al_contrario", {"deck_size": 80, "hand_size": 5}, "deck_size"),
         ("fattoria", {"sweep_claims": True}, "sweep_claims"),
         ("fidasse", {"farms": True}, "sweep_claims"),
+        ("inversa_mista", {"optional_captures": "all"}, "optional_captures"),
+        (
+            "cicera_bigia",
+            {"capture_arithmetic": "signed", "optional_captures": "figures"},
+            "optional_captures",
+        ),
         (
             "cicera_bigia",
             {"spade_napoleone_wins": True, "napola_spade": False},

@@ -1076,6 +1076,17 @@ def _validate(o: Options) -> None:
             f"{o.capture_arithmetic.value}",
             field="capture_arithmetic",
         )
+    if o.capture_arithmetic is CaptureArithmetic.SIGNED and (
+        o.optional_captures is not OptionalCaptures.NONE
+    ):
+        # Declined captures let the table grow, and a table's signed sets grow exponentially
+        # with it: a 17-card table took 25 s of CPU for one move list.
+        raise InvalidOption(
+            "capture_arithmetic=signed cannot be combined with optional_captures="
+            f"{o.optional_captures.value}: laid cards would pile up on the table and the signed "
+            "sets of a large table are too many to list",
+            field="optional_captures",
+        )
     if o.sweep_claims and o.pile_steal:
         raise InvalidOption(
             "sweep_claims keeps a trusted claim's card face down in the claimer's pile, which"
