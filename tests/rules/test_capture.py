@@ -257,6 +257,9 @@ def test_optional_captures_add_the_lay_to_figures_or_to_every_card() -> None:
     assert takes("cicera_bigia", "11C 5B 6S", "11D", **cicera) == {"11C", ""}
     assert takes("cicera_bigia", "4C 5B 6S", "10D", **cicera) == {"4C 6S"}
     assert takes("cicera_bigia", "11C 5B 6S", "11D") == {"11C"}  # compulsory by default
+    # outside Cicera a figure may still only decline an equal figure, never a sum
+    assert takes("scopa", "5C 3B", "8D", **cicera) == {"3B 5C"}
+    assert takes("scopa", "8C 5B 3S", "8D", **cicera) == {"8C", ""}
     every = {"optional_captures": "all"}
     assert takes("cicera_bigia", "4C 5B 6S", "10D", **every) == {"4C 6S", ""}
     assert takes("cicera_bigia", "4C 5B 6S", "2D", **every) == set()  # nothing to take: laid

@@ -121,6 +121,8 @@ def test_overrides_are_applied_and_reported() -> None:
         ("fattoria", {"sweep_claims": True}, "sweep_claims"),
         ("fidasse", {"farms": True}, "sweep_claims"),
         ("inversa_mista", {"optional_captures": "all"}, "optional_captures"),
+        ("fattoria", {"optional_captures": "figures"}, "optional_captures"),
+        ("fattoria", {"optional_captures": "all"}, "optional_captures"),
         (
             "cicera_bigia",
             {"capture_arithmetic": "signed", "optional_captures": "figures"},

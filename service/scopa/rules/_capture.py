@@ -128,7 +128,7 @@ def _differences(ranks: tuple[int, ...], target: int) -> IndexSets:
 
 _SIGN_OFFSET: Final = 1 << 10
 """Where signed sum 0 sits in :func:`_signed`'s bit set of reachable sums (above any table's
-total: 80 cards of rank 13 at most add up to 1,040)."""
+total: a whole 80-card deck of ranks 1..10 adds up to 440, a 52-card one to 364)."""
 
 
 @lru_cache(maxsize=1 << 14)
@@ -385,27 +385,38 @@ def capture_rules(options: Options) -> tuple[CaptureRule, ...]:
         rules.append(SumWithPlayed(11, fewest_cards=False))
     optional = options.optional_captures
     if optional is not OptionalCaptures.NONE:
-        lowest = figure_rank(options.deck_size) if optional is OptionalCaptures.FIGURES else 1
-        return (MayDecline(tuple(rules), lowest),)
+        figures = optional is OptionalCaptures.FIGURES
+        lowest = figure_rank(options.deck_size) if figures else 1
+        return (MayDecline(tuple(rules), lowest, equal_only=figures),)
     return tuple(rules)
 
 
 class MayDecline(_RankRule):
     """Capturing made optional (Cicera): ``rules``' sets, plus the empty set -- the card laid,
     taking nothing -- for a card of rank ``lowest`` or more that has sets (``lowest`` is the
-    deck's lowest figure for regoledelgioco's figures, 1 for every card)."""
+    deck's lowest figure for regoledelgioco's figures, 1 for every card). With ``equal_only``
+    (regoledelgioco's figures) the card may decline only when each of its sets is one equal
+    card: a figure declines to take an equal figure, never a sum (in Scopa a fante, 8, must
+    still take 5 and 3)."""
 
     overriding = True
 
-    def __init__(self, rules: tuple[CaptureRule, ...], lowest: int) -> None:
+    def __init__(
+        self, rules: tuple[CaptureRule, ...], lowest: int, *, equal_only: bool = False
+    ) -> None:
         self.rules = rules
         self.lowest = lowest
+        self.equal_only = equal_only
 
     def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
         sets = _combine(self.rules, ranks, rank)
-        if sets and rank >= self.lowest:
-            return (*sets, ())
-        return sets
+        if not sets or rank < self.lowest:
+            return sets
+        if self.equal_only:
+            for s in sets:
+                if len(s) != 1 or ranks[s[0]] != rank:
+                    return sets
+        return (*sets, ())
 
 
 def _combine(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int) -> IndexSets:

@@ -1104,6 +1104,15 @@ def _validate(o: Options) -> None:
             " beside it; choose one",
             field="sweep_claims",
         )
+    if o.farms and o.optional_captures is not OptionalCaptures.NONE:
+        # The farm rules decide which card may be laid (one that takes nothing builds or is
+        # laid; one that can take a farm must): a declined capture would lay a card beside a
+        # farm it could take on one path and not on another.
+        raise InvalidOption(
+            "farms decide which cards may be laid; they cannot be combined with"
+            f" optional_captures={o.optional_captures.value}",
+            field="optional_captures",
+        )
     if not -1 <= o.first_dealer < o.players:
         raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")
     _check_void_deals(o)
