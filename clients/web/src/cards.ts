@@ -77,6 +77,20 @@ export function cardsInWords(cards: readonly Card[]): string {
   return cards.map(italianName).join(" + ");
 }
 
+/** A capture choice's button text: the cards taken, or the lay where capturing is optional. */
+export function captureInWords(capture: readonly Card[]): string {
+  return capture.length ? `Take ${cardsInWords(capture)}` : "Lay it on the table (take nothing)";
+}
+
+/** The capture dialog's question for `card` with these choices (the lay, if any, among them). */
+export function captureQuestion(card: Card, captures: readonly (readonly Card[])[]): string {
+  const ways = captures.filter((c) => c.length > 0).length;
+  const how = `${ways} ${ways === 1 ? "way" : "ways"}`;
+  return ways < captures.length
+    ? `${italianName(card)} can capture in ${how} or be laid: what do you do?`
+    : `${italianName(card)} can capture in ${how}: which cards do you take?`;
+}
+
 /** The face of `card` as an SVG image (decorative: the element holding it carries the label). */
 export function cardFace(card: Card): SVGElement {
   const suit = look(card);

@@ -17,7 +17,17 @@ import {
 } from "@scopa/client";
 import type { CallOptions } from "@connectrpc/connect";
 import { requestId } from "./api.js";
-import { cardCode, cardFace, cardLabel, cardsInWords, italianName, sameCard, useDeck } from "./cards.js";
+import {
+  captureInWords,
+  captureQuestion,
+  cardCode,
+  cardFace,
+  cardLabel,
+  cardsInWords,
+  italianName,
+  sameCard,
+  useDeck,
+} from "./cards.js";
 import { h, replace } from "./dom.js";
 import { announce, categoryName, clockInWords, errorInWords, seatName, sideName } from "./messages.js";
 
@@ -509,7 +519,7 @@ export class GameScreen {
     return h(
       "section",
       { class: "choice", "aria-label": "Choose a capture" },
-      h("h2", {}, `${italianName(card)} can capture in ${moves.length} ways: which cards do you take?`),
+      h("h2", {}, captureQuestion(card, moves.map((move) => move.capture))),
       h(
         "div",
         { class: "options" },
@@ -524,7 +534,7 @@ export class GameScreen {
               onfocus: () => this.highlight(move.capture),
               onclick: () => void this.play(card, move),
             },
-            `Take ${cardsInWords(move.capture)}`,
+            captureInWords(move.capture),
           ),
         ),
         h("button", { type: "button", class: "secondary", "data-key": "choice-cancel", onclick: () => this.cancelChoice() }, "Cancel"),

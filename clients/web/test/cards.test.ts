@@ -3,7 +3,17 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { CardSchema, Suit, type Card } from "@scopa/client";
-import { cardCode, cardLabel, cardsInWords, englishName, italianName, sameCard, useDeck } from "../src/cards.js";
+import {
+  captureInWords,
+  captureQuestion,
+  cardCode,
+  cardLabel,
+  cardsInWords,
+  englishName,
+  italianName,
+  sameCard,
+  useDeck,
+} from "../src/cards.js";
 
 function card(rank: number, suit: Suit, copy = 0): Card {
   return create(CardSchema, { rank, suit, copy });
@@ -62,5 +72,22 @@ describe("card names", () => {
 
   it("refuses a card without a suit", () => {
     assert.throws(() => italianName(card(3, Suit.UNSPECIFIED)), /unknown suit/);
+  });
+});
+
+describe("capture choices", () => {
+  it("words a capture and the lay that optional captures add", () => {
+    const fante = card(8, Suit.DENARI);
+    const taken = [card(8, Suit.COPPE)];
+    assert.equal(captureInWords(taken), "Take Fante di coppe");
+    assert.equal(captureInWords([]), "Lay it on the table (take nothing)");
+    assert.equal(
+      captureQuestion(fante, [taken, []]),
+      "Fante di denari can capture in 1 way or be laid: what do you do?",
+    );
+    assert.equal(
+      captureQuestion(fante, [taken, [card(5, Suit.SPADE), card(3, Suit.BASTONI)]]),
+      "Fante di denari can capture in 2 ways: which cards do you take?",
+    );
   });
 });
