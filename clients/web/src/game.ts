@@ -72,12 +72,21 @@ export class GameScreen {
   private resignId = "";
   private readonly abort = new AbortController();
   private clock: ReturnType<typeof setInterval> | undefined;
+  /** Preset id -> display name, from ListRulesets (the heading falls back to the id). */
+  private readonly presetNames = new Map<string, string>();
 
   constructor(private readonly init: GameScreenInit) {}
 
   /** Starts watching the game. */
   start(): void {
     document.addEventListener("keydown", this.onKey);
+    this.init.client
+      .listRulesets({}, { signal: this.abort.signal })
+      .then((response) => {
+        for (const r of response.rulesets) if (r.displayName) this.presetNames.set(r.id, r.displayName);
+        this.render();
+      })
+      .catch(() => undefined); // the heading keeps the preset id
     this.render();
     this.clock = setInterval(() => this.tick(), 1000);
     void this.watch();
@@ -324,7 +333,7 @@ export class GameScreen {
     return h(
       "header",
       { class: "game-header" },
-      h("h1", {}, view.preset.replaceAll("_", " ")),
+      h("h1", {}, this.presetNames.get(view.preset) ?? view.preset.replaceAll("_", " ")),
       h("span", {}, `Hand ${view.handNumber}`),
       h("span", {}, `Stock: ${view.stockSize} cards`),
       this.clockInfo(view),

@@ -637,6 +637,7 @@ describe("the web client in headless Chromium", { skip }, () => {
       await bothAt(pages, (version += 1));
       for (const page of pages) await announced(page, "Ann plays a card face down and claims a sweep: ti fidi?");
       assert.equal(await bob.locator(".banner").textContent(), "Ann claims a sweep: do you trust it?");
+      assert.equal(await bob.locator("h1").textContent(), "Scopa fidasse"); // ListRulesets' display name
       assert.ok(await isMyTurn(bob), "Bob's answer is awaited");
       assert.deepEqual(await answers(bob), ["TRUST", "DOUBT"]);
       assert.deepEqual(await bob.locator(".declarations button").allTextContents(), ["Trust the sweep", "Doubt the sweep"]);
