@@ -18,12 +18,14 @@ from scopa.rules import (
     InvalidOption,
     Options,
     Redealt,
+    legal_moves,
     list_options,
     make_ruleset,
     new_match,
     void_deal_chance,
 )
-from scopa.rules._options import MAX_VOID_CHANCE
+from scopa.rules._options import MAX_VOID_CHANCE, PLAY_SPECIAL_OPTIONS
+from scopa.rules._specials import SPECIAL_RULES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
@@ -122,6 +124,9 @@ def test_overrides_are_applied_and_reported() -> None:
         ("fidasse", {"farms": True}, "sweep_claims"),
         ("inversa_mista", {"optional_captures": "all"}, "optional_captures"),
         ("fattoria", {"optional_captures": "figures"}, "optional_captures"),
+        ("inversa_mista", {"deck_size": 80, "table_cards": 12, "hand_size": 2}, "table_cards"),
+        ("fidasse", {"suit_capture": True}, "sweep_claims"),
+        ("fidasse", {"picula": True}, "sweep_claims"),
         ("fattoria", {"optional_captures": "all"}, "optional_captures"),
         (
             "cicera_bigia",
@@ -419,3 +424,17 @@ def test_void_deal_chance_counts_both_decks_kings() -> None:
     two = make_ruleset("scopa", {"deck_size": 80, "hand_size": 5, "table_cards": 0}).options
     two_table = dataclasses.replace(two, table_cards=4)
     assert void_deal_chance(two_table) > void_deal_chance(one) > 0
+
+
+def test_play_special_options_name_every_play_special_rule() -> None:
+    """PLAY_SPECIAL_OPTIONS (refused beside sweep_claims) lists the option of every rule that
+    scores a play, so a new one cannot score a trusted claim's hidden card."""
+    assert set(PLAY_SPECIAL_OPTIONS) == {option for option, _ in SPECIAL_RULES}
+
+
+def test_signed_captures_allow_tables_of_ten() -> None:
+    """capture_arithmetic=signed takes a starting table of up to 10 cards (12 is refused), whose
+    first move list stays in the thousands (the most over 20 seeded deals of 80 cards)."""
+    rules = make_ruleset("inversa_mista", {"deck_size": 80, "table_cards": 10, "hand_size": 5})
+    sizes = [len(legal_moves(new_match(rules, rng=random.Random(s))[0])) for s in range(20)]
+    assert 100 < max(sizes) < 5_000, sizes

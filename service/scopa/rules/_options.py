@@ -17,6 +17,20 @@ from typing import Any, Final
 from ._cards import DECK_SIZES
 from ._errors import InvalidOption
 
+_SIGNED_TABLE_MAX: Final = 10
+"""The most starting table cards with ``capture_arithmetic=signed`` (see test_options)."""
+
+PLAY_SPECIAL_OPTIONS: Final = (
+    "picula",
+    "bagher",
+    "modular_sweeps",
+    "maresciallo",
+    "twin_captures",
+    "suit_capture",
+    "three_card_capture",
+)
+"""The options of the rules that score a play (``_specials.SPECIAL_RULES``; a test checks it)."""
+
 __all__ = [
     "PRESETS",
     "AcesOnTable",
@@ -1080,13 +1094,30 @@ def _validate(o: Options) -> None:
         o.optional_captures is not OptionalCaptures.NONE
     ):
         # Declined captures let the table grow, and a table's signed sets grow exponentially
-        # with it: a 17-card table took 25 s of CPU for one move list.
+        # with it.
         raise InvalidOption(
             "capture_arithmetic=signed cannot be combined with optional_captures="
             f"{o.optional_captures.value}: laid cards would pile up on the table and the signed "
             "sets of a large table are too many to list",
             field="optional_captures",
         )
+    if o.capture_arithmetic is CaptureArithmetic.SIGNED and o.table_cards > _SIGNED_TABLE_MAX:
+        # A starting table's signed sets grow exponentially with its cards; compulsory
+        # captures keep the table small in play.
+        raise InvalidOption(
+            f"capture_arithmetic=signed allows at most {_SIGNED_TABLE_MAX} table cards: the"
+            " signed sets of a larger table are too many to list",
+            field="table_cards",
+        )
+    if o.sweep_claims:
+        for name in PLAY_SPECIAL_OPTIONS:
+            if getattr(o, name):
+                # A trusted claim's card stays hidden: scoring it for a play would show it.
+                raise InvalidOption(
+                    f"sweep_claims keeps a trusted claim's card hidden, which {name} would"
+                    " score (and so show); choose one",
+                    field="sweep_claims",
+                )
     if o.sweep_claims and o.pile_steal:
         raise InvalidOption(
             "sweep_claims keeps a trusted claim's card face down in the claimer's pile, which"
