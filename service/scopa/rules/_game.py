@@ -1221,6 +1221,7 @@ def _open_answers(state: MatchState, seat: int | None) -> list[Action]:
 
 
 def _check_turn(state: MatchState, plan: _Plan, seat: int) -> None:
+    """Refuse a seat that does not exist or whose turn it is not (the order every action checks)."""
     if not 0 <= seat < plan.players:
         raise InvalidSeat(f"no seat {seat}", field="seat")
     if seat != state.turn:
@@ -1378,10 +1379,7 @@ def _steal(
     """Steal a pile: the played card takes another side's whole pile and lies on top of its own
     side's pile, which the others may steal in turn (Rubamazzo, seed 004)."""
     plan = _plan(state.ruleset.options)
-    if not 0 <= seat < plan.players:
-        raise InvalidSeat(f"no seat {seat}", field="seat")
-    if seat != state.turn:
-        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    _check_turn(state, plan, seat)
     if action not in _open_steals(state):
         raise ActionNotLegal(
             f"seat {seat} cannot steal the pile of side {action.side} with"
@@ -1475,10 +1473,7 @@ def _play_with_farms(
     """:func:`apply_move` while farms lie on the table: the capture is one of the card's entries
     of :func:`legal_moves` (any order), and a capture of a farm takes it whole."""
     plan = _plan(state.ruleset.options)
-    if not 0 <= seat < plan.players:
-        raise InvalidSeat(f"no seat {seat}", field="seat")
-    if seat != state.turn:
-        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    _check_turn(state, plan, seat)
     card, wanted = move
     hand = state.hands[seat]
     if card not in hand:
@@ -1620,10 +1615,7 @@ def _build(
     """Build a farm on a loose card or raise a farm (Scopa della fattoria, seed 004): the card
     joins the farm, which is now the seat's, worth ``action.value``."""
     plan = _plan(state.ruleset.options)
-    if not 0 <= seat < plan.players:
-        raise InvalidSeat(f"no seat {seat}", field="seat")
-    if seat != state.turn:
-        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    _check_turn(state, plan, seat)
     onto = sorted(action.onto)
     for build in _open_builds(state, plan, (action.card,)):
         if build.card == action.card and build.value == action.value and sorted(build.onto) == onto:
@@ -1696,10 +1688,7 @@ def _declare(
 ) -> tuple[MatchState, list[Event]]:
     """Make the declaration ``action``: its points go to the seat's side, its cards are shown."""
     plan = _plan(state.ruleset.options)
-    if not 0 <= seat < plan.players:
-        raise InvalidSeat(f"no seat {seat}", field="seat")
-    if seat != state.turn:
-        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    _check_turn(state, plan, seat)
     shown = tuple(sorted(action.cards))
     for rule, cards, points in _open_declarations(state):
         if rule.name == action.name and cards == shown:
