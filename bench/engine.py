@@ -1,6 +1,7 @@
 """Throughput of the pure rules engine: random legal playouts on one core, per preset.
 
-Every play goes through the same validated :func:`scopa.rules.apply_move` the service uses.
+Every play goes through the same validated engine the service uses (``apply_move``, or
+``apply_action`` for the actions named below).
 The policy, :func:`scopa.rules.random_move` (part of the engine, so compiled with it), picks a
 random card from the hand, then a random legal capture for that card; it draws from the RNG
 exactly as ``rng.choice`` over the legal moves grouped by card (tests/rules/test_bots.py).

@@ -1478,7 +1478,7 @@ class Redeal(google.protobuf.message.Message):
     TABLE_FIELD_NUMBER: builtins.int
     reason: builtins.str
     """Why: "kings" (kings_redeal kings on the starting table), "aces" (two or
-    more aces with aces_on_table = "return"), or "ace_returned".
+    more aces with aces_on_table = "return" or "redeal"), or "ace_returned".
     """
     @property
     def table(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Card]:

@@ -1499,7 +1499,7 @@ export const TurnTimedOutSchema: GenMessage<TurnTimedOut> = /*@__PURE__*/
 export type Redeal = Message<"scopa.v1.Redeal"> & {
   /**
    * Why: "kings" (kings_redeal kings on the starting table), "aces" (two or
-   * more aces with aces_on_table = "return"), or "ace_returned".
+   * more aces with aces_on_table = "return" or "redeal"), or "ace_returned".
    *
    * @generated from field: string reason = 1;
    */
