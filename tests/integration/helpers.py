@@ -56,6 +56,17 @@ def stacked_deck(top: Sequence[CardKey]) -> pb.Deck:
     return pb.Deck(cards=[card(s, r) for s, r in (*top, *rest)])
 
 
+_C, _D, _B, _S = SUITS
+FARM_DEAL: tuple[CardKey, ...] = (
+    *((_C, 2), (_D, 1), (_C, 7), (_D, 8), (_C, 9), (_S, 3)),
+    *((_B, 5), (_S, 6), (_B, 9), (_D, 4)),
+)
+"""The top of a 2-seat fattoria deck (dealt one at a time from seat 0, then the table): seat 0
+holds 2C 7C 9C, seat 1 1D 8D 3S, the table is 5B 6S 9B 4D. Seat 0's one build is 2C onto 5B
+(a farm of 7), seat 1's one build then raises it with 1D to 8, and seat 1's next turn must take
+it with 8D."""
+
+
 def int_option(value: int) -> pb.OptionValue:
     """An int OptionValue."""
     return pb.OptionValue(int_value=value)

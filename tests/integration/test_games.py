@@ -347,7 +347,7 @@ def test_fattoria_builds_and_takes_farms_through_take_action(stubs: tuple[Stub, 
         if builds and not refused:
             bad = pb.BuildAction()
             bad.CopyFrom(builds[0].build)
-            bad.value += 1
+            bad.value -= 1  # still 2..10: a build no farm matches, not a bad field
             request = pb.TakeActionRequest(name=name, action=pb.Action(build=bad), request_id=rid())
             metadata = auth(tokens[seat])
             expect_error(

@@ -429,7 +429,7 @@ def test_action_without_kind_or_card_names_its_field() -> None:
 
 
 def test_a_build_converts_every_field_and_names_bad_ones() -> None:
-    """A BuildAction pins card, onto and value; a missing card or onto names its field path."""
+    """A BuildAction pins card, onto and value; a missing card, onto or value names its field."""
     c = rules.parse_card
     message = action_to_pb(rules.Build(c("2B"), (c("4D"), c("3C")), 9))
     assert message == pb.Action(
@@ -438,12 +438,13 @@ def test_a_build_converts_every_field_and_names_bad_ones() -> None:
     bad = {
         "action.build.card": pb.BuildAction(onto=_pb_cards("4D"), value=7),
         "action.build.onto": pb.BuildAction(card=card_to_pb(c("3C")), value=7),
+        "action.build.value": pb.BuildAction(card=card_to_pb(c("3C")), onto=_pb_cards("4D")),
     }
     for field, build in bad.items():
         with pytest.raises(InvalidArgument) as err:
             action_from_pb(pb.Action(build=build))
         assert err.value.field == field
-    twice = pb.BuildAction(card=card_to_pb(c("3C")), onto=_pb_cards("4D 4D"), value=11)
+    twice = pb.BuildAction(card=card_to_pb(c("3C")), onto=_pb_cards("4D 4D"), value=10)
     with pytest.raises(InvalidArgument, match="twice"):
         action_from_pb(pb.Action(build=twice))
     with pytest.raises(InvalidArgument) as err:

@@ -173,7 +173,10 @@ class GameService(Protocol):
         - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
           now, or that declaration is not open to the caller.
         - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
-          "field": "action").
+          "field": "action"), a claim answer other than TRUST or DOUBT
+          ("action.answer_claim.answer"), a build's value outside 2..10
+          ("action.build.value") or an onto list of more than 9 cards
+          ("action.build.onto").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -598,7 +601,10 @@ class GameServiceClient(ConnectClient):
         - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
           now, or that declaration is not open to the caller.
         - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
-          "field": "action").
+          "field": "action"), a claim answer other than TRUST or DOUBT
+          ("action.answer_claim.answer"), a build's value outside 2..10
+          ("action.build.value") or an onto list of more than 9 cards
+          ("action.build.onto").
         """
         return await self.execute_unary(
             request=request,
@@ -915,7 +921,10 @@ class GameServiceSync(Protocol):
         - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
           now, or that declaration is not open to the caller.
         - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
-          "field": "action").
+          "field": "action"), a claim answer other than TRUST or DOUBT
+          ("action.answer_claim.answer"), a build's value outside 2..10
+          ("action.build.value") or an onto list of more than 9 cards
+          ("action.build.onto").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1338,7 +1347,10 @@ class GameServiceClientSync(ConnectClientSync):
         - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
           now, or that declaration is not open to the caller.
         - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
-          "field": "action").
+          "field": "action"), a claim answer other than TRUST or DOUBT
+          ("action.answer_claim.answer"), a build's value outside 2..10
+          ("action.build.value") or an onto list of more than 9 cards
+          ("action.build.onto").
         """
         return self.execute_unary(
             request=request,

@@ -285,7 +285,10 @@ class GameServiceServicer:
         - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
         now, or that declaration is not open to the caller.
         - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
-        "field": "action").
+        "field": "action"), a claim answer other than TRUST or DOUBT
+        ("action.answer_claim.answer"), a build's value outside 2..10
+        ("action.build.value") or an onto list of more than 9 cards
+        ("action.build.onto").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -162,7 +162,10 @@ class GameServiceStub:
     - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
       now, or that declaration is not open to the caller.
     - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
-      "field": "action").
+      "field": "action"), a claim answer other than TRUST or DOUBT
+      ("action.answer_claim.answer"), a build's value outside 2..10
+      ("action.build.value") or an onto list of more than 9 cards
+      ("action.build.onto").
     """
 
     JoinGame: grpc.UnaryUnaryMultiCallable[
@@ -387,7 +390,10 @@ class GameServiceAsyncStub:
     - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
       now, or that declaration is not open to the caller.
     - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
-      "field": "action").
+      "field": "action"), a claim answer other than TRUST or DOUBT
+      ("action.answer_claim.answer"), a build's value outside 2..10
+      ("action.build.value") or an onto list of more than 9 cards
+      ("action.build.onto").
     """
 
     JoinGame: grpc.aio.UnaryUnaryMultiCallable[
@@ -620,7 +626,10 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         - FAILED_PRECONDITION / ACTION_NOT_LEGAL: the ruleset has no such action
           now, or that declaration is not open to the caller.
         - INVALID_ARGUMENT / INVALID_ARGUMENT: no action kind set (metadata
-          "field": "action").
+          "field": "action"), a claim answer other than TRUST or DOUBT
+          ("action.answer_claim.answer"), a build's value outside 2..10
+          ("action.build.value") or an onto list of more than 9 cards
+          ("action.build.onto").
         """
 
     @abc.abstractmethod
