@@ -282,6 +282,40 @@ def test_create_game_rejects_bad_new_variant_options(stub: Stub) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("preset", "options"),
+    [
+        ("fattoria", {"optional_captures": "figures"}),
+        ("fattoria", {"optional_captures": "all"}),
+        ("scopa", {"farms": True, "optional_captures": "all"}),
+        ("cicera_bigia", {"farms": True, "optional_captures": "figures"}),
+    ],
+)
+def test_farms_with_optional_captures_are_refused(
+    stub: Stub, preset: str, options: dict[str, str | bool]
+) -> None:
+    """Farms with optional captures other than none are INVALID_OPTION naming optional_captures
+    (docs/rules.md), and fattoria with optional_captures=none is created."""
+    values = {
+        name: pb.OptionValue(bool_value=v)
+        if isinstance(v, bool)
+        else pb.OptionValue(string_value=v)
+        for name, v in options.items()
+    }
+    expect_error(
+        _create(stub, preset=preset, options=values),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "INVALID_OPTION",
+        field="options.optional_captures",
+        option="optional_captures",
+    )
+    none = {"optional_captures": pb.OptionValue(string_value="none")}
+    created = _create(stub, preset="fattoria", options=none)()
+    assert isinstance(created, pb.CreateGameResponse)
+    assert created.view.options["farms"].bool_value
+    assert created.view.options["optional_captures"].string_value == "none"
+
+
 @pytest.fixture(scope="module")
 def strict_server(redis_server: RedisServer) -> Iterator[ServerProcess]:
     """A short-lived server started without SCOPA_ALLOW_STACKED_DECKS."""
