@@ -11,6 +11,7 @@ import grpc
 import pytest
 
 from integration.helpers import (
+    FARM_DEAL,
     SUITS,
     Stub,
     auth,
@@ -325,13 +326,20 @@ def _farm_cards(farms: Iterable[pb.Farm]) -> set[tuple[int, int]]:
 
 
 def test_fattoria_builds_and_takes_farms_through_take_action(stubs: tuple[Stub, Stub]) -> None:
-    """Scopa della fattoria to the end over TakeAction: views list builds and show the farms,
-    the owner's next turn only takes its farm, and a build the seat cannot make changes nothing."""
+    """Scopa della fattoria to the end over TakeAction from a stacked deal (FARM_DEAL): seat 0
+    builds a farm, seat 1 raises it and takes it on its next turn; views list builds and show
+    the farms, the owner's next turn only takes its farm, and a build the seat cannot make
+    changes nothing."""
     rng = random.Random(9)
-    created = create(stubs[1], "fattoria", 2, target=1)
+    created = create(stubs[1], "fattoria", 2, target=1, decks=[stacked_deck(FARM_DEAL)])
     name, tokens = created.name, tokens_of(created)
+    assert created.view.turn == 0
     current = view(stubs[0], name, tokens[created.view.turn])
-    built = taken = actions = 0
+    assert {key(c) for c in current.hand} == set(FARM_DEAL[0:6:2])
+    built: list[pb.Farm] = []  # farms made on one loose card, raised farms, taken farms
+    raised: list[pb.Farm] = []
+    taken: list[tuple[int, pb.Farm]] = []
+    actions = 0
     refused = False
     events: list[pb.Event] = list(created.view.last_events)
     while current.status != pb.GAME_STATUS_FINISHED:
@@ -357,8 +365,9 @@ def test_fattoria_builds_and_takes_farms_through_take_action(stubs: tuple[Stub, 
             )
             refused = True
             assert view(stubs[1], name, tokens[seat]).version == current.version
-        use_build = builds and rng.random() < 0.7
-        action = rng.choice(builds if use_build else list(current.legal_actions))
+        raises = [a for a in builds if len(a.build.onto) > 1]
+        # Raises first, then builds: the stacked deal's first turns build and raise every run.
+        action = rng.choice(raises or builds or list(current.legal_actions))
         reply = stubs[actions % 2].TakeAction(
             pb.TakeActionRequest(name=name, action=action, request_id=rid()),
             metadata=auth(tokens[seat]),
@@ -368,19 +377,27 @@ def test_fattoria_builds_and_takes_farms_through_take_action(stubs: tuple[Stub, 
         events.extend(reply.events)
         played = reply.events[0].card_played
         if action.HasField("build"):
-            built += 1
+            (raised if len(action.build.onto) > 1 else built).append(played.farm)
             assert played.HasField("farm") and not played.captured
             assert played.farm.owner == seat and played.farm.value == action.build.value
             if reply.view.hand_number == current.hand_number:
                 assert played.farm in reply.view.farms
                 assert not _farm_cards([played.farm]) & {key(c) for c in reply.view.table}
         elif played.HasField("farm"):
-            taken += 1
+            taken.append((seat, played.farm))
             assert _farm_cards([played.farm]) <= {key(c) for c in played.captured}
         current = reply.view
         if current.status != pb.GAME_STATUS_FINISHED:
             current = view(stubs[actions % 2], name, tokens[current.turn])
-    assert built >= 1 and taken >= 1 and refused
+    c, d, b = pb.SUIT_COPPE, pb.SUIT_DENARI, pb.SUIT_BASTONI
+    # the stacked deal's farm: 2C on 5B (7, seat 0's), raised with 1D (8, seat 1's), taken by 8D
+    assert [(f.owner, f.value, [key(x) for x in f.cards]) for f in built[:1]] == [
+        (0, 7, [(b, 5), (c, 2)])
+    ]
+    assert [(f.owner, f.value, [key(x) for x in f.cards]) for f in raised[:1]] == [
+        (1, 8, [(b, 5), (c, 2), (d, 1)])
+    ]
+    assert taken and taken[0] == (1, raised[0]) and refused
     assert current.winners and current.hand_results and not current.farms
     _check_scores(current)
     lines = {line.name for line in current.hand_results[0].lines}
