@@ -467,6 +467,61 @@ def test_no_claim_on_an_empty_table_with_the_last_card_or_without_the_rule() -> 
         make_ruleset("rubamazzo", {"sweep_claims": True})
 
 
+@pytest.mark.parametrize("counts", [False, True])
+def test_a_claim_is_open_only_with_a_card_whose_clearing_would_score_a_sweep(counts: bool) -> None:
+    """Under asso piglia tutto an ace's clearing is a sweep only with ace_sweep_counts, so
+    only then may an ace be claimed (the sweep rules are asked as for a real sweep)."""
+    state = situation(
+        ruleset("fidasse", ace_takes_all=True, ace_sweep_counts=counts),
+        hands=["1C 9C", "5B 8B"],
+        table="3D 4S",
+        stock="10C 10D",
+    )
+    claims = [a for a in legal_actions(state) if isinstance(a, Claim)]
+    assert claims == ([Claim(_card("1C"))] if counts else []) + [Claim(_card("9C"))]
+    if not counts:
+        with pytest.raises(ActionNotLegal):
+            apply_action(state, 0, Claim(_card("1C")), None)
+
+
+def test_a_claim_with_the_hands_last_card_follows_sweep_on_last_card() -> None:
+    """The last card's clearing is no sweep by default, so it cannot be claimed; with
+    sweep_on_last_card it is one, so the claim is open and, trusted, scores the sweep."""
+    for on_last, expected in ((False, []), (True, [Claim(_card("7C"))])):
+        state = situation(
+            ruleset("fidasse", sweep_on_last_card=on_last),
+            hands=["7C", ""],
+            table="3D 4S",
+            stock="",
+            piles=((), ()),
+        )
+        assert [a for a in legal_actions(state) if isinstance(a, Claim)] == expected
+    state, _ = apply_action(state, 0, Claim(_card("7C")), None)
+    state, events = apply_action(state, 1, Answer(trust=True), random.Random(1))
+    assert of_type(events, CardPlayed)[0].sweep
+    lines = {c.name: c.points for c in of_type(events, HandScored)[0].result.score.components}
+    assert lines["sweeps"] == (1, 0)
+
+
+def test_a_trusted_claim_is_a_sweep_only_when_the_sweep_rules_say_so() -> None:
+    """A pending claim of an ace under asso piglia tutto without ace_sweep_counts (a state
+    saved before such claims were closed) takes the table trusted but scores no sweep, as the
+    ace taking the table would not."""
+    state = situation(
+        ruleset("fidasse", ace_takes_all=True),
+        hands=["9C", "5B 8B"],
+        table="3D 4S",
+        stock="10C 10D",
+        turn=1,
+        phase=ANSWER,
+        claim=PendingClaim(seat=0, card=_card("1C"), answering=(1,), trusted=()),
+    )
+    state, events = apply_action(state, 1, Answer(trust=True), None)
+    played = of_type(events, CardPlayed)[0]
+    assert (played.taken, played.sweep, played.captured) == (True, False, cards("3D 4S"))
+    assert state.sweeps == (0, 0) and state.piles[0][-3:] == cards("3D 4S 1C")
+
+
 @pytest.mark.parametrize(
     ("table", "low", "points"),
     [

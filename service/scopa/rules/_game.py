@@ -1200,15 +1200,19 @@ def _actions(state: MatchState, plan: _Plan) -> list[Action]:
 
 
 def _open_claims(state: MatchState) -> list[Claim]:
-    """The sweep claims open to the seat to play: any card of its hand, while the table holds
-    cards and the play is not the hand's last (whose clearing is no sweep)."""
+    """The sweep claims open to the seat to play, while the table holds cards: each card of its
+    hand whose clearing of the table the sweep rules would score as a sweep, asked as for a real
+    sweep (:func:`_is_sweep`; e.g. no claim with the hand's last card under
+    ``NoSweepOnLastCard``)."""
     plan = _plan(state.ruleset.options)
-    if not plan.claims or not state.table:
+    table = state.table
+    if not plan.claims or not table:
         return []
     hand = state.hands[state.turn]
-    if not state.stock and len(hand) == 1 and sum([len(h) for h in state.hands]) == 1:
-        return []
-    return [Claim(card=card) for card in hand]
+    last_card = not state.stock and len(hand) == 1 and sum([len(h) for h in state.hands]) == 1
+    return [
+        Claim(card=card) for card in hand if _is_sweep(plan.sweeps, table, card, table, last_card)
+    ]
 
 
 def _open_answers(state: MatchState, seat: int | None) -> list[Action]:
@@ -1243,8 +1247,9 @@ def _claim(
                 metadata={"card": card_code(action.card)},
             )
         raise ActionNotLegal(
-            "a sweep can be claimed only while the table holds cards, and not with the hand's"
-            " last card",
+            "a sweep can be claimed only while the table holds cards, and only with a card whose"
+            " clearing of the table would score a sweep (not the hand's last card, unless"
+            " sweep_on_last_card)",
             field="action",
         )
     others = _seats_from(plan.players, _next_in(plan.players, seat, state.out), state.out)
@@ -1292,15 +1297,17 @@ def _settle(
     doubter: int,
     rng: random.Random | None,
 ) -> tuple[MatchState, list[Event]]:
-    """Settle a claim: trusted (``doubter`` -1) or true, the card sweeps the table; doubted and
-    false, the sweep is annulled, the card is laid and the claimer's side pays the rule's
-    points; a wrong doubt makes the doubter's side pay."""
+    """Settle a claim: trusted (``doubter`` -1) or true, the card takes the table, a sweep when
+    the sweep rules say so as for a real sweep (:func:`_is_sweep`); doubted and false, the
+    sweep is annulled, the card is laid and the claimer's side pays the rule's points; a wrong
+    doubt makes the doubter's side pay."""
     rule = plan.claims[0]
     seat, card = claim.seat, claim.card
     table = state.table
     hands = state.hands
     last_card = not state.stock and not any(hands)
-    genuine = doubter >= 0 and _sweeps(plan, table, card, last_card)
+    sweep = _is_sweep(plan.sweeps, table, card, table, last_card)
+    genuine = doubter >= 0 and sweep and _takes_whole(plan, table, card)
     side = plan.side_of[seat]
     new = _copy(state)
     new.phase = PLAY
@@ -1311,11 +1318,12 @@ def _settle(
             new.specials = _add_specials(new.specials, plan.side_of[doubter], paid)
         outcome = ClaimOutcome(doubter=doubter, genuine=genuine, doubter_specials=paid)
         new.piles = _replace_pile(state.piles, side, state.piles[side] + table + (card,))
-        new.sweeps = _replace_at(state.sweeps, side, state.sweeps[side] + 1)
+        if sweep:
+            new.sweeps = _replace_at(state.sweeps, side, state.sweeps[side] + 1)
         new.table = ()
         new.last_capturer = seat
         new.last_laid = -1
-        played = CardPlayed(seat, card, table, True, True, (), -1, outcome)
+        played = CardPlayed(seat, card, table, True, sweep, (), -1, outcome)
     else:
         scored = rule.false_claim()
         if scored:
@@ -1342,13 +1350,10 @@ def _settle(
     )
 
 
-def _sweeps(plan: _Plan, table: tuple[Card, ...], card: Card, last_card: bool) -> bool:
-    """Whether ``card`` may legally take the whole ``table`` and that scores a sweep."""
+def _takes_whole(plan: _Plan, table: tuple[Card, ...], card: Card) -> bool:
+    """Whether ``card`` may legally take the whole ``table``."""
     whole = len(table)
-    for index_set in plan.captures.by_rank(table)[_RANKS[card]]:
-        if len(index_set) == whole:
-            return _is_sweep(plan.sweeps, table, card, table, last_card)
-    return False
+    return any([len(s) == whole for s in plan.captures.by_rank(table)[_RANKS[card]]])
 
 
 def _replace_pile(
