@@ -8,13 +8,17 @@ import pytest
 
 from scopa.rules import (
     PRESETS,
+    Action,
     GameOver,
     MatchState,
     Move,
+    apply_action,
     apply_move,
+    legal_actions,
     legal_moves,
     make_ruleset,
     new_match,
+    random_action,
     random_move,
     resign,
 )
@@ -62,6 +66,29 @@ def test_random_move_is_legal_and_draws_like_choice(preset: str) -> None:
             state, _ = apply_move(state, state.turn, move, deal)
             plays += 1
         assert plays > 0
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"players": 4}, {"farm_raise": False}, {"farm_owner_takes": False}],
+)
+def test_random_action_with_farms_draws_like_choice(overrides: dict[str, object]) -> None:
+    """Fattoria's whole matches: random_action, which counts the moves instead of listing them,
+    picks what ``rng.choice(legal_actions(state))`` picks, builds, raises and farm takes too."""
+    ruleset = make_ruleset("fattoria", overrides)
+    kinds: set[str] = set()
+    for seed in range(4):
+        deal, ours, theirs = random.Random(seed), random.Random(seed), random.Random(seed)
+        state, _ = new_match(ruleset, rng=deal)
+        while state.turn >= 0:
+            action: Action = random_action(state, ours)
+            assert action == theirs.choice(legal_actions(state))
+            assert ours.getstate() == theirs.getstate()
+            kinds.add(type(action).__name__ + ("+farms" if state.farms else ""))
+            state, _ = apply_action(state, state.turn, action, deal)
+    assert {"Move", "Build", "Move+farms"} <= kinds  # builds and farm takes were drawn
+    if overrides.get("farm_raise", True):
+        assert "Build+farms" in kinds  # raises too
 
 
 def test_random_move_refuses_a_finished_game() -> None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import random
 
-from ._cards import _RANKS
+from ._cards import _RANKS, Card
 from ._draw import randbelow
 from ._errors import GameOver
+from ._farms import _new
 from ._game import (
     _PLANS,
     _PLAYING,
@@ -20,8 +21,11 @@ from ._game import (
     Action,
     MatchState,
     Move,
-    _actions,
-    _new,
+    _builds_with,
+    _due_farms,
+    _farm_captures,
+    _open_builds,
+    _Plan,
     _plan,
     legal_actions,
     legal_moves,
@@ -99,7 +103,8 @@ def _by_card(moves: list[Move], rng: random.Random) -> Move:
 
 def random_action(state: MatchState, rng: random.Random) -> Action:
     """A random legal action of the seat to play: :func:`random_move`'s move (the same draws)
-    unless the ruleset builds farms, then a uniform pick among :func:`legal_actions`.
+    unless the ruleset builds farms, then a uniform pick among :func:`legal_actions` (one
+    ``randbelow`` over their number, as ``rng.choice`` of the list draws).
 
     Raises :class:`GameOver` when the game is over.
     """
@@ -111,5 +116,67 @@ def random_action(state: MatchState, rng: random.Random) -> Action:
         plan = _plan(options)
     if not plan.builds:
         return random_move(state, rng)
-    actions = _actions(state, plan) if state.phase == PLAY else legal_actions(state)
-    return actions[randbelow(rng, len(actions))]
+    if state.phase != PLAY or plan.declarations or plan.steals or plan.claims:
+        actions = legal_actions(state)
+        return actions[randbelow(rng, len(actions))]
+    if state.farms:
+        return _farm_action(state, plan, rng)
+    return _build_action(state, plan, rng)
+
+
+def _build_action(state: MatchState, plan: _Plan, rng: random.Random) -> Action:
+    """:func:`random_action` with no farm on the table: the moves are counted card by card from
+    their capture sets and only the one drawn is spelled (the builds are listed: few)."""
+    hand = state.hands[state.turn]
+    table = state.table
+    captures = plan.captures
+    by_rank = captures.by_rank(table)
+    only = captures.card_filter
+    per_card: list[tuple[tuple[int, ...], ...]] = []
+    free: list[Card] = []  # the cards that take nothing: the only ones that may build
+    count = 0
+    for card in hand:
+        sets = by_rank[_RANKS[card]]
+        if not sets:
+            free.append(card)
+            count += 1  # the one move laying the card
+        else:
+            if only is not None:
+                sets = only(table, card, sets)
+            count += len(sets) or 1
+        per_card.append(sets)
+    builds = _builds_with(state, plan, tuple(free)) if free else []
+    k = randbelow(rng, count + len(builds))
+    if k >= count:
+        return builds[k - count]
+    for at, sets in enumerate(per_card):
+        if not sets:
+            if k == 0:
+                return _new(Move, (hand[at], ()))
+            k -= 1
+        elif k < len(sets):
+            return _new(Move, (hand[at], tuple([table[i] for i in sets[k]])))
+        else:
+            k -= len(sets)
+    raise AssertionError("the drawn index is below the moves counted")  # pragma: no cover
+
+
+def _farm_action(state: MatchState, plan: _Plan, rng: random.Random) -> Action:
+    """:func:`random_action` while farms lie on the table: each card's captures, then the
+    builds, drawn from by their count (:func:`legal_actions` lists them in that order)."""
+    seat = state.turn
+    hand = state.hands[seat]
+    due = _due_farms(plan, seat, state.farms)
+    per_card = [_farm_captures(plan, state, due, card) for card in hand]
+    count = 0
+    for choices in per_card:
+        count += len(choices)
+    builds = _open_builds(state, plan) if count else []
+    k = randbelow(rng, count + len(builds))
+    if k >= count:
+        return builds[k - count]
+    for at, choices in enumerate(per_card):
+        if k < len(choices):
+            return _new(Move, (hand[at], choices[k]))
+        k -= len(choices)
+    raise AssertionError("the drawn index is below the moves counted")  # pragma: no cover

@@ -42,11 +42,12 @@ __all__ = [
 ]
 
 _MAX_VALUE: Final = 10
+"""A farm is worth at most a re: its builder must hold a card of its value."""
 
 _new: Final = tuple.__new__
-"""Builds a :class:`Build` from its fields in order without the Python frame of the generated
-``__new__`` (as ``_game._new`` builds a move)."""
-"""A farm is worth at most a re: its builder must hold a card of its value."""
+"""Builds a small hot NamedTuple (a build here; a move, a play, a deal in ``_game``) from its
+fields in order, without the Python frame of the generated ``__new__``. Only for those, next to
+their definitions' order; :class:`~scopa.rules.MatchState` is always built by name."""
 
 
 class Farm(NamedTuple):
@@ -72,7 +73,7 @@ class Build(NamedTuple):
 def _ranks(hand: tuple[Card, ...]) -> frozenset[int]:
     """The ranks ``hand`` holds. A card played to build is worth less than the farm it makes
     (every rank is at least 1), so a card of the farm's value in the hand is another card."""
-    return frozenset([_RANKS[c] for c in hand])
+    return frozenset(map(_RANKS.__getitem__, hand))
 
 
 class BuildRule(Protocol):
@@ -122,8 +123,17 @@ class BuildOnCard:
         table: tuple[Card, ...],
         farms: tuple[Farm, ...],
     ) -> list[Build]:
-        """One build per free card and loose card whose sum the seat can take."""
-        return _builds_onto(hand, free, [((base,), _RANKS[base]) for base in table])
+        """One build per free card and loose card whose sum the seat can take (by card, then
+        loose card, as :func:`_builds_onto` orders them)."""
+        out: list[Build] = []
+        held = _ranks(hand)
+        for card in free:
+            rank = _RANKS[card]
+            for base in table:
+                value = _RANKS[base] + rank
+                if value <= _MAX_VALUE and value in held:
+                    out.append(_new(Build, (card, (base,), value)))
+        return out
 
 
 class RaiseFarm:
@@ -139,6 +149,8 @@ class RaiseFarm:
         farms: tuple[Farm, ...],
     ) -> list[Build]:
         """One raise per free card and farm of another seat whose new value it can take."""
+        if not farms:
+            return []
         others = [(farm.cards, farm.value) for farm in farms if farm.owner != seat]
         return _builds_onto(hand, free, others) if others else []
 

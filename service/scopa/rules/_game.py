@@ -35,6 +35,7 @@ from ._farms import (
     Farm,
     FarmDutyRule,
     FarmTakeRule,
+    _new,
     build_rules,
     farm_duty_rules,
     farm_take_rules,
@@ -124,12 +125,6 @@ class Move(NamedTuple):
 
     card: Card
     capture: tuple[Card, ...] | None = None
-
-
-_new: Final = tuple.__new__
-"""Builds a small hot NamedTuple (a move, a play, a deal) from its fields in order, without the
-Python frame of the generated ``__new__``. Only for those three, next to their definitions' order;
-:class:`MatchState` is always built by name."""
 
 
 class Declare(NamedTuple):
@@ -1606,11 +1601,16 @@ def _open_builds(
             if not by_rank[_RANKS[c]] and not (farms and _farm_takes(plan, c, table, farms))
         ]
     )
-    if not free:
-        return []
+    return _builds_with(state, plan, free) if free else []
+
+
+def _builds_with(state: MatchState, plan: _Plan, free: tuple[Card, ...]) -> list[Build]:
+    """Every build rule's builds for the seat to play with ``free``, the cards of its hand that
+    take nothing (:func:`_open_builds` found them; the random policy counts them on its way)."""
+    seat = state.turn
     builds: list[Build] = []
     for rule in plan.builds:
-        builds.extend(rule.builds(seat, hand, free, table, farms))
+        builds.extend(rule.builds(seat, state.hands[seat], free, state.table, state.farms))
     return builds
 
 
