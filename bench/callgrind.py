@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -52,40 +50,22 @@ _FLOOR_SIZES = {"request": 174, "response": 1441, "state": 560}
 
 
 def _valgrind(out: Path, name: str) -> list[str]:
+    """The command that runs a python child under callgrind, counting nothing until told."""
     return [
         "valgrind",
         "--tool=callgrind",
         "--instr-atstart=no",
         f"--callgrind-out-file={out}/{name}.%p",
-        sys.executable,
     ]
 
 
 def _start(name: str, args: Sequence[str], env: dict[str, str], out: Path, port: int) -> procs.Proc:
-    log_path = out / f"{name}.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [*_valgrind(out, name), *args],
-            env={**os.environ, **env},
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    return procs.Proc(process, port, log_path, name=name)
+    return procs.start_python(name, args, env, out, port, wrapper=_valgrind(out, name))
 
 
 async def _wait_until(proc: procs.Proc, probe: Callable[[], Awaitable[object]]) -> None:
-    deadline = time.monotonic() + _START_TIMEOUT_S
-    while True:
-        if proc.process.poll() is not None:
-            raise RuntimeError(f"{proc.name} exited; see {proc.log_path}")
-        try:
-            await probe()
-            return
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(1.0)
+    """Under valgrind a start takes minutes, and a probe may fail any way until it answers."""
+    await procs.wait_until(proc, _START_TIMEOUT_S, probe, interval_s=1.0, retry_on=(Exception,))
 
 
 def _control(pid: int, *flags: str) -> None:

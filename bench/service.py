@@ -221,21 +221,6 @@ def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **ex
     )
 
 
-async def _wait_until(proc: procs.Proc, probe: Callable[[], Awaitable[object]]) -> None:
-    """Retry ``probe`` (one RPC) until it succeeds; fail if ``proc`` exits or time runs out."""
-    deadline = time.monotonic() + _START_TIMEOUT_S
-    while True:
-        if proc.process.poll() is not None:
-            raise RuntimeError(f"{proc.name} exited; see {proc.log_path}")
-        try:
-            await probe()
-            return
-        except (grpc.aio.AioRpcError, ConnectionError):
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.1)
-
-
 def _game_bytes(client: Any, names: Sequence[str], limit: int = 50) -> float:
     """Mean MEMORY USAGE of a finished game's keys: its hash plus its event log (a list)."""
     sizes = []
@@ -373,7 +358,9 @@ async def _start_floor(
     if stack == "grpc":
         channel = grpc.aio.insecure_channel(floor.target)
         ready = channel.unary_unary(_floor.METHOD)
-        await _wait_until(floor, lambda: ready(_floor.encode_request(0, 8), timeout=1.0))
+        await procs.wait_until(
+            floor, _START_TIMEOUT_S, lambda: ready(_floor.encode_request(0, 8), timeout=1.0)
+        )
 
         async def call(rec: players.Recorder, i: int, deadline: float) -> None:
             await players.floor_worker(channel, rec, i, request_bytes, deadline)
@@ -381,7 +368,7 @@ async def _start_floor(
         close: Callable[[], Awaitable[None]] = channel.close
     else:
         http = _http_client(floor.port, args.conc)
-        await _wait_until(floor, lambda: http.get("/"))
+        await procs.wait_until(floor, _START_TIMEOUT_S, lambda: http.get("/"))
 
         async def call(rec: players.Recorder, i: int, deadline: float) -> None:
             await http_clients.floor_http_worker(http, stack, rec, i, request_bytes, deadline)
@@ -406,7 +393,9 @@ async def _phases(
     args = run.args
     channel = grpc.aio.insecure_channel(server.target)
     stub: pb_grpc.GameServiceAsyncStub = pb_grpc.GameServiceStub(channel)  # type: ignore[assignment]
-    await _wait_until(server, lambda: stub.ListRulesets(pb.ListRulesetsRequest(), timeout=1.0))
+    await procs.wait_until(
+        server, _START_TIMEOUT_S, lambda: stub.ListRulesets(pb.ListRulesetsRequest(), timeout=1.0)
+    )
     bench = Bench(args.conc, server, run.store)
     pools = players.Pools()
     rngs = [random.Random(args.seed * 1_000_003 + i) for i in range(args.conc)]

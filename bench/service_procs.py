@@ -8,15 +8,18 @@ with its own environment and log file, and the CPU and Redis counters.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc.aio
 import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -40,6 +43,7 @@ __all__ = [
     "start_redis",
     "start_redis_mode",
     "stop",
+    "wait_until",
 ]
 
 HOST = "127.0.0.1"
@@ -108,20 +112,49 @@ def server_env(
 
 
 def start_python(
-    name: str, args: Sequence[str], env: Mapping[str, str], workdir: Path, port: int
+    name: str,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    workdir: Path,
+    port: int,
+    wrapper: Sequence[str] = (),
 ) -> Proc:
-    """Start ``python <args>`` (same interpreter) with ``env`` added; output goes to a log file."""
+    """Start ``python <args>`` (same interpreter) with ``env`` added; output goes to a log file.
+
+    ``wrapper`` goes before the interpreter (``bench/callgrind.py`` runs it under valgrind).
+    """
     log_path = workdir / f"{name}.log"
     full_env = {**os.environ, **env}
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, *args],
+            [*wrapper, sys.executable, *args],
             env=full_env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
     return Proc(process, port, log_path, name=name)
+
+
+async def wait_until(
+    proc: Proc,
+    timeout_s: float,
+    probe: Callable[[], Awaitable[object]],
+    interval_s: float = 0.1,
+    retry_on: tuple[type[Exception], ...] = (grpc.aio.AioRpcError, ConnectionError),
+) -> None:
+    """Retry ``probe`` (one call) until it succeeds; fail if ``proc`` exits or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if proc.process.poll() is not None:
+            raise RuntimeError(f"{proc.name} exited; see {proc.log_path}")
+        try:
+            await probe()
+            return
+        except retry_on:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(interval_s)
 
 
 def stop(proc: Proc, timeout_s: float = 15.0) -> int:
