@@ -45,6 +45,7 @@ from scopa.rules import (
     Action,
     Answer,
     Claim,
+    Event,
     HandScored,
     MatchState,
     Move,
@@ -61,7 +62,17 @@ from scopa.rules import (
     random_move,
 )
 
-__all__ = ["Tally", "pick_action", "pick_move", "play_for", "play_hands_for", "run_match"]
+__all__ = [
+    "Tally",
+    "claiming_action",
+    "pick_action",
+    "pick_move",
+    "play",
+    "play_for",
+    "play_hands_for",
+    "run_claiming_match",
+    "run_match",
+]
 
 
 class Tally:
@@ -86,16 +97,34 @@ def pick_action(ruleset: Ruleset) -> Callable[[MatchState, random.Random], Move 
     return random_action if build_rules(ruleset.options) else pick_move
 
 
+def play(
+    state: MatchState, action: Move | Action, rng: random.Random
+) -> tuple[MatchState, list[Event]]:
+    """The seat to move takes ``action``: a :class:`Move` through ``apply_move``, any other
+    action through ``apply_action`` (the one dispatch of the benchmark and the fingerprint)."""
+    if type(action) is Move:
+        return apply_move(state, state.turn, action, rng)
+    return apply_action(state, state.turn, action, rng)
+
+
+def claiming_action(state: MatchState, rng: random.Random) -> Move | Action:
+    """The claiming policy: answer a pending claim at random; else at one turn in ten claim a
+    sweep (a random claim, when one may be made); else :func:`pick_move`."""
+    if state.phase != PLAY:
+        return Answer(trust=rng.random() < 0.5)
+    if rng.random() < 0.1:
+        claims = [a for a in legal_actions(state) if isinstance(a, Claim)]
+        if claims:
+            return rng.choice(claims)
+    return pick_move(state, rng)
+
+
 def run_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:
     """Play one whole match with the random policy; returns its final state."""
     state, _ = new_match(ruleset, rng=rng)
     pick = pick_action(ruleset)
     while state.turn >= 0:
-        action = pick(state, rng)
-        if type(action) is Move:
-            state, events = apply_move(state, state.turn, action, rng)
-        else:
-            state, events = apply_action(state, state.turn, action, rng)
+        state, events = play(state, pick(state, rng), rng)
         tally.plays += 1
         for event in events:
             if type(event) is HandScored:
@@ -104,21 +133,12 @@ def run_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:
 
 
 def run_claiming_match(ruleset: Ruleset, rng: random.Random, tally: Tally) -> MatchState:
-    """One whole match whose policy also claims sweeps (1 turn in 10) and answers at random."""
+    """One whole match with :func:`claiming_action` (only its moves count as plays)."""
     state, _ = new_match(ruleset, rng=rng)
     while state.turn >= 0:
-        if state.phase != PLAY:
-            answer = Answer(trust=rng.random() < 0.5)
-            state, events = apply_action(state, state.turn, answer, rng)
-        else:
-            claims = []
-            if rng.random() < 0.1:
-                claims = [a for a in legal_actions(state) if isinstance(a, Claim)]
-            if claims:
-                state, events = apply_action(state, state.turn, rng.choice(claims), rng)
-            else:
-                state, events = apply_move(state, state.turn, pick_move(state, rng), rng)
-                tally.plays += 1
+        action = claiming_action(state, rng)
+        state, events = play(state, action, rng)
+        tally.plays += type(action) is Move
         for event in events:
             if type(event) is HandScored:
                 tally.hands += 1

@@ -8,7 +8,10 @@ every game the same keeps the fingerprint; change :func:`outcome` together with 
 types when they change shape, and the unchanged stored fingerprint shows nothing else did. The
 benchmark's :func:`pick_move` makes the choices and must pick one of the hashed legal moves, so
 a match also shows it plays legal moves (tests/rules/test_bots.py shows it draws like
-``rng.choice``). Run from the repository root::
+``rng.choice``). That policy never claims a sweep, so a preset with claimed sweeps (Scopa
+fidasse) gets a second line, ``policy=claims`` (stored as ``<preset>+claims/<games>``), played
+by the benchmark's claiming policy (``engine.claiming_action``): claims, answers and their
+settlement are fingerprinted there. Run from the repository root::
 
     .venv/bin/python bench/fingerprint.py            # compare with bench/fingerprint.json
     .venv/bin/python bench/fingerprint.py --update   # after an intended behaviour change
@@ -25,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, assert_never
 
-from engine import pick_action  # bench/engine.py: the same policy as the benchmark
+from engine import claiming_action, pick_action, play  # bench/engine.py: its policies
 
 from scopa.rules import (
     PRESETS,
@@ -37,6 +40,8 @@ from scopa.rules import (
     CardPlayed,
     CardsDealt,
     Claim,
+    ClaimAnswered,
+    ClaimOutcome,
     Declare,
     Declared,
     Event,
@@ -50,8 +55,9 @@ from scopa.rules import (
     Redealt,
     SeatResigned,
     Steal,
+    SweepClaimed,
     apply_action,
-    apply_move,
+    claim_rules,
     legal_actions,
     legal_moves,
     make_ruleset,
@@ -77,7 +83,12 @@ def outcome(event: Event) -> tuple[Any, ...]:
         played = (event.seat, event.card, event.captured, event.taken, event.sweep)
         stolen = (event.stolen_from,) if event.stolen_from >= 0 else ()
         farm = (_farm(event.farm),) if event.farm is not None else ()
-        return ("played", *played, event.specials, *stolen, *farm)
+        claim = (_claim(event.claim),) if event.claim is not None else ()
+        return ("played", *played, event.specials, *stolen, *farm, *claim)
+    if isinstance(event, SweepClaimed):
+        return ("claimed", event.seat, event.table, event.answering)
+    if isinstance(event, ClaimAnswered):
+        return ("answered", event.seat, event.trust)
     if isinstance(event, Declared):
         return ("declared", event.seat, event.name, event.cards, event.points)
     if isinstance(event, LeftoverTaken):
@@ -95,6 +106,10 @@ def outcome(event: Event) -> tuple[Any, ...]:
 
 def _farm(farm: Farm) -> tuple[Any, ...]:
     return ("farm", farm.owner, farm.value, farm.cards)
+
+
+def _claim(claim: ClaimOutcome) -> tuple[Any, ...]:
+    return ("claim", claim.doubter, claim.genuine, claim.doubter_specials)
 
 
 def _actions(actions: list[Action]) -> tuple[Any, ...]:
@@ -125,11 +140,12 @@ def _final(state: MatchState) -> tuple[Any, ...]:
     return (state.hand_number, state.scores, state.winners, state.finish_reason.value)
 
 
-def fingerprint(preset: str, games: int) -> str:
-    """SHA-256 over ``games`` seeded random matches of ``preset``."""
+def fingerprint(preset: str, games: int, claims: bool = False) -> str:
+    """SHA-256 over ``games`` seeded random matches of ``preset``, played by the benchmark's
+    policy, or with ``claims`` by its claiming policy (``engine.claiming_action``)."""
     digest = hashlib.sha256()
     ruleset = make_ruleset(preset)
-    pick = pick_action(ruleset)
+    pick = claiming_action if claims else pick_action(ruleset)
     for seed in range(games):
         rng = random.Random(seed)
         state, events = new_match(ruleset, rng=rng)
@@ -146,10 +162,7 @@ def fingerprint(preset: str, games: int) -> str:
             move = pick(state, rng)
             if move not in (moves if type(move) is Move else actions):
                 raise SystemExit(f"{preset}: the policy picked {move}, not a legal move")
-            if type(move) is Move:
-                state, events = apply_move(state, state.turn, move, rng)
-            else:
-                state, events = apply_action(state, state.turn, move, rng)
+            state, events = play(state, move, rng)
             digest.update(repr([outcome(e) for e in events]).encode())
         digest.update(repr(_final(state)).encode())
     return digest.hexdigest()
@@ -164,16 +177,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     games: int = args.games
     stored: dict[str, str] = json.loads(STORED.read_text()) if STORED.exists() else {}
-    key_of = f"{{}}/{games}"
     failed = 0
     for preset in args.preset or list(PRESETS):
-        got = fingerprint(preset, games)
-        want = stored.get(key_of.format(preset))
-        status = "MISSING" if want is None else ("ok" if want == got else "CHANGED")
-        failed += status != "ok" and not args.update
-        print(f"preset={preset} games={games} {status} {got[:16]}", flush=True)
-        if args.update:
-            stored[key_of.format(preset)] = got
+        lines = [(preset, False)]
+        if claim_rules(make_ruleset(preset).options):  # a second line whose policy claims
+            lines.append((preset, True))
+        for name, claims in lines:
+            key = f"{name}+claims/{games}" if claims else f"{name}/{games}"
+            got = fingerprint(name, games, claims)
+            want = stored.get(key)
+            status = "MISSING" if want is None else ("ok" if want == got else "CHANGED")
+            failed += status != "ok" and not args.update
+            tag = " policy=claims" if claims else ""
+            print(f"preset={name} games={games}{tag} {status} {got[:16]}", flush=True)
+            if args.update:
+                stored[key] = got
     if args.update:
         STORED.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n")
     return 1 if failed else 0
