@@ -468,7 +468,7 @@ async def _phases(
                     stub,
                     players.Recorder(),
                     pools,
-                    rngs[i],
+                    rngs[i % len(rngs)],
                     args.target,
                     deadline,
                     stop_after_first=True,
