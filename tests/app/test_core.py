@@ -747,3 +747,62 @@ async def test_an_unchanged_game_gives_each_seat_the_same_snapshot() -> None:
     after = await core.get_state(game, tokens[0])
     assert after is not first and after.version == version == first.version + 1
     assert len(after.view.hand) == len(first.view.hand) - (first.view.turn == 0)
+
+
+def test_format_3_log_entry_of_every_kind_decodes() -> None:
+    """A log entry written by the build before format 4 (tests/app/blobs), holding a join, a
+    timeout and one engine event of every kind, decodes whole and in order."""
+    from scopa.app._core import TurnTimedOut, _decode_log  # noqa: PLC0415
+
+    blobs = Path(__file__).parents[1] / "rules" / "blobs"
+    events = rules.load_events((blobs / "events_every_kind.v3.bin").read_bytes())
+    entry = (Path(__file__).with_name("blobs") / "log_every_kind.v3.bin").read_bytes()
+    want = [SeatJoined(1, "Bea"), TurnTimedOut(0, 1, False, "greedy"), *events]
+    assert _decode_log(entry) == want
+
+
+def test_a_log_entry_of_a_newer_format_is_format_too_new() -> None:
+    """An entry whose records are of a format above FORMAT_VERSION, or whose prefix this
+    release does not know (a newer release's), is FORMAT_TOO_NEW, not a corrupt entry."""
+    import zlib  # noqa: PLC0415
+
+    from scopa.app._core import _LOG_DICT, _decode_log, _encode_log  # noqa: PLC0415
+
+    entry = _encode_log([SeatJoined(1, "Bea")])
+    inflate = zlib.decompressobj(-zlib.MAX_WBITS, zdict=_LOG_DICT)
+    body = (inflate.decompress(entry[1:]) + inflate.flush()).decode()
+    newer = body.replace(f'"v":{rules.FORMAT_VERSION}', f'"v":{rules.FORMAT_VERSION + 1}')
+    assert newer != body
+    with pytest.raises(rules.FormatTooNew):
+        _decode_log(b"A" + zlib.compress(newer.encode()))
+    with pytest.raises(rules.FormatTooNew):
+        _decode_log(b"C" + entry[1:])
+
+
+async def test_a_replica_of_the_previous_format_refuses_games_written_now(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every write is of the current format: a replica that reads only the format before it
+    (the previous release's) answers FORMAT_TOO_NEW to reads, plays and joins of such a game,
+    and changes nothing (it never rewrites the meta without what it cannot read)."""
+    store = MemoryStore()
+    core = GameCore(store, TokenAuthority(SECRET), CoreSettings(), rng=random.Random(7))
+    waiting = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("", open=True)])
+    )
+    playing, tokens = await two_seat_game(core)
+    turn = (await core.get_state(playing.game_id, None)).view.turn
+    move = (await core.get_state(playing.game_id, tokens[turn])).view.legal_moves[0]
+    games = [store._games[waiting.game_id], store._games[playing.game_id]]
+    assert all(g.state[0] == rules.FORMAT_VERSION for g in games)
+    before = [(g.state, g.meta, g.version) for g in games]
+    older = GameCore(store, TokenAuthority(SECRET), CoreSettings(), rng=random.Random(7))
+    monkeypatch.setattr(rules._serial, "FORMAT_VERSION", rules.FORMAT_VERSION - 1)
+    with pytest.raises(rules.FormatTooNew) as err:
+        await older.get_state(playing.game_id, tokens[turn])
+    assert err.value.metadata["format"] == str(rules.FORMAT_VERSION)
+    with pytest.raises(rules.FormatTooNew):
+        await older.play_card(playing.game_id, tokens[turn], move)
+    with pytest.raises(rules.FormatTooNew):
+        await older.join_game(waiting.game_id, dict(waiting.invites)[1], "bob")
+    assert [(g.state, g.meta, g.version) for g in games] == before

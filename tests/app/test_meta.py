@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from scopa.app import GameMeta, SeatMeta
-from scopa.rules import InvalidState
+from scopa.app._codec import FORMAT, pack, unpack
+from scopa.rules import FormatTooNew, InvalidState
 
 
 def test_meta_round_trip() -> None:
@@ -46,3 +47,39 @@ def test_meta_is_stored_keyed_and_versioned() -> None:
     assert blob[0] == 2 and GameMeta.load(blob) == meta
     with pytest.raises(InvalidState):
         GameMeta.load(blob[:-1])
+
+
+def test_format_3_meta_with_the_turn_clock_and_timeout_bot_loads() -> None:
+    """A meta stored by the build before format 4 (tests/app/blobs) keeps its clock, its seat
+    timeouts, its timeout bot and its log entry."""
+    blobs = Path(__file__).with_name("blobs")
+    meta = GameMeta.load((blobs / "meta_clock.v3.bin").read_bytes())
+    assert meta.seats[0].timeouts == 1 and meta.seats[1].invite_digest == "ab12cd"
+    assert (meta.turn_timeout_s, meta.on_timeout, meta.timeout_bot) == (30, "bot", "greedy")
+    assert (meta.public, meta.deadline_ms) == (True, 1795000000000)
+    assert meta.last_events == (blobs / "log_every_kind.v3.bin").read_bytes()
+    assert GameMeta.load(meta.dump()) == meta and not meta.unknown
+
+
+def test_keys_of_a_newer_release_survive_a_rewrite() -> None:
+    """Meta and seat keys and a named blob that this release does not know (a newer one wrote
+    them) are written back unchanged when the meta is rewritten (a join, a timeout)."""
+    meta = GameMeta((SeatMeta("ann", False, True), SeatMeta("", True, False, "d")), 1, b"log")
+    record, blobs = unpack(meta.dump())
+    record["seats"][1]["avatar"] = {"colour": "red"}
+    record["clock_v2"] = [30, "bot", 0, ["x"]]
+    newer = pack(record, {**blobs, "replay": b"\x00\x01"})
+    rewritten = GameMeta.load(newer).with_joined(1, "bob").with_timeout(0).dump()
+    again, again_blobs = unpack(rewritten)
+    assert again["clock_v2"] == [30, "bot", 0, ["x"]]
+    assert again["seats"][1]["avatar"] == {"colour": "red"} and again["seats"][1]["name"] == "bob"
+    assert again["seats"][0]["timeouts"] == 1 and "avatar" not in again["seats"][0]
+    assert again_blobs == {"last_events": b"log", "replay": b"\x00\x01"}
+
+
+def test_a_meta_of_a_newer_stored_format_is_format_too_new() -> None:
+    """A meta whose format byte is above the codec's (a newer release's) is FORMAT_TOO_NEW."""
+    blob = GameMeta((SeatMeta("ann", False, True),)).dump()
+    with pytest.raises(FormatTooNew) as err:
+        GameMeta.load(bytes([FORMAT + 1]) + blob[1:])
+    assert err.value.metadata == {"format": str(FORMAT + 1), "readable_format": str(FORMAT)}

@@ -200,6 +200,22 @@ async def test_an_entry_of_a_vanished_game_is_forgotten(store: MemoryStore, wall
     assert await replica.core.due_games(10) == []
 
 
+async def test_an_overdue_game_of_a_newer_format_is_left_to_newer_replicas(
+    store: MemoryStore, wall: Wall, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replica that cannot read an overdue game (a newer release wrote it) skips it with a
+    warning, keeps its entry for the others and sweeps the rest."""
+    replica = Replica(store, wall, 1)
+    newer = await _clocked(replica)
+    wall.now += 30
+    monkeypatch.setattr(rules._serial, "FORMAT_VERSION", rules.FORMAT_VERSION - 1)
+    older = Replica(store, wall, 2)
+    assert await older.sweeper.sweep() == 0
+    assert [game for game, _ in await older.core.due_games(10)] == [newer.game_id]
+    monkeypatch.undo()
+    assert await replica.sweeper.sweep() == 1
+
+
 async def test_an_early_entry_is_set_to_the_real_deadline(store: MemoryStore, wall: Wall) -> None:
     """An entry earlier than the game's deadline is moved to it, nothing is played."""
     replica = Replica(store, wall, 1)

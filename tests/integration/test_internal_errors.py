@@ -9,8 +9,19 @@ import redis
 from support.redis_server import RedisServer
 from support.server_process import ServerProcess
 
-from integration.helpers import Stub, auth, create, expect_error, secret_keys, tokens_of
-from scopa.storage import game_key
+from integration.helpers import (
+    Stub,
+    auth,
+    create,
+    expect_error,
+    move_request,
+    rid,
+    secret_keys,
+    tokens_of,
+    view,
+)
+from scopa import rules
+from scopa.storage import events_key, game_key
 from scopa_client.v1 import scopa_pb2 as pb
 
 
@@ -45,3 +56,43 @@ def test_corrupt_state_is_internal_and_leaks_nothing(
     assert "locals" not in text
     for record in new:
         assert not secret_keys(record), record
+
+
+def test_a_game_of_a_newer_format_is_unavailable_and_left_unchanged(
+    stub: Stub, server: ServerProcess, redis_server: RedisServer
+) -> None:
+    """A game whose state a newer release wrote (its format byte above FORMAT_VERSION) is
+    UNAVAILABLE / FORMAT_TOO_NEW for GetState and PlayCard, with both formats in the ErrorInfo;
+    nothing in the store changes, and the access log names the reason without a fault's trace."""
+    created = create(stub, "scopa", 2)
+    tokens = tokens_of(created)
+    turn = created.view.turn
+    move = view(stub, created.name, tokens[turn]).legal_moves[0]
+    key = game_key(created.name.removeprefix("games/"))
+    client = redis.Redis.from_url(redis_server.url)
+    try:
+        state = client.hget(key, "state")
+        assert state is not None and state[0] == rules.FORMAT_VERSION
+        client.hset(key, "state", bytes([rules.FORMAT_VERSION + 1]) + state[1:])
+        before = client.hgetall(key)
+        before_log = client.lrange(events_key(created.name.removeprefix("games/")), 0, -1)
+        records = len(server.log_records())
+        formats = {"format": str(rules.FORMAT_VERSION + 1)}
+        formats["readable_format"] = str(rules.FORMAT_VERSION)
+        for call in (
+            lambda: stub.GetState(
+                pb.GetStateRequest(name=created.name), metadata=auth(tokens[0]), timeout=10
+            ),
+            lambda: stub.PlayCard(
+                move_request(created.name, move, rid()), metadata=auth(tokens[turn]), timeout=10
+            ),
+        ):
+            expect_error(call, grpc.StatusCode.UNAVAILABLE, "FORMAT_TOO_NEW", **formats)
+        assert client.hgetall(key) == before
+        assert client.lrange(events_key(created.name.removeprefix("games/")), 0, -1) == before_log
+    finally:
+        client.close()
+    new = server.log_records()[records:]
+    logged = [r["rpc_method"].rsplit("/", 1)[1] for r in new if r.get("reason") == "FORMAT_TOO_NEW"]
+    assert logged == ["GetState", "PlayCard"], new
+    assert all("exception" not in r for r in new), new

@@ -23,6 +23,7 @@ from scopa.rules import (
     Declared,
     Event,
     Farm,
+    FormatTooNew,
     HandResult,
     HandScored,
     InvalidState,
@@ -108,8 +109,7 @@ def test_blob_starts_with_the_format_version() -> None:
     "blob",
     [
         b"",
-        b"\x09garbage",
-        bytes([FORMAT_VERSION + 1]) + zlib.compress(b"{}"),
+        b"\x00garbage",
         bytes([FORMAT_VERSION]) + b"not zlib",
         b"\x01x\x9c\x03\x00",
         b"\x01" + zlib.compress(b"[1, 2]"),
@@ -124,6 +124,23 @@ def test_corrupt_or_unknown_blobs_raise_invalid_state(blob: bytes) -> None:
     assert err.value.reason == "INVALID_STATE"
     with pytest.raises(InvalidState):
         load_events(blob)
+
+
+@pytest.mark.parametrize("version", [FORMAT_VERSION + 1, 255])
+def test_a_newer_format_raises_format_too_new(version: int) -> None:
+    """A blob of a format above FORMAT_VERSION (a newer release's) is FORMAT_TOO_NEW, whatever
+    its payload, naming its format and the highest this code reads."""
+    state, events = new_match(make_ruleset("scopa"), rng=random.Random(1))
+    for blob in (dump_state(state), dump_events(events), b"x"):
+        newer = bytes([version]) + blob[1:]
+        for load in (load_state, load_events):
+            with pytest.raises(FormatTooNew) as err:
+                load(newer)
+            assert err.value.reason == "FORMAT_TOO_NEW"
+            want = {"format": str(version), "readable_format": str(FORMAT_VERSION)}
+            assert err.value.metadata == want
+    with pytest.raises(FormatTooNew):
+        events_from_records(event_records(events), FORMAT_VERSION + 1)
 
 
 def test_well_formed_but_wrong_payload_raises_invalid_state() -> None:
@@ -260,6 +277,62 @@ def test_version_1_event_blob_loads_every_kind() -> None:
     assert {e["type"] for e in want} | new_since == {t.__name__ for t in get_args(Event)}
 
 
+V3_STATES = [
+    "state_fidasse",
+    "state_fattoria",
+    "state_cirulla",
+    "state_rubamazzo",
+    "state_scopa_aces_returned",
+    "state_tuzzulicchio",
+]
+
+
+def _payload(blob: bytes) -> Any:
+    return json.loads(zlib.decompress(blob[1:]))
+
+
+@pytest.mark.parametrize("name", V3_STATES)
+def test_version_3_state_blobs_load_with_every_key(name: str) -> None:
+    """A stored format-3 state (claims, farms, bonuses, steals, returned aces, declarations)
+    loads, and written again holds every key and value its description lists."""
+    blob = (BLOBS / f"{name}.v3.bin").read_bytes()
+    assert blob[0] == 3
+    want = json.loads((BLOBS / f"{name}.v3.json").read_text())
+    loaded = load_state(blob)
+    again = dump_state(loaded)
+    assert again[0] == FORMAT_VERSION and _payload(again) == want
+    assert load_state(again) == loaded
+
+
+def test_version_3_state_blobs_hold_the_keys_added_under_format_3() -> None:
+    """The format-3 blobs pin every key added to format 3 before format 4 named them."""
+    keys = {k for name in V3_STATES for k in json.loads((BLOBS / f"{name}.v3.json").read_text())}
+    assert {"claim", "farms", "bonuses", "returned", "declarations"} <= keys
+    fidasse = load_state((BLOBS / "state_fidasse.v3.bin").read_bytes())
+    assert fidasse.claim is not None and any(p.claim for p in fidasse.history)
+    fattoria = load_state((BLOBS / "state_fattoria.v3.bin").read_bytes())
+    assert fattoria.farms and any(p.farm for p in fattoria.history)
+    assert load_state((BLOBS / "state_cirulla.v3.bin").read_bytes()).bonuses
+    rubamazzo = load_state((BLOBS / "state_rubamazzo.v3.bin").read_bytes())
+    assert any(p.stolen_from >= 0 for p in rubamazzo.history)
+
+
+def test_version_3_event_blob_loads_every_kind() -> None:
+    """A stored format-3 event batch loads one event of every kind (claimed, farm and steal
+    plays too) and is written again with the same records."""
+    blob = (BLOBS / "events_every_kind.v3.bin").read_bytes()
+    assert blob[0] == 3
+    want = json.loads((BLOBS / "events_every_kind.v3.json").read_text())
+    loaded = load_events(blob)
+    again = dump_events(loaded)
+    assert again[0] == FORMAT_VERSION and _payload(again) == want
+    assert {type(e) for e in loaded} == set(get_args(Event))
+    played = [e for e in loaded if isinstance(e, CardPlayed)]
+    assert any(p.claim for p in played) and any(p.farm for p in played)
+    assert any(p.stolen_from >= 0 for p in played)
+    assert events_from_records(want, 3) == loaded
+
+
 def test_every_event_kind_has_one_tag_and_reader() -> None:
     """Each event kind is written under its own tag, and every tag has a reader."""
     from scopa.rules._serial import _EVENT_DECODERS  # noqa: PLC0415
@@ -283,8 +356,10 @@ def test_event_records_of_an_earlier_format_are_migrated() -> None:
     played = CardPlayed(0, 5, (15,), True, False, (("picula", 1),))
     assert events_from_records([format_2], 2) == [played]
     assert events_from_records(event_records([played]), FORMAT_VERSION) == [played]
-    with pytest.raises(InvalidState):
+    with pytest.raises(FormatTooNew):
         events_from_records([format_2], FORMAT_VERSION + 1)
+    with pytest.raises(InvalidState):
+        events_from_records([format_2], 1)
     with pytest.raises(InvalidState):
         events_from_records([{"t": "card_played"}], FORMAT_VERSION)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
@@ -59,6 +61,23 @@ def test_corrupt_state_is_a_plain_internal_error() -> None:
         "INTERNAL",
         "internal error",
     )
+
+
+def test_a_game_of_a_newer_format_is_unavailable_with_its_reason() -> None:
+    """A game stored in a format above this release's (a newer replica wrote it during a
+    rolling update) is UNAVAILABLE / FORMAT_TOO_NEW with both formats, not a server fault."""
+    state, _ = rules.new_match(rules.make_ruleset("scopa"), rng=random.Random(1))
+    blob = rules.dump_state(state)
+    with pytest.raises(rules.FormatTooNew) as err:
+        rules.load_state(bytes([rules.FORMAT_VERSION + 1]) + blob[1:])
+    mapped = map_exception(err.value)
+    assert (mapped.code, mapped.reason) == (grpc.StatusCode.UNAVAILABLE, "FORMAT_TOO_NEW")
+    assert dict(mapped.metadata) == {
+        "format": str(rules.FORMAT_VERSION + 1),
+        "readable_format": str(rules.FORMAT_VERSION),
+    }
+    assert "newer release" in mapped.message and not mapped.server_fault
+    assert scopa_client.Reason.FORMAT_TOO_NEW == "FORMAT_TOO_NEW"
 
 
 def test_unknown_exceptions_become_a_generic_internal_error() -> None:

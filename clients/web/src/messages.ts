@@ -24,6 +24,7 @@ const REASONS: Record<string, (metadata: Readonly<Record<string, string>>) => st
   STORAGE_UNAVAILABLE: () => "The server cannot reach its game store; try again shortly.",
   OUTCOME_UNKNOWN: () => "The server could not confirm the move; try again.",
   SERVER_SHUTTING_DOWN: () => "The server is restarting; try again.",
+  FORMAT_TOO_NEW: () => "The server is being updated; try again.",
   TOO_MANY_WATCHES: () => "Too many games are open from this address.",
 };
 

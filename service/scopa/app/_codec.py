@@ -5,6 +5,7 @@ JSON of the keyed ``record`` (plus ``"blobs": {name: length}``), then the named 
 order (state and event-log bytes stay as they are, no base64). :func:`unpack` reads it back.
 Used for the game meta and the responses cached per ``request_id``; their format-1 layouts
 (no format byte: a length prefix whose first byte is 0) are still read by their own readers.
+A format above :data:`FORMAT` (a newer release's) raises ``FormatTooNew``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from scopa.rules import InvalidState
+from scopa.rules import FormatTooNew, InvalidState
 
 __all__ = ["FORMAT", "is_keyed", "pack", "unpack"]
 
@@ -37,6 +38,8 @@ def pack(record: dict[str, Any], blobs: dict[str, bytes] | None = None) -> bytes
 
 def unpack(blob: bytes) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The record and the named blobs of a :func:`pack` result; InvalidState when corrupt."""
+    if blob and blob[0] > FORMAT:
+        raise FormatTooNew.of("stored record", blob[0], FORMAT)
     if not blob or blob[0] != FORMAT:
         raise InvalidState("unknown stored format")
     try:

@@ -325,7 +325,13 @@ def _decode_log(payload: bytes) -> list[AppEvent]:
     if kind == b"R":
         return list(rules.load_events(payload[1:]))
     if kind not in (_LOG, _LOG_ZLIB):
-        raise rules.InvalidState("unknown log entry format")
+        # Only releases of this service write entries, each kind with its own prefix: an unknown
+        # one is a newer release's.
+        raise rules.FormatTooNew(
+            f"this game's event log has an entry of kind {kind!r}, written by a newer release "
+            "of the server. Retry: another replica can serve it",
+            metadata={"log_entry": kind.hex()},
+        )
     try:
         body = json.loads(_inflate_log(payload))
         records, version = body["e"], body["v"]

@@ -1,15 +1,46 @@
-"""Service-level facts about a game that the rules do not know: seat names and invites."""
+"""Service-level facts about a game that the rules do not know: seat names and invites.
+
+A key of the meta record (or of a seat's record, or a named blob) that this release does not
+know was written by a newer one: it is kept as it was read and written back unchanged, so a
+replica of an earlier release rewriting the meta during a rolling update drops nothing. A field
+that such a replica must not carry over unchanged needs a new stored format instead
+(docs/versioning.md).
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from typing import Any, Final
 
 from scopa.rules import InvalidState
 
 from ._codec import is_keyed, pack, unpack
 
 __all__ = ["GameMeta", "SeatMeta"]
+
+Unknown = tuple[tuple[str, str], ...]
+"""Keys a newer release wrote that this one does not know, each with its value's JSON text."""
+
+_SEAT_KEYS: Final = frozenset({"name", "open", "joined", "invite_digest", "bot", "timeouts"})
+_META_KEYS: Final = frozenset(
+    {"seats", "resigned", "clock", "deadline_ms", "public", "created_ms", "timeout_bot"}
+)
+_BLOBS: Final = frozenset({"last_events"})
+
+
+def _unknown(record: dict[str, Any], known: frozenset[str]) -> Unknown:
+    """The keys of ``record`` not in ``known``, in their order, with their values as JSON."""
+    if record.keys() <= known:
+        return ()
+    return tuple([(k, json.dumps(v)) for k, v in record.items() if k not in known])
+
+
+def _restore(record: dict[str, Any], unknown: Unknown) -> dict[str, Any]:
+    """``record`` with the unknown keys it was read with put back."""
+    for key, text in unknown:
+        record[key] = json.loads(text)
+    return record
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +55,8 @@ class SeatMeta:
     """The bot level playing this seat (``scopa.bots.Level``), or empty for a person."""
     timeouts: int = 0
     """How many of this seat's turns ran out of time (turn clocks)."""
+    unknown: Unknown = ()
+    """This seat's keys written by a newer release, kept to be written back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +82,10 @@ class GameMeta:
     """When the game was created, ms since the epoch by the store's clock."""
     timeout_bot: str = ""
     """The bot level that plays a timed-out person's turn (empty: the server's default)."""
+    unknown: Unknown = ()
+    """Keys of the meta record written by a newer release, kept to be written back."""
+    unknown_blobs: tuple[tuple[str, bytes], ...] = ()
+    """Named blobs written by a newer release, kept to be written back."""
 
     @property
     def waiting(self) -> bool:
@@ -70,14 +107,17 @@ class GameMeta:
     def dump(self) -> bytes:
         """Serialise for the store in the keyed format of :mod:`scopa.app._codec`."""
         seats = [
-            {
-                "name": s.name,
-                "open": s.open,
-                "joined": s.joined,
-                "invite_digest": s.invite_digest,
-                "bot": s.bot,
-                **({"timeouts": s.timeouts} if s.timeouts else {}),
-            }
+            _restore(
+                {
+                    "name": s.name,
+                    "open": s.open,
+                    "joined": s.joined,
+                    "invite_digest": s.invite_digest,
+                    "bot": s.bot,
+                    **({"timeouts": s.timeouts} if s.timeouts else {}),
+                },
+                s.unknown,
+            )
             for s in self.seats
         ]
         record: dict[str, object] = {"seats": seats, "resigned": self.resigned}
@@ -91,7 +131,8 @@ class GameMeta:
             record["created_ms"] = self.created_ms
         if self.timeout_bot:
             record["timeout_bot"] = self.timeout_bot
-        return pack(record, {"last_events": self.last_events})
+        _restore(record, self.unknown)
+        return pack(record, {"last_events": self.last_events, **dict(self.unknown_blobs)})
 
     @classmethod
     def load(cls, blob: bytes) -> GameMeta:
@@ -108,6 +149,7 @@ class GameMeta:
                     s["invite_digest"],
                     s.get("bot", ""),
                     s.get("timeouts", 0),
+                    _unknown(s, _SEAT_KEYS),
                 )
                 for s in record["seats"]
             )
@@ -123,8 +165,10 @@ class GameMeta:
                 record.get("public", False),
                 record.get("created_ms", 0),
                 record.get("timeout_bot", ""),
+                _unknown(record, _META_KEYS),
+                tuple([(k, v) for k, v in blobs.items() if k not in _BLOBS]),
             )
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, AttributeError) as exc:
             raise InvalidState("corrupt game meta") from exc
 
     @classmethod

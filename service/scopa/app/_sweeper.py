@@ -14,6 +14,7 @@ import asyncio
 import structlog
 from opentelemetry import context
 
+from scopa.rules import FormatTooNew
 from scopa.storage import StorageError
 
 from ._core import GameCore
@@ -49,6 +50,9 @@ class Sweeper:
                     _log.info("overdue_taken", game_id=game_id)
             except StorageError:
                 raise
+            except FormatTooNew as exc:
+                # A newer replica wrote the game (a rolling update): its sweeper takes it.
+                _log.warning("sweep_skipped_newer_format", game_id=game_id, **exc.metadata)
             except Exception:
                 # One broken game must not stop the sweep of the others (logged without locals).
                 _log.exception("sweep_failed", game_id=game_id)

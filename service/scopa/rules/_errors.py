@@ -9,6 +9,7 @@ __all__ = [
     "CaptureChoiceRequired",
     "CaptureNotLegal",
     "CardNotInHand",
+    "FormatTooNew",
     "GameOver",
     "InvalidDeck",
     "InvalidOption",
@@ -97,3 +98,20 @@ class InvalidState(RulesError):
     """Serialised state that cannot be read (corrupt, or an unknown format version)."""
 
     reason = "INVALID_STATE"
+
+
+class FormatTooNew(InvalidState):
+    """Stored data of a format newer than this release reads: a newer replica wrote it (a
+    rolling update is under way, or was rolled back). Retrying on another replica can work."""
+
+    reason = "FORMAT_TOO_NEW"
+
+    @classmethod
+    def of(cls, what: str, version: int, readable: int) -> FormatTooNew:
+        """The error for ``what`` stored in format ``version`` when this release reads formats
+        up to ``readable``."""
+        return cls(
+            f"this {what} was written in format {version} by a newer release of the server; "
+            f"this replica reads formats up to {readable}. Retry: another replica can serve it",
+            metadata={"format": str(version), "readable_format": str(readable)},
+        )

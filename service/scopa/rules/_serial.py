@@ -7,8 +7,19 @@ is a new format version plus a migration, never a reshuffle of positions. :func:
 :func:`load_events` read every earlier version: the payload goes through the migrations in
 ``_STATE_MIGRATIONS`` / ``_EVENT_MIGRATIONS`` one version at a time up to :data:`FORMAT_VERSION`.
 Format 1 (positional lists) also stored a ``version`` counter in the state; the store owns the
-game's version, so the migration drops it. Unknown versions and corrupt input raise
-:class:`InvalidState`.
+game's version, so the migration drops it. Corrupt input raises :class:`InvalidState`; a version
+above :data:`FORMAT_VERSION` (written by a newer release) raises its subclass
+:class:`FormatTooNew`, which the service answers as a retryable error, never as a fault.
+
+Format 4 has the records of format 3 plus every key and event kind added to them since format 3
+was first written: a steal's ``stolen_from``, a claimed play's ``claim`` and the events
+``sweep_claimed`` / ``claim_answered`` with the state's pending ``claim``, a farm play's ``farm``
+and the state's ``farms``, the event ``bonus_scored`` and the state's ``bonuses``, the state's
+``returned`` and ``declarations`` (and in the service's event log, ``turn_timed_out``). Builds
+before format 4 wrote those under format 3, where a reader of format 3 that predates them fails
+on the events and silently drops the state keys; every write is now format 4, which such a
+reader refuses as a whole. Format-3 data is read as it is (a format-3 reader of this release
+knows every one of those keys), so the migration 3 -> 4 changes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +30,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Final, assert_never
 
-from ._errors import InvalidState, RulesError
+from ._errors import FormatTooNew, InvalidState, RulesError
 from ._game import (
     AceReturned,
     BonusScored,
@@ -55,7 +66,7 @@ __all__ = [
     "load_state",
 ]
 
-FORMAT_VERSION: Final = 3
+FORMAT_VERSION: Final = 4
 
 Record = dict[str, Any]
 
@@ -72,8 +83,10 @@ def _pack(payload: Any) -> bytes:
 
 def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
     """The payload of ``blob``, migrated from its format version to :data:`FORMAT_VERSION`."""
-    if not blob or not 1 <= blob[0] <= FORMAT_VERSION:
+    if not blob or blob[0] < 1:
         raise InvalidState("unknown state format version")
+    if blob[0] > FORMAT_VERSION:
+        raise FormatTooNew.of("stored game", blob[0], FORMAT_VERSION)
     try:
         payload = json.loads(zlib.decompress(blob[1:]))
     except (zlib.error, ValueError) as exc:
@@ -306,7 +319,9 @@ def event_records(events: list[Event] | tuple[Event, ...]) -> list[Record]:
 
 def events_from_records(rows: list[Record], version: int) -> list[Event]:
     """Read records that :func:`event_records` wrote at format ``version`` (migrated first)."""
-    if not 2 <= version <= FORMAT_VERSION:
+    if isinstance(version, int) and version > FORMAT_VERSION:
+        raise FormatTooNew.of("game's event log", version, FORMAT_VERSION)
+    if not isinstance(version, int) or version < 2:
         raise InvalidState(f"unknown event record format {version}")
     try:
         for step in range(version, FORMAT_VERSION):
@@ -535,10 +550,20 @@ def _events_2_to_3(rows: list[Record]) -> list[Record]:
     return [_event_2_to_3(r) for r in rows]
 
 
-_STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {1: _state_1_to_2, 2: _state_2_to_3}
+def _same_3_to_4(payload: Any) -> Any:
+    """Format 4 only adds what builds of format 3 already wrote (see the module docstring)."""
+    return payload
+
+
+_STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
+    1: _state_1_to_2,
+    2: _state_2_to_3,
+    3: _same_3_to_4,
+}
 """``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
 _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     1: _events_1_to_2,
     2: _events_2_to_3,
+    3: _same_3_to_4,
 }
 """``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""

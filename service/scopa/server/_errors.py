@@ -104,6 +104,8 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     rules.InvalidDeck: grpc.StatusCode.INVALID_ARGUMENT,
     rules.InvalidSeat: grpc.StatusCode.INVALID_ARGUMENT,
     rules.InvalidState: grpc.StatusCode.INTERNAL,
+    # A newer release wrote the game (a rolling update): another replica can serve the retry.
+    rules.FormatTooNew: grpc.StatusCode.UNAVAILABLE,
     app.AppError: grpc.StatusCode.FAILED_PRECONDITION,
     app.InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
     app.GameNotFoundError: grpc.StatusCode.NOT_FOUND,

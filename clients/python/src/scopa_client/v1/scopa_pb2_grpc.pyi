@@ -77,6 +77,11 @@ class GameServiceStub:
     - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
       changed. Retry (a WatchGame reconnects with from_version = the last version
       received); the load balancer sends the new call to another replica.
+    - UNAVAILABLE / FORMAT_TOO_NEW: the game was last written by a newer release
+      than this replica's (a rolling update is under way); nothing was changed.
+      Retry with the same request_id: another replica can serve it. ErrorInfo
+      metadata "format" is the game's stored format, "readable_format" the
+      highest this replica reads.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -306,6 +311,11 @@ class GameServiceAsyncStub:
     - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
       changed. Retry (a WatchGame reconnects with from_version = the last version
       received); the load balancer sends the new call to another replica.
+    - UNAVAILABLE / FORMAT_TOO_NEW: the game was last written by a newer release
+      than this replica's (a rolling update is under way); nothing was changed.
+      Retry with the same request_id: another replica can serve it. ErrorInfo
+      metadata "format" is the game's stored format, "readable_format" the
+      highest this replica reads.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -534,6 +544,11 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
     - UNAVAILABLE / SERVER_SHUTTING_DOWN: the replica is draining; nothing was
       changed. Retry (a WatchGame reconnects with from_version = the last version
       received); the load balancer sends the new call to another replica.
+    - UNAVAILABLE / FORMAT_TOO_NEW: the game was last written by a newer release
+      than this replica's (a rolling update is under way); nothing was changed.
+      Retry with the same request_id: another replica can serve it. ErrorInfo
+      metadata "format" is the game's stored format, "readable_format" the
+      highest this replica reads.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
