@@ -40,8 +40,13 @@ interface Detours {
   readonly idleAt?: number;
   readonly offlineAt?: number;
   readonly screenshots?: boolean;
-  /** Build a farm (Scopa della fattoria) whenever the mover may, until one was built. */
-  readonly buildFarm?: boolean;
+  /**
+   * Scopa della fattoria: build a farm and raise one the first time the mover may (a raise
+   * first), and check that each is shown and that the farm's owner then takes it.
+   */
+  readonly farms?: boolean;
+  /** The first deal (card codes, as createStackedGame): the game is created over REST with it. */
+  readonly deal?: readonly string[];
 }
 
 /** The server's game, as a spectator sees it over REST (GetState). */
@@ -121,11 +126,12 @@ describe("the web client in headless Chromium", { skip }, () => {
    * Creates a 2-player game over REST whose first deal is `top` (stacked_decks) and whose two
    * seats are both open; returns the invite links of seat 0 and seat 1, for the pages to join.
    */
-  async function createStackedGame(preset: string, top: readonly string[]): Promise<string[]> {
+  async function createStackedGame(preset: string, top: readonly string[], options: Record<string, string> = {}): Promise<string[]> {
+    const values = Object.fromEntries(Object.entries(options).map(([key, value]) => [key, { intValue: Number(value) }]));
     const response = await fetch(`${server?.httpUrl}/v1/games`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ preset, seats: [{ open: true }, { open: true }], stackedDecks: [stackedDeck(top)] }),
+      body: JSON.stringify({ preset, options: values, seats: [{ open: true }, { open: true }], stackedDecks: [stackedDeck(top)] }),
     });
     assert.equal(response.status, 200, await response.clone().text());
     const created = (await response.json()) as { name: string; invites: { seat?: number; inviteCode: string }[] };
@@ -184,20 +190,28 @@ describe("the web client in headless Chromium", { skip }, () => {
   async function playGame(preset: string, options: Record<string, string>, detours: Detours): Promise<string> {
     const { ann, bob, contexts } = await twoPeople();
     try {
-      await ann.goto("/");
-      if (detours.screenshots) await screenshot(ann, "new-game");
-      await createTwoPlayerGame(ann, preset, "Ann", options);
-      await ann.locator("#create").click();
-      const link = await inviteLink(ann, 1);
-      await join(bob, link, "Bob");
-      await ann.locator(".banner:not(:has-text('Waiting for players'))").waitFor();
+      if (detours.deal) {
+        // Over REST with its first deal stacked (integer options only), both seats joined by link.
+        const links = await createStackedGame(preset, detours.deal, options);
+        await join(ann, links[0] ?? "", "Ann");
+        await join(bob, links[1] ?? "", "Bob");
+        for (const page of [ann, bob]) await page.locator(".game[data-status='ACTIVE']").waitFor();
+      } else {
+        await ann.goto("/");
+        if (detours.screenshots) await screenshot(ann, "new-game");
+        await createTwoPlayerGame(ann, preset, "Ann", options);
+        await ann.locator("#create").click();
+        const link = await inviteLink(ann, 1);
+        await join(bob, link, "Bob");
+        await ann.locator(".banner:not(:has-text('Waiting for players'))").waitFor();
+      }
       const name = decodeURIComponent(new URL(ann.url()).hash.replace(/^#\//, ""));
       assert.match(name, /^games\/[^/]+$/);
       if (detours.screenshots) await screenshot(ann, "start");
 
       let plays = 0;
       let choices = 0;
-      let farmsBuilt = 0;
+      const farms = { built: 0, raised: 0, taken: 0 };
       for (;;) {
         const version = Math.max(await versionOf(ann), await versionOf(bob));
         await waitForVersion(ann, version);
@@ -213,21 +227,35 @@ describe("the web client in headless Chromium", { skip }, () => {
         if (plays === detours.reloadAt) await reloadResumes(waiter, version);
         if (plays === detours.idleAt) await idleResumes([ann, bob]);
 
-        const build = mover.locator(".builds button[data-key='build-0']");
-        if (detours.buildFarm === true && farmsBuilt === 0 && (await build.count()) > 0) {
-          await build.click();
+        const names = annToPlay ? ["Ann", "Bob"] : ["Bob", "Ann"];
+        const raise = mover.locator(".builds button[data-build='raise']");
+        const build = mover.locator(".builds button[data-build='build']");
+        const farm = detours.farms !== true
+          ? undefined
+          : farms.raised === 0 && (await raise.count()) > 0
+            ? { button: raise.first(), said: `${names[0]} raises the farm to`, cards: 3 }
+            : farms.built === 0 && (await build.count()) > 0
+              ? { button: build.first(), said: `${names[0]} builds a farm of`, cards: 2 }
+              : undefined;
+        if (farm) {
+          await farm.button.click();
           await waitForVersion(mover, version + 1);
           await waitForVersion(waiter, version + 1);
           for (const page of [mover, waiter]) {
-            const farm = page.locator(".table li.farm");
-            assert.equal(await farm.count(), 1, "both people see the farm on the table");
-            assert.match((await farm.getAttribute("aria-label")) ?? "", /^Farm of \d+/);
-            assert.equal(await farm.locator("li.card").count(), 2);
+            await announced(page, farm.said);
+            const shown = page.locator(".table li.farm");
+            assert.equal(await shown.count(), 1, "both people see the farm on the table");
+            assert.match((await shown.getAttribute("aria-label")) ?? "", new RegExp(`^Farm of \\d+, ${names[0]}'s`));
+            assert.equal(await shown.locator("li.card").count(), farm.cards);
           }
-          farmsBuilt += 1;
+          if (farm.cards === 2) farms.built += 1;
+          else farms.raised += 1;
           plays += 1;
           continue;
         }
+        // The mover's own farm: its only plays take it (farm_owner_takes), shown on both tables.
+        const owned = mover.locator(`.table li.farm[data-owner='${annToPlay ? 0 : 1}']`);
+        const owns = detours.farms === true && (await owned.count()) > 0;
         const offline = plays === detours.offlineAt ? await goOffline(waiter) : undefined;
         const hand = await handOf(mover);
         const several = hand.find((c) => c.choices > 1);
@@ -239,6 +267,11 @@ describe("the web client in headless Chromium", { skip }, () => {
           choices += 1;
         }
         await waitForVersion(mover, version + 1);
+        if (owns) {
+          await waitForVersion(waiter, version + 1);
+          for (const page of [mover, waiter]) await announced(page, `${names[0]} takes the farm of`);
+          farms.taken += 1;
+        }
         if (offline) await offline();
         if (plays === 12 && detours.screenshots) await screenshot(bob, "phone");
         plays += 1;
@@ -256,7 +289,7 @@ describe("the web client in headless Chromium", { skip }, () => {
       const winnerNames = state.winners.map((side) => (side === 0 ? "Ann" : "Bob"));
       assert.match((await ann.locator(".banner").textContent()) ?? "", new RegExp(winnerNames.join("|")));
       if (detours.screenshots) await screenshot(ann, "final");
-      if (detours.buildFarm === true) assert.equal(farmsBuilt, 1, "a farm was built");
+      if (detours.farms === true) assert.deepEqual(farms, { built: 1, raised: 1, taken: 1 }, "a farm was built, raised and taken");
       console.log(`# ${preset}: ${plays} plays, ${choices} capture choices, scores ${JSON.stringify([...expected])}`);
       return name;
     } catch (failure) {
@@ -576,8 +609,11 @@ describe("the web client in headless Chromium", { skip }, () => {
     await playGame("spazzino", { target_score: "4" }, { offlineAt: 5 });
   });
 
-  it("create, join and play a complete game of fattoria; a farm built shows on both tables", TEST_TIMEOUT, async () => {
-    await playGame("fattoria", { target_score: "2" }, { buildFarm: true });
+  it("join and play a complete game of fattoria from a stacked deal; a farm built, raised and taken shows on both tables", TEST_TIMEOUT, async () => {
+    // Ann 2C 7C 9C, Bob 1D 8D 3S, the table 5B 6S 9B 4D (tests/integration/helpers.py FARM_DEAL):
+    // Ann's one build is 2C on 5B (7), Bob's one raise 1D (8), and Bob's next play takes it.
+    const deal = ["2C", "1D", "7C", "8D", "9C", "3S", "5B", "6S", "9B", "4D"];
+    await playGame("fattoria", { target_score: "2" }, { farms: true, deal });
   });
 
   it("the timeout bot chosen in the form plays a turn whose time ran out, and the game says which bot it is", TEST_TIMEOUT, async () => {
