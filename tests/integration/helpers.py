@@ -153,6 +153,25 @@ class PlayedGame:
     moves: int = 0
 
 
+def fidasse_action(
+    current: pb.GameView, rng: random.Random, claim_rate: float, trust: bool | None = None
+) -> pb.Action:
+    """Scopa fidasse's random legal action for the seat to play: an answer (``trust`` it, or
+    at random when None), a claim at ``claim_rate`` of its plays (or when it has no play), else
+    a play."""
+    answers = [a for a in current.legal_actions if a.HasField("answer_claim")]
+    if answers:
+        if trust is None:
+            return rng.choice(answers)
+        wanted = pb.CLAIM_ANSWER_TRUST if trust else pb.CLAIM_ANSWER_DOUBT
+        return next(a for a in answers if a.answer_claim.answer == wanted)
+    claims = [a for a in current.legal_actions if a.HasField("claim_sweep")]
+    plays = [a for a in current.legal_actions if a.HasField("play_card")]
+    if claims and (not plays or rng.random() < claim_rate):
+        return rng.choice(claims)
+    return rng.choice(plays)
+
+
 def play_to_end(
     stubs: Sequence[Stub],
     created: pb.CreateGameResponse,

@@ -19,7 +19,7 @@ import redis
 from support.redis_server import RedisServer, running_redis_server
 from support.server_process import ServerProcess, running_replicas, start_server, stop_server
 
-from integration.helpers import Stub, auth, int_option, move_request, rid, tokens_of
+from integration.helpers import Stub, auth, fidasse_action, int_option, move_request, rid, tokens_of
 from scopa.storage import game_key
 from scopa_client import error_info
 from scopa_client.v1 import scopa_pb2 as pb
@@ -298,9 +298,8 @@ def _play_on(stubs: list[Stub], created: pb.CreateGameResponse, seed: int) -> No
         seen = stub.GetState(pb.GetStateRequest(name=created.name), metadata=auth(token)).view
         if seen.status == pb.GAME_STATUS_FINISHED or seen.turn != seen.seat:
             continue
-        request = pb.TakeActionRequest(
-            name=created.name, action=rng.choice(list(seen.legal_actions)), request_id=rid()
-        )
+        action = fidasse_action(seen, rng, claim_rate=0.5)
+        request = pb.TakeActionRequest(name=created.name, action=action, request_id=rid())
         try:
             stub.TakeAction(request, metadata=auth(token), timeout=30)
         except grpc.RpcError as exc:

@@ -19,6 +19,7 @@ from integration.helpers import (
     create,
     deck_keys,
     expect_error,
+    fidasse_action,
     key,
     play_to_end,
     rid,
@@ -251,17 +252,9 @@ def _claim_step(
     n: int,
     claiming: bool,
 ) -> pb.TakeActionResponse:
-    """Take `current`'s seat's action: answer at random (seeded by `n`), claim at random while
-    `claiming`, else play."""
-    rng = random.Random(n)
-    claims = [a for a in current.legal_actions if a.HasField("claim_sweep")]
-    answers = [a for a in current.legal_actions if a.HasField("answer_claim")]
-    if answers:
-        action = answers[0] if rng.random() < 0.5 else answers[1]
-    elif claims and claiming and rng.random() < 0.3:
-        action = rng.choice(claims)
-    else:
-        action = rng.choice([a for a in current.legal_actions if a.HasField("play_card")])
+    """Take `current`'s seat's action (fidasse_action seeded by `n`): claims at 30% of the plays
+    while `claiming`."""
+    action = fidasse_action(current, random.Random(n), 0.3 if claiming else 0.0)
     reply: pb.TakeActionResponse = stubs[n % 2].TakeAction(
         pb.TakeActionRequest(name=name, action=action, request_id=rid()),
         metadata=auth(tokens[current.seat]),

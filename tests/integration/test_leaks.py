@@ -20,6 +20,7 @@ from integration.helpers import (
     Stub,
     auth,
     create,
+    fidasse_action,
     int_option,
     key,
     move_request,
@@ -109,24 +110,16 @@ _MAX_ACTIONS = 2000
 """Actions a test game may take (a few hundred at most with the policy below)."""
 
 
-def _fidasse_action(current: pb.GameView, rng: random.Random, trusted: bool) -> pb.Action | None:
-    """Scopa fidasse's action for the seat to play, or None for a random play.
+def _fidasse_action(current: pb.GameView, rng: random.Random, trusted: bool) -> pb.Action:
+    """Scopa fidasse's action for the seat to play (fidasse_action).
 
     Until another seat's claim has been trusted, claims come at 40% of the plays and the claims
     of other seats than the observed one are trusted; after that no seat claims and answers are
     random. Claiming and answering at random all along let false claims and wrong doubts outweigh
     the hands' points: one 4-seat game in 14 never reached target_score 1 (a test that hung).
     """
-    answers = [a for a in current.legal_actions if a.HasField("answer_claim")]
-    if answers:
-        if not trusted and current.phase.claim.seat != OBSERVED:
-            trust = pb.CLAIM_ANSWER_TRUST
-            return next(a for a in answers if a.answer_claim.answer == trust)
-        return rng.choice(answers)
-    claims = [a for a in current.legal_actions if a.HasField("claim_sweep")]
-    if claims and (not current.legal_moves or (not trusted and rng.random() < 0.4)):
-        return rng.choice(claims)
-    return None
+    trust = True if not trusted and current.phase.claim.seat != OBSERVED else None
+    return fidasse_action(current, rng, 0.0 if trusted else 0.4, trust)
 
 
 async def _play_observed_game(
@@ -172,7 +165,7 @@ async def _play_observed_game(
             current = await seat_view(client, name, tokens[turn])
             response: pb.PlayCardResponse | pb.TakeActionResponse
             action = _fidasse_action(current, rng, trusted)
-            if action is not None:
+            if not action.HasField("play_card"):
                 response = await client.TakeAction(  # Scopa fidasse: claim, or answer a claim
                     pb.TakeActionRequest(name=name, action=action, request_id=rid()),
                     metadata=auth(tokens[turn]),
@@ -186,9 +179,13 @@ async def _play_observed_game(
                     for e in response.events
                 )
             else:
-                move = rng.choice(list(current.legal_moves))
+                play = action.play_card
                 response = await client.PlayCard(
-                    move_request(name, move, rid()), metadata=auth(tokens[turn]), timeout=10
+                    pb.PlayCardRequest(
+                        name=name, card=play.card, capture=play.capture, request_id=rid()
+                    ),
+                    metadata=auth(tokens[turn]),
+                    timeout=10,
                 )
             if turn == OBSERVED:
                 seen["seat"].append((current.version, current))
