@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from ._cards import _RANKS, Card
-from ._draw import randbelow
+from ._draw import _BIT_LENGTH, randbelow
 from ._errors import GameOver
 from ._farms import _new
 from ._game import (
@@ -46,7 +46,12 @@ def random_move(state: MatchState, rng: random.Random) -> Move:
     if state.farms:  # farm captures and duties (Scopa della fattoria): from the listed moves
         return _by_card(legal_moves(state), rng)
     hand = state.hands[state.turn]
-    card = hand[randbelow(rng, len(hand))]
+    n = len(hand)  # randbelow(rng, n), inlined here and below for the card's capture
+    k = _BIT_LENGTH[n] if n < 64 else n.bit_length()
+    at = rng.getrandbits(k)
+    while at >= n:
+        at = rng.getrandbits(k)
+    card = hand[at]
     table = state.table
     options = state.ruleset.options
     plan = _PLANS.get(id(options))  # _plan(options), inlined: the benchmark's policy
@@ -57,9 +62,15 @@ def random_move(state: MatchState, rng: random.Random) -> Move:
     if captures.card_filter is not None:
         sets = captures.card_filter(table, card, sets)
     if not sets:
-        randbelow(rng, 1)  # the one-element choice of laying the card
+        while rng.getrandbits(1):  # randbelow(rng, 1): the one-element choice of laying it
+            pass
         return _new(Move, (card, ()))
-    chosen = sets[randbelow(rng, len(sets))]
+    n = len(sets)
+    k = _BIT_LENGTH[n] if n < 64 else n.bit_length()
+    at = rng.getrandbits(k)
+    while at >= n:
+        at = rng.getrandbits(k)
+    chosen = sets[at]
     if len(chosen) == 1:  # the common capture, spelled without a comprehension
         return _new(Move, (card, (table[chosen[0]],)))
     return _new(Move, (card, tuple([table[i] for i in chosen])))

@@ -429,8 +429,10 @@ def _combine(rules: tuple[CaptureRule, ...], ranks: tuple[int, ...], rank: int) 
         if rule.overriding:
             return sets
         answers.append(sets)
-    if len(answers) == 1 and len(set(answers[0])) == len(answers[0]):
-        return answers[0]  # one rule's answer, no set twice: the union is itself
+    if len(answers) == 1:
+        sets = answers[0]
+        if len(sets) < 2 or len(set(sets)) == len(sets):
+            return sets  # one rule's answer, no set twice: the union is itself
     found: list[tuple[int, ...]] = []
     for sets in answers:
         for s in sets:

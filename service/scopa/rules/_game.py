@@ -891,18 +891,14 @@ def _moves(state: MatchState, plan: _Plan, turn: int) -> list[Move]:
 
 
 def _choose_capture(
-    plan: _Plan, table: tuple[Card, ...], card: Card, capture: tuple[Card, ...] | None
+    table: tuple[Card, ...],
+    card: Card,
+    index_sets: tuple[tuple[int, ...], ...],
+    capture: tuple[Card, ...] | None,
 ) -> tuple[Card, ...]:
-    index_sets = plan.captures.by_rank(table)[_RANKS[card]]
-    only = plan.captures.card_filter
-    if only is not None:
-        index_sets = only(table, card, index_sets)
-    if type(capture) is tuple:
-        if not index_sets:
-            if not capture:
-                return capture  # laying a card that captures nothing
-        elif _is_listed(table, index_sets, capture):
-            return capture  # the canonical spelling of a legal set, e.g. from legal_moves
+    """The capture ``card`` makes when its move names ``capture``, given the card's legal
+    ``index_sets`` on ``table``: the named set in canonical (table) order, or the only one when
+    it names none. :func:`apply_move` has already taken a canonical spelling as it is."""
     captures = pick(table, index_sets)
     if capture is None:
         if len(captures) > 1:
@@ -1012,7 +1008,16 @@ def apply_move(
             field="card",
             metadata={"card": card_code(card)},
         )
-    capture = _choose_capture(plan, table, card, wanted)
+    captures = plan.captures
+    index_sets = captures.by_rank(table)[_RANKS[card]]
+    if captures.card_filter is not None:
+        index_sets = captures.card_filter(table, card, index_sets)
+    if type(wanted) is tuple and (
+        not wanted if not index_sets else _is_listed(table, index_sets, wanted)
+    ):
+        capture = wanted  # laid with no capture, or a legal set in table order (legal_moves')
+    else:
+        capture = _choose_capture(table, card, index_sets, wanted)
 
     at = hand.index(card)
     hands = hands[:seat] + (hand[:at] + hand[at + 1 :],) + hands[seat + 1 :]
