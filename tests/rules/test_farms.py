@@ -106,6 +106,17 @@ def test_others_take_the_farm_with_the_equal_loose_card() -> None:
     assert state.piles[1] == cards("4D 3C 7C 7B")
 
 
+def test_a_card_whose_only_capture_the_twin_rule_drops_is_free_to_build() -> None:
+    """With two decks and twin_captures 5S takes 5S' only to sweep, so beside 2D it takes
+    nothing and is laid; a card that takes nothing may build: 5S onto 2D makes a farm of 7."""
+    rules = ruleset("fattoria", deck_size=80, twin_captures=True, table_cards=2)
+    state = situation(rules, hands=["5S 7C", "1D 6B"], table="5S' 2D")
+    assert [m for m in legal_moves(state) if m.card == card("5S")] == [Move(card("5S"), ())]
+    assert builds(state) == [Build(card("5S"), (card("2D"),), 7)]
+    state, _ = apply_action(state, 0, Build(card("5S"), (card("2D"),), 7), None)
+    assert state.farms == (Farm(owner=0, value=7, cards=cards("2D 5S")),)
+
+
 def test_a_card_of_a_farms_value_may_not_be_laid() -> None:
     """Capturing is compulsory: a card that can take a farm has only its captures."""
     farm = Farm(0, 6, cards("4D 2C"))

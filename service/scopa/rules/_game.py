@@ -1353,7 +1353,7 @@ def _settle(
 def _takes_whole(plan: _Plan, table: tuple[Card, ...], card: Card) -> bool:
     """Whether ``card`` may legally take the whole ``table``."""
     whole = len(table)
-    return any([len(s) == whole for s in plan.captures.by_rank(table)[_RANKS[card]]])
+    return any([len(s) == whole for s in plan.captures.card_sets(table, card)])
 
 
 def _replace_pile(
@@ -1597,13 +1597,13 @@ def _open_builds(
         return []
     hand = state.hands[seat]
     table = state.table
-    by_rank = plan.captures.by_rank(table)
+    card_sets = plan.captures.card_sets  # the capture's sets, its card filter applied
     mine = hand if cards is None else tuple([c for c in cards if c in hand])
     free = tuple(
         [
             c
             for c in mine
-            if not by_rank[_RANKS[c]] and not (farms and _farm_takes(plan, c, table, farms))
+            if not card_sets(table, c) and not (farms and _farm_takes(plan, c, table, farms))
         ]
     )
     return _builds_with(state, plan, free) if free else []
