@@ -316,6 +316,34 @@ def test_farms_with_optional_captures_are_refused(
     assert created.view.options["optional_captures"].string_value == "none"
 
 
+@pytest.mark.parametrize(
+    ("preset", "options", "option", "needs"),
+    [
+        ("scopa", {"dealer_bonus_low": True}, "dealer_bonus_low", "needs dealer_bonus"),
+        ("scopa15", {"capture_arithmetic": "signed"}, "capture_arithmetic", "capture_15_only"),
+    ],
+)
+def test_an_option_without_the_option_it_needs_is_refused(
+    stub: Stub, preset: str, options: dict[str, str | bool], option: str, needs: str
+) -> None:
+    """An option that would do nothing without another (docs/rules.md) is INVALID_ARGUMENT /
+    INVALID_OPTION naming it, and the message says what it needs."""
+    values = {
+        name: pb.OptionValue(bool_value=v)
+        if isinstance(v, bool)
+        else pb.OptionValue(string_value=v)
+        for name, v in options.items()
+    }
+    call = _create(stub, preset=preset, options=values)
+    bad = grpc.StatusCode.INVALID_ARGUMENT
+    expect_error(call, bad, "INVALID_OPTION", field=f"options.{option}", option=option)
+    with pytest.raises(grpc.RpcError) as caught:
+        call()
+    error = caught.value
+    assert isinstance(error, grpc.Call)
+    assert needs in (error.details() or ""), error.details()
+
+
 @pytest.fixture(scope="module")
 def strict_server(redis_server: RedisServer) -> Iterator[ServerProcess]:
     """A short-lived server started without SCOPA_ALLOW_STACKED_DECKS."""

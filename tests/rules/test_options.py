@@ -148,6 +148,65 @@ def test_invalid_options_are_rejected(preset: str, overrides: dict[str, Any], fi
     assert err.value.field == field
 
 
+@pytest.mark.parametrize(
+    ("preset", "overrides", "field", "needs"),
+    [
+        ("scopa", {"table_ace_15": True}, "table_ace_15", "ace_takes_all"),
+        ("asso_piglia_tutto", {"table_ace_15": True}, "table_ace_15", "capture_15"),
+        ("cirulla", {"ace_takes_only_table_ace": False}, "table_ace_15", "ace_takes_only"),
+        ("scopa", {"ace_sweep_counts": True}, "ace_sweep_counts", "ace_takes_all"),
+        ("scopa", {"ace_takes_only_table_ace": False}, "ace_takes_only_table_ace", "ace_takes"),
+        ("scopa", {"ace_on_empty_table_sweeps": True}, "ace_on_empty_table_sweeps", "ace_takes"),
+        ("scopa", {"dealer_bonus_low": True}, "dealer_bonus_low", "needs dealer_bonus"),
+        ("cicera_bigia", {"dealer_bonus": True}, "dealer_bonus", "table_cards 0"),
+        ("scopa", {"capture_15_only": False}, "capture_15_only", "capture_15"),
+        ("scopa", {"capture_15_fewest": False}, "capture_15_fewest", "capture_15"),
+        ("scopa15", {"capture_arithmetic": "signed"}, "capture_arithmetic", "capture_15_only"),
+        ("scopa15", {"modular_captures": True}, "modular_captures", "capture_15_only"),
+        ("spazzino", {"capture_15": True}, "equal_card_precedence", "capture_15_only"),
+        ("cicera_bigia", {"modular_captures": True}, "figures_capture_only_figures", "modular"),
+        ("scopa", {"picula_on_last_card": True}, "picula_on_last_card", "picula"),
+        ("scopa", {"picula_after_redeal": False}, "picula_after_redeal", "picula"),
+        ("scopa", {"bagher_on_last_card": True}, "bagher_on_last_card", "bagher"),
+        ("scopa", {"specials_on_last_card": True}, "specials_on_last_card", "picula"),
+        ("scopa", {"claim_answers": "next"}, "claim_answers", "sweep_claims"),
+        ("scopa", {"false_claim_points": 2}, "false_claim_points", "sweep_claims"),
+        ("scopa", {"wrong_doubt_points": 0}, "wrong_doubt_points", "sweep_claims"),
+        ("scopa", {"farm_raise": False}, "farm_raise", "farms"),
+        ("scopa", {"farm_owner_takes": False}, "farm_owner_takes", "farms"),
+    ],
+)
+def test_an_option_that_needs_another_is_refused_without_it(
+    preset: str, overrides: dict[str, Any], field: str, needs: str
+) -> None:
+    """An option set away from its default where the others give it nothing to do raises
+    INVALID_OPTION on it, saying what it needs, instead of being accepted and ignored."""
+    with pytest.raises(InvalidOption) as err:
+        make_ruleset(preset, overrides)
+    assert (err.value.reason, err.value.field) == ("INVALID_OPTION", field)
+    assert "does nothing here" in err.value.message and needs in err.value.message
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides"),
+    [
+        ("cirulla", {"dealer_bonus_low": True, "ace_sweep_counts": False}),
+        ("cicera_bigia", {"players": 2, "dealer_bonus": True}),
+        ("scopa15", {"capture_15_only": False, "capture_arithmetic": "signed"}),
+        ("spazzino", {"specials_on_last_card": True, "picula_after_redeal": False}),
+        ("fidasse", {"claim_answers": "next", "false_claim_points": 2}),
+        ("fattoria", {"farm_raise": False, "farm_owner_takes": False}),
+        ("scopa", {"capture_15_only": True, "farm_raise": True, "false_claim_points": 1}),
+    ],
+)
+def test_an_option_with_what_it_needs_or_at_its_default_is_accepted(
+    preset: str, overrides: dict[str, Any]
+) -> None:
+    """The same options are accepted with the option they need, or left at their default."""
+    options = make_ruleset(preset, overrides).options
+    assert all(getattr(options, name) == value for name, value in overrides.items())
+
+
 def test_teams_alternate_with_four_and_six_players() -> None:
     """RULINGS.md conventions: 4 players 0+2 vs 1+3, 6 players 0+2+4 vs 1+3+5, else alone."""
     four = make_ruleset("scopa4").options

@@ -8,6 +8,7 @@ where it makes sense; :func:`make_ruleset` validates the combination.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
@@ -1146,6 +1147,7 @@ def _validate(o: Options) -> None:
         )
     if not -1 <= o.first_dealer < o.players:
         raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")
+    _check_needs(o)
     _check_void_deals(o)
     if o.target_score < 1:
         raise InvalidOption("target_score must be >= 1", field="target_score")
@@ -1163,6 +1165,97 @@ def _validate(o: Options) -> None:
     ):
         if not 0 <= getattr(o, name) <= 10:
             raise InvalidOption(f"{name} must be between 0 and 10", field=name)
+
+
+def _ordinary_captures(o: Options) -> bool:
+    """Whether the ordinary captures (equal card, sums or their arithmetic) are played."""
+    return not (o.capture_15 and o.capture_15_only)
+
+
+def _play_specials_on_last_card(o: Options) -> bool:
+    """Whether a special-play rule that ``specials_on_last_card`` extends is on."""
+    return o.picula or o.bagher or o.suit_capture or o.three_card_capture
+
+
+_NO_ORDINARY: Final = (
+    "which capture_15 with capture_15_only turns off (capture_15_only=false keeps them)"
+)
+
+_NEEDS: Final[tuple[tuple[str, Callable[[Options], bool], str], ...]] = (
+    ("ace_sweep_counts", lambda o: o.ace_takes_all, "needs ace_takes_all, whose ace it scores"),
+    (
+        "ace_takes_only_table_ace",
+        lambda o: o.ace_takes_all,
+        "needs ace_takes_all, whose ace it limits",
+    ),
+    (
+        "ace_on_empty_table_sweeps",
+        lambda o: o.ace_takes_all,
+        "needs ace_takes_all, whose ace it lets take itself",
+    ),
+    (
+        "table_ace_15",
+        lambda o: o.ace_takes_all and o.ace_takes_only_table_ace and o.capture_15,
+        "needs ace_takes_all with ace_takes_only_table_ace and capture_15: it lets an ace"
+        " played on a table ace make 15 instead",
+    ),
+    ("capture_15_only", lambda o: o.capture_15, "needs capture_15, whose captures it limits"),
+    ("capture_15_fewest", lambda o: o.capture_15, "needs capture_15, whose captures it limits"),
+    (
+        "capture_arithmetic",
+        _ordinary_captures,
+        f"sets the ordinary captures, {_NO_ORDINARY}",
+    ),
+    (
+        "modular_captures",
+        _ordinary_captures,
+        f"replaces the ordinary captures, {_NO_ORDINARY}",
+    ),
+    (
+        "equal_card_precedence",
+        _ordinary_captures,
+        f"is a rule of the ordinary captures, {_NO_ORDINARY}",
+    ),
+    (
+        "figures_capture_only_figures",
+        lambda o: _ordinary_captures(o) and not o.modular_captures,
+        "is a rule of the ordinary captures by sum or difference, which modular_captures or"
+        " capture_15 with capture_15_only replace",
+    ),
+    (
+        "dealer_bonus",
+        lambda o: o.table_cards > 0,
+        "scores the starting table, and with table_cards 0 there is none",
+    ),
+    ("dealer_bonus_low", lambda o: o.dealer_bonus, "needs dealer_bonus, whose bonus it widens"),
+    ("picula_on_last_card", lambda o: o.picula, "needs picula, which it scores"),
+    ("picula_after_redeal", lambda o: o.picula, "needs picula, which it scores"),
+    ("bagher_on_last_card", lambda o: o.bagher, "needs bagher, which it scores"),
+    (
+        "specials_on_last_card",
+        _play_specials_on_last_card,
+        "needs one of picula, bagher, suit_capture or three_card_capture, which it scores",
+    ),
+    ("claim_answers", lambda o: o.sweep_claims, "needs sweep_claims, whose claims it answers"),
+    ("false_claim_points", lambda o: o.sweep_claims, "needs sweep_claims, whose claims it prices"),
+    ("wrong_doubt_points", lambda o: o.sweep_claims, "needs sweep_claims, whose claims it prices"),
+    ("farm_raise", lambda o: o.farms, "needs farms, which it raises"),
+    ("farm_owner_takes", lambda o: o.farms, "needs farms, which it makes the owner take"),
+)
+"""Options that do something only with others: each option's name, whether ``o`` gives it its
+effect, and why not. Set away from its default without that, it would be accepted and do
+nothing, so :func:`_check_needs` refuses it."""
+
+_DEFAULTS: Final = Options()
+
+
+def _check_needs(o: Options) -> None:
+    """Refuse an option set away from its default where the others leave it nothing to do."""
+    for name, effective, why in _NEEDS:
+        value = getattr(o, name)
+        if value != getattr(_DEFAULTS, name) and not effective(o):
+            shown = value.value if isinstance(value, StrEnum) else str(value).lower()
+            raise InvalidOption(f"{name}={shown} does nothing here: it {why}", field=name)
 
 
 MAX_VOID_CHANCE: Final = Fraction(3, 4)
