@@ -224,3 +224,56 @@ def secret_keys(record: Any) -> set[str]:
         for item in record:
             found |= secret_keys(item)
     return found
+
+
+@dataclass
+class Pending:
+    """A 2-seat game waiting on a variant's action: `action` for `seat` at `version`."""
+
+    name: str
+    tokens: dict[int, str]
+    seat: int
+    action: pb.Action
+    version: int
+
+
+PENDING_KINDS = ("fidasse-claim", "fattoria-farm")
+"""A fidasse game whose claim awaits seat 1's answer; a fattoria game whose farm (FARM_DEAL's
+2C on 5B) awaits seat 1's raise."""
+
+
+def pending(stub: Stub, kind: str, target: int = 1) -> Pending:
+    """Create a game of `kind` (PENDING_KINDS) and bring it to its pending action."""
+    preset = "fidasse" if kind == "fidasse-claim" else "fattoria"
+    created = create(stub, preset, 2, target=target, decks=[stacked_deck(FARM_DEAL)])
+    name, tokens = created.name, tokens_of(created)
+    first = view(stub, name, tokens[0])
+    if preset == "fidasse":
+        action = next(a for a in first.legal_actions if a.HasField("claim_sweep"))
+    else:
+        action = next(a for a in first.legal_actions if a.HasField("build"))
+    stub.TakeAction(
+        pb.TakeActionRequest(name=name, action=action, request_id=rid()),
+        metadata=auth(tokens[0]),
+        timeout=10,
+    )
+    second = view(stub, name, tokens[1])
+    assert second.turn == 1
+    if preset == "fidasse":
+        assert second.phase.kind == pb.PHASE_ANSWER_CLAIM
+        wanted = pb.CLAIM_ANSWER_TRUST
+        answer = next(a for a in second.legal_actions if a.answer_claim.answer == wanted)
+        return Pending(name, tokens, 1, answer, second.version)
+    assert [f.owner for f in second.farms] == [0]
+    (raise_,) = [a for a in second.legal_actions if len(a.build.onto) > 1]
+    return Pending(name, tokens, 1, raise_, second.version)
+
+
+def settled(kind: str, events: Sequence[pb.Event]) -> bool:
+    """Whether `events` (a response's) are the pending action's: the claim answered and
+    settled, or the farm raised to 8 by seat 1."""
+    played = [e.card_played for e in events if e.HasField("card_played")]
+    if kind == "fidasse-claim":
+        answered = [e for e in events if e.HasField("claim_answered")]
+        return len(answered) == 1 and len(played) == 1 and played[0].HasField("claim")
+    return [(p.seat, p.farm.value, p.farm.owner) for p in played] == [(1, 8, 1)]

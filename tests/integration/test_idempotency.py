@@ -5,16 +5,20 @@ from __future__ import annotations
 import asyncio
 
 import grpc
+import pytest
 from support.server_process import ServerProcess
 
 from integration.aio_helpers import aio_stub
 from integration.helpers import (
+    PENDING_KINDS,
     Stub,
     auth,
     create,
     expect_error,
     move_request,
+    pending,
     rid,
+    settled,
     tokens_of,
     view,
 )
@@ -134,3 +138,24 @@ def test_a_play_request_id_reused_to_resign_is_refused(stubs: tuple[Stub, Stub])
         field="request_id",
     )
     assert view(stubs[0], created.name).status == pb.GAME_STATUS_ACTIVE
+
+
+@pytest.mark.parametrize("kind", PENDING_KINDS)
+def test_a_retried_variant_action_returns_the_first_response(
+    stubs: tuple[Stub, Stub], kind: str
+) -> None:
+    """A fidasse claim answer or a fattoria farm raise retried with its request_id on either
+    replica returns the first response's bytes and is applied once."""
+    game = pending(stubs[0], kind, target=11)
+    request = pb.TakeActionRequest(name=game.name, action=game.action, request_id=rid())
+    metadata = auth(game.tokens[game.seat])
+    first: pb.TakeActionResponse = stubs[0].TakeAction(request, metadata=metadata, timeout=10)
+    assert settled(kind, first.events), first.events
+    after = view(stubs[1], game.name).version
+    assert after > game.version
+    for stub in (stubs[0], stubs[1], stubs[0]):
+        again: pb.TakeActionResponse = stub.TakeAction(request, metadata=metadata, timeout=10)
+        assert again.SerializeToString(deterministic=True) == first.SerializeToString(
+            deterministic=True
+        )
+    assert view(stubs[1], game.name).version == after
