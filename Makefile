@@ -50,8 +50,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# The suite on every core (pytest-xdist): each test starts its own redis-server and servers on free
+# ports, so workers share nothing.
 pytest: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 # tsc --strict, then node --test: complete games against real server processes on real Redis.
 ts-test: $(STAMP) $(TS_STAMP)
