@@ -177,7 +177,24 @@ class Bagher:
         return 40
 
 
-class SuitCapture:
+class _CiceraCapture:
+    """What Cicera's capture rules share: at most 1 point a play, not on the hand's final play
+    unless ``specials_on_last_card`` (like the picula and the bagher), blind to the laid card."""
+
+    def on_last_card(self, options: Options) -> bool:
+        """Only with ``specials_on_last_card``."""
+        return options.specials_on_last_card
+
+    def keeps_laid_card(self, options: Options) -> bool:
+        """It does not look at the laid card."""
+        return True
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """One per play."""
+        return plays_per_hand
+
+
+class SuitCapture(_CiceraCapture):
     """Cicera's capture in one suit, 1 point: the played card and every card it takes are of
     one suit (Pagat's Cicera as thanoscardgames' Cicera summarises it: "a capture in a single
     suit - that is, the card you play and the cards you capture from the table all belong to
@@ -196,21 +213,8 @@ class SuitCapture:
                 return 0
         return 1
 
-    def on_last_card(self, options: Options) -> bool:
-        """Like the picula and the bagher: not on the hand's final play unless
-        ``specials_on_last_card``."""
-        return options.specials_on_last_card
 
-    def keeps_laid_card(self, options: Options) -> bool:
-        """It does not look at the laid card."""
-        return True
-
-    def max_points(self, plays_per_hand: int) -> int:
-        """One per play."""
-        return plays_per_hand
-
-
-class ThreeCardCapture:
+class ThreeCardCapture(_CiceraCapture):
     """Cicera's capture of three or more table cards, 1 point ("one point if you play a card
     which captures a set of three or more cards from the table": thanoscardgames' Cicera)."""
 
@@ -220,18 +224,6 @@ class ThreeCardCapture:
     def points(self, card: Card, capture: tuple[Card, ...], last_laid: Card, sweep: bool) -> int:
         """1 when ``capture`` holds three table cards or more."""
         return 1 if len(capture) >= 3 else 0
-
-    def on_last_card(self, options: Options) -> bool:
-        """As :class:`SuitCapture`."""
-        return options.specials_on_last_card
-
-    def keeps_laid_card(self, options: Options) -> bool:
-        """It does not look at the laid card."""
-        return True
-
-    def max_points(self, plays_per_hand: int) -> int:
-        """One per play."""
-        return plays_per_hand
 
 
 _SEVEN: Final = 7
