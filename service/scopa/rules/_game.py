@@ -941,6 +941,15 @@ def _is_listed(
     return False
 
 
+def _hands_without(
+    hands: tuple[tuple[Card, ...], ...], seat: int, card: Card
+) -> tuple[tuple[Card, ...], ...]:
+    """``hands`` with ``card`` taken out of ``seat``'s hand, which holds it."""
+    hand = hands[seat]
+    at = hand.index(card)
+    return hands[:seat] + (hand[:at] + hand[at + 1 :],) + hands[seat + 1 :]
+
+
 def _replace_at(items: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
     return items[:index] + (value,) + items[index + 1 :]
 
@@ -1019,7 +1028,7 @@ def apply_move(
     else:
         capture = _choose_capture(table, card, index_sets, wanted)
 
-    at = hand.index(card)
+    at = hand.index(card)  # _hands_without, inlined: the hot path
     hands = hands[:seat] + (hand[:at] + hand[at + 1 :],) + hands[seat + 1 :]
     last_card = not state.stock and not any(hands)
     if capture or (not table and plan.lone_takes and _takes_alone(plan.lone_takes, card)):
@@ -1255,10 +1264,8 @@ def _claim(
     others = _seats_from(plan.players, _next_in(plan.players, seat, state.out), state.out)
     answering = plan.claims[0].answering(seat, tuple([s for s in others if s != seat]),
                                          plan.side_of)  # fmt: skip
-    hand = state.hands[seat]
-    at = hand.index(action.card)
     new = _awaiting(state, PendingClaim(seat, action.card, answering, ()))
-    new.hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
+    new.hands = _hands_without(state.hands, seat, action.card)
     return new, [SweepClaimed(seat=seat, table=state.table, answering=answering)]
 
 
@@ -1397,9 +1404,7 @@ def _steal(
     piles = list(state.piles)
     piles[side] = piles[side] + stolen + (card,)
     piles[target] = ()
-    hand = state.hands[seat]
-    at = hand.index(card)
-    hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
+    hands = _hands_without(state.hands, seat, card)
     played = CardPlayed(seat, card, stolen, True, False, (), target)
     last_card = not any(hands) and not state.stock
     return _after_card(
@@ -1494,8 +1499,7 @@ def _play_with_farms(
     farm = _farm_of(capture, state.farms) if capture else None
     farms = tuple([f for f in state.farms if f is not farm])
     loose = capture[len(farm.cards) :] if farm is not None else capture
-    at = hand.index(card)
-    hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
+    hands = _hands_without(state.hands, seat, card)
     last_card = not state.stock and not any(hands)
     side = plan.side_of[seat]
     table = state.table
@@ -1649,9 +1653,7 @@ def _build(
         farm = Farm(seat, build.value, (build.onto[0], card))
         table = tuple([c for c in table if c != build.onto[0]])
         farms = (*farms, farm)
-    hand = state.hands[seat]
-    at = hand.index(card)
-    hands = state.hands[:seat] + (hand[:at] + hand[at + 1 :],) + state.hands[seat + 1 :]
+    hands = _hands_without(state.hands, seat, card)
     played = CardPlayed(seat, card, (), False, False, (), -1, None, farm)
     before = _copy(state)  # _after_card carries the state's farms: these are the build's
     before.farms = farms
