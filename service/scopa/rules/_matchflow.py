@@ -63,12 +63,24 @@ class HighestWins:
         self, options: Options, scores: tuple[int, ...], out: tuple[int, ...]
     ) -> FlowOutcome:
         """The unique highest side once one reaches the target."""
-        top = max(scores)
-        if top >= options.target_score:
-            leaders = tuple([s for s, v in enumerate(scores) if v == top])
-            if len(leaders) == 1:
-                return FlowOutcome(leaders, "target", out)
-        return FlowOutcome((), _PLAY_ON, out)
+        winners = _highest_winner(options, scores)
+        return FlowOutcome(winners, "target" if winners else _PLAY_ON, out)
+
+
+def _highest_winner(options: Options, scores: tuple[int, ...]) -> tuple[int, ...]:
+    """:meth:`HighestWins.after_hand`'s winners: the one highest side once it reaches the
+    target, else none (a tie at the top plays on). The rollout asks it without a
+    :class:`FlowOutcome`."""
+    top = max(scores)
+    if top < options.target_score:
+        return ()
+    leader = -1
+    for side, value in enumerate(scores):
+        if value == top:
+            if leader >= 0:
+                return ()
+            leader = side
+    return (leader,)
 
 
 class LowestWins:

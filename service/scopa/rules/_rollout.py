@@ -36,7 +36,7 @@ from ._game import (
     _takes_alone,
     apply_move,
 )
-from ._matchflow import HighestWins
+from ._matchflow import HighestWins, _highest_winner
 from ._options import MazzoTies, Options, PrimieraMethod
 from ._scoring import (
     _CARDS,
@@ -379,20 +379,6 @@ def _card_points_any_deck(options: Options) -> tuple[float, ...]:
     return tuple([w / _WORTH_SAMPLES_ANY_DECK for w in worth])
 
 
-def _highest_wins(options: Options, scores: tuple[int, ...]) -> tuple[int, ...]:
-    """``HighestWins.after_hand``'s winners, without its ``FlowOutcome``."""
-    top = max(scores)
-    if top < options.target_score:
-        return ()
-    leader = -1
-    for side, value in enumerate(scores):
-        if value == top:
-            if leader >= 0:
-                return ()  # a tie at the top plays on
-            leader = side
-    return (leader,)
-
-
 def _outcome(
     state: MatchState,
     masks: list[int],
@@ -415,7 +401,7 @@ def _outcome(
     else:
         totals = tuple(_mask_totals(lines, options, masks, sweeps, specials))
         scores = tuple([a + b for a, b in zip(state.scores, totals, strict=True)])
-        winners = _highest_wins(options, scores)
+        winners = _highest_winner(options, scores)
     return tuple.__new__(HandOutcome, (totals, scores, winners))  # no interpreted __new__
 
 
