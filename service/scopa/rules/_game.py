@@ -1316,42 +1316,46 @@ def _settle(
     sweep = _is_sweep(plan.sweeps, table, card, table, last_card)
     genuine = doubter >= 0 and sweep and _takes_whole(plan, table, card)
     side = plan.side_of[seat]
-    new = _copy(state)
-    new.phase = PLAY
-    new.claim = None
+    specials = state.specials
+    piles = state.piles
+    sweeps = state.sweeps
     if doubter < 0 or genuine:
         paid = rule.wrong_doubt() if genuine else ()
         if paid:
-            new.specials = _add_specials(new.specials, plan.side_of[doubter], paid)
+            specials = _add_specials(specials, plan.side_of[doubter], paid)
         outcome = ClaimOutcome(doubter=doubter, genuine=genuine, doubter_specials=paid)
-        new.piles = _replace_pile(state.piles, side, state.piles[side] + table + (card,))
+        piles = _replace_pile(piles, side, piles[side] + table + (card,))
         if sweep:
-            new.sweeps = _replace_at(state.sweeps, side, state.sweeps[side] + 1)
-        new.table = ()
-        new.last_capturer = seat
-        new.last_laid = -1
+            sweeps = _replace_at(sweeps, side, sweeps[side] + 1)
         played = CardPlayed(seat, card, table, True, sweep, (), -1, outcome)
+        rest: tuple[Card, ...] = ()
+        last_capturer = seat
+        last_laid = -1
     else:
         scored = rule.false_claim()
         if scored:
-            new.specials = _add_specials(new.specials, side, scored)
+            specials = _add_specials(specials, side, scored)
         table_list = list(table)
         insort(table_list, card, key=TABLE_KEY_OF)
-        new.table = tuple(table_list)
-        new.last_laid = card
         outcome = ClaimOutcome(doubter=doubter, genuine=False, doubter_specials=())
         played = CardPlayed(seat, card, (), False, False, scored, -1, outcome)
+        rest = tuple(table_list)
+        last_capturer = state.last_capturer
+        last_laid = card
+    before = _copy(state)  # _after_card carries the rest of the state: the claim is settled
+    before.phase = PLAY
+    before.claim = None
     return _after_card(
-        new,
+        before,
         plan,
         played,
         hands,
-        new.table,
-        new.piles,
-        new.sweeps,
-        new.specials,
-        new.last_capturer,
-        new.last_laid,
+        rest,
+        piles,
+        sweeps,
+        specials,
+        last_capturer,
+        last_laid,
         last_card,
         rng,
     )
