@@ -5,6 +5,11 @@ by reading the game again and choosing a move with a new request_id; UNAVAILABLE
 OUTCOME_UNKNOWN (and only that) is retried with the same request_id. The audit then checks
 that every OK'd move is in the log exactly once, that nothing else is (unless its outcome was
 left unknown), and that replaying the log from the stacked decks gives the stored state.
+
+Scopa fidasse and Scopa della fattoria games (``create_game(preset=...)``) take their actions
+over TakeAction (claims, answers, builds and raises too); their audit checks each OK'd action's
+version holds that seat's action once, without the replay (a claim's card is not in its log
+event until it is settled).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -19,6 +25,7 @@ from typing import TYPE_CHECKING
 import grpc
 import grpc.aio
 import redis
+from integration.helpers import fidasse_action
 
 from scopa import rules
 from scopa.app import AppEvent
@@ -79,13 +86,16 @@ class Failure:
 class Ledger:
     """Everything the players were told."""
 
-    ok: dict[str, dict[int, tuple[int, rules.Card, str]]] = field(default_factory=dict)
-    """game -> version -> (seat, card, request_id) of every OK'd PlayCard."""
+    ok: dict[str, dict[int, tuple[int, rules.Card | None, str]]] = field(default_factory=dict)
+    """game -> version -> (seat, card, request_id) of every OK'd PlayCard (card None: an OK'd
+    TakeAction of a variant game)."""
     failures: list[Failure] = field(default_factory=list)
     unknown: dict[str, int] = field(default_factory=dict)
     """game -> attempts whose outcome stayed unknown (never retried to an answer)."""
     doubled: list[str] = field(default_factory=list)
     moves: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    """Action kind -> OK'd TakeActions of that kind (variant games)."""
 
     def fail(self, rpc: str, error: grpc.aio.AioRpcError) -> Failure:
         """Record a failed call."""
@@ -100,7 +110,9 @@ class Ledger:
         self.failures.append(failure)
         return failure
 
-    def record_ok(self, name: str, version: int, seat: int, card: rules.Card, rid: str) -> None:
+    def record_ok(
+        self, name: str, version: int, seat: int, card: rules.Card | None, rid: str
+    ) -> None:
         """Record an OK'd move; two different answers for one version mean a doubled move."""
         game = self.ok.setdefault(name, {})
         seen = game.get(version)
@@ -128,14 +140,17 @@ class Game:
     name: str
     tokens: dict[int, str]
     decks: list[tuple[rules.Card, ...]]
+    preset: str = "scopa"
 
 
-async def create_game(stub: AsyncStub, seed: int, players: int = 2, target: int = 1) -> Game:
-    """Create a stacked game whose creator holds every seat."""
+async def create_game(
+    stub: AsyncStub, seed: int, players: int = 2, target: int = 1, preset: str = "scopa"
+) -> Game:
+    """Create a stacked game of a 40-card preset whose creator holds every seat."""
     stacked = decks(seed)
     created: pb.CreateGameResponse = await stub.CreateGame(
         pb.CreateGameRequest(
-            preset="scopa",
+            preset=preset,
             options={"target_score": pb.OptionValue(int_value=target)},
             seats=[pb.SeatSpec(display_name=f"P{i}") for i in range(players)],
             stacked_decks=[deck_pb(d) for d in stacked],
@@ -143,7 +158,8 @@ async def create_game(stub: AsyncStub, seed: int, players: int = 2, target: int 
         ),
         timeout=CALL_TIMEOUT_S,
     )
-    return Game(created.name, {c.seat: c.token for c in created.credentials}, stacked)
+    tokens = {c.seat: c.token for c in created.credentials}
+    return Game(created.name, tokens, stacked, preset)
 
 
 async def _seat_view(stub: AsyncStub, game: Game) -> pb.GameView:
@@ -186,43 +202,65 @@ async def play(
             continue
         if view.status == pb.GAME_STATUS_FINISHED:
             return True
-        move = rng.choice(list(view.legal_moves))
-        await _play_move(stubs, game, view.turn, move, ledger, deadline, rng)
+        if game.preset == "scopa":
+            move = rng.choice(list(view.legal_moves))
+            request: Request = pb.PlayCardRequest(
+                name=game.name,
+                card=move.card,
+                capture=pb.CaptureChoice(cards=list(move.capture)),
+                request_id=uuid.uuid4().hex,
+            )
+        else:
+            request = pb.TakeActionRequest(
+                name=game.name, action=variant_action(view, rng), request_id=uuid.uuid4().hex
+            )
+        await _play_move(stubs, game, view.turn, request, ledger, deadline, rng)
         if pause_s:
             await asyncio.sleep(pause_s)
     return False
+
+
+def variant_action(view: pb.GameView, rng: random.Random) -> pb.Action:
+    """A fidasse or fattoria game's random action: a build or raise at half the turns it has
+    one, claims at 30% of the first hand's plays (no later: false claims and wrong doubts could
+    keep scores below the target), answers at random."""
+    builds = [a for a in view.legal_actions if a.HasField("build")]
+    if builds and rng.random() < 0.5:
+        return rng.choice(builds)
+    return fidasse_action(view, rng, 0.3 if view.hand_number == 1 else 0.0)
+
+
+Request = pb.PlayCardRequest | pb.TakeActionRequest
 
 
 async def _play_move(
     stubs: Sequence[AsyncStub],
     game: Game,
     seat: int,
-    move: pb.LegalMove,
+    request: Request,
     ledger: Ledger,
     deadline: float,
     rng: random.Random,
 ) -> None:
-    """One PlayCard, retried with the same request_id while its outcome is unknown.
+    """One PlayCard or TakeAction, retried with the same request_id while its outcome is unknown.
 
     After an OUTCOME_UNKNOWN (or a deadline), an attempt answered STORAGE_UNAVAILABLE says
     nothing about the earlier attempt: the request is retried until a definitive answer.
     """
     loop = asyncio.get_running_loop()
-    rid = uuid.uuid4().hex
-    request = pb.PlayCardRequest(
-        name=game.name,
-        card=move.card,
-        capture=pb.CaptureChoice(cards=list(move.capture)),
-        request_id=rid,
-    )
+    rpc = "PlayCard" if isinstance(request, pb.PlayCardRequest) else "TakeAction"
     uncertain = False
     while True:
+        stub = rng.choice(stubs)
+        metadata = bearer_metadata(game.tokens[seat])
         try:
-            response: pb.PlayCardResponse = await rng.choice(stubs).PlayCard(
-                request, metadata=bearer_metadata(game.tokens[seat]), timeout=CALL_TIMEOUT_S
-            )
+            response: pb.PlayCardResponse | pb.TakeActionResponse
+            if isinstance(request, pb.PlayCardRequest):
+                response = await stub.PlayCard(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+            else:
+                response = await stub.TakeAction(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as exc:
-            failure = ledger.fail("PlayCard", exc)
+            failure = ledger.fail(rpc, exc)
             if (
                 failure.reason == "OUTCOME_UNKNOWN"
                 or exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED
@@ -235,8 +273,11 @@ async def _play_move(
                 continue
             ledger.unknown[game.name] = ledger.unknown.get(game.name, 0) + 1
             return
-        played = response.events[0]
-        ledger.record_ok(game.name, played.version, seat, card_of(played.card_played.card), rid)
+        first = response.events[0]
+        card = card_of(first.card_played.card) if rpc == "PlayCard" else None
+        if isinstance(request, pb.TakeActionRequest):
+            ledger.kinds[request.action.WhichOneof("kind") or ""] += 1
+        ledger.record_ok(game.name, first.version, seat, card, request.request_id)
         return
 
 
@@ -253,6 +294,8 @@ def logged_plays(client: redis.Redis[bytes], name: str) -> list[tuple[int, AppEv
 def audit(client: redis.Redis[bytes], game: Game, ledger: Ledger) -> int:
     """Check the game's log against the ledger and the replay; return the moves logged."""
     events = logged_plays(client, game.name)
+    if game.preset != "scopa":
+        return _audit_actions(game, ledger, events)
     plays = [(v, e) for v, e in events if isinstance(e, rules.CardPlayed)]
     by_version: dict[int, list[rules.CardPlayed]] = {}
     for version, played in plays:
@@ -273,6 +316,28 @@ def audit(client: redis.Redis[bytes], game: Game, ledger: Ledger) -> int:
     )
     _check_replay(client, game, events)
     return len(plays)
+
+
+_ACTIONS = (rules.CardPlayed, rules.SweepClaimed, rules.ClaimAnswered)
+"""The log events that open a version of a variant game: its action's (the seat is the actor)."""
+
+
+def _audit_actions(game: Game, ledger: Ledger, events: list[tuple[int, AppEvent]]) -> int:
+    """A variant game's log against the ledger: each OK'd version opens with its seat's action,
+    and no version was applied that the client was told changed nothing."""
+    actors: dict[int, int] = {}
+    for version, event in events:
+        if isinstance(event, _ACTIONS) and version not in actors:
+            actors[version] = event.seat
+    ok = ledger.ok.get(game.name, {})
+    lost = [(v, seat) for v, (seat, _, _) in ok.items() if actors.get(v) != seat]
+    assert not lost, f"{game.name}: OK'd actions missing from the log: {lost}"
+    unexplained = [v for v in actors if v not in ok]
+    assert len(unexplained) <= ledger.unknown.get(game.name, 0), (
+        f"{game.name}: actions applied although the client was told nothing changed: "
+        f"versions {unexplained}"
+    )
+    return len(actors)
 
 
 def _check_replay(

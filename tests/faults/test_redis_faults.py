@@ -39,12 +39,13 @@ async def _load_with_fault(
     *,
     games: int = GAMES,
     target: int = 1,
+    preset: str = "scopa",
 ) -> Ledger:
     """Play ``games`` games through both replicas while ``fault`` runs; audit every game."""
     channels = [async_stub(s.target) for s in servers]
     stubs = [stub for _, stub in channels]
     created: list[Game] = [
-        await create_game(stubs[i % 2], seed=i, target=target) for i in range(games)
+        await create_game(stubs[i % 2], seed=i, target=target, preset=preset) for i in range(games)
     ]
     ledger = Ledger()
     loop = asyncio.get_running_loop()
@@ -68,13 +69,18 @@ def _reasons(ledger: Ledger) -> set[str | None]:
     return {f.reason for f in ledger.failures}
 
 
+@pytest.mark.parametrize("preset", ["scopa", "fidasse", "fattoria"])
 async def test_redis_paused_under_load(
-    start_servers: StartServers, own_redis: list[RedisServer], admin: redis.Redis[bytes]
+    start_servers: StartServers,
+    own_redis: list[RedisServer],
+    admin: redis.Redis[bytes],
+    preset: str,
 ) -> None:
     """Writes held past SCOPA_REDIS_TIMEOUT_S=1 are OUTCOME_UNKNOWN; then SIGSTOP for 1.5 s.
 
     CLIENT PAUSE WRITE lets reads through and holds every EVALSHA for 2 s, so writes are surely
-    sent and answered late (then applied), as under the SIGSTOP that follows.
+    sent and answered late (then applied), as under the SIGSTOP that follows. Fidasse and
+    fattoria games claim, answer, build and raise over TakeAction (faults.ledger).
     """
     servers = start_servers(2)
     pid = own_redis[0].process.pid
@@ -86,8 +92,10 @@ async def test_redis_paused_under_load(
         await asyncio.sleep(1.5)
         os.kill(pid, signal.SIGCONT)
 
-    ledger = await _load_with_fault(servers, pause, admin)
+    ledger = await _load_with_fault(servers, pause, admin, preset=preset)
     assert "OUTCOME_UNKNOWN" in _reasons(ledger), "the pause hit no write"
+    played = {"scopa": set(), "fidasse": {"claim_sweep", "answer_claim"}, "fattoria": {"build"}}
+    assert played[preset] <= ledger.kinds.keys(), ledger.kinds
 
 
 async def test_redis_restarted_under_load(
