@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import zlib
 from pathlib import Path
 
 import pytest
@@ -699,6 +700,33 @@ def test_a_compact_log_entry_is_a_fraction_of_the_zlib_one() -> None:
 
     played = rules.CardPlayed(0, 12, (2,), True, False, ())
     assert len(_encode_log([played])) < 30
+
+
+def test_log_entries_are_the_bytes_of_a_fresh_default_compressor() -> None:
+    """The primed, small compressor writes each entry of whole matches byte for byte as a new
+    default one (window 32 KB, memLevel 8) with the dictionary did, and each reads back; so
+    does an entry larger than its window."""
+    from scopa.app._core import _LOG_DICT, _decode_log, _encode_log  # noqa: PLC0415
+
+    rng = random.Random(7)
+    batches: list[list[rules.Event]] = []
+    for preset in ("scopa", "cirulla", "scopone"):
+        state, dealt = rules.new_match(rules.make_ruleset(preset), rng=rng)
+        batches.append(list(dealt))
+        while not state.finished:
+            move = rng.choice(rules.legal_moves(state))
+            state, events = rules.apply_move(state, state.turn, move, rng)
+            batches.append(list(events))
+    long = [SeatJoined(seat % 4, f"player {seat} " + "x" * 40) for seat in range(120)]
+    for batch in batches:
+        entry = _encode_log(batch)
+        body = zlib.decompressobj(-zlib.MAX_WBITS, zdict=_LOG_DICT).decompress(entry[1:])
+        fresh = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=_LOG_DICT)
+        assert entry == b"B" + fresh.compress(body) + fresh.flush()
+        assert _decode_log(entry) == batch
+    entry = _encode_log(long)
+    assert len(entry) > 100
+    assert _decode_log(entry) == long
 
 
 @pytest.mark.parametrize("entry", [b"B", b"B\x00garbage", b"A\x78\x9c"])

@@ -16,7 +16,6 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 from redis.asyncio import Redis
-from redis.asyncio.connection import AbstractConnection
 from redis.crc import key_slot
 from redis.utils import HIREDIS_AVAILABLE
 from support.redis_server import (
@@ -57,17 +56,26 @@ def _command_names(packed: bytes) -> list[str]:
 
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
-    """Record, per network write (one round trip), the command names sent by any client."""
+    """Record, per network write (one round trip), the command names sent by any client.
+
+    Recorded where every connection's bytes leave: the stream writer (redis-py writes through
+    ``writelines``, the store's own commands through ``write``).
+    """
     writes: list[list[str]] = []
-    original: Callable[..., Any] = AbstractConnection.send_packed_command
+    write: Callable[..., Any] = asyncio.StreamWriter.write
+    writelines: Callable[..., Any] = asyncio.StreamWriter.writelines
 
-    async def recording(self: AbstractConnection, command: Any, *args: Any, **kw: Any) -> None:
-        chunks = [command] if isinstance(command, bytes | str) else list(command)
-        data = b"".join(c.encode() if isinstance(c, str) else bytes(c) for c in chunks)
-        writes.append(_command_names(data))
-        await original(self, command, *args, **kw)
+    def recording_write(self: asyncio.StreamWriter, data: Any) -> None:
+        writes.append(_command_names(bytes(data)))
+        write(self, data)
 
-    monkeypatch.setattr(AbstractConnection, "send_packed_command", recording)
+    def recording_writelines(self: asyncio.StreamWriter, chunks: Any) -> None:
+        chunks = list(chunks)
+        writes.append(_command_names(b"".join(bytes(c) for c in chunks)))
+        writelines(self, chunks)
+
+    monkeypatch.setattr(asyncio.StreamWriter, "write", recording_write)
+    monkeypatch.setattr(asyncio.StreamWriter, "writelines", recording_writelines)
     yield writes
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import importlib.resources
 import re
@@ -501,8 +502,42 @@ def _pack(*args: str | int | bytes) -> bytes:
     return packed
 
 
+async def _send(conn: AbstractConnection, command: bytes, *, check_health: bool) -> None:
+    """Write ``command`` as ``send_packed_command`` does, without its per-write task.
+
+    redis-py bounds every write by the socket timeout with ``asyncio.wait_for``, which on
+    Python 3.11 runs the write in a task of its own: a task, a timer and a loop iteration per
+    command. A command of a few KB on a connected socket is taken by the kernel (or the
+    transport's buffer) in the call itself, so only a write that left bytes buffered (the socket
+    full: the one case ``drain`` can wait) is bounded by the timeout; anything unusual (not
+    connected, a buffer already non-empty) goes through the library as before. Failures are
+    mapped as the library maps them.
+    """
+    writer: Any = getattr(conn, "_writer", None)
+    if writer is None or not conn.is_connected or writer.transport.get_write_buffer_size():
+        await conn.send_packed_command(command, check_health=check_health)
+        return
+    if check_health:
+        await conn.check_health()
+    try:
+        writer.write(command)
+        if writer.transport.get_write_buffer_size():
+            await asyncio.wait_for(writer.drain(), conn.socket_timeout)
+        else:
+            await writer.drain()  # returns at once; raises if the connection was lost
+    except TimeoutError:
+        await conn.disconnect(nowait=True)
+        raise RedisTimeoutError("Timeout writing to socket") from None
+    except OSError as exc:
+        await conn.disconnect(nowait=True)
+        raise RedisConnectionError(f"Error while writing to socket: {exc}") from exc
+    except BaseException:
+        await conn.disconnect(nowait=True)
+        raise
+
+
 async def _roundtrip(conn: AbstractConnection, command: bytes) -> Any:
-    await conn.send_packed_command(command)
+    await _send(conn, command, check_health=True)
     return await conn.read_response()
 
 
@@ -511,7 +546,7 @@ async def _send_evalsha(
 ) -> Any:
     command = _pack("EVALSHA", script.sha, len(keys), *keys, *args)
     try:
-        await conn.send_packed_command(command, check_health=False)
+        await _send(conn, command, check_health=False)
         return await conn.read_response()
     except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
         await conn.disconnect()
