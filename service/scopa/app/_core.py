@@ -17,6 +17,7 @@ import math
 import random
 import re
 import secrets
+import time
 import unicodedata
 import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
@@ -28,8 +29,10 @@ from typing import Any, Final, NamedTuple
 
 import structlog
 from opentelemetry import trace
+from opentelemetry.trace import SpanKind
 
 from scopa import bots, rules
+from scopa._spans import LeafSpans
 from scopa.storage import (
     DEADLINE_SHARDS,
     RESYNC,
@@ -397,6 +400,7 @@ class GameCore:
         self._on_active = on_game_active or (lambda game_id, finished: None)
         self._on_watch = on_watch or (lambda delta: None)
         self._tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
+        self._leaves = LeafSpans(self._tracer)
         self._watchers = WatchCounter(self._settings.watch_per_client)
         self._watch_reads: SharedReads[tuple[Snapshot, list[Event]]] = SharedReads(
             self._settings.watch_read_concurrency
@@ -824,28 +828,28 @@ class GameCore:
         if meta.waiting and not state.finished:
             raise WaitingForPlayers("the game is waiting for players to join")
         name = "scopa.engine.apply_move" if playing else "scopa.engine.apply_action"
-        attributes: dict[str, str | int] = {
+        attributes: dict[str, str | int | bool] = {
             "scopa.game_id": game_id,
             "scopa.preset": state.ruleset.preset,
             "scopa.seat": seat,
             "scopa.hand_number": state.hand_number,
         }
-        span = self._tracer.start_span(name, attributes=attributes)
-        with _ended(span):
+        # A leaf span, recorded once the engine is done (LeafSpans); a refused action gets its
+        # span from the tracer, with the exception event and the error status.
+        start = time.time_ns()
+        try:
             new_state, events = rules.apply_action(state, seat, action, self._rng)
-            first = events[0]
-            if isinstance(first, rules.CardPlayed):
-                span.set_attributes(
-                    {
-                        "scopa.cards_captured": len(first.captured),
-                        "scopa.sweep": first.sweep,
-                        "scopa.game_over": new_state.finished,
-                    }
-                )
-            else:
-                if isinstance(first, rules.Declared):
-                    span.set_attribute("scopa.declaration", first.name)
-                span.set_attribute("scopa.game_over", new_state.finished)
+        except Exception as exc:
+            _failed(self._tracer.start_span(name, attributes=attributes, start_time=start), exc)
+            raise
+        first = events[0]
+        if isinstance(first, rules.CardPlayed):
+            attributes["scopa.cards_captured"] = len(first.captured)
+            attributes["scopa.sweep"] = first.sweep
+        elif isinstance(first, rules.Declared):
+            attributes["scopa.declaration"] = first.name
+        attributes["scopa.game_over"] = new_state.finished
+        self._leaves.ended(name, SpanKind.INTERNAL, attributes, start, time.time_ns())
         result, committed = await self._commit(
             game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
         )
@@ -1297,27 +1301,13 @@ DEFAULT_FORFEIT_AFTER: Final = 3
 _MAX_FORFEIT_AFTER: Final = 100
 
 
-class _ended:  # noqa: N801  (used as a context manager: ``with _ended(span)``)
-    """End ``span`` when the block ends, recording an exception that escapes it as
-    ``start_as_current_span`` does, without making the span current: for a leaf span (the
-    engine's, around pure rules code that opens no span) that is all its three nested context
-    managers and the context switch bought."""
-
-    __slots__ = ("_span",)
-
-    def __init__(self, span: trace.Span) -> None:
-        self._span = span
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
-        if isinstance(exc, Exception) and self._span.is_recording():
-            self._span.record_exception(exc)
-            self._span.set_status(
-                trace.Status(trace.StatusCode.ERROR, f"{type(exc).__name__}: {exc}")
-            )
-        self._span.end()
+def _failed(span: trace.Span, exc: Exception) -> None:
+    """End the span of a refused action as ``start_as_current_span`` would: the exception as an
+    event, the error status."""
+    if span.is_recording():
+        span.record_exception(exc)
+        span.set_status(trace.Status(trace.StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+    span.end()
 
 
 def _awaited_seat(state: rules.MatchState) -> int:

@@ -20,6 +20,7 @@ from redis.exceptions import ClusterError, NoScriptError, RedisClusterException,
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from scopa._spans import LeafSpans
 from scopa.storage._errors import OutcomeUnknown, StorageUnavailable
 from scopa.storage._fanout import Fanout
 from scopa.storage._keys import channel
@@ -59,7 +60,7 @@ class RedisClusterStore(RedisStore):
         self._create = _Script("create.lua")
         self._commit = _Script("commit.lua")
         self._load_index_scripts()
-        self._tracer = trace.get_tracer("scopa.storage", tracer_provider=tracer_provider)
+        self._spans = LeafSpans(trace.get_tracer("scopa.storage", tracer_provider=tracer_provider))
         seed = cluster.get_connection_kwargs()
         self._attrs = {
             op: span_attributes(seed, op) for op in ("HMGET", "EVALSHA", "PIPELINE", "PING")
@@ -68,7 +69,7 @@ class RedisClusterStore(RedisStore):
         self._fanouts: dict[str, Fanout] = {}
 
     def _call(self, command: str, operation: str) -> _Call:
-        return _ClusterCall(self._tracer, f"{command} {operation}", self._attrs[command])
+        return _ClusterCall(self._spans, f"{command} {operation}", self._attrs[command])
 
     @classmethod
     def from_target(

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import importlib.resources
 import re
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
@@ -26,6 +27,7 @@ from redis.exceptions import (  # type: ignore[attr-defined]  # the stubs predat
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from scopa._spans import LeafSpans
 from scopa.storage._errors import (
     DuplicateRequest,
     GameExists,
@@ -145,20 +147,21 @@ class _Call:
     """One store operation: a CLIENT span (no keys, no arguments) and StorageUnavailable.
 
     A plain context manager rather than the generic Redis instrumentation: one span per store
-    operation, a leaf that is never made current, costs a fraction of an instrumented command.
+    operation, a leaf that is never made current, recorded once the operation ends
+    (:class:`scopa._spans.LeafSpans`); an operation that fails gets its span from the tracer,
+    with the error's type and status.
     """
 
-    __slots__ = ("_span",)
+    __slots__ = ("_attributes", "_name", "_spans", "_start")
 
-    def __init__(self, tracer: trace.Tracer, name: str, attributes: dict[str, str | int]) -> None:
-        if context.get_value(context._SUPPRESS_INSTRUMENTATION_KEY):
-            # Untraced on purpose (the readiness poll): no span, not even a root one.
-            self._span: trace.Span = trace.INVALID_SPAN
-        else:
-            self._span = tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+    def __init__(self, spans: LeafSpans, name: str, attributes: Mapping[str, str | int]) -> None:
+        self._spans = spans
+        self._name = name
+        self._attributes = attributes
+        self._start = 0
 
     def __enter__(self) -> None:
-        return None
+        self._start = time.time_ns()
 
     def __exit__(
         self,
@@ -166,11 +169,24 @@ class _Call:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        span = self._span
-        if exc_type is not None:
+        # Untraced on purpose (the readiness poll): no span, not even a root one.
+        traced = not context.get_value(context._SUPPRESS_INSTRUMENTATION_KEY)
+        if exc_type is None:
+            if traced:
+                self._spans.ended(
+                    self._name, SpanKind.CLIENT, self._attributes, self._start, time.time_ns()
+                )
+            return
+        if traced:
+            span = self._spans.tracer.start_span(
+                self._name,
+                kind=SpanKind.CLIENT,
+                attributes=self._attributes,
+                start_time=self._start,
+            )
             span.set_attribute("error.type", exc_type.__qualname__)
             span.set_status(Status(StatusCode.ERROR, exc_type.__name__))
-        span.end()
+            span.end()
         if isinstance(exc, RedisConnectionError | RedisTimeoutError) or (
             exc is not None and is_refusal(exc)
         ):
@@ -231,7 +247,7 @@ class RedisStore(RedisIndexes):
         self._create = _Script("create.lua")
         self._commit = _Script("commit.lua")
         self._load_index_scripts()
-        self._tracer = trace.get_tracer("scopa.storage", tracer_provider=tracer_provider)
+        self._spans = LeafSpans(trace.get_tracer("scopa.storage", tracer_provider=tracer_provider))
         self._attrs = {
             op: span_attributes(pool.connection_kwargs, op)
             for op in ("HMGET", "EVALSHA", "PIPELINE", "PING")
@@ -248,7 +264,7 @@ class RedisStore(RedisIndexes):
         )
 
     def _call(self, command: str, operation: str) -> _Call:
-        return _Call(self._tracer, f"{command} {operation}", self._attrs[command])
+        return _Call(self._spans, f"{command} {operation}", self._attrs[command])
 
     @classmethod
     def from_url(
