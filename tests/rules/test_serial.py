@@ -26,6 +26,7 @@ from scopa.rules import (
     FormatTooNew,
     HandResult,
     HandScored,
+    InvalidOption,
     InvalidState,
     MatchState,
     PendingClaim,
@@ -90,6 +91,19 @@ def test_overrides_and_resignation_survive_a_round_trip() -> None:
     loaded = load_state(dump_state(over))
     assert loaded == over and loaded.ruleset == rules
     assert load_events(dump_events(events)) == events
+
+
+def test_a_stored_game_with_an_option_that_does_nothing_still_loads() -> None:
+    """A game created before an option needing another was refused loads and plays on."""
+    with pytest.raises(InvalidOption):
+        make_ruleset("scopa", {"dealer_bonus_low": True})
+    state, _ = new_match(make_ruleset("scopa"), rng=random.Random(4))
+    payload = json.loads(zlib.decompress(dump_state(state)[1:]))
+    payload["overrides"] = {"dealer_bonus_low": True}
+    blob = bytes([FORMAT_VERSION]) + zlib.compress(json.dumps(payload).encode())
+    loaded = load_state(blob)
+    assert loaded.ruleset.options.dealer_bonus_low
+    assert load_state(dump_state(loaded)).ruleset == loaded.ruleset
 
 
 def test_live_two_player_state_is_small() -> None:

@@ -1028,7 +1028,7 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-def _validate(o: Options) -> None:
+def _validate(o: Options, *, needs: bool = True) -> None:
     if o.deck_size not in DECK_SIZES:
         sizes = ", ".join(str(n) for n in DECK_SIZES)
         raise InvalidOption(f"deck_size must be one of {sizes}", field="deck_size")
@@ -1147,7 +1147,8 @@ def _validate(o: Options) -> None:
         )
     if not -1 <= o.first_dealer < o.players:
         raise InvalidOption("first_dealer must be -1 or a seat number", field="first_dealer")
-    _check_needs(o)
+    if needs:
+        _check_needs(o)
     _check_void_deals(o)
     if o.target_score < 1:
         raise InvalidOption("target_score must be >= 1", field="target_score")
@@ -1356,11 +1357,16 @@ def _player_defaults(preset: Preset, players: int) -> dict[str, Any]:
     return defaults
 
 
-def make_ruleset(preset: str = "scopa", overrides: dict[str, Any] | None = None) -> Ruleset:
+def make_ruleset(
+    preset: str = "scopa", overrides: dict[str, Any] | None = None, *, stored: bool = False
+) -> Ruleset:
     """Resolve ``preset`` plus option ``overrides`` into a validated :class:`Ruleset`.
 
     Options the preset does not set take their defaults, except that ``target_score`` is 21
-    with 3 or more players; the caller's ``overrides`` win over both.
+    with 3 or more players; the caller's ``overrides`` win over both. ``stored`` is for a game
+    already created (loaded from the store): it skips the checks that only refuse options
+    which would do nothing (:func:`_check_needs`), so a game created before such a check was
+    added still loads and plays as it did.
     """
     if preset not in PRESETS:
         raise InvalidOption(f"unknown preset {preset!r}", field="preset")
@@ -1372,7 +1378,7 @@ def make_ruleset(preset: str = "scopa", overrides: dict[str, Any] | None = None)
     values.update(chosen)
     options = Options(**values)
     _check_players(base, options.players)
-    _validate(options)
+    _validate(options, needs=not stored)
     _check_scores_something(options)
     return Ruleset(preset, options)
 

@@ -118,16 +118,16 @@ def _overrides(ruleset: Ruleset) -> dict[str, Any]:
 
 
 def _ruleset(preset: str, overrides: dict[str, Any]) -> Ruleset:
-    """``make_ruleset(preset, overrides)``, built once per distinct stored pair."""
+    """``make_ruleset(preset, overrides, stored=True)``, built once per distinct stored pair."""
     key = (preset, tuple(overrides.items()))
     try:
         cached = _RULESETS.get(key)
     except TypeError:  # an unhashable value: corrupt input, let make_ruleset reject it
-        return make_ruleset(preset, overrides)
+        return make_ruleset(preset, overrides, stored=True)
     if cached is None:
         if len(_RULESETS) >= _CACHE_LIMIT:
             _RULESETS.clear()
-        cached = make_ruleset(preset, overrides)
+        cached = make_ruleset(preset, overrides, stored=True)
         _RULESETS[key] = cached
     return cached
 
