@@ -62,7 +62,7 @@ def _dumped_whole(state: MatchState) -> bytes:
     """The state's blob with its history encoded together with the rest, in one go."""
     history = [_serial._event_out(event) for event in state.history]
     text = _serial._ENCODER.encode(_serial._state_record(state, history))
-    return bytes([FORMAT_VERSION]) + zlib.compress(text.encode(), _serial._ZLIB_LEVEL)
+    return bytes([FORMAT_VERSION]) + _serial._compress(text.encode())
 
 
 @pytest.mark.parametrize("kept", [4096, 3])
@@ -442,3 +442,22 @@ def test_a_farm_play_keeps_its_farm_and_other_plays_keep_their_records() -> None
         {"owner": 1, "value": 7, "cards": [13, 2]}
     ]
     assert load_state(dump_state(with_farm)).farms == (farm,)
+
+
+def test_state_blobs_of_the_default_compressor_and_beyond_the_window_read_back() -> None:
+    """A blob compressed with zlib's default window and table (earlier builds) loads as the
+    same state, and a text larger than the 8 KB window comes back whole."""
+    rng = random.Random(12)
+    state, _ = new_match(make_ruleset("scopone", {"target_score": 21}), rng=rng)
+    largest = 0
+    while not state.finished:
+        state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
+        blob = dump_state(state)
+        text = zlib.decompress(blob[1:])
+        largest = max(largest, len(text))
+        assert load_state(bytes([FORMAT_VERSION]) + zlib.compress(text, 1)) == state
+        assert load_state(blob) == state
+    assert largest > 4096
+    big = json.dumps([[i, str(i) * 3] for i in range(3000)]).encode()
+    assert len(big) > 4 << _serial._ZLIB_WBITS
+    assert zlib.decompress(_serial._compress(big)) == big

@@ -76,9 +76,24 @@ _ZLIB_LEVEL: Final = 1
 (~565 bytes against ~505 over a whole game). Any level reads back alike."""
 
 
+_ZLIB_WBITS: Final = 13
+_ZLIB_MEM_LEVEL: Final = 5
+"""An 8 KB window and a 4096-entry hash table instead of zlib's 32 KB and 32,768: a new
+compressor clears its hash table, and the default one's 64 KB cost more than a third of
+compressing a state (callgrind, a 3.7 KB state: 205k -> 149k instructions); over 4,362 states
+of five presets' matches (mean 3.7 KB of JSON, largest 9.7 KB) the blobs are 0.11% larger.
+The stream is zlib's as before (its header names the window), read by the same decompress."""
+
+
+def _compress(raw: bytes) -> bytes:
+    """``raw`` as a zlib stream at :data:`_ZLIB_LEVEL` with the window and table above."""
+    deflate = zlib.compressobj(_ZLIB_LEVEL, zlib.DEFLATED, _ZLIB_WBITS, _ZLIB_MEM_LEVEL)
+    return deflate.compress(raw) + deflate.flush()
+
+
 def _pack(payload: Any) -> bytes:
     raw = _ENCODER.encode(payload).encode()
-    return bytes([FORMAT_VERSION]) + zlib.compress(raw, _ZLIB_LEVEL)
+    return bytes([FORMAT_VERSION]) + _compress(raw)
 
 
 def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
@@ -368,7 +383,7 @@ def dump_state(state: MatchState) -> bytes:
     if state.history:
         slot = f',{_history_text(state.history)},"scores":'
         text = text.replace(_HISTORY_SLOT, slot, 1)
-    return bytes([FORMAT_VERSION]) + zlib.compress(text.encode(), _ZLIB_LEVEL)
+    return bytes([FORMAT_VERSION]) + _compress(text.encode())
 
 
 def _state_record(state: MatchState, history: list[Record]) -> Record:
