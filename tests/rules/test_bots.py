@@ -70,7 +70,13 @@ def test_random_move_is_legal_and_draws_like_choice(preset: str) -> None:
 
 @pytest.mark.parametrize(
     "overrides",
-    [{}, {"players": 4}, {"farm_raise": False}, {"farm_owner_takes": False}],
+    [
+        {},
+        {"players": 4},
+        {"farm_raise": False},
+        {"farm_owner_takes": False},
+        {"deck_size": 80, "twin_captures": True, "table_cards": 2},  # a card filter
+    ],
 )
 def test_random_action_with_farms_draws_like_choice(overrides: dict[str, object]) -> None:
     """Fattoria's whole matches: random_action, which counts the moves instead of listing them,

@@ -148,13 +148,13 @@ def _build_action(state: MatchState, plan: _Plan, rng: random.Random) -> Action:
     count = 0
     for card in hand:
         sets = by_rank[_RANKS[card]]
-        if not sets:
+        if sets and only is not None:
+            sets = only(table, card, sets)  # the capture's card_sets, as _open_builds asks
+        if sets:
+            count += len(sets)
+        else:
             free.append(card)
             count += 1  # the one move laying the card
-        else:
-            if only is not None:
-                sets = only(table, card, sets)
-            count += len(sets) or 1
         per_card.append(sets)
     builds = _builds_with(state, plan, tuple(free)) if free else []
     k = randbelow(rng, count + len(builds))
