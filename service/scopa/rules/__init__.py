@@ -49,6 +49,7 @@ from ._errors import (
     RulesError,
 )
 from ._farms import (
+    FARM_VALUES,
     Build,
     BuildOnCard,
     BuildRule,
@@ -188,6 +189,7 @@ __all__ = [
     "ANSWER",
     "DECK_SIZE",
     "DECK_SIZES",
+    "FARM_VALUES",
     "FORMAT_VERSION",
     "HIDDEN_CARD",
     "MAX_CARD",

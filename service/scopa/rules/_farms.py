@@ -27,6 +27,7 @@ from ._cards import _RANKS, Card
 from ._options import Options
 
 __all__ = [
+    "FARM_VALUES",
     "Build",
     "BuildOnCard",
     "BuildRule",
@@ -41,8 +42,12 @@ __all__ = [
     "farm_take_rules",
 ]
 
-_MAX_VALUE: Final = 10
-"""A farm is worth at most a re: its builder must hold a card of its value."""
+FARM_VALUES: Final = range(2, 11)
+"""What a farm can be worth: two cards of rank 1 at least, at most a re (its builder must hold
+a card of its value). A build naming another value, or more cards than the most a farm this
+worth holds, is malformed rather than illegal now."""
+
+_MAX_VALUE: Final = FARM_VALUES[-1]
 
 _new: Final = tuple.__new__
 """Builds a small hot NamedTuple (a build here; a move, a play, a deal in ``_game``) from its

@@ -162,26 +162,22 @@ def _answer_pb(trust: bool) -> pb.ClaimAnswer.ValueType:
     return pb.CLAIM_ANSWER_TRUST if trust else pb.CLAIM_ANSWER_DOUBT
 
 
-_FARM_MIN: Final = 2
-_FARM_MAX: Final = 10
-"""BuildAction.value's range: two cards of rank 1 at least, a farm worth at most a re (proto).
-Checked here so that a value or an onto list no farm can have is INVALID_ARGUMENT, not a
-FAILED_PRECONDITION whose message would echo the whole list."""
-
-
 def _build_from_pb(build: pb.BuildAction) -> rules.Build:
     """A farm build (Scopa della fattoria): the card, the cards it goes on, the farm's value."""
     if not build.HasField("card"):
         raise InvalidArgument("card is required", field="action.build.card")
     card = card_from_pb(build.card, "action.build.card")
-    if not _FARM_MIN <= build.value <= _FARM_MAX:
+    # Shapes no farm has (rules.FARM_VALUES) are INVALID_ARGUMENT, not a FAILED_PRECONDITION
+    # whose message would echo the whole onto list.
+    values = rules.FARM_VALUES
+    if build.value not in values:
         raise InvalidArgument(
-            f"value must be {_FARM_MIN}..{_FARM_MAX} (a farm's worth)", field="action.build.value"
+            f"value must be {values[0]}..{values[-1]} (a farm's worth)", field="action.build.value"
         )
-    if len(build.onto) > _FARM_MAX - 1:
+    if len(build.onto) > values[-1] - 1:
         raise InvalidArgument(
-            f"onto names at most {_FARM_MAX - 1} cards (with the card played, a farm worth"
-            f" at most {_FARM_MAX})",
+            f"onto names at most {values[-1] - 1} cards (with the card played, a farm worth"
+            f" at most {values[-1]})",
             field="action.build.onto",
         )
     onto = tuple(card_from_pb(c, f"action.build.onto[{i}]") for i, c in enumerate(build.onto))
