@@ -9,6 +9,11 @@ asks the tracer's sampler as ``start_span`` does, takes ids from its id generato
 finished :class:`ReadableSpan` (same name, kind, parent, attributes, resource, scope, start and
 end time) to the tracer's processors (~45k instructions). Spans that end in an error, and
 tracers that are not the SDK's (tracing off), go through ``start_span`` as before.
+
+The processors see only ``on_end``: one that adds attributes in ``on_start`` (none of the
+server's: a batch exporter) would miss these spans. It builds :class:`ReadableSpan` directly and
+reads the SDK tracer's ``_instrumentation_scope`` and a proxy tracer's ``_tracer``, so an SDK
+upgrade (pinned in constraints.txt) must keep tests/test_spans.py passing.
 """
 
 from __future__ import annotations
