@@ -417,6 +417,28 @@ async def test_write_sent_to_a_paused_redis_is_outcome_unknown(
         await store.close()
 
 
+async def test_a_write_stalled_on_a_full_socket_times_out_as_outcome_unknown(
+    own_server: list[RedisServer],
+) -> None:
+    """A commit too large for the socket's buffers while Redis is stopped times out writing."""
+    server = own_server[0]
+    store = RedisStore.from_url(server.url, socket_timeout=0.5)
+    try:
+        await store.create("g1", b"s", b"m", [], TTL)
+        await store.commit("g1", 1, b"s", b"m", [], TTL)
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            began = asyncio.get_running_loop().time()
+            with pytest.raises(OutcomeUnknown, match="Timeout writing"):
+                await store.commit("g1", 2, b"x" * (64 << 20), b"m", [], TTL, "r1", b"first")
+            assert asyncio.get_running_loop().time() - began < 5  # bounded by the timeout
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+        assert (await store.load("g1")).version >= 2  # the store serves again
+    finally:
+        await store.close()
+
+
 async def test_write_that_cannot_connect_is_storage_unavailable() -> None:
     """A commit that never reached Redis is StorageUnavailable, not OutcomeUnknown."""
     store = RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_timeout=0.5)
