@@ -92,7 +92,7 @@ def test_random_action_with_farms_draws_like_choice(overrides: dict[str, object]
             assert ours.getstate() == theirs.getstate()
             kinds.add(type(action).__name__ + ("+farms" if state.farms else ""))
             state, _ = apply_action(state, state.turn, action, deal)
-    assert {"Move", "Build", "Move+farms"} <= kinds  # builds and farm takes were drawn
+    assert {"Move", "Build", "Move+farms"} <= kinds  # builds, and moves beside farms, drawn
     if overrides.get("farm_raise", True):
         assert "Build+farms" in kinds  # raises too
 

@@ -71,7 +71,8 @@ class Sender:
                 return "OK", "", {}
             error: dict[str, Any] = check_error(response, 400, "INVALID_ARGUMENT")
             assert error["status"] == "INVALID_ARGUMENT", error
-            return error["status"], "INVALID_ARGUMENT", dict(error["details"][0]["metadata"])
+            detail = error["details"][0]
+            return error["status"], detail["reason"], dict(detail["metadata"])
         json = self.transport == "connect-json"
         codec = google_protobuf_json_codec() if json else google_protobuf_binary_codec()
         with GameServiceClientSync(self.server.http_url, codec=codec) as connect:
