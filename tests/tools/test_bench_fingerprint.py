@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from support.python import ROOT, run_python
 
 _COUNT_CLAIMS = """
 import random, sys
@@ -31,16 +28,8 @@ print(" ".join(sorted(kinds)))
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "service")}
-    return subprocess.run(
-        [sys.executable, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    """Run ``python *args`` in the repository root on the interpreted engine."""
+    return run_python(*args, pythonpath=str(ROOT / "service"))
 
 
 def test_outcome_spells_claims_answers_and_settled_plays() -> None:

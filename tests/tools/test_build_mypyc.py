@@ -2,33 +2,25 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.python import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _fingerprint(pythonpath: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": pythonpath}
+    """bench/fingerprint.py's 40-game check with ``pythonpath``'s engine, which it names first."""
     code = (
         "import sys, scopa.rules._game as g; sys.argv = ['fingerprint', '--games', '40'];"
         "sys.path.insert(0, 'bench'); import fingerprint;"
         "print('compiled' if g.__file__.endswith('.so') else 'interpreted');"
         "sys.exit(fingerprint.main())"
     )
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return run_python("-c", code, pythonpath=pythonpath)
 
 
 @pytest.fixture(scope="module")
