@@ -152,3 +152,125 @@ def test_a_proxy_tracer_records_once_a_provider_is_set() -> None:
     leaves.ended("b", SpanKind.CLIENT, {}, 3, 4)
     assert [s.name for s in exporter.get_finished_spans()] == ["b"]
     assert started == []  # handed over ended, not started through the proxy
+
+
+def _remote(flags: int) -> context.Context:
+    """A context holding a remote parent (what ``propagate.extract`` gives for a traceparent)."""
+    parent = SpanContext(7, 8, is_remote=True, trace_flags=TraceFlags(flags))
+    return trace.set_span_in_context(NonRecordingSpan(parent))
+
+
+def _server_call(span: trace.Span) -> None:
+    """What the server does with its SERVER span: make it current, record a leaf under it, set
+    the outcome, end it."""
+    token = context.attach(trace.set_span_in_context(span))
+    try:
+        span.set_attributes({"rpc.response.status_code": "INTERNAL"})
+        span.add_event("exception", {"exception.type": "KeyError"})
+        span.set_status(StatusCode.ERROR, "INTERNAL")
+    finally:
+        context.detach(token)
+    span.end()
+
+
+def test_a_started_span_exports_as_a_started_and_ended_sdk_span() -> None:
+    """A span from start, set and ended as the server's SERVER span is, exports the same name,
+    kind, attributes, trace, parent, flags, status, resource, scope and events as the SDK's."""
+    provider, exporter = _provider()
+    tracer = provider.get_tracer("scopa.test")
+    parent = _remote(TraceFlags.SAMPLED)
+    _server_call(tracer.start_span("rpc", parent, SpanKind.SERVER, ATTRIBUTES))
+    started = LeafSpans(tracer).start("rpc", SpanKind.SERVER, ATTRIBUTES, parent)
+    assert started.is_recording()
+    _server_call(started)
+    assert not started.is_recording()
+    reference, recorded = exporter.get_finished_spans()
+
+    def events(span: ReadableSpan) -> list[tuple[str, dict[str, object]]]:
+        return [(e.name, dict(e.attributes or {})) for e in span.events]
+
+    assert _fields(recorded)[:-2] == _fields(reference)[:-2]
+    assert events(recorded) == events(reference) == [("exception", {"exception.type": "KeyError"})]
+    assert recorded.parent is not None and recorded.parent.span_id == 8
+    assert recorded.status.description == reference.status.description == "INTERNAL"
+    assert recorded.start_time is not None and recorded.end_time is not None
+    assert recorded.start_time <= recorded.end_time
+    started.end()  # a second end records nothing more
+    assert len(exporter.get_finished_spans()) == 2
+
+
+def test_a_started_span_is_the_parent_of_leaves_and_children() -> None:
+    """Current, a started span parents a leaf span and an SDK child span of the same trace."""
+    provider, exporter = _provider()
+    tracer = provider.get_tracer("scopa.test")
+    leaves = LeafSpans(tracer)
+    server = leaves.start("rpc", SpanKind.SERVER, {}, context.Context())
+    token = context.attach(trace.set_span_in_context(server))
+    try:
+        leaves.ended("HMGET load", SpanKind.CLIENT, ATTRIBUTES, 1, 2)
+        tracer.start_span("scopa.bot.choose").end()
+    finally:
+        context.detach(token)
+    server.end()
+    leaf, child, root = exporter.get_finished_spans()
+    assert root.parent is None and root.context == server.get_span_context()
+    assert leaf.parent == child.parent == server.get_span_context()
+    assert leaf.context is not None and child.context is not None
+    assert leaf.context.trace_id == child.context.trace_id == server.get_span_context().trace_id
+
+
+def test_a_started_span_is_sampled_as_start_span_would_be() -> None:
+    """A parent-based sampler follows the extracted parent's flag: an unsampled parent gives a
+    non-recording span of the parent's trace, exported by no one; ALWAYS_OFF drops roots."""
+    for sampler, flags, exported in (
+        (ParentBased(ALWAYS_ON), TraceFlags.DEFAULT, 0),
+        (ParentBased(ALWAYS_OFF), TraceFlags.SAMPLED, 1),
+    ):
+        provider, exporter = _provider(sampler=sampler)
+        span = LeafSpans(provider.get_tracer("scopa.test")).start(
+            "rpc", SpanKind.SERVER, {}, _remote(flags)
+        )
+        span.end()
+        assert span.get_span_context().trace_id == 7
+        assert span.get_span_context().span_id not in (0, 8)
+        assert span.is_recording() is False
+        assert len(exporter.get_finished_spans()) == exported
+    provider, exporter = _provider(sampler=ALWAYS_OFF)
+    root = LeafSpans(provider.get_tracer("scopa.test")).start(
+        "rpc", SpanKind.SERVER, {}, context.Context()
+    )
+    root.end()
+    assert root.get_span_context().is_valid and not root.get_span_context().trace_flags.sampled
+    assert exporter.get_finished_spans() == ()
+
+
+def test_a_started_span_keeps_an_ok_status_and_records_an_exceptions_type_only() -> None:
+    """set_status as the SDK's: UNSET changes nothing and OK is final; record_exception adds the
+    type, never the message (it may quote cards); nothing changes once the span has ended."""
+    provider, exporter = _provider()
+    span = LeafSpans(provider.get_tracer("scopa.test")).start(
+        "rpc", SpanKind.SERVER, {}, context.Context()
+    )
+    span.set_status(StatusCode.UNSET)
+    span.set_status(StatusCode.OK)
+    span.set_status(StatusCode.ERROR, "late")
+    span.record_exception(ValueError("7D is in seat 1's hand"))
+    span.update_name("renamed")
+    span.end()
+    span.set_attribute("after", 1)
+    span.add_event("after")
+    (recorded,) = exporter.get_finished_spans()
+    assert recorded.name == "renamed"
+    assert recorded.status.status_code is StatusCode.OK
+    assert [(e.name, dict(e.attributes or {})) for e in recorded.events] == [
+        ("exception", {"exception.type": "ValueError", "exception.escaped": "False"})
+    ]
+    assert "after" not in (recorded.attributes or {})
+
+
+def test_a_tracer_that_is_not_the_sdks_starts_the_span_itself() -> None:
+    """Another tracer (tracing off: the API's) gets start_span with the span's name, kind and
+    attributes."""
+    tracer = _RecordingTracer()
+    LeafSpans(tracer).start("rpc", SpanKind.SERVER, ATTRIBUTES, context.Context()).end()
+    assert tracer.calls == [("rpc", SpanKind.SERVER, ATTRIBUTES, None), ("end", None)]

@@ -10,6 +10,10 @@ finished :class:`ReadableSpan` (same name, kind, parent, attributes, resource, s
 end time) to the tracer's processors (~45k instructions). Spans that end in an error, and
 tracers that are not the SDK's (tracing off), go through ``start_span`` as before.
 
+A call's SERVER span is not a leaf (it is current while the call runs: the log line carries its
+ids, the leaves hang on it), but it is set only through a few methods: :meth:`LeafSpans.start`
+gives a :class:`RecordedSpan`, plain fields until it ends, then one :class:`ReadableSpan`.
+
 The processors see only ``on_end``: one that adds attributes in ``on_start`` (none of the
 server's: a batch exporter) would miss these spans. It builds :class:`ReadableSpan` directly and
 reads the SDK tracer's ``_instrumentation_scope`` and a proxy tracer's ``_tracer``, so an SDK
@@ -18,19 +22,23 @@ upgrade (pinned in constraints.txt) must keep tests/test_spans.py passing.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any, Final
 
 from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import Event as SdkEvent
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace import Tracer as SdkTracer
 from opentelemetry.sdk.trace.sampling import Decision
-from opentelemetry.trace import SpanContext, SpanKind, TraceFlags
+from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
-__all__ = ["LeafSpans"]
+__all__ = ["LeafSpans", "RecordedSpan"]
 
 _SAMPLED: Final = TraceFlags(TraceFlags.SAMPLED)
 _RANDOM: Final = TraceFlags.RANDOM_TRACE_ID
+_UNSET: Final = Status(StatusCode.UNSET)
 
 
 class LeafSpans:
@@ -72,37 +80,186 @@ class LeafSpans:
             )
             span.end(end_time=end_ns)
             return
-        parent: SpanContext | None = trace.get_current_span().get_span_context()
-        if parent is not None and parent.is_valid:
-            trace_id = parent.trace_id
-            flags = _RANDOM if parent.trace_flags.random_trace_id else 0
-        else:
-            parent = None
-            trace_id = sdk.id_generator.generate_trace_id()
-            flags = _RANDOM if sdk.id_generator.is_trace_id_random() else 0
-        result = sdk.sampler.should_sample(None, trace_id, name, kind, attributes)
-        if result.decision is Decision.DROP:
+        current = trace.get_current_span().get_span_context()
+        decision, span_context, parent, kept = _sample(sdk, current, name, kind, attributes)
+        if decision is Decision.DROP:
             return
-        if result.decision is Decision.RECORD_AND_SAMPLE:
-            flags |= _SAMPLED
-        context = SpanContext(
-            trace_id,
-            sdk.id_generator.generate_span_id(),
-            is_remote=False,
-            trace_flags=TraceFlags(flags),
-            trace_state=result.trace_state,
-        )
         sdk.span_processor.on_end(
             ReadableSpan(
                 name,
-                context,
+                span_context,
                 parent,
                 sdk.resource,
-                result.attributes,
+                kept,
                 kind=kind,
                 instrumentation_info=sdk.instrumentation_info,
                 start_time=start_ns,
                 end_time=end_ns,
+                instrumentation_scope=sdk._instrumentation_scope,
+            )
+        )
+
+    def start(
+        self, name: str, kind: SpanKind, attributes: Mapping[str, Any], parent: Context
+    ) -> trace.Span:
+        """Start a span under ``parent`` (e.g. a caller's extracted context) that is recorded in
+        one step when it ends: the SERVER span of a call, made current by the caller while the
+        call runs, with its outcome set on it at the end (:class:`RecordedSpan`).
+
+        A dropped span is a non-recording span with the sampler's context, as ``start_span``
+        gives; another tracer (tracing off) starts it itself.
+        """
+        sdk = self._resolved()
+        if sdk is None:
+            return self._tracer.start_span(name, context=parent, kind=kind, attributes=attributes)
+        decision, span_context, valid_parent, kept = _sample(
+            sdk, trace.get_current_span(parent).get_span_context(), name, kind, attributes, parent
+        )
+        if decision is Decision.DROP:
+            return trace.NonRecordingSpan(span_context)
+        return RecordedSpan(sdk, name, kind, span_context, valid_parent, kept)
+
+
+def _sample(
+    sdk: SdkTracer,
+    parent: SpanContext | None,
+    name: str,
+    kind: SpanKind,
+    attributes: Mapping[str, Any],
+    context: Context | None = None,
+) -> tuple[Decision, SpanContext, SpanContext | None, Mapping[str, Any] | None]:
+    """Ask ``sdk``'s sampler about a span under ``parent`` as ``start_span`` does: its decision,
+    the new span's context (flagged sampled or not), its parent when valid, and its attributes.
+    ``context`` holds ``parent`` (None: the current context does)."""
+    if parent is not None and parent.is_valid:
+        trace_id = parent.trace_id
+        flags = _RANDOM if parent.trace_flags.random_trace_id else 0
+    else:
+        parent = None
+        trace_id = sdk.id_generator.generate_trace_id()
+        flags = _RANDOM if sdk.id_generator.is_trace_id_random() else 0
+    result = sdk.sampler.should_sample(context, trace_id, name, kind, attributes)
+    if result.decision is Decision.RECORD_AND_SAMPLE:
+        flags |= _SAMPLED
+    span_context = SpanContext(
+        trace_id,
+        sdk.id_generator.generate_span_id(),
+        is_remote=False,
+        trace_flags=TraceFlags(flags),
+        trace_state=result.trace_state,
+    )
+    return result.decision, span_context, parent, result.attributes
+
+
+class RecordedSpan(trace.Span):
+    """A sampled span kept as plain fields and handed to the tracer's processors, as one
+    :class:`ReadableSpan`, when it ends (:meth:`LeafSpans.start`).
+
+    It takes what the server sets on its SERVER span: attributes, events (an exception's type),
+    a status, a new name. :meth:`record_exception` records the exception's type only: a message
+    or a traceback may quote cards, and spans leave the server. Processors see only ``on_end``,
+    and no span limits apply (the server's spans have a few fixed attributes).
+    """
+
+    __slots__ = ("_attributes", "_context", "_end", "_events", "_kind", "_name", "_parent",
+                 "_sdk", "_start", "_status")  # fmt: skip
+
+    def __init__(
+        self,
+        sdk: SdkTracer,
+        name: str,
+        kind: SpanKind,
+        span_context: SpanContext,
+        parent: SpanContext | None,
+        attributes: Mapping[str, Any] | None,
+    ) -> None:
+        self._sdk = sdk
+        self._name = name
+        self._kind = kind
+        self._context = span_context
+        self._parent = parent
+        self._attributes: dict[str, Any] = dict(attributes or {})
+        self._events: list[SdkEvent] = []
+        self._status = _UNSET
+        self._start = time.time_ns()
+        self._end: int | None = None
+
+    def get_span_context(self) -> SpanContext:
+        """The span's own context (its trace and span ids)."""
+        return self._context
+
+    def is_recording(self) -> bool:
+        """True until the span has ended."""
+        return self._end is None
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        """Set one attribute (ignored once the span has ended)."""
+        if self._end is None:
+            self._attributes[key] = value
+
+    def set_attributes(self, attributes: Mapping[str, Any]) -> None:
+        """Set several attributes (ignored once the span has ended)."""
+        if self._end is None:
+            self._attributes.update(attributes)
+
+    def add_event(
+        self,
+        name: str,
+        attributes: Mapping[str, Any] | None = None,
+        timestamp: int | None = None,
+    ) -> None:
+        """Add an event, now unless ``timestamp`` (ns) says when."""
+        if self._end is None:
+            self._events.append(SdkEvent(name, attributes, timestamp))
+
+    def update_name(self, name: str) -> None:
+        """Rename the span."""
+        if self._end is None:
+            self._name = name
+
+    def set_status(self, status: Status | StatusCode, description: str | None = None) -> None:
+        """Set the status as the SDK does: UNSET changes nothing, OK is final."""
+        if self._end is not None or self._status.status_code is StatusCode.OK:
+            return
+        if isinstance(status, StatusCode):
+            status = Status(status, description)
+        if status.status_code is not StatusCode.UNSET:
+            self._status = status
+
+    def record_exception(
+        self,
+        exception: BaseException,
+        attributes: Mapping[str, Any] | None = None,
+        timestamp: int | None = None,
+        escaped: bool = False,
+    ) -> None:
+        """An ``exception`` event with the exception's type (and ``attributes``), no message."""
+        fields: dict[str, Any] = {
+            "exception.type": type(exception).__qualname__,
+            "exception.escaped": str(escaped),
+        }
+        fields.update(attributes or {})
+        self.add_event("exception", fields, timestamp)
+
+    def end(self, end_time: int | None = None) -> None:
+        """End the span and hand it, finished, to the tracer's processors (once)."""
+        if self._end is not None:
+            return
+        self._end = end_time if end_time is not None else time.time_ns()
+        sdk = self._sdk
+        sdk.span_processor.on_end(
+            ReadableSpan(
+                self._name,
+                self._context,
+                self._parent,
+                sdk.resource,
+                self._attributes,
+                self._events,
+                kind=self._kind,
+                instrumentation_info=sdk.instrumentation_info,
+                status=self._status,
+                start_time=self._start,
+                end_time=self._end,
                 instrumentation_scope=sdk._instrumentation_scope,
             )
         )

@@ -17,6 +17,7 @@ from opentelemetry import context, metrics, propagate, trace
 from opentelemetry.context import Context
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from scopa._spans import LeafSpans
 from scopa.telemetry._metrics import ScopaMetrics, scopa_metrics
 from scopa.telemetry._semconv import (
     ERROR_TYPE,
@@ -71,7 +72,7 @@ class ServerTelemetry:
         tracer_provider: trace.TracerProvider | None = None,
         meter_provider: metrics.MeterProvider | None = None,
     ) -> None:
-        self._tracer = trace.get_tracer("scopa.server", tracer_provider=tracer_provider)
+        self._spans = LeafSpans(trace.get_tracer("scopa.server", tracer_provider=tracer_provider))
         self.metrics = ScopaMetrics(meter_provider) if meter_provider else scopa_metrics()
 
     @contextmanager
@@ -131,11 +132,10 @@ class ServerTelemetry:
         """Start a SERVER span continuing ``carrier``'s trace and make it current.
 
         What ``start_as_current_span`` does, without its three nested context managers per
-        call; :func:`_end` undoes it.
+        call, and with a span recorded in one step when it ends (``LeafSpans.start``: about a
+        third of the SDK span's cost); :func:`_end` undoes it.
         """
-        span = self._tracer.start_span(
-            name, context=propagate.extract(carrier), kind=SpanKind.SERVER, attributes=attributes
-        )
+        span = self._spans.start(name, SpanKind.SERVER, attributes, propagate.extract(carrier))
         return span, context.attach(trace.set_span_in_context(span))
 
 
