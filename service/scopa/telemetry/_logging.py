@@ -8,9 +8,11 @@ object in JSON mode.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import re
 import sys
+import time
 from collections.abc import MutableMapping
 from typing import Any, TextIO
 
@@ -47,6 +49,47 @@ def _add_record_logger_name(
     return event
 
 
+class IsoTimeStamper:
+    """``structlog.processors.TimeStamper(fmt="iso", utc=True)``'s ``timestamp`` key (UTC, ISO
+    8601, microseconds, ``Z``), with each second's date and time formatted once, not per line."""
+
+    __slots__ = ("_second", "_text")
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._text = ""
+
+    def __call__(
+        self, _logger: Any, _method: str, event: MutableMapping[str, Any]
+    ) -> MutableMapping[str, Any]:
+        """Add the current time to ``event``."""
+        now = time.time()
+        second = int(now)
+        if second != self._second:
+            self._text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._second = second
+        event["timestamp"] = f"{self._text}.{int((now - second) * 1_000_000):06d}Z"
+        return event
+
+
+def _json_default(value: Any) -> Any:
+    """What JSON cannot hold as it is: its ``__structlog__()`` if it has one, else its repr (as
+    structlog's JSONRenderer does)."""
+    try:
+        return value.__structlog__()
+    except AttributeError:
+        return repr(value)
+
+
+_ENCODER = json.JSONEncoder(default=_json_default)
+
+
+def _dumps(event: Any, **_kw: Any) -> str:
+    """``json.dumps`` with one encoder made once (``json.dumps(..., default=...)`` makes a new
+    encoder for every line)."""
+    return _ENCODER.encode(event)
+
+
 def _use_console(settings: Settings, stream: TextIO) -> bool:
     if settings.log_format == "auto":
         return stream.isatty()
@@ -67,7 +110,7 @@ def _renderer(console: bool, out: TextIO) -> list[structlog.typing.Processor]:
         structlog.processors.ExceptionRenderer(
             structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
         ),
-        structlog.processors.JSONRenderer(),
+        structlog.processors.JSONRenderer(serializer=_dumps),
     ]
 
 
@@ -78,7 +121,7 @@ def configure_logging(settings: Settings, stream: TextIO | None = None) -> None:
     shared: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        IsoTimeStamper(),
         add_trace_ids,
         structlog.processors.StackInfoRenderer(),
     ]
