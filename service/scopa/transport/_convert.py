@@ -247,10 +247,14 @@ def _options_of(options: rules.Options) -> Mapping[str, pb.OptionValue]:
 
 
 @functools.lru_cache(maxsize=256)
-def _options_view(options: rules.Options) -> pb.GameView:
-    # A GameView holding only the options map, merged into each response: one C-level merge
-    # instead of ~40 OptionValue copies through the constructor. Never mutated.
-    return pb.GameView(options=_options_of(options), deck_size=options.deck_size)
+def _options_view(options: rules.Options) -> bytes:
+    # A GameView holding only the options map (and deck size), serialized once and merged into
+    # each response from its bytes: MergeFrom of the message would serialize it again first
+    # (upb merges through the wire format), and ~75 OptionValue copies through the constructor
+    # cost more still.
+    return pb.GameView(
+        options=_options_of(options), deck_size=options.deck_size
+    ).SerializeToString()
 
 
 def create_command(request: pb.CreateGameRequest) -> CreateGameCommand:
@@ -474,7 +478,7 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
         message.turn_deadline.FromMilliseconds(snapshot.deadline_ms)
     if snapshot.created_ms:
         message.create_time.FromMilliseconds(snapshot.created_ms)
-    message.MergeFrom(_options_view(options))
+    message.MergeFromString(_options_view(options))
     return message
 
 
