@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import io
 import json
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -67,6 +69,25 @@ def test_json_lines_with_level_and_filtering() -> None:
     record = json.loads(line)
     assert (record["event"], record["level"], record["game"]) == ("shown", "warning", "g1")
     assert record["logger_name"] == "scopa.test" and "timestamp" in record
+
+
+def test_json_lines_carry_an_iso_utc_timestamp_and_repr_what_json_cannot_hold() -> None:
+    """The timestamp is UTC ISO 8601 with microseconds and Z, within the second of the call, and
+    a value JSON cannot hold is written as its repr."""
+    stream = io.StringIO()
+    configure_logging(Settings(log_format="json"), stream)
+    before = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+    get_logger("scopa.test").info("timed", value={1, 2})
+    get_logger("scopa.test").info("again")
+    after = datetime.datetime.now(datetime.UTC)
+    first, second = (json.loads(line) for line in stream.getvalue().splitlines())
+    for record in (first, second):
+        stamp = record["timestamp"]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", stamp), stamp
+        when = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        assert before <= when <= after
+    assert first["timestamp"] <= second["timestamp"]
+    assert first["value"] == repr({1, 2})
 
 
 def test_console_format_is_not_json() -> None:
