@@ -8,6 +8,7 @@ import random
 import pytest
 
 from scopa import bots, rules
+from scopa._tasks import cancel_until_done
 from scopa.app import (
     CoreSettings,
     CreateGameCommand,
@@ -358,3 +359,39 @@ async def test_a_live_watch_takes_the_turn_when_its_clock_runs_out(
     await stream.aclose()
     assert update.snapshot.version == 2
     assert update.events[0].event == TurnTimedOut(0, 1, False, "greedy")
+
+
+class SwallowingCore(GameCore):
+    """A replica whose clock sync swallows the first cancellation, as a timed store call on
+    Python 3.11 can when it completes just as the cancellation arrives."""
+
+    swallowed = 0
+
+    async def sync_clock(self) -> bool:
+        try:
+            await asyncio.sleep(0.01)
+        except asyncio.CancelledError:
+            if SwallowingCore.swallowed:
+                raise
+            SwallowingCore.swallowed += 1
+        return await super().sync_clock()
+
+
+async def test_a_stopped_sweeper_ends_even_when_a_pass_swallows_the_cancellation(
+    store: MemoryStore, wall: Wall
+) -> None:
+    """stop() ends the sweeping task although a pass swallowed one cancellation (cancelled once,
+    it swept on: a SIGTERMed replica kept taking turns after "stopped" and never exited)."""
+    SwallowingCore.swallowed = 0
+    replica = Replica(store, wall, 1, SwallowingCore)
+    sweeper = Sweeper(replica.core, interval_s=0.001)
+    sweeper.start()
+    await asyncio.sleep(0.05)
+    stopping = asyncio.ensure_future(sweeper.stop())
+    # Waited on without cancelling it: a cancellation would also reach the sweeping task.
+    await asyncio.wait({stopping}, timeout=5)
+    hung = not stopping.done()
+    if hung:
+        await cancel_until_done(stopping)
+    assert not hung, "the sweeper swept on after stop()"
+    assert SwallowingCore.swallowed == 1

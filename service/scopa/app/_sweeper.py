@@ -14,6 +14,7 @@ import asyncio
 import structlog
 from opentelemetry import context
 
+from scopa._tasks import cancel_until_done
 from scopa.rules import FormatTooNew
 from scopa.storage import StorageError
 
@@ -31,6 +32,19 @@ class Sweeper:
         self._core = core
         self._interval_s = interval_s
         self._batch = batch
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Run :meth:`run` in a task of its own until :meth:`stop`."""
+        if self._task is None:
+            self._task = asyncio.create_task(self.run())
+
+    async def stop(self) -> None:
+        """End the task :meth:`start` began, for good: a pass awaiting a timed store call can
+        swallow one cancellation and sweep on (a stopped replica taking turns, and a shutdown
+        that never ends), so it is cancelled until it has ended."""
+        if self._task is not None:
+            await cancel_until_done(self._task)
 
     async def sweep(self) -> int:
         """One pass: sync the clock with the store, take every due action; returns how many."""

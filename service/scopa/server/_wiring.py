@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -65,12 +63,11 @@ async def build_services(settings: Settings) -> Wiring:
     calls = GameCalls(core)
     # Every replica sweeps: overdue turns of games nobody touches are taken by whichever
     # replica's compare-and-set wins (scopa.app.Sweeper).
-    sweeping = asyncio.create_task(Sweeper(core, settings.sweep_interval_s).run())
+    sweeper = Sweeper(core, settings.sweep_interval_s)
+    sweeper.start()
 
     async def close() -> None:
-        sweeping.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await sweeping
+        await sweeper.stop()
         await store.close()
 
     servicer = GameServicer(calls, _client_of(settings))
