@@ -31,10 +31,12 @@ from scopa.storage import (
     RedisStore,
     StorageFull,
     StorageUnavailable,
+    VersionConflict,
     channel,
     events_key,
     game_key,
 )
+from scopa.storage import _redis as redis_module
 from scopa.storage._keys import legacy_events_key
 from scopa.telemetry import untraced
 
@@ -490,5 +492,53 @@ async def test_pooled_connections_survive_a_redis_restart(own_server: list[Redis
             *(store.commit("g1", 1 + i, b"s", b"m", [], TTL) for i in range(1)),
         )
         assert commits == [2]
+    finally:
+        await store.close()
+
+
+async def test_every_connection_goes_back_to_the_pool(redis_url: str) -> None:
+    """After loads and commits, concurrent and failed ones too, no connection stays in use."""
+    store = RedisStore.from_url(redis_url, max_connections=4)
+    try:
+        await store.create("released", b"s", b"m", [b"e"], TTL)
+        for version in range(1, 6):
+            await store.commit("released", version, b"s", b"m", [b"f"], TTL)
+        await asyncio.gather(*(store.load("released") for _ in range(20)))
+        with pytest.raises(VersionConflict):
+            await store.commit("released", 1, b"s", b"m", [b"f"], TTL)
+        pool: Any = store.pool
+        assert len(pool._in_use_connections) == 0
+        assert 1 <= len(pool._available_connections) <= 4
+    finally:
+        await store.close()
+
+
+async def test_a_release_wakes_a_command_waiting_for_a_connection(redis_url: str) -> None:
+    """With every pooled connection taken, the client's own command (PING) waits in the pool;
+    the store's next release hands it the connection, long before the pool's timeout."""
+    store = RedisStore.from_url(redis_url, max_connections=1, socket_timeout=3.0)
+    try:
+        await store.create("woken", b"s", b"m", [b"e"], TTL)
+        gate = asyncio.Event()
+        real_roundtrip = redis_module._roundtrip
+
+        async def held(conn: Any, command: bytes) -> Any:
+            await gate.wait()  # the load holds the only connection until the PING waits
+            return await real_roundtrip(conn, command)
+
+        redis_module._roundtrip = held
+        try:
+            loading = asyncio.ensure_future(store.load("woken"))
+            await asyncio.sleep(0.05)
+            start = asyncio.get_running_loop().time()
+            pinging = asyncio.ensure_future(store.ping())
+            await asyncio.sleep(0.05)
+            assert not pinging.done()  # waiting for the connection the load holds
+            gate.set()
+            await loading
+            await asyncio.wait_for(pinging, timeout=2.5)
+            assert asyncio.get_running_loop().time() - start < 1.5
+        finally:
+            redis_module._roundtrip = real_roundtrip
     finally:
         await store.close()
