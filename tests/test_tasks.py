@@ -7,7 +7,7 @@ import contextlib
 
 import pytest
 
-from scopa._tasks import cancel_until_done
+from scopa._tasks import cancel_all, cancel_until_done
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -36,3 +36,28 @@ async def test_a_task_that_failed_raises_its_error() -> None:
     await asyncio.wait({task})
     with pytest.raises(LookupError):
         await cancel_until_done(task)
+
+
+async def test_cancel_all_ends_each_task_and_keeps_how_it_ended() -> None:
+    """Every task ends, one swallowing its first cancellation too; a failed one keeps its error
+    (retrieved), a finished one its result."""
+
+    async def stubborn() -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(3600)
+        await asyncio.sleep(3600)
+
+    async def failing() -> None:
+        raise LookupError("boom")
+
+    async def done() -> int:
+        return 7
+
+    tasks = [asyncio.ensure_future(c) for c in (stubborn(), failing(), done())]
+    await asyncio.sleep(0)
+    ending = asyncio.ensure_future(cancel_all(*tasks))
+    await asyncio.wait({ending}, timeout=5)  # not wait_for: its cancellation would reach them
+    assert ending.done()
+    assert tasks[0].cancelled()
+    assert isinstance(tasks[1].exception(), LookupError)
+    assert tasks[2].result() == 7

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
-__all__ = ["cancel_until_done"]
+__all__ = ["cancel_all", "cancel_until_done"]
 
 
 async def cancel_until_done(task: asyncio.Task[None], retry_s: float = 0.05) -> None:
@@ -21,3 +22,14 @@ async def cancel_until_done(task: asyncio.Task[None], retry_s: float = 0.05) -> 
         error = task.exception()
         if error is not None:
             raise error
+
+
+async def cancel_all(*tasks: asyncio.Future[Any], retry_s: float = 0.05) -> None:
+    """Cancel each of ``tasks`` until it has ended, as :func:`cancel_until_done` does, leaving
+    how each ended on it (an error is retrieved, so never reported as unretrieved)."""
+    for task in tasks:
+        while not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=retry_s)
+        if not task.cancelled():
+            task.exception()

@@ -10,12 +10,12 @@ are plain JSON error responses; a later one is a final ``event: error`` with the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator
 
 from google.protobuf.message import Message
 
+from scopa._tasks import cancel_all
 from scopa.app import InvalidArgument
 from scopa.server._errors import to_http_error
 
@@ -96,18 +96,10 @@ async def _pump(
             pending = None
             await body(format_event(message))
     finally:
-        if pending is not None and not pending.done():
-            pending.cancel()
-            with contextlib.suppress(BaseException):
-                await pending
-
-
-async def _cancel(*tasks: asyncio.Future[None]) -> None:
-    for task in tasks:
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        if pending is not None:
+            # Until it has ended: the stream's next update may be a timed store read, which can
+            # swallow one cancellation and wait on for the next update.
+            await cancel_all(pending)
 
 
 async def first_event(messages: AsyncIterator[Message]) -> Message | None:
@@ -150,7 +142,7 @@ async def stream_events(
     try:
         done, _ = await asyncio.wait({pump, gone}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        await _cancel(pump, gone)
+        await cancel_all(pump, gone)
     if pump in done:
         pump.result()
     else:
