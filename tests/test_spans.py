@@ -9,8 +9,15 @@ from opentelemetry import context, trace
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, ParentBased
-from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, StatusCode, TraceFlags
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, DEFAULT_ON, ParentBased
+from opentelemetry.trace import (
+    NonRecordingSpan,
+    SpanContext,
+    SpanKind,
+    StatusCode,
+    TraceFlags,
+    TraceState,
+)
 
 from scopa._spans import LeafSpans
 
@@ -274,3 +281,36 @@ def test_a_tracer_that_is_not_the_sdks_starts_the_span_itself() -> None:
     tracer = _RecordingTracer()
     LeafSpans(tracer).start("rpc", SpanKind.SERVER, ATTRIBUTES, context.Context()).end()
     assert tracer.calls == [("rpc", SpanKind.SERVER, ATTRIBUTES, None), ("end", None)]
+
+
+def test_the_default_sampler_is_answered_as_the_sdk_answers_it() -> None:
+    """Under the SDK's default sampler (answered without asking it) leaves and started spans
+    export what an equal ParentBased(ALWAYS_ON) instance (asked) gives: roots, sampled and
+    unsampled parents, the parent's trace state."""
+    state = TraceState([("vendor", "x1")])
+
+    def exported(sampler: object) -> list[tuple[object, ...]]:
+        provider, exporter = _provider(sampler=sampler)
+        leaves = LeafSpans(provider.get_tracer("scopa.test"))
+        for flags in (TraceFlags.SAMPLED, TraceFlags.DEFAULT):
+            parent = SpanContext(7, 8, True, TraceFlags(flags), state)
+            extracted = trace.set_span_in_context(NonRecordingSpan(parent))
+            leaves.start("rpc", SpanKind.SERVER, ATTRIBUTES, extracted).end()
+            token = context.attach(extracted)
+            try:
+                leaves.ended("leaf", SpanKind.CLIENT, ATTRIBUTES, 1, 2)
+            finally:
+                context.detach(token)
+        leaves.start("root", SpanKind.SERVER, ATTRIBUTES, context.Context()).end()
+        leaves.ended("lone", SpanKind.CLIENT, ATTRIBUTES, 1, 2)
+        return [
+            (*_fields(s), s.context.trace_state if s.context else None)
+            for s in exporter.get_finished_spans()
+        ]
+
+    fast = exported(DEFAULT_ON)
+    assert [f[0] for f in fast] == ["rpc", "leaf", "root", "lone"]
+    assert fast[0][-1] == state
+    assert [f[:3] + f[4:] for f in fast] == [
+        f[:3] + f[4:] for f in exported(ParentBased(ALWAYS_ON))
+    ]

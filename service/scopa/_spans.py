@@ -31,7 +31,7 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import Event as SdkEvent
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace import Tracer as SdkTracer
-from opentelemetry.sdk.trace.sampling import Decision
+from opentelemetry.sdk.trace.sampling import DEFAULT_ON, Decision
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 __all__ = ["LeafSpans", "RecordedSpan"]
@@ -138,17 +138,30 @@ def _sample(
         parent = None
         trace_id = sdk.id_generator.generate_trace_id()
         flags = _RANDOM if sdk.id_generator.is_trace_id_random() else 0
-    result = sdk.sampler.should_sample(context, trace_id, name, kind, attributes)
-    if result.decision is Decision.RECORD_AND_SAMPLE:
+    decision: Decision
+    kept: Mapping[str, Any] | None
+    if sdk.sampler is DEFAULT_ON:
+        # The SDK's default sampler, answered as it answers (tests/test_spans.py compares the
+        # two): a root or a sampled parent's child is sampled, with the parent's trace state
+        # and the attributes as given; an unsampled parent's child is dropped.
+        if parent is None or parent.trace_flags.sampled:
+            decision, kept = Decision.RECORD_AND_SAMPLE, attributes
+        else:
+            decision, kept = Decision.DROP, None
+        trace_state = parent.trace_state if parent is not None else None
+    else:
+        result = sdk.sampler.should_sample(context, trace_id, name, kind, attributes)
+        decision, kept, trace_state = result.decision, result.attributes, result.trace_state
+    if decision is Decision.RECORD_AND_SAMPLE:
         flags |= _SAMPLED
     span_context = SpanContext(
         trace_id,
         sdk.id_generator.generate_span_id(),
         is_remote=False,
         trace_flags=TraceFlags(flags),
-        trace_state=result.trace_state,
+        trace_state=trace_state,
     )
-    return result.decision, span_context, parent, result.attributes
+    return decision, span_context, parent, kept
 
 
 class RecordedSpan(trace.Span):
