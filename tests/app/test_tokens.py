@@ -102,3 +102,31 @@ def test_only_the_canonical_encoding_verifies() -> None:
     for variant in variants:
         with pytest.raises(Unauthenticated):
             auth.verify(variant, "g1")
+
+
+def test_a_token_verified_before_is_still_bound_to_its_game_and_seat() -> None:
+    """Verified once (and kept), a token still acts only for its seat of its own game, and a
+    forged neighbour of it is still refused."""
+    auth = TokenAuthority(SECRET)
+    token = auth.issue("g1", 1)
+    assert auth.verify(token, "g1") == 1
+    assert auth.verify(token, "g1") == 1
+    with pytest.raises(PermissionDenied):
+        auth.verify(token, "g2")
+    with pytest.raises(Unauthenticated):
+        auth.verify(token.replace("g1.1.", "g1.0.", 1), "g1")
+    with pytest.raises(Unauthenticated):
+        auth.verify(token[:-2] + ("AA" if token[-2:] != "AA" else "BB"), "g1")
+
+
+def test_a_token_that_failed_is_checked_again_and_never_kept() -> None:
+    """A token that did not verify keeps failing; the kept tokens stay bounded."""
+    auth = TokenAuthority(SECRET)
+    other = TokenAuthority(b"o" * 32).issue("g1", 0)
+    for _ in range(2):
+        with pytest.raises(Unauthenticated):
+            auth.verify(other, "g1")
+    tokens = [auth.issue(f"g{i}", 0) for i in range(9000)]
+    assert all(auth.verify(t, f"g{i}") == 0 for i, t in enumerate(tokens))
+    assert len(auth._verified) <= 8192
+    assert other not in auth._verified
