@@ -8,8 +8,7 @@ Run as a child process by ``bench/service.py``::
 ``--stack grpc``: a bare grpc.aio unary call (no interceptors, no protobuf; the request is
 ``<key index>:<padding>`` bytes). ``--stack rest``: a bare ASGI endpoint on uvicorn (POST, the same
 bytes in, a JSON body out). ``--stack connect``: a bare connectrpc unary method on uvicorn taking
-and returning a ``google.protobuf.BytesValue`` in Connect JSON. No tracing, no logging. It runs
-on the server's event loop (``SCOPA_EVENT_LOOP``, as ``scopa.server`` picks it). The handler
+and returning a ``google.protobuf.BytesValue`` in Connect JSON. No tracing, no logging. The handler
 reads the key's hash (HMGET state meta version), writes a new state of ``--state-bytes`` with a
 compare-and-set script on the version, and answers ``--response-bytes``.
 """
@@ -18,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import signal
 from typing import Any, cast
 
@@ -30,8 +28,6 @@ from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf.wrappers_pb2 import BytesValue
 from redis.asyncio import Redis, RedisCluster
-
-from scopa.server._loop import loop_factory
 
 __all__ = ["CAS_SCRIPT", "CONNECT_PATH", "METHOD", "SERVICE", "encode_request", "floor_key", "main"]
 
@@ -187,12 +183,9 @@ def main() -> None:
     parser.add_argument("--state-bytes", type=int, default=256)
     parser.add_argument("--response-bytes", type=int, default=512)
     args = parser.parse_args()
-    # The server's event loop (SCOPA_EVENT_LOOP, inherited from the bench): the same stack.
-    factory = loop_factory(os.environ.get("SCOPA_EVENT_LOOP", "auto"))
-    with asyncio.Runner(loop_factory=factory) as runner:
-        runner.run(
-            _serve(args.stack, args.port, args.redis_url, args.state_bytes, args.response_bytes)
-        )
+    asyncio.run(
+        _serve(args.stack, args.port, args.redis_url, args.state_bytes, args.response_bytes)
+    )
 
 
 if __name__ == "__main__":

@@ -83,7 +83,6 @@ import service_http as http_clients
 import service_players as players
 import service_procs as procs
 
-from scopa.server._loop import loop_factory, loop_name
 from scopa.storage import events_key, game_key
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
@@ -630,8 +629,6 @@ def _env_line(args: Args) -> str:
         target_score=args.target,
         redis=args.redis,
         tracing="on" if args.tracing else "off",
-        # the server's and the floors' loop (SCOPA_EVENT_LOOP from this environment)
-        event_loop=loop_name(loop_factory(os.environ.get("SCOPA_EVENT_LOOP", "auto"))),
         log="json-file",
         profile=args.profile or "off",
         py_spy=args.py_spy or "off",

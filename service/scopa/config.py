@@ -29,7 +29,6 @@ __all__ = [
 
 LogFormat = Literal["json", "console", "auto"]
 Exporter = Literal["otlp", "console", "none"]
-EventLoop = Literal["auto", "asyncio", "uvloop"]
 
 _T = TypeVar("_T")
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -207,14 +206,6 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "the process; `0`/`off` disables.",
     ),
     EnvVar(
-        "SCOPA_EVENT_LOOP",
-        "`auto`",
-        "The event loop grpc.aio, uvicorn and redis-py run on: `uvloop` (libuv's, about a tenth "
-        "less CPU per call in `bench/service.py`), `asyncio` (the standard library's) or `auto` "
-        "(uvloop when installed, as it is on Linux and macOS). The `starting` log line names the "
-        "loop in use.",
-    ),
-    EnvVar(
         "SCOPA_LOG_FORMAT",
         "`auto`",
         "`json` (one JSON object a line), `console` (coloured, for people) or `auto` "
@@ -284,7 +275,6 @@ class Settings:
     trusted_proxy_hops: int = 1
     max_connection_age_s: float | None = None
     runtime_stats_s: float | None = None
-    event_loop: EventLoop = "auto"
     log_format: LogFormat = "auto"
     log_level: str = "info"
     tracing: bool = True
@@ -346,7 +336,6 @@ class Settings:
             trusted_proxy_hops=env.get("SCOPA_TRUSTED_PROXY_HOPS", 1, _hops),
             max_connection_age_s=env.get("SCOPA_MAX_CONNECTION_AGE_S", None, _optional_seconds),
             runtime_stats_s=env.get("SCOPA_RUNTIME_STATS_S", None, _optional_seconds),
-            event_loop=env.get("SCOPA_EVENT_LOOP", "auto", _event_loop),
             log_format=env.get("SCOPA_LOG_FORMAT", "auto", _log_format),
             log_level=env.get("SCOPA_LOG_LEVEL", "info", _log_level),
             tracing=env.get("SCOPA_TRACING", True, _bool),
@@ -524,17 +513,6 @@ def _log_format(value: str) -> LogFormat:
     if lowered == "auto":
         return "auto"
     raise ValueError("expected json, console or auto")
-
-
-def _event_loop(value: str) -> EventLoop:
-    lowered = value.lower()
-    if lowered == "auto":
-        return "auto"
-    if lowered == "asyncio":
-        return "asyncio"
-    if lowered == "uvloop":
-        return "uvloop"
-    raise ValueError("expected auto, asyncio or uvloop")
 
 
 def _log_level(value: str) -> str:

@@ -26,7 +26,6 @@ def test_defaults_when_environment_is_empty() -> None:
     )
     assert (settings.trusted_proxy_header, settings.trusted_proxy_hops) == (None, 1)
     assert (settings.log_format, settings.log_level, settings.tracing) == ("auto", "info", True)
-    assert settings.event_loop == "auto"
     assert (settings.service_name, settings.traces_exporter) == ("scopa", "none")
 
 
@@ -54,7 +53,6 @@ def test_every_variable_is_parsed() -> None:
             "SCOPA_TRUSTED_PROXY_HEADER": "X-Forwarded-For",
             "SCOPA_TRUSTED_PROXY_HOPS": "2",
             "SCOPA_MAX_CONNECTION_AGE_S": "300",
-            "SCOPA_EVENT_LOOP": "AsyncIO",
             "SCOPA_LOG_FORMAT": "Console",
             "SCOPA_LOG_LEVEL": "DEBUG",
             "SCOPA_TRACING": "off",
@@ -69,7 +67,6 @@ def test_every_variable_is_parsed() -> None:
     assert settings.allow_stacked_decks is True
     assert (settings.game_ttl_s, settings.finished_ttl_s, settings.grace_s) == (3600, 60, 2.5)
     assert settings.max_connection_age_s == 300.0
-    assert settings.event_loop == "asyncio"
     assert (settings.drain_delay_s, settings.max_request_bytes) == (0.5, 4096)
     assert (settings.rate_limit_create_game, settings.rate_limit_join_game) == (
         "5 per second",
@@ -163,7 +160,6 @@ def test_blank_values_count_as_unset() -> None:
         ("SCOPA_RATE_LIMIT_JOIN_GAME", "5/fortnight"),
         ("SCOPA_TRUSTED_PROXY_HEADER", "x forwarded"),
         ("SCOPA_TRUSTED_PROXY_HOPS", "0"),
-        ("SCOPA_EVENT_LOOP", "trio"),
         ("SCOPA_LOG_FORMAT", "xml"),
         ("SCOPA_LOG_LEVEL", "verbose"),
         ("SCOPA_TRACING", "2"),
@@ -228,7 +224,6 @@ DOCUMENTED_VARIABLES = [
     "SCOPA_TRUSTED_PROXY_HOPS",
     "SCOPA_MAX_CONNECTION_AGE_S",
     "SCOPA_RUNTIME_STATS_S",
-    "SCOPA_EVENT_LOOP",
     "SCOPA_LOG_FORMAT",
     "SCOPA_LOG_LEVEL",
     "SCOPA_TRACING",

@@ -58,20 +58,5 @@ def test_start_up_line_shows_the_settings_without_secrets(redis_server: RedisSer
     assert settings["redis_url"] == url.replace("hunter2-pw", "***")
     assert settings["token_secret"] == "***" and settings["token_secret_generated"] is False
     assert settings["port"] == server.port and records[0]["version"] == scopa.__version__
-    assert settings["event_loop"] == "auto" and records[0]["event_loop"] == "uvloop"
     changes = [r for r in records if r["event"] == "readiness_changed"]
     assert [(r["ready"], r["reason"]) for r in changes] == [(True, "check"), (False, "shutdown")]
-
-
-def test_the_asyncio_loop_can_be_chosen(redis_server: RedisServer) -> None:
-    """SCOPA_EVENT_LOOP=asyncio runs the server on asyncio's own loop (named in the `starting`
-    line); it serves and stops cleanly."""
-    server = start_server(redis_server.url, env={"SCOPA_EVENT_LOOP": "asyncio"})
-    try:
-        wait_serving(server.target, "readiness")
-    finally:
-        returncode = stop_server(server)
-    assert returncode == 0, server.log_text()
-    records = server.log_records()
-    assert records[0]["event"] == "starting" and records[0]["event_loop"] == "asyncio"
-    assert records[-1]["event"] == "stopped"

@@ -10,7 +10,6 @@ import sys
 from scopa import __version__
 from scopa._tasks import cancel_until_done
 from scopa.config import ConfigError, Settings
-from scopa.server._loop import loop_factory, loop_name
 from scopa.server._runtime import RuntimeStats
 from scopa.server._server import serve
 from scopa.telemetry import configure_logging, configure_tracing, effective_settings, get_logger
@@ -65,7 +64,6 @@ def main() -> int:
     """Run the scopa gRPC service configured from the environment; return the exit code."""
     try:
         settings = Settings.from_env(os.environ)
-        factory = loop_factory(settings.event_loop)
     except ConfigError as exc:
         print(f"scopa: configuration error: {exc}", file=sys.stderr)
         return 2
@@ -73,20 +71,14 @@ def main() -> int:
     log = get_logger("scopa.server")
     shutdown_telemetry = configure_tracing(settings)
     # The effective configuration, secrets masked: what an operator checks first.
-    log.info(
-        "starting",
-        version=__version__,
-        event_loop=loop_name(factory),
-        settings=effective_settings(settings),
-    )
+    log.info("starting", version=__version__, settings=effective_settings(settings))
     if settings.token_secret_generated:
         log.warning(
             "SCOPA_TOKEN_SECRET is not set: using a random key, so seat tokens will not "
             "survive a restart or work across replicas"
         )
     try:
-        with asyncio.Runner(loop_factory=factory) as runner:
-            runner.run(run(settings))
+        asyncio.run(run(settings))
     except Exception:
         log.exception("server failed")
         return 1

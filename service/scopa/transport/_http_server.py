@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Iterable, Iterator
-from typing import Any, cast
+from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
@@ -121,8 +121,8 @@ class _Protocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Start the connection on the coalescing transport."""
-        # A stream transport (asyncio's, or uvloop's, which does not subclass asyncio.Transport).
-        super().connection_made(_CoalescingTransport(cast(asyncio.Transport, transport)))
+        assert isinstance(transport, asyncio.Transport)
+        super().connection_made(_CoalescingTransport(transport))
 
 
 class _EmbeddedServer(uvicorn.Server):
