@@ -84,20 +84,7 @@ class LeafSpans:
         decision, span_context, parent, kept = _sample(sdk, current, name, kind, attributes)
         if decision is Decision.DROP:
             return
-        sdk.span_processor.on_end(
-            ReadableSpan(
-                name,
-                span_context,
-                parent,
-                sdk.resource,
-                kept,
-                kind=kind,
-                instrumentation_info=sdk.instrumentation_info,
-                start_time=start_ns,
-                end_time=end_ns,
-                instrumentation_scope=sdk._instrumentation_scope,
-            )
-        )
+        _record(sdk, name, kind, span_context, parent, kept, start_ns, end_ns)
 
     def start(
         self, name: str, kind: SpanKind, attributes: Mapping[str, Any], parent: Context
@@ -162,6 +149,37 @@ def _sample(
         trace_state=trace_state,
     )
     return decision, span_context, parent, kept
+
+
+def _record(
+    sdk: SdkTracer,
+    name: str,
+    kind: SpanKind,
+    span_context: SpanContext,
+    parent: SpanContext | None,
+    attributes: Mapping[str, Any] | None,
+    start_ns: int,
+    end_ns: int,
+    events: list[SdkEvent] | None = None,
+    status: Status = _UNSET,
+) -> None:
+    """Hand a finished span to ``sdk``'s processors as the one ReadableSpan they see."""
+    sdk.span_processor.on_end(
+        ReadableSpan(
+            name,
+            span_context,
+            parent,
+            sdk.resource,
+            attributes,
+            events or (),
+            kind=kind,
+            instrumentation_info=sdk.instrumentation_info,
+            status=status,
+            start_time=start_ns,
+            end_time=end_ns,
+            instrumentation_scope=sdk._instrumentation_scope,
+        )
+    )
 
 
 class RecordedSpan(trace.Span):
@@ -259,20 +277,15 @@ class RecordedSpan(trace.Span):
         if self._end is not None:
             return
         self._end = end_time if end_time is not None else time.time_ns()
-        sdk = self._sdk
-        sdk.span_processor.on_end(
-            ReadableSpan(
-                self._name,
-                self._context,
-                self._parent,
-                sdk.resource,
-                self._attributes,
-                self._events,
-                kind=self._kind,
-                instrumentation_info=sdk.instrumentation_info,
-                status=self._status,
-                start_time=self._start,
-                end_time=self._end,
-                instrumentation_scope=sdk._instrumentation_scope,
-            )
+        _record(
+            self._sdk,
+            self._name,
+            self._kind,
+            self._context,
+            self._parent,
+            self._attributes,
+            self._start,
+            self._end,
+            self._events,
+            self._status,
         )

@@ -57,6 +57,27 @@ async def test_every_message_is_an_event_until_they_end() -> None:
     assert [chunk.split(b"\n")[0] for chunk in client.sent] == [b"id: 1", b"id: 2", b"id: 3"]
 
 
+async def _client_leaves(
+    updates: AsyncIterator[Message], keepalive_s: float, after_s: float
+) -> tuple[_Client, bool]:
+    """Stream ``updates`` to a client that leaves after ``after_s``; the client, and whether the
+    stream then ended within 5 s (waited on without cancelling it: a cancellation would end
+    it)."""
+    client = _Client()
+    streaming = asyncio.ensure_future(
+        stream_events(updates, None, client.receive, client.send, keepalive_s=keepalive_s)
+    )
+    await asyncio.sleep(after_s)
+    client.gone.set()
+    await asyncio.wait({streaming}, timeout=5)
+    ended = streaming.done()
+    if not ended:
+        streaming.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await streaming
+    return client, ended
+
+
 async def test_an_idle_stream_sends_keep_alive_comments() -> None:
     """With no update for ``keepalive_s``, a comment line keeps proxies from closing it."""
 
@@ -64,13 +85,8 @@ async def test_an_idle_stream_sends_keep_alive_comments() -> None:
         await asyncio.sleep(3600)
         yield _update(1)
 
-    client = _Client()
-    streaming = asyncio.ensure_future(
-        stream_events(idle(), None, client.receive, client.send, keepalive_s=0.02)
-    )
-    await asyncio.sleep(0.1)
-    client.gone.set()
-    await asyncio.wait_for(streaming, 5)
+    client, ended = await _client_leaves(idle(), keepalive_s=0.02, after_s=0.1)
+    assert ended
     assert client.sent and set(client.sent) == {b": keep-alive\n\n"}
 
 
@@ -84,16 +100,5 @@ async def test_a_client_gone_ends_the_stream_though_the_update_swallows_a_cancel
         await asyncio.sleep(3600)
         yield _update(1)
 
-    client = _Client()
-    streaming = asyncio.ensure_future(
-        stream_events(stubborn(), None, client.receive, client.send, keepalive_s=5)
-    )
-    await asyncio.sleep(0.05)
-    client.gone.set()
-    await asyncio.wait({streaming}, timeout=5)  # not wait_for: its cancellation would end it
-    ended = streaming.done()
-    if not ended:
-        streaming.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await streaming
+    _client, ended = await _client_leaves(stubborn(), keepalive_s=5, after_s=0.05)
     assert ended, "the stream waited on for an update after its client left"
