@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import hmac
 import json
@@ -1361,8 +1362,10 @@ _COMPACT: Final = json.JSONEncoder(separators=(",", ":"))
 """json.dumps(..., separators=(",", ":")) without building an encoder per call."""
 
 
+@functools.lru_cache(maxsize=4096, typed=True)  # typed: a Move and a Steal may be equal tuples
 def _canonical(action: rules.Action) -> str:
-    """An action as text, the capture order normalised (it is a set of table cards)."""
+    """An action as text, the capture order normalised (it is a set of table cards); kept per
+    distinct action (a game's moves repeat across games: one card, one capture)."""
     if isinstance(action, rules.Move):
         capture = None if action.capture is None else sorted(action.capture)
         return json.dumps(["move", action.card, capture])
