@@ -80,8 +80,7 @@ class LeafSpans:
             )
             span.end(end_time=end_ns)
             return
-        current = trace.get_current_span().get_span_context()
-        decision, span_context, parent, kept = _sample(sdk, current, name, kind, attributes)
+        decision, span_context, parent, kept = _sample(sdk, None, name, kind, attributes)
         if decision is Decision.DROP:
             return
         _record(sdk, name, kind, span_context, parent, kept, start_ns, end_ns)
@@ -99,9 +98,7 @@ class LeafSpans:
         sdk = self._resolved()
         if sdk is None:
             return self._tracer.start_span(name, context=parent, kind=kind, attributes=attributes)
-        decision, span_context, valid_parent, kept = _sample(
-            sdk, trace.get_current_span(parent).get_span_context(), name, kind, attributes, parent
-        )
+        decision, span_context, valid_parent, kept = _sample(sdk, parent, name, kind, attributes)
         if decision is Decision.DROP:
             return trace.NonRecordingSpan(span_context)
         return RecordedSpan(sdk, name, kind, span_context, valid_parent, kept)
@@ -109,15 +106,15 @@ class LeafSpans:
 
 def _sample(
     sdk: SdkTracer,
-    parent: SpanContext | None,
+    context: Context | None,
     name: str,
     kind: SpanKind,
     attributes: Mapping[str, Any],
-    context: Context | None = None,
 ) -> tuple[Decision, SpanContext, SpanContext | None, Mapping[str, Any] | None]:
-    """Ask ``sdk``'s sampler about a span under ``parent`` as ``start_span`` does: its decision,
-    the new span's context (flagged sampled or not), its parent when valid, and its attributes.
-    ``context`` holds ``parent`` (None: the current context does)."""
+    """Ask ``sdk``'s sampler about a span under the span of ``context`` (None: the current
+    context) as ``start_span`` does: its decision, the new span's context (flagged sampled or
+    not), its parent when valid, and its attributes."""
+    parent: SpanContext | None = trace.get_current_span(context).get_span_context()
     if parent is not None and parent.is_valid:
         trace_id = parent.trace_id
         flags = _RANDOM if parent.trace_flags.random_trace_id else 0
