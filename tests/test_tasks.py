@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 
 import pytest
+from support.tasks import ends_within
 
 from scopa._tasks import cancel_all, cancel_until_done
 
@@ -55,9 +56,7 @@ async def test_cancel_all_ends_each_task_and_keeps_how_it_ended() -> None:
 
     tasks = [asyncio.ensure_future(c) for c in (stubborn(), failing(), done())]
     await asyncio.sleep(0)
-    ending = asyncio.ensure_future(cancel_all(*tasks))
-    await asyncio.wait({ending}, timeout=5)  # not wait_for: its cancellation would reach them
-    assert ending.done()
+    assert await ends_within(asyncio.ensure_future(cancel_all(*tasks)))
     assert tasks[0].cancelled()
     assert isinstance(tasks[1].exception(), LookupError)
     assert tasks[2].result() == 7

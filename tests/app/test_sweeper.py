@@ -6,9 +6,9 @@ import asyncio
 import random
 
 import pytest
+from support.tasks import ends_within
 
 from scopa import bots, rules
-from scopa._tasks import cancel_until_done
 from scopa.app import (
     CoreSettings,
     CreateGameCommand,
@@ -366,14 +366,15 @@ class SwallowingCore(GameCore):
     Python 3.11 can when it completes just as the cancellation arrives."""
 
     swallowed = 0
+    """Cancellations swallowed so far (by this replica)."""
 
     async def sync_clock(self) -> bool:
         try:
             await asyncio.sleep(0.01)
         except asyncio.CancelledError:
-            if SwallowingCore.swallowed:
+            if self.swallowed:
                 raise
-            SwallowingCore.swallowed += 1
+            self.swallowed += 1
         return await super().sync_clock()
 
 
@@ -382,16 +383,10 @@ async def test_a_stopped_sweeper_ends_even_when_a_pass_swallows_the_cancellation
 ) -> None:
     """stop() ends the sweeping task although a pass swallowed one cancellation (cancelled once,
     it swept on: a SIGTERMed replica kept taking turns after "stopped" and never exited)."""
-    SwallowingCore.swallowed = 0
-    replica = Replica(store, wall, 1, SwallowingCore)
-    sweeper = Sweeper(replica.core, interval_s=0.001)
+    core = Replica(store, wall, 1, SwallowingCore).core
+    assert isinstance(core, SwallowingCore)
+    sweeper = Sweeper(core, interval_s=0.001)
     sweeper.start()
     await asyncio.sleep(0.05)
-    stopping = asyncio.ensure_future(sweeper.stop())
-    # Waited on without cancelling it: a cancellation would also reach the sweeping task.
-    await asyncio.wait({stopping}, timeout=5)
-    hung = not stopping.done()
-    if hung:
-        await cancel_until_done(stopping)
-    assert not hung, "the sweeper swept on after stop()"
-    assert SwallowingCore.swallowed == 1
+    assert await ends_within(asyncio.ensure_future(sweeper.stop())), "it swept on after stop()"
+    assert core.swallowed == 1

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from google.protobuf.message import Message
+from support.tasks import ends_within
 
 from scopa.transport._rest_sse import format_event, stream_events
 from scopa_client.v1 import scopa_pb2 as pb
@@ -61,21 +62,14 @@ async def _client_leaves(
     updates: AsyncIterator[Message], keepalive_s: float, after_s: float
 ) -> tuple[_Client, bool]:
     """Stream ``updates`` to a client that leaves after ``after_s``; the client, and whether the
-    stream then ended within 5 s (waited on without cancelling it: a cancellation would end
-    it)."""
+    stream then ended within 5 s."""
     client = _Client()
     streaming = asyncio.ensure_future(
         stream_events(updates, None, client.receive, client.send, keepalive_s=keepalive_s)
     )
     await asyncio.sleep(after_s)
     client.gone.set()
-    await asyncio.wait({streaming}, timeout=5)
-    ended = streaming.done()
-    if not ended:
-        streaming.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await streaming
-    return client, ended
+    return client, await ends_within(streaming)
 
 
 async def test_an_idle_stream_sends_keep_alive_comments() -> None:
