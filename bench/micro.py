@@ -1,0 +1,120 @@
+"""In-process costs of the per-call pieces every protocol shares (no server, no Redis).
+
+The fourth pass of issue 12 (docs/performance.md) chose its steps by these figures: the SERVER
+span with its duration metric (with and without a caller's ``traceparent``), one access-log
+line, one leaf span, the view message of a game in play, and a seat token's check. Each is
+timed with :mod:`timeit` (best of ``--repeat`` rounds) and printed as
+``micro=<name> us_per_call=<x>``, after a ``baseline=empty_call`` line timed the same way::
+
+    .venv/bin/python bench/micro.py [--number 5000] [--repeat 5]
+
+Run it with ``PYTHONPATH`` at another tree (``service`` and ``clients/python/src``) to compare
+two builds in one sitting; it uses only APIs older trees have too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import timeit
+from collections.abc import Callable, Sequence
+
+from opentelemetry import context, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.trace import SpanKind
+
+from scopa._spans import LeafSpans
+from scopa.app import (
+    CoreSettings,
+    CreateGameCommand,
+    GameCore,
+    GameSnapshot,
+    SeatSpec,
+    TokenAuthority,
+)
+from scopa.config import Settings
+from scopa.storage import MemoryStore
+from scopa.telemetry import ServerTelemetry, configure_logging, get_logger
+from scopa.transport._convert import view_to_pb
+
+__all__ = ["main"]
+
+_TRACEPARENT = {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+_PEER: dict[str, str | int] = {"network.peer.address": "127.0.0.1", "network.peer.port": 50000}
+_REDIS = {
+    "db.system.name": "redis",
+    "db.operation.name": "HMGET",
+    "server.address": "127.0.0.1",
+    "server.port": 6379,
+    "db.namespace": "0",
+}
+
+
+def _snapshot() -> tuple[GameSnapshot, TokenAuthority, str, str]:
+    """Seat 0's snapshot of a new 2-player game, the authority, a seat token and the game id."""
+    tokens = TokenAuthority(b"k" * 32)
+    core = GameCore(MemoryStore(), tokens, CoreSettings(), random.Random(1))
+    seats = [SeatSpec("ann"), SeatSpec("bob")]
+
+    async def created() -> tuple[GameSnapshot, str, str]:
+        result = await core.create_game(CreateGameCommand("scopa", {}, seats))
+        token = dict(result.tokens)[0]
+        return await core.get_state(result.game_id, token), token, result.game_id
+
+    snapshot, token, game_id = asyncio.run(created())
+    return snapshot, tokens, token, game_id
+
+
+def _cases() -> dict[str, Callable[[], object]]:
+    """Each measured piece, as a call of no arguments."""
+    configure_logging(Settings(log_format="json"), open(os.devnull, "w"))  # noqa: SIM115
+    provider = TracerProvider()  # no processors: what the bench's server runs (exporter none)
+    telemetry = ServerTelemetry(provider, MeterProvider())
+    leaves = LeafSpans(provider.get_tracer("scopa.storage"))
+    log = get_logger("scopa.access").bind()
+    snapshot, tokens, token, game_id = _snapshot()
+    server = provider.get_tracer("scopa.server").start_span("rpc", kind=SpanKind.SERVER)
+    context.attach(trace.set_span_in_context(server))  # log lines and leaves under a span
+
+    def rpc(carrier: dict[str, str]) -> None:
+        with telemetry.rpc("grpc", "scopa.v1.GameService/PlayCard", carrier, _PEER) as call:
+            call.finish("OK", error=False)
+
+    return {
+        "server_span_traceparent": lambda: rpc(_TRACEPARENT),
+        "server_span": lambda: rpc({}),
+        "access_line": lambda: log.info(
+            "rpc",
+            rpc_method="/scopa.v1.GameService/PlayCard",
+            outcome="OK",
+            duration_ms=1.234,
+            peer="ipv4:127.0.0.1:50000",
+        ),
+        "leaf_span": lambda: leaves.ended("HMGET load", SpanKind.CLIENT, _REDIS, 1, 2),
+        "view_to_pb": lambda: view_to_pb(snapshot),
+        "token_verify": lambda: tokens.verify(token, game_id),
+    }
+
+
+def _us(call: Callable[[], object], number: int, repeat: int) -> float:
+    return min(timeit.repeat(call, number=number, repeat=repeat)) / number * 1e6
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the baseline and one line per piece."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--number", type=int, default=5000, help="calls per round")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds (the best is kept)")
+    args = parser.parse_args(argv)
+    cases = _cases()
+    print(f"baseline=empty_call us_per_call={_us(lambda: None, args.number, args.repeat):.3f}")
+    for name, call in cases.items():
+        print(f"micro={name} us_per_call={_us(call, args.number, args.repeat):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
