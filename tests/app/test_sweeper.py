@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 
 import pytest
@@ -368,9 +369,15 @@ class SwallowingCore(GameCore):
     swallowed = 0
     """Cancellations swallowed so far (by this replica)."""
 
+    @functools.cached_property
+    def syncing(self) -> asyncio.Event:
+        """Set once a pass waits in the clock sync (where a cancellation is swallowed)."""
+        return asyncio.Event()
+
     async def sync_clock(self) -> bool:
+        self.syncing.set()
         try:
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(1.0)  # longer than any stall of a loaded machine: stop() lands here
         except asyncio.CancelledError:
             if self.swallowed:
                 raise
@@ -387,6 +394,6 @@ async def test_a_stopped_sweeper_ends_even_when_a_pass_swallows_the_cancellation
     assert isinstance(core, SwallowingCore)
     sweeper = Sweeper(core, interval_s=0.001)
     sweeper.start()
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(core.syncing.wait(), 5)
     assert await ends_within(asyncio.ensure_future(sweeper.stop())), "it swept on after stop()"
     assert core.swallowed == 1
