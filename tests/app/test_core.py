@@ -6,6 +6,7 @@ import asyncio
 import random
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.fake_clock import FakeClock
@@ -278,19 +279,64 @@ async def test_games_waiting_for_players_get_the_short_ttl() -> None:
 
 
 class InterleavingStore(MemoryStore):
-    """The embedded store, yielding to other tasks after every load as a network store would."""
+    """The embedded store, yielding to other tasks after every load and before every commit, as
+    a network store would; it counts both."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+        self.commits = 0
 
     async def load(
         self, game_id: str, request_id: str | None = None, slot: str | None = None
     ) -> Snapshot:
+        self.loads += 1
         snapshot = await super().load(game_id, request_id, slot)
         await asyncio.sleep(0)
         return snapshot
 
+    async def commit(self, *args: Any, **kwargs: Any) -> int:
+        self.commits += 1
+        await asyncio.sleep(0)
+        return await super().commit(*args, **kwargs)
 
-async def test_racing_moves_exactly_one_wins() -> None:
-    """Two moves loaded from the same version: one commits, the other is CONCURRENT_UPDATE."""
-    core = GameCore(InterleavingStore(), TokenAuthority(SECRET), CoreSettings(), random.Random(7))
+
+def replica(store: MemoryStore, seed: int = 7, **settings: Any) -> GameCore:
+    """One replica's core on a shared store."""
+    return GameCore(store, TokenAuthority(SECRET), CoreSettings(**settings), random.Random(seed))
+
+
+async def legal_moves(store: MemoryStore, game_id: str, token: str) -> tuple[rules.Move, ...]:
+    """The token's seat's legal moves, read by a replica of its own."""
+    moves = (await replica(store).get_state(game_id, token)).view.legal_moves
+    return tuple(m for m in moves if isinstance(m, rules.Move))
+
+
+async def test_racing_moves_on_unknown_versions_exactly_one_wins() -> None:
+    """Two replicas that load the same version race: one commits, the other is CONCURRENT_UPDATE."""
+    store = InterleavingStore()
+    created, tokens = await two_seat_game(replica(store))
+    racers = (replica(store), replica(store))
+    view = await replica(store).get_state(created.game_id, tokens[0])
+    moves = view.view.legal_moves
+    outcomes = await asyncio.gather(
+        racers[0].play_card(created.game_id, tokens[0], moves[0], request_id="r1"),
+        racers[1].play_card(created.game_id, tokens[0], moves[-1], request_id="r2"),
+        return_exceptions=True,
+    )
+    wins = [o for o in outcomes if not isinstance(o, BaseException)]
+    losses = [o for o in outcomes if isinstance(o, BaseException)]
+    assert len(wins) == 1
+    assert len(losses) == 1 and isinstance(losses[0], ConcurrentUpdate)
+    after = await replica(store).get_state(created.game_id, None)
+    assert after.version == view.version + 1
+    assert after.view.history == wins[0].snapshot.view.history
+
+
+async def test_racing_moves_on_a_known_version_exactly_one_wins() -> None:
+    """Two moves on the version a replica knows: one commits, the other meets the game after."""
+    store = InterleavingStore()
+    core = replica(store)
     created, tokens = await two_seat_game(core)
     view = await core.get_state(created.game_id, tokens[0])
     moves = view.view.legal_moves
@@ -302,10 +348,79 @@ async def test_racing_moves_exactly_one_wins() -> None:
     wins = [o for o in outcomes if not isinstance(o, BaseException)]
     losses = [o for o in outcomes if isinstance(o, BaseException)]
     assert len(wins) == 1
-    assert len(losses) == 1 and isinstance(losses[0], ConcurrentUpdate)
+    assert len(losses) == 1 and isinstance(losses[0], rules.NotYourTurn)
     after = await core.get_state(created.game_id, None)
     assert after.version == view.version + 1
     assert after.view.history == wins[0].snapshot.view.history
+
+
+async def test_a_move_on_the_version_this_replica_wrote_loads_nothing() -> None:
+    """The next move after this replica's own commit is one commit and no load."""
+    store = InterleavingStore()
+    core = replica(store)
+    created, tokens = await two_seat_game(core)
+    first = await core.play_card(
+        created.game_id, tokens[0], created.snapshot.view.legal_moves[0], request_id="a"
+    )
+    move = (await legal_moves(store, created.game_id, tokens[1]))[0]
+    loads, commits = store.loads, store.commits
+    second = await core.play_card(created.game_id, tokens[1], move, request_id="b")
+    assert (store.loads - loads, store.commits - commits) == (0, 1)
+    assert second.snapshot.version == first.snapshot.version + 1
+    fresh = await replica(store).get_state(created.game_id, tokens[0])
+    assert fresh.view.history == second.snapshot.view.history
+
+
+async def test_a_move_on_a_version_another_replica_moved_past_is_decided_on_the_stored_game() -> (
+    None
+):
+    """A move legal only on a stale known version commits nothing: the failed commit's stored
+    game decides it (NOT_YOUR_TURN), with no load, and is known from then on."""
+    store = InterleavingStore()
+    ours, theirs = replica(store), replica(store, seed=8)
+    created, tokens = await two_seat_game(ours)
+    game, move = created.game_id, created.snapshot.view.legal_moves[0]
+    first = await theirs.play_card(game, tokens[0], move)
+    loads, commits = store.loads, store.commits
+    with pytest.raises(rules.NotYourTurn):  # seat 0's turn in the version `ours` knew
+        await ours.play_card(game, tokens[0], move)
+    assert (store.loads - loads, store.commits - commits) == (0, 1)
+    answer = (await legal_moves(store, game, tokens[1]))[0]
+    loads, commits = store.loads, store.commits
+    second = await ours.play_card(game, tokens[1], answer)
+    assert (store.loads - loads, store.commits - commits) == (0, 1)
+    assert second.snapshot.version == first.snapshot.version + 1
+    fresh = await replica(store).get_state(game, tokens[0])
+    assert fresh.view.history == second.snapshot.view.history
+
+
+async def test_a_known_version_of_an_expired_game_recreated_under_its_id_is_not_used() -> None:
+    """Same id, same version, other bytes (an expired game created again by its request_id):
+    the move is decided on the stored game, never on the replica's copy of the old one."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    ours = replica(store, allow_stacked_decks=True, active_ttl_s=60.0)
+    deck = list(range(40))
+    command = CreateGameCommand(
+        "scopa", {}, [SeatSpec("ann"), SeatSpec("bob")], request_id="same", stacked_decks=[deck]
+    )
+    old = await ours.create_game(command)
+    game, tokens, opening = old.game_id, dict(old.tokens), old.snapshot.view.legal_moves
+    played = await ours.play_card(game, tokens[0], opening[0])
+    answers = await legal_moves(store, game, tokens[1])
+    clock.advance(61.0)
+    other = replica(store, seed=9, allow_stacked_decks=True, active_ttl_s=60.0)
+    new = await other.create_game(command)
+    assert new.game_id == game and dict(new.tokens) == tokens
+    assert opening[-1].card != opening[0].card
+    again = await other.play_card(game, tokens[0], opening[-1])  # another card: other bytes
+    assert again.snapshot.version == played.snapshot.version
+    move = next(m for m in await legal_moves(store, game, tokens[1]) if m in answers)
+    result = await ours.play_card(game, tokens[1], move)
+    fresh = await replica(store).get_state(game, tokens[1])
+    assert result.snapshot.version == again.snapshot.version + 1
+    assert [p.card for p in fresh.view.history] == [opening[-1].card, move.card]
+    assert fresh.view == result.snapshot.view
 
 
 async def test_invite_flow() -> None:

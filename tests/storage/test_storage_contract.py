@@ -14,7 +14,9 @@ from scopa.storage import (
     GameExists,
     GameNotFound,
     GameStore,
+    Snapshot,
     VersionConflict,
+    basis_digest,
 )
 from storage.backends import Backend
 
@@ -65,6 +67,62 @@ async def test_commit_bumps_version_and_replaces_blobs(backend: Backend) -> None
     snapshot = await backend.store.load("g1")
     assert (v2, v3) == (2, 3)
     assert (snapshot.state, snapshot.meta, snapshot.version) == (b"s2", b"m2", 3)
+
+
+async def test_version_conflict_carries_the_game_as_stored(backend: Backend) -> None:
+    """A conflict carries the stored state, meta and version, so no load need follow it."""
+    await _new_game(backend.store)
+    await backend.store.commit("g1", 1, b"s1", b"m1", [b"e1"], TTL)
+    with pytest.raises(VersionConflict) as excinfo:
+        await backend.store.commit("g1", 1, b"bad", b"bad", [b"bad"], TTL)
+    assert excinfo.value.stored == Snapshot(b"s1", b"m1", 2)
+
+
+async def test_commit_with_the_expected_digest_applies(backend: Backend) -> None:
+    """A commit naming the digest of the stored state and meta applies as a plain one does."""
+    await _new_game(backend.store)
+    version = await backend.store.commit(
+        "g1", 1, b"s1", b"m1", [b"e1"], TTL, expected_digest=basis_digest(b"s0", b"m0")
+    )
+    snapshot = await backend.store.load("g1")
+    assert version == 2
+    assert (snapshot.state, snapshot.meta, snapshot.version) == (b"s1", b"m1", 2)
+
+
+@pytest.mark.parametrize(("state", "meta"), [(b"s0", b"other"), (b"other", b"m0"), (b"s", b"0m0")])
+async def test_other_bytes_at_the_expected_version_conflict(
+    backend: Backend, state: bytes, meta: bytes
+) -> None:
+    """A digest of other bytes at the right version is a conflict, and nothing changes."""
+    await _new_game(backend.store)
+    with pytest.raises(VersionConflict) as excinfo:
+        await backend.store.commit(
+            "g1",
+            1,
+            b"s1",
+            b"m1",
+            [b"e1"],
+            TTL,
+            "r1",
+            b"ok",
+            expected_digest=basis_digest(state, meta),
+        )
+    snapshot = await backend.store.load("g1", "r1")
+    assert excinfo.value.stored == Snapshot(b"s0", b"m0", 1)
+    assert (snapshot.state, snapshot.meta, snapshot.version) == (b"s0", b"m0", 1)
+    assert snapshot.cached_response is None
+    assert [e.payload for e in await backend.store.events_since("g1", 0)] == [b"dealt"]
+
+
+async def test_a_duplicate_request_is_found_before_the_digest(backend: Backend) -> None:
+    """A request already applied is answered as a duplicate, whatever digest the retry names."""
+    await _new_game(backend.store)
+    await backend.store.commit("g1", 1, b"s1", b"m1", [b"e1"], TTL, "r1", b"ok1")
+    with pytest.raises(DuplicateRequest) as excinfo:
+        await backend.store.commit(
+            "g1", 1, b"s9", b"m9", [], TTL, "r1", b"again", expected_digest=basis_digest(b"", b"")
+        )
+    assert excinfo.value.response == b"ok1"
 
 
 async def test_version_conflict_leaves_data_unchanged(backend: Backend) -> None:

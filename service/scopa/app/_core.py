@@ -45,6 +45,7 @@ from scopa.storage import (
     Snapshot,
     StorageError,
     VersionConflict,
+    basis_digest,
 )
 
 from ._clock import StoreClock, TimeoutAction
@@ -410,6 +411,9 @@ class GameCore:
         # (the next seat's move, a watcher) skips decoding (~10% of a PlayCard's CPU).
         self._states = DecodedCache(rules.load_state, _DECODED_CACHE_SIZE)
         self._metas = DecodedCache(GameMeta.load, _DECODED_CACHE_SIZE)
+        # The latest version of each game this replica loaded or committed: a move is tried on
+        # it first, in one round trip (see _take_on_known).
+        self._known: BoundedMap[str, Snapshot] = BoundedMap(_DECODED_CACHE_SIZE)
         # A seat's snapshot by everything it is derived from (see get_state).
         self._snapshots: BoundedMap[_SnapshotKey, GameSnapshot] = BoundedMap(_DECODED_CACHE_SIZE)
 
@@ -609,9 +613,19 @@ class GameCore:
     ) -> Snapshot:
         self._check_game_id(game_id)
         try:
-            return await self._store.load(game_id, request_id, slot)
+            snap = await self._store.load(game_id, request_id, slot)
         except GameNotFound:
+            self._known.discard(game_id)
             raise GameNotFoundError(f"no game games/{game_id}") from None
+        self._note(game_id, snap)
+        return snap
+
+    def _note(self, game_id: str, snap: Snapshot) -> None:
+        """Keep ``snap`` as the latest version of the game this replica knows, unless it knows
+        a later one (a load can return after this replica's own commit of the next version)."""
+        known = self._known.get(game_id)
+        if known is None or known.version <= snap.version:
+            self._known.put(game_id, snap)
 
     def _snapshot(
         self,
@@ -720,6 +734,7 @@ class GameCore:
         # Tokens and invites are derived from the request_id, so nothing secret is stored; the
         # first request's digest lets a retry prove it is the same request.
         response = _create_digest(cmd)
+        state_blob, meta_blob = rules.dump_state(state), meta.dump()
         with self._tracer.start_as_current_span("scopa.create_game") as span:
             span.set_attribute("scopa.game_id", game_id)
             span.set_attribute("scopa.preset", ruleset.preset)
@@ -729,8 +744,8 @@ class GameCore:
             try:
                 result = await self._store.create(
                     game_id,
-                    rules.dump_state(state),
-                    meta.dump(),
+                    state_blob,
+                    meta_blob,
                     [meta.last_events],
                     self._ttl(state, meta),
                     request_id,
@@ -752,6 +767,9 @@ class GameCore:
                 tuple(invites),
                 self._snapshot(game_id, snap.version, stored_state, stored_meta, first_seat),
             )
+        self._states.remember(state_blob, state)
+        self._metas.remember(meta_blob, meta)
+        self._note(game_id, Snapshot(state_blob, meta_blob, result.version))
         self._on_created(ruleset.preset)
         self._on_active(game_id, False)
         _log.info("game_created", game_id=game_id, preset=ruleset.preset, players=players)
@@ -813,28 +831,32 @@ class GameCore:
         playing = isinstance(action, rules.Move)
         doing = "playing a card" if playing else "taking an action"
         fingerprint = _fingerprint("TakeAction", _canonical(action), etag)
-        loaded = await self._seat_write(game_id, token, request_id, doing, fingerprint)
+        name = "scopa.engine.apply_move" if playing else "scopa.engine.apply_action"
+        seat, rid = self._writer(game_id, token, request_id, doing)
+        known: Snapshot | None = self._known.get(game_id)
+        if known is not None:
+            taken = await self._take_on_known(
+                known, game_id, seat, action, name, etag, rid, fingerprint
+            )
+            if isinstance(taken, PlayResult):
+                return taken
+            known = taken
+        loaded = await self._seat_write(game_id, seat, rid, fingerprint, known)
         if isinstance(loaded, PlayResult):
             return loaded
         if self._due(loaded[1], loaded[2]):
             # An overdue turn (a clock that ran out, an unplayed bot turn) is taken first; the
             # action then meets the game as it is after it (e.g. NOT_YOUR_TURN).
             await self._advance(game_id, loaded[0].version, loaded[1], loaded[2])
-            loaded = await self._seat_write(game_id, token, request_id, doing, fingerprint)
+            loaded = await self._seat_write(game_id, seat, rid, fingerprint)
             if isinstance(loaded, PlayResult):
                 return loaded
-        snap, state, meta, seat, rid = loaded
+        snap, state, meta = loaded
         if etag and etag != f"v{snap.version}":
             raise StaleEtag(f"etag {etag} is stale; the game is at v{snap.version}")
         if meta.waiting and not state.finished:
             raise WaitingForPlayers("the game is waiting for players to join")
-        name = "scopa.engine.apply_move" if playing else "scopa.engine.apply_action"
-        attributes: dict[str, str | int | bool] = {
-            "scopa.game_id": game_id,
-            "scopa.preset": state.ruleset.preset,
-            "scopa.seat": seat,
-            "scopa.hand_number": state.hand_number,
-        }
+        attributes = _engine_attributes(game_id, state, seat)
         # A leaf span, recorded once the engine is done (LeafSpans); a refused action gets its
         # span from the tracer, with the exception event and the error status.
         start = time.time_ns()
@@ -843,13 +865,7 @@ class GameCore:
         except Exception as exc:
             _failed(self._tracer.start_span(name, attributes=attributes, start_time=start), exc)
             raise
-        first = events[0]
-        if isinstance(first, rules.CardPlayed):
-            attributes["scopa.cards_captured"] = len(first.captured)
-            attributes["scopa.sweep"] = first.sweep
-        elif isinstance(first, rules.Declared):
-            attributes["scopa.declaration"] = first.name
-        attributes["scopa.game_over"] = new_state.finished
+        _engine_outcome(attributes, events, new_state)
         self._leaves.ended(name, SpanKind.INTERNAL, attributes, start, time.time_ns())
         result, committed = await self._commit(
             game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
@@ -858,13 +874,69 @@ class GameCore:
             await self._advance(game_id, result.snapshot.version, new_state, committed)
         return result
 
+    async def _take_on_known(
+        self,
+        known: Snapshot,
+        game_id: str,
+        seat: int,
+        action: rules.Action,
+        name: str,
+        etag: str,
+        rid: str | None,
+        fingerprint: bytes,
+    ) -> PlayResult | Snapshot | None:
+        """Take the action on the latest version of the game this replica knows, without a
+        load: its commit names that version and the digest of its bytes, so it applies only
+        if that version is still the game's, and the outcome is the one a load would have led
+        to. Returns the result; else (nothing written) the game as the failed commit found it,
+        or None where the caller must load it (a refusal, a retried request, an action due
+        first: the usual path decides those, on the game as stored).
+        """
+        state = self._states.load(known.state)
+        meta = self._metas.load(known.meta)
+        if (
+            seat >= state.ruleset.options.players
+            or (etag and etag != f"v{known.version}")
+            or (meta.waiting and not state.finished)
+            or self._due(state, meta)
+        ):
+            return None
+        attributes = _engine_attributes(game_id, state, seat)
+        start = time.time_ns()
+        try:
+            new_state, events = rules.apply_action(state, seat, action, self._rng)
+        except Exception:
+            return None  # refused here: the usual path refuses it again on the stored game
+        end = time.time_ns()
+        try:
+            result, committed = await self._commit(
+                game_id,
+                known.version,
+                new_state,
+                meta,
+                seat,
+                events,
+                rid,
+                fingerprint,
+                str(seat),
+                basis=known,
+            )
+        except _NotLatest as stale:
+            return stale.stored
+        _engine_outcome(attributes, events, new_state)
+        self._leaves.ended(name, SpanKind.INTERNAL, attributes, start, end)
+        assert committed is not None  # a replay is _NotLatest on this path
+        await self._advance(game_id, result.snapshot.version, new_state, committed)
+        return result
+
     async def resign(self, game_id: str, token: str | None, request_id: str = "") -> PlayResult:
         """The token's seat resigns: the game ends and the other sides win."""
         fingerprint = _fingerprint("ResignGame")
-        loaded = await self._seat_write(game_id, token, request_id, "resigning", fingerprint)
+        seat, rid = self._writer(game_id, token, request_id, "resigning")
+        loaded = await self._seat_write(game_id, seat, rid, fingerprint)
         if isinstance(loaded, PlayResult):
             return loaded
-        snap, state, meta, seat, rid = loaded
+        snap, state, meta = loaded
         new_state, events = rules.resign(state, seat)
         meta = replace(meta, resigned=seat)
         result, _ = await self._commit(
@@ -872,21 +944,31 @@ class GameCore:
         )
         return result
 
-    async def _seat_write(
-        self, game_id: str, token: str | None, request_id: str, action: str, fingerprint: bytes
-    ) -> PlayResult | tuple[Snapshot, rules.MatchState, GameMeta, int, str | None]:
-        """Load the game for a write by the token's seat (one round trip).
-
-        Returns the first response when ``request_id`` is the seat's latest request (each seat
-        keeps one cached response), else what the write needs: the snapshot, the state, the
-        meta, the seat and the checked request id.
-        """
+    def _writer(
+        self, game_id: str, token: str | None, request_id: str, action: str
+    ) -> tuple[int, str | None]:
+        """The token's seat and the checked request id of a write (no round trip)."""
         rid = self._check_request_id(request_id)
         if token is None:
             raise Unauthenticated(f"{action} needs a seat token")
         self._check_game_id(game_id)
-        seat = self._tokens.verify(token, game_id)
-        snap = await self._load(game_id, rid, str(seat) if rid else None)
+        return self._tokens.verify(token, game_id), rid
+
+    async def _seat_write(
+        self,
+        game_id: str,
+        seat: int,
+        rid: str | None,
+        fingerprint: bytes,
+        stored: Snapshot | None = None,
+    ) -> PlayResult | tuple[Snapshot, rules.MatchState, GameMeta]:
+        """Load the game for a write by ``seat`` (one round trip; none when ``stored`` is the
+        game as a failed commit of this request found it, so not a retry of it).
+
+        Returns the first response when ``rid`` is the seat's latest request (each seat keeps
+        one cached response), else what the write needs: the snapshot, the state and the meta.
+        """
+        snap = stored or await self._load(game_id, rid, str(seat) if rid else None)
         state = self._states.load(snap.state)
         self._check_seat(seat, state.ruleset.options.players)
         meta = self._metas.load(snap.meta)
@@ -894,7 +976,7 @@ class GameCore:
             return self._replayed(
                 game_id, seat, snap.cached_response, snap.cached_state, meta, fingerprint
             )
-        return snap, state, meta, seat, rid
+        return snap, state, meta
 
     async def _commit(
         self,
@@ -907,10 +989,15 @@ class GameCore:
         request_id: str | None,
         fingerprint: bytes,
         slot: str | None = None,
+        basis: Snapshot | None = None,
     ) -> tuple[PlayResult, GameMeta | None]:
         """Compare-and-set ``state`` at ``version`` + 1; the result and the meta as committed
         (None when ``request_id`` was committed already: the result is the first response, and
         ``state`` is not the game's, so nothing may be built on it).
+
+        ``basis``: the stored game ``state`` was derived from, as this replica last knew it
+        (not loaded for this request): the commit names its digest too, and raises _NotLatest
+        instead of a conflict or a replay (the caller decides again on the stored game).
 
         The meta gets the new version's deadline; the deadline index is lowered before the
         commit when the deadline comes sooner (so no process death leaves it late) and set
@@ -940,16 +1027,25 @@ class GameCore:
                 request_id,
                 response,
                 slot,
+                None if basis is None else basis_digest(basis.state, basis.meta),
             )
-        except VersionConflict:
+        except VersionConflict as conflict:
+            if conflict.stored is not None:
+                self._note(game_id, conflict.stored)
+            if basis is not None:
+                raise _NotLatest(conflict.stored) from None
             raise ConcurrentUpdate("another move was made at the same time; reload") from None
         except DuplicateRequest as dup:
+            if basis is not None:
+                raise _NotLatest(None) from None
             replayed = self._replayed(game_id, seat, dup.response, dup.state, before, fingerprint)
             return replayed, None
         except GameNotFound:
+            self._known.discard(game_id)
             raise GameNotFoundError(f"no game games/{game_id}") from None
         self._states.remember(blob, state)
         self._metas.remember(meta_blob, meta)
+        self._known.put(game_id, Snapshot(blob, meta_blob, new_version))
         if state.finished:
             self._on_finished(state.ruleset.preset, state.finish_reason.value)
         self._on_active(game_id, state.finished)
@@ -1300,6 +1396,42 @@ _MAX_TURN_TIMEOUT_S: Final = 7 * 24 * 3600
 DEFAULT_FORFEIT_AFTER: Final = 3
 """With ``on_timeout`` "forfeit" and no ``forfeit_after``: the third timeout resigns the seat."""
 _MAX_FORFEIT_AFTER: Final = 100
+
+
+class _NotLatest(Exception):
+    """A commit on the version this replica knew found the game elsewhere; nothing written."""
+
+    def __init__(self, stored: Snapshot | None) -> None:
+        super().__init__("the known version is not the game's")
+        self.stored = stored
+        """The game as the commit found it; None: not known (a retried request), load it."""
+
+
+def _engine_attributes(
+    game_id: str, state: rules.MatchState, seat: int
+) -> dict[str, str | int | bool]:
+    """The engine span's attributes known before the rules run."""
+    return {
+        "scopa.game_id": game_id,
+        "scopa.preset": state.ruleset.preset,
+        "scopa.seat": seat,
+        "scopa.hand_number": state.hand_number,
+    }
+
+
+def _engine_outcome(
+    attributes: dict[str, str | int | bool],
+    events: Sequence[rules.Event],
+    new_state: rules.MatchState,
+) -> None:
+    """Add what the rules did (a capture, a sweep, a declaration, the end) to the attributes."""
+    first = events[0]
+    if isinstance(first, rules.CardPlayed):
+        attributes["scopa.cards_captured"] = len(first.captured)
+        attributes["scopa.sweep"] = first.sweep
+    elif isinstance(first, rules.Declared):
+        attributes["scopa.declaration"] = first.name
+    attributes["scopa.game_over"] = new_state.finished
 
 
 def _failed(span: trace.Span, exc: Exception) -> None:

@@ -38,6 +38,10 @@ class BoundedMap(Generic[K, T]):
         """The value kept for ``key``, or None."""
         return self._entries.get(key)
 
+    def discard(self, key: K) -> None:
+        """Forget ``key`` (a no-op if it is not kept)."""
+        self._entries.pop(key, None)
+
     def put(self, key: K, value: T) -> None:
         """Keep ``value`` for ``key`` (dropping the oldest entry when full)."""
         entries = self._entries

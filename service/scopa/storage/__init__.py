@@ -20,7 +20,7 @@ from scopa.storage._memory import MemoryStore
 from scopa.storage._protocol import GameStore
 from scopa.storage._redis import RedisStore
 from scopa.storage._target import RedisMode, RedisTarget, parse_redis_url
-from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
+from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot, basis_digest
 
 __all__ = [
     "DEADLINE_SHARDS",
@@ -43,6 +43,7 @@ __all__ = [
     "StorageFull",
     "StorageUnavailable",
     "VersionConflict",
+    "basis_digest",
     "channel",
     "deadline_shard",
     "events_key",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from scopa.storage._types import Snapshot
+
 
 class StorageError(Exception):
     """Base class of all storage failures."""
@@ -49,13 +51,21 @@ class GameExists(StorageError):
 
 
 class VersionConflict(StorageError):
-    """The stored version differs from the version the caller expected."""
+    """The stored game is not the one the caller expected: another version (or, with an
+    expected digest, other bytes at that version).
 
-    def __init__(self, game_id: str, expected: int, current: int) -> None:
+    ``stored`` is the game as the commit found it (state, meta and version, no cached
+    response), so the caller can decide again without a load; None where a store has not read it.
+    """
+
+    def __init__(
+        self, game_id: str, expected: int, current: int, stored: Snapshot | None = None
+    ) -> None:
         super().__init__(f"game {game_id!r} is at version {current}, expected {expected}")
         self.game_id = game_id
         self.expected = expected
         self.current = current
+        self.stored = stored
 
 
 class DuplicateRequest(StorageError):

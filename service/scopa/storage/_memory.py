@@ -18,7 +18,7 @@ from scopa.storage._errors import (
 from scopa.storage._fanout import VersionQueue
 from scopa.storage._index import deadline_shard
 from scopa.storage._keys import check_game_id, check_ttl, request_field, slot_field
-from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
+from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot, basis_digest
 
 Clock = Callable[[], float]
 
@@ -97,6 +97,7 @@ class MemoryStore:
         request_id: str | None = None,
         response: bytes | None = None,
         slot: str | None = None,
+        expected_digest: str | None = None,
     ) -> int:
         """Compare-and-set the game and return its new version (see GameStore.commit)."""
         check_ttl(ttl_s)
@@ -105,8 +106,11 @@ class MemoryStore:
         cached, cached_state = _cached(game, request_id, slot)
         if request_id is not None and cached is not None:
             raise DuplicateRequest(game_id, request_id, cached, cached_state)
-        if game.version != expected_version:
-            raise VersionConflict(game_id, expected_version, game.version)
+        if game.version != expected_version or (
+            expected_digest is not None and basis_digest(game.state, game.meta) != expected_digest
+        ):
+            stored = Snapshot(game.state, game.meta, game.version)
+            raise VersionConflict(game_id, expected_version, game.version, stored)
         game.state, game.meta, game.version = state, meta, game.version + 1
         self._apply(game_id, game, events, ttl_s, request_id, response, state, slot)
         for queue in self._subscribers.get(game_id, ()):

@@ -53,14 +53,19 @@ class GameStore(Protocol):
         request_id: str | None = None,
         response: bytes | None = None,
         slot: str | None = None,
+        expected_digest: str | None = None,
     ) -> int:
         """Compare-and-set the game and return its new version.
 
         With a ``slot``, ``response`` replaces the slot's cached response (see :meth:`load`).
         The store keeps ``state`` for as long as a cached response recorded with it is kept.
+        With ``expected_digest`` (:func:`basis_digest` of the state and meta the caller holds for
+        ``expected_version``), a game whose stored bytes differ at that version is a conflict
+        too: the caller's copy may be of an expired game recreated under the same id.
 
         Raises GameNotFound, DuplicateRequest (request already applied, with the response and
-        the state of its commit) or VersionConflict.
+        the state of its commit; checked before the version) or VersionConflict (with the
+        game as stored, ``VersionConflict.stored``).
         """
         ...
 

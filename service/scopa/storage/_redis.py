@@ -358,6 +358,7 @@ class RedisStore(RedisIndexes):
         request_id: str | None = None,
         response: bytes | None = None,
         slot: str | None = None,
+        expected_digest: str | None = None,
     ) -> int:
         """Compare-and-set the game in one EVALSHA and return its new version."""
         args: list[Any] = [expected_version, state, meta, _ttl_ms(ttl_s)]
@@ -365,6 +366,7 @@ class RedisStore(RedisIndexes):
         args += _request_args(request_id, record, slot)
         args += [self._publish, channel(game_id)]
         args.append(encode_entry(expected_version + 1, events))
+        args.append(expected_digest or "")
         with self._call("EVALSHA", "commit"):
             result = await self._evalsha(self._commit, _keys(game_id), args)
         code = int(result[0])
@@ -373,7 +375,9 @@ class RedisStore(RedisIndexes):
         if code == _NOT_FOUND:
             raise GameNotFound(game_id)
         if code == _CONFLICT:
-            raise VersionConflict(game_id, expected_version, int(result[1]))
+            current = int(result[1])
+            stored = Snapshot(bytes(result[2]), bytes(result[3]), current)
+            raise VersionConflict(game_id, expected_version, current, stored)
         if code == _DUPLICATE and request_id is not None:
             response, kept = _split_record(bytes(result[1]), bytes(result[2]))
             raise DuplicateRequest(game_id, request_id, response, kept)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 INITIAL_VERSION = 1
@@ -36,3 +37,13 @@ class Event:
 
     version: int
     payload: bytes
+
+
+def basis_digest(state: bytes, meta: bytes) -> str:
+    """The digest of a stored game's state and meta that a commit's ``expected_digest`` names:
+    the SHA-1 (hex) of ``<length of state>:<state><meta>`` (commit.lua computes the same with
+    ``redis.sha1hex``; the length keeps the split between the two unambiguous)."""
+    digest = hashlib.sha1(b"%d:" % len(state), usedforsecurity=False)
+    digest.update(state)
+    digest.update(meta)
+    return digest.hexdigest()

@@ -15,9 +15,11 @@
 -- ARGV[9]  publish command: 'PUBLISH', or 'SPUBLISH' on a Redis Cluster (sharded pub/sub)
 -- ARGV[10] pub/sub channel (not a key; it carries the same hash tag, so the same shard)
 -- ARGV[11] the log entry of the new version
+-- ARGV[12] expected digest: '' none, else the SHA-1 hex of '<#state>:' .. state .. meta as the
+--          caller holds them for the expected version; other stored bytes are a conflict too
 -- A record holds no state while its version is the game's; the commit that moves the game
 -- past it appends that state (the one being replaced), so a retry can be answered with it.
--- Returns {0, new_version} | {1, 0} not found | {2, current_version} conflict
+-- Returns {0, new_version} | {1, 0} not found | {2, current_version, state, meta} conflict
 --       | {3, stored_record, current_state} duplicate request
 local game, log, legacy = KEYS[1], KEYS[2], KEYS[3]
 local flat = redis.call('HGETALL', game)
@@ -36,8 +38,9 @@ if ARGV[5] ~= '0' then
   end
 end
 current = tonumber(current)
-if current ~= tonumber(ARGV[1]) then
-  return {2, current}
+if current ~= tonumber(ARGV[1])
+    or (ARGV[12] ~= '' and redis.sha1hex(#fields['state'] .. ':' .. fields['state'] .. fields['meta']) ~= ARGV[12]) then
+  return {2, current, fields['state'], fields['meta']}
 end
 local version = current + 1
 -- The first write (HSET) is the one Redis refuses at maxmemory: then nothing was written.
