@@ -32,6 +32,7 @@ from ._convert import (
     move_from_pb,
     rulesets_to_pb,
     view_to_pb,
+    with_view,
 )
 
 __all__ = ["GameCalls", "UnaryCall", "request_fields"]
@@ -116,11 +117,12 @@ class GameCalls:
         """Create a game (the token is not needed: the creator receives the seats' tokens)."""
         with request_fields(request):
             created = await self._core.create_game(create_command(request))
-        return pb.CreateGameResponse(
+        return with_view(
+            pb.CreateGameResponse,
+            created.snapshot,
             name=f"games/{created.game_id}",
             credentials=[pb.SeatCredential(seat=s, token=t) for s, t in created.tokens],
             invites=[pb.SeatInvite(seat=s, invite_code=c) for s, c in created.invites],
-            view=view_to_pb(created.snapshot),
         )
 
     async def get_state(
@@ -132,7 +134,7 @@ class GameCalls:
         kept = self._states.get(id(snapshot))
         if kept is not None and kept[0] is snapshot:
             return kept[1]
-        response = pb.GetStateResponse(view=view_to_pb(snapshot))
+        response = with_view(pb.GetStateResponse, snapshot)
         if len(self._states) >= _KEPT_RESPONSES:
             del self._states[next(iter(self._states))]
         self._states[id(snapshot)] = (snapshot, response)  # holds the snapshot: its id stays
@@ -150,8 +152,8 @@ class GameCalls:
         events = events_to_pb(result.events)
         # The view's last events are usually the very events of the move: convert them once.
         same = result.snapshot.last_events is result.events
-        return pb.PlayCardResponse(
-            events=events, view=view_to_pb(result.snapshot, events if same else None)
+        return with_view(
+            pb.PlayCardResponse, result.snapshot, events if same else None, events=events
         )
 
     async def take_action(
@@ -166,8 +168,8 @@ class GameCalls:
             )
         events = events_to_pb(result.events)
         same = result.snapshot.last_events is result.events
-        return pb.TakeActionResponse(
-            events=events, view=view_to_pb(result.snapshot, events if same else None)
+        return with_view(
+            pb.TakeActionResponse, result.snapshot, events if same else None, events=events
         )
 
     async def join_game(
@@ -181,9 +183,7 @@ class GameCalls:
                 request.display_name,
                 request.request_id,
             )
-        return pb.JoinGameResponse(
-            seat=joined.seat, token=joined.token, view=view_to_pb(joined.snapshot)
-        )
+        return with_view(pb.JoinGameResponse, joined.snapshot, seat=joined.seat, token=joined.token)
 
     async def resign_game(
         self, request: pb.ResignGameRequest, token: str | None
@@ -193,7 +193,7 @@ class GameCalls:
             result = await self._core.resign(
                 game_id_from_name(request.name), token, request.request_id
             )
-        return pb.ResignGameResponse(view=view_to_pb(result.snapshot))
+        return with_view(pb.ResignGameResponse, result.snapshot)
 
     async def list_games(
         self, request: pb.ListGamesRequest, token: str | None
@@ -227,11 +227,12 @@ class GameCalls:
             with request_fields():  # the core checks the request on the first update
                 update = await anext(updates, None)
             while update is not None:
-                yield pb.WatchGameResponse(
+                yield with_view(
+                    pb.WatchGameResponse,
+                    update.snapshot,
                     version=update.snapshot.version,
                     events=events_to_pb(update.events),
                     events_truncated=update.truncated,
-                    view=view_to_pb(update.snapshot),
                 )
                 update = await anext(updates, None)
         finally:
