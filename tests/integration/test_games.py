@@ -191,6 +191,24 @@ def test_target_score_override_is_effective(stub: Stub, target: int) -> None:
     assert created.view.options["target_score"].int_value == target
 
 
+def test_every_view_over_grpc_carries_the_options_and_deck_size(stub: Stub) -> None:
+    """GetState, PlayCard and WatchGame views (their options go out as appended wire bytes)
+    carry the same options map and deck size as the CreateGame view."""
+    created = create(stub, "scopa", 2, target=3)
+    name, tokens, expected = created.name, tokens_of(created), dict(created.view.options)
+    state = view(stub, name, tokens[0])
+    move = state.legal_moves[0]
+    played: pb.PlayCardResponse = stub.PlayCard(
+        pb.PlayCardRequest(name=name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)),
+        metadata=auth(tokens[0]),
+        timeout=10,
+    )
+    watched = next(iter(stub.WatchGame(pb.WatchGameRequest(name=name, from_version=0), timeout=10)))
+    for shown in (state, view(stub, name, tokens[0]), played.view, watched.view):
+        assert dict(shown.options) == expected and shown.deck_size == 40
+    assert expected["target_score"].int_value == 3 and len(expected) == len(created.view.options)
+
+
 def test_rubamazzo_steals_piles_through_take_action(stubs: tuple[Stub, Stub]) -> None:
     """Rubamazzo to the end over TakeAction: views list steals, a steal empties the pile."""
     rng = random.Random(4)

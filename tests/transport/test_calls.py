@@ -9,13 +9,15 @@ import pytest
 from scopa import rules
 from scopa.app import CoreSettings, GameCore, InvalidArgument, TokenAuthority
 from scopa.storage import MemoryStore
-from scopa.transport._calls import GameCalls
+from scopa.transport._calls import Encoded, GameCalls, serialize_response
 from scopa_client.v1 import scopa_pb2 as pb
 
 
-def _calls() -> GameCalls:
-    core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), rng=random.Random(1))
-    return GameCalls(core)
+def _calls(core: GameCore | None = None, *, options_tail: bool = False) -> GameCalls:
+    core = core or GameCore(
+        MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), rng=random.Random(1)
+    )
+    return GameCalls(core, options_tail=options_tail)
 
 
 async def test_a_bad_game_id_is_reported_on_the_name_field() -> None:
@@ -73,3 +75,37 @@ async def test_get_state_of_an_unchanged_game_reuses_its_response() -> None:
     )
     after = await calls.get_state(request, tokens[0])
     assert after is not first and after.view.version == first.view.version + 1
+
+
+async def test_with_options_tail_a_view_goes_without_its_options_and_the_task_gets_them() -> None:
+    """With options_tail, GetState and PlayCard responses lack the options and deck size, and
+    take_tail (once) completes their wire bytes: they parse as what the plain GameCalls
+    returns, a kept GetState response included."""
+    core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), rng=random.Random(1))
+    plain, wire = _calls(core), _calls(core, options_tail=True)
+    created = await plain.create_game(
+        pb.CreateGameRequest(
+            preset="scopa", seats=[pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")]
+        ),
+        None,
+    )
+    tokens = {c.seat: c.token for c in created.credentials}
+    request = pb.GetStateRequest(name=created.name)
+    for _ in range(2):  # the second read returns the kept response: its tail comes again
+        bare = await wire.get_state(request, tokens[0])
+        tail = wire.take_tail()
+        assert (len(bare.view.options), bare.view.deck_size, wire.take_tail()) == (0, 0, b"")
+        whole = await plain.get_state(request, tokens[0])
+        assert plain.take_tail() == b""
+        completed = pb.GetStateResponse.FromString(Encoded(bare, tail).serialize())
+        assert completed == pb.GetStateResponse.FromString(serialize_response(whole)) == whole
+    move = whole.view.legal_moves[0]
+    played = await wire.play_card(
+        pb.PlayCardRequest(
+            name=created.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
+        ),
+        tokens[0],
+    )
+    finished = pb.PlayCardResponse.FromString(Encoded(played, wire.take_tail()).serialize())
+    assert dict(finished.view.options) == dict(whole.view.options)
+    assert finished.view.deck_size == 40 and finished.view.version == whole.view.version + 1

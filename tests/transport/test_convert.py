@@ -31,9 +31,11 @@ from scopa.transport._convert import (
     move_from_pb,
     option_from_pb,
     option_to_pb,
+    options_tail,
     rulesets_to_pb,
     token_from_metadata,
     view_to_pb,
+    with_view,
 )
 from scopa_client.v1 import scopa_pb2 as pb
 
@@ -225,6 +227,23 @@ def test_views_are_independent_of_each_other() -> None:
     assert list(second.hand_results[0].scores) == list(snapshot.view.results[0].totals)
     other = view_to_pb(_snapshot(0)).options
     assert other["players"].int_value == 4 and other["target_score"].int_value != 99
+
+
+@pytest.mark.parametrize(
+    "response", [pb.GetStateResponse, pb.PlayCardResponse, pb.WatchGameResponse]
+)
+def test_a_view_built_without_options_and_its_tail_make_the_whole_response(
+    response: type[pb.GetStateResponse | pb.PlayCardResponse | pb.WatchGameResponse],
+) -> None:
+    """A response built with options=False lacks the options and deck size; its bytes and the
+    options tail parse as the response built with them."""
+    snapshot = _after_first_hand()
+    whole = with_view(response, snapshot)
+    bare = with_view(response, snapshot, options=False)
+    assert (len(bare.view.options), bare.view.deck_size) == (0, 0)
+    tail = options_tail(response, snapshot.view.options)
+    assert response.FromString(bare.SerializeToString() + tail) == whole
+    assert whole.view.options["target_score"].int_value == 21 and whole.view.deck_size == 40
 
 
 def test_view_takes_already_converted_last_events() -> None:

@@ -23,10 +23,10 @@ from scopa.transport import (
     GameCalls,
     GameServicer,
     HttpGuard,
+    add_game_service,
     build_http_app,
     load_web_ui,
 )
-from scopa_client.v1 import scopa_pb2_grpc
 
 __all__ = ["build_services"]
 
@@ -70,10 +70,11 @@ async def build_services(settings: Settings) -> Wiring:
         await sweeper.stop()
         await store.close()
 
-    servicer = GameServicer(calls, _client_of(settings))
+    # gRPC's own GameCalls: its views' options go out as wire bytes (GameCalls options_tail).
+    servicer = GameServicer(GameCalls(core, options_tail=True), _client_of(settings))
 
     def register(server: object) -> None:
-        scopa_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
+        add_game_service(servicer, server)
 
     async def ready() -> bool:
         try:

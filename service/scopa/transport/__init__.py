@@ -4,7 +4,7 @@ The names here are what the server's wiring uses; tests of a module import it di
 """
 
 from ._calls import GameCalls
-from ._grpc import GameServicer
+from ._grpc import GameServicer, add_game_service
 from ._http import build_http_app
 from ._http_guard import HttpGuard
 from ._http_server import HttpServer
@@ -17,6 +17,7 @@ __all__ = [
     "GameServicer",
     "HttpGuard",
     "HttpServer",
+    "add_game_service",
     "build_http_app",
     "load_web_ui",
 ]

@@ -16,7 +16,8 @@ from collections.abc import (
     Mapping,
 )
 from contextlib import contextmanager
-from typing import Any, Final
+from contextvars import ContextVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 from google.protobuf.message import Message
 
@@ -30,14 +31,20 @@ from ._convert import (
     events_to_pb,
     game_id_from_name,
     move_from_pb,
+    options_tail,
     rulesets_to_pb,
     view_to_pb,
     with_view,
 )
 
-__all__ = ["GameCalls", "UnaryCall", "request_fields"]
+__all__ = ["Encoded", "GameCalls", "UnaryCall", "request_fields", "serialize_response"]
 
 _KEPT_RESPONSES: Final = 1024
+_TAIL: ContextVar[bytes] = ContextVar("scopa_options_tail", default=b"")
+"""The options tail of the response the current task's GameCalls method built last."""
+_Viewed = TypeVar(
+    "_Viewed", pb.GetStateResponse, pb.PlayCardResponse, pb.TakeActionResponse, pb.WatchGameResponse
+)
 """GetState responses kept per process (see GameCalls.get_state)."""
 
 _FIELD_PATHS: Final = {"game_id": "name"}
@@ -77,20 +84,70 @@ def _locate_option(exc: rules.InvalidOption, request: pb.CreateGameRequest) -> N
         exc.field = f"options.{name}"
 
 
+class Encoded(NamedTuple):
+    """A response and the bytes to append to its wire form (see ``GameCalls.take_tail``)."""
+
+    message: Message
+    tail: bytes
+
+    def serialize(self) -> bytes:
+        """The complete response in the wire format."""
+        data: bytes = self.message.SerializeToString()
+        return data + self.tail
+
+
+def serialize_response(response: Message | Encoded) -> bytes:
+    """A response serializer taking both messages and :class:`Encoded` responses."""
+    if isinstance(response, Encoded):
+        return response.serialize()
+    data: bytes = response.SerializeToString()
+    return data
+
+
 UnaryCall = Callable[[Any, str | None], Awaitable[Message]]
 """One unary method: (request message, bearer token or None) -> response message."""
 
 
 class GameCalls:
-    """scopa.v1.GameService's methods on top of :class:`GameCore`, free of any transport."""
+    """scopa.v1.GameService's methods on top of :class:`GameCore`, free of any transport.
 
-    def __init__(self, core: GameCore) -> None:
+    With ``options_tail``, for a transport that sends the protobuf wire format (gRPC): the
+    view of a GetState, PlayCard, TakeAction and WatchGame response leaves out its options map
+    and deck size; :meth:`take_tail`, called in the same task right after the method returned
+    (or the stream yielded), gives their wire bytes to append to the serialized response
+    (see :class:`Encoded`). Serialized alone, such a response lacks them.
+    """
+
+    def __init__(self, core: GameCore, *, options_tail: bool = False) -> None:
         self._core = core
         presets, options = core.list_rulesets()
         self._rulesets = rulesets_to_pb(presets, options)  # fixed for the process's life
         # GetState responses by the snapshot they were built from: the core hands out the same
         # snapshot object for an unchanged game and seat. Never mutated once built.
         self._states: dict[int, tuple[GameSnapshot, pb.GetStateResponse]] = {}
+        self._options_tail = options_tail
+
+    @staticmethod
+    def take_tail() -> bytes:
+        """The options tail of the response this task got last (b"" when none), once."""
+        tail = _TAIL.get()
+        if tail:
+            _TAIL.set(b"")
+        return tail
+
+    def _viewed(
+        self,
+        response: type[_Viewed],
+        snapshot: GameSnapshot,
+        last_events: list[pb.Event] | None = None,
+        **fields: Any,
+    ) -> _Viewed:
+        """``with_view``, leaving the options to the tail with ``options_tail``."""
+        if not self._options_tail:
+            return with_view(response, snapshot, last_events, **fields)
+        message = with_view(response, snapshot, last_events, options=False, **fields)
+        _TAIL.set(options_tail(response, snapshot.view.options))
+        return message
 
     @property
     def unary(self) -> Mapping[str, UnaryCall]:
@@ -133,8 +190,10 @@ class GameCalls:
             snapshot = await self._core.get_state(game_id_from_name(request.name), token)
         kept = self._states.get(id(snapshot))
         if kept is not None and kept[0] is snapshot:
+            if self._options_tail:  # kept without its options: the tail again
+                _TAIL.set(options_tail(pb.GetStateResponse, snapshot.view.options))
             return kept[1]
-        response = with_view(pb.GetStateResponse, snapshot)
+        response = self._viewed(pb.GetStateResponse, snapshot)
         if len(self._states) >= _KEPT_RESPONSES:
             del self._states[next(iter(self._states))]
         self._states[id(snapshot)] = (snapshot, response)  # holds the snapshot: its id stays
@@ -152,7 +211,7 @@ class GameCalls:
         events = events_to_pb(result.events)
         # The view's last events are usually the very events of the move: convert them once.
         same = result.snapshot.last_events is result.events
-        return with_view(
+        return self._viewed(
             pb.PlayCardResponse, result.snapshot, events if same else None, events=events
         )
 
@@ -168,7 +227,7 @@ class GameCalls:
             )
         events = events_to_pb(result.events)
         same = result.snapshot.last_events is result.events
-        return with_view(
+        return self._viewed(
             pb.TakeActionResponse, result.snapshot, events if same else None, events=events
         )
 
@@ -227,7 +286,7 @@ class GameCalls:
             with request_fields():  # the core checks the request on the first update
                 update = await anext(updates, None)
             while update is not None:
-                yield with_view(
+                yield self._viewed(
                     pb.WatchGameResponse,
                     update.snapshot,
                     version=update.snapshot.version,

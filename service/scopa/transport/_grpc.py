@@ -9,15 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import grpc
+from google.protobuf.message import Message
+
 from scopa.app import GameCore
 from scopa.server._guard import peer_host
 from scopa_client.v1 import scopa_pb2 as pb
-from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 
-from ._calls import GameCalls
+from ._calls import Encoded, GameCalls, serialize_response
 from ._convert import token_from_metadata
 
-__all__ = ["GameServicer"]
+__all__ = ["GameServicer", "add_game_service"]
 
 
 def _token(context: Any) -> str | None:
@@ -29,15 +31,28 @@ def peer_address(context: Any) -> str:
     return peer_host(str(context.peer() or ""))
 
 
-class GameServicer(pb_grpc.GameServiceServicer):
-    """scopa.v1.GameService on top of :class:`GameCore` (through :class:`GameCalls`)."""
+class GameServicer:
+    """scopa.v1.GameService on top of :class:`GameCore` (through :class:`GameCalls`).
+
+    Register it with :func:`add_game_service`: responses whose view was built without its
+    options come back as :class:`Encoded`, which that registration's serializer completes.
+    """
 
     def __init__(
         self, core: GameCore | GameCalls, client_of: Callable[[Any], str] = peer_address
     ) -> None:
-        """``client_of(context)`` names the caller for per-client limits (its address)."""
-        self._calls = core if isinstance(core, GameCalls) else GameCalls(core)
+        """``client_of(context)`` names the caller for per-client limits (its address).
+
+        Given a core, the servicer's GameCalls leave each view's options to the wire bytes
+        (``options_tail``); a GameCalls given is used as it is.
+        """
+        self._calls = core if isinstance(core, GameCalls) else GameCalls(core, options_tail=True)
         self._client_of = client_of
+
+    def _encoded(self, message: Message) -> Message | Encoded:
+        """``message`` with the options tail its GameCalls method left for it, if any."""
+        tail = self._calls.take_tail()
+        return Encoded(message, tail) if tail else message
 
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
@@ -45,19 +60,17 @@ class GameServicer(pb_grpc.GameServiceServicer):
         """Create a game."""
         return await self._calls.create_game(request, None)
 
-    async def GetState(self, request: pb.GetStateRequest, context: Any) -> pb.GetStateResponse:
+    async def GetState(self, request: pb.GetStateRequest, context: Any) -> Message | Encoded:
         """The caller's view of a game."""
-        return await self._calls.get_state(request, _token(context))
+        return self._encoded(await self._calls.get_state(request, _token(context)))
 
-    async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+    async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> Message | Encoded:
         """Play a card."""
-        return await self._calls.play_card(request, _token(context))
+        return self._encoded(await self._calls.play_card(request, _token(context)))
 
-    async def TakeAction(
-        self, request: pb.TakeActionRequest, context: Any
-    ) -> pb.TakeActionResponse:
+    async def TakeAction(self, request: pb.TakeActionRequest, context: Any) -> Message | Encoded:
         """Take one action of any kind (a play, a declaration)."""
-        return await self._calls.take_action(request, _token(context))
+        return self._encoded(await self._calls.take_action(request, _token(context)))
 
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
         """Claim an open seat."""
@@ -79,7 +92,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
         """Every preset and option."""
         return await self._calls.list_rulesets(request, None)
 
-    async def WatchGame(self, request: pb.WatchGameRequest, context: Any) -> None:  # type: ignore[override]
+    async def WatchGame(self, request: pb.WatchGameRequest, context: Any) -> None:
         """Stream updates from ``from_version``.
 
         A coroutine writing with ``context.write`` rather than an async generator: when a client
@@ -90,6 +103,31 @@ class GameServicer(pb_grpc.GameServiceServicer):
         updates = self._calls.watch_game(request, _token(context), self._client_of(context))
         try:
             async for message in updates:
-                await context.write(message)
+                await context.write(self._encoded(message))
         finally:
             await updates.aclose()
+
+
+def add_game_service(servicer: GameServicer, server: Any) -> None:
+    """Register ``servicer`` as scopa.v1.GameService on a grpc(.aio) server, as the generated
+    ``add_GameServiceServicer_to_server`` does (handlers derived from the service descriptor),
+    with a response serializer that also takes :class:`Encoded` responses."""
+    service = pb.DESCRIPTOR.services_by_name["GameService"]
+    handlers = {}
+    for method in service.methods:
+        if method.client_streaming:
+            raise AssertionError(f"{method.name}: client streaming is not served")
+        factory = (
+            grpc.unary_stream_rpc_method_handler
+            if method.server_streaming
+            else grpc.unary_unary_rpc_method_handler
+        )
+        handlers[method.name] = factory(
+            getattr(servicer, method.name),
+            request_deserializer=getattr(pb, method.input_type.name).FromString,
+            response_serializer=serialize_response,
+        )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(service.full_name, handlers),)
+    )
+    server.add_registered_method_handlers(service.full_name, handlers)
