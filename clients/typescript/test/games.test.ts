@@ -177,9 +177,15 @@ for (const transport of TRANSPORTS) {
         const played = events.filter((e) => e.kind.case === "cardPlayed");
         assert.equal(played.length, plays, "the stream carries every play exactly once");
         assert.ok(events.some((e) => e.kind.case === "gameFinished"));
+        // Over gRPC the server appends the options and deck size as a second `view` occurrence:
+        // every decoded view must carry them all the same.
+        assert.equal(final.deckSize, 40);
+        assert.deepEqual(final.options, game.view.options);
         for (const message of messages) {
           assert.equal(message.view?.hand.length, 0, "a spectator never sees a hand");
           assert.equal(message.view?.legalMoves.length, 0);
+          assert.equal(message.view?.deckSize, 40);
+          assert.deepEqual(message.view?.options, game.view.options);
         }
         for (const event of events) {
           if (event.kind.case === "cardsDealt") assert.equal(event.kind.value.cards.length, 0);
