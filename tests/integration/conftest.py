@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import grpc
 import pytest
 from support.redis_server import RedisServer
 from support.server_process import ServerProcess, running_replicas
 
+from integration.helpers import stub_pair
 from scopa_client.v1 import scopa_pb2_grpc
 
 
@@ -30,15 +30,8 @@ def stubs(
     replicas: tuple[ServerProcess, ServerProcess],
 ) -> Iterator[tuple[scopa_pb2_grpc.GameServiceStub, scopa_pb2_grpc.GameServiceStub]]:
     """One blocking stub per replica."""
-    channels = [grpc.insecure_channel(r.target) for r in replicas]
-    try:
-        yield (
-            scopa_pb2_grpc.GameServiceStub(channels[0]),
-            scopa_pb2_grpc.GameServiceStub(channels[1]),
-        )
-    finally:
-        for channel in channels:
-            channel.close()
+    with stub_pair([r.target for r in replicas]) as pair:
+        yield pair
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,19 @@ from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc
 
 Stub = scopa_pb2_grpc.GameServiceStub
+
+
+@contextmanager
+def stub_pair(targets: Sequence[str]) -> Iterator[tuple[Stub, Stub]]:
+    """One blocking stub on its own channel per target of two (replicas), closed on exit."""
+    channels = [grpc.insecure_channel(target) for target in targets]
+    try:
+        yield Stub(channels[0]), Stub(channels[1])
+    finally:
+        for channel in channels:
+            channel.close()
+
+
 CardKey = tuple[int, int]
 SUITS = (pb.SUIT_COPPE, pb.SUIT_DENARI, pb.SUIT_BASTONI, pb.SUIT_SPADE)
 ALL_CARDS: tuple[CardKey, ...] = tuple((s, r) for s in SUITS for r in range(1, 11))

@@ -10,7 +10,15 @@ import redis
 from support.redis_server import RedisServer, running_redis_server
 from support.server_process import running_replicas
 
-from integration.helpers import create, expect_error, move_request, rid, tokens_of, view
+from integration.helpers import (
+    create,
+    expect_error,
+    move_request,
+    rid,
+    stub_pair,
+    tokens_of,
+    view,
+)
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc
 
@@ -28,16 +36,11 @@ def quiet_redis() -> Iterator[RedisServer]:
 def pair(quiet_redis: RedisServer) -> Iterator[Stubs]:
     """Two replicas on it, sweeping once an hour (a sweep would read games too)."""
     env = {"SCOPA_SWEEP_INTERVAL_S": "3600"}
-    with running_replicas(quiet_redis.url, env) as (one, two):
-        channels = [grpc.insecure_channel(r.target) for r in (one, two)]
-        try:
-            yield (
-                scopa_pb2_grpc.GameServiceStub(channels[0]),
-                scopa_pb2_grpc.GameServiceStub(channels[1]),
-            )
-        finally:
-            for channel in channels:
-                channel.close()
+    with (
+        running_replicas(quiet_redis.url, env) as (one, two),
+        stub_pair([one.target, two.target]) as stubs,
+    ):
+        yield stubs
 
 
 def _loads(server: RedisServer) -> int:

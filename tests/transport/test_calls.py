@@ -20,6 +20,13 @@ def _calls(core: GameCore | None = None, *, options_tail: bool = False) -> GameC
     return GameCalls(core, options_tail=options_tail)
 
 
+async def _two_seat_game(calls: GameCalls) -> tuple[pb.CreateGameResponse, dict[int, str]]:
+    """A new 2-seat game and its seat tokens."""
+    seats = [pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")]
+    created = await calls.create_game(pb.CreateGameRequest(preset="scopa", seats=seats), None)
+    return created, {c.seat: c.token for c in created.credentials}
+
+
 async def test_a_bad_game_id_is_reported_on_the_name_field() -> None:
     """The core's game_id check reaches the client as the request's name field."""
     with pytest.raises(InvalidArgument) as err:
@@ -54,13 +61,7 @@ async def test_get_state_of_an_unchanged_game_reuses_its_response() -> None:
     """A seat reading an unchanged game gets the response built for its first read; after a
     move it gets a new one, for the new version."""
     calls = _calls()
-    created = await calls.create_game(
-        pb.CreateGameRequest(
-            preset="scopa", seats=[pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")]
-        ),
-        None,
-    )
-    tokens = {c.seat: c.token for c in created.credentials}
+    created, tokens = await _two_seat_game(calls)
     request = pb.GetStateRequest(name=created.name)
     first = await calls.get_state(request, tokens[0])
     assert await calls.get_state(request, tokens[0]) is first
@@ -83,13 +84,7 @@ async def test_with_options_tail_a_view_goes_without_its_options_and_the_task_ge
     returns, a kept GetState response included."""
     core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), rng=random.Random(1))
     plain, wire = _calls(core), _calls(core, options_tail=True)
-    created = await plain.create_game(
-        pb.CreateGameRequest(
-            preset="scopa", seats=[pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")]
-        ),
-        None,
-    )
-    tokens = {c.seat: c.token for c in created.credentials}
+    created, tokens = await _two_seat_game(plain)
     request = pb.GetStateRequest(name=created.name)
     for _ in range(2):  # the second read returns the kept response: its tail comes again
         bare = await wire.get_state(request, tokens[0])
