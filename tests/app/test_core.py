@@ -394,6 +394,36 @@ async def test_a_move_on_a_version_another_replica_moved_past_is_decided_on_the_
     assert fresh.view.history == second.snapshot.view.history
 
 
+async def test_a_move_refused_on_a_stale_known_version_is_decided_on_the_loaded_game() -> None:
+    """A move the rules refuse on the version a replica knows (not the mover's turn there) is
+    not refused: the game is loaded, and on it the move is legal and taken."""
+    store = InterleavingStore()
+    ours, theirs = replica(store), replica(store, seed=8)
+    created, tokens = await two_seat_game(ours)  # ours knows version 1: seat 0 to play
+    game = created.game_id
+    await theirs.play_card(game, tokens[0], created.snapshot.view.legal_moves[0])
+    move = (await legal_moves(store, game, tokens[1]))[0]
+    loads, commits = store.loads, store.commits
+    taken = await ours.play_card(game, tokens[1], move)
+    assert (store.loads - loads, store.commits - commits) == (1, 1)
+    assert taken.snapshot.version == 3
+
+
+async def test_an_etag_of_the_latest_version_holds_although_the_known_one_is_older() -> None:
+    """An etag naming the game's version is not stale because a replica knew an older one; an
+    etag of the older version is."""
+    store = InterleavingStore()
+    ours, theirs = replica(store), replica(store, seed=8)
+    created, tokens = await two_seat_game(ours)
+    game = created.game_id
+    await theirs.play_card(game, tokens[0], created.snapshot.view.legal_moves[0])
+    move = (await legal_moves(store, game, tokens[1]))[0]
+    with pytest.raises(StaleEtag):
+        await ours.play_card(game, tokens[1], move, etag="v1")
+    taken = await ours.play_card(game, tokens[1], move, etag="v2")
+    assert taken.snapshot.version == 3
+
+
 async def test_a_known_version_of_an_expired_game_recreated_under_its_id_is_not_used() -> None:
     """Same id, same version, other bytes (an expired game created again by its request_id):
     the move is decided on the stored game, never on the replica's copy of the old one."""
