@@ -856,23 +856,7 @@ class GameCore:
             raise StaleEtag(f"etag {etag} is stale; the game is at v{snap.version}")
         if meta.waiting and not state.finished:
             raise WaitingForPlayers("the game is waiting for players to join")
-        attributes = _engine_attributes(game_id, state, seat)
-        # A leaf span, recorded once the engine is done (LeafSpans); a refused action gets its
-        # span from the tracer, with the exception event and the error status.
-        start = time.time_ns()
-        try:
-            new_state, events = rules.apply_action(state, seat, action, self._rng)
-        except Exception as exc:
-            _failed(self._tracer.start_span(name, attributes=attributes, start_time=start), exc)
-            raise
-        _engine_outcome(attributes, events, new_state)
-        self._leaves.ended(name, SpanKind.INTERNAL, attributes, start, time.time_ns())
-        result, committed = await self._commit(
-            game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat)
-        )
-        if committed is not None:
-            await self._advance(game_id, result.snapshot.version, new_state, committed)
-        return result
+        return await self._take(snap, state, meta, game_id, seat, action, name, rid, fingerprint)
 
     async def _take_on_known(
         self,
@@ -901,32 +885,54 @@ class GameCore:
             or self._due(state, meta)
         ):
             return None
+        try:
+            return await self._take(
+                known, state, meta, game_id, seat, action, name, rid, fingerprint, basis=known
+            )
+        except _NotLatest as stale:
+            return stale.stored
+
+    async def _take(
+        self,
+        snap: Snapshot,
+        state: rules.MatchState,
+        meta: GameMeta,
+        game_id: str,
+        seat: int,
+        action: rules.Action,
+        name: str,
+        rid: str | None,
+        fingerprint: bytes,
+        basis: Snapshot | None = None,
+    ) -> PlayResult:
+        """Apply the action to ``state`` (of ``snap``), commit it, then take what is due.
+
+        With ``basis`` (the known version, not loaded for this request) nothing but a commit
+        that applied counts: a refusal by the rules or a failed commit raises _NotLatest, and
+        the engine span is recorded only once the commit applied (the usual path records its
+        own). Without, a refused action gets its span from the tracer, with the exception
+        event and the error status.
+        """
         attributes = _engine_attributes(game_id, state, seat)
         start = time.time_ns()
         try:
             new_state, events = rules.apply_action(state, seat, action, self._rng)
-        except Exception:
-            return None  # refused here: the usual path refuses it again on the stored game
+        except Exception as exc:
+            if basis is not None:  # refused on the known copy: decided again on the stored game
+                raise _NotLatest(None) from None
+            _failed(self._tracer.start_span(name, attributes=attributes, start_time=start), exc)
+            raise
         end = time.time_ns()
-        try:
-            result, committed = await self._commit(
-                game_id,
-                known.version,
-                new_state,
-                meta,
-                seat,
-                events,
-                rid,
-                fingerprint,
-                str(seat),
-                basis=known,
-            )
-        except _NotLatest as stale:
-            return stale.stored
         _engine_outcome(attributes, events, new_state)
-        self._leaves.ended(name, SpanKind.INTERNAL, attributes, start, end)
-        assert committed is not None  # a replay is _NotLatest on this path
-        await self._advance(game_id, result.snapshot.version, new_state, committed)
+        if basis is None:  # a leaf span, recorded once the engine is done (LeafSpans)
+            self._leaves.ended(name, SpanKind.INTERNAL, attributes, start, end)
+        result, committed = await self._commit(
+            game_id, snap.version, new_state, meta, seat, events, rid, fingerprint, str(seat), basis
+        )
+        if basis is not None:
+            self._leaves.ended(name, SpanKind.INTERNAL, attributes, start, end)
+        if committed is not None:  # None: a replay, which never comes with a basis
+            await self._advance(game_id, result.snapshot.version, new_state, committed)
         return result
 
     async def resign(self, game_id: str, token: str | None, request_id: str = "") -> PlayResult:

@@ -40,12 +40,13 @@ from ._convert import (
 __all__ = ["Encoded", "GameCalls", "UnaryCall", "request_fields", "serialize_response"]
 
 _KEPT_RESPONSES: Final = 1024
+"""GetState responses kept per process (see GameCalls.get_state)."""
 _TAIL: ContextVar[bytes] = ContextVar("scopa_options_tail", default=b"")
 """The options tail of the response the current task's GameCalls method built last."""
 _Viewed = TypeVar(
     "_Viewed", pb.GetStateResponse, pb.PlayCardResponse, pb.TakeActionResponse, pb.WatchGameResponse
 )
-"""GetState responses kept per process (see GameCalls.get_state)."""
+"""The responses whose view may leave its options to the tail."""
 
 _FIELD_PATHS: Final = {"game_id": "name"}
 """The core's names of request fields that the proto spells otherwise."""
