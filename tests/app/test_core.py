@@ -35,7 +35,7 @@ from scopa.app import (
     WaitingForPlayers,
     WatchIdle,
 )
-from scopa.storage import MemoryStore, Snapshot
+from scopa.storage import MemoryStore, OutcomeUnknown, Snapshot
 
 SECRET = b"k" * 32
 
@@ -422,6 +422,37 @@ async def test_an_etag_of_the_latest_version_holds_although_the_known_one_is_old
         await ours.play_card(game, tokens[1], move, etag="v1")
     taken = await ours.play_card(game, tokens[1], move, etag="v2")
     assert taken.snapshot.version == 3
+
+
+class LostReplyStore(MemoryStore):
+    """The embedded store whose next commit applies, then reports its outcome unknown (a reply
+    lost as Redis stalled)."""
+
+    lose_next = False
+
+    async def commit(self, *args: Any, **kwargs: Any) -> int:
+        version = await super().commit(*args, **kwargs)
+        if self.lose_next:
+            self.lose_next = False
+            raise OutcomeUnknown("the reply was lost")
+        return version
+
+
+async def test_a_retry_after_a_lost_reply_on_the_known_version_gets_the_first_response() -> None:
+    """A play whose commit applied but whose reply was lost is OUTCOME_UNKNOWN; retried with its
+    request_id on the same replica (whose known version is the one before it), it gets the
+    first response and nothing is played twice."""
+    store = LostReplyStore()
+    core = replica(store)
+    created, tokens = await two_seat_game(core)
+    move = created.snapshot.view.legal_moves[0]
+    store.lose_next = True
+    with pytest.raises(OutcomeUnknown):
+        await core.play_card(created.game_id, tokens[0], move, request_id="once")
+    retried = await core.play_card(created.game_id, tokens[0], move, request_id="once")
+    fresh = await replica(store).get_state(created.game_id, tokens[0])
+    assert retried.snapshot.version == fresh.version == created.snapshot.version + 1
+    assert len(fresh.view.history) == 1 and fresh.view.history[0].card == move.card
 
 
 async def test_a_known_version_of_an_expired_game_recreated_under_its_id_is_not_used() -> None:
