@@ -240,3 +240,66 @@ def test_dumps_keeps_a_bounded_number_of_texts(monkeypatch: pytest.MonkeyPatch) 
             assert json.loads(dumps(view)) == _reference(view)
     plan = _rest_json._text_plan(pb.SeatInfo.DESCRIPTOR)
     assert plan is not None and 0 < len(plan.texts) <= 5
+
+
+async def _tailed_responses(preset: str, players: int) -> list[tuple[Message, bytes]]:
+    """GetState and PlayCard responses of a whole game from GameCalls(options_tail=True),
+    each with the tail its method left for it."""
+    calls = GameCalls(
+        GameCore(open_store(None), TokenAuthority(b"k" * 32), CoreSettings()), options_tail=True
+    )
+    created = await calls.create_game(
+        pb.CreateGameRequest(
+            preset=preset,
+            seats=[pb.SeatSpec(display_name=f"p{i}") for i in range(players)],
+            options={"target_score": pb.OptionValue(int_value=1)},
+        ),
+        None,
+    )
+    tokens = {c.seat: c.token for c in created.credentials}
+    found: list[tuple[Message, bytes]] = []
+    view, rng = created.view, random.Random(players)
+    while view.status != pb.GAME_STATUS_FINISHED:
+        own = await calls.get_state(pb.GetStateRequest(name=created.name), tokens[view.turn])
+        found.append((own, calls.take_tail()))
+        move = rng.choice(list(own.view.legal_moves))
+        request = pb.PlayCardRequest(
+            name=created.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
+        )
+        played = await calls.play_card(request, tokens[view.turn])
+        found.append((played, calls.take_tail()))
+        view = played.view
+    return found
+
+
+@pytest.mark.parametrize(("preset", "players"), [("scopa", 2), ("scopone", 4)])
+def test_dumps_with_a_tail_writes_the_complete_response(preset: str, players: int) -> None:
+    """dumps(message, tail) is byte for byte dumps() of the message its bytes and the tail
+    parse to: each view's options map and deck size in their place (twice: kept texts too)."""
+    responses = asyncio.run(_tailed_responses(preset, players))
+    assert len(responses) > 20 and all(tail for _, tail in responses)
+    for _ in range(2):
+        for message, tail in responses:
+            whole = type(message).FromString(message.SerializeToString() + tail)
+            assert len(whole.view.options) > 30 and whole.view.deck_size == 40  # type: ignore[attr-defined]
+            assert dumps(message, tail) == dumps(whole)
+            assert json.loads(dumps(message, tail)) == _reference(whole)
+
+
+def test_a_tail_that_sets_what_the_message_sets_is_merged_as_the_parser_would() -> None:
+    """Scalars the tail sets again, lists it extends and a oneof member it replaces come out
+    as parsing the bytes and the tail does (not as the texts side by side)."""
+    card, other = pb.Card(suit=pb.SUIT_SPADE, rank=7), pb.Card(suit=pb.SUIT_COPPE, rank=1)
+    cases: list[tuple[Message, Message]] = [
+        (pb.GameView(name="games/x", deck_size=40), pb.GameView(deck_size=52)),
+        (pb.GameView(table=[card]), pb.GameView(table=[other])),
+        (pb.GetStateResponse(view=pb.GameView(table=[card])), pb.GetStateResponse(
+            view=pb.GameView(table=[other], version=3))),
+        (pb.Action(play_card=pb.PlayCardAction(card=card)),
+         pb.Action(claim_sweep=pb.ClaimSweepAction(card=other))),
+        (pb.GameView(name="games/x"), pb.GameView(options={"x": pb.OptionValue(int_value=1)})),
+    ]  # fmt: skip
+    for message, tail in cases:
+        data = tail.SerializeToString()
+        whole = type(message).FromString(message.SerializeToString() + data)
+        assert dumps(message, data) == dumps(whole), (message, tail)

@@ -228,3 +228,41 @@ def test_a_build_whose_onto_does_not_parse_is_malformed_request_over_connect(
     with GameServiceClientSync(http_server.http_url) as connect:
         after = connect.get_state(pb.GetStateRequest(name=created.name), headers=_bearer(token))
     assert after.view == before.view
+
+
+@pytest.mark.parametrize(
+    ("protocol", "codec"),
+    [
+        (ProtocolType.CONNECT, google_protobuf_json_codec()),
+        (ProtocolType.CONNECT, google_protobuf_binary_codec()),
+        (ProtocolType.GRPC_WEB, google_protobuf_binary_codec()),
+    ],
+    ids=["connect-json", "connect-binary", "grpc-web"],
+)
+def test_views_carry_the_whole_options_map_and_deck_size(
+    http_server: ServerProcess, protocol: ProtocolType, codec: Any
+) -> None:
+    """GetState, PlayCard and WatchGame views hold the game's options and deck size, as
+    CreateGame's view does (the server appends them as a tail on every codec)."""
+    with GameServiceClientSync(http_server.http_url, codec=codec, protocol=protocol) as client:
+        created = client.create_game(
+            pb.CreateGameRequest(
+                preset="scopa",
+                seats=[pb.SeatSpec(), pb.SeatSpec()],
+                options={"target_score": pb.OptionValue(int_value=1)},
+            )
+        )
+        options = dict(created.view.options)
+        assert options["target_score"].int_value == 1 and created.view.deck_size == 40
+        token = _bearer({c.seat: c.token for c in created.credentials}[created.view.turn])
+        own = client.get_state(pb.GetStateRequest(name=created.name), headers=token).view
+        move = own.legal_moves[0]
+        played = client.play_card(
+            pb.PlayCardRequest(
+                name=created.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
+            ),
+            headers=token,
+        ).view
+        watched = next(iter(client.watch_game(pb.WatchGameRequest(name=created.name)))).view
+    for view in (own, played, watched):
+        assert dict(view.options) == options and view.deck_size == 40

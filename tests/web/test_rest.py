@@ -177,3 +177,20 @@ def test_a_person_plays_a_bot_seat_to_the_end_over_rest(client: httpx.Client, le
         plays += 1
     assert view["winners"]
     assert view["version"] > 2 * plays, "the bot's plays are versions too"
+
+
+def test_views_carry_the_whole_options_map_and_deck_size(client: httpx.Client) -> None:
+    """GetState and PlayCard views over REST hold the game's options and deck size, as
+    CreateGame's view does (the server writes them from a tail, not from the message)."""
+    created = create(client, "scopa", 2, target=1)
+    name, tokens = created["name"], tokens_of(created)
+    options = created["view"]["options"]
+    assert options["target_score"] == {"intValue": 1} and created["view"]["deckSize"] == 40
+    token = tokens[created["view"]["turn"]]
+    own = client.get(f"/v1/{name}", headers=bearer(token)).json()["view"]
+    move = own["legalMoves"][0]
+    body = {"card": move["card"], "capture": {"cards": move["capture"]}}
+    played = client.post(f"/v1/{name}:playCard", json=body, headers=bearer(token))
+    assert played.status_code == 200, played.text
+    for view in (own, played.json()["view"]):
+        assert view["options"] == options and view["deckSize"] == 40

@@ -67,3 +67,17 @@ def test_stream_errors_before_the_first_event_are_json(client: httpx.Client) -> 
     check_error(bad, 400, "INVALID_ARGUMENT")
     huge = client.get(f"/v1/{created['name']}:watch", headers={"Last-Event-ID": "3000000000"})
     check_error(huge, 400, "INVALID_ARGUMENT")
+
+
+def test_events_carry_the_views_options_and_deck_size(client: httpx.Client) -> None:
+    """Each event's view holds the game's whole options map and deck size, as CreateGame's."""
+    created = create(client, "scopa", 2, target=1)
+    name, tokens = created["name"], tokens_of(created)
+    with client.stream("GET", f"/v1/{name}:watch", headers=bearer(tokens[0])) as stream:
+        lines = stream.iter_lines()
+        first, _ = read_events(lines, 1)
+        play_one(client, name, tokens)
+        second, _ = read_events(lines, 1)
+    for event in (*first, *second):
+        view = event["data"]["view"]
+        assert view["options"] == created["view"]["options"] and view["deckSize"] == 40

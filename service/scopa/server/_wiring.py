@@ -60,7 +60,9 @@ async def build_services(settings: Settings) -> Wiring:
         on_game_active=record_game_active,
         on_watch=record_watch_streams,
     )
-    calls = GameCalls(core)
+    # The HTTP port's calls: Connect's binary codec appends each view's options as wire bytes,
+    # REST and Connect JSON write them from a text kept per tail (GameCalls options_tail).
+    calls = GameCalls(core, options_tail=True)
     # Every replica sweeps: overdue turns of games nobody touches are taken by whichever
     # replica's compare-and-set wins (scopa.app.Sweeper).
     sweeper = Sweeper(core, settings.sweep_interval_s)

@@ -136,6 +136,27 @@ class GameCalls:
             _TAIL.set(b"")
         return tail
 
+    @classmethod
+    def encoded(cls, message: Message) -> Message | Encoded:
+        """``message`` (just returned or yielded by a method, in this task) with the options
+        tail that method left for it, if any (see :meth:`take_tail`)."""
+        tail = cls.take_tail()
+        return Encoded(message, tail) if tail else message
+
+    @classmethod
+    async def encoded_stream(
+        cls, messages: AsyncIterator[Message]
+    ) -> AsyncGenerator[Message | Encoded, None]:
+        """A stream's messages, each with its tail (:meth:`encoded`): taken where each was
+        yielded, so a consumer in another task gets them too; closing it closes ``messages``."""
+        try:
+            async for message in messages:
+                yield cls.encoded(message)
+        finally:
+            aclose = getattr(messages, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
     def _viewed(
         self,
         response: type[_Viewed],

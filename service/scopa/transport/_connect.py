@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_binary_codec
@@ -21,12 +21,12 @@ from scopa.server._errors import MalformedRequest, RequestTooLarge, to_connect_e
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1.scopa_connect import GameServiceASGIApplication
 
-from ._calls import GameCalls
+from ._calls import Encoded, GameCalls
 from ._convert import token_from_metadata
 from ._http_guard import HttpGuard
 from ._http_telemetry import ASGIApp, Message, Receive, Scope, Send, current_exchange, map_error
 from ._rest import header
-from ._rest_json import FastJsonCodec
+from ._rest_json import FastJsonCodec, dumps
 
 __all__ = ["ConnectGameService", "connect_app"]
 
@@ -77,8 +77,13 @@ class ConnectGameService:
         scope = current_exchange().scope
         try:
             if self._guard is None or scope is None:
-                return await call(request, _token(ctx))
-            return await self._guard.unary(scope, _SERVICE + name, call, request, _token(ctx))
+                response = await call(request, _token(ctx))
+            else:
+                response = await self._guard.unary(
+                    scope, _SERVICE + name, call, request, _token(ctx)
+                )
+            # The codec completes a view whose options were left to a tail (_LimitedCodec).
+            return cast(Res, self._calls.encoded(cast(Any, response)))
         except ConnectError:
             raise
         except Exception as exc:
@@ -142,7 +147,7 @@ class ConnectGameService:
                 updates = self._calls.watch_game(request, _token(ctx), _client(self._guard))
                 try:
                     async for message in updates:
-                        yield message
+                        yield cast(pb.WatchGameResponse, self._calls.encoded(message))
                 finally:
                     await updates.aclose()
         except ConnectError:
@@ -172,18 +177,24 @@ def _too_large(limit: int) -> ConnectError:
 
 
 class _LimitedCodec(Codec[Any, Any]):
-    """A codec that refuses a (decompressed) message over the limit before decoding it."""
+    """A codec that refuses a (decompressed) message over the limit before decoding it, and
+    encodes :class:`Encoded` responses (a view's options left to a tail) with ``tailed``."""
 
-    def __init__(self, codec: Codec[Any, Any], limit: int) -> None:
+    def __init__(
+        self, codec: Codec[Any, Any], limit: int, tailed: Callable[[Encoded], bytes]
+    ) -> None:
         self._codec = codec
         self._limit = limit
+        self._tailed = tailed
 
     def name(self) -> str:
         """The wrapped codec's name."""
         return self._codec.name()
 
     def encode(self, message: Any) -> bytes:
-        """Encode with the wrapped codec."""
+        """Encode with the wrapped codec (an :class:`Encoded` response with ``tailed``)."""
+        if isinstance(message, Encoded):
+            return self._tailed(message)
         return self._codec.encode(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
@@ -196,6 +207,11 @@ class _LimitedCodec(Codec[Any, Any]):
         except Exception as exc:  # client bytes only: never INTERNAL (connectrpc would say
             # invalid_argument without an ErrorInfo)
             raise _malformed(self._codec.name(), exc) from None
+
+
+def _json_tailed(response: Encoded) -> bytes:
+    """The proto3 JSON of a response and its tail, as of the complete response."""
+    return dumps(response.message, response.tail)
 
 
 def _malformed(codec: str, exc: Exception) -> ConnectError:
@@ -253,8 +269,8 @@ def connect_app(calls: GameCalls, read_max_bytes: int, guard: HttpGuard | None =
         ConnectGameService(calls, guard),
         read_max_bytes=_LIBRARY_LIMIT_FACTOR * read_max_bytes,
         codecs=[
-            _LimitedCodec(google_protobuf_binary_codec(), read_max_bytes),
-            _LimitedCodec(FastJsonCodec(), read_max_bytes),
+            _LimitedCodec(google_protobuf_binary_codec(), read_max_bytes, Encoded.serialize),
+            _LimitedCodec(FastJsonCodec(), read_max_bytes, _json_tailed),
         ],
     )
 

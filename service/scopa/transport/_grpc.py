@@ -51,8 +51,7 @@ class GameServicer:
 
     def _encoded(self, message: Message) -> Message | Encoded:
         """``message`` with the options tail its GameCalls method left for it, if any."""
-        tail = self._calls.take_tail()
-        return Encoded(message, tail) if tail else message
+        return self._calls.encoded(message)
 
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any

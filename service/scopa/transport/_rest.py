@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from scopa.app import InvalidArgument, StaleEtag
 from scopa.server._errors import RequestTooLarge, to_http_error
 
-from ._calls import UnaryCall
+from ._calls import Encoded, GameCalls, UnaryCall
 from ._convert import token_from_metadata
 from ._http_errors import MethodNotAllowed, RouteNotFound
 from ._http_guard import HttpGuard
@@ -234,7 +234,7 @@ class RestApp:
             response = await handler(request, token)
         else:
             response = await self._guard.unary(scope, rpc_method, handler, request, token)
-        await self._respond(route, scope, send, response, if_match)
+        await self._respond(route, scope, send, GameCalls.encoded(response), if_match)
 
     def _guarded_stream(self, scope: Scope, rpc_method: str) -> AbstractAsyncContextManager[None]:
         if self._guard is None:
@@ -251,7 +251,9 @@ class RestApp:
         send: Send,
     ) -> None:
         client = self._guard.client_of(scope) if self._guard is not None else ""
-        messages = self._streams[route.method.name](request, token, client)
+        messages = GameCalls.encoded_stream(
+            self._streams[route.method.name](request, token, client)
+        )
         started = False
         try:
             async with self._guarded_stream(scope, current_exchange().rpc_method):
@@ -275,10 +277,11 @@ class RestApp:
         route: Route,
         scope: Scope,
         send: Send,
-        response: Message,
+        response: Message | Encoded,
         if_match: list[str] | None,
     ) -> None:
-        etag = etag_of(response)
+        message, tail = response if isinstance(response, Encoded) else (response, b"")
+        etag = etag_of(message)
         headers = [(b"etag", f'"{etag}"'.encode())] if etag else []
         if route.http_method == "GET" and etag is not None:
             if if_match is not None and if_match != ["*"] and etag not in if_match:
@@ -294,6 +297,7 @@ class RestApp:
             return
         if route.response_body:
             field = route.method.output_type.fields_by_name[route.response_body]
-            await send_json(send, 200, to_json(response).get(field.json_name), headers)
+            whole = type(message).FromString(message.SerializeToString() + tail)
+            await send_json(send, 200, to_json(whole).get(field.json_name), headers)
             return
-        await send_payload(send, 200, dumps(response), headers)
+        await send_payload(send, 200, dumps(message, tail), headers)

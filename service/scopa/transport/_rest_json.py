@@ -523,9 +523,9 @@ def _message_text(message: Message) -> str:
     response (cards, options, legal moves, seats, past hands' results) or inside one (a move's
     events are also the view's last events) is written once."""
     plan = _text_plan(message.DESCRIPTOR)
-    if plan is None:
-        return _ENCODER.encode(_reference(message))
     key = message.SerializeToString(deterministic=True)
+    if plan is None:
+        return _known_text(message, key)
     texts = plan.texts
     text = texts.get(key)
     if text is None:
@@ -554,15 +554,138 @@ def _fields_text(plan: _Text, message: Message) -> str:
     return "{" + ",".join(parts) + "}"
 
 
-def dumps(message: Message) -> bytes:
+_KNOWN_TEXTS: dict[tuple[Any, bytes], str] = {}
+"""Texts of well-known types (a view's timestamps) by type and wire bytes; dropped when full."""
+
+
+def _known_text(message: Message, key: bytes) -> str:
+    """A well-known type's text (json_format's), kept under its wire bytes like the others."""
+    kept = (message.DESCRIPTOR, key)
+    text = _KNOWN_TEXTS.get(kept)
+    if text is None:
+        text = _ENCODER.encode(_reference(message))
+        if len(_KNOWN_TEXTS) >= _TEXTS_KEPT:
+            _KNOWN_TEXTS.clear()
+        _KNOWN_TEXTS[kept] = text
+    return text
+
+
+class _Overlay:
+    """A message's tail (wire bytes appended to it) as text, for one message type: per field
+    the tail sets, the text ``"jsonName":value`` for when the message lacks the field, and for
+    a singular message field the overlay of that message's own fields, for when it has it."""
+
+    __slots__ = ("fields", "texts")
+
+    def __init__(self, plan: _Text, tail: Message) -> None:
+        self.fields: dict[FieldDescriptor, tuple[str, _Overlay | None]] = {}
+        for field, value in tail.ListFields():
+            key, write, _ = plan.by_field[field]  # KeyError: an extension (see _overlay)
+            sub = None
+            entry = field.message_type
+            if entry is not None and not _repeated(field):
+                sub_plan = _text_plan(entry)
+                sub = None if sub_plan is None else _Overlay(sub_plan, value)
+            self.fields[field] = (key + write(value), sub)
+        self.texts: dict[bytes, str] = {}
+        """Merged texts of messages by their wire bytes (as _Text.texts)."""
+
+
+_OVERLAYS: dict[tuple[Any, bytes], _Overlay | None] = {}
+_OVERLAYS_KEPT = 256
+"""Overlays by message type and tail (a tail per response type and distinct options)."""
+
+
+def _overlay(message_type: type[Message], tail: bytes) -> _Overlay | None:
+    """The overlay of ``tail`` on ``message_type``; None where only a real merge will do."""
+    key = (message_type, tail)
+    try:
+        return _OVERLAYS[key]
+    except KeyError:
+        pass
+    plan = _text_plan(message_type.DESCRIPTOR)
+    overlay = None
+    if plan is not None:
+        try:
+            overlay = _Overlay(plan, message_type.FromString(tail))
+        except KeyError:  # an extension
+            overlay = None
+    if len(_OVERLAYS) >= _OVERLAYS_KEPT:
+        _OVERLAYS.clear()
+    _OVERLAYS[key] = overlay
+    return overlay
+
+
+def _merged_text(plan: _Text, message: Message, overlay: _Overlay, keep: bool) -> str | None:
+    """The text of ``message`` merged with the tail ``overlay`` stands for, as the text of the
+    parsed ``message`` bytes + tail would be; None where the two set the same scalar, list or map
+    field, or two members of one oneof (a real merge decides those). ``keep``: a nested
+    message, kept under its wire bytes (the response itself is new each time)."""
+    key = message.SerializeToString(deterministic=True) if keep else b""
+    text = overlay.texts.get(key) if keep else None
+    if text is not None:
+        return text
+    by_field, extra = plan.by_field, overlay.fields
+    numbered: list[tuple[int, str]] = []
+    present = set()
+    for field, value in message.ListFields():
+        entry = by_field.get(field)
+        if entry is None:
+            return None
+        name, write, _ = entry
+        present.add(field)
+        over = extra.get(field)
+        if over is None:
+            numbered.append((field.number, name + write(value)))
+            continue
+        sub = over[1]
+        sub_plan = None if sub is None else _text_plan(field.message_type)
+        merged = (
+            None if sub is None or sub_plan is None else _merged_text(sub_plan, value, sub, True)
+        )
+        if merged is None:
+            return None
+        numbered.append((field.number, name + merged))
+    oneofs = {f.containing_oneof for f in present if f.containing_oneof is not None}
+    for field, (alone, _) in extra.items():
+        if field in present:
+            continue
+        if field.containing_oneof is not None and field.containing_oneof in oneofs:
+            return None
+        present.add(field)
+        numbered.append((field.number, alone))
+    numbered.sort()
+    parts = [part for _, part in numbered]
+    parts += [part for field, part in plan.defaults if field not in present]
+    text = "{" + ",".join(parts) + "}"
+    if keep:
+        if len(overlay.texts) >= _TEXTS_KEPT:
+            overlay.texts.clear()
+        overlay.texts[key] = text
+    return text
+
+
+def dumps(message: Message, tail: bytes = b"") -> bytes:
     """``message`` as compact proto3 JSON bytes: ``json.dumps(to_json_dict(message))`` (same
     members and values in the same order), written straight from the message without the
     dictionary in between, and each nested message already written before (same wire bytes:
-    same text) taken from the texts kept (see _message_text)."""
+    same text) taken from the texts kept (see _message_text).
+
+    With ``tail``, the JSON of the message its wire bytes followed by ``tail`` parse to (a
+    response whose view's options were left to a tail: ``GameCalls(options_tail=True)``), the
+    tail's fields written from texts kept per tail instead of being parsed into the message.
+    """
     plan = _text_plan(message.DESCRIPTOR)
     if plan is None:
         return _ENCODER.encode(_reference(message)).encode()
-    return _fields_text(plan, message).encode()
+    if not tail:
+        return _fields_text(plan, message).encode()
+    overlay = _overlay(type(message), tail)
+    text = None if overlay is None else _merged_text(plan, message, overlay, False)
+    if text is None:
+        whole = type(message).FromString(message.SerializeToString() + tail)
+        text = _fields_text(plan, whole)
+    return text.encode()
 
 
 class FastJsonCodec(Codec[Message, _V]):

@@ -19,8 +19,9 @@ from scopa._tasks import cancel_all
 from scopa.app import InvalidArgument
 from scopa.server._errors import to_http_error
 
+from ._calls import Encoded
 from ._http_telemetry import Receive, Send, current_exchange, map_error
-from ._rest_json import to_json_dict
+from ._rest_json import dumps
 
 __all__ = [
     "ID_FIELD",
@@ -42,9 +43,11 @@ RESUME_FIELD = "from_version"
 _KEEPALIVE = b": keep-alive\n\n"
 
 
-def format_event(message: Message) -> bytes:
-    """One SSE event: ``id:`` from the message's id field, ``data:`` its JSON on one line."""
-    data = json.dumps(to_json_dict(message), separators=(",", ":"))
+def format_event(response: Message | Encoded) -> bytes:
+    """One SSE event: ``id:`` from the message's id field, ``data:`` its JSON on one line (of
+    the complete message, for an :class:`Encoded` one)."""
+    message, tail = response if isinstance(response, Encoded) else (response, b"")
+    data = dumps(message, tail).decode()
     event_id = getattr(message, ID_FIELD, None)
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}data: {data}\n\n".encode()
@@ -73,14 +76,17 @@ async def _wait_disconnect(receive: Receive) -> None:
 
 
 async def _pump(
-    messages: AsyncIterator[Message], first: Message | None, send: Send, keepalive_s: float
+    messages: AsyncIterator[Message | Encoded],
+    first: Message | Encoded | None,
+    send: Send,
+    keepalive_s: float,
 ) -> None:
     async def body(chunk: bytes) -> None:
         await send({"type": "http.response.body", "body": chunk, "more_body": True})
 
     if first is not None:
         await body(format_event(first))
-    pending: asyncio.Future[Message] | None = None
+    pending: asyncio.Future[Message | Encoded] | None = None
     try:
         while True:
             if pending is None:
@@ -102,7 +108,7 @@ async def _pump(
             await cancel_all(pending)
 
 
-async def first_event(messages: AsyncIterator[Message]) -> Message | None:
+async def first_event(messages: AsyncIterator[Message | Encoded]) -> Message | Encoded | None:
     """The stream's first message (None when it ends at once); errors propagate."""
     try:
         return await anext(messages)
@@ -126,8 +132,8 @@ async def send_stream_start(send: Send) -> None:
 
 
 async def stream_events(
-    messages: AsyncIterator[Message],
-    first: Message | None,
+    messages: AsyncIterator[Message | Encoded],
+    first: Message | Encoded | None,
     receive: Receive,
     send: Send,
     *,
