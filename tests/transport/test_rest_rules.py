@@ -75,6 +75,16 @@ def test_body_star_maps_the_whole_body_and_the_path() -> None:
     )
 
 
+@pytest.mark.parametrize("codec", ["utf-8-sig", "utf-16", "utf-16-le", "utf-32"])
+def test_a_body_is_read_in_the_encodings_json_loads_detects(codec: str) -> None:
+    """A body in UTF-8 with a byte order mark, UTF-16 or UTF-32 binds as json.loads reads it."""
+    text = '{"card": {"suit": "SUIT_SPADE", "rank": 3}, "requestId": "r\u00e8"}'
+    request = bind_request(_route("PlayCard"), {"name": "games/g"}, [], text.encode(codec))
+    assert request == pb.PlayCardRequest(
+        name="games/g", card=pb.Card(suit=pb.SUIT_SPADE, rank=3), request_id="r\u00e8"
+    )
+
+
 @pytest.mark.parametrize(
     ("query", "body", "field"),
     [
