@@ -216,13 +216,15 @@ def test_every_message_of_a_game_parses_back_like_json_format() -> None:
 
 
 def test_codec_decodes_as_json_format_parse_does() -> None:
-    """Connect JSON: duplicate keys, bad UTF-8 and bad JSON fail; unknown fields are skipped."""
+    """Connect JSON: duplicate keys, a byte order mark and bad JSON fail as json_format's do;
+    unknown fields are skipped."""
     codec = FastJsonCodec[pb.PlayCardRequest]()
     good = b'{"name":"games/g","card":{"suit":"SUIT_SPADE","rank":7},"future":1}'
     assert codec.decode(good, pb.PlayCardRequest) == json_format.Parse(
         good, pb.PlayCardRequest(), ignore_unknown_fields=True
     )
-    for bad in (b'{"name":"a","name":"b"}', b'{"name":', b'{"card":{"rank":"x"}}'):
+    bom = "\ufeff{}".encode()
+    for bad in (b'{"name":"a","name":"b"}', b'{"name":', b'{"card":{"rank":"x"}}', bom):
         with pytest.raises(json_format.ParseError) as fast:
             codec.decode(bad, pb.PlayCardRequest)
         with pytest.raises(json_format.ParseError) as reference:

@@ -400,6 +400,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+"""``json.loads(text, object_pairs_hook=_unique_keys)`` without a new decoder per call."""
+
+
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _QUOTE: Callable[[str], str] = getattr(json.encoder, "encode_basestring_ascii")  # noqa: B009
 """json's own string encoder (in C), as ``json.dumps`` uses it: quoted, non-ASCII escaped."""
@@ -703,7 +707,7 @@ class FastJsonCodec(Codec[Message, _V]):
         """Parse proto3 JSON as ``json_format.Parse`` does (unknown fields ignored, as Connect
         clients expect), through :func:`from_json_dict`."""
         try:
-            parsed = json.loads(bytes(data).decode(), object_pairs_hook=_unique_keys)
+            parsed = _DECODER.decode(bytes(data).decode())
         except (_Slow, ValueError, RecursionError):  # json_format words the error
             message = message_class()
             json_format.Parse(bytes(data), message, ignore_unknown_fields=True)
