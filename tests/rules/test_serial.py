@@ -69,18 +69,21 @@ def _dumped_whole(state: MatchState) -> bytes:
 def test_state_blobs_from_kept_history_texts_are_the_same_bytes(
     kept: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A state's blob written from its history events' kept texts is byte for byte the blob
-    encoded in one go, also when the kept texts are dropped mid-hand (a small bound)."""
+    """A state's blob written from the kept texts of its history events and hand results is
+    byte for byte the blob encoded in one go, also when the kept texts are dropped mid-hand (a
+    small bound)."""
     monkeypatch.setattr(_serial, "_HISTORY_KEPT", kept)
     rng = random.Random(8)
     state, _ = new_match(make_ruleset("scopone", {"target_score": 11}), rng=rng)
-    blobs = 0
+    blobs = with_results = 0
     while not state.finished:
         state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
         assert dump_state(state) == _dumped_whole(state)
         blobs += bool(state.history)
-    assert blobs > 30
+        with_results += len(state.results) > 1
+    assert blobs > 30 and with_results > 30
     assert 0 < len(_serial._HISTORY_TEXTS) <= kept
+    assert 0 < len(_serial._RESULT_TEXTS) <= kept
 
 
 def test_overrides_and_resignation_survive_a_round_trip() -> None:

@@ -28,7 +28,7 @@ import json
 import zlib
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, Final, assert_never
+from typing import Any, Final, TypeVar, assert_never
 
 from ._errors import FormatTooNew, InvalidState, RulesError
 from ._game import (
@@ -353,40 +353,59 @@ _HISTORY_TEXTS: dict[int, tuple[Event, str]] = {}
 """JSON texts of history events by the event's id (the event kept beside its text, so an id is
 never mistaken for a later object's): each play stays in the history, and in every state
 dumped, until its hand ends."""
+_RESULT_TEXTS: dict[int, tuple[HandResult, str]] = {}
+"""JSON texts of hand results by the result's id, likewise: each stays in every later state."""
 _HISTORY_KEPT: Final = 4096
 _HISTORY_SLOT: Final = ',"history":[],"scores":'
 """Where the history goes in a state's JSON (with its neighbours: no option name is either)."""
+_RESULTS_SLOT: Final = ',"results":[],"winners":'
+"""Where the hand results go, likewise."""
+
+_Kept = TypeVar("_Kept")
+
+
+def _kept_texts(
+    items: tuple[_Kept, ...], kept: dict[int, tuple[_Kept, str]], out: Callable[[_Kept], Any]
+) -> str:
+    """The JSON texts of ``items`` joined by commas, each written once and kept by its id."""
+    texts = []
+    for item in items:
+        found = kept.get(id(item))
+        if found is None or found[0] is not item:
+            if len(kept) >= _HISTORY_KEPT:
+                kept.clear()
+            found = (item, _ENCODER.encode(out(item)))
+            kept[id(item)] = found
+        texts.append(found[1])
+    return ",".join(texts)
 
 
 def _history_text(history: tuple[Event, ...]) -> str:
     """The JSON text of a state's history, each event's text written once."""
-    texts = []
-    for event in history:
-        kept = _HISTORY_TEXTS.get(id(event))
-        if kept is None or kept[0] is not event:
-            if len(_HISTORY_TEXTS) >= _HISTORY_KEPT:
-                _HISTORY_TEXTS.clear()
-            kept = (event, _ENCODER.encode(_event_out(event)))
-            _HISTORY_TEXTS[id(event)] = kept
-        texts.append(kept[1])
-    return '"history":[' + ",".join(texts) + "]"
+    return '"history":[' + _kept_texts(history, _HISTORY_TEXTS, _event_out) + "]"
 
 
 def dump_state(state: MatchState) -> bytes:
     """Serialise ``state`` (hidden parts included: this is for the server's store only).
 
-    The history's events are written from their kept texts (:func:`_history_text`) into the
-    slot the encoder leaves for them: the same bytes as encoding them with the rest.
+    The history's events and the hand results are written from their kept texts
+    (:func:`_kept_texts`) into the slots the encoder leaves for them: the same bytes as encoding
+    them with the rest.
     """
     # json writes tuples as lists, so the fields go in as they are.
-    text = _ENCODER.encode(_state_record(state, history=[]))
+    text = _ENCODER.encode(_state_record(state, history=[], results=[]))
+    if state.results:
+        results = _kept_texts(state.results, _RESULT_TEXTS, _result_out)
+        text = text.replace(_RESULTS_SLOT, f',"results":[{results}],"winners":', 1)
     if state.history:
         slot = f',{_history_text(state.history)},"scores":'
         text = text.replace(_HISTORY_SLOT, slot, 1)
     return bytes([FORMAT_VERSION]) + _compress(text.encode())
 
 
-def _state_record(state: MatchState, history: list[Record]) -> Record:
+def _state_record(
+    state: MatchState, history: list[Record], results: list[Record] | None = None
+) -> Record:
     record: Record = {
         "preset": state.ruleset.preset,
         "overrides": _overrides(state.ruleset),
@@ -406,7 +425,7 @@ def _state_record(state: MatchState, history: list[Record]) -> Record:
         "last_laid": state.last_laid,
         "history": history,
         "scores": state.scores,
-        "results": [_result_out(r) for r in state.results],
+        "results": [_result_out(r) for r in state.results] if results is None else results,
         "winners": state.winners,
         "finish_reason": state.finish_reason.value,
         "decks": state.decks,
