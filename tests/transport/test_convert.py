@@ -20,6 +20,7 @@ from scopa.app import (
     Unauthenticated,
     VersionedEvent,
 )
+from scopa.transport import _convert
 from scopa.transport._convert import (
     action_from_pb,
     action_to_pb,
@@ -244,6 +245,24 @@ def test_a_view_built_without_options_and_its_tail_make_the_whole_response(
     tail = options_tail(response, snapshot.view.options)
     assert response.FromString(bare.SerializeToString() + tail) == whole
     assert whole.view.options["target_score"].int_value == 21 and whole.view.deck_size == 40
+
+
+def test_options_tails_are_kept_per_options_object_and_never_mixed_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The tail of each of many distinct Options (a small bound: the kept tails dropped on the
+    way) holds that Options' own values, and an equal Options object gets the same bytes."""
+    monkeypatch.setattr(_convert, "_TAILS_KEPT", 3)
+    base = rules.make_ruleset("scopa").options
+    for _ in range(2):
+        for target in range(1, 9):
+            options = replace(base, target_score=target)
+            for response in (pb.GetStateResponse, pb.PlayCardResponse):
+                view = response.FromString(options_tail(response, options)).view
+                assert view.options["target_score"].int_value == target
+                again = options_tail(response, replace(base, target_score=target))
+                assert again == options_tail(response, options)
+    assert 0 < len(_convert._TAILS) <= 3
 
 
 def test_view_takes_already_converted_last_events() -> None:

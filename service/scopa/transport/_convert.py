@@ -458,6 +458,13 @@ def with_view(
     return message
 
 
+_TAILS: dict[int, tuple[rules.Options, dict[type[Message], bytes]]] = {}
+"""Tails by the id of their Options (held beside them, so that id stays theirs) and response
+type: a game's Options object is the same from play to play, and hashing it (75 fields) and
+comparing it in an lru_cache cost 7 us a call, more than the rest of building the tail."""
+_TAILS_KEPT: Final = 256
+
+
 def options_tail(response: type[Message], options: rules.Options) -> bytes:
     """The wire bytes of a ``response`` (a scopa.v1 message with a ``view``) whose view holds
     only ``options`` and the deck size.
@@ -465,7 +472,15 @@ def options_tail(response: type[Message], options: rules.Options) -> bytes:
     Appended to a response serialized without them, they make the complete response: a parser
     merges the second occurrence of the (singular, embedded) ``view`` field into the first.
     """
-    return _options_tail(response.DESCRIPTOR.name, options)
+    kept = _TAILS.get(id(options))
+    if kept is None or kept[0] is not options:
+        if len(_TAILS) >= _TAILS_KEPT:
+            _TAILS.clear()
+        kept = _TAILS[id(options)] = (options, {})
+    tail = kept[1].get(response)
+    if tail is None:
+        tail = kept[1][response] = _options_tail(response.DESCRIPTOR.name, options)
+    return tail
 
 
 @functools.lru_cache(maxsize=256)
