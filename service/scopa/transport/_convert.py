@@ -503,8 +503,9 @@ def _view_fields(snapshot: GameSnapshot, last_events: list[pb.Event] | None) -> 
     view = snapshot.view
     options = view.options
     playing = snapshot.status is GameStatus.ACTIVE and view.turn >= 0
+    # Submessages as dicts too: upb fills them in place, where a message would be copied in.
     sides = [
-        pb.SideInfo(
+        dict(
             side=side,
             seats=[s for s, of in enumerate(view.side_of_seat) if of == side],
             score=view.scores[side],
@@ -514,7 +515,7 @@ def _view_fields(snapshot: GameSnapshot, last_events: list[pb.Event] | None) -> 
         for side in range(options.sides)
     ]
     seats = [
-        pb.SeatInfo(
+        dict(
             seat=i,
             display_name=meta.name,
             side=view.side_of_seat[i],
