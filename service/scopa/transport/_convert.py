@@ -94,6 +94,11 @@ _CARDS: Final = tuple(card_to_pb(card) for card in range(rules.MAX_CARD))
 (cheaper than building each card from keyword arguments); never handed out or mutated."""
 
 
+_CARD_DICTS: Final = tuple({"suit": m.suit, "rank": m.rank} for m in _CARDS)
+"""Each card's fields, for a view's hand and table: a constructor fills a repeated field's
+elements from dicts in place (a message given would be copied in). Never mutated."""
+
+
 def cards_to_pb(cards: Iterable[rules.Card]) -> list[pb.Card]:
     """Several cards as messages to pass to a message constructor (which copies them)."""
     return [_CARDS[c] for c in cards]
@@ -536,9 +541,9 @@ def _view_fields(snapshot: GameSnapshot, last_events: list[pb.Event] | None) -> 
         etag=snapshot.etag,
         status=_STATUS[snapshot.status],
         seat=view.seat,
-        hand=cards_to_pb(view.hand),
+        hand=[_CARD_DICTS[c] for c in view.hand],
         seats=seats,
-        table=cards_to_pb(view.table),
+        table=[_CARD_DICTS[c] for c in view.table],
         stock_size=view.stock_size,
         dealer=view.dealer,
         turn=view.turn if playing else None,
