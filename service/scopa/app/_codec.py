@@ -22,6 +22,9 @@ FORMAT: Final = 2
 
 _HEAD: Final = 5
 
+_COMPACT: Final = json.JSONEncoder(separators=(",", ":"))
+"""``json.dumps(..., separators=(",", ":"))`` without making an encoder per call."""
+
 
 def is_keyed(blob: bytes) -> bool:
     """Whether ``blob`` is in a keyed format (format 1 blobs start with a zero length byte)."""
@@ -32,7 +35,7 @@ def pack(record: dict[str, Any], blobs: dict[str, bytes] | None = None) -> bytes
     """``record`` (JSON-ready, keyed) and the named ``blobs`` as one versioned byte string."""
     parts = blobs or {}
     head = {**record, "blobs": {name: len(data) for name, data in parts.items()}}
-    text = json.dumps(head, separators=(",", ":")).encode()
+    text = _COMPACT.encode(head).encode()
     return bytes([FORMAT]) + len(text).to_bytes(4, "big") + text + b"".join(parts.values())
 
 

@@ -306,7 +306,7 @@ def _encode_log(events: Sequence[AppEvent]) -> bytes:
             )
         else:
             records.extend(rules.event_records([event]))
-    body = json.dumps({"v": rules.FORMAT_VERSION, "e": records}, separators=(",", ":"))
+    body = _COMPACT.encode({"v": rules.FORMAT_VERSION, "e": records})
     deflate = _LOG_DEFLATE.copy()
     return _LOG + deflate.compress(body.encode()) + deflate.flush()
 
