@@ -22,9 +22,15 @@ def _reference(message: Message) -> object:
     return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
 
 
-async def _game_messages(preset: str, players: int) -> list[Message]:
-    """Every response of a whole game (one seat's view per move) and the rulesets."""
-    calls = GameCalls(GameCore(open_store(None), TokenAuthority(b"k" * 32), CoreSettings()))
+async def _played(
+    preset: str, players: int, *, options_tail: bool = False
+) -> tuple[GameCalls, pb.CreateGameResponse, list[tuple[Message, bytes]]]:
+    """A whole game over GameCalls: its calls, the CreateGame response, and every GetState and
+    PlayCard response (one seat's view per move) with the tail its method left for it."""
+    calls = GameCalls(
+        GameCore(open_store(None), TokenAuthority(b"k" * 32), CoreSettings()),
+        options_tail=options_tail,
+    )
     created = await calls.create_game(
         pb.CreateGameRequest(
             preset=preset,
@@ -34,20 +40,26 @@ async def _game_messages(preset: str, players: int) -> list[Message]:
         None,
     )
     tokens = {c.seat: c.token for c in created.credentials}
-    messages: list[Message] = [await calls.list_rulesets(pb.ListRulesetsRequest(), None), created]
+    found: list[tuple[Message, bytes]] = []
     view, rng = created.view, random.Random(players)
     while view.status != pb.GAME_STATUS_FINISHED:
         own = await calls.get_state(pb.GetStateRequest(name=created.name), tokens[view.turn])
+        found.append((own, calls.take_tail()))
         move = rng.choice(list(own.view.legal_moves))
-        played = await calls.play_card(
-            pb.PlayCardRequest(
-                name=created.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
-            ),
-            tokens[view.turn],
+        request = pb.PlayCardRequest(
+            name=created.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
         )
-        messages += [own, played]
+        played = await calls.play_card(request, tokens[view.turn])
+        found.append((played, calls.take_tail()))
         view = played.view
-    return messages
+    return calls, created, found
+
+
+async def _game_messages(preset: str, players: int) -> list[Message]:
+    """Every response of a whole game (one seat's view per move) and the rulesets."""
+    calls, created, found = await _played(preset, players)
+    rulesets = await calls.list_rulesets(pb.ListRulesetsRequest(), None)
+    return [rulesets, created, *(message for message, _ in found)]
 
 
 @pytest.mark.parametrize(("preset", "players"), [("scopa", 2), ("scopone", 4), ("scopa3", 3)])
@@ -244,41 +256,11 @@ def test_dumps_keeps_a_bounded_number_of_texts(monkeypatch: pytest.MonkeyPatch) 
     assert plan is not None and 0 < len(plan.texts) <= 5
 
 
-async def _tailed_responses(preset: str, players: int) -> list[tuple[Message, bytes]]:
-    """GetState and PlayCard responses of a whole game from GameCalls(options_tail=True),
-    each with the tail its method left for it."""
-    calls = GameCalls(
-        GameCore(open_store(None), TokenAuthority(b"k" * 32), CoreSettings()), options_tail=True
-    )
-    created = await calls.create_game(
-        pb.CreateGameRequest(
-            preset=preset,
-            seats=[pb.SeatSpec(display_name=f"p{i}") for i in range(players)],
-            options={"target_score": pb.OptionValue(int_value=1)},
-        ),
-        None,
-    )
-    tokens = {c.seat: c.token for c in created.credentials}
-    found: list[tuple[Message, bytes]] = []
-    view, rng = created.view, random.Random(players)
-    while view.status != pb.GAME_STATUS_FINISHED:
-        own = await calls.get_state(pb.GetStateRequest(name=created.name), tokens[view.turn])
-        found.append((own, calls.take_tail()))
-        move = rng.choice(list(own.view.legal_moves))
-        request = pb.PlayCardRequest(
-            name=created.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
-        )
-        played = await calls.play_card(request, tokens[view.turn])
-        found.append((played, calls.take_tail()))
-        view = played.view
-    return found
-
-
 @pytest.mark.parametrize(("preset", "players"), [("scopa", 2), ("scopone", 4)])
 def test_dumps_with_a_tail_writes_the_complete_response(preset: str, players: int) -> None:
     """dumps(message, tail) is byte for byte dumps() of the message its bytes and the tail
     parse to: each view's options map and deck size in their place (twice: kept texts too)."""
-    responses = asyncio.run(_tailed_responses(preset, players))
+    _, _, responses = asyncio.run(_played(preset, players, options_tail=True))
     assert len(responses) > 20 and all(tail for _, tail in responses)
     for _ in range(2):
         for message, tail in responses:

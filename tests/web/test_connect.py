@@ -32,6 +32,18 @@ def connect_json(http_server: ServerProcess) -> Iterator[GameServiceClientSync]:
         yield client
 
 
+_EVERY_CODEC = pytest.mark.parametrize(
+    ("protocol", "codec"),
+    [
+        (ProtocolType.CONNECT, google_protobuf_json_codec()),
+        (ProtocolType.CONNECT, google_protobuf_binary_codec()),
+        (ProtocolType.GRPC_WEB, google_protobuf_binary_codec()),
+    ],
+    ids=["connect-json", "connect-binary", "grpc-web"],
+)
+"""Each protocol and codec of the HTTP port's Connect routes."""
+
+
 def _bearer(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 
@@ -103,15 +115,7 @@ def test_binary_connect_and_grpc_web_stream_a_watch(
         assert _error_info(info.value).reason == "UNAUTHENTICATED"
 
 
-@pytest.mark.parametrize(
-    ("protocol", "codec"),
-    [
-        (ProtocolType.CONNECT, google_protobuf_json_codec()),
-        (ProtocolType.CONNECT, google_protobuf_binary_codec()),
-        (ProtocolType.GRPC_WEB, google_protobuf_binary_codec()),
-    ],
-    ids=["connect-json", "connect-binary", "grpc-web"],
-)
+@_EVERY_CODEC
 @pytest.mark.parametrize("gzip", [True, False], ids=["gzip", "identity"])
 def test_a_request_over_the_size_limit_is_request_too_large_with_error_info(
     http_server: ServerProcess, protocol: ProtocolType, codec: Any, gzip: bool
@@ -230,15 +234,7 @@ def test_a_build_whose_onto_does_not_parse_is_malformed_request_over_connect(
     assert after.view == before.view
 
 
-@pytest.mark.parametrize(
-    ("protocol", "codec"),
-    [
-        (ProtocolType.CONNECT, google_protobuf_json_codec()),
-        (ProtocolType.CONNECT, google_protobuf_binary_codec()),
-        (ProtocolType.GRPC_WEB, google_protobuf_binary_codec()),
-    ],
-    ids=["connect-json", "connect-binary", "grpc-web"],
-)
+@_EVERY_CODEC
 def test_views_carry_the_whole_options_map_and_deck_size(
     http_server: ServerProcess, protocol: ProtocolType, codec: Any
 ) -> None:
