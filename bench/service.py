@@ -51,7 +51,8 @@ Attribution. ``calls_per_s``, ``p50_ms`` and ``p99_ms`` are client-side per RPC.
 phase divided by every call of the phase: exact per RPC in the single-RPC phases (``create``,
 ``get``, ``play``; the few CreateGame calls of ``play`` when prepared games run out are charged to
 PlayCard, see ``extra_creates``), and the same mixed average on every line of ``games``
-(``cpu_attrib=phase_avg``). ``redis_cmds_per_call`` comes from ``INFO commandstats`` deltas
+(``cpu_attrib=phase_avg``); ``cpu_sys_us_per_call`` is its stime part (the kernel's), divided
+the same way. ``redis_cmds_per_call`` comes from ``INFO commandstats`` deltas
 (commands run inside Lua scripts included; ``redis_roundtrips_per_call`` counts only those sent
 over the wire), attributed the same way.
 """
@@ -108,6 +109,8 @@ class PhaseResult:
     redis_roundtrips: int
     windows: tuple[tuple[float, float], ...] = ()
     """The wall-clock (epoch seconds) start and end of each round merged into this result."""
+    sys_s: float = 0.0
+    """The system (kernel) part of ``cpu_s``."""
 
     def total_calls(self) -> int:
         """Successful calls of every RPC in the phase."""
@@ -136,7 +139,7 @@ class Bench:
         rec = players.Recorder()
         pid = self.server.process.pid
         sampler = _start_py_spy(pid, spy) if spy is not None else None
-        cpu0, red0 = procs.cpu_seconds(pid), self.redis.counters()
+        (user0, sys0), red0 = procs.cpu_times(pid), self.redis.counters()
         client0 = time.process_time()
         wall0 = time.time()
         start = time.perf_counter()
@@ -144,18 +147,19 @@ class Bench:
         await asyncio.gather(*(worker(rec, i, deadline) for i in range(self.conc)))
         elapsed = time.perf_counter() - start
         client_cpu = time.process_time() - client0
-        cpu1, red1 = procs.cpu_seconds(pid), self.redis.counters()
+        (user1, sys1), red1 = procs.cpu_times(pid), self.redis.counters()
         if sampler is not None:
             _stop_py_spy(sampler)
         return PhaseResult(
             name,
             rec,
             elapsed,
-            cpu1 - cpu0,
+            user1 + sys1 - user0 - sys0,
             client_cpu,
             red1.commands_since(red0),
             red1.roundtrips_since(red0),
             ((wall0, time.time()),),
+            sys1 - sys0,
         )
 
 
@@ -217,6 +221,7 @@ def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **ex
         redis_roundtrips_per_call=phase.redis_roundtrips / divisor,
         client_cpu_us_per_call=phase.client_cpu_s * 1e6 / divisor,
         p99_over_p50=p99 / p50 if p50 else 0.0,
+        cpu_sys_us_per_call=phase.sys_s * 1e6 / divisor,
         **extra,
     )
 
@@ -305,6 +310,7 @@ def _merge(parts: Sequence[PhaseResult]) -> PhaseResult:
         sum(p.redis_cmds for p in parts),
         sum(p.redis_roundtrips for p in parts),
         tuple(w for p in parts for w in p.windows),
+        sum(p.sys_s for p in parts),
     )
 
 

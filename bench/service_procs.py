@@ -162,12 +162,17 @@ def stop(proc: Proc, timeout_s: float = 15.0) -> int:
     return stop_server(proc, timeout_s)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time the process has used so far, from /proc/<pid>/stat."""
+def cpu_times(pid: int) -> tuple[float, float]:
+    """User and system CPU time the process has used so far, from /proc/<pid>/stat."""
     text = Path(f"/proc/{pid}/stat").read_text()
     fields = text[text.rindex(")") + 2 :].split()
     # After the command name: state is field 3, utime 14 and stime 15 (1-based, man 5 proc).
-    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    return int(fields[11]) / _CLK_TCK, int(fields[12]) / _CLK_TCK
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used so far, from /proc/<pid>/stat."""
+    return sum(cpu_times(pid))
 
 
 @dataclass(frozen=True)
