@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import zlib
 
 import pytest
 from rules_helpers import cards, of_type, play, ruleset, situation, stacked
@@ -23,7 +24,6 @@ from scopa.rules import (
     OwnerTakesNextTurn,
     RaiseFarm,
     TakeFarmByValue,
-    _serial,
     apply_action,
     build_rules,
     dump_state,
@@ -250,5 +250,4 @@ def test_farms_round_trip_the_codec_and_views() -> None:
     again = state_from_view(view, random.Random(3))
     assert again.farms == state.farms and observe(again, 1) == view
     plain = situation(ruleset("fattoria"), hands=["3C", "1D"], table="4D")
-    blob = dump_state(plain)
-    assert b"farms" not in _serial._decompress(blob[1:], blob[0])
+    assert b"farms" not in zlib.decompress(dump_state(plain)[1:])

@@ -1,17 +1,15 @@
 """One keyed, versioned codec for match state and events, with migrations from every earlier
 format.
 
-Format: one byte, the format version, then the compressed JSON: zstd (one frame, with the
-raw-content dictionary :data:`_STATE_DICT`) since format 5, zlib before. Since format 2 every record
-is an object keyed by field name (an event also carries its kind under ``"t"``), so adding a
-field is a new format version plus a migration, never a reshuffle of positions.
-:func:`load_state` and :func:`load_events` read every earlier version: the payload goes through
-the migrations in ``_STATE_MIGRATIONS`` / ``_EVENT_MIGRATIONS`` one version at a time up to
-:data:`FORMAT_VERSION`. Format 1 (positional lists) also stored a ``version`` counter in the
-state; the store owns the game's version, so the migration drops it. Corrupt input raises
-:class:`InvalidState`; a version above :data:`FORMAT_VERSION` (written by a newer release)
-raises its subclass :class:`FormatTooNew`, which the service answers as a retryable error, never
-as a fault.
+Format: one byte, the format version, then zlib-compressed JSON. Since format 2 every record is
+an object keyed by field name (an event also carries its kind under ``"t"``), so adding a field
+is a new format version plus a migration, never a reshuffle of positions. :func:`load_state` and
+:func:`load_events` read every earlier version: the payload goes through the migrations in
+``_STATE_MIGRATIONS`` / ``_EVENT_MIGRATIONS`` one version at a time up to :data:`FORMAT_VERSION`.
+Format 1 (positional lists) also stored a ``version`` counter in the state; the store owns the
+game's version, so the migration drops it. Corrupt input raises :class:`InvalidState`; a version
+above :data:`FORMAT_VERSION` (written by a newer release) raises its subclass
+:class:`FormatTooNew`, which the service answers as a retryable error, never as a fault.
 
 Format 4 has the records of format 3 plus every key and event kind added to them since format 3
 was first written: a steal's ``stolen_from``, a claimed play's ``claim`` and the events
@@ -22,22 +20,15 @@ before format 4 wrote those under format 3, where a reader of format 3 that pred
 on the events and silently drops the state keys; every write is now format 4, which such a
 reader refuses as a whole. Format-3 data is read as it is (a format-3 reader of this release
 knows every one of those keys), so the migration 3 -> 4 changes nothing.
-
-Format 5 changed only the compression: zstd at level 1 with :data:`_STATE_DICT` writes a state
-in less than half zlib's time and in about two thirds of its bytes (docs/performance.md), so the
-migration 4 -> 5 changes nothing either.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import zlib
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Final, TypeVar, assert_never
-
-import zstandard
 
 from ._errors import FormatTooNew, InvalidState, RulesError
 from ._game import (
@@ -75,7 +66,7 @@ __all__ = [
     "load_state",
 ]
 
-FORMAT_VERSION: Final = 5
+FORMAT_VERSION: Final = 4
 
 Record = dict[str, Any]
 
@@ -94,87 +85,15 @@ of five presets' matches (mean 3.7 KB of JSON, largest 9.7 KB) the blobs are 0.1
 The stream is zlib's as before (its header names the window), read by the same decompress."""
 
 
-def _deflate(raw: bytes) -> bytes:
-    """``raw`` as a zlib stream at :data:`_ZLIB_LEVEL` with the window and table above (the
-    compression of formats up to 4)."""
+def _compress(raw: bytes) -> bytes:
+    """``raw`` as a zlib stream at :data:`_ZLIB_LEVEL` with the window and table above."""
     deflate = zlib.compressobj(_ZLIB_LEVEL, zlib.DEFLATED, _ZLIB_WBITS, _ZLIB_MEM_LEVEL)
     return deflate.compress(raw) + deflate.flush()
 
 
-_ZSTD_FROM: Final = 5
-"""The first format compressed with zstd."""
-
-_STATE_DICT: Final = (
-    b'{"preset":"scopa","overrides":{},"hand_number":1,"dealer":1,"turn":0,"hands":[[2,22],[19'
-    b',17]],"table":[21,35,27,18,29],"stock":[31,37,23,16,5,8,15,14,11,12,24,25],"piles":[[33,'
-    b'3,0,20,10,26,7,30,13,34],[1,32,4,39,9,28,38,36,6]],"sweeps":[0,0],"specials":[[],[]],"ph'
-    b'ase":"play","declared":[],"declarations":[],"last_capturer":0,"last_laid":21,"history":['
-    b'{"t":"card_played","seat":0,"card":39,"captured":[],"taken":false,"sweep":false,"special'
-    b's":[]},{"t":"card_played","seat":1,"card":4,"captured":[1,32],"taken":true,"sweep":false'
-    b',"specials":[]},{"t":"card_played","seat":0,"card":0,"captured":[],"taken":false,"sweep"'
-    b':false,"specials":[]},{"t":"card_played","seat":1,"card":26,"captured":[],"taken":false,'
-    b'"sweep":false,"specials":[]},{"t":"card_played","seat":0,"card":35,"captured":[],"taken"'
-    b':false,"sweep":false,"specials":[]},{"t":"card_played","seat":1,"card":9,"captured":[39]'
-    b',"taken":true,"sweep":false,"specials":[]},{"t":"card_played","seat":0,"card":3,"capture'
-    b'd":[33],"taken":true,"sweep":false,"specials":[]},{"t":"card_played","seat":1,"card":38,'
-    b'"captured":[28],"taken":true,"sweep":false,"specials":[]},{"t":"card_played","seat":0,"c'
-    b'ard":20,"captured":[0],"taken":true,"sweep":false,"specials":[]},{"t":"card_played","sea'
-    b't":1,"card":10,"captured":[],"taken":false,"sweep":false,"specials":[]},{"t":"card_playe'
-    b'd","seat":0,"card":7,"captured":[10,26],"taken":true,"sweep":false,"specials":[]},{"t":"'
-    b'card_played","seat":1,"card":29,"captured":[],"taken":false,"sweep":false,"specials":[]}'
-    b',{"t":"card_played","seat":0,"card":13,"captured":[],"taken":false,"sweep":false,"specia'
-    b'ls":[]},{"t":"card_played","seat":1,"card":27,"captured":[],"taken":false,"sweep":false,'
-    b'"specials":[]},{"t":"card_played","seat":0,"card":36,"captured":[],"taken":false,"sweep"'
-    b':false,"specials":[]},{"t":"card_played","seat":1,"card":6,"captured":[36],"taken":true,'
-    b'"sweep":false,"specials":[]},{"t":"card_played","seat":0,"card":18,"captured":[],"taken"'
-    b':false,"sweep":false,"specials":[]},{"t":"card_played","seat":1,"card":30,"captured":[],'
-    b'"taken":false,"sweep":false,"specials":[]},{"t":"card_played","seat":0,"card":34,"captur'
-    b'ed":[30,13],"taken":true,"sweep":false,"specials":[]},{"t":"card_played","seat":1,"card"'
-    b':21,"captured":[],"taken":false,"sweep":false,"specials":[]}],"scores":[0,0],"results":['
-    b'],"winners":[],"finish_reason":"","decks":[],"out":[]}'
-)
-"""The raw-content dictionary of zstd frames (formats 5 and later): the JSON of one scopa state in
-the middle of a hand, the text every state shares the most of. It is part of the format:
-changing it needs a new format version (frames written with it keep it)."""
-
-_ZSTD_DICT: Final = zstandard.ZstdCompressionDict(
-    _STATE_DICT, dict_type=zstandard.DICT_TYPE_RAWCONTENT
-)
-_ZSTD_LEVEL: Final = 1
-
-
-class _Zstd(threading.local):
-    """A compressor and a decompressor per thread (zstandard's are not thread-safe)."""
-
-    def __init__(self) -> None:
-        self.compressor = zstandard.ZstdCompressor(
-            level=_ZSTD_LEVEL, dict_data=_ZSTD_DICT, write_checksum=False, write_dict_id=False
-        )
-        self.decompressor = zstandard.ZstdDecompressor(dict_data=_ZSTD_DICT)
-
-
-_ZSTD: Final = _Zstd()
-
-
-def _compress(raw: bytes, version: int = FORMAT_VERSION) -> bytes:
-    """``raw`` compressed as format ``version`` stores it."""
-    if version >= _ZSTD_FROM:
-        compressed: bytes = _ZSTD.compressor.compress(raw)
-        return compressed
-    return _deflate(raw)
-
-
-def _decompress(data: bytes, version: int) -> bytes:
-    """The JSON text of a format-``version`` payload."""
-    if version >= _ZSTD_FROM:
-        raw: bytes = _ZSTD.decompressor.decompress(data)
-        return raw
-    return zlib.decompress(data)
-
-
 def _pack(payload: Any) -> bytes:
     raw = _ENCODER.encode(payload).encode()
-    return bytes([FORMAT_VERSION]) + _compress(raw, FORMAT_VERSION)
+    return bytes([FORMAT_VERSION]) + _compress(raw)
 
 
 def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
@@ -184,8 +103,8 @@ def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
     if blob[0] > FORMAT_VERSION:
         raise FormatTooNew.of("stored game", blob[0], FORMAT_VERSION)
     try:
-        payload = json.loads(_decompress(blob[1:], blob[0]))
-    except (zlib.error, zstandard.ZstdError, ValueError) as exc:
+        payload = json.loads(zlib.decompress(blob[1:]))
+    except (zlib.error, ValueError) as exc:
         raise InvalidState("corrupt state") from exc
     try:
         for version in range(blob[0], FORMAT_VERSION):
@@ -481,7 +400,7 @@ def dump_state(state: MatchState) -> bytes:
     if state.history:
         slot = f',{_history_text(state.history)},"scores":'
         text = text.replace(_HISTORY_SLOT, slot, 1)
-    return bytes([FORMAT_VERSION]) + _compress(text.encode(), FORMAT_VERSION)
+    return bytes([FORMAT_VERSION]) + _compress(text.encode())
 
 
 def _state_record(
@@ -670,22 +589,15 @@ def _same_3_to_4(payload: Any) -> Any:
     return payload
 
 
-def _same_4_to_5(payload: Any) -> Any:
-    """Format 5 changed the compression, not the records (see the module docstring)."""
-    return payload
-
-
 _STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     1: _state_1_to_2,
     2: _state_2_to_3,
     3: _same_3_to_4,
-    4: _same_4_to_5,
 }
 """``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
 _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     1: _events_1_to_2,
     2: _events_2_to_3,
     3: _same_3_to_4,
-    4: _same_4_to_5,
 }
 """``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""
