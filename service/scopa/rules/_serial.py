@@ -350,9 +350,9 @@ def events_from_records(rows: list[Record], version: int) -> list[Event]:
 
 
 _HISTORY_TEXTS: dict[int, tuple[Event, str]] = {}
-"""JSON texts of history events by the event's id (the event kept beside its text, so an id is
-never mistaken for a later object's): each play stays in the history, and in every state
-dumped, until its hand ends."""
+"""JSON texts of history events by the event's id (the event kept beside its text: no other
+object can have that id while the entry lasts): each play stays in the history, and in every
+state dumped, until its hand ends."""
 _RESULT_TEXTS: dict[int, tuple[HandResult, str]] = {}
 """JSON texts of hand results by the result's id, likewise: each stays in every later state."""
 _HISTORY_KEPT: Final = 4096
@@ -371,7 +371,7 @@ def _kept_texts(
     texts = []
     for item in items:
         found = kept.get(id(item))
-        if found is None or found[0] is not item:
+        if found is None:
             if len(kept) >= _HISTORY_KEPT:
                 kept.clear()
             found = (item, _ENCODER.encode(out(item)))

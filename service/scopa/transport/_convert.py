@@ -464,9 +464,10 @@ def with_view(
 
 
 _TAILS: dict[int, tuple[rules.Options, dict[type[Message], bytes]]] = {}
-"""Tails by the id of their Options (held beside them, so that id stays theirs) and response
-type: a game's Options object is the same from play to play, and hashing it (75 fields) and
-comparing it in an lru_cache cost 7 us a call, more than the rest of building the tail."""
+"""Tails by the id of their Options (held beside them: no other object can have that id while
+the entry lasts) and response type: a game's Options object is the same from play to play, and
+hashing it (75 fields) and comparing it in an lru_cache cost 7 us a call, more than the rest of
+building the tail."""
 _TAILS_KEPT: Final = 256
 
 
@@ -478,7 +479,7 @@ def options_tail(response: type[Message], options: rules.Options) -> bytes:
     merges the second occurrence of the (singular, embedded) ``view`` field into the first.
     """
     kept = _TAILS.get(id(options))
-    if kept is None or kept[0] is not options:
+    if kept is None:
         if len(_TAILS) >= _TAILS_KEPT:
             _TAILS.clear()
         kept = _TAILS[id(options)] = (options, {})

@@ -18,7 +18,7 @@ import json
 import math
 from collections.abc import Callable
 from operator import methodcaller
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from connectrpc.codec import Codec
 from google.protobuf import json_format
@@ -579,9 +579,11 @@ class _Overlay:
     the tail sets, the text ``"jsonName":value`` for when the message lacks the field, and for
     a singular message field the overlay of that message's own fields, for when it has it."""
 
-    __slots__ = ("fields", "texts")
+    __slots__ = ("fields", "plan", "texts")
 
     def __init__(self, plan: _Text, tail: Message) -> None:
+        self.plan = plan
+        """How the message type the overlay lies on is written."""
         self.fields: dict[FieldDescriptor, tuple[str, _Overlay | None]] = {}
         for field, value in tail.ListFields():
             key, write, _ = plan.by_field[field]  # KeyError: an extension (see _overlay)
@@ -596,7 +598,7 @@ class _Overlay:
 
 
 _OVERLAYS: dict[tuple[Any, bytes], _Overlay | None] = {}
-_OVERLAYS_KEPT = 256
+_OVERLAYS_KEPT: Final = 256
 """Overlays by message type and tail (a tail per response type and distinct options)."""
 
 
@@ -620,7 +622,7 @@ def _overlay(message_type: type[Message], tail: bytes) -> _Overlay | None:
     return overlay
 
 
-def _merged_text(plan: _Text, message: Message, overlay: _Overlay, keep: bool) -> str | None:
+def _merged_text(message: Message, overlay: _Overlay, keep: bool) -> str | None:
     """The text of ``message`` merged with the tail ``overlay`` stands for, as the text of the
     parsed ``message`` bytes + tail would be; None where the two set the same scalar, list or map
     field, or two members of one oneof (a real merge decides those). ``keep``: a nested
@@ -629,6 +631,7 @@ def _merged_text(plan: _Text, message: Message, overlay: _Overlay, keep: bool) -
     text = overlay.texts.get(key) if keep else None
     if text is not None:
         return text
+    plan = overlay.plan
     by_field, extra = plan.by_field, overlay.fields
     numbered: list[tuple[int, str]] = []
     present = set()
@@ -643,10 +646,7 @@ def _merged_text(plan: _Text, message: Message, overlay: _Overlay, keep: bool) -
             numbered.append((field.number, name + write(value)))
             continue
         sub = over[1]
-        sub_plan = None if sub is None else _text_plan(field.message_type)
-        merged = (
-            None if sub is None or sub_plan is None else _merged_text(sub_plan, value, sub, True)
-        )
+        merged = None if sub is None else _merged_text(value, sub, True)
         if merged is None:
             return None
         numbered.append((field.number, name + merged))
@@ -685,7 +685,7 @@ def dumps(message: Message, tail: bytes = b"") -> bytes:
     if not tail:
         return _fields_text(plan, message).encode()
     overlay = _overlay(type(message), tail)
-    text = None if overlay is None else _merged_text(plan, message, overlay, False)
+    text = None if overlay is None else _merged_text(message, overlay, False)
     if text is None:
         whole = type(message).FromString(message.SerializeToString() + tail)
         text = _fields_text(plan, whole)
