@@ -2,20 +2,29 @@
 
 The fourth pass of issue 12 (docs/performance.md) chose its steps by these figures: the SERVER
 span with its duration metric (with and without a caller's ``traceparent``), one access-log
-line, one leaf span, the view message of a game in play, and a seat token's check. Each is
+line, one leaf span, the view message of a game in play, and a seat token's check. The sixth
+pass added the pieces of a PlayCard in play (a game nine moves in, its last move's events):
+``with_view_tail`` (the response without its options, as both ports build it),
+``options_tail``, ``rest_json_playcard`` (its proto3 JSON with the tail, a new view version each
+call so that the view's own text is never taken from the kept ones), ``rest_bind_playcard``
+(a REST PlayCard body bound to its request) and ``dump_state`` (that game's state). Each is
 timed with :mod:`timeit` (best of ``--repeat`` rounds) and printed as
 ``micro=<name> us_per_call=<x>``, after a ``baseline=empty_call`` line timed the same way::
 
     .venv/bin/python bench/micro.py [--number 5000] [--repeat 5]
 
 Run it with ``PYTHONPATH`` at another tree (``service`` and ``clients/python/src``) to compare
-two builds in one sitting; it uses only APIs older trees have too.
+two builds in one sitting; the sixth pass's pieces are left out on a tree without the options
+tail (``with_view(..., options=False)``), the others use only APIs older trees have too.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
+import itertools
+import json
 import os
 import random
 import timeit
@@ -36,9 +45,13 @@ from scopa.app import (
     TokenAuthority,
 )
 from scopa.config import Settings
+from scopa.rules import MatchState, apply_move, dump_state, make_ruleset, new_match, random_move
 from scopa.storage import MemoryStore
 from scopa.telemetry import ServerTelemetry, configure_logging, get_logger
-from scopa.transport._convert import view_to_pb
+from scopa.transport import _convert
+from scopa.transport._convert import card_to_pb, events_to_pb, view_to_pb
+from scopa.transport._rest_rules import bind_request, routes_of
+from scopa_client.v1 import scopa_pb2 as pb
 
 __all__ = ["main"]
 
@@ -66,6 +79,74 @@ def _snapshot() -> tuple[GameSnapshot, TokenAuthority, str, str]:
 
     snapshot, token, game_id = asyncio.run(created())
     return snapshot, tokens, token, game_id
+
+
+def _played() -> tuple[GameSnapshot, list[pb.Event], str]:
+    """The mover's snapshot nine moves into a 2-player game, that move's events, and the next
+    move as a REST PlayCard body."""
+    core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), random.Random(1))
+
+    async def played() -> tuple[GameSnapshot, list[pb.Event], str]:
+        created = await core.create_game(
+            CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("bob")])
+        )
+        tokens = dict(created.tokens)
+        seat = created.snapshot.view.turn
+        for _ in range(9):
+            move = (await core.get_state(created.game_id, tokens[seat])).view.legal_moves[0]
+            result = await core.play_card(created.game_id, tokens[seat], move)
+            seat = result.snapshot.view.turn
+        move = (await core.get_state(created.game_id, tokens[seat])).view.legal_moves[0]
+        cards = [card_to_pb(c) for c in (move.card, *(move.capture or ()))]
+        shown = [{"suit": pb.Suit.Name(c.suit), "rank": c.rank} for c in cards]
+        body = json.dumps({"card": shown[0], "capture": {"cards": shown[1:]}})
+        return result.snapshot, events_to_pb(result.events), body
+
+    return asyncio.run(played())
+
+
+def _state_in_play() -> MatchState:
+    """A scopa state nineteen random moves into its first hand."""
+    rng = random.Random(1)
+    state, _ = new_match(make_ruleset("scopa"), rng=rng)
+    for _ in range(19):
+        state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
+    return state
+
+
+def _tail_cases() -> dict[str, Callable[[], object]]:
+    """The sixth pass's pieces of a PlayCard in play; none on a tree without the options tail."""
+    with_view = getattr(_convert, "with_view", None)
+    if with_view is None or "options" not in inspect.signature(with_view).parameters:
+        return {}
+    from scopa.transport._convert import options_tail  # noqa: PLC0415
+    from scopa.transport._rest_json import dumps  # noqa: PLC0415
+
+    snapshot, events, body = _played()
+    options = snapshot.view.options
+    versions = itertools.count(1_000)
+
+    def build() -> pb.PlayCardResponse:
+        response: pb.PlayCardResponse = with_view(
+            pb.PlayCardResponse, snapshot, events, options=False, events=events
+        )
+        return response
+
+    def rest_json() -> bytes:
+        response = build()
+        response.view.version = next(versions)
+        return dumps(response, options_tail(pb.PlayCardResponse, options))
+
+    service = pb.DESCRIPTOR.services_by_name["GameService"]
+    (route,) = [r for r in routes_of(service) if r.method.name == "PlayCard"]
+    path, data, state = {"name": f"games/{snapshot.game_id}"}, body.encode(), _state_in_play()
+    return {
+        "with_view_tail": build,
+        "options_tail": lambda: options_tail(pb.PlayCardResponse, options),
+        "rest_json_playcard": rest_json,
+        "rest_bind_playcard": lambda: bind_request(route, path, [], data),
+        "dump_state": lambda: dump_state(state),
+    }
 
 
 def _cases() -> dict[str, Callable[[], object]]:
@@ -96,6 +177,7 @@ def _cases() -> dict[str, Callable[[], object]]:
         "leaf_span": lambda: leaves.ended("HMGET load", SpanKind.CLIENT, _REDIS, 1, 2),
         "view_to_pb": lambda: view_to_pb(snapshot),
         "token_verify": lambda: tokens.verify(token, game_id),
+        **_tail_cases(),
     }
 
 

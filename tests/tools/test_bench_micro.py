@@ -13,6 +13,11 @@ PIECES = {
     "leaf_span",
     "view_to_pb",
     "token_verify",
+    "with_view_tail",
+    "options_tail",
+    "rest_json_playcard",
+    "rest_bind_playcard",
+    "dump_state",
 }
 
 
