@@ -193,8 +193,9 @@ def test_a_build_whose_onto_does_not_parse_is_malformed_request_over_connect(
     http_server: ServerProcess, client: httpx.Client
 ) -> None:
     """A TakeAction whose build's onto does not parse (binary: a card cut short mid-field or
-    longer than its bytes; JSON: a string, a number, a rank in words) is 400
-    invalid_argument with a MALFORMED_REQUEST ErrorInfo; the game stays."""
+    longer than its bytes; JSON: a string, a number, a rank in words), or whose JSON is not
+    UTF-8, names a field twice or starts with a byte order mark, is 400 invalid_argument with a
+    MALFORMED_REQUEST ErrorInfo; the game stays."""
     with GameServiceClientSync(
         http_server.http_url, codec=google_protobuf_binary_codec()
     ) as connect:
@@ -214,6 +215,14 @@ def test_a_build_whose_onto_does_not_parse_is_malformed_request_over_connect(
         action = {"build": {"card": card, "onto": onto_json, "value": 7}}
         body = json.dumps({"name": created.name, "action": action}).encode()
         bodies.append(("application/json", body))
+    # JSON the request decoder refuses: not UTF-8, a name given twice, a byte order mark.
+    name = json.dumps(created.name).encode()
+    for raw in (
+        b'{"name":"\xff"}',
+        b'{"name":' + name + b',"name":' + name + b"}",
+        b"\xef\xbb\xbf{}",
+    ):
+        bodies.append(("application/json", raw))
     for content_type, body in bodies:
         response = client.post(
             "/scopa.v1.GameService/TakeAction",
