@@ -20,6 +20,7 @@ from integration.helpers import (
     deck_keys,
     expect_error,
     fidasse_action,
+    int_option,
     key,
     play_to_end,
     rid,
@@ -189,6 +190,26 @@ def test_target_score_override_is_effective(stub: Stub, target: int) -> None:
     """A target_score override is reported in the game's effective options."""
     created = create(stub, "scopa", 2, target=target)
     assert created.view.options["target_score"].int_value == target
+
+
+def test_a_game_reaching_its_hand_limit_ends_with_the_best_score(stubs: tuple[Stub, Stub]) -> None:
+    """A scopa game with hand_limit 1 ends after its first hand, far below its target 21: the
+    highest score wins with FINISH_REASON_HAND_LIMIT (every side tied for it, if they tie)."""
+    request = pb.CreateGameRequest(
+        preset="scopa",
+        options={"target_score": int_option(21), "hand_limit": int_option(1)},
+        seats=[pb.SeatSpec(display_name=f"P{i}") for i in range(2)],
+    )
+    created = stubs[1].CreateGame(request, timeout=10)
+    assert created.view.options["hand_limit"].int_value == 1
+    final = play_to_end(stubs, created, random.Random(7)).final
+    assert final.status == pb.GAME_STATUS_FINISHED
+    assert final.finish_reason == pb.FINISH_REASON_HAND_LIMIT
+    assert len(final.hand_results) == 1
+    scores = [s.score for s in final.sides]
+    assert max(scores) < 21
+    assert list(final.winners) == [s for s, v in enumerate(scores) if v == max(scores)]
+    _check_scores(final)
 
 
 def test_every_view_over_grpc_carries_the_options_and_deck_size(stub: Stub) -> None:

@@ -979,3 +979,30 @@ def test_an_optional_capture_may_be_declined_and_a_compulsory_one_may_not() -> N
         play(state, 0, "10D", "")
     with pytest.raises(CaptureChoiceRequired):
         play(state, 0, "11D")
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides", "scores", "winners"),
+    [
+        ("fidasse", {}, (-3, 2), (1,)),  # the highest, below the target
+        ("fidasse", {}, (4, 4), (0, 1)),  # a tie at the limit: both win
+        ("a_non_prendere", {"hand_limit": 40}, (3, 5, 2, 9), (2,)),  # played to lose
+    ],
+)
+def test_the_hand_limit_ends_the_match_with_the_best_score(
+    preset: str, overrides: dict[str, Any], scores: tuple[int, ...], winners: tuple[int, ...]
+) -> None:
+    """The 40th hand ends the match (hand_limit) below the target, and the best score wins."""
+    rules = make_ruleset(preset, overrides)
+    assert rules.options.hand_limit == 40
+    last = situation(rules, hands=["7D"] + [""] * (rules.options.players - 1), table="3C 4B")
+    (scored,) = of_type(play(last, 0, "7D", "3C 4B")[1], HandScored)
+    before = tuple([a - b for a, b in zip(scores, scored.result.score.totals, strict=True)])
+    for earlier, finishes in ((38, False), (39, True)):
+        state = replace(last, scores=before, results=(scored.result,) * earlier)
+        after, events = play(state, 0, "7D", "3C 4B")
+        assert after.scores == scores and after.finished is finishes
+        if finishes:
+            (finished,) = of_type(events, GameFinished)
+            assert finished.reason is FinishReason.HAND_LIMIT
+            assert finished.winners == after.winners == winners

@@ -63,3 +63,23 @@ def test_scopone_al_contrario_deals_by_the_seats_left(
     """Seed 004: five play 7 cards with 5 on the table, four 9 and 4, the last two 6 and 4."""
     options = make_ruleset("scopone_al_contrario", {"players": players}).options
     assert Elimination().deal_shape(options, active) == shape
+
+
+@pytest.mark.parametrize(
+    ("flow", "scores", "out", "leaders"),
+    [
+        (HighestWins(), (3, -2), (), (0,)),
+        (HighestWins(), (-1, 4, 4), (), (1, 2)),  # every side tied for the highest
+        (LowestWins(), (8, 9, 7, 7), (), (2, 3)),
+        (Elimination(), (5, 25, 9, 5), (1,), (0, 3)),  # the lowest still in
+        (Elimination(), (30, 2, 9, 5), (1,), (3,)),  # a seat out counts for nothing
+    ],
+)
+def test_a_match_cut_short_goes_to_the_best_score_of_its_flow(
+    flow: HighestWins | LowestWins | Elimination,
+    scores: tuple[int, ...],
+    out: tuple[int, ...],
+    leaders: tuple[int, ...],
+) -> None:
+    """At hand_limit the highest wins, the lowest when played to lose or under elimination."""
+    assert flow.leaders(scores, out) == leaders

@@ -103,6 +103,8 @@ def test_overrides_are_applied_and_reported() -> None:
         ("scopa", {"first_dealer": 2}, "first_dealer"),
         ("scopa", {"target_score": 0}, "target_score"),
         ("scopa", {"kings_redeal": 1}, "kings_redeal"),
+        ("scopa", {"hand_limit": -1}, "hand_limit"),
+        ("fidasse", {"hand_limit": 1000}, "hand_limit"),
         ("scopa", {"sweep_points": 11}, "sweep_points"),
         ("scopone", {"aces_on_table": "return"}, "aces_on_table"),
         ("scopa", {"hand_size": 0}, "hand_size"),

@@ -285,6 +285,7 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
     "sweep_points": st.integers(0, 3),
     "spade_points": st.integers(0, 2),
     "target_score": st.integers(1, 21),
+    "hand_limit": st.integers(0, 4),
 }
 """Options that combine freely with any preset, each with the values it may take."""
 
@@ -309,6 +310,28 @@ def test_random_option_combinations_keep_the_invariants(
                 assume(False)
             overrides = {k: v for k, v in overrides.items() if k != err.field}
     play_game(rules, seed)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(4, 1), (4, 2), (6, 3), (2, 4)])
+def test_fidasse_games_end_however_often_seats_claim_and_doubt(players: int, seed: int) -> None:
+    """Claiming at 40% of the turns and answering at random (which keeps four seats' scores
+    below 21 for hundreds of hands), a fidasse game ends by its 40th hand."""
+    rules = make_ruleset("fidasse", {"players": players})
+    rng = random.Random(seed)
+    state, _ = new_match(rules, rng=rng)
+    while not state.finished:
+        assert len(state.results) < 40, f"no end after 40 hands: {state.scores}"
+        claims = [a for a in legal_actions(state) if isinstance(a, Claim)]
+        if state.phase != PLAY:
+            state, _ = apply_action(state, state.turn, Answer(trust=rng.random() < 0.5), rng)
+        elif claims and rng.random() < 0.4:
+            state, _ = apply_action(state, state.turn, rng.choice(claims), rng)
+        else:
+            state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
+    assert rules.options.hand_limit == 40
+    assert state.winners and all(state.scores[w] == max(state.scores) for w in state.winners), (
+        state.scores
+    )
 
 
 @pytest.mark.parametrize("seed", [11, 18, 31])

@@ -346,7 +346,7 @@ export class GameScreen {
     let turn = "none";
     if (view.status === GameStatus.FINISHED) {
       const winners = view.winners.map((side) => sideName(view, side)).join(" and ");
-      const why = view.finishReason === FinishReason.RESIGNED ? ` (${resignedWords(view)})` : "";
+      const why = finishWords(view);
       text = view.seat !== undefined && view.winners.includes(view.seats[view.seat]?.side ?? -1)
         ? `You won! ${winners} wins${why}.`
         : `${winners} won${why}.`;
@@ -698,6 +698,18 @@ export class GameScreen {
 }
 
 /** Who resigned, in words for the reader: "you resigned", "Ann resigned" (or "a player resigned"). */
+/** Why the game ended, in parentheses after its winners, where the score alone does not say. */
+function finishWords(view: GameView): string {
+  switch (view.finishReason) {
+    case FinishReason.RESIGNED:
+      return ` (${resignedWords(view)})`;
+    case FinishReason.HAND_LIMIT:
+      return " (the game's hand limit was reached)";
+    default:
+      return "";
+  }
+}
+
 function resignedWords(view: GameView): string {
   const who = view.seats.filter((seat) => seat.resigned).map((seat) => (seat.seat === view.seat ? "you" : seatName(view, seat.seat)));
   return `${who.length > 0 ? who.join(" and ") : "a player"} resigned`;

@@ -365,7 +365,8 @@ describe("the web client in headless Chromium", { skip }, () => {
     const page = await context.newPage();
     try {
       await page.goto("/");
-      await createTwoPlayerGame(page, "scopa", "Ann", { target_score: "1" });
+      // Out of reach in one hand (21), so the hand limit ends the game after it.
+      await createTwoPlayerGame(page, "scopa", "Ann", { target_score: "21", hand_limit: "1" });
       await page.locator("[data-seat-kind='1']").selectOption("bot:greedy");
       await page.locator("#create").focus();
       await page.keyboard.press("Enter");
@@ -392,6 +393,9 @@ describe("the web client in headless Chromium", { skip }, () => {
       }
       const state = await getState(name);
       assert.deepEqual(await scoresShown(page), new Map(state.sides.map((side) => [side.side, side.score])));
+      assert.equal(state.finishReason, "FINISH_REASON_HAND_LIMIT");
+      assert.equal(await page.locator(".game").getAttribute("data-finish-reason"), "HAND_LIMIT");
+      assert.match((await page.locator(".banner").textContent()) ?? "", /(won|wins) \(the game's hand limit was reached\)\.$/);
 
       // A made-up invite link: the join is refused in words, from the reason INVITE_INVALID.
       const stranger = await context.newPage();

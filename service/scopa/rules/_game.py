@@ -114,6 +114,8 @@ class FinishReason(StrEnum):
     """A side reached the (losing) target; the lowest score won (``lowest_wins``)."""
     ELIMINATION = "elimination"
     """Every other seat reached the target and left; the last seat left won (``elimination``)."""
+    HAND_LIMIT = "hand_limit"
+    """The match reached ``hand_limit`` hands; the side(s) with the best score won."""
 
 
 class Move(NamedTuple):
@@ -1763,7 +1765,7 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
     events.append(HandScored(result))
     results = (*state.results, result)
     empty: tuple[tuple[Card, ...], ...] = ((),) * sides
-    winners, reason, out = _match_outcome(options, score, scores, state.out)
+    winners, reason, out = _match_outcome(options, score, scores, state.out, len(results))
     if winners:
         events.append(GameFinished(winners, reason, scores))
         return MatchState(
@@ -1827,9 +1829,14 @@ def _end_hand(state: MatchState, events: list[Event], rng: random.Random | None)
 
 
 def _match_outcome(
-    options: Options, score: HandScore, scores: tuple[int, ...], out: tuple[int, ...]
+    options: Options,
+    score: HandScore,
+    scores: tuple[int, ...],
+    out: tuple[int, ...],
+    hands: int,
 ) -> tuple[tuple[int, ...], FinishReason, tuple[int, ...]]:
-    """The winners (empty: play on), why, and the seats out, after a hand scored ``score``."""
+    """The winners (empty: play on), why, and the seats out, after a hand scored ``score``, the
+    match's ``hands``-th."""
     plan = _plan(options)
     for rule in plan.instant_wins:
         winners = rule.winners(score)
@@ -1838,6 +1845,8 @@ def _match_outcome(
     outcome = plan.flow.after_hand(options, scores, out)
     if outcome.winners:
         return outcome.winners, FinishReason(outcome.reason), outcome.out
+    if options.hand_limit and hands >= options.hand_limit:
+        return plan.flow.leaders(scores, outcome.out), FinishReason.HAND_LIMIT, outcome.out
     return (), _PLAYING, outcome.out
 
 

@@ -9,6 +9,7 @@ which seats leave the match. :func:`match_flow` picks the flow an
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final, NamedTuple, Protocol
 
 from ._options import Options
@@ -50,6 +51,11 @@ class MatchFlow(Protocol):
         """The outcome after a hand, from the match ``scores`` per side and the seats ``out``."""
         ...
 
+    def leaders(self, scores: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, ...]:
+        """The sides that win a match cut short now (``hand_limit``): every side tied for the
+        best score."""
+        ...
+
 
 class HighestWins:
     """The first side to reach ``target_score`` wins; if several reach it the highest wins, and a
@@ -65,6 +71,10 @@ class HighestWins:
         """The unique highest side once one reaches the target."""
         winners = _highest_winner(options, scores)
         return FlowOutcome(winners, "target" if winners else _PLAY_ON, out)
+
+    def leaders(self, scores: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, ...]:
+        """Every side tied for the highest score."""
+        return _tied(scores, range(len(scores)), max(scores))
 
 
 def _highest_winner(options: Options, scores: tuple[int, ...]) -> tuple[int, ...]:
@@ -98,8 +108,11 @@ class LowestWins:
         """Every side tied for the lowest score, once a side reaches the target."""
         if max(scores) < options.target_score:
             return FlowOutcome((), _PLAY_ON, out)
-        low = min(scores)
-        return FlowOutcome(tuple([s for s, v in enumerate(scores) if v == low]), "lowest", out)
+        return FlowOutcome(self.leaders(scores, out), "lowest", out)
+
+    def leaders(self, scores: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, ...]:
+        """Every side tied for the lowest score."""
+        return _tied(scores, range(len(scores)), min(scores))
 
 
 _ELIMINATION_SHAPES: Final[dict[int, tuple[int, int]]] = {
@@ -143,6 +156,16 @@ class Elimination:
         if len(staying) == 1:
             return FlowOutcome(staying, "elimination", now_out)
         return FlowOutcome((), _PLAY_ON, now_out)
+
+    def leaders(self, scores: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, ...]:
+        """Every seat still in tied for the lowest score (the furthest from leaving)."""
+        active = [s for s in range(len(scores)) if s not in out]
+        return _tied(scores, active, min([scores[s] for s in active]))
+
+
+def _tied(scores: tuple[int, ...], sides: Iterable[int], best: int) -> tuple[int, ...]:
+    """The sides among ``sides`` whose score is ``best``."""
+    return tuple([s for s in sides if scores[s] == best])
 
 
 _HIGHEST: Final = HighestWins()

@@ -387,17 +387,23 @@ def _outcome(
 ) -> HandOutcome:
     """Score the hand and say whether the match ends with it.
 
-    With mask lines for every scoring rule, no instant win and the usual match flow, it builds
-    no score sheet, flow outcome or finish reason: the totals and the winners only.
+    With mask lines for every scoring rule, no instant win, no hand limit and the usual match
+    flow, it builds no score sheet, flow outcome or finish reason: the totals and the winners
+    only.
     """
     options = state.ruleset.options
     plan = _plan(options)
     lines = _cached_lines(options)
-    if lines is None or plan.instant_wins or type(plan.flow) is not HighestWins:
+    if (
+        lines is None
+        or plan.instant_wins
+        or type(plan.flow) is not HighestWins
+        or options.hand_limit
+    ):
         score = _score(options, masks, sweeps, specials)
         totals = score.totals
         scores = tuple([a + b for a, b in zip(state.scores, totals, strict=True)])
-        winners = _match_outcome(options, score, scores, state.out)[0]
+        winners = _match_outcome(options, score, scores, state.out, len(state.results) + 1)[0]
     else:
         totals = tuple(_mask_totals(lines, options, masks, sweeps, specials))
         scores = tuple([a + b for a, b in zip(state.scores, totals, strict=True)])

@@ -20,6 +20,12 @@ before format 4 wrote those under format 3, where a reader of format 3 that pred
 on the events and silently drops the state keys; every write is now format 4, which such a
 reader refuses as a whole. Format-3 data is read as it is (a format-3 reader of this release
 knows every one of those keys), so the migration 3 -> 4 changes nothing.
+
+Format 5 gives values a meaning that a reader of format 4 lacks: the finish reason
+``hand_limit`` (in a state and in a ``game_finished`` event) and the option ``hand_limit`` in a
+state's overrides, which also bounds every Scopa fidasse game (its preset sets it). A format-4
+reader would fail on the first and drop the limit of the others, so it refuses format 5 as a
+whole; format-4 records mean the same under format 5, so the migration 4 -> 5 changes nothing.
 """
 
 from __future__ import annotations
@@ -66,7 +72,7 @@ __all__ = [
     "load_state",
 ]
 
-FORMAT_VERSION: Final = 4
+FORMAT_VERSION: Final = 5
 
 Record = dict[str, Any]
 
@@ -589,15 +595,22 @@ def _same_3_to_4(payload: Any) -> Any:
     return payload
 
 
+def _same_4_to_5(payload: Any) -> Any:
+    """Format 5 only adds values (see the module docstring)."""
+    return payload
+
+
 _STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     1: _state_1_to_2,
     2: _state_2_to_3,
     3: _same_3_to_4,
+    4: _same_4_to_5,
 }
 """``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
 _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     1: _events_1_to_2,
     2: _events_2_to_3,
     3: _same_3_to_4,
+    4: _same_4_to_5,
 }
 """``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""

@@ -110,6 +110,11 @@ class _FinishReasonEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._E
     """Every other seat reached the target score and left the game
     (elimination); the last seat left wins.
     """
+    FINISH_REASON_HAND_LIMIT: _FinishReason.ValueType  # 6
+    """The game reached its hand_limit option's number of hands (Scopa fidasse
+    sets 40); the side(s) with the best score win: the highest, the lowest in
+    a game played to lose, the lowest still in under elimination.
+    """
 
 class FinishReason(_FinishReason, metaclass=_FinishReasonEnumTypeWrapper):
     """Why a game ended."""
@@ -134,6 +139,11 @@ the side(s) with the lowest score win.
 FINISH_REASON_LAST_LEFT: FinishReason.ValueType  # 5
 """Every other seat reached the target score and left the game
 (elimination); the last seat left wins.
+"""
+FINISH_REASON_HAND_LIMIT: FinishReason.ValueType  # 6
+"""The game reached its hand_limit option's number of hands (Scopa fidasse
+sets 40); the side(s) with the best score win: the highest, the lowest in
+a game played to lose, the lowest still in under elimination.
 """
 global___FinishReason = FinishReason
 
