@@ -424,9 +424,27 @@ async def test_no_hidden_cards_reach_rest_responses_or_sse_events(
     _check_logs(replicas, secrets)
 
 
+def _check_redeals(events: list[pb.Event]) -> None:
+    """A voided deal shows the face-up table that voided it and nothing else, since the scan
+    takes its cards as public: as many cards as the table the deal then starts with, holding
+    the two or more aces or kings its reason names."""
+    voided: list[pb.Redeal] = []
+    for event in sorted(events, key=lambda e: e.version):
+        if event.HasField("redeal"):
+            voided.append(event.redeal)
+        elif event.HasField("hand_started"):
+            for redeal in voided:
+                assert len(redeal.table) == len(event.hand_started.table), redeal
+                ranks = {"aces": {1}, "kings": {10, 13}}[redeal.reason]
+                assert sum(1 for c in redeal.table if c.rank in ranks) >= 2, redeal
+            voided = []
+    assert not voided, "a voided deal was not followed by a deal"
+
+
 def _check_seen(seen: dict[str, list[tuple[int, Message]]]) -> None:
     seat_events = _events_of(seen["seat"])
     _check_seat_events(seat_events, OBSERVED)
+    _check_redeals(seat_events)
     knowledge = Knowledge(seat_events)
     assert sum(1 for e in seat_events if e.HasField("game_finished")) == 1
     for version, message in seen["seat"]:
