@@ -19,8 +19,13 @@ with ``.venv/bin/python tools/build_mypyc.py``; the compiled run is a child proc
 
 Rates use CPU time of this process (``time.process_time``), so other load on the machine
 disturbs them less. Output: one header line, one ``baseline=`` line (the policy alone,
-measured in the same run), then exactly one
-``preset=<id> hands_per_s=<n> plays_per_s=<n>`` line per preset (and implementation). A
+measured in the same run), then exactly one ``preset=<id> hands_per_s=<n> plays_per_s=<n>
+scopa_plays_per_s=<n> plays_vs_scopa=<x>`` line per preset (and implementation): each preset is
+measured in ten slices alternating with slices of scopa (after one warm-up), and
+``plays_vs_scopa`` is its plays per second over scopa's of those slices, a figure that carries
+from one machine to another where hands per second do not, and holds while the machine's speed
+drifts during a run (as it does on some: the ratio of one preset measured after the other
+moved by up to 30% there). A
 preset with claimed sweeps (Scopa fidasse) gets a second line tagged ``policy=claims``, whose
 policy also claims a sweep at one turn in ten (when it may) and answers each claim at random,
 through :func:`scopa.rules.apply_action` (the plain line never claims).
@@ -192,6 +197,44 @@ def _baseline(seconds: float) -> float:
     return done / (time.process_time() - start)
 
 
+REFERENCE: Final = "scopa"
+"""The preset every line's ``plays_vs_scopa`` divides by, measured first in the same run."""
+
+
+SLICES: Final = 10
+"""Rounds a preset's time is cut into, each a slice of the reference then one of the preset."""
+
+
+def _paired(
+    ruleset: Ruleset, seconds: float, match: Callable[..., MatchState] = run_match
+) -> tuple[Tally, float, float]:
+    """``ruleset`` and the reference (scopa) in alternating slices of ``seconds / SLICES``, so a
+    drift of the machine's speed within the run (seen here: scopa from 54,000 to 101,000 plays a
+    second in one run) hits both alike; the preset's tally and time, and scopa's plays a second.
+    Each slice plays its own seeds."""
+    tally, elapsed, reference, spent = Tally(), 0.0, 0, 0.0
+    reference_rules = make_ruleset(REFERENCE)
+    for index in range(SLICES):
+        done, took = play_for(reference_rules, seconds / SLICES, seed=1000 + index)
+        reference, spent = reference + done.plays, spent + took
+        done, took = play_for(ruleset, seconds / SLICES, seed=1 + index, match=match)
+        tally.plays, tally.hands, elapsed = (
+            tally.plays + done.plays,
+            tally.hands + done.hands,
+            elapsed + took,
+        )
+    return tally, elapsed, reference / spent
+
+
+def _line(preset: str, tally: Tally, elapsed: float, reference: float) -> str:
+    """A preset's line: hands and plays per second, scopa's beside it and the ratio of the two."""
+    plays = tally.plays / elapsed
+    return (
+        f"preset={preset} hands_per_s={tally.hands / elapsed:.0f} plays_per_s={plays:.0f} "
+        f"scopa_plays_per_s={reference:.0f} plays_vs_scopa={plays / reference:.2f}"
+    )
+
+
 def _measure(presets: Sequence[str], seconds: float, impl: str, tagged: bool) -> None:
     """Print the header, the baseline and one line per preset for the engine imported here."""
     tag = f" impl={impl}" if tagged else ""
@@ -202,20 +245,13 @@ def _measure(presets: Sequence[str], seconds: float, impl: str, tagged: bool) ->
     )
     rate = _baseline(min(seconds, 0.5))
     print(f"baseline=random_choice_only plays_per_s={rate:.0f}")
+    play_for(make_ruleset(REFERENCE), min(seconds, 0.5))  # warm: its caches, the interpreter's
     for preset in presets:
-        tally, elapsed = play_for(make_ruleset(preset), seconds)
-        print(
-            f"preset={preset} hands_per_s={tally.hands / elapsed:.0f} "
-            f"plays_per_s={tally.plays / elapsed:.0f}{tag}",
-            flush=True,
-        )
+        tally, elapsed, reference = _paired(make_ruleset(preset), seconds)
+        print(_line(preset, tally, elapsed, reference) + tag, flush=True)
         if claim_rules(make_ruleset(preset).options):
-            tally, elapsed = play_for(make_ruleset(preset), seconds, match=run_claiming_match)
-            print(
-                f"preset={preset} hands_per_s={tally.hands / elapsed:.0f} "
-                f"plays_per_s={tally.plays / elapsed:.0f} policy=claims{tag}",
-                flush=True,
-            )
+            tally, elapsed, reference = _paired(make_ruleset(preset), seconds, run_claiming_match)
+            print(_line(preset, tally, elapsed, reference) + f" policy=claims{tag}", flush=True)
     if impl != "mypyc":
         return
     for preset in presets:
