@@ -3,7 +3,8 @@
 A :class:`MatchFlow` is asked once per hand: :meth:`MatchFlow.deal_shape` says how many cards
 each seat still in the match gets and how many go face up on the table, and
 :meth:`MatchFlow.after_hand` says, from the match scores, who wins (nobody yet: play on) and
-which seats leave the match. :func:`match_flow` picks the flow an
+which seats leave the match; :meth:`MatchFlow.leaders` says who wins a match that ``hand_limit``
+cuts short. :func:`match_flow` picks the flow an
 :class:`~scopa.rules._options.Options` value enables; the engine has no branch on the flag.
 """
 
