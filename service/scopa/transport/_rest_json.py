@@ -81,7 +81,7 @@ def _enum(field: FieldDescriptor) -> _Convert:
 def _scalar(field: FieldDescriptor) -> _Convert:
     kind = field.type
     if kind in (_FD.TYPE_MESSAGE, _FD.TYPE_GROUP):
-        return to_json_dict
+        return _json_value
     if kind == _FD.TYPE_ENUM:
         return _enum(field)
     if kind in _INT64:
@@ -136,24 +136,40 @@ def _plan(descriptor: Any) -> _Plan | None:
         return plan
 
 
-def _reference(message: Message) -> dict[str, Any]:
-    result: dict[str, Any] = json_format.MessageToDict(
-        message, always_print_fields_with_no_presence=True
-    )
-    return result
+_MESSAGE_TO_DICT: Final[Callable[..., Any]] = json_format.MessageToDict
+"""json_format's MessageToDict typed as it behaves: its stub says it returns a dict, but a
+well-known type maps to a string or another JSON value (code compiled by mypyc checks the
+stub's type and fails on a Timestamp)."""
+
+
+def _reference(message: Message) -> Any:
+    """json_format's mapping of ``message``: a dict, except for the well-known types that map to
+    a string (Timestamp, Duration, FieldMask) or another JSON value (Value, ListValue, ...)."""
+    return _MESSAGE_TO_DICT(message, always_print_fields_with_no_presence=True)
+
+
+def _json_value(message: Message) -> Any:
+    """A message field's JSON value: :func:`to_json_dict`'s dict, or a well-known type's value."""
+    if _plan(message.DESCRIPTOR) is None:
+        return _reference(message)
+    return to_json_dict(message)
 
 
 def to_json_dict(message: Message) -> dict[str, Any]:
-    """The proto3 JSON mapping of ``message`` as a dict, every field without presence included."""
+    """The proto3 JSON mapping of ``message`` as a dict, every field without presence included
+    (a well-known type that maps to a dict too; the others are only ever fields, see
+    :func:`_json_value`)."""
     plan = _plan(message.DESCRIPTOR)
     if plan is None:
-        return _reference(message)
+        result: dict[str, Any] = _reference(message)
+        return result
     fields = plan.fields
     out: dict[str, Any] = {}
     for field, value in message.ListFields():
         entry = fields.get(field)
         if entry is None:  # an extension: json_format knows how to name it
-            return _reference(message)
+            result = _reference(message)
+            return result
         json_name, convert = entry
         out[json_name] = value if convert is None else convert(value)
     for json_name, default in plan.defaults:
