@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -312,15 +312,12 @@ def test_random_option_combinations_keep_the_invariants(
     play_game(rules, seed)
 
 
-@pytest.mark.parametrize(("players", "seed"), [(4, 1), (4, 2), (6, 3), (2, 4)])
-def test_fidasse_games_end_however_often_seats_claim_and_doubt(players: int, seed: int) -> None:
-    """Claiming at 40% of the turns and answering at random (which keeps four seats' scores
-    below 21 for hundreds of hands), a fidasse game ends by its 40th hand."""
-    rules = make_ruleset("fidasse", {"players": players})
+def claim_at_random(rules: Ruleset, seed: int, hands: int) -> MatchState:
+    """A fidasse match where each seat claims a sweep at 40% of its turns (when it may) and every
+    answer is a coin toss, played until it ends or has scored ``hands`` hands."""
     rng = random.Random(seed)
     state, _ = new_match(rules, rng=rng)
-    while not state.finished:
-        assert len(state.results) < 40, f"no end after 40 hands: {state.scores}"
+    while not state.finished and len(state.results) < hands:
         claims = [a for a in legal_actions(state) if isinstance(a, Claim)]
         if state.phase != PLAY:
             state, _ = apply_action(state, state.turn, Answer(trust=rng.random() < 0.5), rng)
@@ -328,7 +325,33 @@ def test_fidasse_games_end_however_often_seats_claim_and_doubt(players: int, see
             state, _ = apply_action(state, state.turn, rng.choice(claims), rng)
         else:
             state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
+    return state
+
+
+_ENDLESS: Final = [(4, 1), (4, 2), (6, 3)]
+"""Seat counts and seeds of fidasse matches that :func:`claim_at_random` keeps going."""
+
+
+@pytest.mark.parametrize(("players", "seed"), _ENDLESS)
+def test_without_a_hand_limit_random_claims_keep_a_fidasse_match_going(
+    players: int, seed: int
+) -> None:
+    """With hand_limit 0, false claims and wrong doubts keep every score below the target:
+    these matches are still going after 100 hands."""
+    rules = make_ruleset("fidasse", {"players": players, "hand_limit": 0})
+    state = claim_at_random(rules, seed, 100)
+    assert not state.finished and len(state.results) == 100
+    assert max(state.scores) < rules.options.target_score, state.scores
+
+
+@pytest.mark.parametrize(("players", "seed"), [*_ENDLESS, (2, 4)])
+def test_fidasse_games_end_however_often_seats_claim_and_doubt(players: int, seed: int) -> None:
+    """The same matches with the preset's hand_limit (40) end by their 40th hand, the highest
+    score winning."""
+    rules = make_ruleset("fidasse", {"players": players})
     assert rules.options.hand_limit == 40
+    state = claim_at_random(rules, seed, 41)
+    assert state.finished and len(state.results) <= 40, state.scores
     assert state.winners and all(state.scores[w] == max(state.scores) for w in state.winners), (
         state.scores
     )

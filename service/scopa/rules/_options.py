@@ -23,8 +23,8 @@ _HAND_LIMIT_MAX: Final = 999
 
 _FIDASSE_HAND_LIMIT: Final = 40
 """Scopa fidasse's hand limit: false claims and wrong doubts can keep every score below the
-target for ever (4 seats claiming at 40% of their turns and answering at random: 196 of 200
-matches unfinished after 300 hands); at 10% the 4-seat matches took 25 hands at the most."""
+target for ever (tests/rules/test_properties.py: seats claiming at 40% of their turns and
+answering at random, 4- and 6-seat matches still going after 100 hands)."""
 
 _SIGNED_TABLE_MAX: Final = 10
 """The most starting table cards with ``capture_arithmetic=signed`` (see test_options)."""
@@ -982,7 +982,8 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa fidasse",
         'Scopa where a seat may claim a sweep with a card played face down ("ti fidi?"):'
         " trusted, it stands unseen; doubted, a false claim costs the claimer a point and a true"
-        " one costs the doubter a point. At most 40 hands, then the highest score wins.",
+        f" one costs the doubter a point. At most {_FIDASSE_HAND_LIMIT} hands, then the highest"
+        " score wins.",
         "seed 004; the hand limit is a local choice",
         {"sweep_claims": True, "hand_limit": _FIDASSE_HAND_LIMIT},
         (2, 3, 4, 6),
