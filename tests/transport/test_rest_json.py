@@ -108,9 +108,14 @@ def test_dumps_writes_what_json_dumps_of_the_dict_would() -> None:
 
 
 def test_well_known_types_are_left_to_json_format() -> None:
-    """google.protobuf messages keep their special JSON forms."""
+    """google.protobuf messages keep their special JSON forms, alone or as a field (a view's
+    timestamp is a string)."""
     for message in (wrappers_pb2.BytesValue(value=b"\x00\x01"), struct_pb2.Value(number_value=2)):
-        assert to_json_dict(message) == _reference(message)
+        assert _rest_json._json_value(message) == _reference(message)
+    view = pb.GameView(name="games/x")
+    view.create_time.FromSeconds(1_700_000_000)
+    mapped = to_json_dict(view)
+    assert mapped == _reference(view) and mapped["createTime"] == "2023-11-14T22:13:20Z"
 
 
 def test_codec_round_trips_connect_json() -> None:

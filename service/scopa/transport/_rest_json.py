@@ -149,33 +149,30 @@ def _reference(message: Message) -> Any:
 
 
 def _json_value(message: Message) -> Any:
-    """A message field's JSON value: :func:`to_json_dict`'s dict, or a well-known type's value."""
-    if _plan(message.DESCRIPTOR) is None:
-        return _reference(message)
-    return to_json_dict(message)
-
-
-def to_json_dict(message: Message) -> dict[str, Any]:
-    """The proto3 JSON mapping of ``message`` as a dict, every field without presence included
-    (a well-known type that maps to a dict too; the others are only ever fields, see
-    :func:`_json_value`)."""
+    """The proto3 JSON value of ``message``, every field without presence included: a dict, or a
+    well-known type's string or other value (json_format's)."""
     plan = _plan(message.DESCRIPTOR)
     if plan is None:
-        result: dict[str, Any] = _reference(message)
-        return result
+        return _reference(message)
     fields = plan.fields
     out: dict[str, Any] = {}
     for field, value in message.ListFields():
         entry = fields.get(field)
         if entry is None:  # an extension: json_format knows how to name it
-            result = _reference(message)
-            return result
+            return _reference(message)
         json_name, convert = entry
         out[json_name] = value if convert is None else convert(value)
     for json_name, default in plan.defaults:
         if json_name not in out:
             out[json_name] = default()
     return out
+
+
+def to_json_dict(message: Message) -> dict[str, Any]:
+    """The proto3 JSON mapping of ``message`` as a dict, every field without presence included
+    (any message but the well-known types that map to a string or another JSON value)."""
+    mapped: dict[str, Any] = _json_value(message)
+    return mapped
 
 
 class _Slow(Exception):
