@@ -24,8 +24,7 @@ scopa_plays_per_s=<n> plays_vs_scopa=<x>`` line per preset (and implementation):
 measured in ten slices alternating with slices of scopa (after one warm-up), and
 ``plays_vs_scopa`` is its plays per second over scopa's of those slices, a figure that carries
 from one machine to another where hands per second do not, and holds while the machine's speed
-drifts during a run (as it does on some: the ratio of one preset measured after the other
-moved by up to 30% there). A
+drifts during a run (``scopa_plays_per_s`` from line to line shows how far it drifts). A
 preset with claimed sweeps (Scopa fidasse) gets a second line tagged ``policy=claims``, whose
 policy also claims a sweep at one turn in ten (when it may) and answers each claim at random,
 through :func:`scopa.rules.apply_action` (the plain line never claims).
@@ -198,7 +197,7 @@ def _baseline(seconds: float) -> float:
 
 
 REFERENCE: Final = "scopa"
-"""The preset every line's ``plays_vs_scopa`` divides by, measured first in the same run."""
+"""The preset every line's ``plays_vs_scopa`` divides by, measured in slices beside each preset."""
 
 
 SLICES: Final = 10
@@ -209,9 +208,8 @@ def _paired(
     ruleset: Ruleset, seconds: float, match: Callable[..., MatchState] = run_match
 ) -> tuple[Tally, float, float]:
     """``ruleset`` and the reference (scopa) in alternating slices of ``seconds / SLICES``, so a
-    drift of the machine's speed within the run (seen here: scopa from 54,000 to 101,000 plays a
-    second in one run) hits both alike; the preset's tally and time, and scopa's plays a second.
-    Each slice plays its own seeds."""
+    drift of the machine's speed within the run hits both alike; the preset's tally and time, and
+    scopa's plays a second. Each slice plays its own seeds."""
     tally, elapsed, reference, spent = Tally(), 0.0, 0, 0.0
     reference_rules = make_ruleset(REFERENCE)
     for index in range(SLICES):
@@ -266,7 +264,12 @@ def _measure(presets: Sequence[str], seconds: float, impl: str, tagged: bool) ->
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the arguments and print one line per preset (and implementation)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.5, help="time per preset")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=1.5,
+        help="time per preset (as much again goes to the scopa slices beside it)",
+    )
     parser.add_argument(
         "--preset", action="append", choices=sorted(PRESETS), help="preset(s) to run"
     )

@@ -697,7 +697,6 @@ export class GameScreen {
   }
 }
 
-/** Who resigned, in words for the reader: "you resigned", "Ann resigned" (or "a player resigned"). */
 /** Why the game ended, in parentheses after its winners, where the score alone does not say. */
 function finishWords(view: GameView): string {
   switch (view.finishReason) {
@@ -710,6 +709,7 @@ function finishWords(view: GameView): string {
   }
 }
 
+/** Who resigned, in words for the reader: "you resigned", "Ann resigned" (or "a player resigned"). */
 function resignedWords(view: GameView): string {
   const who = view.seats.filter((seat) => seat.resigned).map((seat) => (seat.seat === view.seat ? "you" : seatName(view, seat.seat)));
   return `${who.length > 0 ? who.join(" and ") : "a player"} resigned`;
