@@ -10,6 +10,16 @@ importing the interpreted package unless ``build/mypyc`` is put first on ``PYTHO
 
 Modules left out with ``--only`` stay interpreted (their ``.py`` file is still copied). The
 last line printed is the directory to put on ``PYTHONPATH``.
+
+``--also scopa/transport/_rest_json.py`` (repeatable) compiles a module outside the engine too,
+to measure what mypyc would give the other layers (docs/performance.md, "mypyc beyond the
+engine"). The whole ``service/scopa`` tree is then copied, so the build replaces the package;
+put the client package after it::
+
+    .venv/bin/python tools/build_mypyc.py --out build/mypyc-more --also scopa/transport/_convert.py
+    PYTHONPATH=build/mypyc-more:clients/python/src .venv/bin/python bench/callgrind.py --proto rest
+
+``scopa.app._core`` and ``scopa.transport._calls`` do not compile (async generators).
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 __all__ = ["build", "main"]
 
@@ -43,23 +54,51 @@ def _copy_sources(out: Path) -> list[str]:
     return modules
 
 
+_MYPY_CONFIG: Final = f"""[mypy]
+strict = True
+python_version = 3.11
+mypy_path = {ROOT / "clients" / "python" / "src"}
+[mypy-grpc.*,grpc_health.*,grpc_reflection.*,grpc_status.*]
+ignore_missing_imports = True
+"""
+"""The project's mypy settings (pyproject.toml) for a build that compiles modules outside the
+engine, which import the client package and grpc."""
+
+
+def _copy_all(out: Path) -> None:
+    """Replace the copied engine with the whole ``service/scopa`` tree (resources included)."""
+    shutil.rmtree(out / "scopa")
+    shutil.copytree(SOURCE, out / "scopa", ignore=shutil.ignore_patterns("__pycache__"))
+    (out / "mypy.ini").write_text(_MYPY_CONFIG)
+
+
 def build(
     out: Path,
     only: Sequence[str] = (),
     opt_level: str = "3",
     verbose: bool = False,
+    also: Sequence[str] = (),
 ) -> Path:
-    """Copy and compile ``scopa.rules`` into ``out``; returns ``out`` (the ``PYTHONPATH`` entry)."""
+    """Copy and compile ``scopa.rules`` (and the ``also`` modules, paths below ``service``) into
+    ``out``; returns ``out`` (the ``PYTHONPATH`` entry)."""
     modules = _copy_sources(out)
     chosen = list(only) or modules
     unknown = sorted(set(chosen) - set(modules))
     if unknown:
         raise SystemExit(f"no such module in scopa.rules: {', '.join(unknown)}")
     files = [f"scopa/rules/{name}.py" for name in chosen]
+    config: list[str] = []
+    if also:
+        absent = [path for path in also if not (SOURCE.parent / path).is_file()]
+        if absent:
+            raise SystemExit(f"no such module below service/: {', '.join(absent)}")
+        _copy_all(out)
+        files += list(also)
+        config = ["--config-file", "mypy.ini"]
     env = {**os.environ, "MYPYC_OPT_LEVEL": opt_level}
     env.pop("PYTHONPATH", None)
     proc = subprocess.run(
-        [sys.executable, "-m", "mypyc", *files],
+        [sys.executable, "-m", "mypyc", *config, *files],
         cwd=out,
         env=env,
         capture_output=not verbose,
@@ -71,6 +110,7 @@ def build(
             sys.stderr.write(proc.stdout[-20000:] + proc.stderr[-20000:])
         raise SystemExit(f"mypyc failed with exit code {proc.returncode}")
     missing = [name for name in chosen if not list((out / "scopa" / "rules").glob(f"{name}.*.so"))]
+    missing += [path for path in also if not list(out.glob(path.removesuffix(".py") + ".*.so"))]
     if missing:
         raise SystemExit(f"mypyc produced no extension for: {', '.join(missing)}")
     return out
@@ -83,10 +123,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--only", action="append", default=[], help="compile only this module (e.g. _game)"
     )
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        help="compile this module outside the engine too (a path below service/)",
+    )
     parser.add_argument("--opt-level", default="3", choices=["0", "1", "2", "3"])
     parser.add_argument("--verbose", action="store_true", help="show mypyc and gcc output")
     args = parser.parse_args(argv)
-    out = build(args.out.resolve(), args.only, args.opt_level, args.verbose)
+    out = build(args.out.resolve(), args.only, args.opt_level, args.verbose, args.also)
     print(out)
     return 0
 

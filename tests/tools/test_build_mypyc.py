@@ -51,3 +51,33 @@ def test_interpreted_engine_matches_the_stored_fingerprints() -> None:
     done = _fingerprint(str(ROOT / "service"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("interpreted")
+
+
+_DUMP_A_VIEW = """
+import json
+from google.protobuf import json_format
+from scopa.transport import _rest_json
+from scopa_client.v1 import scopa_pb2 as pb
+view = pb.GameView(name="games/x")
+view.create_time.FromSeconds(1_700_000_000)
+want = json_format.MessageToDict(view, always_print_fields_with_no_presence=True)
+assert json.loads(_rest_json.dumps(view)) == want
+assert _rest_json.to_json_dict(view) == want
+print("compiled" if _rest_json.__file__.endswith(".so") else "interpreted")
+"""
+
+
+def test_a_transport_module_compiled_with_also_writes_a_view_as_json_format(
+    tmp_path: Path,
+) -> None:
+    """--also compiles a module outside the engine into a whole copy of the package; compiled,
+    _rest_json writes a view with a timestamp as json_format does (mypyc checks the declared
+    types at run time: a timestamp typed as a dict failed there)."""
+    out = tmp_path / "tree"
+    also = ["--also", "scopa/transport/_rest_json.py", "--only", "_cards"]
+    done = run_python("tools/build_mypyc.py", "--out", str(out), *also, pythonpath="")
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert list((out / "scopa" / "transport").glob("_rest_json.*.so"))
+    ran = run_python("-c", _DUMP_A_VIEW, pythonpath=f"{out}:{ROOT / 'clients' / 'python' / 'src'}")
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    assert ran.stdout.strip() == "compiled"
