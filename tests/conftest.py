@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 from support.redis_cluster import RedisCluster, running_redis_cluster
 from support.redis_sentinel import RedisSentinel, running_redis_sentinel
 from support.redis_server import RedisServer, running_redis_server
 from support.redis_tls import RedisTls, running_redis_tls
+
+# Property tests draw the same examples on every run, so a red run is reproduced by running it
+# again; random exploration is tools/fuzz_rules.py's job. SCOPA_HYPOTHESIS_PROFILE=explore draws
+# new examples (with hypothesis' example database) for a developer who wants them.
+settings.register_profile("derandomized", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", print_blob=True)
+settings.load_profile(os.environ.get("SCOPA_HYPOTHESIS_PROFILE", "derandomized"))
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import zlib
+from dataclasses import replace
 
 import pytest
 from rules_helpers import cards, of_type, play, ruleset, situation, stacked
@@ -23,6 +24,7 @@ from scopa.rules import (
     NotYourTurn,
     OwnerTakesNextTurn,
     RaiseFarm,
+    Steal,
     TakeFarmByValue,
     apply_action,
     build_rules,
@@ -251,3 +253,44 @@ def test_farms_round_trip_the_codec_and_views() -> None:
     assert again.farms == state.farms and observe(again, 1) == view
     plain = situation(ruleset("fattoria"), hands=["3C", "1D"], table="4D")
     assert b"farms" not in zlib.decompress(dump_state(plain)[1:])
+
+
+def test_a_farm_owner_cannot_spend_its_farms_card_on_a_pile_steal() -> None:
+    """With pile_steal, the owner of a farm due this turn is offered no steal (its card of the
+    farm's value would leave it with no legal action) and one is refused."""
+    farm = Farm(owner=0, value=9, cards=cards("7C 2C"))
+    piles = (cards("3B"), cards("4B 9B"))
+    state = situation(
+        ruleset("fattoria", pile_steal=True),
+        hands=["9C 5D", "1D 6B"],
+        table="4C 8B",
+        farms=(farm,),
+        piles=piles,
+    )
+    assert legal_actions(state) == [Move(card("9C"), cards("7C 2C"))]
+    with pytest.raises(ActionNotLegal):
+        apply_action(state, 0, Steal(card("9C"), 1), None)
+    free = replace(state, farms=(farm._replace(owner=1),))  # not its farm: the steal is open
+    assert Steal(card("9C"), 1) in legal_actions(free)
+
+
+def test_an_owner_stored_without_its_farms_card_plays_freely() -> None:
+    """The state issue 29 found (a game stored before steals obeyed the duty): seat 0 owns a farm
+    of 9 and holds no 9. The duty binds no one, so the seat has moves, and the game plays on."""
+    rules = make_ruleset(
+        "a_non_prendere",
+        {"pile_steal": True, "farms": True, "farm_raise": False, "aces_on_table": "redeal"},
+    )
+    farms = (Farm(0, 9, cards("7C 2C")), Farm(1, 7, cards("4S 3S")))
+    state = situation(
+        rules,
+        hands=["6S 5B 5D 10B 1C 1D", "2S 3C 6D 7D 8C 10C"],
+        table="4C 8B 10D",
+        farms=farms,
+        piles=(cards("9B"), ()),
+    )
+    actions = legal_actions(state)
+    assert actions and {m.card for m in legal_moves(state)} == set(state.hands[0])
+    state, _ = apply_action(state, 0, actions[0], random.Random(0))
+    assert load_state(dump_state(state)) == state
+    assert state.turn == 1 and legal_actions(state)

@@ -22,6 +22,7 @@ from scopa.rules import (
     list_options,
     make_ruleset,
     new_match,
+    scores_can_fall,
     void_deal_chance,
 )
 from scopa.rules._options import MAX_VOID_CHANCE, PLAY_SPECIAL_OPTIONS
@@ -105,6 +106,9 @@ def test_overrides_are_applied_and_reported() -> None:
         ("scopa", {"kings_redeal": 1}, "kings_redeal"),
         ("scopa", {"hand_limit": -1}, "hand_limit"),
         ("fidasse", {"hand_limit": 1000}, "hand_limit"),
+        ("fidasse", {"hand_limit": 0}, "hand_limit"),
+        ("modulo_sette", {"hand_limit": 0}, "hand_limit"),
+        ("scopa", {"maresciallo": True, "hand_limit": 0}, "hand_limit"),
         ("scopa", {"sweep_points": 11}, "sweep_points"),
         ("scopone", {"aces_on_table": "return"}, "aces_on_table"),
         ("scopa", {"hand_size": 0}, "hand_size"),
@@ -499,3 +503,30 @@ def test_signed_captures_allow_tables_of_ten() -> None:
     rules = make_ruleset("inversa_mista", {"deck_size": 80, "table_cards": 10, "hand_size": 5})
     sizes = [len(legal_moves(new_match(rules, rng=random.Random(s))[0])) for s in range(20)]
     assert 100 < max(sizes) < 5_000, sizes
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides", "limit"),
+    [
+        ("scopa", {"sweep_claims": True}, 40),
+        ("scopa", {"saponaro": True, "maresciallo": True}, 40),
+        ("scopa", {"modular_captures": True, "modular_sweeps": True}, 40),
+        ("scopa", {"sweep_claims": True, "hand_limit": 7}, 7),
+        ("scopa", {"sweep_claims": True, "false_claim_points": 0, "wrong_doubt_points": 0}, 0),
+        ("modulo_sette", {}, 40),
+        ("marescialla", {"hand_limit": 999}, 999),
+        ("scopa", {}, 0),
+    ],
+)
+def test_a_new_game_whose_scores_can_fall_gets_a_hand_limit(
+    preset: str, overrides: dict[str, Any], limit: int
+) -> None:
+    """Where a hand can cost points, a new game ends by its 40th hand unless its preset or its
+    creator sets a limit (make_ruleset refuses none); a game stored with none keeps none."""
+    rules = make_ruleset(preset, overrides)
+    assert rules.options.hand_limit == limit
+    assert scores_can_fall(rules.options) == (limit != 0)
+    assert make_ruleset(preset, rules.overrides()) == rules
+    if limit:
+        stored = make_ruleset(preset, {**overrides, "hand_limit": 0}, stored=True)
+        assert stored.options.hand_limit == 0

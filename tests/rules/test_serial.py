@@ -16,6 +16,7 @@ from rules_helpers import cards, play_out, random_move
 
 from scopa.rules import (
     FORMAT_VERSION,
+    PRESETS,
     BonusScored,
     CardPlayed,
     ClaimAnswered,
@@ -338,6 +339,29 @@ def test_version_4_blobs_load_and_are_written_back_with_the_same_payload(name: s
     again = dump(loaded)  # type: ignore[arg-type]
     assert again[0] == FORMAT_VERSION and _payload(again) == want
     assert load(again) == loaded
+
+
+V5_LIMITED = ["state_modulo_sette", "state_marescialla_80"]
+"""Format-5 states of presets that set hand_limit since format 6, created with no limit."""
+
+
+@pytest.mark.parametrize("name", [*V5_LIMITED, "state_marescialla_limited"])
+def test_version_5_states_keep_the_hand_limit_they_were_created_with(name: str) -> None:
+    """A format-5 Marescialla or Modulo sette state keeps its limit (none unless its creator
+    set one) though the preset has 40 hands now; written again, its overrides say so and the
+    rest of the payload is unchanged."""
+    blob = (BLOBS / f"{name}.v5.bin").read_bytes()
+    assert blob[0] == 5
+    want = json.loads((BLOBS / f"{name}.v5.json").read_text())
+    state = load_state(blob)
+    preset = PRESETS[want["preset"]].options()
+    assert preset.hand_limit == 40
+    limit = want["overrides"].get("hand_limit", 0)
+    assert state.ruleset.options.hand_limit == limit
+    again = dump_state(state)
+    want["overrides"] = {**want["overrides"], "hand_limit": limit}
+    assert again[0] == FORMAT_VERSION and _payload(again) == want
+    assert load_state(again) == state
 
 
 def test_version_3_state_blobs_hold_the_keys_added_under_format_3() -> None:

@@ -109,6 +109,7 @@ from ._game import (
     apply_action,
     apply_move,
     check_deck,
+    is_stuck,
     legal_actions,
     legal_moves,
     new_match,
@@ -139,6 +140,7 @@ from ._options import (
     Ruleset,
     list_options,
     make_ruleset,
+    scores_can_fall,
     void_deal_chance,
 )
 from ._rollout import HandOutcome, card_points, play_out
@@ -321,6 +323,7 @@ __all__ = [
     "farm_take_rules",
     "figure_rank",
     "instant_win_rules",
+    "is_stuck",
     "legal_actions",
     "legal_moves",
     "list_options",
@@ -339,6 +342,7 @@ __all__ = [
     "returned_aces",
     "rollout_move",
     "score_hand",
+    "scores_can_fall",
     "seen_cards",
     "shown_cards",
     "special_rules",

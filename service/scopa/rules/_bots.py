@@ -177,7 +177,7 @@ def _farm_action(state: MatchState, plan: _Plan, rng: random.Random) -> Action:
     builds, drawn from by their count (:func:`legal_actions` lists them in that order)."""
     seat = state.turn
     hand = state.hands[seat]
-    due = _due_farms(plan, seat, state.farms)
+    due = _due_farms(plan, state, seat)
     per_card = [_farm_captures(plan, state, due, card) for card in hand]
     count = 0
     for choices in per_card:

@@ -94,6 +94,7 @@ __all__ = [
     "apply_action",
     "apply_move",
     "check_deck",
+    "is_stuck",
     "legal_actions",
     "legal_moves",
     "new_match",
@@ -1191,6 +1192,13 @@ def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
     return _actions(state, _plan(state.ruleset.options))
 
 
+def is_stuck(state: MatchState) -> bool:
+    """Whether the game is not over and the seat it awaits has no legal action: a state the
+    engine must never reach (tools/fuzz_rules.py looks for one), which the service refuses to
+    serve rather than leave every seat waiting."""
+    return state.finish_reason is _PLAYING and not legal_actions(state)
+
+
 def _actions(state: MatchState, plan: _Plan) -> list[Action]:
     """:func:`legal_actions` of the seat to play in the ``play`` phase of a game not over."""
     actions: list[Action] = list(_moves(state, plan, state.turn))
@@ -1379,8 +1387,8 @@ def _open_steals(state: MatchState) -> list[Steal]:
     """The pile steals open to the seat to play: a card of its hand on another side's pile
     whose top card a steal rule lets it take, by card then side."""
     plan = _plan(state.ruleset.options)
-    if not plan.steals:
-        return []
+    if not plan.steals or _due_farms(plan, state, state.turn):
+        return []  # a farm's owner may only take its farm: no card of its value spent on a pile
     own = plan.side_of[state.turn]
     tops = [(side, pile[-1]) for side, pile in enumerate(state.piles) if pile and side != own]
     return [
@@ -1442,11 +1450,23 @@ def _farm_takes(
     return takes
 
 
-def _due_farms(plan: _Plan, seat: int, farms: tuple[Farm, ...]) -> tuple[Farm, ...]:
-    """The farms ``seat`` must take on this turn (empty: it is free)."""
+def _due_farms(plan: _Plan, state: MatchState, seat: int) -> tuple[Farm, ...]:
+    """The farms ``seat`` must take on this turn (empty: it is free).
+
+    A duty binds only while the seat holds a card of the farm's value. Play keeps that true: an
+    owner may do nothing but take its farm (no steal, no build; claims and farms never mix).
+    But a game stored before steals obeyed the duty can hold an owner who spent that card on
+    one; it plays freely rather than being left with no legal action.
+    """
+    farms = state.farms
+    if not farms or not plan.farm_duties:
+        return ()
     due: tuple[Farm, ...] = ()
     for rule in plan.farm_duties:
         due += rule.due(seat, farms)
+    if due:
+        held = {_RANKS[c] for c in state.hands[seat]}
+        due = tuple([f for f in due if f.value in held])
     return due
 
 
@@ -1460,7 +1480,7 @@ def _farm_of(capture: tuple[Card, ...], farms: tuple[Farm, ...]) -> Farm | None:
 
 def _with_farms(state: MatchState, plan: _Plan, seat: int) -> list[Move]:
     """:func:`legal_moves` while farms lie on the table: each card's :func:`_farm_captures`."""
-    due = _due_farms(plan, seat, state.farms)
+    due = _due_farms(plan, state, seat)
     out: list[Move] = []
     for card in state.hands[seat]:
         out.extend([_new(Move, (card, c)) for c in _farm_captures(plan, state, due, card)])
@@ -1500,7 +1520,7 @@ def _play_with_farms(
         )
     if state.phase != PLAY:
         raise ActionNotLegal(f"no card play in phase {state.phase!r}", field="action")
-    choices = _farm_captures(plan, state, _due_farms(plan, seat, state.farms), card)
+    choices = _farm_captures(plan, state, _due_farms(plan, state, seat), card)
     capture = _farm_capture_choice(state, seat, card, choices, wanted)
     farm = _farm_of(capture, state.farms) if capture else None
     farms = tuple([f for f in state.farms if f is not farm])
@@ -1564,7 +1584,7 @@ def _farm_capture_choice(
     """The entry of ``choices`` (the card's legal captures, ``()`` to lay it) that ``wanted``
     names in any order; ``None`` names the only one."""
     if not choices:
-        due = _due_farms(_plan(state.ruleset.options), seat, state.farms)
+        due = _due_farms(_plan(state.ruleset.options), state, seat)
         values = ", ".join(sorted({str(f.value) for f in due}))
         raise ActionNotLegal(
             f"seat {seat} must take its farm (worth {values}) on this turn",
@@ -1603,7 +1623,7 @@ def _open_builds(
         return []
     seat = state.turn
     farms = state.farms
-    if farms and _due_farms(plan, seat, farms):
+    if farms and _due_farms(plan, state, seat):
         return []
     hand = state.hands[seat]
     table = state.table

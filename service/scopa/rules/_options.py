@@ -26,6 +26,12 @@ _FIDASSE_HAND_LIMIT: Final = 40
 target for ever (tests/rules/test_properties.py: seats claiming at 40% of their turns and
 answering at random, 4- and 6-seat matches still going after 100 hands)."""
 
+_FALLING_HAND_LIMIT: Final = _FIDASSE_HAND_LIMIT
+"""The ``hand_limit`` of the presets whose scores can fall (:func:`scores_can_fall`:
+Marescialla, Modulo sette) and of a new game whose options make them fall when neither its
+preset nor its creator sets one: fidasse's, the only limit with a measured need
+(tools/fuzz_rules.py found scopa with ``sweep_claims`` still going after 200 hands)."""
+
 _SIGNED_TABLE_MAX: Final = 10
 """The most starting table cards with ``capture_arithmetic=signed`` (see test_options)."""
 
@@ -54,6 +60,7 @@ __all__ = [
     "Ruleset",
     "list_options",
     "make_ruleset",
+    "scores_can_fall",
     "void_deal_chance",
 ]
 
@@ -496,8 +503,10 @@ class Options:
         0,
         "The match ends after this many hands at the latest (0: no limit); the side(s) with the"
         " best score then win: the highest, the lowest with lowest_wins, the lowest still in"
-        " with elimination. It bounds a match whose penalties (sweep_claims) can keep every"
-        " score below target_score.",
+        " with elimination. It bounds a match whose penalties can keep every score below"
+        f" target_score: where a hand can cost points (sweep_claims, modular_sweeps,"
+        f" maresciallo, saponaro) it is {_FALLING_HAND_LIMIT} unless the preset or the caller"
+        " sets it, and 0 is refused.",
         "a local choice (the seeds are silent)",
     )
 
@@ -828,7 +837,8 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "marescialla",
         "Marescialla",
         "Scopa d'assi with napola where the re of spade (maresciallo) costs 1 point, 4 if it"
-        " sweeps; the fante of denari with the settebello (polacca) scores 1.",
+        " sweeps; the fante of denari with the settebello (polacca) scores 1. At most"
+        f" {_FALLING_HAND_LIMIT} hands, then the highest score wins.",
         "seed 004",
         {
             "ace_takes_all": True,
@@ -836,6 +846,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
             "napola_denari": True,
             "maresciallo": True,
             "polacca": True,
+            "hand_limit": _FALLING_HAND_LIMIT,
         },
         (2, 3, 4, 6),
     ),
@@ -844,7 +855,8 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Marescialla with 80 cards",
         "Marescialla with two 40-card decks: 5 cards each and none on the table (4 deals for four"
         " players); every card and so every point and penalty twice; a card takes its twin only"
-        " to sweep, for 3 points, and the re of spade sweeping its twin scores 10.",
+        " to sweep, for 3 points, and the re of spade sweeping its twin scores 10. At most"
+        f" {_FALLING_HAND_LIMIT} hands.",
         "seed 004",
         {
             "deck_size": 80,
@@ -857,6 +869,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
             "maresciallo": True,
             "polacca": True,
             "twin_captures": True,
+            "hand_limit": _FALLING_HAND_LIMIT,
         },
         (4, 2),
     ),
@@ -956,9 +969,15 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "modulo_sette",
         "Modulo sette",
         "Values and sums modulo 7 (fante 1, cavallo 2, re 3, 7 is 0); ordinary sweeps cost 1"
-        " point, modular sweeps score 1, a 7 sweeping a 7 nothing.",
+        " point, modular sweeps score 1, a 7 sweeping a 7 nothing. At most"
+        f" {_FALLING_HAND_LIMIT} hands, then the highest score wins.",
         "seed 004",
-        {"modular_captures": True, "modular_sweeps": True, "sweep_points": 0},
+        {
+            "modular_captures": True,
+            "modular_sweeps": True,
+            "sweep_points": 0,
+            "hand_limit": _FALLING_HAND_LIMIT,
+        },
         (2, 3, 4, 6),
     ),
     Preset(
@@ -1401,7 +1420,33 @@ def make_ruleset(
     _check_players(base, options.players)
     _validate(options, needs=not stored)
     _check_scores_something(options)
+    if not stored:  # a stored game keeps the limit it was created with, none included
+        options = _with_hand_limit(options, "hand_limit" in chosen)
     return Ruleset(preset, options)
+
+
+def scores_can_fall(options: Options) -> bool:
+    """Whether a hand can cost a side points (penalised claims or doubts, Modulo sette's
+    sweeps, the maresciallo, the saponaro): then no score need ever reach the target."""
+    claims_cost = options.sweep_claims and (
+        options.false_claim_points > 0 or options.wrong_doubt_points > 0
+    )
+    return bool(claims_cost or options.modular_sweeps or options.maresciallo or options.saponaro)
+
+
+def _with_hand_limit(options: Options, given: bool) -> Options:
+    """``options`` with :data:`_FALLING_HAND_LIMIT` hands at most when its scores can fall and
+    no limit was set; refused when the caller asked for none (``given``)."""
+    if options.hand_limit or not scores_can_fall(options):
+        return options
+    if given:
+        raise InvalidOption(
+            "hand_limit 0 (none) is refused where a hand can cost points (sweep_claims,"
+            " modular_sweeps, maresciallo, saponaro): the scores could stay below target_score"
+            f" for ever; give 1-{_HAND_LIMIT_MAX}",
+            field="hand_limit",
+        )
+    return dataclasses.replace(options, hand_limit=_FALLING_HAND_LIMIT)
 
 
 def _check_scores_something(options: Options) -> None:

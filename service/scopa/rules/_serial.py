@@ -26,6 +26,13 @@ Format 5 gives values a meaning that a reader of format 4 lacks: the finish reas
 state's overrides, which also bounds every Scopa fidasse game (its preset sets it). A format-4
 reader would fail on the first and drop the limit of the others, so it refuses format 5 as a
 whole; format-4 records mean the same under format 5, so the migration 4 -> 5 changes nothing.
+
+Format 6 reads a state's overrides against presets that set ``hand_limit`` where format 5's did
+not (Marescialla, Marescialla with 80 cards, Modulo sette: their scores can fall). A format-5
+state of those presets without a ``hand_limit`` override was created with no limit, so the
+migration 5 -> 6 writes ``hand_limit: 0`` into its overrides: a stored game keeps the rules it
+was created with. A format-5 reader would give a format-6 game of those presets no limit, so it
+refuses format 6 as a whole.
 """
 
 from __future__ import annotations
@@ -72,7 +79,7 @@ __all__ = [
     "load_state",
 ]
 
-FORMAT_VERSION: Final = 5
+FORMAT_VERSION: Final = 6
 
 Record = dict[str, Any]
 
@@ -600,11 +607,30 @@ def _same_4_to_5(payload: Any) -> Any:
     return payload
 
 
+def _same_5_to_6(payload: Any) -> Any:
+    """Format 6 changes no event record."""
+    return payload
+
+
+_LIMITED_IN_6: Final = frozenset({"marescialla", "marescialla_80", "modulo_sette"})
+"""The presets that set ``hand_limit`` since format 6 (none did before)."""
+
+
+def _state_5_to_6(record: Record) -> Record:
+    """A state of a preset in :data:`_LIMITED_IN_6` keeps the no limit it was created with."""
+    if record["preset"] not in _LIMITED_IN_6 or "hand_limit" in record["overrides"]:
+        return record
+    record = dict(record)
+    record["overrides"] = {**record["overrides"], "hand_limit": 0}
+    return record
+
+
 _STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     1: _state_1_to_2,
     2: _state_2_to_3,
     3: _same_3_to_4,
     4: _same_4_to_5,
+    5: _state_5_to_6,
 }
 """``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
 _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
@@ -612,5 +638,6 @@ _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     2: _events_2_to_3,
     3: _same_3_to_4,
     4: _same_4_to_5,
+    5: _same_5_to_6,
 }
 """``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""
