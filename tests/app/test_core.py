@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import zlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from scopa.app import (
     GameCore,
     GameNotFoundError,
     GameStatus,
+    GameStuck,
     InvalidArgument,
     InviteInvalid,
     PermissionDenied,
@@ -1010,3 +1012,39 @@ async def test_a_replica_of_the_previous_format_refuses_games_written_now(
     with pytest.raises(rules.FormatTooNew):
         await older.join_game(waiting.game_id, dict(waiting.invites)[1], "bob")
     assert [(g.state, g.meta, g.version) for g in games] == before
+
+
+def stuck_blob(blob: bytes) -> bytes:
+    """``blob``'s state with the seat to play holding no card: it has no legal action."""
+    state = rules.load_state(blob)
+    hands = tuple(() if s == state.turn else h for s, h in enumerate(state.hands))
+    stuck = replace(state, hands=hands, stock=state.stock + state.hands[state.turn])
+    assert rules.is_stuck(stuck)
+    return rules.dump_state(stuck)
+
+
+async def test_a_stuck_game_is_refused_and_counted_once() -> None:
+    """A stored game awaiting a seat with no legal action: every request on it is GAME_STUCK
+    and changes nothing; the hook counts it once however often it is asked for."""
+    store = MemoryStore()
+    stuck: list[str] = []
+    core = GameCore(
+        store,
+        TokenAuthority(SECRET),
+        CoreSettings(),
+        rng=random.Random(7),
+        on_game_stuck=stuck.append,
+    )
+    created, tokens = await two_seat_game(core)
+    game = store._games[created.game_id]
+    game.state = stuck_blob(game.state)
+    before = (game.state, game.version)
+    turn = rules.load_state(before[0]).turn
+    card = rules.load_state(before[0]).hands[1 - turn][0]
+    for _ in range(2):
+        with pytest.raises(GameStuck, match="has no legal action"):
+            await core.get_state(created.game_id, tokens[turn])
+        with pytest.raises(GameStuck):
+            await core.play_card(created.game_id, tokens[1 - turn], rules.Move(card, None))
+    assert stuck == ["scopa"]
+    assert (game.state, game.version) == before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 import grpc
@@ -104,4 +105,48 @@ def test_a_game_of_a_newer_format_is_unavailable_and_left_unchanged(
             r["rpc_method"].rsplit("/", 1)[1] for r in new if r.get("reason") == "FORMAT_TOO_NEW"
         ]
     assert logged == ["GetState", "PlayCard"], new
+    assert all("exception" not in r for r in new), new
+
+
+def test_a_stuck_game_is_failed_precondition_logged_once_and_left_unchanged(
+    stub: Stub, server: ServerProcess, redis_server: RedisServer
+) -> None:
+    """A stored game awaiting a seat with no legal action (a rules-engine fault) is
+    FAILED_PRECONDITION / GAME_STUCK for every request on it, never INTERNAL nor a hang; the
+    store is unchanged and the server logs one game_stuck line naming the game and its version."""
+    created = create(stub, "scopa", 2)
+    tokens = tokens_of(created)
+    game_id = created.name.removeprefix("games/")
+    key = game_key(game_id)
+    client = redis.Redis.from_url(redis_server.url)
+    try:
+        blob = client.hget(key, "state")
+        assert blob is not None
+        state = rules.load_state(blob)
+        turn = state.turn
+        other = 1 - turn
+        seen = view(stub, created.name, tokens[other])
+        hands = tuple(() if s == turn else h for s, h in enumerate(state.hands))
+        stuck = replace(state, hands=hands, stock=state.stock + state.hands[turn])
+        client.hset(key, "state", rules.dump_state(stuck))
+        before = client.hgetall(key)
+        records = len(server.log_records())
+        for call in (
+            lambda: stub.GetState(
+                pb.GetStateRequest(name=created.name), metadata=auth(tokens[turn]), timeout=10
+            ),
+            lambda: stub.PlayCard(
+                pb.PlayCardRequest(name=created.name, card=seen.hand[0], request_id=rid()),
+                metadata=auth(tokens[other]),
+                timeout=10,
+            ),
+            lambda: stub.GetState(pb.GetStateRequest(name=created.name), timeout=10),
+        ):
+            expect_error(call, grpc.StatusCode.FAILED_PRECONDITION, "GAME_STUCK")
+        assert client.hgetall(key) == before
+    finally:
+        client.close()
+    new = server.log_records()[records:]
+    (line,) = [r for r in new if r.get("event") == "game_stuck"]
+    assert (line["game_id"], line["version"], line["seat"]) == (game_id, seen.version, turn)
     assert all("exception" not in r for r in new), new

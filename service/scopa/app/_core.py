@@ -54,6 +54,7 @@ from ._decoded import BoundedMap, DecodedCache
 from ._errors import (
     ConcurrentUpdate,
     GameNotFoundError,
+    GameStuck,
     InvalidArgument,
     InviteInvalid,
     PermissionDenied,
@@ -388,6 +389,7 @@ class GameCore:
         on_game_finished: Callable[[str, str], None] | None = None,
         on_game_active: Callable[[str, bool], None] | None = None,
         on_watch: Callable[[int], None] | None = None,
+        on_game_stuck: Callable[[str], None] | None = None,
         tracer_provider: trace.TracerProvider | None = None,
         clock: StoreClock | None = None,
     ) -> None:
@@ -401,6 +403,9 @@ class GameCore:
         # (game_id, finished) after each change this process commits; +1/-1 per watch stream.
         self._on_active = on_game_active or (lambda game_id, finished: None)
         self._on_watch = on_watch or (lambda delta: None)
+        # (preset) once per game this replica finds stuck (see _state).
+        self._on_stuck = on_game_stuck or (lambda preset: None)
+        self._stuck: BoundedMap[str, int] = BoundedMap(_DECODED_CACHE_SIZE)
         self._tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
         self._leaves = LeafSpans(self._tracer)
         self._watchers = WatchCounter(self._settings.watch_per_client)
@@ -538,7 +543,7 @@ class GameCore:
                 )
             except ConcurrentUpdate:
                 snap = await self._load(game_id)
-                return snap.version, self._states.load(snap.state), self._metas.load(snap.meta)
+                return snap.version, self._state(game_id, snap), self._metas.load(snap.meta)
             assert committed is not None  # no request_id, so never a replay
             version, state, meta = result.snapshot.version, new_state, committed
             counter = _ACTED.get()
@@ -619,6 +624,27 @@ class GameCore:
             raise GameNotFoundError(f"no game games/{game_id}") from None
         self._note(game_id, snap)
         return snap
+
+    def _state(self, game_id: str, snap: Snapshot) -> rules.MatchState:
+        """The game's state, unless it is stuck (:func:`scopa.rules.is_stuck`): then
+        :class:`GameStuck`, logged with the game and its version, and counted once."""
+        state = self._states.load(snap.state)
+        if rules.is_stuck(state):
+            if self._stuck.get(game_id) != snap.version:
+                self._stuck.put(game_id, snap.version)
+                _log.error(
+                    "game_stuck",
+                    game_id=game_id,
+                    version=snap.version,
+                    preset=state.ruleset.preset,
+                    seat=state.turn,
+                )
+                self._on_stuck(state.ruleset.preset)
+            raise GameStuck(
+                f"game games/{game_id} awaits seat {state.turn}, which has no legal action at"
+                f" version {snap.version}; it cannot go on"
+            )
+        return state
 
     def _note(self, game_id: str, snap: Snapshot) -> None:
         """Keep ``snap`` as the latest version of the game this replica knows, unless it knows
@@ -758,7 +784,7 @@ class GameCore:
             if not hmac.compare_digest(result.response or b"", response):
                 raise RequestIdReused("request_id was already used for a different CreateGame")
             snap = await self._load(game_id)
-            stored_state = self._states.load(snap.state)
+            stored_state = self._state(game_id, snap)
             stored_meta = self._metas.load(snap.meta)
             first_seat = tokens[0][0] if tokens else None
             return CreateResult(
@@ -793,7 +819,7 @@ class GameCore:
         a run-out clock's) is never kept.
         """
         snap = await self._load(game_id)
-        state = self._states.load(snap.state)
+        state = self._state(game_id, snap)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
         meta = self._metas.load(snap.meta)
         key = (game_id, seat, snap.version, snap.state, snap.meta)
@@ -876,7 +902,7 @@ class GameCore:
         or None where the caller must load it (a refusal, a retried request, an action due
         first: the usual path decides those, on the game as stored).
         """
-        state = self._states.load(known.state)
+        state = self._state(game_id, known)
         meta = self._metas.load(known.meta)
         if (
             seat >= state.ruleset.options.players
@@ -975,7 +1001,7 @@ class GameCore:
         one cached response), else what the write needs: the snapshot, the state and the meta.
         """
         snap = stored or await self._load(game_id, rid, str(seat) if rid else None)
-        state = self._states.load(snap.state)
+        state = self._state(game_id, snap)
         self._check_seat(seat, state.ruleset.options.players)
         meta = self._metas.load(snap.meta)
         if snap.cached_response is not None:
@@ -1134,7 +1160,7 @@ class GameCore:
         rid = self._check_request_id(request_id)
         self._check_display_name(name, "display_name")
         snap = await self._load(game_id, rid)
-        state = self._states.load(snap.state)
+        state = self._state(game_id, snap)
         meta = self._metas.load(snap.meta)
         fingerprint = _fingerprint("JoinGame", invite_code, name)
         if invite_code or not meta.public:
@@ -1174,7 +1200,11 @@ class GameCore:
         except GameNotFound:
             await self._store.forget_deadline(game_id, deadline_ms)
             return False
-        state = self._states.load(snap.state)
+        try:
+            state = self._state(game_id, snap)
+        except GameStuck:  # logged and counted: no sweep can take a turn that has no action
+            await self._store.forget_deadline(game_id, deadline_ms)
+            return False
         meta = self._metas.load(snap.meta)
         acted = [0]
         reset = _ACTED.set(acted)
@@ -1272,7 +1302,7 @@ class GameCore:
         snap, _ = await self._watch_reads.read(
             (game_id, None, RESYNC), _now(), lambda: self._watched(game_id, None)
         )
-        state = self._states.load(snap.state)
+        state = self._state(game_id, snap)
         seat = self._seat_of(token, game_id, state.ruleset.options.players)
         if not 0 <= from_version <= snap.version:
             raise InvalidArgument(
@@ -1330,7 +1360,7 @@ class GameCore:
         replica) takes it first, as GetState does, and reads the game again.
         """
         snap = await self._load(game_id)
-        state = self._states.load(snap.state)
+        state = self._state(game_id, snap)
         meta = self._metas.load(snap.meta)
         if self._due(state, meta):
             await self._advance(game_id, snap.version, state, meta)
@@ -1358,7 +1388,7 @@ class GameCore:
         snap, logged = await self._watch_reads.read(
             (game_id, last, notice), since, lambda: self._watched(game_id, last)
         )
-        state = self._states.load(snap.state)
+        state = self._state(game_id, snap)
         meta = self._metas.load(snap.meta)
         if not first and (last is None or snap.version <= last):
             return None

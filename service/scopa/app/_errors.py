@@ -12,6 +12,7 @@ __all__ = [
     "AppError",
     "ConcurrentUpdate",
     "GameNotFoundError",
+    "GameStuck",
     "InvalidArgument",
     "InviteInvalid",
     "PermissionDenied",
@@ -95,6 +96,14 @@ class WaitingForPlayers(AppError):
     """The game cannot start until every open seat is claimed."""
 
     reason = "WAITING_FOR_PLAYERS"
+
+
+class GameStuck(AppError):
+    """The game awaits a seat that has no legal action (a rules-engine fault): it cannot go on,
+    so no request on it is served. The server logs it (``game_stuck``, with the game and its
+    version) and counts it (``scopa.games.stuck``)."""
+
+    reason = "GAME_STUCK"
 
 
 class TooManyWatches(AppError):

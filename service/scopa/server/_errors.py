@@ -116,6 +116,7 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     app.ConcurrentUpdate: grpc.StatusCode.ABORTED,
     app.SeatTaken: grpc.StatusCode.FAILED_PRECONDITION,
     app.WaitingForPlayers: grpc.StatusCode.FAILED_PRECONDITION,
+    app.GameStuck: grpc.StatusCode.FAILED_PRECONDITION,
     app.StackedDecksDisabled: grpc.StatusCode.FAILED_PRECONDITION,
     app.RateLimited: grpc.StatusCode.RESOURCE_EXHAUSTED,
     storage.StorageUnavailable: grpc.StatusCode.UNAVAILABLE,

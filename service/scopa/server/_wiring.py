@@ -16,6 +16,7 @@ from scopa.telemetry import (
     record_game_active,
     record_game_created,
     record_game_finished,
+    record_game_stuck,
     record_watch_streams,
 )
 from scopa.transport import (
@@ -59,6 +60,7 @@ async def build_services(settings: Settings) -> Wiring:
         on_game_finished=lambda preset, reason: record_game_finished(preset),
         on_game_active=record_game_active,
         on_watch=record_watch_streams,
+        on_game_stuck=record_game_stuck,
     )
     # The HTTP port's calls: Connect's binary codec appends each view's options as wire bytes,
     # REST and Connect JSON write them from a text kept per tail (GameCalls options_tail).

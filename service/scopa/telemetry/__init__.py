@@ -14,6 +14,7 @@ from scopa.telemetry._metrics import (
     record_game_active,
     record_game_created,
     record_game_finished,
+    record_game_stuck,
     record_watch_streams,
     scopa_metrics,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "record_game_active",
     "record_game_created",
     "record_game_finished",
+    "record_game_stuck",
     "record_watch_streams",
     "scopa_metrics",
     "untraced",

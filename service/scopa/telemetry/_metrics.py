@@ -18,6 +18,7 @@ __all__ = [
     "record_game_active",
     "record_game_created",
     "record_game_finished",
+    "record_game_stuck",
     "record_watch_streams",
     "scopa_metrics",
 ]
@@ -98,6 +99,14 @@ class ScopaMetrics:
         self.games_finished = meter.create_counter(
             "scopa.games.finished", unit="{game}", description="Games that reached their end."
         )
+        self.games_stuck = meter.create_counter(
+            "scopa.games.stuck",
+            unit="{game}",
+            description=(
+                "Games this replica found awaiting a seat with no legal action (a rules-engine"
+                " fault; each is refused with GAME_STUCK), counted once per game and version."
+            ),
+        )
         self.watch_streams = meter.create_up_down_counter(
             "scopa.watch.streams",
             unit="{stream}",
@@ -123,6 +132,10 @@ class ScopaMetrics:
     def game_finished(self, variant: str) -> None:
         """Count one finished game of the given variant."""
         self.games_finished.add(1, {"scopa.variant": variant})
+
+    def game_stuck(self, variant: str) -> None:
+        """Count one game of the given variant found stuck."""
+        self.games_stuck.add(1, {"scopa.variant": variant})
 
     def watch_opened(self) -> None:
         """Count one more open watch stream."""
@@ -152,6 +165,11 @@ def record_game_created(variant: str) -> None:
 def record_game_finished(variant: str) -> None:
     """Count one finished game on the process-wide counter `scopa.games.finished`."""
     scopa_metrics().game_finished(variant)
+
+
+def record_game_stuck(variant: str) -> None:
+    """Count one stuck game on the process-wide counter `scopa.games.stuck`."""
+    scopa_metrics().game_stuck(variant)
 
 
 def record_game_active(game_id: str, finished: bool) -> None:

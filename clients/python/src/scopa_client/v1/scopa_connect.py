@@ -100,6 +100,9 @@ class GameService(Protocol):
       Retry with the same request_id: another replica can serve it. ErrorInfo
       metadata "format" is the game's stored format, "readable_format" the
       highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+      action (a rules-engine fault the server logs and counts); nothing was
+      changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -450,6 +453,9 @@ class GameServiceClient(ConnectClient):
       Retry with the same request_id: another replica can serve it. ErrorInfo
       metadata "format" is the game's stored format, "readable_format" the
       highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+      action (a rules-engine fault the server logs and counts); nothing was
+      changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -858,6 +864,9 @@ class GameServiceSync(Protocol):
       Retry with the same request_id: another replica can serve it. ErrorInfo
       metadata "format" is the game's stored format, "readable_format" the
       highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+      action (a rules-engine fault the server logs and counts); nothing was
+      changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -1206,6 +1215,9 @@ class GameServiceClientSync(ConnectClientSync):
       Retry with the same request_id: another replica can serve it. ErrorInfo
       metadata "format" is the game's stored format, "readable_format" the
       highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+      action (a rules-engine fault the server logs and counts); nothing was
+      changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 

@@ -87,6 +87,9 @@ class GameServiceStub:
     Retry with the same request_id: another replica can serve it. ErrorInfo
     metadata "format" is the game's stored format, "readable_format" the
     highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+    action (a rules-engine fault the server logs and counts); nothing was
+    changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -214,6 +217,9 @@ class GameServiceServicer:
     Retry with the same request_id: another replica can serve it. ErrorInfo
     metadata "format" is the game's stored format, "readable_format" the
     highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+    action (a rules-engine fault the server logs and counts); nothing was
+    changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -503,6 +509,9 @@ class GameService:
     Retry with the same request_id: another replica can serve it. ErrorInfo
     metadata "format" is the game's stored format, "readable_format" the
     highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+    action (a rules-engine fault the server logs and counts); nothing was
+    changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 

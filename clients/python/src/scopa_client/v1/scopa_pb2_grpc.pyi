@@ -82,6 +82,9 @@ class GameServiceStub:
       Retry with the same request_id: another replica can serve it. ErrorInfo
       metadata "format" is the game's stored format, "readable_format" the
       highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+      action (a rules-engine fault the server logs and counts); nothing was
+      changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -316,6 +319,9 @@ class GameServiceAsyncStub:
       Retry with the same request_id: another replica can serve it. ErrorInfo
       metadata "format" is the game's stored format, "readable_format" the
       highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+      action (a rules-engine fault the server logs and counts); nothing was
+      changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -549,6 +555,9 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
       Retry with the same request_id: another replica can serve it. ErrorInfo
       metadata "format" is the game's stored format, "readable_format" the
       highest this replica reads.
+    - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
+      action (a rules-engine fault the server logs and counts); nothing was
+      changed, and no request on the game can succeed. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
