@@ -19,6 +19,26 @@ settings.register_profile("derandomized", derandomize=True, database=None, print
 settings.register_profile("explore", print_blob=True)
 settings.load_profile(os.environ.get("SCOPA_HYPOTHESIS_PROFILE", "derandomized"))
 
+_SKIPPED: list[tuple[str, str]] = []
+"""(test id, reason) of every skipped test of this session, for `make test`'s closing list."""
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Note a skipped test (on the controller, workers' reports included)."""
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+        _SKIPPED.append((report.nodeid, reason))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Write the skipped tests to $SCOPA_SKIPPED_DIR/pytest.txt (tools/skipped.py lists them)."""
+    folder = os.environ.get("SCOPA_SKIPPED_DIR")
+    if not folder or hasattr(session.config, "workerinput"):
+        return
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "pytest.txt"), "w", encoding="utf-8") as out:
+        out.writelines(f"{test}\t{reason}\n" for test, reason in _SKIPPED)
+
 
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisServer]:

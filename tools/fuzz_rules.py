@@ -49,7 +49,7 @@ _INTS: Final[dict[str, tuple[int, ...]]] = {
     "first_dealer": (-1, 0, 1, 2, 5),
     "kings_redeal": (0, 2, 3, 4),
     "target_score": (1, 5, 11, 16, 21, 31),
-    "hand_limit": (0, 1, 2, 5, 999),
+    "hand_limit": (0, 1, 2, 5, 60),
 }
 """The values drawn for each integer option; any other integer option (points) takes 0-3."""
 _POINTS: Final = (0, 1, 2, 3)
@@ -68,6 +68,8 @@ class Tally:
     """Mixes make_ruleset refused even with every option it named dropped."""
     combinations: set[str] = dataclasses.field(default_factory=set)
     failures: list[str] = dataclasses.field(default_factory=list)
+    slowest: tuple[float, str] = (0.0, "")
+    """The longest game's seconds and its case."""
 
     def add(self, other: Tally) -> None:
         """Fold ``other`` into this tally."""
@@ -76,6 +78,7 @@ class Tally:
         self.refused += other.refused
         self.combinations |= other.combinations
         self.failures += other.failures
+        self.slowest = max(self.slowest, other.slowest)
 
 
 def draw_mix(rng: random.Random) -> tuple[str, dict[str, Any]]:
@@ -153,7 +156,11 @@ def work(seed: int, deadline: float, limit: int) -> Tally:
             continue
         preset, overrides, game_seed, policy = draw
         tally.combinations.add(repr((preset, sorted(overrides.items()))))
+        started = time.monotonic()
         hands, failure = play_one(preset, overrides, game_seed, policy)
+        took = time.monotonic() - started
+        if took > tally.slowest[0]:
+            tally.slowest = (took, case_line(preset, overrides, game_seed, policy).strip())
         if failure is not None:
             tally.failures.append(failure)
         tally.games += 1
@@ -201,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         f" {tally.hands} hands, {tally.refused} mixes refused whole,"
         f" {len(tally.failures)} failures"
     )
+    seconds, case = tally.slowest
+    print(f"fuzz_rules: the longest game took {seconds:.1f} s: {case}")
     return 1 if tally.failures else 0
 
 

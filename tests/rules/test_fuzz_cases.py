@@ -37,6 +37,9 @@ CASES: Final[list[tuple[str, dict[str, Any], int, Policy]]] = [
     # Only sweeps score, to 50, among three seats: 327 hands, within the bound of 20 hands a
     # point of the target (a long game is not a stuck one).
     ("frac", {"frac_points": False, "players": 3, "sweep_points": 1}, 1446995533, "mixed"),
+    # A 2-player state of 2,554 bytes after 39 hands: each scored hand's result stays in the
+    # state, so its bound is 2 KiB plus 64 bytes a hand (it was 2 KiB flat).
+    ("fidasse", {"sweep_points": 0}, 1776358113, "uniform"),
 ]
 
 

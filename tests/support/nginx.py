@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from support.redis_server import free_port
+from support.tools import system_tool
 
 _CONF = """\
 {user}worker_processes 1;
@@ -102,7 +103,7 @@ def start_nginx(
     grpc_ports: Sequence[int], http_ports: Sequence[int] = (), timeout_s: float = 10.0
 ) -> Nginx:
     """Start nginx balancing ``grpc_ports`` (and ``http_ports`` when given) on free ports."""
-    binary = shutil.which("nginx") or "/usr/sbin/nginx"
+    binary = system_tool("nginx")
     prefix = Path(tempfile.mkdtemp(prefix="scopa-nginx-"))
     grpc_port = free_port()
     http_port = free_port() if http_ports else None

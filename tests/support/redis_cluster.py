@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from support.redis_server import free_port
+from support.tools import system_tool
 
 _SLOTS = 16384
 
@@ -33,7 +34,7 @@ class RedisCluster:
 
 
 def _cli(host: str, port: int, *args: str) -> str:
-    binary = shutil.which("redis-cli") or "/usr/bin/redis-cli"
+    binary = system_tool("redis-cli")
     done = subprocess.run(
         [binary, "-h", host, "-p", str(port), *args],
         capture_output=True,
@@ -45,7 +46,7 @@ def _cli(host: str, port: int, *args: str) -> str:
 
 
 def _launch(host: str, port: int, bus_port: int, workdir: Path) -> subprocess.Popen[bytes]:
-    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    binary = system_tool("redis-server")
     command = [
         binary,
         "--port", str(port),

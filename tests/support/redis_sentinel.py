@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from support.redis_server import RedisServer, free_port, start_redis_server, stop_redis_server
+from support.tools import system_tool
 
 MASTER_NAME = "scopa"
 
@@ -38,7 +39,7 @@ class RedisSentinel:
 
 
 def _cli(host: str, port: int, *args: str) -> str:
-    binary = shutil.which("redis-cli") or "/usr/bin/redis-cli"
+    binary = system_tool("redis-cli")
     done = subprocess.run(
         [binary, "-h", host, "-p", str(port), *args],
         capture_output=True,
@@ -93,7 +94,7 @@ def start_redis_sentinel(
         f"sentinel monitor {MASTER_NAME} {host} {primary.port} 1\n"
         f"sentinel down-after-milliseconds {MASTER_NAME} 2000\n"
     )
-    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    binary = system_tool("redis-server")
     process = subprocess.Popen(
         [binary, str(conf), "--sentinel"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
     )

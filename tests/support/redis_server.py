@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -11,6 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from support.tools import system_tool
 
 DEFAULT_PORT = 6379
 _START_ATTEMPTS = 3
@@ -71,7 +72,7 @@ def start_redis_server(
     timeout_s: float = 10.0,
 ) -> RedisServer:
     """Start redis-server on a free port and wait until it answers PING."""
-    path = binary or shutil.which("redis-server") or "/usr/bin/redis-server"
+    path = binary or system_tool("redis-server")
     workdir = Path(tempfile.mkdtemp(prefix="scopa-redis-"))
     for _ in range(_START_ATTEMPTS):
         port = free_port(host)
@@ -95,7 +96,7 @@ def restart_redis_server(server: RedisServer, timeout_s: float = 10.0) -> RedisS
         sock.sendall(b"SHUTDOWN SAVE\r\n")
         sock.recv(64)
     server.process.wait(timeout=timeout_s)
-    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    binary = system_tool("redis-server")
     process = _launch(binary, server.host, server.port, workdir)
     deadline = time.monotonic() + timeout_s
     while not _answers_ping(server.host, server.port):

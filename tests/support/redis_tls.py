@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from support.redis_server import free_port
+from support.tools import system_tool
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class RedisTls:
 def _certificate(workdir: Path) -> tuple[Path, Path]:
     cert, key = workdir / "cert.pem", workdir / "key.pem"
     command = [
-        shutil.which("openssl") or "/usr/bin/openssl",
+        system_tool("openssl"),
         "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
         "-keyout", str(key), "-out", str(cert),
         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
@@ -67,7 +68,7 @@ def start_redis_tls(timeout_s: float = 10.0) -> RedisTls:
     cert, key = _certificate(workdir)
     port = free_port()
     command = [
-        shutil.which("redis-server") or "/usr/bin/redis-server",
+        system_tool("redis-server"),
         "--port", "0",
         "--tls-port", str(port),
         "--bind", "127.0.0.1",

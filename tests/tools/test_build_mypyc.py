@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.python import run_python
+from support.tools import system_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,6 +27,7 @@ def _fingerprint(pythonpath: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def compiled_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The engine compiled by mypyc into a temporary tree."""
+    system_tool("gcc")
     out = tmp_path_factory.mktemp("mypyc") / "tree"
     done = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "build_mypyc.py"), "--out", str(out)],
@@ -73,6 +75,7 @@ def test_a_transport_module_compiled_with_also_writes_a_view_as_json_format(
     """--also compiles a module outside the engine into a whole copy of the package; compiled,
     _rest_json writes a view with a timestamp as json_format does (mypyc checks the declared
     types at run time: a timestamp typed as a dict failed there)."""
+    system_tool("gcc")
     out = tmp_path / "tree"
     also = ["--also", "scopa/transport/_rest_json.py", "--only", "_cards"]
     done = run_python("tools/build_mypyc.py", "--out", str(out), *also, pythonpath="")

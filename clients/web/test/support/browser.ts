@@ -1,6 +1,6 @@
 // Headless Chromium for the tests: Debian's /usr/bin/chromium (or $SCOPA_CHROMIUM), driven by
 // playwright-core, which downloads nothing. The machine has no network beyond loopback.
-import { existsSync, mkdirSync, copyFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, copyFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -8,10 +8,23 @@ import { chromium, type Browser, type Page } from "playwright-core";
 /** The Chromium binary the tests drive. */
 export const CHROMIUM = process.env["SCOPA_CHROMIUM"] ?? "/usr/bin/chromium";
 
-/** Why the browser tests cannot run here, or undefined when they can. */
+/**
+ * Why the browser tests cannot run here, or undefined when they can. A skip is noted in
+ * $SCOPA_SKIPPED_DIR/web.txt (make test lists it at its end); with SCOPA_REQUIRE_ALL=1 (.ci/run)
+ * a missing browser throws instead, so CI runs everything.
+ */
 export function whyNoBrowser(): string | undefined {
   if (existsSync(CHROMIUM)) return undefined;
-  return `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium, as .ci/run does) or set SCOPA_CHROMIUM`;
+  const why = `needs chromium, which this machine lacks (no ${CHROMIUM}): install it with \`apt-get install chromium\` or set SCOPA_CHROMIUM`;
+  if (process.env["SCOPA_REQUIRE_ALL"] === "1") {
+    throw new Error(`${why} (SCOPA_REQUIRE_ALL=1 runs every test)`);
+  }
+  const folder = process.env["SCOPA_SKIPPED_DIR"];
+  if (folder) {
+    mkdirSync(folder, { recursive: true });
+    appendFileSync(join(folder, "web.txt"), `clients/web: the web client in headless Chromium\t${why}\n`);
+  }
+  return why;
 }
 
 /** The flags of a quiet, offline, throwaway browser (playwright adds a fresh --user-data-dir). */
