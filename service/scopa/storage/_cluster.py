@@ -25,7 +25,8 @@ from scopa.storage._errors import OutcomeUnknown, StorageUnavailable
 from scopa.storage._fanout import Fanout
 from scopa.storage._keys import channel
 from scopa.storage._pubsub import RedisLink
-from scopa.storage._redis import RedisStore, _Call, _Script, span_attributes
+from scopa.storage._redis import RedisStore, _Call, span_attributes
+from scopa.storage._scripts import Script
 from scopa.storage._target import RedisTarget
 
 __all__ = ["RedisClusterStore"]
@@ -57,8 +58,8 @@ class RedisClusterStore(RedisStore):
     ) -> None:
         self._cluster: Any = cast(Any, cluster)  # the stubs lack most async cluster commands
         self._client = self._cluster  # HMGET and pipelines route by key
-        self._create = _Script("create.lua")
-        self._commit = _Script("commit.lua")
+        self._create = Script("create.lua")
+        self._commit = Script("commit.lua")
         self._load_index_scripts()
         self._spans = LeafSpans(trace.get_tracer("scopa.storage", tracer_provider=tracer_provider))
         seed = cluster.get_connection_kwargs()
@@ -121,7 +122,7 @@ class RedisClusterStore(RedisStore):
         values: list[bytes | None] = await self._cluster.hmget(key, fields)
         return values
 
-    async def _evalsha(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
+    async def _evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """Run ``script`` on the keys' shard, loading it first if that shard lacks it."""
         try:
             try:

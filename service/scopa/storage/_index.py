@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from scopa.storage._keys import PREFIX
+from scopa.storage._scripts import Script
 
 __all__ = [
     "DEADLINE_SHARDS",
@@ -72,11 +73,9 @@ class RedisIndexes:
         return self._call(command, operation)
 
     def _load_index_scripts(self) -> None:
-        from scopa.storage._redis import _Script  # noqa: PLC0415  # _redis imports this module
-
-        self._deadline = _Script("deadline.lua")
-        self._lobby = _Script("lobby.lua")
-        self._time = _Script("time.lua")
+        self._deadline = Script("deadline.lua")
+        self._lobby = Script("lobby.lua")
+        self._time = Script("time.lua")
 
     async def time(self) -> float:
         """The store's clock, in seconds since the epoch (Redis TIME of deadline shard 0)."""

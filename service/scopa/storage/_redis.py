@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import importlib.resources
 import re
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -51,6 +49,7 @@ from scopa.storage._keys import (
 )
 from scopa.storage._log import decode_entry, encode_entry
 from scopa.storage._pubsub import RedisLink
+from scopa.storage._scripts import Script
 from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
 
 _OK, _NOT_FOUND, _CONFLICT, _DUPLICATE, _EXISTS = 0, 1, 2, 3, 4
@@ -60,11 +59,6 @@ _LEGACY_FIELD = b"e"
 
 class _AsyncClosable(Protocol):
     async def aclose(self) -> None: ...
-
-
-def _script(name: str) -> str:
-    """Return the text of a Lua script shipped in ``scopa.storage.lua``."""
-    return importlib.resources.files("scopa.storage.lua").joinpath(name).read_text("utf-8")
 
 
 def _ttl_ms(ttl_s: float) -> int:
@@ -115,14 +109,6 @@ def _split_record(stored: bytes, state: bytes) -> tuple[bytes, bytes | None]:
         return stored, None
     end = head.end() + int(head[2])
     return stored[head.end() : end], stored[end:] or state
-
-
-class _Script:
-    """A Lua script file and its SHA1, run with EVALSHA (loaded again after a SCRIPT FLUSH)."""
-
-    def __init__(self, name: str) -> None:
-        self.text = _script(name)
-        self.sha = hashlib.sha1(self.text.encode(), usedforsecurity=False).hexdigest()
 
 
 def _is_oom(exc: BaseException) -> bool:
@@ -244,8 +230,8 @@ class RedisStore(RedisIndexes):
         # Only the plain blocking pool (from_url) is taken from without its lock; see _connection.
         self._lock_free = type(pool) is BlockingConnectionPool
         self._waiting = 0
-        self._create = _Script("create.lua")
-        self._commit = _Script("commit.lua")
+        self._create = Script("create.lua")
+        self._commit = Script("commit.lua")
         self._load_index_scripts()
         self._spans = LeafSpans(trace.get_tracer("scopa.storage", tracer_provider=tracer_provider))
         self._attrs = {
@@ -497,7 +483,7 @@ class RedisStore(RedisIndexes):
         finally:
             await self._release(conn)
 
-    async def _evalsha(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
+    async def _evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """Run ``script`` once, telling "never sent" from "sent, reply lost".
 
         Failing to get a healthy connection raises StorageUnavailable (nothing was sent); once
@@ -583,7 +569,7 @@ async def _roundtrip(conn: AbstractConnection, command: bytes) -> Any:
 
 
 async def _send_evalsha(
-    conn: AbstractConnection, script: _Script, keys: list[str], args: list[Any]
+    conn: AbstractConnection, script: Script, keys: list[str], args: list[Any]
 ) -> Any:
     command = _pack("EVALSHA", script.sha, len(keys), *keys, *args)
     try:

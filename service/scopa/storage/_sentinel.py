@@ -13,7 +13,8 @@ from opentelemetry import trace
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.exceptions import ResponseError
 
-from scopa.storage._redis import RedisStore, _Script, is_refusal
+from scopa.storage._redis import RedisStore, is_refusal
+from scopa.storage._scripts import Script
 from scopa.storage._target import RedisTarget
 
 __all__ = ["SentinelStore", "sentinel_store"]
@@ -45,7 +46,7 @@ class SentinelStore(RedisStore):
         self._master = master
         await super().ping()
 
-    async def _evalsha(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
+    async def _evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         try:
             return await super()._evalsha(script, keys, args)
         except ResponseError as exc:
