@@ -51,9 +51,11 @@ test: skipped-reset $(STAMP) lint typecheck check-generated check-api check-depl
 skipped-reset: $(PY)
 	@$(PY) tools/skipped.py --reset
 
+# ruff, then the layer, purity and no-circle contracts of .importlinter (import-linter).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check service tests bench tools
 	$(VENV)/bin/ruff format --check service tests bench tools
+	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

@@ -3,6 +3,7 @@
 Usage (from anywhere; paths are relative to the repository root):
 
     python tools/lock.py          # resolve anew and write constraints.txt (needs the index)
+    python tools/lock.py --keep   # pin only dependencies constraints.txt lacks, moving no other
     python tools/lock.py --check  # exit 1 if constraints.txt misses a declared dependency
 
 pip's own resolver picks the newest versions that satisfy both pyproject.toml files (the
@@ -51,10 +52,14 @@ def _with_extras(path: Path) -> str:
     return f"{path}[{','.join(extras)}]" if extras else str(path)
 
 
-def resolve() -> dict[str, str]:
-    """Resolve the project's dependencies with pip; return {normalised name: version}."""
+def resolve(keep: bool = False) -> dict[str, str]:
+    """Resolve the project's dependencies with pip; return {normalised name: version}.
+
+    ``keep``: within the versions constraints.txt pins now, so only dependencies it lacks get
+    a new pin (adding one dependency moves no other)."""
     with tempfile.TemporaryDirectory(prefix="scopa-lock-") as tmp:
         report = Path(tmp) / "report.json"
+        kept = ["-c", str(CONSTRAINTS)] if keep else []
         cmd = [
             sys.executable,
             "-m",
@@ -65,6 +70,7 @@ def resolve() -> dict[str, str]:
             "--ignore-installed",
             "--report",
             str(report),
+            *kept,
             *(_with_extras(project) for project in PROJECTS),
         ]
         subprocess.run(cmd, check=True)
@@ -117,10 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     """Parse arguments and write or check constraints.txt."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if a dependency is unpinned")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep today's pins; pin only new dependencies"
+    )
     args = parser.parse_args(argv)
     if args.check:
         return check()
-    CONSTRAINTS.write_text(render(resolve()))
+    CONSTRAINTS.write_text(render(resolve(keep=args.keep)))
     print(f"lock.py: wrote {CONSTRAINTS.relative_to(ROOT)}")
     return 0
 

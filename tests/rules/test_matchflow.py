@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from scopa.rules import make_ruleset
-from scopa.rules._matchflow import Elimination, FlowOutcome, HighestWins, LowestWins, match_flow
+from scopa.rules._matchflow import (
+    Elimination,
+    FlowOutcome,
+    HighestWins,
+    LowestWins,
+    NapoleoneWins,
+    instant_win_rules,
+    match_flow,
+)
+from scopa.rules._scoring import Component, HandScore
 
 
 def test_each_ruleset_gets_its_flow() -> None:
@@ -83,3 +92,15 @@ def test_a_match_cut_short_goes_to_the_best_score_of_its_flow(
 ) -> None:
     """At hand_limit the highest wins, the lowest when played to lose or under elimination."""
     assert flow.leaders(scores, out) == leaders
+
+
+def test_napoleone_is_an_instant_win_rule_of_the_rulesets_that_enable_it() -> None:
+    """Scopa with napola lists the napoleone rule; it names the sides holding all ten denari."""
+    assert [type(r) for r in instant_win_rules(make_ruleset("scopa_napola").options)] == [
+        NapoleoneWins
+    ]
+    assert instant_win_rules(make_ruleset("scopa").options) == ()
+    line = Component("cards", (0, 0), (20.0, 20.0))
+    score = HandScore((line,), (0, 0), (False, True))
+    assert NapoleoneWins().winners(score) == (1,)
+    assert NapoleoneWins().winners(HandScore((line,), (0, 0), (False, False))) == ()

@@ -1,4 +1,5 @@
-"""Tests of rulesets (scopa.rules._options): options, presets, validation and their docs."""
+"""Tests of options, presets and rulesets (scopa.rules._options, _presets, _ruleset) and their
+docs."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from scopa.rules import (
     scores_can_fall,
     void_deal_chance,
 )
-from scopa.rules._options import MAX_VOID_CHANCE, PLAY_SPECIAL_OPTIONS
+from scopa.rules._options import PLAY_SPECIAL_OPTIONS
+from scopa.rules._ruleset import MAX_VOID_CHANCE
 from scopa.rules._specials import SPECIAL_RULES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"

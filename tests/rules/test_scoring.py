@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rules_helpers import cards
 
+from scopa.rules import PRESETS, MazzoTies, Options, PrimieraMethod, make_ruleset
 from scopa.rules._cards import ALL_CARDS, MAX_CARD, Card, Suit, base_card, card_of, deck_cards
 from scopa.rules._errors import InvalidOption
-from scopa.rules._options import PRESETS, MazzoTies, Options, PrimieraMethod, make_ruleset
 from scopa.rules._scoring import (
     _FAST_SCORERS,
     Component,

@@ -21,16 +21,13 @@ from scopa.rules import (
     Claim,
     ClaimAnswered,
     ClaimOutcome,
-    Component,
     DealerTableBonus,
     Declare,
     Declared,
-    HandScore,
     HandScored,
     InvalidOption,
     MatchState,
     Move,
-    NapoleoneWins,
     NotYourTurn,
     Options,
     PendingClaim,
@@ -46,7 +43,6 @@ from scopa.rules import (
     apply_move,
     claim_rules,
     declaration_rules,
-    instant_win_rules,
     legal_actions,
     legal_moves,
     make_ruleset,
@@ -199,18 +195,6 @@ def test_a_ruleset_without_declarations_has_no_declare_action() -> None:
     with pytest.raises(ActionNotLegal) as err:
         apply_action(state, 0, Declare("accusa", cards("7C 7D 7S")), None)
     assert err.value.reason == "ACTION_NOT_LEGAL"
-
-
-def test_napoleone_is_an_instant_win_rule_of_the_rulesets_that_enable_it() -> None:
-    """Scopa with napola lists the napoleone rule; it names the sides holding all ten denari."""
-    assert [type(r) for r in instant_win_rules(make_ruleset("scopa_napola").options)] == [
-        NapoleoneWins
-    ]
-    assert instant_win_rules(make_ruleset("scopa").options) == ()
-    line = Component("cards", (0, 0), (20.0, 20.0))
-    score = HandScore((line,), (0, 0), (False, True))
-    assert NapoleoneWins().winners(score) == (1,)
-    assert NapoleoneWins().winners(HandScore((line,), (0, 0), (False, False))) == ()
 
 
 def _piles(*codes: str) -> tuple[tuple[int, ...], ...]:

@@ -1,4 +1,4 @@
-"""Tests of scopa.server._errors and its interceptor: exceptions become statuses with ErrorInfo."""
+"""Tests of scopa.transport._errors and its interceptor: exceptions become statuses, ErrorInfo."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import scopa_client
 from scopa import rules
 from scopa.app import RateLimited
 from scopa.server import ERROR_CODES, ERROR_DOMAIN, map_exception, register, to_grpc_status
-from scopa.server._errors import to_connect_error, to_http_error
 from scopa.storage import StorageUnavailable
+from scopa.transport._errors import to_connect_error, to_http_error
 from server.fakes import Harness, error_info, session_loop
 
 

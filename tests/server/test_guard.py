@@ -1,4 +1,4 @@
-"""Tests of scopa.server._guard: decode errors, size limit, drain and rate limits in-process."""
+"""Tests of scopa.transport._guard: decode errors, size limit, drain and rate limits in-process."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from grpc_status import rpc_status
 from scopa.app import RateLimits
 from scopa.config import Settings
 from scopa.server import ScopaServer
-from scopa.server._errors import ServerShuttingDown
-from scopa.server._guard import Drain, ServerGuard, peer_host
+from scopa.transport._errors import ServerShuttingDown
+from scopa.transport._guard import Drain, ServerGuard, peer_host
 from server.fakes import FOREVER, error_info, register_fake, session_loop
 
 TYPED = "/test.Typed/Check"

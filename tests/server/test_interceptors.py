@@ -1,4 +1,4 @@
-"""Tests of scopa.server._interceptors: one span, one access-log line and one metric per RPC."""
+"""Tests of scopa.transport._interceptors: one span, one access-log line and one metric per RPC."""
 
 from __future__ import annotations
 

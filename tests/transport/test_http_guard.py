@@ -8,8 +8,8 @@ from typing import Any, cast
 import pytest
 
 from scopa.app import RateLimits
-from scopa.server._errors import ServerShuttingDown
-from scopa.server._guard import Drain
+from scopa.transport._errors import ServerShuttingDown
+from scopa.transport._guard import Drain
 from scopa.transport._http_guard import HttpGuard
 
 _CREATE = "/scopa.v1.GameService/CreateGame"

@@ -115,7 +115,16 @@ from ._game import (
     new_match,
     resign,
 )
-from ._matchflow import Elimination, HighestWins, LowestWins, MatchFlow
+from ._matchflow import (
+    Elimination,
+    HighestWins,
+    InstantWinRule,
+    LowestWins,
+    MatchFlow,
+    NapoleoneWins,
+    SpadeNapoleoneWins,
+    instant_win_rules,
+)
 from ._observer import (
     SeatView,
     observe,
@@ -128,22 +137,18 @@ from ._observer import (
     visible_events,
 )
 from ._options import (
-    PRESETS,
     AcesOnTable,
     ClaimAnswers,
     MazzoTies,
     OptionalCaptures,
     OptionInfo,
     Options,
-    Preset,
     PrimieraMethod,
-    Ruleset,
     list_options,
-    make_ruleset,
-    scores_can_fall,
-    void_deal_chance,
 )
+from ._presets import PRESETS, Preset
 from ._rollout import HandOutcome, card_points, play_out
+from ._ruleset import Ruleset, make_ruleset, scores_can_fall, void_deal_chance
 from ._scoring import Component, HandScore, SideTally, score_hand
 from ._serial import (
     FORMAT_VERSION,
@@ -161,14 +166,11 @@ from ._specials import (
     ClaimRule,
     DealerTableBonus,
     DeclarationRule,
-    InstantWinRule,
     MarescialloSweep,
     ModularSweep,
-    NapoleoneWins,
     PenaltyLine,
     Picula,
     PileSteal,
-    SpadeNapoleoneWins,
     SpecialRule,
     StealRule,
     SuitCapture,
@@ -180,7 +182,6 @@ from ._specials import (
     TwinSweep,
     claim_rules,
     declaration_rules,
-    instant_win_rules,
     special_rules,
     steal_rules,
     table_bonus_rules,

@@ -41,20 +41,24 @@ from ._farms import (
     farm_take_rules,
 )
 from ._flow import DealRule, LoneTakeRule, SweepRule, deal_rules, lone_take_rules, sweep_rules
-from ._matchflow import MatchFlow, match_flow
-from ._options import Options, Ruleset
+from ._matchflow import (
+    InstantWinRule,
+    MatchFlow,
+    instant_win_rules,
+    match_flow,
+)
+from ._options import Options
+from ._ruleset import Ruleset
 from ._scoring import HandScore, SideTally, score_hand
 from ._specials import (
     ClaimRule,
     DeclarationRule,
-    InstantWinRule,
     SpecialRule,
     Specials,
     StealRule,
     TableBonusRule,
     claim_rules,
     declaration_rules,
-    instant_win_rules,
     special_rules,
     steal_rules,
     table_bonus_rules,

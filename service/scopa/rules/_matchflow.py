@@ -5,7 +5,9 @@ each seat still in the match gets and how many go face up on the table, and
 :meth:`MatchFlow.after_hand` says, from the match scores, who wins (nobody yet: play on) and
 which seats leave the match; :meth:`MatchFlow.leaders` says who wins a match that ``hand_limit``
 cuts short. :func:`match_flow` picks the flow an
-:class:`~scopa.rules._options.Options` value enables; the engine has no branch on the flag.
+:class:`~scopa.rules._options.Options` value enables; the engine has no branch on the flag. An
+:class:`InstantWinRule` (the napoleone) ends the match at once after a hand, whatever the
+scores.
 """
 
 from __future__ import annotations
@@ -14,13 +16,19 @@ from collections.abc import Iterable
 from typing import Final, NamedTuple, Protocol
 
 from ._options import Options
+from ._scoring import HandScore
 
 __all__ = [
+    "INSTANT_WIN_RULES",
     "Elimination",
     "FlowOutcome",
     "HighestWins",
+    "InstantWinRule",
     "LowestWins",
     "MatchFlow",
+    "NapoleoneWins",
+    "SpadeNapoleoneWins",
+    "instant_win_rules",
     "match_flow",
 ]
 
@@ -181,3 +189,59 @@ def match_flow(options: Options) -> MatchFlow:
     if options.lowest_wins:
         return _LOWEST
     return _HIGHEST
+
+
+# --- hands that end the match at once ------------------------------------------------------
+
+
+class InstantWinRule(Protocol):
+    """A hand result that ends the match at once, whatever the scores (the napoleone)."""
+
+    @property
+    def reason(self) -> str:
+        """The finish reason it gives, e.g. ``"napoleone"`` (a ``FinishReason`` value)."""
+        ...
+
+    def winners(self, score: HandScore) -> tuple[int, ...]:
+        """The sides that win at once after the hand scored ``score`` (empty: none)."""
+        ...
+
+
+class NapoleoneWins:
+    """A side that took all ten denari wins the match at once (seeds 002, 004)."""
+
+    reason: Final = "napoleone"
+
+    def winners(self, score: HandScore) -> tuple[int, ...]:
+        """The sides holding all ten denari this hand."""
+        return tuple([side for side, has in enumerate(score.napoleone) if has])
+
+
+_ALL_SPADE_52: Final = 13
+"""The napula of a side holding every spade of the 52-card deck."""
+
+
+class SpadeNapoleoneWins:
+    """Cicera bigia: a side that took all thirteen spade of the 52-card deck (a napula of 13)
+    wins the match at once (en.wikipedia's and it.wikipedia's Cicera)."""
+
+    reason: Final = "napoleone"
+
+    def winners(self, score: HandScore) -> tuple[int, ...]:
+        """The sides whose napola of spade runs through all thirteen ranks."""
+        for line in score.components:
+            if line.name == "napola_spade":
+                return tuple([s for s, n in enumerate(line.values) if n >= _ALL_SPADE_52])
+        return ()
+
+
+INSTANT_WIN_RULES: Final[tuple[tuple[str, InstantWinRule], ...]] = (
+    ("napoleone_wins", NapoleoneWins()),
+    ("spade_napoleone_wins", SpadeNapoleoneWins()),
+)
+"""Every instant-win rule, by the boolean option that enables it, asked in this order."""
+
+
+def instant_win_rules(options: Options) -> tuple[InstantWinRule, ...]:
+    """The instant-win rules ``options`` enable."""
+    return tuple([rule for option, rule in INSTANT_WIN_RULES if getattr(options, option)])

@@ -50,7 +50,8 @@ from ._game import (
     _plan,
     legal_actions,
 )
-from ._options import Options, Ruleset
+from ._options import Options
+from ._ruleset import Ruleset
 from ._specials import Specials
 
 __all__ = [

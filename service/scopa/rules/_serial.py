@@ -66,7 +66,7 @@ from ._game import (
     SeatResigned,
     SweepClaimed,
 )
-from ._options import Ruleset, make_ruleset
+from ._ruleset import Ruleset, make_ruleset
 from ._scoring import Component, HandScore
 
 __all__ = [

@@ -11,18 +11,14 @@ special is one rule class here, one entry in :data:`SPECIAL_RULES` or
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Final, Protocol
 
 from ._cards import _BASES, _RANKS, _SUITS, Card
 from ._options import ClaimAnswers, Options
 
-if TYPE_CHECKING:
-    from ._scoring import HandScore
-
 __all__ = [
     "CLAIM_LINES",
     "DECLARATION_RULES",
-    "INSTANT_WIN_RULES",
     "SPECIAL_RULES",
     "STEAL_RULES",
     "TABLE_BONUS_RULES",
@@ -32,10 +28,8 @@ __all__ = [
     "ClaimRule",
     "DealerTableBonus",
     "DeclarationRule",
-    "InstantWinRule",
     "MarescialloSweep",
     "ModularSweep",
-    "NapoleoneWins",
     "PenaltyLine",
     "Picula",
     "PileSteal",
@@ -51,7 +45,6 @@ __all__ = [
     "claim_lines",
     "claim_rules",
     "declaration_rules",
-    "instant_win_rules",
     "special_rules",
     "steal_rules",
     "table_bonus_rules",
@@ -553,59 +546,6 @@ def table_bonus_rules(options: Options) -> tuple[TableBonusRule, ...]:
     if not options.dealer_bonus:
         return ()
     return (_LOW_TABLE_BONUS,) if options.dealer_bonus_low else (TABLE_BONUS_RULES[0][1],)
-
-
-class InstantWinRule(Protocol):
-    """A hand result that ends the match at once, whatever the scores (the napoleone)."""
-
-    @property
-    def reason(self) -> str:
-        """The finish reason it gives, e.g. ``"napoleone"`` (a ``FinishReason`` value)."""
-        ...
-
-    def winners(self, score: HandScore) -> tuple[int, ...]:
-        """The sides that win at once after the hand scored ``score`` (empty: none)."""
-        ...
-
-
-class NapoleoneWins:
-    """A side that took all ten denari wins the match at once (seeds 002, 004)."""
-
-    reason: Final = "napoleone"
-
-    def winners(self, score: HandScore) -> tuple[int, ...]:
-        """The sides holding all ten denari this hand."""
-        return tuple([side for side, has in enumerate(score.napoleone) if has])
-
-
-_ALL_SPADE_52: Final = 13
-"""The napula of a side holding every spade of the 52-card deck."""
-
-
-class SpadeNapoleoneWins:
-    """Cicera bigia: a side that took all thirteen spade of the 52-card deck (a napula of 13)
-    wins the match at once (en.wikipedia's and it.wikipedia's Cicera)."""
-
-    reason: Final = "napoleone"
-
-    def winners(self, score: HandScore) -> tuple[int, ...]:
-        """The sides whose napola of spade runs through all thirteen ranks."""
-        for line in score.components:
-            if line.name == "napola_spade":
-                return tuple([s for s, n in enumerate(line.values) if n >= _ALL_SPADE_52])
-        return ()
-
-
-INSTANT_WIN_RULES: Final[tuple[tuple[str, InstantWinRule], ...]] = (
-    ("napoleone_wins", NapoleoneWins()),
-    ("spade_napoleone_wins", SpadeNapoleoneWins()),
-)
-"""Every instant-win rule, by the boolean option that enables it, asked in this order."""
-
-
-def instant_win_rules(options: Options) -> tuple[InstantWinRule, ...]:
-    """The instant-win rules ``options`` enable."""
-    return tuple([rule for option, rule in INSTANT_WIN_RULES if getattr(options, option)])
 
 
 def special_rules(options: Options) -> tuple[SpecialRule, ...]:

@@ -1,24 +1,5 @@
 """The scopa gRPC server: interceptors, error mapping, health, reflection and entry point."""
 
-from scopa.server._errors import (
-    ERROR_CODES,
-    ERROR_DOMAIN,
-    MappedError,
-    map_exception,
-    register,
-    to_grpc_status,
-)
-from scopa.server._interceptors import (
-    EXCLUDED_PREFIXES,
-    AccessLogInterceptor,
-    ErrorMappingInterceptor,
-    InterceptorStack,
-    RpcInterceptor,
-    TracingInterceptor,
-    default_interceptors,
-    status_of_call,
-    wrap_handler,
-)
 from scopa.server._main import main, run
 from scopa.server._server import (
     GAME_SERVICE,
@@ -28,6 +9,25 @@ from scopa.server._server import (
     ScopaServer,
     Wiring,
     serve,
+)
+from scopa.transport._errors import (
+    ERROR_CODES,
+    ERROR_DOMAIN,
+    MappedError,
+    map_exception,
+    register,
+    to_grpc_status,
+)
+from scopa.transport._interceptors import (
+    EXCLUDED_PREFIXES,
+    AccessLogInterceptor,
+    ErrorMappingInterceptor,
+    InterceptorStack,
+    RpcInterceptor,
+    TracingInterceptor,
+    default_interceptors,
+    status_of_call,
+    wrap_handler,
 )
 
 __all__ = [

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -27,12 +27,10 @@ from grpc_reflection.v1alpha import reflection
 from scopa._tasks import cancel_until_done
 from scopa.app import RateLimits
 from scopa.config import Settings
-from scopa.server._guard import Drain, ServerGuard
-from scopa.server._interceptors import default_interceptors
 from scopa.telemetry import get_logger, untraced
-
-if TYPE_CHECKING:
-    from scopa.transport import HttpServer
+from scopa.transport import HttpServer
+from scopa.transport._guard import Drain, ServerGuard
+from scopa.transport._interceptors import default_interceptors
 
 __all__ = [
     "GAME_SERVICE",
@@ -144,8 +142,6 @@ class ScopaServer:
             raise OSError(f"could not bind {self.settings.address}")
         await self._update_readiness()
         if self._http_app is not None and self.settings.http_port is not None:
-            from scopa.transport import HttpServer  # noqa: PLC0415  (transport imports server)
-
             self._http = HttpServer(
                 self._http_app(self),
                 self.settings.host,

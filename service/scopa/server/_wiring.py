@@ -9,7 +9,6 @@ from typing import Any
 from scopa import bots
 from scopa.app import CoreSettings, GameCore, RateLimits, Sweeper, TokenAuthority
 from scopa.config import Settings
-from scopa.server._guard import grpc_client
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
 from scopa.storage import StorageError, open_store
 from scopa.telemetry import (
@@ -28,6 +27,7 @@ from scopa.transport import (
     build_http_app,
     load_web_ui,
 )
+from scopa.transport._guard import grpc_client
 
 __all__ = ["build_services"]
 

@@ -2,7 +2,7 @@
 
 Every transport (gRPC, Connect, REST) converts its own framing to a request message and a bearer
 token, calls these, and converts back; none holds game logic. Errors are the core's exceptions,
-mapped to statuses by each transport through :mod:`scopa.server._errors`.
+mapped to statuses by each transport through :mod:`scopa.transport._errors`.
 """
 
 from __future__ import annotations

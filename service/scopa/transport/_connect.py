@@ -17,7 +17,7 @@ from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 
-from scopa.server._errors import MalformedRequest, RequestTooLarge, to_connect_error
+from scopa.transport._errors import MalformedRequest, RequestTooLarge, to_connect_error
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1.scopa_connect import GameServiceASGIApplication
 

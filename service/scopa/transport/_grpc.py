@@ -1,7 +1,7 @@
 """The gRPC servicer: takes the token from the metadata and calls :class:`GameCalls`.
 
 Errors are not handled here: domain exceptions propagate to the error-mapping interceptor
-(:mod:`scopa.server._errors`), the one place that turns them into statuses.
+(:mod:`scopa.transport._errors`), the one place that turns them into statuses.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import grpc
 from google.protobuf.message import Message
 
 from scopa.app import GameCore
-from scopa.server._guard import peer_host
+from scopa.transport._guard import peer_host
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import Encoded, GameCalls, serialize_response

@@ -16,7 +16,7 @@ from typing import Protocol
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
-from scopa.server._errors import to_http_error
+from scopa.transport._errors import to_http_error
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import GameCalls

@@ -1,4 +1,4 @@
-"""Errors only the HTTP port can raise, registered in the one error table (scopa.server._errors)."""
+"""Errors only the HTTP port can raise, registered in the one error table (transport._errors)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import grpc
 
-from scopa.server._errors import register
+from scopa.transport._errors import register
 
 __all__ = [
     "HttpError",

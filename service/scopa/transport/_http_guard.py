@@ -1,6 +1,6 @@
 """What an HTTP-port call must pass before it runs: the drain and the rate limits.
 
-The same policy as the gRPC port's guard (scopa.server._guard): while the server drains, new
+The same policy as the gRPC port's guard (scopa.transport._guard): while the server drains, new
 calls are refused with UNAVAILABLE / SERVER_SHUTTING_DOWN and open streams are ended the same
 way; CreateGame and JoinGame count against the client's rate limit, the client being the peer
 address or what a trusted proxy header says (:meth:`HttpGuard.client_of`, which streams pass
@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 from scopa.app import RateLimits, client_key
-from scopa.server._guard import RATE_LIMITED_METHODS, Drain
+from scopa.transport._guard import RATE_LIMITED_METHODS, Drain
 
 from ._http_telemetry import Scope
 

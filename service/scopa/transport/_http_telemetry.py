@@ -20,7 +20,6 @@ from opentelemetry import trace
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
-from scopa.server._errors import MappedError, map_exception
 from scopa.telemetry import ServerTelemetry, get_logger
 from scopa.telemetry._semconv import (
     NETWORK_PEER_ADDRESS,
@@ -29,6 +28,7 @@ from scopa.telemetry._semconv import (
     SERVER_ADDRESS,
     SERVER_PORT,
 )
+from scopa.transport._errors import MappedError, map_exception
 
 __all__ = [
     "ASGIApp",

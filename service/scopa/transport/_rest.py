@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 from google.protobuf.message import Message
 
 from scopa.app import InvalidArgument, StaleEtag
-from scopa.server._errors import RequestTooLarge, to_http_error
+from scopa.transport._errors import RequestTooLarge, to_http_error
 
 from ._calls import Encoded, GameCalls, UnaryCall
 from ._convert import token_from_metadata

@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 
 from scopa._tasks import cancel_all
 from scopa.app import InvalidArgument
-from scopa.server._errors import to_http_error
+from scopa.transport._errors import to_http_error
 
 from ._calls import Encoded
 from ._http_telemetry import Receive, Send, current_exchange, map_error

@@ -23,8 +23,8 @@ from opentelemetry import trace
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
-from scopa.server._errors import map_exception, to_grpc_status
 from scopa.telemetry import ServerTelemetry, get_logger, peer_attributes
+from scopa.transport._errors import map_exception, to_grpc_status
 
 __all__ = [
     "EXCLUDED_PREFIXES",

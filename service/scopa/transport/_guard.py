@@ -27,14 +27,14 @@ from typing import Any
 import grpc
 
 from scopa.app import RateLimits, client_key
-from scopa.server._errors import (
+from scopa.transport._errors import (
     MalformedRequest,
     RequestTooLarge,
     ServerShuttingDown,
     map_exception,
     to_grpc_status,
 )
-from scopa.server._interceptors import EXCLUDED_PREFIXES, Call, wrap_handler
+from scopa.transport._interceptors import EXCLUDED_PREFIXES, Call, wrap_handler
 
 __all__ = ["RATE_LIMITED_METHODS", "Drain", "ServerGuard", "grpc_client", "peer_host"]
 
