@@ -20,7 +20,6 @@ CLASS_METHOD_LINES: Final = 300
 LARGE_MODULES: Final[dict[str, int]] = {
     "app/_core.py": 1619,
     "rules/_game.py": 1896,
-    "transport/_rest_json.py": 728,
 }
 """Modules over MODULE_LINES today, each with the most lines it may have until it is split."""
 

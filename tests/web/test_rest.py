@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 
@@ -194,3 +195,39 @@ def test_views_carry_the_whole_options_map_and_deck_size(client: httpx.Client) -
     assert played.status_code == 200, played.text
     for view in (own, played.json()["view"]):
         assert view["options"] == options and view["deckSize"] == 40
+
+
+@pytest.mark.parametrize("opener", [b'{"card":', b"["])
+def test_a_body_nested_too_deeply_is_refused_in_plain_words(
+    client: httpx.Client, opener: bytes
+) -> None:
+    """A body nested past the JSON decoder's depth is 400 INVALID_ARGUMENT on the body saying
+    it is nested too deeply, without the interpreter's words; over Connect JSON it is 400
+    invalid_argument saying the same; the game is unchanged."""
+    created = create(client, "scopa", 2)
+    name, token = created["name"], tokens_of(created)[0]
+    before = client.get(f"/v1/{name}", headers=bearer(token)).json()
+    deep = opener * 3000 + b"1" + (b"}" if opener.startswith(b"{") else b"]") * 3000
+    error = check_error(
+        client.post(
+            f"/v1/{name}:playCard",
+            content=deep,
+            headers={**bearer(token), "content-type": "application/json"},
+        ),
+        400,
+        "INVALID_ARGUMENT",
+    )
+    assert "nested too deeply" in error["message"], error
+    assert "recursion" not in error["message"] and error["details"][0]["metadata"] == {
+        "field": "body"
+    }
+    connect = client.post(
+        "/scopa.v1.GameService/PlayCard",
+        content=b'{"name":' + json.dumps(name).encode() + b',"card":' + deep + b"}",
+        headers={**bearer(token), "content-type": "application/json"},
+    )
+    assert connect.status_code == 400, connect.text
+    assert connect.json()["code"] == "invalid_argument"
+    assert "nested too deeply" in connect.json()["message"], connect.text
+    assert "recursion" not in connect.text
+    assert client.get(f"/v1/{name}", headers=bearer(token)).json() == before

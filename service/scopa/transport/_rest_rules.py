@@ -32,7 +32,7 @@ from google.protobuf.message import Message
 
 from scopa.app import InvalidArgument
 
-from ._rest_json import from_json_dict
+from ._json_parse import NESTED_TOO_DEEPLY, from_json_dict
 
 __all__ = ["PathTemplate", "Route", "bind_request", "is_repeated", "routes_of"]
 
@@ -238,8 +238,10 @@ def _json_body(body: bytes) -> Any:
     try:
         # json.loads(body, object_pairs_hook=...) exactly, without a new decoder per call.
         return _DECODER.decode(body.decode(json.detect_encoding(body), "surrogatepass"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidArgument(f"the body is not JSON: {exc}", field="body") from None
+    except RecursionError:
+        raise InvalidArgument(NESTED_TOO_DEEPLY, field="body") from None
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
