@@ -18,7 +18,7 @@ MODULE_LINES: Final = 700
 CLASS_METHOD_LINES: Final = 300
 
 LARGE_MODULES: Final[dict[str, int]] = {
-    "app/_core.py": 1619,
+    "app/_core.py": 1454,
     "rules/_game.py": 1896,
 }
 """Modules over MODULE_LINES today, each with the most lines it may have until it is split."""

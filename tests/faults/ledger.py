@@ -29,7 +29,7 @@ from integration.helpers import fidasse_action
 
 from scopa import rules
 from scopa.app import AppEvent
-from scopa.app._core import _decode_log
+from scopa.app._eventlog import decode_log
 from scopa.storage import events_key, game_key, read_log_entries
 from scopa_client import ERROR_DOMAIN, bearer_metadata, error_info
 from scopa_client.v1 import scopa_pb2 as pb
@@ -286,7 +286,7 @@ def logged_plays(client: redis.Redis[bytes], name: str) -> list[tuple[int, AppEv
     game_id = name.removeprefix("games/")
     result = []
     for logged in read_log_entries(client.lrange(events_key(game_id), 0, -1)):
-        for event in _decode_log(logged.payload):
+        for event in decode_log(logged.payload):
             result.append((logged.version, event))
     return result
 

@@ -7,7 +7,6 @@ transport: gRPC and REST only convert their messages into these calls.
 from ._clock import MAX_SYNC_RTT_S, StoreClock, TimeoutAction
 from ._core import (
     DEFAULT_FORFEIT_AFTER,
-    AppEvent,
     CoreSettings,
     CreateGameCommand,
     CreateResult,
@@ -16,10 +15,7 @@ from ._core import (
     GameStatus,
     JoinResult,
     PlayResult,
-    SeatJoined,
     SeatSpec,
-    TurnTimedOut,
-    VersionedEvent,
 )
 from ._errors import (
     AppError,
@@ -38,6 +34,7 @@ from ._errors import (
     WaitingForPlayers,
     WatchIdle,
 )
+from ._eventlog import AppEvent, SeatJoined, TurnTimedOut, VersionedEvent
 from ._limits import RateLimited, RateLimits, client_key, parse_rate
 from ._meta import GameMeta, SeatMeta
 from ._sweeper import Sweeper
