@@ -4,19 +4,19 @@ It knows the rules (:mod:`scopa.rules`) and the store contract (:mod:`scopa.stor
 transport: gRPC and REST only convert their messages into these calls.
 """
 
+from ._checks import DEFAULT_FORFEIT_AFTER
 from ._clock import MAX_SYNC_RTT_S, StoreClock, TimeoutAction
-from ._core import (
-    DEFAULT_FORFEIT_AFTER,
+from ._commands import (
     CoreSettings,
     CreateGameCommand,
     CreateResult,
-    GameCore,
     GameSnapshot,
     GameStatus,
     JoinResult,
     PlayResult,
     SeatSpec,
 )
+from ._core import GameCore
 from ._errors import (
     AppError,
     ConcurrentUpdate,

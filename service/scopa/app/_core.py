@@ -16,15 +16,12 @@ import hmac
 import json
 import math
 import random
-import re
 import secrets
 import time
-import unicodedata
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 from typing import Any, Final
 
 import structlog
@@ -47,7 +44,26 @@ from scopa.storage import (
     basis_digest,
 )
 
+from ._checks import (
+    DEFAULT_FORFEIT_AFTER,
+    check_bot,
+    check_clock,
+    check_display_name,
+    check_game_id,
+    check_preset,
+    check_request_id,
+)
 from ._clock import StoreClock, TimeoutAction
+from ._commands import (
+    CoreSettings,
+    CreateGameCommand,
+    CreateResult,
+    GameSnapshot,
+    GameStatus,
+    JoinResult,
+    PlayResult,
+    SeatSpec,
+)
 from ._decoded import BoundedMap, DecodedCache
 from ._errors import (
     ConcurrentUpdate,
@@ -80,158 +96,9 @@ from ._meta import GameMeta, SeatMeta
 from ._tokens import TokenAuthority
 from ._watch import SharedReads, WatchCounter
 
-__all__ = [
-    "DEFAULT_FORFEIT_AFTER",
-    "AppEvent",
-    "CoreSettings",
-    "CreateGameCommand",
-    "CreateResult",
-    "GameCore",
-    "GameSnapshot",
-    "GameStatus",
-    "JoinResult",
-    "PlayResult",
-    "SeatJoined",
-    "SeatSpec",
-    "TurnTimedOut",
-    "VersionedEvent",
-]
+__all__ = ["GameCore"]
 
 _log = structlog.get_logger("scopa.app")
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_NAME_LIMIT = 64
-_NAME_REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-"""Unicode categories a display name may not contain: control characters (NUL, ESC of ANSI
-escapes), format characters (bidi overrides, zero-width), surrogates, private use, unassigned
-code points and line/paragraph separators."""
-
-
-class GameStatus(StrEnum):
-    """Where a game stands."""
-
-    WAITING_FOR_PLAYERS = "waiting_for_players"
-    ACTIVE = "active"
-    FINISHED = "finished"
-
-
-@dataclass(frozen=True, slots=True)
-class SeatSpec:
-    """A seat at creation: held by the creator, open for an invite, or played by a bot."""
-
-    name: str
-    open: bool = False
-    bot: str = ""
-    """A bot level (``random``, ``greedy``, ``ismcts``) to play this seat; empty: a person."""
-
-
-@dataclass(frozen=True, slots=True)
-class CreateGameCommand:
-    """Everything CreateGame needs."""
-
-    preset: str
-    options: Mapping[str, bool | int | str]
-    seats: Sequence[SeatSpec]
-    first_dealer: int | None = None
-    stacked_decks: Sequence[Sequence[int]] = ()
-    request_id: str = ""
-    turn_timeout_s: int = 0
-    """Seconds a person's seat has for each action; 0: no turn clock."""
-    on_timeout: str = ""
-    """What a timeout does: ``bot`` (the default) or ``forfeit`` (see :class:`TimeoutAction`)."""
-    forfeit_after: int = 0
-    """With ``forfeit``: the seat's timeout that resigns it (0: ``DEFAULT_FORFEIT_AFTER``)."""
-    public: bool = False
-    """List the game in the lobby while it waits for players; its open seats need no invite."""
-    timeout_bot: str = ""
-    """The bot level that plays a person's turn when its clock runs out (empty: the server's
-    ``CoreSettings.timeout_bot``); needs a turn clock."""
-
-
-@dataclass(frozen=True, slots=True)
-class CoreSettings:
-    """Policy knobs of the core."""
-
-    allow_stacked_decks: bool = False
-    active_ttl_s: float = 7 * 24 * 3600
-    finished_ttl_s: float = 24 * 3600
-    waiting_ttl_s: float = 3600.0
-    """Expiry of a game still waiting for players to join (refreshed by every join)."""
-    watch_idle_s: float = 600.0
-    """A WatchGame stream with no new version for this long ends with WATCH_IDLE."""
-    watch_per_client: int = 100
-    """Open WatchGame streams one client address may hold on one replica."""
-    watch_probe_s: float = 30.0
-    """How often a quiet stream checks that its game still exists (and missed nothing)."""
-    watch_read_concurrency: int = 8
-    """Game reads for watch streams running at once on one replica (shared per version)."""
-    bot_budget: bots.Budget = bots.DEFAULT_BUDGET
-    """How long an ``ismcts`` bot seat thinks per move."""
-    bot_grace_s: float = 2.0
-    """A bot turn still unplayed this long after its thinking time (``bot_budget``) is played
-    by the sweeper (the replica that should have played it died)."""
-    timeout_bot: bots.Level = bots.Level.GREEDY
-    """The bot that plays a person's turn when its clock runs out."""
-
-
-@dataclass(frozen=True, slots=True)
-class GameSnapshot:
-    """A game as one caller may see it."""
-
-    game_id: str
-    version: int
-    status: GameStatus
-    seats: tuple[SeatMeta, ...]
-    view: rules.SeatView
-    last_events: tuple[VersionedEvent, ...] = ()
-    """The events of the latest version, as this caller may see them."""
-    resigned: int = -1
-    deadline_ms: int = 0
-    """When the awaited action is due (turn clock), ms since the epoch; 0: no deadline."""
-    turn_timeout_s: int = 0
-    """The game's turn clock in seconds (0: none)."""
-    public: bool = False
-    """Whether the game is listed in the lobby while waiting for players."""
-    created_ms: int = 0
-    """When the game was created, ms since the epoch (0: unknown, games before the lobby)."""
-    timeout_bot: str = ""
-    """The bot level that plays a person's turn when its clock runs out (empty: no clock)."""
-
-    @property
-    def etag(self) -> str:
-        """Opaque tag of this version, for optimistic concurrency."""
-        return f"v{self.version}"
-
-
-@dataclass(frozen=True, slots=True)
-class CreateResult:
-    """A created game: the creator's seat tokens, the invite codes and the first view."""
-
-    game_id: str
-    tokens: tuple[tuple[int, str], ...]
-    invites: tuple[tuple[int, str], ...]
-    snapshot: GameSnapshot
-
-
-@dataclass(frozen=True, slots=True)
-class PlayResult:
-    """What a move (or a watch update) returns: the events it caused and the new view."""
-
-    events: tuple[VersionedEvent, ...]
-    snapshot: GameSnapshot
-    truncated: bool = False
-    """Watch only: some events since the requested version are no longer kept."""
-
-
-@dataclass(frozen=True, slots=True)
-class JoinResult:
-    """A claimed seat and its token."""
-
-    seat: int
-    token: str
-    snapshot: GameSnapshot
-
-
 # --- the core ------------------------------------------------------------------------------
 
 
@@ -282,78 +149,6 @@ class GameCore:
         self._snapshots: BoundedMap[_SnapshotKey, GameSnapshot] = BoundedMap(_DECODED_CACHE_SIZE)
 
     # -- helpers --
-
-    @staticmethod
-    def _check_game_id(game_id: str) -> None:
-        if not _GAME_ID.fullmatch(game_id):
-            raise InvalidArgument(
-                "a game id is 1-64 characters of A-Z a-z 0-9 _ -", field="game_id"
-            )
-
-    @staticmethod
-    def _check_request_id(request_id: str) -> str | None:
-        if not request_id:
-            return None
-        if not _REQUEST_ID.fullmatch(request_id):
-            raise InvalidArgument(
-                "request_id must be 1-128 characters of A-Z a-z 0-9 . _ : -", field="request_id"
-            )
-        return request_id
-
-    @staticmethod
-    def _check_display_name(name: str, field: str) -> None:
-        if len(name) > _NAME_LIMIT:
-            raise InvalidArgument(f"{field} is at most {_NAME_LIMIT} characters", field=field)
-        if any(unicodedata.category(ch) in _NAME_REFUSED for ch in name):
-            raise InvalidArgument(
-                f"{field} may not contain control, format (e.g. bidi override) or unassigned"
-                " characters",
-                field=field,
-            )
-
-    @staticmethod
-    def _check_preset(preset: str) -> None:
-        if not preset:
-            raise InvalidArgument("preset is required (e.g. scopa)", field="preset")
-
-    @staticmethod
-    def _check_bot(spec: SeatSpec, field: str) -> None:
-        if not spec.bot:
-            return
-        if spec.bot not in set(bots.Level):
-            levels = ", ".join(bots.Level)
-            raise InvalidArgument(f"unknown bot level {spec.bot!r}; one of {levels}", field=field)
-        if spec.open:
-            raise InvalidArgument("a bot seat cannot also be open", field=field)
-
-    @staticmethod
-    def _check_clock(cmd: CreateGameCommand) -> None:
-        if not 0 <= cmd.turn_timeout_s <= _MAX_TURN_TIMEOUT_S:
-            raise InvalidArgument(
-                f"turn_timeout_s is 0 (no clock) to {_MAX_TURN_TIMEOUT_S}", field="turn_timeout_s"
-            )
-        if cmd.on_timeout and cmd.on_timeout not in set(TimeoutAction):
-            raise InvalidArgument(
-                f"unknown timeout action {cmd.on_timeout!r}; one of " + ", ".join(TimeoutAction),
-                field="timeout_action",
-            )
-        if not 0 <= cmd.forfeit_after <= _MAX_FORFEIT_AFTER:
-            raise InvalidArgument(
-                f"forfeit_after is 0 (the default, {DEFAULT_FORFEIT_AFTER}) to"
-                f" {_MAX_FORFEIT_AFTER}",
-                field="forfeit_after",
-            )
-        if cmd.timeout_bot and cmd.timeout_bot not in set(bots.Level):
-            levels = ", ".join(bots.Level)
-            raise InvalidArgument(
-                f"unknown timeout bot level {cmd.timeout_bot!r}; one of {levels}",
-                field="timeout_bot",
-            )
-        if (cmd.on_timeout or cmd.forfeit_after or cmd.timeout_bot) and not cmd.turn_timeout_s:
-            raise InvalidArgument(
-                "timeout_action, forfeit_after and timeout_bot need a turn clock (turn_timeout_s)",
-                field="turn_timeout_s",
-            )
 
     def _due(self, state: rules.MatchState, meta: GameMeta) -> bool:
         """Whether the awaited action is due now: a bot's turn, or a person's run-out clock."""
@@ -475,7 +270,7 @@ class GameCore:
     async def _load(
         self, game_id: str, request_id: str | None = None, slot: str | None = None
     ) -> Snapshot:
-        self._check_game_id(game_id)
+        check_game_id(game_id)
         try:
             snap = await self._store.load(game_id, request_id, slot)
         except GameNotFound:
@@ -564,8 +359,8 @@ class GameCore:
 
     async def create_game(self, cmd: CreateGameCommand) -> CreateResult:
         """Create a game; seats not marked open are held by the creator and get tokens."""
-        request_id = self._check_request_id(cmd.request_id)
-        self._check_preset(cmd.preset)
+        request_id = check_request_id(cmd.request_id)
+        check_preset(cmd.preset)
         overrides: dict[str, Any] = dict(cmd.options)
         if cmd.first_dealer is not None:
             overrides["first_dealer"] = cmd.first_dealer
@@ -577,9 +372,9 @@ class GameCore:
         if len(specs) != players:
             raise InvalidArgument(f"this ruleset needs {players} seats", field="seats")
         for i, spec in enumerate(specs):
-            self._check_display_name(spec.name, f"seats[{i}].display_name")
-            self._check_bot(spec, f"seats[{i}].bot")
-        self._check_clock(cmd)
+            check_display_name(spec.name, f"seats[{i}].display_name")
+            check_bot(spec, f"seats[{i}].bot")
+        check_clock(cmd)
         if cmd.stacked_decks and not self._settings.allow_stacked_decks:
             raise StackedDecksDisabled("this server does not accept stacked decks")
         decks = tuple(
@@ -839,10 +634,10 @@ class GameCore:
         self, game_id: str, token: str | None, request_id: str, action: str
     ) -> tuple[int, str | None]:
         """The token's seat and the checked request id of a write (no round trip)."""
-        rid = self._check_request_id(request_id)
+        rid = check_request_id(request_id)
         if token is None:
             raise Unauthenticated(f"{action} needs a seat token")
-        self._check_game_id(game_id)
+        check_game_id(game_id)
         return self._tokens.verify(token, game_id), rid
 
     async def _seat_write(
@@ -1016,8 +811,8 @@ class GameCore:
     ) -> JoinResult:
         """Claim the open seat that ``invite_code`` was issued for (of a public game: without a
         code, its lowest open seat)."""
-        rid = self._check_request_id(request_id)
-        self._check_display_name(name, "display_name")
+        rid = check_request_id(request_id)
+        check_display_name(name, "display_name")
         snap = await self._load(game_id, rid)
         state = self._state(game_id, snap)
         meta = self._metas.load(snap.meta)
@@ -1157,7 +952,7 @@ class GameCore:
         GAME_NOT_FOUND once the game expired, and ``client`` (its address) may hold at most
         ``watch_per_client`` streams (TOO_MANY_WATCHES).
         """
-        self._check_game_id(game_id)
+        check_game_id(game_id)
         snap, _ = await self._watch_reads.read(
             (game_id, None, RESYNC), _now(), lambda: self._watched(game_id, None)
         )
@@ -1286,11 +1081,6 @@ _DUE_RETRY_S: Final = 0.5
 
 _MAX_BOT_TURNS: Final = 1000
 """Bot turns one call plays at most (a game of bots only is played out in one call)."""
-
-_MAX_TURN_TIMEOUT_S: Final = 7 * 24 * 3600
-DEFAULT_FORFEIT_AFTER: Final = 3
-"""With ``on_timeout`` "forfeit" and no ``forfeit_after``: the third timeout resigns the seat."""
-_MAX_FORFEIT_AFTER: Final = 100
 
 
 class _NotLatest(Exception):

@@ -1,0 +1,148 @@
+"""What the core takes and gives: commands, settings, snapshots and results (plain data)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from scopa import bots, rules
+
+from ._eventlog import VersionedEvent
+from ._meta import SeatMeta
+
+__all__ = [
+    "CoreSettings",
+    "CreateGameCommand",
+    "CreateResult",
+    "GameSnapshot",
+    "GameStatus",
+    "JoinResult",
+    "PlayResult",
+    "SeatSpec",
+]
+
+
+class GameStatus(StrEnum):
+    """Where a game stands."""
+
+    WAITING_FOR_PLAYERS = "waiting_for_players"
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """A seat at creation: held by the creator, open for an invite, or played by a bot."""
+
+    name: str
+    open: bool = False
+    bot: str = ""
+    """A bot level (``random``, ``greedy``, ``ismcts``) to play this seat; empty: a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class CreateGameCommand:
+    """Everything CreateGame needs."""
+
+    preset: str
+    options: Mapping[str, bool | int | str]
+    seats: Sequence[SeatSpec]
+    first_dealer: int | None = None
+    stacked_decks: Sequence[Sequence[int]] = ()
+    request_id: str = ""
+    turn_timeout_s: int = 0
+    """Seconds a person's seat has for each action; 0: no turn clock."""
+    on_timeout: str = ""
+    """What a timeout does: ``bot`` (the default) or ``forfeit`` (see :class:`TimeoutAction`)."""
+    forfeit_after: int = 0
+    """With ``forfeit``: the seat's timeout that resigns it (0: ``DEFAULT_FORFEIT_AFTER``)."""
+    public: bool = False
+    """List the game in the lobby while it waits for players; its open seats need no invite."""
+    timeout_bot: str = ""
+    """The bot level that plays a person's turn when its clock runs out (empty: the server's
+    ``CoreSettings.timeout_bot``); needs a turn clock."""
+
+
+@dataclass(frozen=True, slots=True)
+class CoreSettings:
+    """Policy knobs of the core."""
+
+    allow_stacked_decks: bool = False
+    active_ttl_s: float = 7 * 24 * 3600
+    finished_ttl_s: float = 24 * 3600
+    waiting_ttl_s: float = 3600.0
+    """Expiry of a game still waiting for players to join (refreshed by every join)."""
+    watch_idle_s: float = 600.0
+    """A WatchGame stream with no new version for this long ends with WATCH_IDLE."""
+    watch_per_client: int = 100
+    """Open WatchGame streams one client address may hold on one replica."""
+    watch_probe_s: float = 30.0
+    """How often a quiet stream checks that its game still exists (and missed nothing)."""
+    watch_read_concurrency: int = 8
+    """Game reads for watch streams running at once on one replica (shared per version)."""
+    bot_budget: bots.Budget = bots.DEFAULT_BUDGET
+    """How long an ``ismcts`` bot seat thinks per move."""
+    bot_grace_s: float = 2.0
+    """A bot turn still unplayed this long after its thinking time (``bot_budget``) is played
+    by the sweeper (the replica that should have played it died)."""
+    timeout_bot: bots.Level = bots.Level.GREEDY
+    """The bot that plays a person's turn when its clock runs out."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSnapshot:
+    """A game as one caller may see it."""
+
+    game_id: str
+    version: int
+    status: GameStatus
+    seats: tuple[SeatMeta, ...]
+    view: rules.SeatView
+    last_events: tuple[VersionedEvent, ...] = ()
+    """The events of the latest version, as this caller may see them."""
+    resigned: int = -1
+    deadline_ms: int = 0
+    """When the awaited action is due (turn clock), ms since the epoch; 0: no deadline."""
+    turn_timeout_s: int = 0
+    """The game's turn clock in seconds (0: none)."""
+    public: bool = False
+    """Whether the game is listed in the lobby while waiting for players."""
+    created_ms: int = 0
+    """When the game was created, ms since the epoch (0: unknown, games before the lobby)."""
+    timeout_bot: str = ""
+    """The bot level that plays a person's turn when its clock runs out (empty: no clock)."""
+
+    @property
+    def etag(self) -> str:
+        """Opaque tag of this version, for optimistic concurrency."""
+        return f"v{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class CreateResult:
+    """A created game: the creator's seat tokens, the invite codes and the first view."""
+
+    game_id: str
+    tokens: tuple[tuple[int, str], ...]
+    invites: tuple[tuple[int, str], ...]
+    snapshot: GameSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class PlayResult:
+    """What a move (or a watch update) returns: the events it caused and the new view."""
+
+    events: tuple[VersionedEvent, ...]
+    snapshot: GameSnapshot
+    truncated: bool = False
+    """Watch only: some events since the requested version are no longer kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class JoinResult:
+    """A claimed seat and its token."""
+
+    seat: int
+    token: str
+    snapshot: GameSnapshot
