@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -19,6 +20,7 @@ from scopa.server import (
     TracingInterceptor,
     default_interceptors,
 )
+from scopa.transport._interceptors import _as_call
 from server.fakes import ECHO, FOREVER, STREAM, Harness, session_loop
 
 SECRET_TOKEN = "Bearer sekrit-seat-token-1234"
@@ -246,3 +248,35 @@ def test_a_method_is_wrapped_once_and_reused() -> None:
     assert first is second and first is not handler
     assert unknown is None and again is None
     assert asked == [ECHO, "/x.Y/Z", "/x.Y/Z"]
+
+
+@session_loop
+async def test_a_stream_cancelled_mid_write_finishes_the_write_before_it_ends() -> None:
+    """A cancellation (the drain ending the stream) that lands while a message is being sent
+    ends the call only once the send is over: grpc refuses the status sent next while a send is
+    in flight (TOO_MANY_OPERATIONS), and the client would wait for ever."""
+    in_flight: list[bytes] = []
+    sent: list[bytes] = []
+
+    class Context:
+        async def write(self, item: bytes) -> None:
+            in_flight.append(item)
+            await asyncio.sleep(0.05)
+            in_flight.remove(item)
+            sent.append(item)
+
+    async def ticks(request: bytes, context: Any) -> AsyncIterator[bytes]:
+        while True:
+            yield request
+
+    call = _as_call(ticks)
+    assert call is not None
+    task: asyncio.Future[Any] = asyncio.ensure_future(call(b"tick", Context()))
+    await asyncio.sleep(0.02)
+    assert in_flight == [b"tick"]
+    task.cancel()
+    await asyncio.sleep(0.01)
+    task.cancel()  # end_streams cancels again while the send is still going
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert in_flight == [] and sent == [b"tick"]

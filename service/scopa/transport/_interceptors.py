@@ -11,6 +11,7 @@ the access log and the span both see the status code the error mapping chose.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import inspect
@@ -90,6 +91,23 @@ def status_of_call(context: Any, exc: BaseException | None) -> grpc.StatusCode:
     return grpc.StatusCode.UNKNOWN
 
 
+async def _write(context: Any, item: Any) -> None:
+    """``context.write(item)``, never cut short: a cancellation (the drain ending the stream)
+    that arrives while the message is being sent waits for the send to finish, then ends the
+    call. Cut short, the send stays in flight in grpc's core, and the status sent next (the
+    drain's SERVER_SHUTTING_DOWN) is refused (TOO_MANY_OPERATIONS): the client would wait."""
+    sending = asyncio.ensure_future(context.write(item))
+    try:
+        await asyncio.shield(sending)
+    except asyncio.CancelledError:
+        while not sending.done():  # asyncio.wait leaves the send running when cancelled
+            with contextlib.suppress(asyncio.CancelledError):  # end_streams cancels again
+                await asyncio.wait((sending,))
+        if not sending.cancelled():
+            sending.exception()  # retrieved: the call ends by the cancellation, not by this
+        raise
+
+
 def _as_call(behavior: Callable[..., Any]) -> Call | None:
     """``behavior`` as one coroutine function; None for a synchronous one (left alone)."""
     if inspect.isasyncgenfunction(behavior):
@@ -101,7 +119,7 @@ def _as_call(behavior: Callable[..., Any]) -> Call | None:
             messages = behavior(arg, context)
             try:
                 async for item in messages:
-                    await context.write(item)
+                    await _write(context, item)
             finally:
                 await messages.aclose()
 
