@@ -18,6 +18,7 @@ from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import Encoded, GameCalls, serialize_response
 from ._convert import token_from_metadata
+from ._interceptors import write_whole
 
 __all__ = ["GameServicer", "add_game_service"]
 
@@ -102,7 +103,7 @@ class GameServicer:
         updates = self._calls.watch_game(request, _token(context), self._client_of(context))
         try:
             async for message in updates:
-                await context.write(self._encoded(message))
+                await write_whole(context, self._encoded(message))  # whole even when drained
         finally:
             await updates.aclose()
 

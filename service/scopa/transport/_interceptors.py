@@ -38,6 +38,7 @@ __all__ = [
     "default_interceptors",
     "status_of_call",
     "wrap_handler",
+    "write_whole",
 ]
 
 EXCLUDED_PREFIXES: tuple[str, ...] = (
@@ -91,7 +92,7 @@ def status_of_call(context: Any, exc: BaseException | None) -> grpc.StatusCode:
     return grpc.StatusCode.UNKNOWN
 
 
-async def _write(context: Any, item: Any) -> None:
+async def write_whole(context: Any, item: Any) -> None:
     """``context.write(item)``, never cut short: a cancellation (the drain ending the stream)
     that arrives while the message is being sent waits for the send to finish, then ends the
     call. Cut short, the send stays in flight in grpc's core, and the status sent next (the
@@ -119,7 +120,7 @@ def _as_call(behavior: Callable[..., Any]) -> Call | None:
             messages = behavior(arg, context)
             try:
                 async for item in messages:
-                    await _write(context, item)
+                    await write_whole(context, item)
             finally:
                 await messages.aclose()
 
