@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import ast
-import importlib.util
 import random
 import re
 import sys
-from types import ModuleType
 
 import pytest
-from support.python import ROOT, run_python
+from support.python import ROOT, load_tool, run_python
 
 from scopa.rules import MatchState, make_ruleset
 
@@ -20,16 +18,7 @@ SUMMARY = re.compile(
 )
 
 
-def load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fuzz_rules", ROOT / "tools" / "fuzz_rules.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz_rules"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-FUZZ = load_tool()
+FUZZ = load_tool("tools/fuzz_rules.py")
 INVARIANTS = sys.modules["invariants"]
 """tests/rules/INVARIANTS.py, as the tool imported it (it puts tests/rules on the path)."""
 

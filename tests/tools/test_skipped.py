@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from support import tools
-from support.python import ROOT, run_python
+from support.python import ROOT, load_tool, run_python
 
-
-def load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("skipped", ROOT / "tools" / "skipped.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SKIPPED = load_tool()
+SKIPPED = load_tool("tools/skipped.py")
 
 
 def test_the_closing_list_groups_every_runners_skips_by_reason(tmp_path: Path) -> None:
