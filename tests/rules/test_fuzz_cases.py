@@ -40,6 +40,9 @@ CASES: Final[list[tuple[str, dict[str, Any], int, Policy]]] = [
     # A 2-player state of 2,554 bytes after 39 hands: each scored hand's result stays in the
     # state, so its bound is 2 KiB plus 64 bytes a hand (it was 2 KiB flat).
     ("fidasse", {"sweep_points": 0}, 1776358113, "uniform"),
+    # Only accuse scored, and seats playing the engine's random_action (a timeout bot) never
+    # declare: 0-0 after 1,000 hands. A game where only declarations score gets hand_limit 40.
+    ("frac", {"accusa": True, "frac_points": False, "pile_steal": True}, 431389031, "engine"),
 ]
 
 

@@ -22,8 +22,8 @@ from scopa.rules import (
     legal_moves,
     list_options,
     make_ruleset,
+    may_never_end,
     new_match,
-    scores_can_fall,
     void_deal_chance,
 )
 from scopa.rules._options import PLAY_SPECIAL_OPTIONS
@@ -518,16 +518,20 @@ def test_signed_captures_allow_tables_of_ten() -> None:
         ("modulo_sette", {}, 40),
         ("marescialla", {"hand_limit": 999}, 999),
         ("scopa", {}, 0),
+        ("frac", {"accusa": True, "frac_points": False}, 40),  # only declarations score
+        ("frac", {"accusa": True}, 0),  # frac's points score too
+        ("bazzica", {}, 0),
     ],
 )
 def test_a_new_game_whose_scores_can_fall_gets_a_hand_limit(
     preset: str, overrides: dict[str, Any], limit: int
 ) -> None:
-    """Where a hand can cost points, a new game ends by its 40th hand unless its preset or its
-    creator sets a limit (make_ruleset refuses none); a game stored with none keeps none."""
+    """Where a hand can cost points, or only declarations score, a new game ends by its 40th
+    hand unless its preset or its creator sets a limit (make_ruleset refuses none); a game
+    stored with none keeps none."""
     rules = make_ruleset(preset, overrides)
     assert rules.options.hand_limit == limit
-    assert scores_can_fall(rules.options) == (limit != 0)
+    assert may_never_end(rules.options) == (limit != 0)
     assert make_ruleset(preset, rules.overrides()) == rules
     if limit:
         stored = make_ruleset(preset, {**overrides, "hand_limit": 0}, stored=True)

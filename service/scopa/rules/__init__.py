@@ -148,7 +148,7 @@ from ._options import (
 )
 from ._presets import PRESETS, Preset
 from ._rollout import HandOutcome, card_points, play_out
-from ._ruleset import Ruleset, make_ruleset, scores_can_fall, void_deal_chance
+from ._ruleset import Ruleset, make_ruleset, may_never_end, scores_can_fall, void_deal_chance
 from ._scoring import Component, HandScore, SideTally, score_hand
 from ._serial import (
     FORMAT_VERSION,
@@ -332,6 +332,7 @@ __all__ = [
     "load_state",
     "lone_take_rules",
     "make_ruleset",
+    "may_never_end",
     "new_match",
     "observe",
     "parse_card",

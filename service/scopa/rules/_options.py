@@ -494,8 +494,8 @@ class Options:
         " best score then win: the highest, the lowest with lowest_wins, the lowest still in"
         " with elimination. It bounds a match whose penalties can keep every score below"
         f" target_score: where a hand can cost points (sweep_claims, modular_sweeps,"
-        f" maresciallo, saponaro) it is {_FALLING_HAND_LIMIT} unless the preset or the caller"
-        " sets it, and 0 is refused.",
+        " maresciallo, saponaro) or only declarations score it is"
+        f" {_FALLING_HAND_LIMIT} unless the preset or the caller sets it, and 0 is refused.",
         "a local choice (the seeds are silent)",
     )
 

@@ -30,7 +30,15 @@ from ._options import (
 from ._presets import PRESETS, Preset
 from ._scoring import hand_points_bound
 
-__all__ = ["MAX_VOID_CHANCE", "Ruleset", "make_ruleset", "scores_can_fall", "void_deal_chance"]
+__all__ = [
+    "MAX_VOID_CHANCE",
+    "Ruleset",
+    "make_ruleset",
+    "may_never_end",
+    "only_declarations_score",
+    "scores_can_fall",
+    "void_deal_chance",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,16 +433,39 @@ def scores_can_fall(options: Options) -> bool:
     return bool(claims_cost or options.modular_sweeps or options.maresciallo or options.saponaro)
 
 
+_DECLARATION_OPTIONS: Final = ("accusa", "tuzzulicchio_declarations", "cirulla_declarations")
+"""The options whose points come from declarations, which a seat may never make."""
+
+
+def only_declarations_score(options: Options) -> bool:
+    """Whether no line but a declaration's can score: then no score need ever move (tools/
+    fuzz_rules.py found Scopa FRAC without its points, scoring accuse only, at 0-0 after 1,000
+    hands of seats that never declared)."""
+    if not any(getattr(options, name) for name in _DECLARATION_OPTIONS):
+        return False
+    plain = dataclasses.replace(
+        options, accusa=False, tuzzulicchio_declarations=False, cirulla_declarations=False
+    )
+    return hand_points_bound(plain, options.deck_size - options.table_cards) <= 0
+
+
+def may_never_end(options: Options) -> bool:
+    """Whether a match may never reach its target however long it is played: a hand can cost
+    points (:func:`scores_can_fall`), or only declarations score
+    (:func:`only_declarations_score`)."""
+    return scores_can_fall(options) or only_declarations_score(options)
+
+
 def _with_hand_limit(options: Options, given: bool) -> Options:
-    """``options`` with :data:`_FALLING_HAND_LIMIT` hands at most when its scores can fall and
-    no limit was set; refused when the caller asked for none (``given``)."""
-    if options.hand_limit or not scores_can_fall(options):
+    """``options`` with :data:`_FALLING_HAND_LIMIT` hands at most when its match may never end
+    and no limit was set; refused when the caller asked for none (``given``)."""
+    if options.hand_limit or not may_never_end(options):
         return options
     if given:
         raise InvalidOption(
             "hand_limit 0 (none) is refused where a hand can cost points (sweep_claims,"
-            " modular_sweeps, maresciallo, saponaro): the scores could stay below target_score"
-            f" for ever; give 1-{_HAND_LIMIT_MAX}",
+            " modular_sweeps, maresciallo, saponaro) or only declarations score: the scores"
+            f" could stay below target_score for ever; give 1-{_HAND_LIMIT_MAX}",
             field="hand_limit",
         )
     return dataclasses.replace(options, hand_limit=_FALLING_HAND_LIMIT)
