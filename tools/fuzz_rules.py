@@ -37,7 +37,7 @@ for _path in (ROOT / "service", ROOT / "tests" / "rules"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from invariants import POLICIES, Policy, play_game  # noqa: E402
+from invariants import POLICIES, Policy, plain_overrides, play_game  # noqa: E402
 
 from scopa.rules import PRESETS, InvalidOption, Ruleset, list_options, make_ruleset  # noqa: E402
 
@@ -64,9 +64,8 @@ class Tally:
 
     games: int = 0
     hands: int = 0
-    refused: int = 0
-    """Mixes make_ruleset refused even with every option it named dropped."""
-    combinations: set[str] = dataclasses.field(default_factory=set)
+    combinations: set[Ruleset] = dataclasses.field(default_factory=set)
+    """The distinct rulesets played (a drawn value equal to the preset's own adds nothing)."""
     failures: list[str] = dataclasses.field(default_factory=list)
     slowest: tuple[float, str] = (0.0, "")
     """The longest game's seconds and its case."""
@@ -75,7 +74,6 @@ class Tally:
         """Fold ``other`` into this tally."""
         self.games += other.games
         self.hands += other.hands
-        self.refused += other.refused
         self.combinations |= other.combinations
         self.failures += other.failures
         self.slowest = max(self.slowest, other.slowest)
@@ -95,72 +93,57 @@ def draw_mix(rng: random.Random) -> tuple[str, dict[str, Any]]:
     return preset, overrides
 
 
-def accepted(
-    preset: str, overrides: dict[str, Any], rng: random.Random
-) -> tuple[Ruleset, dict[str, Any]] | None:
+def accepted(preset: str, overrides: dict[str, Any], rng: random.Random) -> Ruleset:
     """The ruleset of ``overrides`` less the options make_ruleset refuses (the one an error
-    names, else one at random), or ``None`` when even the preset alone is refused."""
+    names, else one at random): every preset alone is accepted, so one always is."""
     while True:
         try:
-            return make_ruleset(preset, overrides), overrides
+            return make_ruleset(preset, overrides)
         except InvalidOption as err:
-            if not overrides:
-                return None
             drop = err.field if err.field in overrides else rng.choice(sorted(overrides))
             overrides = {k: v for k, v in overrides.items() if k != drop}
 
 
-def case_line(preset: str, overrides: dict[str, Any], seed: int, policy: Policy) -> str:
-    """The regression-test entry that replays one game."""
-    return f"    ({preset!r}, {dict(sorted(overrides.items()))!r}, {seed}, {policy!r}),"
+def case_line(rules: Ruleset, seed: int, policy: Policy) -> str:
+    """The regression-test entry that replays one game (the overrides that rebuild its
+    ruleset, no more)."""
+    return f"    ({rules.preset!r}, {plain_overrides(rules)!r}, {seed}, {policy!r}),"
 
 
-def play_one(
-    preset: str, overrides: dict[str, Any], seed: int, policy: Policy
-) -> tuple[int, str | None]:
+def play_one(rules: Ruleset, seed: int, policy: Policy) -> tuple[int, str | None]:
     """Play one game: the hands it played, and its failure as text (the case to paste, then the
     error) or ``None``."""
-    rules = make_ruleset(preset, overrides)
-    overrides = dict(sorted(rules.overrides().items()))  # what rebuilds the ruleset, no more
     try:
         state = play_game(rules, seed, policy)
     except Exception as err:
         where = traceback.extract_tb(err.__traceback__)[-1]
         first = (str(err).splitlines() or [""])[0][:200]
         return 0, (
-            f"{case_line(preset, overrides, seed, policy)}\n"
+            f"{case_line(rules, seed, policy)}\n"
             f"    # {type(err).__name__}: {first} ({Path(where.filename).name}:{where.lineno})"
         )
     return state.hand_number, None
 
 
-def games(rng: random.Random) -> Iterator[tuple[str, dict[str, Any], int, Policy] | None]:
-    """Endless game draws (``None`` for a mix refused whole)."""
+def games(rng: random.Random) -> Iterator[tuple[Ruleset, int, Policy]]:
+    """Endless game draws: a ruleset, a seed and a policy."""
     while True:
-        preset, overrides = draw_mix(rng)
-        found = accepted(preset, overrides, rng)
-        if found is None:
-            yield None
-            continue
-        yield preset, found[1], rng.randrange(2**32), rng.choice(POLICIES)
+        rules = accepted(*draw_mix(rng), rng)
+        yield rules, rng.randrange(2**32), rng.choice(POLICIES)
 
 
 def work(seed: int, deadline: float, limit: int) -> Tally:
     """Play games until ``deadline`` (time.time()) or ``limit`` games (0: no limit)."""
     tally = Tally()
-    for draw in games(random.Random(seed)):
+    for rules, game_seed, policy in games(random.Random(seed)):
         if time.time() >= deadline or (limit and tally.games >= limit):
             break
-        if draw is None:
-            tally.refused += 1
-            continue
-        preset, overrides, game_seed, policy = draw
-        tally.combinations.add(repr((preset, sorted(overrides.items()))))
+        tally.combinations.add(rules)
         started = time.monotonic()
-        hands, failure = play_one(preset, overrides, game_seed, policy)
+        hands, failure = play_one(rules, game_seed, policy)
         took = time.monotonic() - started
         if took > tally.slowest[0]:
-            tally.slowest = (took, case_line(preset, overrides, game_seed, policy).strip())
+            tally.slowest = (took, case_line(rules, game_seed, policy).strip())
         if failure is not None:
             tally.failures.append(failure)
         tally.games += 1
@@ -205,8 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"fuzz_rules: seed {seed}, {args.workers} workers, {elapsed / 60:.1f} min:"
         f" {tally.games} games, {len(tally.combinations)} option combinations,"
-        f" {tally.hands} hands, {tally.refused} mixes refused whole,"
-        f" {len(tally.failures)} failures"
+        f" {tally.hands} hands, {len(tally.failures)} failures"
     )
     seconds, case = tally.slowest
     print(f"fuzz_rules: the longest game took {seconds:.1f} s: {case}")

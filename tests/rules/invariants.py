@@ -8,7 +8,7 @@ reproduced by calling :func:`play_game` again with the three.
 from __future__ import annotations
 
 import random
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from rules_helpers import check_views, random_move
 
@@ -186,9 +186,15 @@ def check_build(state: MatchState, before: MatchState, action: Build, events: li
     assert farm in state.farms and not set(farm.cards) & set(state.table)
 
 
+def plain_overrides(rules: Ruleset) -> dict[str, Any]:
+    """The overrides that rebuild ``rules``, sorted, enums by their string value: a literal
+    to paste into a test."""
+    return {k: getattr(v, "value", v) for k, v in sorted(rules.overrides().items())}
+
+
 def replay_line(rules: Ruleset, seed: int, policy: Policy) -> str:
     """The call that replays a game: what a failure of :func:`play_game` notes."""
-    overrides = dict(sorted(rules.overrides().items()))
+    overrides = plain_overrides(rules)
     return f"play_game(make_ruleset({rules.preset!r}, {overrides!r}), {seed}, {policy!r})"
 
 

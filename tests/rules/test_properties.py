@@ -206,7 +206,7 @@ def test_a_failing_game_notes_the_call_that_replays_it(
 ) -> None:
     """Whatever fails in play_game, the error carries the call that replays the game, which
     rebuilds the same ruleset from the same seed."""
-    rules = make_ruleset("scopa", {"players": 4, "hand_limit": 3})
+    rules = make_ruleset("scopa", {"players": 4, "hand_limit": 3, "primiera_method": "milan"})
     seen: list[MatchState] = []
 
     def fail_on_the_tenth_view(state: MatchState) -> None:
