@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import random
 
@@ -397,3 +398,20 @@ async def test_a_stopped_sweeper_ends_even_when_a_pass_swallows_the_cancellation
     await asyncio.wait_for(core.syncing.wait(), 5)
     assert await ends_within(asyncio.ensure_future(sweeper.stop())), "it swept on after stop()"
     assert core.swallowed == 1
+
+
+async def test_the_sweeper_drops_a_stuck_games_deadline(store: MemoryStore, wall: Wall) -> None:
+    """An overdue game whose seat to play has no legal action (a rules-engine fault) is not
+    played, not retried at every sweep: its deadline is dropped and the game left unchanged."""
+    replica = Replica(store, wall, 1)
+    created = await _clocked(replica)
+    game = store._games[created.game_id]
+    state = rules.load_state(game.state)
+    hands = tuple(() if s == state.turn else h for s, h in enumerate(state.hands))
+    game.state = rules.dump_state(dataclasses.replace(state, hands=hands))
+    before = (game.state, game.version)
+    wall.now += 31
+    assert await replica.core.due_games(10)
+    assert await replica.sweeper.sweep() == 0
+    assert await replica.core.due_games(10) == []
+    assert (game.state, game.version) == before

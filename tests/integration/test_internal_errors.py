@@ -112,7 +112,8 @@ def test_a_stuck_game_is_failed_precondition_logged_once_and_left_unchanged(
     stub: Stub, server: ServerProcess, redis_server: RedisServer
 ) -> None:
     """A stored game awaiting a seat with no legal action (a rules-engine fault) is
-    FAILED_PRECONDITION / GAME_STUCK for every request on it, never INTERNAL nor a hang; the
+    FAILED_PRECONDITION / GAME_STUCK for every request on it (reads, plays, a watch stream),
+    never INTERNAL nor a hang; the
     store is unchanged and the server logs one game_stuck line naming the game and its version."""
     created = create(stub, "scopa", 2)
     tokens = tokens_of(created)
@@ -141,6 +142,7 @@ def test_a_stuck_game_is_failed_precondition_logged_once_and_left_unchanged(
                 timeout=10,
             ),
             lambda: stub.GetState(pb.GetStateRequest(name=created.name), timeout=10),
+            lambda: list(stub.WatchGame(pb.WatchGameRequest(name=created.name), timeout=10)),
         ):
             expect_error(call, grpc.StatusCode.FAILED_PRECONDITION, "GAME_STUCK")
         assert client.hgetall(key) == before

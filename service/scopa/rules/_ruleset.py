@@ -402,10 +402,12 @@ def make_ruleset(
     """Resolve ``preset`` plus option ``overrides`` into a validated :class:`Ruleset`.
 
     Options the preset does not set take their defaults, except that ``target_score`` is 21
-    with 3 or more players; the caller's ``overrides`` win over both. ``stored`` is for a game
-    already created (loaded from the store): it skips the checks that only refuse options
-    which would do nothing (:func:`_check_needs`), so a game created before such a check was
-    added still loads and plays as it did.
+    with 3 or more players; the caller's ``overrides`` win over both. Where the match may never
+    end (:func:`may_never_end`) and no ``hand_limit`` is set, it is 40, and an explicit 0 is
+    refused. ``stored`` is for a game already created (loaded from the store): it skips the
+    checks that only refuse options which would do nothing (:func:`_check_needs`) and the hand
+    limit's default and refusal, so a game created before such a check was added still loads
+    and plays as it did.
     """
     if preset not in PRESETS:
         raise InvalidOption(f"unknown preset {preset!r}", field="preset")
@@ -446,7 +448,7 @@ def only_declarations_score(options: Options) -> bool:
     plain = dataclasses.replace(
         options, accusa=False, tuzzulicchio_declarations=False, cirulla_declarations=False
     )
-    return hand_points_bound(plain, options.deck_size - options.table_cards) <= 0
+    return _hand_bound(plain) <= 0
 
 
 def may_never_end(options: Options) -> bool:
@@ -471,9 +473,14 @@ def _with_hand_limit(options: Options, given: bool) -> Options:
     return dataclasses.replace(options, hand_limit=_FALLING_HAND_LIMIT)
 
 
+def _hand_bound(options: Options) -> int:
+    """The most points one side can score in a hand under ``options``."""
+    return hand_points_bound(options, options.deck_size - options.table_cards)
+
+
 def _check_scores_something(options: Options) -> None:
     """Refuse options under which no hand can score a point: such a match would never end."""
-    if hand_points_bound(options, options.deck_size - options.table_cards) <= 0:
+    if _hand_bound(options) <= 0:
         raise InvalidOption(
             "these options score no points in a hand, so the game could never end",
             field="target_score",
