@@ -18,14 +18,11 @@ MODULE_LINES: Final = 700
 CLASS_METHOD_LINES: Final = 300
 
 LARGE_MODULES: Final[dict[str, int]] = {
-    "app/_core.py": 1244,
     "rules/_game.py": 1896,
 }
 """Modules over MODULE_LINES today, each with the most lines it may have until it is split."""
 
-LARGE_CLASSES: Final[dict[str, int]] = {
-    "app/_core.py:GameCore": 910,
-}
+LARGE_CLASSES: Final[dict[str, int]] = {}
 """Classes with over CLASS_METHOD_LINES lines of methods today, each with its ceiling."""
 
 

@@ -19,7 +19,7 @@ put the client package after it::
     .venv/bin/python tools/build_mypyc.py --out build/mypyc-more --also scopa/transport/_convert.py
     PYTHONPATH=build/mypyc-more:clients/python/src .venv/bin/python bench/callgrind.py --proto rest
 
-``scopa.app._core`` and ``scopa.transport._calls`` do not compile (async generators).
+The async shells (``scopa.app``'s collaborators, ``scopa.transport._calls``) are not compiled.
 """
 
 from __future__ import annotations

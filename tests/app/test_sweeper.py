@@ -8,6 +8,7 @@ import functools
 import random
 
 import pytest
+from support.cores import SilentCore
 from support.tasks import ends_within
 
 from scopa import bots, rules
@@ -16,7 +17,6 @@ from scopa.app import (
     CreateGameCommand,
     CreateResult,
     GameCore,
-    GameMeta,
     GameStatus,
     InvalidArgument,
     SeatSpec,
@@ -50,15 +50,6 @@ class Replica:
             store, TokenAuthority(SECRET), settings, random.Random(seed), clock=StoreClock(wall)
         )
         self.sweeper = Sweeper(self.core)
-
-
-class SilentCore(GameCore):
-    """A replica that dies before taking any due action: it commits requested moves only."""
-
-    async def _advance(
-        self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
-    ) -> tuple[int, rules.MatchState, GameMeta]:
-        return version, state, meta
 
 
 @pytest.fixture

@@ -6,13 +6,13 @@ import asyncio
 import random
 
 import pytest
+from support.cores import SilentCore
 
 from scopa import bots, rules
 from scopa.app import (
     CoreSettings,
     CreateGameCommand,
     GameCore,
-    GameMeta,
     InvalidArgument,
     SeatSpec,
     TokenAuthority,
@@ -21,15 +21,6 @@ from scopa.storage import MemoryStore
 
 SECRET = b"k" * 32
 FAST = CoreSettings(bot_budget=bots.Budget(iterations=10))
-
-
-class SilentCore(GameCore):
-    """A replica that dies before playing bot turns: it commits human moves only."""
-
-    async def _advance(
-        self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
-    ) -> tuple[int, rules.MatchState, GameMeta]:
-        return version, state, meta
 
 
 def core(store: MemoryStore, seed: int = 1, cls: type[GameCore] = GameCore) -> GameCore:

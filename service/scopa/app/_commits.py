@@ -1,0 +1,176 @@
+"""Writes: one compare-and-set commit per change, its idempotency record, and the indexes
+(deadlines, lobby) brought up to it; a retried request gets its first response back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import structlog
+
+from scopa import rules
+from scopa.storage import (
+    DuplicateRequest,
+    GameNotFound,
+    Snapshot,
+    StorageError,
+    VersionConflict,
+    basis_digest,
+)
+
+from . import _due, _records, _views
+from ._commands import PlayResult
+from ._errors import ConcurrentUpdate, GameNotFoundError
+from ._eventlog import AppEvent, encode_log
+from ._games import Games
+from ._meta import GameMeta
+
+__all__ = ["Commits", "NotLatest"]
+
+_log = structlog.get_logger("scopa.app")
+
+
+class NotLatest(Exception):
+    """A commit on the version this replica knew found the game elsewhere; nothing written."""
+
+    def __init__(self, stored: Snapshot | None) -> None:
+        super().__init__("the known version is not the game's")
+        self.stored = stored
+        """The game as the commit found it; None: not known (a retried request), load it."""
+
+
+class Commits:
+    """Commits a game's next version for every use case that changes a game."""
+
+    def __init__(self, games: Games) -> None:
+        self._games = games
+
+    async def commit(
+        self,
+        game_id: str,
+        version: int,
+        state: rules.MatchState,
+        meta: GameMeta,
+        seat: int,
+        events: Sequence[AppEvent],
+        request_id: str | None,
+        fingerprint: bytes,
+        slot: str | None = None,
+        basis: Snapshot | None = None,
+    ) -> tuple[PlayResult, GameMeta | None]:
+        """Compare-and-set ``state`` at ``version`` + 1; the result and the meta as committed
+        (None when ``request_id`` was committed already: the result is the first response, and
+        ``state`` is not the game's, so nothing may be built on it).
+
+        ``basis``: the stored game ``state`` was derived from, as this replica last knew it
+        (not loaded for this request): the commit names its digest too, and raises NotLatest
+        instead of a conflict or a replay (the caller decides again on the stored game).
+
+        The meta gets the new version's deadline; the deadline index is lowered before the
+        commit when the deadline comes sooner (so no process death leaves it late) and set
+        exactly after it.
+        """
+        games = self._games
+        store = games.store
+        new_version = version + 1
+        blob = rules.dump_state(state)
+        log = encode_log(events)
+        before = meta
+        meta = replace(meta, last_events=log, deadline_ms=games.deadline(state, meta))
+        if meta.deadline_ms and not 0 < before.deadline_ms <= meta.deadline_ms:
+            await store.lower_deadline(game_id, meta.deadline_ms)
+        meta_blob = meta.dump()
+        response = None
+        if request_id:
+            response = _records.frame_response(fingerprint, seat, new_version, log)
+        try:
+            await store.commit(
+                game_id,
+                version,
+                blob,
+                meta_blob,
+                [log],
+                _due.ttl(state, meta, games.settings),
+                request_id,
+                response,
+                slot,
+                None if basis is None else basis_digest(basis.state, basis.meta),
+            )
+        except VersionConflict as conflict:
+            if conflict.stored is not None:
+                games.note(game_id, conflict.stored)
+            if basis is not None:
+                raise NotLatest(conflict.stored) from None
+            raise ConcurrentUpdate("another move was made at the same time; reload") from None
+        except DuplicateRequest as dup:
+            if basis is not None:
+                raise NotLatest(None) from None
+            replayed = self.replayed(game_id, seat, dup.response, dup.state, before, fingerprint)
+            return replayed, None
+        except GameNotFound:
+            games.known.discard(game_id)
+            raise GameNotFoundError(f"no game games/{game_id}") from None
+        games.states.remember(blob, state)
+        games.metas.remember(meta_blob, meta)
+        games.known.put(game_id, Snapshot(blob, meta_blob, new_version))
+        if state.finished:
+            games.hooks.finished(state.ruleset.preset, state.finish_reason.value)
+        games.hooks.active(game_id, state.finished)
+        await self.indexed(game_id, new_version, before, state, meta)
+        return self.result(game_id, seat, new_version, state, meta, events), meta
+
+    async def indexed(
+        self,
+        game_id: str,
+        version: int,
+        before: GameMeta,
+        state: rules.MatchState,
+        meta: GameMeta,
+    ) -> None:
+        """Bring the deadline index and the lobby up to a committed version (best effort).
+
+        The commit stands whatever happens here: a failed deadline update leaves an entry that
+        is never later than the game's deadline (``lower_deadline`` ran before the commit), which
+        the sweeper then corrects; a lobby entry of a game no longer waiting is dropped when
+        ListGames meets it.
+        """
+        store = self._games.store
+        try:
+            if before.deadline_ms or meta.deadline_ms:
+                await store.set_deadline(game_id, version, meta.deadline_ms or None)
+            if meta.public and (before.waiting or not before.seats):
+                if meta.waiting and not state.finished:
+                    waiting_ms = round(self._games.settings.waiting_ttl_s * 1000)
+                    expires = self._games.clock.now_ms() + waiting_ms
+                    await store.list_public(game_id, state.ruleset.preset, meta.created_ms, expires)
+                else:
+                    await store.unlist_public(game_id)
+        except StorageError:
+            _log.warning("index_update_failed", game_id=game_id, version=version)
+
+    def result(
+        self,
+        game_id: str,
+        seat: int,
+        version: int,
+        state: rules.MatchState,
+        meta: GameMeta,
+        events: Sequence[AppEvent],
+    ) -> PlayResult:
+        """The result of a committed write, as ``seat`` sees it."""
+        bot = self._games.timeout_bot(meta) if meta.turn_timeout_s else ""
+        return _views.result(game_id, seat, version, state, meta, events, bot)
+
+    def replayed(
+        self,
+        game_id: str,
+        seat: int,
+        cached: bytes,
+        cached_state: bytes | None,
+        meta: GameMeta,
+        fingerprint: bytes,
+    ) -> PlayResult:
+        """The first response to a retried request (see :func:`._records.replay`); it shows
+        the replayed version's events as last_events, not the latest version's."""
+        version, state, events = _records.replay(seat, cached, cached_state, fingerprint)
+        return self.result(game_id, seat, version, state, meta, events)

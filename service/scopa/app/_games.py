@@ -1,0 +1,161 @@
+"""The read side every use case shares: load a game, decode it once per stored bytes, know
+the latest version this replica saw, and refuse a stuck game.
+
+The async shell's one home for what the collaborators (:mod:`._actions`, :mod:`._seating`,
+:mod:`._turns`, :mod:`._lobby`, :mod:`._watching`) hold in common: the store, the clock, the
+settings, the token authority and the server's hooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+import structlog
+
+from scopa import rules
+from scopa.storage import GameNotFound, GameStore, Snapshot
+
+from . import _due, _views
+from ._checks import check_game_id
+from ._clock import StoreClock
+from ._commands import CoreSettings, GameSnapshot
+from ._decoded import BoundedMap, DecodedCache
+from ._errors import GameNotFoundError, GameStuck, PermissionDenied
+from ._eventlog import VersionedEvent
+from ._meta import GameMeta
+from ._tokens import TokenAuthority
+
+__all__ = ["Games", "Hooks"]
+
+_log = structlog.get_logger("scopa.app")
+
+DECODED_CACHE_SIZE: Final = 2048
+"""States (and metas) kept decoded per replica: a few KB each, the latest versions of the
+games this replica served last."""
+
+
+def _nothing(*_: object) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """What the server counts (metrics): each is called after the fact it names."""
+
+    created: Callable[[str], None] = _nothing
+    """(preset) once a game is stored."""
+    finished: Callable[[str, str], None] = _nothing
+    """(preset, finish reason) once a commit ends a game."""
+    active: Callable[[str, bool], None] = _nothing
+    """(game_id, finished) after each change this process commits."""
+    watch: Callable[[int], None] = _nothing
+    """+1 when a watch stream opens, -1 when it ends."""
+    stuck: Callable[[str], None] = _nothing
+    """(preset) once per game this replica finds stuck."""
+
+
+class Games:
+    """Loads and decodes games for every use case (shared by the collaborators)."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        tokens: TokenAuthority,
+        settings: CoreSettings,
+        clock: StoreClock,
+        hooks: Hooks,
+    ) -> None:
+        self.store = store
+        self.tokens = tokens
+        self.settings = settings
+        self.clock = clock
+        self.hooks = hooks
+        # Decoded states and metas by their bytes: the read after this replica's own commit
+        # (the next seat's move, a watcher) skips decoding (~10% of a PlayCard's CPU).
+        self.states = DecodedCache(rules.load_state, DECODED_CACHE_SIZE)
+        self.metas = DecodedCache(GameMeta.load, DECODED_CACHE_SIZE)
+        # The latest version of each game this replica loaded or committed: a move is tried on
+        # it first, in one round trip (see Actions.take_action).
+        self.known: BoundedMap[str, Snapshot] = BoundedMap(DECODED_CACHE_SIZE)
+        self._stuck: BoundedMap[str, int] = BoundedMap(DECODED_CACHE_SIZE)
+
+    async def load(
+        self, game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
+        """The stored game (with ``request_id``'s cached response in ``slot``, if any)."""
+        check_game_id(game_id)
+        try:
+            snap = await self.store.load(game_id, request_id, slot)
+        except GameNotFound:
+            self.known.discard(game_id)
+            raise GameNotFoundError(f"no game games/{game_id}") from None
+        self.note(game_id, snap)
+        return snap
+
+    def state(self, game_id: str, snap: Snapshot) -> rules.MatchState:
+        """The game's state, unless it is stuck (:func:`scopa.rules.is_stuck`): then
+        :class:`GameStuck`, logged with the game and its version, and counted once."""
+        state = self.states.load(snap.state)
+        if rules.is_stuck(state):
+            if self._stuck.get(game_id) != snap.version:
+                self._stuck.put(game_id, snap.version)
+                _log.error(
+                    "game_stuck",
+                    game_id=game_id,
+                    version=snap.version,
+                    preset=state.ruleset.preset,
+                    seat=state.turn,
+                )
+                self.hooks.stuck(state.ruleset.preset)
+            raise GameStuck(
+                f"game games/{game_id} awaits seat {state.turn}, which has no legal action at"
+                f" version {snap.version}; it cannot go on"
+            )
+        return state
+
+    def note(self, game_id: str, snap: Snapshot) -> None:
+        """Keep ``snap`` as the latest version of the game this replica knows, unless it knows
+        a later one (a load can return after this replica's own commit of the next version)."""
+        known = self.known.get(game_id)
+        if known is None or known.version <= snap.version:
+            self.known.put(game_id, snap)
+
+    def seat_of(self, token: str | None, game_id: str, players: int) -> int | None:
+        """The token's seat (None: no token, a spectator)."""
+        if token is None:
+            return None
+        return check_seat(self.tokens.verify(token, game_id), players)
+
+    def is_due(self, state: rules.MatchState, meta: GameMeta) -> bool:
+        """Whether the awaited action is due now (by the store's clock)."""
+        return _due.is_due(state, meta, self.clock.now_ms())
+
+    def deadline(self, state: rules.MatchState, meta: GameMeta) -> int:
+        """When the action awaited in ``state`` is due (0: never), by the store's clock."""
+        return _due.deadline(state, meta, self.clock.now_ms(), self.settings)
+
+    def timeout_bot(self, meta: GameMeta) -> str:
+        """The level that plays the game's run-out turns."""
+        return _due.timeout_bot(meta, self.settings).value
+
+    def snapshot(
+        self,
+        game_id: str,
+        version: int,
+        state: rules.MatchState,
+        meta: GameMeta,
+        seat: int | None,
+        shown: tuple[VersionedEvent, ...] | None = None,
+    ) -> GameSnapshot:
+        """``seat``'s snapshot of the game (see :func:`._views.snapshot`)."""
+        bot = self.timeout_bot(meta) if meta.turn_timeout_s else ""
+        return _views.snapshot(game_id, version, state, meta, seat, bot, shown)
+
+
+def check_seat(seat: int, players: int) -> int:
+    """``seat``, if the game has it (PERMISSION_DENIED: a token of a larger game's seat)."""
+    if seat >= players:
+        raise PermissionDenied("this token does not act for this game")
+    return seat

@@ -1,0 +1,51 @@
+"""ListGames: public games waiting for players, newest first, as a spectator sees them."""
+
+from __future__ import annotations
+
+import asyncio
+
+from scopa.storage import GameNotFound
+
+from ._commands import GameSnapshot
+from ._games import Games
+from ._paging import page_size, page_token, read_page_token
+
+__all__ = ["Lobby"]
+
+
+class Lobby:
+    """The lobby of public games (AIP-158 pages); it drops the entries it finds closed."""
+
+    def __init__(self, games: Games) -> None:
+        self._games = games
+
+    async def list_games(
+        self, preset: str, size: int, token: str
+    ) -> tuple[list[GameSnapshot], str]:
+        """One page of public games waiting for players, and the token of the next ("" on the
+        last page). A listed game that is gone or no longer waiting leaves the lobby here."""
+        rows_wanted = page_size(preset, size)
+        cursor = read_page_token(token, preset)
+        now_ms = self._games.clock.now_ms()
+        rows = await self._games.store.public_games(preset, now_ms, rows_wanted + 1, cursor)
+        more = len(rows) > rows_wanted
+        rows = rows[:rows_wanted]
+        loaded = await asyncio.gather(*(self._listed(game_id) for game_id, _ in rows))
+        listed = [game for game in loaded if game is not None]
+        next_token = page_token(preset, rows[-1][1], rows[-1][0]) if more and rows else ""
+        return listed, next_token
+
+    async def _listed(self, game_id: str) -> GameSnapshot | None:
+        """A lobby entry's spectator snapshot; None (and off the lobby) when no longer open."""
+        games = self._games
+        try:
+            snap = await games.store.load(game_id)
+        except GameNotFound:
+            await games.store.unlist_public(game_id)
+            return None
+        state = games.states.load(snap.state)
+        meta = games.metas.load(snap.meta)
+        if state.finished or not meta.waiting:
+            await games.store.unlist_public(game_id)
+            return None
+        return games.snapshot(game_id, snap.version, state, meta, None)

@@ -1,0 +1,182 @@
+"""WatchGame: a seat's (or a spectator's) stream of updates, first what it missed, then each
+new version live, each with only the events that seat may see.
+
+Streams are told of new versions by the store's shared subscription; reads are shared and
+bounded (:mod:`._watch`). A stream also looks at its game when the awaited action falls due,
+so a run-out clock or a bot turn left by a dead replica is taken (as GetState would).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Final
+
+from scopa.storage import RESYNC, Event, GameNotFound, Snapshot
+
+from ._checks import check_game_id
+from ._commands import PlayResult
+from ._errors import GameNotFoundError, InvalidArgument, WatchIdle
+from ._eventlog import VersionedEvent, decode_log, visible
+from ._games import Games
+from ._turns import Turns
+from ._watch import SharedReads, WatchCounter
+
+__all__ = ["Watches"]
+
+_DUE_MARGIN_MS: Final = 5
+"""A watch stream looks at its game this long after the deadline (clock rounding)."""
+_DUE_RETRY_S: Final = 0.5
+"""A watch stream that found its game's due action not taken yet looks again this much later."""
+
+
+class Watches:
+    """The watch streams of this replica."""
+
+    def __init__(self, games: Games, turns: Turns) -> None:
+        self._games = games
+        self._turns = turns
+        settings = games.settings
+        self._watchers = WatchCounter(settings.watch_per_client)
+        self._reads: SharedReads[tuple[Snapshot, list[Event]]] = SharedReads(
+            settings.watch_read_concurrency
+        )
+
+    @asynccontextmanager
+    async def _watching(self) -> AsyncIterator[None]:
+        """Count one open watch stream (``Hooks.watch``) for as long as the block runs."""
+        self._games.hooks.watch(1)
+        try:
+            yield
+        finally:
+            self._games.hooks.watch(-1)
+
+    async def watch(
+        self, game_id: str, token: str | None, from_version: int = 0, client: str = ""
+    ) -> AsyncGenerator[PlayResult, None]:
+        """Updates after ``from_version``: first what was missed, then each new version live.
+
+        ``from_version`` 0 starts from the current state with no past events; the first
+        message always carries the current view. The stream ends after the game is over; it
+        fails with WATCH_IDLE after ``watch_idle_s`` without a new version, with
+        GAME_NOT_FOUND once the game expired, and ``client`` (its address) may hold at most
+        ``watch_per_client`` streams (TOO_MANY_WATCHES).
+        """
+        games = self._games
+        idle_s = games.settings.watch_idle_s
+        check_game_id(game_id)
+        snap, _ = await self._reads.read(
+            (game_id, None, RESYNC), _now(), lambda: self._watched(game_id, None)
+        )
+        state = games.state(game_id, snap)
+        seat = games.seat_of(token, game_id, state.ruleset.options.players)
+        if not 0 <= from_version <= snap.version:
+            raise InvalidArgument(
+                f"from_version must be between 0 and the game's version {snap.version}",
+                field="from_version",
+            )
+        with self._watchers.admit(client):
+            async with self._watching(), games.store.subscribe(game_id) as versions:
+                first = await self._catch_up(game_id, seat, from_version or None, RESYNC, True)
+                assert first is not None
+                update, last, done, due_at = first
+                yield update
+                if done:
+                    return
+                notices = aiter(versions)
+                idle_until = _now() + idle_s
+                while True:
+                    version = await self._next_notice(notices, min(idle_until, due_at))
+                    if version is None:
+                        return  # the store is closing
+                    if version != RESYNC and version <= last:
+                        continue
+                    caught = await self._catch_up(game_id, seat, last, version)
+                    if caught is None:
+                        if _now() >= due_at:  # not taken yet (a rounding early): look again soon
+                            due_at = _now() + _DUE_RETRY_S
+                        if _now() >= idle_until:
+                            raise WatchIdle(
+                                f"no new version for {idle_s:g} s; "
+                                f"watch again from version {last} to resume"
+                            )
+                        continue
+                    update, last, done, due_at = caught
+                    yield update
+                    if done:
+                        return
+                    idle_until = _now() + idle_s
+
+    async def _next_notice(self, notices: AsyncIterator[int], probe_by: float) -> int | None:
+        """The next notified version; RESYNC when a probe is due (every ``watch_probe_s``, and
+        at ``probe_by``: the stream's idle limit or its game's deadline); None once the store
+        closed."""
+        wait = max(0.0, min(self._games.settings.watch_probe_s, probe_by - _now()))
+        try:
+            return await asyncio.wait_for(anext(notices), wait)
+        except TimeoutError:
+            return RESYNC
+        except StopAsyncIteration:
+            return None
+
+    async def _watched(self, game_id: str, last: int | None) -> tuple[Snapshot, list[Event]]:
+        """The game and its logged events after ``last`` (none when None), for watch streams.
+
+        A read that finds an action due (a run-out turn clock, a bot turn left by a dead
+        replica) takes it first, as GetState does, and reads the game again.
+        """
+        games = self._games
+        snap = await games.load(game_id)
+        state = games.state(game_id, snap)
+        meta = games.metas.load(snap.meta)
+        if games.is_due(state, meta):
+            await self._turns.advance(game_id, snap.version, state, meta)
+            snap = await games.load(game_id)
+        if last is None or snap.version <= last:
+            return snap, []
+        try:
+            return snap, await games.store.events_since(game_id, last)
+        except GameNotFound:
+            raise GameNotFoundError(f"no game games/{game_id}") from None
+
+    async def _catch_up(
+        self, game_id: str, seat: int | None, last: int | None, notice: int, first: bool = False
+    ) -> tuple[PlayResult, int, bool, float] | None:
+        """The current view and the events after ``last``, the version, whether the game is
+        over and when (on the ``_now`` clock) its awaited action is due; None when nothing is
+        new.
+
+        ``last`` None means the current view with no past events. The ``first`` message always
+        carries the view. The read is shared with the streams of this game told of the same
+        ``notice`` (a version; RESYNC shares only reads started from now on).
+        """
+        games = self._games
+        since = _now() if notice == RESYNC else float("-inf")
+        snap, logged = await self._reads.read(
+            (game_id, last, notice), since, lambda: self._watched(game_id, last)
+        )
+        state = games.state(game_id, snap)
+        meta = games.metas.load(snap.meta)
+        if not first and (last is None or snap.version <= last):
+            return None
+        snapshot = games.snapshot(game_id, snap.version, state, meta, seat)
+        due_at = math.inf
+        if meta.deadline_ms:  # store-clock ms to this process's monotonic clock
+            wait_ms = max(0, meta.deadline_ms - games.clock.now_ms()) + _DUE_MARGIN_MS
+            due_at = _now() + wait_ms / 1000
+        if last is None or snap.version <= last:
+            return PlayResult((), snapshot), snap.version, state.finished, due_at
+        truncated = not logged or logged[0].version > last + 1
+        shown: list[VersionedEvent] = []
+        for entry in logged:
+            if entry.version > snap.version:
+                break
+            events = visible(decode_log(entry.payload), seat)
+            shown.extend(VersionedEvent(entry.version, e) for e in events)
+        return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished, due_at
+
+
+def _now() -> float:
+    return asyncio.get_running_loop().time()
