@@ -8,7 +8,7 @@ import functools
 import random
 
 import pytest
-from support.cores import SilentCore
+from support.games import SilentCore
 from support.tasks import ends_within
 
 from scopa import bots, rules

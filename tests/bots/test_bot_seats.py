@@ -6,7 +6,7 @@ import asyncio
 import random
 
 import pytest
-from support.cores import SilentCore
+from support.games import SilentCore
 
 from scopa import bots, rules
 from scopa.app import (

@@ -1,0 +1,187 @@
+"""Tests of scopa.app._watching (WatchGame streams) through the core, on the embedded store."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from support.fake_clock import FakeClock
+from support.games import (
+    SECRET,
+    make_core,
+    play_one,
+    two_seat_game,
+)
+
+from scopa import rules
+from scopa.app import (
+    CoreSettings,
+    CreateGameCommand,
+    GameCore,
+    GameNotFoundError,
+    InvalidArgument,
+    SeatJoined,
+    SeatSpec,
+    TokenAuthority,
+    TooManyWatches,
+    WatchIdle,
+)
+from scopa.storage import MemoryStore, Snapshot
+
+
+async def test_watch_resumes_and_hides_other_hands() -> None:
+    """A watch replays what was missed, then live updates; other seats' dealt cards stay hidden."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    rng = random.Random(2)
+    for _ in range(5):  # versions 2..6; the 6th play (version 7) empties both hands
+        await play_one(core, game, tokens, rng)
+    updates = core.watch(game, tokens[1], from_version=2)
+    caught_up = await anext(updates)
+    assert [e.version for e in caught_up.events] == [3, 4, 5, 6]
+    seat0_before = set((await core.get_state(game, tokens[0])).view.hand)
+    version = await play_one(core, game, tokens, rng)
+    live = await asyncio.wait_for(anext(updates), 5)
+    assert live.snapshot.version == version == 7
+    assert not seat0_before & set(caught_up.snapshot.view.hand)
+    dealt = {e.event.seat: e.event for e in live.events if isinstance(e.event, rules.CardsDealt)}
+    assert set(dealt) == {0, 1}, "the seventh version deals again"
+    assert dealt[0].cards == () and dealt[0].n_cards == 3
+    assert set(dealt[1].cards) == set(live.snapshot.view.hand)
+    await updates.aclose()
+
+
+async def test_watch_records_joins() -> None:
+    """A join shows up as a SeatJoined event in the watch stream."""
+    core = make_core()
+    created = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("", open=True)])
+    )
+    await core.join_game(created.game_id, dict(created.invites)[1], "bob")
+    updates = core.watch(created.game_id, None, from_version=1)
+    update = await anext(updates)
+    assert [e.event for e in update.events] == [SeatJoined(1, "bob")]
+    await updates.aclose()
+
+
+async def test_watch_from_zero_starts_at_current_state() -> None:
+    """A watch from version 0 sends the current view with no past events."""
+    core = make_core()
+    created, _ = await two_seat_game(core)
+    updates = core.watch(created.game_id, None, from_version=0)
+    first = await anext(updates)
+    assert first.events == ()
+    assert first.snapshot.version == 1
+    await updates.aclose()
+
+
+async def test_watch_refuses_versions_outside_the_game() -> None:
+    """A negative from_version, or one newer than the game, is INVALID_ARGUMENT."""
+    core = make_core()
+    created, _ = await two_seat_game(core)
+    for bad in (-1, 99):
+        with pytest.raises(InvalidArgument) as err:
+            await anext(core.watch(created.game_id, None, from_version=bad))
+        assert err.value.field == "from_version"
+
+
+async def test_watch_at_current_version_sends_the_view_first() -> None:
+    """Resuming at the current version first sends the current view with no events."""
+    core = make_core()
+    created, _ = await two_seat_game(core)
+    updates = core.watch(created.game_id, None, from_version=1)
+    first = await anext(updates)
+    assert (first.events, first.snapshot.version) == ((), 1)
+    await updates.aclose()
+
+
+def _watch_core(clock: FakeClock | None = None, **settings: float) -> GameCore:
+    store = MemoryStore(clock=clock) if clock is not None else MemoryStore()
+    return GameCore(store, TokenAuthority(SECRET), CoreSettings(**settings))  # type: ignore[arg-type]
+
+
+async def test_quiet_watch_ends_with_watch_idle() -> None:
+    """A stream with no new version for watch_idle_s ends with WatchIdle, not silence."""
+    core = _watch_core(watch_idle_s=0.2, watch_probe_s=0.05)
+    created, _ = await two_seat_game(core)
+    updates = core.watch(created.game_id, None)
+    await anext(updates)
+    with pytest.raises(WatchIdle):
+        await asyncio.wait_for(anext(updates), 5)
+
+
+async def test_new_versions_reset_the_idle_limit() -> None:
+    """A stream that keeps getting versions outlives the idle limit."""
+    core = _watch_core(watch_idle_s=0.3, watch_probe_s=0.05)
+    created, tokens = await two_seat_game(core)
+    updates = core.watch(created.game_id, None)
+    await anext(updates)
+    rng = random.Random(3)
+    for _ in range(4):
+        await asyncio.sleep(0.15)
+        version = await play_one(core, created.game_id, tokens, rng)
+        assert (await asyncio.wait_for(anext(updates), 5)).snapshot.version == version
+    await updates.aclose()
+
+
+async def test_watch_of_an_expired_game_ends_with_game_not_found() -> None:
+    """Once the game expires, its stream ends with GameNotFoundError at the next probe."""
+    clock = FakeClock()
+    core = _watch_core(clock, active_ttl_s=60, watch_idle_s=30, watch_probe_s=0.05)
+    created, _ = await two_seat_game(core)
+    updates = core.watch(created.game_id, None)
+    await anext(updates)
+    clock.advance(61)
+    with pytest.raises(GameNotFoundError):
+        await asyncio.wait_for(anext(updates), 5)
+
+
+async def test_a_client_holds_at_most_watch_per_client_streams() -> None:
+    """The client's next stream is refused with TooManyWatches; other clients are not."""
+    core = _watch_core(watch_per_client=2)
+    created, _ = await two_seat_game(core)
+    game = created.game_id
+    held = [core.watch(game, None, client="10.1.1.1") for _ in range(2)]
+    for stream in held:
+        await anext(stream)
+    with pytest.raises(TooManyWatches):
+        await anext(core.watch(game, None, client="10.1.1.1"))
+    other = core.watch(game, None, client="10.1.1.2")
+    await anext(other)
+    await held[0].aclose()
+    again = core.watch(game, None, client="10.1.1.1")
+    await anext(again)
+    for stream in (held[1], other, again):
+        await stream.aclose()
+
+
+async def test_many_streams_of_one_game_share_reads() -> None:
+    """A hundred streams of one game cost one load per new version, not a hundred."""
+    store = MemoryStore()
+    core = GameCore(store, TokenAuthority(SECRET), CoreSettings())
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    streams = [core.watch(game, None) for _ in range(100)]
+    for stream in streams:
+        await anext(stream)
+    loads = 0
+    original = store.load
+
+    async def counting(
+        game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
+        nonlocal loads
+        loads += 1
+        await asyncio.sleep(0.01)
+        return await original(game_id, request_id, slot)
+
+    store.load = counting  # type: ignore[method-assign]
+    await play_one(core, game, tokens, random.Random(1))
+    before = loads
+    updates = await asyncio.gather(*(asyncio.wait_for(anext(s), 5) for s in streams))
+    assert {u.snapshot.version for u in updates} == {2}
+    assert loads - before <= 2
+    for stream in streams:
+        await stream.aclose()
