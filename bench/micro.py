@@ -1,6 +1,6 @@
 """In-process costs of the per-call pieces every protocol shares (no server, no Redis).
 
-The fourth pass of issue 12 (docs/performance.md) chose its steps by these figures: the SERVER
+The fourth pass of issue 12 (CHANGELOG.md) chose its steps by these figures: the SERVER
 span with its duration metric (with and without a caller's ``traceparent``), one access-log
 line, one leaf span, the view message of a game in play, and a seat token's check. The sixth
 pass added the pieces of a PlayCard in play (a game nine moves in, its last move's events):

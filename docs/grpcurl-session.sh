@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A grpcurl session against a running server (`make run`): list the rulesets, create a
-# two-player game, look at it as seat 0 and as a spectator, play seat 0's first legal move,
-# and see a wrong move refused. The README quotes this file; tests/docs runs it.
+# two-player game, look at it as seat 0, play seat 0's first legal move, and see a wrong move
+# refused. The README quotes this file; tests/docs runs it.
 set -euo pipefail
 # grpcurl comes with the dev dependencies: `make test` installs it into .venv/bin.
 PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv/bin:$PATH"
@@ -27,18 +27,14 @@ view=$(call -H "authorization: Bearer $ANN" -d "{\"name\": \"$GAME\"}" \
   "$ADDR" scopa.v1.GameService/GetState)
 echo "$view" | field '{k: d["view"][k] for k in ("hand", "table", "turn", "legal_moves")}'
 
-# 4. A spectator (no token) sees hand sizes, never the cards.
-call -d "{\"name\": \"$GAME\"}" "$ADDR" scopa.v1.GameService/GetState \
-  | field '(d["view"]["hand"], [s["hand_size"] for s in d["view"]["seats"]])'
-
-# 5. Play the first legal move; the response carries the events and the new view.
+# 4. Play the first legal move; the response carries the events and the new view.
 move=$(echo "$view" | field 'json.dumps({"card": d["view"]["legal_moves"][0]["card"],
   "capture": {"cards": d["view"]["legal_moves"][0]["capture"]}})')
 call -H "authorization: Bearer $ANN" \
   -d "{\"name\": \"$GAME\", \"request_id\": \"readme-move-1\", \"card\": $(echo "$move" | field 'json.dumps(d["card"])'), \"capture\": $(echo "$move" | field 'json.dumps(d["capture"])')}" \
   "$ADDR" scopa.v1.GameService/PlayCard | field '(d["events"][0], d["view"]["turn"])'
 
-# 6. Seat 0 again, out of turn: FAILED_PRECONDITION with ErrorInfo reason NOT_YOUR_TURN.
+# 5. Seat 0 again, out of turn: FAILED_PRECONDITION with ErrorInfo reason NOT_YOUR_TURN.
 if call -H "authorization: Bearer $ANN" \
   -d "{\"name\": \"$GAME\", \"card\": $(echo "$move" | field 'json.dumps(d["card"])')}" \
   "$ADDR" scopa.v1.GameService/PlayCard 2> error.txt; then

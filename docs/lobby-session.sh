@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The lobby and a turn clock over REST, against a running server's HTTP port (`make run`):
 # Ann creates a public game with a 60-second turn clock, Bob finds it in the lobby and takes
-# the open seat without an invite code, and the full game leaves the lobby. The README quotes
-# this file; tests/docs runs it.
+# the open seat without an invite code, and the full game leaves the lobby. docs/api.md
+# quotes this file; tests/docs runs it.
 set -euo pipefail
 BASE=${BASE:-http://localhost:8080}
 field() { python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }

@@ -2,7 +2,7 @@
 
 `Settings.from_env(os.environ)` parses and validates every variable; an invalid value raises
 `ConfigError` naming the variable, so the process fails at start rather than at first use.
-`settings_table()` renders the variables as the Markdown table used in the README.
+`settings_table()` renders the variables as the Markdown table of docs/operations.md.
 The standard `OTEL_*` variables are read by the OpenTelemetry SDK itself; the few that choose an
 exporter are also reflected here so that the choice is visible and testable.
 """

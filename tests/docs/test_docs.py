@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +17,8 @@ from scopa.rules import PRESETS, list_options
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
+OPERATIONS = (ROOT / "docs" / "operations.md").read_text()
+API = (ROOT / "docs" / "api.md").read_text()
 
 
 def test_readme_gives_the_two_commands() -> None:
@@ -24,9 +27,9 @@ def test_readme_gives_the_two_commands() -> None:
     assert "make run" in README
 
 
-def test_readme_configuration_table_is_current() -> None:
-    """The README's configuration table is exactly the one the settings module describes."""
-    assert settings_table().strip() in README
+def test_operations_configuration_table_is_current() -> None:
+    """docs/operations.md's configuration table is exactly the one the settings module describes."""
+    assert settings_table().strip() in OPERATIONS
 
 
 def test_readme_quotes_the_grpcurl_session() -> None:
@@ -82,13 +85,13 @@ def test_curl_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> No
     assert "\ndata: {" in out
 
 
-def test_readme_quotes_the_lobby_session() -> None:
-    """The README quotes docs/lobby-session.sh verbatim."""
-    assert (ROOT / "docs" / "lobby-session.sh").read_text().strip() in README
+def test_api_doc_quotes_the_lobby_session() -> None:
+    """docs/api.md quotes docs/lobby-session.sh verbatim."""
+    assert (ROOT / "docs" / "lobby-session.sh").read_text().strip() in API
 
 
 def test_lobby_session_runs(embedded_server: ServerProcess, tmp_path: Path) -> None:
-    """The README's lobby session lists a public game, joins it without a code, sees it leave."""
+    """docs/api.md's lobby session lists a public game, joins it without a code, sees it leave."""
     done = _run_http_session("lobby-session.sh", embedded_server, tmp_path)
     assert done.stdout.splitlines()[1:] == [
         "[[False, True]]",
@@ -121,3 +124,41 @@ def test_grpcurl_session_runs(embedded_server: ServerProcess, tmp_path: Path) ->
 def test_readme_counts_presets_and_options() -> None:
     """The README's counts of presets and options are the engine's."""
     assert f"{len(PRESETS)} named presets and {len(list_options())} options" in README
+
+
+def test_readme_is_short() -> None:
+    """The README stays an overview: details live in docs/."""
+    assert len(README.splitlines()) <= 150
+
+
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+_DOCS = ["README.md", "CHANGELOG.md", "bench/README.md", "deploy/README.md", "docs/*.md"]
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's anchors for the headings of a Markdown file."""
+    anchors = set()
+    for line in path.read_text().splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower().replace("`", "")
+            anchors.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return anchors
+
+
+@pytest.mark.parametrize(
+    "doc",
+    sorted({str(p.relative_to(ROOT)) for pattern in _DOCS for p in ROOT.glob(pattern)}),
+)
+def test_relative_links_resolve(doc: str) -> None:
+    """Every relative link of the docs names a file that exists, and a heading it has."""
+    source = ROOT / doc
+    broken = []
+    for target in _LINK.findall(source.read_text()):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        linked = (source.parent / path).resolve() if path else source
+        missing_anchor = bool(anchor) and linked.suffix == ".md"
+        if not linked.exists() or (missing_anchor and anchor not in _anchors(linked)):
+            broken.append(target)
+    assert broken == []

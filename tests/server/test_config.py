@@ -1,4 +1,4 @@
-"""Tests of scopa.config: environment parsing, validation and the README table."""
+"""Tests of scopa.config: environment parsing, validation and the documented table."""
 
 from __future__ import annotations
 
@@ -232,7 +232,7 @@ DOCUMENTED_VARIABLES = [
     "OTEL_TRACES_EXPORTER",
     "OTEL_METRICS_EXPORTER",
 ]
-"""Every variable the README table must document, in its order (written out, not derived)."""
+"""Every variable docs/operations.md's table documents, in order (written out, not derived)."""
 
 
 def test_table_documents_every_variable() -> None:

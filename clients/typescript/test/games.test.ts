@@ -339,13 +339,13 @@ describe("Connect GET", () => {
   });
 });
 
-describe("the README's TypeScript snippet (examples/quickstart.ts)", () => {
+describe("the package README's quickstart (examples/quickstart.ts)", () => {
   const packageDir = join(repoRoot(), "clients", "typescript");
 
-  it("is quoted verbatim in the repository README", TEST_TIMEOUT, () => {
+  it("is quoted verbatim in clients/typescript/README.md", TEST_TIMEOUT, () => {
     const source = readFileSync(join(packageDir, "examples", "quickstart.ts"), "utf8");
-    const readme = readFileSync(join(repoRoot(), "README.md"), "utf8");
-    assert.ok(readme.includes("```ts\n" + source + "```\n"), "README.md must quote examples/quickstart.ts");
+    const readme = readFileSync(join(packageDir, "README.md"), "utf8");
+    assert.ok(readme.includes("```ts\n" + source + "```\n"), "clients/typescript/README.md must quote examples/quickstart.ts");
   });
 
   it("creates a game, plays a move and decodes an error over Connect-Web", TEST_TIMEOUT, async () => {

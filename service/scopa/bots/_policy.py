@@ -56,7 +56,7 @@ class Budget:
 
 DEFAULT_BUDGET = Budget(iterations=1000, seconds=0.02)
 """The service's default: 20 ms of search (bounded by 1000 iterations). With the compiled engine's
-rollouts that is ~250 iterations on an idle core, which beats greedy ~0.75 (README figures)."""
+rollouts that is ~250 iterations on an idle core, which beats greedy ~0.75 (docs/performance.md)."""
 
 
 def scaled_budget(seconds: float) -> Budget:
