@@ -126,11 +126,11 @@ bench: mypyc
 bench-service: $(STAMP)
 	$(PY) bench/service.py
 
-# The same scopa.rules source compiled with mypyc into build/mypyc (needs a C compiler);
-# rebuilt only when an engine source changes.
+# The same scopa.rules source (and the bots' random and rollout modules) compiled with mypyc
+# into build/mypyc (needs a C compiler); rebuilt only when one of their sources changes.
 MYPYC_STAMP := build/mypyc/.built
 
-$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py)
+$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py service/scopa/bots/*.py)
 	$(PY) tools/build_mypyc.py
 	touch $@
 

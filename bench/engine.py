@@ -2,10 +2,10 @@
 
 Every play goes through the same validated engine the service uses (``apply_move``, or
 ``apply_action`` for the actions named below).
-The policy, :func:`scopa.rules.random_move` (part of the engine, so compiled with it), picks a
+The policy, :func:`scopa.bots.random_move` (compiled with the engine), picks a
 random card from the hand, then a random legal capture for that card; it draws from the RNG
-exactly as ``rng.choice`` over the legal moves grouped by card (tests/rules/test_bots.py).
-A ruleset that builds farms (``fattoria``) plays :func:`scopa.rules.random_action` instead, a
+exactly as ``rng.choice`` over the legal moves grouped by card (tests/bots/test_random.py).
+A ruleset that builds farms (``fattoria``) plays :func:`scopa.bots.random_action` instead, a
 uniform pick among every legal action (builds and raises too), through ``apply_action``.
 Run from the repository root::
 
@@ -43,6 +43,7 @@ from typing import Final
 
 from compiled import CHILD_MARK, is_compiled, run_compiled  # bench/compiled.py
 
+from scopa.bots import play_out, random_action, random_move
 from scopa.rules import (
     PLAY,
     PRESETS,
@@ -61,9 +62,6 @@ from scopa.rules import (
     legal_actions,
     make_ruleset,
     new_match,
-    play_out,
-    random_action,
-    random_move,
 )
 
 __all__ = [
@@ -90,12 +88,12 @@ class Tally:
 
 
 pick_move: Final = random_move
-"""The benchmark's policy, :func:`scopa.rules.random_move`: a random card, then a random legal
-capture for it (tests/rules/test_bots.py shows it draws like ``rng.choice`` over legal moves)."""
+"""The benchmark's policy, :func:`scopa.bots.random_move`: a random card, then a random legal
+capture for it (tests/bots/test_random.py shows it draws like ``rng.choice`` over legal moves)."""
 
 
 def pick_action(ruleset: Ruleset) -> Callable[[MatchState, random.Random], Move | Action]:
-    """The policy for ``ruleset``: :func:`pick_move`, or :func:`scopa.rules.random_action` (a
+    """The policy for ``ruleset``: :func:`pick_move`, or :func:`scopa.bots.random_action` (a
     uniform legal action, builds included) where the ruleset builds farms (Scopa della fattoria).
     """
     return random_action if build_rules(ruleset.options) else pick_move

@@ -7,7 +7,7 @@ a fixed order), not over the engine's classes or its storage format, so a refact
 every game the same keeps the fingerprint; change :func:`outcome` together with the engine's
 types when they change shape, and the unchanged stored fingerprint shows nothing else did. The
 benchmark's :func:`pick_move` makes the choices and must pick one of the hashed legal moves, so
-a match also shows it plays legal moves (tests/rules/test_bots.py shows it draws like
+a match also shows it plays legal moves (tests/bots/test_random.py shows it draws like
 ``rng.choice``). That policy never claims a sweep, so a preset with claimed sweeps (Scopa
 fidasse) gets a second line, ``policy=claims`` (stored as ``<preset>+claims/<games>``), played
 by the benchmark's claiming policy (``engine.claiming_action``): claims, answers and their

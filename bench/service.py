@@ -30,6 +30,10 @@ samples) and takes CPU from the same two cores, so quote figures from runs witho
 ``bench/callgrind.py --proto grpc|rest|connect [--floor]`` counts the server's instructions
 per PlayCard (or floor call) under callgrind: the load-independent figure (bench/README.md).
 
+``--server-path PATHS`` starts the server with ``PYTHONPATH=PATHS`` (the bench and its clients keep
+this process's): another tree's server measured by this tree's bench, as ``bench/compare.py REF``
+does, alternating with this tree's.
+
 ``--redis cluster`` runs the same phases (server and floor alike) on a local 3-primary Redis
 Cluster; the Redis counters are summed over its primaries.
 
@@ -259,6 +263,8 @@ class Args:
     seed: int
     redis: str
     py_spy: Path | None = None
+    server_path: str | None = None
+    """``PYTHONPATH`` of the server process only (``--server-path``); None: this process's."""
 
 
 def _parse(argv: Sequence[str] | None) -> Args:
@@ -281,13 +287,26 @@ def _parse(argv: Sequence[str] | None) -> Args:
         default="standalone",
         help="one redis-server, or a local 3-primary Redis Cluster",
     )
+    parser.add_argument(
+        "--server-path",
+        metavar="PATHS",
+        help="PYTHONPATH of the server process only (e.g. another tree's service and client)",
+    )
     ns = parser.parse_args(argv)
     if ns.seconds <= 0 or ns.conc <= 0 or ns.target <= 0:
         parser.error("--seconds, --conc and --target must be positive")
     if ns.py_spy is not None:
         ns.py_spy.mkdir(parents=True, exist_ok=True)
     return Args(
-        ns.seconds, ns.conc, ns.target, ns.profile, ns.tracing == "on", ns.seed, ns.redis, ns.py_spy
+        ns.seconds,
+        ns.conc,
+        ns.target,
+        ns.profile,
+        ns.tracing == "on",
+        ns.seed,
+        ns.redis,
+        ns.py_spy,
+        ns.server_path,
     )
 
 
@@ -505,6 +524,8 @@ def run(args: Args) -> list[str]:
             tracing=args.tracing,
             runtime_stats_s=_RUNTIME_INTERVAL_S,
         )
+        if args.server_path is not None:
+            env["PYTHONPATH"] = args.server_path
         server = procs.start_python("server", server_args, env, workdir, port)
         started.append(server)
         state = Run(args, workdir, store, http_port, started, {})
@@ -638,6 +659,7 @@ def _env_line(args: Args) -> str:
         log="json-file",
         profile=args.profile or "off",
         py_spy=args.py_spy or "off",
+        server_path=args.server_path or "same",
     )
 
 

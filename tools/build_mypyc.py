@@ -1,15 +1,19 @@
 """Compile the rules engine ``scopa.rules`` with mypyc into a separate, importable tree.
 
 The sources are copied unchanged from ``service/scopa/rules`` (one source of truth) into
-``build/mypyc/scopa/rules`` and compiled in place there; the service and the tests keep
-importing the interpreted package unless ``build/mypyc`` is put first on ``PYTHONPATH``::
+``build/mypyc/scopa/rules`` and compiled in place there, with the bots' modules that walk the
+engine's internals as fast as the engine (:data:`BOT_MODULES`: the random policies and the
+rollout path of ``scopa.bots``; the rest of ``scopa.bots`` is copied and stays interpreted, so
+the package is whole in the tree). The service and the tests keep importing the interpreted
+packages unless ``build/mypyc`` is put first on ``PYTHONPATH``::
 
-    .venv/bin/python tools/build_mypyc.py                 # every module of scopa.rules
+    .venv/bin/python tools/build_mypyc.py                 # scopa.rules and BOT_MODULES
     .venv/bin/python tools/build_mypyc.py --only _capture --only _game --only _scoring
     PYTHONPATH=build/mypyc .venv/bin/python bench/engine.py  # or: bench/engine.py --impl mypyc
 
-Modules left out with ``--only`` stay interpreted (their ``.py`` file is still copied). The
-last line printed is the directory to put on ``PYTHONPATH``.
+``--only`` takes module names of either (``_game``, ``_rollout``); modules left out with it stay
+interpreted (their ``.py`` file is still copied). The last line printed is the directory to put
+on ``PYTHONPATH``.
 
 ``--also scopa/transport/_rest_json.py`` (repeatable) compiles a module outside the engine too,
 to measure what mypyc would give the other layers (docs/performance.md, "mypyc beyond the
@@ -38,20 +42,27 @@ __all__ = ["build", "main"]
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "service" / "scopa"
 DEFAULT_OUT = ROOT / "build" / "mypyc"
+BOT_MODULES: Final = ("_random", "_rollout")
+"""The modules of ``scopa.bots`` compiled with the engine: ``random_move`` and ``random_action``,
+and the rollout path (``play_out``) that search runs thousands of times a move."""
 
 
-def _copy_sources(out: Path) -> list[str]:
-    """Copy ``scopa/__init__.py`` and ``scopa/rules/*.py`` into ``out``; returns module names."""
+def _copy_sources(out: Path) -> dict[str, str]:
+    """Copy ``scopa/__init__.py``, ``scopa/rules/*.py`` and ``scopa/bots/*.py`` into ``out``;
+    returns the modules to compile: name -> path below ``out``."""
     if out.exists():
         shutil.rmtree(out)
-    rules = out / "scopa" / "rules"
-    rules.mkdir(parents=True)
+    shutil.copytree(SOURCE / "rules", out / "scopa" / "rules", ignore=_not_source)
+    shutil.copytree(SOURCE / "bots", out / "scopa" / "bots", ignore=_not_source)
     shutil.copy2(SOURCE / "__init__.py", out / "scopa" / "__init__.py")
-    modules = []
-    for path in sorted((SOURCE / "rules").glob("*.py")):
-        shutil.copy2(path, rules / path.name)
-        modules.append(path.stem)
+    modules = {path.stem: f"scopa/rules/{path.name}" for path in sorted(SOURCE.glob("rules/*.py"))}
+    modules.update({name: f"scopa/bots/{name}.py" for name in BOT_MODULES})
     return modules
+
+
+def _not_source(directory: str, names: list[str]) -> list[str]:
+    """What ``shutil.copytree`` leaves out of a package: all but its ``.py`` files."""
+    return [name for name in names if not name.endswith(".py")]
 
 
 _MYPY_CONFIG: Final = f"""[mypy]
@@ -79,14 +90,14 @@ def build(
     verbose: bool = False,
     also: Sequence[str] = (),
 ) -> Path:
-    """Copy and compile ``scopa.rules`` (and the ``also`` modules, paths below ``service``) into
-    ``out``; returns ``out`` (the ``PYTHONPATH`` entry)."""
+    """Copy and compile ``scopa.rules`` and :data:`BOT_MODULES` (and the ``also`` modules, paths
+    below ``service``) into ``out``; returns ``out`` (the ``PYTHONPATH`` entry)."""
     modules = _copy_sources(out)
-    chosen = list(only) or modules
+    chosen = list(only) or list(modules)
     unknown = sorted(set(chosen) - set(modules))
     if unknown:
-        raise SystemExit(f"no such module in scopa.rules: {', '.join(unknown)}")
-    files = [f"scopa/rules/{name}.py" for name in chosen]
+        raise SystemExit(f"no such module in scopa.rules or BOT_MODULES: {', '.join(unknown)}")
+    files = [modules[name] for name in chosen]
     config: list[str] = []
     if also:
         absent = [path for path in also if not (SOURCE.parent / path).is_file()]
@@ -109,11 +120,15 @@ def build(
         if not verbose:
             sys.stderr.write(proc.stdout[-20000:] + proc.stderr[-20000:])
         raise SystemExit(f"mypyc failed with exit code {proc.returncode}")
-    missing = [name for name in chosen if not list((out / "scopa" / "rules").glob(f"{name}.*.so"))]
-    missing += [path for path in also if not list(out.glob(path.removesuffix(".py") + ".*.so"))]
+    missing = [path for path in [*files, *also] if not list(out.glob(_extension_of(path)))]
     if missing:
         raise SystemExit(f"mypyc produced no extension for: {', '.join(missing)}")
     return out
+
+
+def _extension_of(path: str) -> str:
+    """The glob of the extension module mypyc makes of ``path`` (``scopa/rules/_game.py``)."""
+    return path.removesuffix(".py") + ".*.so"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,7 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="build directory")
     parser.add_argument(
-        "--only", action="append", default=[], help="compile only this module (e.g. _game)"
+        "--only",
+        action="append",
+        default=[],
+        help="compile only this module (e.g. _game, _rollout)",
     )
     parser.add_argument(
         "--also",

@@ -9,7 +9,7 @@ Usage (from anywhere; paths are relative to the repository root):
 Each game draws a preset, a mix of options (any option, with values from a small domain per
 option; a mix make_ruleset refuses loses the option it names until it is accepted), a seed and
 a policy (tests/rules/invariants.py: ``mixed``, ``uniform`` over every legal action, or the
-engine's own ``random_action``), then plays it with ``invariants.play_game``, which checks that
+``scopa.bots.random_action``), then plays it with ``invariants.play_game``, which checks that
 the cards are conserved, the seat to play always has a legal action, the views hide what they
 must, the state round-trips through the stored format and the game ends within MAX_HANDS hands.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+from scopa.bots import random_move
 from scopa.rules import (
     ALL_CARDS,
     Card,
@@ -16,7 +17,6 @@ from scopa.rules import (
     new_match,
     observe,
     parse_card,
-    random_move,
     shown_cards,
 )
 from scopa.rules._capture import table_key

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 from bots_helpers import after_a_declaration, midgame, reshuffled_hidden
 
-from scopa.bots import DEFAULT_BUDGET, Budget, Level, choose, scaled_budget
+from scopa.bots import DEFAULT_BUDGET, Budget, Level, choose, random_move, scaled_budget
 from scopa.rules import (
     PRESETS,
     Answer,
@@ -20,7 +20,6 @@ from scopa.rules import (
     make_ruleset,
     new_match,
     observe,
-    random_move,
 )
 
 REPRODUCIBLE = Budget(iterations=40)

@@ -12,6 +12,7 @@ from typing import Any, Final, Literal
 
 from rules_helpers import check_views, random_move
 
+from scopa.bots import random_action
 from scopa.rules import (
     PLAY,
     Action,
@@ -39,7 +40,6 @@ from scopa.rules import (
     legal_moves,
     load_state,
     new_match,
-    random_action,
     rank_of,
     scores_can_fall,
     visible_events,
@@ -52,7 +52,7 @@ Policy = Literal["mixed", "uniform", "engine"]
 - ``mixed``: declares at 70% when it may, claims a sweep at 10%, builds at 50%, steals at 50%,
   else a random card and capture (:func:`rules_helpers.random_move`);
 - ``uniform``: one of :func:`legal_actions` at random, answers to claims included;
-- ``engine``: the engine's own :func:`random_action` (what a turn clock's timeout bot plays).
+- ``engine``: :func:`scopa.bots.random_action` (the bots' seeded random policy).
 """
 
 POLICIES: Final[tuple[Policy, ...]] = ("mixed", "uniform", "engine")

@@ -7,6 +7,7 @@ import random
 import pytest
 from rules_helpers import cards, check_views, play_out, stacked
 
+from scopa.bots import random_move as engine_random_move
 from scopa.rules import (
     PRESETS,
     CardsDealt,
@@ -27,7 +28,6 @@ from scopa.rules import (
     unseen_cards,
     visible_events,
 )
-from scopa.rules import random_move as engine_random_move
 
 
 def test_a_seat_sees_its_own_hand_and_counts_of_the_others() -> None:

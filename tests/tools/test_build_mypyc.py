@@ -48,6 +48,28 @@ def test_compiled_engine_matches_the_stored_fingerprints(compiled_tree: Path) ->
     assert done.stdout.startswith("compiled")
 
 
+_WHERE_BOTS_COME_FROM = """
+import scopa.bots
+from scopa.bots import _greedy, _random, _rollout
+print(_random.__file__, _rollout.__file__, _greedy.__file__, scopa.bots.play_out.__module__)
+"""
+
+
+def test_the_bots_random_and_rollout_modules_are_compiled_with_the_engine(
+    compiled_tree: Path,
+) -> None:
+    """The build compiles scopa.bots' random policies and rollout path beside the engine, and
+    copies the rest of scopa.bots (interpreted), so the package imports whole from the tree."""
+    done = run_python("-c", _WHERE_BOTS_COME_FROM, pythonpath=str(compiled_tree))
+    assert done.returncode == 0, done.stderr[-4000:]
+    random_file, rollout_file, greedy_file, module = done.stdout.split()
+    bots = compiled_tree / "scopa" / "bots"
+    assert Path(random_file).parent == bots and random_file.endswith(".so")
+    assert Path(rollout_file).parent == bots and rollout_file.endswith(".so")
+    assert greedy_file == str(bots / "_greedy.py")
+    assert module == "scopa.bots._rollout"
+
+
 def test_interpreted_engine_matches_the_stored_fingerprints() -> None:
     """The interpreted engine plays every preset exactly as bench/fingerprint.json says."""
     done = _fingerprint(str(ROOT / "service"))

@@ -3,7 +3,7 @@
 Each legal action is applied by the engine itself to one determinisation of the seat's view (so
 sweeps, specials and declarations score exactly as the variant's rules say; the hidden cards drawn
 for it change nothing in the play's own outcome) and scored on what it takes (each card at what the
-ruleset's scoring rules make it worth, :func:`scopa.rules.card_points`; sweeps; the variant's
+ruleset's scoring rules make it worth, :func:`scopa.bots.card_points`; sweeps; the variant's
 special points) minus what it leaves: the chance that the next seat, if it is an opponent, holds a
 card that sweeps the new table, estimated from the cards the seat has not seen.
 
@@ -34,12 +34,13 @@ from scopa.rules import (
     SeatView,
     apply_action,
     capture_options,
-    card_points,
     figure_rank,
     rank_of,
     state_from_view,
     unseen_cards,
 )
+
+from ._rollout import card_points
 
 __all__ = ["card_value", "greedy_action", "score_actions"]
 
@@ -52,7 +53,7 @@ _SPECIAL_WEIGHT: Final = 12.0
 def card_value(options: Options, card: Card) -> float:
     """What taking ``card`` is worth on ``options``' score sheet, from its scoring rules.
 
-    :func:`scopa.rules.card_points` (cards, denari, spade, primiera, settebello, and every line a
+    :func:`scopa.bots.card_points` (cards, denari, spade, primiera, settebello, and every line a
     variant adds: re bello, rosmarino, napola, denari each, ...) in heuristic units.
     """
     return _CARD_WEIGHT * card_points(options)[card]

@@ -3,7 +3,7 @@
 One tree over the seat's information set: every iteration deals the cards the seat has not seen at
 random (:func:`~scopa.rules.state_from_view`), walks the tree choosing among the actions legal in
 that deal by UCB with availability counts, adds one node, plays the deal out at random to the end of
-the hand on the engine's rollout path (:func:`~scopa.rules.play_out`, unchecked and compiled with
+the hand on the engine's rollout path (:func:`~scopa.bots.play_out`, unchecked and compiled with
 the engine), and credits each node with the result for the side that chose it. Actions are the
 engine's own (a card and the exact table cards it takes), so an opponent's play is the same node in
 every deal where it is legal. The answer is the most visited action at the root.
@@ -27,11 +27,11 @@ from scopa.rules import (
     SeatView,
     apply_action,
     legal_actions,
-    play_out,
     state_from_view,
 )
 
 from ._greedy import score_actions
+from ._rollout import play_out
 
 __all__ = ["Tally", "ismcts_action", "search"]
 

@@ -2,12 +2,10 @@
 
 No I/O, no clock, no global randomness: a match is created from a ruleset and an RNG or stacked
 decks; :func:`apply_move` never mutates its input; :func:`observe` builds what one seat may see
-and :func:`state_from_view` a state that seat cannot tell from the truth (for bots' search);
-:func:`random_move` picks a random legal move for bots; :func:`play_out` plays a hand to its end
-at random, unchecked and fast, for search.
+and :func:`state_from_view` a state that seat cannot tell from the truth (for bots' search).
+The random move pickers and the rollout path for search are the bots' (:mod:`scopa.bots`).
 """
 
-from ._bots import random_action, random_move, rollout_move
 from ._capture import (
     AceTakesAll,
     CaptureRule,
@@ -147,7 +145,6 @@ from ._options import (
     list_options,
 )
 from ._presets import PRESETS, Preset
-from ._rollout import HandOutcome, card_points, play_out
 from ._ruleset import Ruleset, make_ruleset, may_never_end, scores_can_fall, void_deal_chance
 from ._scoring import Component, HandScore, SideTally, score_hand
 from ._serial import (
@@ -243,7 +240,6 @@ __all__ = [
     "FormatTooNew",
     "GameFinished",
     "GameOver",
-    "HandOutcome",
     "HandResult",
     "HandScore",
     "HandScored",
@@ -309,7 +305,6 @@ __all__ = [
     "capture_options",
     "card_code",
     "card_of",
-    "card_points",
     "check_deck",
     "claim_rules",
     "copy_of",
@@ -336,13 +331,9 @@ __all__ = [
     "new_match",
     "observe",
     "parse_card",
-    "play_out",
-    "random_action",
-    "random_move",
     "rank_of",
     "resign",
     "returned_aces",
-    "rollout_move",
     "score_hand",
     "scores_can_fall",
     "seen_cards",

@@ -1,4 +1,4 @@
-"""Tests of the rollout path (scopa.rules._rollout): play_out agrees with the validated engine."""
+"""Tests of the rollout path (scopa.bots._rollout): play_out agrees with the validated engine."""
 
 from __future__ import annotations
 
@@ -6,26 +6,28 @@ import random
 
 import pytest
 
+from scopa.bots import (
+    HandOutcome,
+    _rollout,
+    card_points,
+    play_out,
+    random_action,
+    rollout_move,
+)
 from scopa.rules import (
     PRESETS,
     GameFinished,
     GameOver,
-    HandOutcome,
     HandScored,
     MatchState,
     SideTally,
-    _rollout,
     apply_action,
     apply_move,
-    card_points,
     deck_cards,
     legal_moves,
     make_ruleset,
     new_match,
-    play_out,
-    random_action,
     resign,
-    rollout_move,
     score_hand,
 )
 

@@ -1,16 +1,17 @@
 """The rollout path: a random play-out of the current hand, for search, from the engine's source.
 
 :func:`play_out` plays the hand of a :class:`~scopa.rules.MatchState` to its end with the random
-policy of :func:`~scopa.rules.random_move` and scores it, as the validated loop
+policy of :func:`~scopa.bots.random_move` and scores it, as the validated loop
 (``random_move`` then ``apply_move`` until :class:`~scopa.rules.HandScored`) would with the same
-RNG, draw for draw and point for point (tests/rules/test_rollout.py checks both on every preset).
+RNG, draw for draw and point for point (tests/bots/test_rollout.py checks both on every preset).
 It skips what a search does not need: validation (every pick is legal by construction), events,
 a new :class:`MatchState` per play, the public history. It works on lists in place, keeps the
 table's capture shape up to date play by play, and asks the engine's own rules for captures
 (the ruleset's :class:`~scopa.rules._capture.CaptureTable`), sweeps, special plays, dealing and
 the match's end; it scores the hand with one bit mask of cards per side, line by line as the
 ruleset's scoring rules say (a rule it has no mask twin for is scored by
-:func:`~scopa.rules.score_hand` itself). Like the engine, it is compiled with mypyc.
+:func:`~scopa.rules.score_hand` itself). It reads the engine's internals (``scopa.rules._game``,
+``_scoring``) for that speed, and is compiled with the engine (tools/build_mypyc.py).
 """
 
 from __future__ import annotations
@@ -20,11 +21,10 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from ._bots import rollout_move
-from ._capture import SHAPE_BITS
-from ._cards import _RANKS, MAX_CARD, Card, Suit, deck_cards
-from ._errors import GameOver
-from ._game import (
+from scopa.rules._capture import SHAPE_BITS
+from scopa.rules._cards import _RANKS, MAX_CARD, Card, Suit, deck_cards
+from scopa.rules._errors import GameOver
+from scopa.rules._game import (
     _PLAYING,
     HandScored,
     MatchState,
@@ -36,9 +36,9 @@ from ._game import (
     _takes_alone,
     apply_move,
 )
-from ._matchflow import HighestWins, _highest_winner
-from ._options import MazzoTies, Options, PrimieraMethod
-from ._scoring import (
+from scopa.rules._matchflow import HighestWins, _highest_winner
+from scopa.rules._options import MazzoTies, Options, PrimieraMethod
+from scopa.rules._scoring import (
     _CARDS,
     _DENARI,
     _DENARI_EACH,
@@ -62,6 +62,8 @@ from ._scoring import (
     score_hand,
     scoring_rules,
 )
+
+from ._random import rollout_move
 
 __all__ = ["HandOutcome", "card_points", "play_out"]
 
@@ -430,7 +432,7 @@ def _play_out_validated(state: MatchState, rng: random.Random) -> HandOutcome:
 def play_out(state: MatchState, rng: random.Random) -> HandOutcome:
     """Play the hand of ``state`` to its end at random and score it (``GameOver`` if over).
 
-    Each play is :func:`~scopa.rules.rollout_move`'s: one ``rng.random()`` picks the card and the
+    Each play is :func:`~scopa.bots.rollout_move`'s: one ``rng.random()`` picks the card and the
     capture, so the result is the validated loop's (``rollout_move`` then ``apply_move``) with
     the same RNG. Declarations are never made (the policy plays cards only). ``state`` is not
     changed.

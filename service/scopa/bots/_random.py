@@ -4,17 +4,21 @@
 that card, without building every legal move. It draws from the RNG exactly as two
 ``rng.choice`` calls do (over the hand, then over the card's moves in :func:`legal_moves`
 order), so a seeded bot plays the same game whether it is compiled or not.
+
+They are bots, not rules (nothing in :mod:`scopa.rules` plays them), but they walk the engine's
+own move plans (``scopa.rules._game``) to stay as fast as the engine: tools/build_mypyc.py
+compiles this module with it.
 """
 
 from __future__ import annotations
 
 import random
 
-from ._cards import _RANKS, Card
-from ._draw import _BIT_LENGTH, randbelow
-from ._errors import GameOver
-from ._farms import _new
-from ._game import (
+from scopa.rules._cards import _RANKS, Card
+from scopa.rules._draw import _BIT_LENGTH, randbelow
+from scopa.rules._errors import GameOver
+from scopa.rules._farms import _new
+from scopa.rules._game import (
     _PLANS,
     _PLAYING,
     PLAY,
@@ -31,7 +35,7 @@ from ._game import (
     legal_moves,
 )
 
-__all__ = ["randbelow", "random_action", "random_move", "rollout_move"]
+__all__ = ["random_action", "random_move", "rollout_move"]
 
 
 def random_move(state: MatchState, rng: random.Random) -> Move:
@@ -81,7 +85,7 @@ def rollout_move(state: MatchState, rng: random.Random) -> Move:
 
     ``u * len(hand)`` picks the card by its integer part and, by its fractional part, one of the
     card's legal captures (uniform for both, to 2**-49). A play costs one draw instead of
-    :func:`random_move`'s two or more; :func:`~scopa.rules.play_out` plays exactly these moves.
+    :func:`random_move`'s two or more; :func:`~scopa.bots.play_out` plays exactly these moves.
     Raises :class:`GameOver` when the game is over.
     """
     if state.finish_reason is not _PLAYING:

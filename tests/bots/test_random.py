@@ -1,4 +1,4 @@
-"""Tests of the bot move pickers (scopa.rules._bots): random_move and randbelow."""
+"""Tests of the random move pickers (scopa.bots._random): random_move and random_action."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from scopa.bots import random_action, random_move
 from scopa.rules import (
     PRESETS,
     Action,
@@ -18,11 +19,8 @@ from scopa.rules import (
     legal_moves,
     make_ruleset,
     new_match,
-    random_action,
-    random_move,
     resign,
 )
-from scopa.rules._bots import randbelow
 
 
 def choice_move(state: MatchState, rng: random.Random) -> Move:
@@ -31,23 +29,6 @@ def choice_move(state: MatchState, rng: random.Random) -> Move:
     cards = list(dict.fromkeys(m.card for m in moves))
     card = rng.choice(cards)
     return rng.choice([m for m in moves if m.card == card])
-
-
-@pytest.mark.parametrize("n", [*range(1, 70), 127, 128, 129, 1000, 1 << 40])
-def test_randbelow_draws_like_choice(n: int) -> None:
-    """randbelow picks the index rng.choice picks and leaves the RNG in the same state."""
-    items = list(range(n)) if n <= 1000 else range(n)
-    for seed in range(30):
-        ours, theirs = random.Random(seed), random.Random(seed)
-        for _ in range(5):
-            assert randbelow(ours, n) == theirs.choice(items)
-        assert ours.getstate() == theirs.getstate()
-
-
-def test_randbelow_rejects_an_empty_range() -> None:
-    """There is no int below 0 to pick, as rng.choice refuses an empty sequence."""
-    with pytest.raises(ValueError, match="n > 0"):
-        randbelow(random.Random(1), 0)
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
