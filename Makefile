@@ -16,7 +16,7 @@ TS_STAMP := $(TS_DIR)/node_modules/.installed
 WEB_DIR   := clients/web
 WEB_STAMP := $(WEB_DIR)/node_modules/.installed
 
-.PHONY: test skipped-reset lint typecheck pytest ts-test web-test web-screenshots check-deploy run run-compiled generate check-generated check-api lock bench bench-service mypyc clean
+.PHONY: test skipped-reset lint typecheck pytest pytest-compiled ts-test web-test web-screenshots check-deploy run run-compiled generate check-generated check-api lock bench bench-service mypyc clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -45,7 +45,7 @@ $(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
 
 # A test that needs a system tool the machine lacks (nginx, chromium, ...) is skipped, naming the
 # tool and its install command; SCOPA_REQUIRE_ALL=1 (.ci/run) fails it instead.
-test: skipped-reset $(STAMP) lint typecheck check-generated check-api check-deploy pytest ts-test web-test
+test: skipped-reset $(STAMP) lint typecheck check-generated check-api check-deploy pytest-compiled pytest ts-test web-test
 	@$(PY) tools/skipped.py
 
 skipped-reset: $(PY)
@@ -62,8 +62,8 @@ typecheck: $(STAMP)
 
 # The suite on every core (pytest-xdist): each test starts its own redis-server and servers on free
 # ports, so workers share nothing.
-pytest: $(STAMP)
-	$(PY) -m pytest -q -n auto
+pytest: $(STAMP) $(RUN_BUILD)
+	$(if $(HAVE_CC),SCOPA_MYPYC_BUILD=$(CURDIR)/build/mypyc) $(PY) -m pytest -q -n auto
 
 # tsc --strict, then node --test: complete games against real server processes on real Redis.
 ts-test: $(STAMP) $(TS_STAMP)
@@ -79,10 +79,18 @@ web-test: $(STAMP) $(WEB_STAMP)
 web-screenshots: $(STAMP) $(WEB_STAMP)
 	cd $(WEB_DIR) && SCOPA_SCREENSHOTS=../../docs/images npm test
 
-run: $(RUN_STAMP)
-	SCOPA_WEB_UI=$${SCOPA_WEB_UI:-on} $(PY) -m scopa.server
+# With a C compiler, the server runs its pure modules compiled by mypyc (build/mypyc, the same
+# source; tools/build_mypyc.py), as the container image does; without one, interpreted.
+HAVE_CC := $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null)
+ifneq ($(HAVE_CC),)
+RUN_BUILD := mypyc
+RUN_PATH := PYTHONPATH=build/mypyc
+endif
 
-# The server with the rules engine compiled by mypyc (same source; see tools/build_mypyc.py).
+run: $(RUN_STAMP) $(RUN_BUILD)
+	SCOPA_WEB_UI=$${SCOPA_WEB_UI:-on} $(RUN_PATH) $(PY) -m scopa.server
+
+# The server on the compiled build whatever the machine (fails without a C compiler).
 run-compiled: mypyc
 	SCOPA_WEB_UI=$${SCOPA_WEB_UI:-on} PYTHONPATH=build/mypyc $(PY) -m scopa.server
 
@@ -126,15 +134,33 @@ bench: mypyc
 bench-service: $(STAMP)
 	$(PY) bench/service.py
 
-# The same scopa.rules source (and the bots' random and rollout modules) compiled with mypyc
-# into build/mypyc (needs a C compiler); rebuilt only when one of their sources changes.
+# The scopa package in build/mypyc with its pure modules compiled (rules, the bots' rollout path,
+# the app's pure steps; needs a C compiler): compiled again only when one of their packages
+# changes, the other sources copied again on every use.
 MYPYC_STAMP := build/mypyc/.built
 
-$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py service/scopa/bots/*.py)
+$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py service/scopa/bots/*.py service/scopa/app/*.py)
 	$(PY) tools/build_mypyc.py
 	touch $@
 
 mypyc: $(MYPYC_STAMP)
+	@$(PY) tools/build_mypyc.py --sync >/dev/null
+
+# The tests of the compiled packages against the compiled build (but those marked
+# interpreted_only: they patch a module constant compiled code inlined, or the like).
+ifneq ($(HAVE_CC),)
+pytest-compiled: mypyc
+	PYTHONPATH=build/mypyc $(PY) -c "import scopa.app._views as v, scopa.rules._game as g; \
+	  assert v.__file__.endswith('.so') and g.__file__.endswith('.so'), 'not compiled'"
+	SCOPA_SKIPPED_NAME=pytest-compiled PYTHONPATH=build/mypyc:clients/python/src \
+	  $(PY) -m pytest -q -n auto -p no:cacheprovider -m "not interpreted_only" \
+	  tests/rules tests/app tests/bots
+else
+pytest-compiled:
+	@if [ -n "$$SCOPA_REQUIRE_ALL" ]; then echo "pytest-compiled: no C compiler (cc, gcc)"; exit 1; fi
+	@mkdir -p build/skipped
+	@printf 'make pytest-compiled\tno C compiler: sudo apt-get install gcc\n' > build/skipped/make.txt
+endif
 
 clean:
 	rm -rf $(VENV) $(DEPLOY_VENV) build .mypy_cache .ruff_cache .pytest_cache

@@ -31,12 +31,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Write the skipped tests to $SCOPA_SKIPPED_DIR/pytest.txt (tools/skipped.py lists them)."""
+    """Write the skipped tests to $SCOPA_SKIPPED_DIR/pytest.txt (tools/skipped.py lists them;
+    $SCOPA_SKIPPED_NAME names another file, for a second run such as the compiled build's)."""
     folder = os.environ.get("SCOPA_SKIPPED_DIR")
     if not folder or hasattr(session.config, "workerinput"):
         return
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "pytest.txt"), "w", encoding="utf-8") as out:
+    name = os.environ.get("SCOPA_SKIPPED_NAME") or "pytest"
+    with open(os.path.join(folder, f"{name}.txt"), "w", encoding="utf-8") as out:
         out.writelines(f"{test}\t{reason}\n" for test, reason in _SKIPPED)
 
 

@@ -1,29 +1,30 @@
-"""Compile the rules engine ``scopa.rules`` with mypyc into a separate, importable tree.
+"""Compile the pure modules of ``scopa`` with mypyc into a separate, importable tree.
 
-The sources are copied unchanged from ``service/scopa/rules`` (one source of truth) into
-``build/mypyc/scopa/rules`` and compiled in place there, with the bots' modules that walk the
-engine's internals as fast as the engine (:data:`BOT_MODULES`: the random policies and the
-rollout path of ``scopa.bots``; the rest of ``scopa.bots`` is copied and stays interpreted, so
-the package is whole in the tree). The service and the tests keep importing the interpreted
-packages unless ``build/mypyc`` is put first on ``PYTHONPATH``::
+The whole ``service/scopa`` package is copied unchanged (one source of truth) into
+``build/mypyc/scopa``, and its pure, synchronous modules are compiled in place there: the rules
+engine ``scopa.rules``, the bots' modules that walk the engine's internals (:data:`BOT_MODULES`:
+the random policies and the rollout path) and the application core's pure steps
+(:data:`APP_MODULES`: input checks, the stored records, what is due, the views). The async
+shells (``scopa.app``'s collaborators, the transports, the server) stay interpreted in the same
+tree, so ``build/mypyc`` first on ``PYTHONPATH`` replaces the whole package::
 
-    .venv/bin/python tools/build_mypyc.py                 # scopa.rules and BOT_MODULES
+    .venv/bin/python tools/build_mypyc.py                 # scopa.rules, BOT_MODULES, APP_MODULES
     .venv/bin/python tools/build_mypyc.py --only _capture --only _game --only _scoring
-    PYTHONPATH=build/mypyc .venv/bin/python bench/engine.py  # or: bench/engine.py --impl mypyc
+    .venv/bin/python tools/build_mypyc.py --sync          # copy the sources again, compile nothing
+    PYTHONPATH=build/mypyc:clients/python/src .venv/bin/python bench/engine.py
 
-``--only`` takes module names of either (``_game``, ``_rollout``); modules left out with it stay
-interpreted (their ``.py`` file is still copied). The last line printed is the directory to put
+``--only`` takes module names of any of them (``_game``, ``_rollout``, ``_views``); modules left
+out with it stay interpreted. ``--sync`` refreshes the copied sources of an existing build (the
+compiled modules' extensions win over their ``.py`` files), for a build whose compiled sources
+did not change (the Makefile's ``mypyc`` target). The last line printed is the directory to put
 on ``PYTHONPATH``.
 
-``--also scopa/transport/_rest_json.py`` (repeatable) compiles a module outside the engine too,
-to measure what mypyc would give the other layers (docs/performance.md, "mypyc beyond the
-engine"). The whole ``service/scopa`` tree is then copied, so the build replaces the package;
-put the client package after it::
+``--also scopa/transport/_rest_json.py`` (repeatable) compiles a module outside those too, to
+measure what mypyc would give the other layers (docs/performance.md, "mypyc beyond the
+engine")::
 
     .venv/bin/python tools/build_mypyc.py --out build/mypyc-more --also scopa/transport/_convert.py
     PYTHONPATH=build/mypyc-more:clients/python/src .venv/bin/python bench/callgrind.py --proto rest
-
-The async shells (``scopa.app``'s collaborators, ``scopa.transport._calls``) are not compiled.
 """
 
 from __future__ import annotations
@@ -45,24 +46,49 @@ DEFAULT_OUT = ROOT / "build" / "mypyc"
 BOT_MODULES: Final = ("_random", "_rollout")
 """The modules of ``scopa.bots`` compiled with the engine: ``random_move`` and ``random_action``,
 and the rollout path (``play_out``) that search runs thousands of times a move."""
+APP_MODULES: Final = (
+    "_checks",
+    "_clock",
+    "_codec",
+    "_commands",
+    "_decoded",
+    "_due",
+    "_errors",
+    "_eventlog",
+    "_meta",
+    "_paging",
+    "_records",
+    "_seats",
+    "_tokens",
+    "_views",
+)
+"""The pure modules of ``scopa.app`` (no asyncio, store, tracing or logging): every request's
+decoding, checks, encoding and views run through them."""
 
 
 def _copy_sources(out: Path) -> dict[str, str]:
-    """Copy ``scopa/__init__.py``, ``scopa/rules/*.py`` and ``scopa/bots/*.py`` into ``out``;
-    returns the modules to compile: name -> path below ``out``."""
+    """Copy the ``scopa`` package into ``out``; returns the modules to compile: name -> path
+    below ``out``."""
     if out.exists():
         shutil.rmtree(out)
-    shutil.copytree(SOURCE / "rules", out / "scopa" / "rules", ignore=_not_source)
-    shutil.copytree(SOURCE / "bots", out / "scopa" / "bots", ignore=_not_source)
-    shutil.copy2(SOURCE / "__init__.py", out / "scopa" / "__init__.py")
+    sync(out)
+    (out / "mypy.ini").write_text(_MYPY_CONFIG)
     modules = {path.stem: f"scopa/rules/{path.name}" for path in sorted(SOURCE.glob("rules/*.py"))}
     modules.update({name: f"scopa/bots/{name}.py" for name in BOT_MODULES})
+    modules.update({name: f"scopa/app/{name}.py" for name in APP_MODULES})
     return modules
 
 
-def _not_source(directory: str, names: list[str]) -> list[str]:
-    """What ``shutil.copytree`` leaves out of a package: all but its ``.py`` files."""
-    return [name for name in names if not name.endswith(".py")]
+def sync(out: Path) -> Path:
+    """Copy every file of ``service/scopa`` into ``out/scopa`` (resources included), over what
+    is there; compiled extensions stay. Returns ``out``."""
+    shutil.copytree(
+        SOURCE,
+        out / "scopa",
+        ignore=shutil.ignore_patterns("__pycache__", "*.so"),
+        dirs_exist_ok=True,
+    )
+    return out
 
 
 _MYPY_CONFIG: Final = f"""[mypy]
@@ -76,13 +102,6 @@ ignore_missing_imports = True
 engine, which import the client package and grpc."""
 
 
-def _copy_all(out: Path) -> None:
-    """Replace the copied engine with the whole ``service/scopa`` tree (resources included)."""
-    shutil.rmtree(out / "scopa")
-    shutil.copytree(SOURCE, out / "scopa", ignore=shutil.ignore_patterns("__pycache__"))
-    (out / "mypy.ini").write_text(_MYPY_CONFIG)
-
-
 def build(
     out: Path,
     only: Sequence[str] = (),
@@ -90,26 +109,25 @@ def build(
     verbose: bool = False,
     also: Sequence[str] = (),
 ) -> Path:
-    """Copy and compile ``scopa.rules`` and :data:`BOT_MODULES` (and the ``also`` modules, paths
-    below ``service``) into ``out``; returns ``out`` (the ``PYTHONPATH`` entry)."""
+    """Copy ``scopa`` into ``out`` and compile ``scopa.rules``, :data:`BOT_MODULES` and
+    :data:`APP_MODULES` (and the ``also`` modules, paths below ``service``) there; returns
+    ``out`` (the ``PYTHONPATH`` entry)."""
     modules = _copy_sources(out)
     chosen = list(only) or list(modules)
     unknown = sorted(set(chosen) - set(modules))
     if unknown:
-        raise SystemExit(f"no such module in scopa.rules or BOT_MODULES: {', '.join(unknown)}")
+        raise SystemExit(
+            f"no such module in scopa.rules, BOT_MODULES or APP_MODULES: {', '.join(unknown)}"
+        )
     files = [modules[name] for name in chosen]
-    config: list[str] = []
-    if also:
-        absent = [path for path in also if not (SOURCE.parent / path).is_file()]
-        if absent:
-            raise SystemExit(f"no such module below service/: {', '.join(absent)}")
-        _copy_all(out)
-        files += list(also)
-        config = ["--config-file", "mypy.ini"]
+    absent = [path for path in also if not (SOURCE.parent / path).is_file()]
+    if absent:
+        raise SystemExit(f"no such module below service/: {', '.join(absent)}")
+    files += list(also)
     env = {**os.environ, "MYPYC_OPT_LEVEL": opt_level}
     env.pop("PYTHONPATH", None)
     proc = subprocess.run(
-        [sys.executable, "-m", "mypyc", *config, *files],
+        [sys.executable, "-m", "mypyc", "--config-file", "mypy.ini", *files],
         cwd=out,
         env=env,
         capture_output=not verbose,
@@ -139,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only",
         action="append",
         default=[],
-        help="compile only this module (e.g. _game, _rollout)",
+        help="compile only this module (e.g. _game, _rollout, _views)",
     )
     parser.add_argument(
         "--also",
@@ -149,7 +167,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--opt-level", default="3", choices=["0", "1", "2", "3"])
     parser.add_argument("--verbose", action="store_true", help="show mypyc and gcc output")
+    parser.add_argument(
+        "--sync", action="store_true", help="only copy the sources into an existing build again"
+    )
     args = parser.parse_args(argv)
+    if args.sync:
+        print(sync(args.out.resolve()))
+        return 0
     out = build(args.out.resolve(), args.only, args.opt_level, args.verbose, args.also)
     print(out)
     return 0

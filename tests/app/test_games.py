@@ -23,6 +23,7 @@ from scopa.app import (
 from scopa.storage import MemoryStore
 
 
+@pytest.mark.interpreted_only
 async def test_a_replica_of_the_previous_format_refuses_games_written_now(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

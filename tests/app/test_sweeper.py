@@ -194,6 +194,7 @@ async def test_an_entry_of_a_vanished_game_is_forgotten(store: MemoryStore, wall
     assert await replica.core.due_games(10) == []
 
 
+@pytest.mark.interpreted_only
 async def test_an_overdue_game_of_a_newer_format_is_left_to_newer_replicas(
     store: MemoryStore, wall: Wall, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -704,6 +704,7 @@ def test_resign_with_three_players_leaves_two_winners() -> None:
     assert over.winners == (0, 1)
 
 
+@pytest.mark.interpreted_only
 def test_the_hot_path_copy_keeps_every_field_in_its_place() -> None:
     """_copy calls MatchState positionally: each field, given its own value, keeps it."""
     names = [f.name for f in fields(MatchState)]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support.python import run_python
+from support.python import load_tool, run_python
 from support.tools import system_tool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,8 +27,12 @@ def _fingerprint(pythonpath: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def compiled_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The engine compiled by mypyc into a temporary tree."""
+    """The tree tools/build_mypyc.py compiled: $SCOPA_MYPYC_BUILD when set (make test's
+    build/mypyc, built once for the compiled test run too), else a build into a temporary tree."""
     system_tool("gcc")
+    built = os.environ.get("SCOPA_MYPYC_BUILD")
+    if built:
+        return Path(built)
     out = tmp_path_factory.mktemp("mypyc") / "tree"
     done = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "build_mypyc.py"), "--out", str(out)],
@@ -106,3 +111,38 @@ def test_a_transport_module_compiled_with_also_writes_a_view_as_json_format(
     ran = run_python("-c", _DUMP_A_VIEW, pythonpath=f"{out}:{ROOT / 'clients' / 'python' / 'src'}")
     assert ran.returncode == 0, ran.stderr[-4000:]
     assert ran.stdout.strip() == "compiled"
+
+
+_WHERE_THE_APP_COMES_FROM = """
+from scopa.app import _actions, _due, _records, _views
+print(_views.__file__, _due.__file__, _records.__file__, _actions.__file__)
+"""
+
+
+def test_the_app_pure_modules_are_compiled_and_its_async_shell_is_not(
+    compiled_tree: Path,
+) -> None:
+    """The build compiles scopa.app's pure steps (APP_MODULES) and leaves the async shell
+    interpreted, beside them in the same package."""
+    done = run_python("-c", _WHERE_THE_APP_COMES_FROM, pythonpath=str(compiled_tree))
+    assert done.returncode == 0, done.stderr[-4000:]
+    *pure, shell = done.stdout.split()
+    app = compiled_tree / "scopa" / "app"
+    assert all(Path(path).parent == app and path.endswith(".so") for path in pure)
+    assert shell == str(app / "_actions.py")
+
+
+def test_sync_copies_the_sources_again_and_keeps_the_extensions(tmp_path: Path) -> None:
+    """--sync brings every source of the package into a build (a changed or new file too) and
+    leaves the compiled extensions there."""
+    build = load_tool("tools/build_mypyc.py")
+    app = tmp_path / "scopa" / "app"
+    app.mkdir(parents=True)
+    (app / "_views.cpython-311-x86_64-linux-gnu.so").write_bytes(b"compiled")
+    (app / "_core.py").write_text("stale")
+    assert build.sync(tmp_path) == tmp_path
+    source = ROOT / "service" / "scopa"
+    assert (app / "_core.py").read_text() == (source / "app" / "_core.py").read_text()
+    assert (tmp_path / "scopa" / "rules" / "_game.py").is_file()
+    assert (app / "_views.cpython-311-x86_64-linux-gnu.so").read_bytes() == b"compiled"
+    assert not list(tmp_path.rglob("__pycache__"))
