@@ -19,7 +19,6 @@ CLASS_METHOD_LINES: Final = 300
 
 LARGE_MODULES: Final[dict[str, int]] = {
     "app/_core.py": 1244,
-    "rules/_game.py": 1896,
 }
 """Modules over MODULE_LINES today, each with the most lines it may have until it is split."""
 

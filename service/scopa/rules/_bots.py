@@ -14,22 +14,11 @@ from ._cards import _RANKS, Card
 from ._draw import _BIT_LENGTH, randbelow
 from ._errors import GameOver
 from ._farms import _new
-from ._game import (
-    _PLANS,
-    _PLAYING,
-    PLAY,
-    Action,
-    MatchState,
-    Move,
-    _builds_with,
-    _due_farms,
-    _farm_captures,
-    _open_builds,
-    _Plan,
-    _plan,
-    legal_actions,
-    legal_moves,
-)
+from ._game import _PLANS, _plan, legal_actions, legal_moves
+from ._moves import Action
+from ._moves_farm import _builds_with, _due_farms, _farm_captures, _open_builds
+from ._plan import _Plan
+from ._state import _PLAYING, PLAY, MatchState, Move
 
 __all__ = ["randbelow", "random_action", "random_move", "rollout_move"]
 

@@ -24,18 +24,9 @@ from ._bots import rollout_move
 from ._capture import SHAPE_BITS
 from ._cards import _RANKS, MAX_CARD, Card, Suit, deck_cards
 from ._errors import GameOver
-from ._game import (
-    _PLAYING,
-    HandScored,
-    MatchState,
-    _is_sweep,
-    _match_outcome,
-    _next_in,
-    _plan,
-    _score_specials,
-    _takes_alone,
-    apply_move,
-)
+from ._events import HandScored
+from ._game import _plan, apply_move
+from ._hand import _is_sweep, _match_outcome, _next_in, _score_specials, _takes_alone
 from ._matchflow import HighestWins, _highest_winner
 from ._options import MazzoTies, Options, PrimieraMethod
 from ._scoring import (
@@ -62,6 +53,7 @@ from ._scoring import (
     score_hand,
     scoring_rules,
 )
+from ._state import _PLAYING, MatchState
 
 __all__ = ["HandOutcome", "card_points", "play_out"]
 
@@ -403,7 +395,7 @@ def _outcome(
         score = _score(options, masks, sweeps, specials)
         totals = score.totals
         scores = tuple([a + b for a, b in zip(state.scores, totals, strict=True)])
-        winners = _match_outcome(options, score, scores, state.out, len(state.results) + 1)[0]
+        winners = _match_outcome(plan, score, scores, state.out, len(state.results) + 1)[0]
     else:
         totals = tuple(_mask_totals(lines, options, masks, sweeps, specials))
         scores = tuple([a + b for a, b in zip(state.scores, totals, strict=True)])
