@@ -124,8 +124,6 @@ def new_match(
 
 
 _PLANS: dict[int, _Plan] = {}
-
-
 _MAX_PLANS = 256
 
 

@@ -178,7 +178,7 @@ class MatchState:
 def _copy(state: MatchState) -> MatchState:
     """A fresh copy of ``state`` for the engine to set changed fields on before returning it.
 
-    Positional, in ``__init__``'s order (tests/rules/test_game.py pins that every field is
+    Positional, in ``__init__``'s order (tests/rules/test_state.py pins that every field is
     copied to itself): the interpreted engine's one cheap way to build a state.
     """
     return MatchState(
