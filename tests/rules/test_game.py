@@ -59,7 +59,6 @@ from scopa.rules import (
     resign,
 )
 from scopa.rules._capture import table_key
-from scopa.rules._game import _copy
 
 
 def points(events: Sequence[Event], name: str) -> tuple[int, ...]:
@@ -702,28 +701,6 @@ def test_resign_with_three_players_leaves_two_winners() -> None:
     state, _ = new_match(make_ruleset("scopa3"), rng=random.Random(4))
     over, _ = resign(state, 2)
     assert over.winners == (0, 1)
-
-
-@pytest.mark.interpreted_only
-def test_the_hot_path_copy_keeps_every_field_in_its_place() -> None:
-    """_copy calls MatchState positionally: each field, given its own value, keeps it."""
-    names = [f.name for f in fields(MatchState)]
-    values: dict[str, Any] = {name: f"value of {name}" for name in names}
-    state = MatchState(**values)
-    copied = _copy(state)
-    assert copied is not state
-    assert {name: getattr(copied, name) for name in names} == {
-        name: f"value of {name}" for name in names
-    }
-
-
-def test_every_field_must_be_given() -> None:
-    """MatchState has no defaults: a build that leaves out any one field is a TypeError."""
-    names = [f.name for f in fields(MatchState)]
-    for left_out in names:
-        values: dict[str, Any] = {name: None for name in names if name != left_out}
-        with pytest.raises(TypeError, match=left_out):
-            MatchState(**values)
 
 
 def test_an_ordinary_play_keeps_every_unchanged_field_in_its_place() -> None:

@@ -18,22 +18,11 @@ from scopa.rules._cards import _RANKS, Card
 from scopa.rules._draw import _BIT_LENGTH, randbelow
 from scopa.rules._errors import GameOver
 from scopa.rules._farms import _new
-from scopa.rules._game import (
-    _PLANS,
-    _PLAYING,
-    PLAY,
-    Action,
-    MatchState,
-    Move,
-    _builds_with,
-    _due_farms,
-    _farm_captures,
-    _open_builds,
-    _Plan,
-    _plan,
-    legal_actions,
-    legal_moves,
-)
+from scopa.rules._game import _PLANS, _plan, legal_actions, legal_moves
+from scopa.rules._moves import Action
+from scopa.rules._moves_farm import _builds_with, _due_farms, _farm_captures, _open_builds
+from scopa.rules._plan import _Plan
+from scopa.rules._state import _PLAYING, PLAY, MatchState, Move
 
 __all__ = ["random_action", "random_move", "rollout_move"]
 

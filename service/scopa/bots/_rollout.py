@@ -24,18 +24,9 @@ from typing import Final, NamedTuple
 from scopa.rules._capture import SHAPE_BITS
 from scopa.rules._cards import _RANKS, MAX_CARD, Card, Suit, deck_cards
 from scopa.rules._errors import GameOver
-from scopa.rules._game import (
-    _PLAYING,
-    HandScored,
-    MatchState,
-    _is_sweep,
-    _match_outcome,
-    _next_in,
-    _plan,
-    _score_specials,
-    _takes_alone,
-    apply_move,
-)
+from scopa.rules._events import HandScored
+from scopa.rules._game import _plan, apply_move
+from scopa.rules._hand import _is_sweep, _match_outcome, _next_in, _score_specials, _takes_alone
 from scopa.rules._matchflow import HighestWins, _highest_winner
 from scopa.rules._options import MazzoTies, Options, PrimieraMethod
 from scopa.rules._scoring import (
@@ -62,6 +53,7 @@ from scopa.rules._scoring import (
     score_hand,
     scoring_rules,
 )
+from scopa.rules._state import _PLAYING, MatchState
 
 from ._random import rollout_move
 
@@ -405,7 +397,7 @@ def _outcome(
         score = _score(options, masks, sweeps, specials)
         totals = score.totals
         scores = tuple([a + b for a, b in zip(state.scores, totals, strict=True)])
-        winners = _match_outcome(options, score, scores, state.out, len(state.results) + 1)[0]
+        winners = _match_outcome(plan, score, scores, state.out, len(state.results) + 1)[0]
     else:
         totals = tuple(_mask_totals(lines, options, masks, sweeps, specials))
         scores = tuple([a + b for a, b in zip(state.scores, totals, strict=True)])

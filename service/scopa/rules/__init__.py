@@ -46,6 +46,26 @@ from ._errors import (
     NotYourTurn,
     RulesError,
 )
+from ._events import (
+    AceReturned,
+    BonusScored,
+    CardPlayed,
+    CardsDealt,
+    ClaimAnswered,
+    ClaimOutcome,
+    Declared,
+    Event,
+    FinishReason,
+    GameFinished,
+    HandResult,
+    HandScored,
+    HandStarted,
+    LeftoverTaken,
+    PendingClaim,
+    Redealt,
+    SeatResigned,
+    SweepClaimed,
+)
 from ._farms import (
     FARM_VALUES,
     Build,
@@ -76,43 +96,15 @@ from ._flow import (
     sweep_rules,
 )
 from ._game import (
-    ANSWER,
-    HIDDEN_CARD,
-    PLAY,
-    AceReturned,
-    Action,
-    Answer,
-    BonusScored,
-    CardPlayed,
-    CardsDealt,
-    Claim,
-    ClaimAnswered,
-    ClaimOutcome,
-    Declare,
-    Declared,
-    Event,
-    FinishReason,
-    GameFinished,
-    HandResult,
-    HandScored,
-    HandStarted,
-    LeftoverTaken,
-    MatchState,
-    Move,
-    PendingClaim,
-    Redealt,
-    SeatResigned,
-    Steal,
-    SweepClaimed,
     apply_action,
     apply_move,
-    check_deck,
     is_stuck,
     legal_actions,
     legal_moves,
     new_match,
     resign,
 )
+from ._hand import check_deck
 from ._matchflow import (
     Elimination,
     HighestWins,
@@ -123,6 +115,10 @@ from ._matchflow import (
     SpadeNapoleoneWins,
     instant_win_rules,
 )
+from ._moves import Action
+from ._moves_claim import ANSWER, HIDDEN_CARD, Answer, Claim
+from ._moves_declare import Declare
+from ._moves_steal import Steal
 from ._observer import (
     SeatView,
     observe,
@@ -183,6 +179,7 @@ from ._specials import (
     steal_rules,
     table_bonus_rules,
 )
+from ._state import PLAY, MatchState, Move
 
 __all__ = [
     "ALL_CARDS",

@@ -21,38 +21,34 @@ from typing import NamedTuple, assert_never
 
 from ._cards import _RANKS, Card, deck_cards
 from ._draw import shuffle
-from ._farms import farm_duty_rules
-from ._game import (
-    HIDDEN_CARD,
-    PLAY,
+from ._events import (
     AceReturned,
-    Action,
     BonusScored,
     CardPlayed,
     CardsDealt,
     ClaimAnswered,
     Declared,
     Event,
-    Farm,
     FinishReason,
     GameFinished,
     HandResult,
     HandScored,
     HandStarted,
     LeftoverTaken,
-    MatchState,
-    Move,
     PendingClaim,
     Redealt,
     SeatResigned,
     SweepClaimed,
-    _next_in,
-    _plan,
-    legal_actions,
 )
+from ._farms import Farm, farm_duty_rules
+from ._game import _plan, legal_actions
+from ._hand import _next_in
+from ._moves import Action
+from ._moves_claim import HIDDEN_CARD
 from ._options import Options
 from ._ruleset import Ruleset
 from ._specials import Specials
+from ._state import PLAY, MatchState, Move
 
 __all__ = [
     "SeatView",

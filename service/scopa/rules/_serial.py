@@ -44,7 +44,7 @@ from enum import StrEnum
 from typing import Any, Final, TypeVar, assert_never
 
 from ._errors import FormatTooNew, InvalidState, RulesError
-from ._game import (
+from ._events import (
     AceReturned,
     BonusScored,
     CardPlayed,
@@ -53,21 +53,21 @@ from ._game import (
     ClaimOutcome,
     Declared,
     Event,
-    Farm,
     FinishReason,
     GameFinished,
     HandResult,
     HandScored,
     HandStarted,
     LeftoverTaken,
-    MatchState,
     PendingClaim,
     Redealt,
     SeatResigned,
     SweepClaimed,
 )
+from ._farms import Farm
 from ._ruleset import Ruleset, make_ruleset
 from ._scoring import Component, HandScore
+from ._state import MatchState
 
 __all__ = [
     "FORMAT_VERSION",
