@@ -10,11 +10,14 @@ variables only, so an older tree runs as it is (variables it does not know are l
 Run from the repository root::
 
     .venv/bin/python bench/compare.py d9d6f8c [--rounds 3] [--calls grpc rest connect]
-        [--seconds 10] [--conc 64] [--compiled]
+        [--seconds 10] [--conc 64] [--compiled [both|head]]
 
-``--compiled`` builds each tree's engine with that tree's ``tools/build_mypyc.py`` (REF's into
-``build/compare/mypyc-<commit>``, reused; this tree's into ``build/compare/mypyc-head``, rebuilt)
-and puts it first on the server's ``PYTHONPATH``, as the container image runs it.
+``--compiled`` (``both``) builds each tree's compiled modules with that tree's
+``tools/build_mypyc.py`` (REF's into ``build/compare/mypyc-<commit>``, reused; this tree's into
+``build/compare/mypyc-head``, rebuilt) and puts them first on the server's ``PYTHONPATH``, as the
+container image runs it. ``--compiled head`` compiles this tree's only: each tree as its own
+``make run`` runs it on a machine with a C compiler, for a REF whose ``make run`` was
+interpreted.
 
 Output: one progress line per bench run on stderr, then a table on stdout: per protocol, the
 median over the rounds of the server's ``cpu_us_per_call`` on the isolated PlayCard line, for
@@ -54,7 +57,8 @@ class Args:
     calls: tuple[str, ...]
     seconds: float
     conc: int
-    compiled: bool
+    compiled: str
+    """Which trees run compiled: ``none``, ``both`` or ``head``."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -73,7 +77,12 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
     parser.add_argument("--seconds", type=float, default=10.0, help="bench/service.py --seconds")
     parser.add_argument("--conc", type=int, default=64, help="bench/service.py --conc")
     parser.add_argument(
-        "--compiled", action="store_true", help="each tree's engine compiled by mypyc, first"
+        "--compiled",
+        nargs="?",
+        const="both",
+        default="none",
+        choices=["none", "both", "head"],
+        help="run the trees compiled by mypyc: both (the default of --compiled) or head only",
     )
     ns = parser.parse_args(argv)
     if ns.rounds < 1:
@@ -198,8 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     dirty = "+dirty" if _git("status", "--porcelain", "--untracked-files=no") else ""
     tree = export(commit)
     first: dict[str, Path | None] = {"ref": None, "head": None}
-    if args.compiled:
+    if args.compiled == "both":
         first["ref"] = build_compiled(tree, BUILD / f"mypyc-{commit[:12]}", reuse=True)
+    if args.compiled in ("both", "head"):
         first["head"] = build_compiled(ROOT, BUILD / "mypyc-head", reuse=False)
     paths = {"ref": _pythonpath(tree, first["ref"]), "head": _pythonpath(ROOT, first["head"])}
     figures: dict[str, dict[str, list[float]]] = {
@@ -214,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"# round {round_index + 1}/{args.rounds} {side}: {shown}", file=sys.stderr)
     print(
         f"compare ref={args.ref} ({commit[:12]}) head={head}{dirty} rounds={args.rounds} "
-        f"seconds={args.seconds:g} conc={args.conc} compiled={'yes' if args.compiled else 'no'} "
+        f"seconds={args.seconds:g} conc={args.conc} compiled={args.compiled} "
         f"figure=server_cpu_us_per_PlayCard (median of rounds)"
     )
     for line in table(figures["ref"], figures["head"], args.calls):

@@ -24,16 +24,23 @@ def test_defaults_and_the_calls_chosen_in_protocol_order() -> None:
         "d9d6f8c",
         3,
         ("grpc", "rest", "connect"),
-        False,
+        "none",
     )
     args = compare.parse_args(["main~3", "--rounds", "5", "--calls", "rest", "grpc", "--compiled"])
     assert (args.ref, args.rounds, args.calls) == ("main~3", 5, ("grpc", "rest"))
-    assert args.compiled
+    assert args.compiled == "both"
+    assert compare.parse_args(["main~3", "--compiled", "head"]).compiled == "head"
 
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["x", "--rounds", "0"], ["x", "--calls", "http"], ["x", "--seconds", "0"]],
+    [
+        [],
+        ["x", "--rounds", "0"],
+        ["x", "--calls", "http"],
+        ["x", "--seconds", "0"],
+        ["x", "--compiled", "ref"],
+    ],
 )
 def test_wrong_arguments_exit_with_usage(argv: list[str]) -> None:
     """No REF, no round, an unknown protocol or no time: a usage error (exit 2)."""
