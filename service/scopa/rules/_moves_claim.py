@@ -3,7 +3,7 @@
 A seat plays a card face down claiming that it sweeps the table (:class:`Claim`); the match
 enters the ``answer`` phase, in which each opponent in turn trusts or doubts it
 (:class:`Answer`); the first doubt, or the last trust, settles it (:func:`_settle`). The
-engine lists and applies them through the :class:`~._plan.MoveType` protocol.
+engine lists and applies them through the :class:`~._plan.MoveType` it declares.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ from ._hand import (
     _replace_at,
     _seats_from,
 )
-from ._options import Options
-from ._plan import _Plan
+from ._plan import MoveType, _Plan
 from ._specials import claim_rules
 from ._state import PLAY, MatchState, _copy
 
@@ -208,49 +207,7 @@ def _replace_pile(
     return piles[:side] + (pile,) + piles[side + 1 :]
 
 
-class _ClaimMove:
-    """The move type of :class:`Claim`: a card played face down, in the ``play`` phase."""
-
-    __slots__ = ("kind", "phase")
-
-    def __init__(self) -> None:
-        self.phase = PLAY
-        self.kind: type = Claim
-
-    def enabled(self, options: Options) -> bool:
-        return bool(claim_rules(options))
-
-    def opens(self, state: MatchState, plan: _Plan) -> list[Claim]:
-        return _open_claims(state, plan)
-
-    def apply(
-        self, state: MatchState, plan: _Plan, seat: int, action: Claim, rng: random.Random | None
-    ) -> tuple[MatchState, list[Event]]:
-        return _claim(state, plan, seat, action, rng)
-
-
-class _AnswerMove:
-    """The move type of :class:`Answer`: trusting or doubting a claim, in the ``answer`` phase."""
-
-    __slots__ = ("kind", "phase")
-
-    def __init__(self) -> None:
-        self.phase = ANSWER
-        self.kind: type = Answer
-
-    def enabled(self, options: Options) -> bool:
-        return bool(claim_rules(options))
-
-    def opens(self, state: MatchState, plan: _Plan) -> list[Answer]:
-        return _open_answers(state, plan)
-
-    def apply(
-        self, state: MatchState, plan: _Plan, seat: int, action: Answer, rng: random.Random | None
-    ) -> tuple[MatchState, list[Event]]:
-        return _answer(state, plan, seat, action, rng)
-
-
-CLAIM: Final = _ClaimMove()
+CLAIM: Final = MoveType(PLAY, Claim, claim_rules, _open_claims, _claim)
 """Claiming a sweep (:class:`Claim`)."""
-ANSWER_CLAIM: Final = _AnswerMove()
+ANSWER_CLAIM: Final = MoveType(ANSWER, Answer, claim_rules, _open_answers, _answer)
 """Answering the pending claim (:class:`Answer`)."""

@@ -2,7 +2,7 @@
 
 Before playing the first card of a deal, a seat may show a combination of its hand that a
 declaration rule scores (:class:`Declare`). The engine lists and applies it through the
-:class:`~._plan.MoveType` protocol.
+:class:`~._plan.MoveType` it declares.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from ._cards import Card
 from ._errors import ActionNotLegal
 from ._events import Declared, Event
 from ._hand import _add_specials, _check_turn
-from ._options import Options
-from ._plan import _Plan
+from ._plan import MoveType, _Plan
 from ._specials import DeclarationRule, declaration_rules
 from ._state import PLAY, MatchState
 
@@ -73,29 +72,13 @@ def _declare(
     )
 
 
-class _DeclareMove:
-    """The move type of :class:`Declare`, in the ``play`` phase."""
-
-    __slots__ = ("kind", "phase")
-
-    def __init__(self) -> None:
-        self.phase = PLAY
-        self.kind: type = Declare
-
-    def enabled(self, options: Options) -> bool:
-        return bool(declaration_rules(options))
-
-    def opens(self, state: MatchState, plan: _Plan) -> list[Declare]:
-        return [
-            Declare(name=rule.name, cards=cards)
-            for rule, cards, _points in _open_declarations(state, plan)
-        ]
-
-    def apply(
-        self, state: MatchState, plan: _Plan, seat: int, action: Declare, rng: random.Random | None
-    ) -> tuple[MatchState, list[Event]]:
-        return _declare(state, plan, seat, action, rng)
+def _open_declares(state: MatchState, plan: _Plan) -> list[Declare]:
+    """The declarations open to the seat to play, as actions."""
+    return [
+        Declare(name=rule.name, cards=cards)
+        for rule, cards, _points in _open_declarations(state, plan)
+    ]
 
 
-DECLARE: Final = _DeclareMove()
+DECLARE: Final = MoveType(PLAY, Declare, declaration_rules, _open_declares, _declare)
 """Declaring a combination of the hand (:class:`Declare`)."""

@@ -27,7 +27,7 @@ from ._hand import (
     _score_specials,
 )
 from ._options import Options
-from ._plan import _Plan
+from ._plan import MoveType, _Plan
 from ._specials import Specials
 from ._state import PLAY, MatchState, Move, _copy
 
@@ -293,27 +293,6 @@ def _build(
     )
 
 
-class _BuildMove:
-    """The move type of :class:`~._farms.Build`, in the ``play`` phase."""
-
-    __slots__ = ("kind", "phase")
-
-    def __init__(self) -> None:
-        self.phase = PLAY
-        self.kind: type = Build
-
-    def enabled(self, options: Options) -> bool:
-        return bool(build_rules(options))
-
-    def opens(self, state: MatchState, plan: _Plan) -> list[Build]:
-        return _open_builds(state, plan)
-
-    def apply(
-        self, state: MatchState, plan: _Plan, seat: int, action: Build, rng: random.Random | None
-    ) -> tuple[MatchState, list[Event]]:
-        return _build(state, plan, seat, action, rng)
-
-
 class _FarmPlay:
     """The card play while farms lie on the table (a :class:`~._plan.CardPlay`)."""
 
@@ -334,7 +313,7 @@ class _FarmPlay:
         return _play_with_farms(state, plan, seat, move, rng)
 
 
-BUILD: Final = _BuildMove()
+BUILD: Final = MoveType(PLAY, Build, build_rules, _open_builds, _build)
 """Building or raising a farm (:class:`~._farms.Build`)."""
 FARM_PLAY: Final = _FarmPlay()
 """Playing a card while farms lie on the table."""

@@ -2,7 +2,7 @@
 
 A seat plays a card of the rank of the top card of another side's pile and takes that whole
 pile (:class:`Steal`). The engine lists and applies it through the :class:`~._plan.MoveType`
-protocol.
+it declares.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from ._errors import ActionNotLegal
 from ._events import CardPlayed, Event
 from ._hand import _after_card, _check_turn, _hands_without
 from ._moves_farm import _due_farms
-from ._options import Options
-from ._plan import _Plan
+from ._plan import MoveType, _Plan
 from ._specials import steal_rules
 from ._state import PLAY, MatchState
 
@@ -83,26 +82,5 @@ def _steal(
     )
 
 
-class _StealMove:
-    """The move type of :class:`Steal`, in the ``play`` phase."""
-
-    __slots__ = ("kind", "phase")
-
-    def __init__(self) -> None:
-        self.phase = PLAY
-        self.kind: type = Steal
-
-    def enabled(self, options: Options) -> bool:
-        return bool(steal_rules(options))
-
-    def opens(self, state: MatchState, plan: _Plan) -> list[Steal]:
-        return _open_steals(state, plan)
-
-    def apply(
-        self, state: MatchState, plan: _Plan, seat: int, action: Steal, rng: random.Random | None
-    ) -> tuple[MatchState, list[Event]]:
-        return _steal(state, plan, seat, action, rng)
-
-
-STEAL: Final = _StealMove()
+STEAL: Final = MoveType(PLAY, Steal, steal_rules, _open_steals, _steal)
 """Stealing a pile (:class:`Steal`)."""

@@ -1,8 +1,8 @@
-"""What the engine needs from a ruleset, worked out once (:class:`_Plan`), and the protocols of
-the move types it is made of (:class:`MoveType`, :class:`CardPlay`).
+"""What the engine needs from a ruleset, worked out once (:class:`_Plan`), and what its move
+types are made of (:class:`MoveType`, the :class:`CardPlay` protocol).
 
 A move type beyond the ordinary card play (a claim, a steal, a build, a declaration) is a
-plug-in module ``_moves_*.py`` holding objects that satisfy :class:`MoveType`; ``_moves.py``
+plug-in module ``_moves_*.py`` declaring its :class:`MoveType` values; ``_moves.py``
 lists them, and ``_game.py`` builds each ruleset's plan (its action table and the move types it
 lists legal actions from) from the ones the ruleset enables. The core flow names none of them.
 """
@@ -32,33 +32,31 @@ Handler = Callable[
 """Applies one kind of action: (state, plan, seat, action, rng) -> (new state, events)."""
 
 
-class MoveType(Protocol):
-    """One kind of action beyond the ordinary card play (a plug-in, ``_moves_*.py``): which of
-    its actions are open in a state, and how one is applied.
+@dataclass(frozen=True, slots=True)
+class MoveType:
+    """One kind of action beyond the ordinary card play, declared by its plug-in module
+    (``_moves_*.py``) as its plain functions, e.g.
+    ``STEAL = MoveType(PLAY, Steal, steal_rules, _open_steals, _steal)``.
 
     ``_game.py`` keys the action table by ``(phase, kind)`` for each move type a ruleset
-    enables, and lists each one's :meth:`opens` after the card plays, in ``_moves.py``'s order.
+    enables, and lists each one's ``opens`` after the card plays, in ``_moves.py``'s order.
     """
 
     phase: str
     """The phase it is open in: ``PLAY``, or a phase of its own (a claim's ``answer``)."""
     kind: type
     """The action it applies (a NamedTuple, e.g. ``Claim``)."""
+    rules: Callable[[Options], tuple[Any, ...]]
+    """The ruleset's rules of this move type: it is enabled when there are some."""
+    opens: Callable[[MatchState, _Plan], list[Any]]
+    """Its actions open to the seat to play in a state (in its phase, game not over)."""
+    apply: Handler
+    """Takes an action for a seat: the new state and the events, or a ``RulesError``
+    (checking the seat and the turn first, as every action does)."""
 
     def enabled(self, options: Options) -> bool:
-        """Whether a ruleset of ``options`` allows it (lists its rules)."""
-        ...
-
-    def opens(self, state: MatchState, plan: _Plan) -> list[Any]:
-        """Its actions open to the seat to play in ``state`` (in its phase, game not over)."""
-        ...
-
-    def apply(
-        self, state: MatchState, plan: _Plan, seat: int, action: Any, rng: random.Random | None
-    ) -> tuple[MatchState, list[Event]]:
-        """Take ``action`` for ``seat``: the new state and the events, or a ``RulesError``
-        (checking the seat and the turn first, as every action does)."""
-        ...
+        """Whether a ruleset of ``options`` lists rules of this move type."""
+        return bool(self.rules(options))
 
 
 class CardPlay(Protocol):
