@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+import zlib
 from dataclasses import replace
 
 import pytest
@@ -86,4 +88,28 @@ async def test_a_stuck_game_is_refused_and_counted_once() -> None:
         with pytest.raises(GameStuck):
             await core.play_card(created.game_id, tokens[1 - turn], rules.Move(card, None))
     assert stuck == ["scopa"]
+    assert (game.state, game.version) == before
+
+
+async def test_a_game_under_rules_this_release_cannot_build_is_unplayable_and_not_swept() -> None:
+    """A stored game whose rules no longer build is GAME_UNPLAYABLE on every request, changes
+    nothing, and a sweeper that finds its deadline drops it instead of failing on it."""
+    store = MemoryStore()
+    core = GameCore(store, TokenAuthority(SECRET), CoreSettings(), rng=random.Random(7))
+    seats = [SeatSpec("ann"), SeatSpec("bot", bot="greedy")]
+    created = await core.create_game(CreateGameCommand("scopa", {}, seats))
+    token = created.tokens[0][1]
+    game = store._games[created.game_id]
+    record = json.loads(zlib.decompress(game.state[1:]))
+    record["overrides"] = {**record["overrides"], "deck_size": 41}
+    game.state = game.state[:1] + zlib.compress(json.dumps(record).encode())
+    before = (game.state, game.version)
+    with pytest.raises(rules.GameUnplayable, match="no longer be played"):
+        await core.get_state(created.game_id, token)
+    with pytest.raises(rules.GameUnplayable):
+        await core.play_card(created.game_id, token, rules.Move(0, None))
+    await store.lower_deadline(created.game_id, 1)
+    assert await core.due_games(10) == [(created.game_id, 1)]
+    assert not await core.sweep_game(created.game_id, 1)
+    assert await core.due_games(10) == []
     assert (game.state, game.version) == before

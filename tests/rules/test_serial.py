@@ -25,6 +25,7 @@ from scopa.rules import (
     Event,
     Farm,
     FormatTooNew,
+    GameUnplayable,
     HandResult,
     HandScored,
     InvalidOption,
@@ -513,3 +514,39 @@ def test_state_blobs_of_the_default_compressor_and_beyond_the_window_read_back()
     big = json.dumps([[i, str(i) * 3] for i in range(3000)]).encode()
     assert len(big) > 4 << _serial._ZLIB_WBITS
     assert zlib.decompress(_serial._compress(big)) == big
+
+
+def with_rules(blob: bytes, preset: str, overrides: dict[str, Any]) -> bytes:
+    """``blob`` as a release would have stored it under ``preset`` and ``overrides``."""
+    record = json.loads(zlib.decompress(blob[1:]))
+    record["preset"], record["overrides"] = preset, overrides
+    return blob[:1] + zlib.compress(json.dumps(record).encode())
+
+
+def test_a_stored_game_keeps_rules_a_new_game_would_be_refused() -> None:
+    """A game stored before a creation check existed (here: a preset's seat counts, a ruleset
+    that scores nothing) loads and plays on under the rules it was created with."""
+    state, _ = new_match(make_ruleset("scopa"), rng=random.Random(6))
+    refused = [
+        ("scopone", {"players": 2}),
+        ("scopa", {"cards_points": 0, "denari_points": 0, "primiera_points": 0,
+                   "settebello_points": 0, "sweep_points": 0}),
+    ]  # fmt: skip
+    for preset, overrides in refused:
+        with pytest.raises(InvalidOption):
+            make_ruleset(preset, overrides)
+        loaded = load_state(with_rules(dump_state(state), preset, overrides))
+        assert (loaded.ruleset.preset, loaded.hands) == (preset, state.hands)
+        rng = random.Random(2)
+        for _ in range(8):  # plays on: the engine takes the stored rules as they are
+            loaded, _ = apply_move(loaded, loaded.turn, random_move(loaded, rng), rng)
+
+
+def test_a_stored_game_under_rules_this_release_cannot_build_is_unplayable() -> None:
+    """Rules no release of today can deal (a 41-card deck) make the game GAME_UNPLAYABLE,
+    naming the preset and the option, never a corrupt state."""
+    state, _ = new_match(make_ruleset("scopa"), rng=random.Random(6))
+    with pytest.raises(GameUnplayable) as err:
+        load_state(with_rules(dump_state(state), "scopa", {"deck_size": 41}))
+    assert err.value.reason == "GAME_UNPLAYABLE"
+    assert err.value.metadata == {"preset": "scopa", "option": "deck_size"}

@@ -80,6 +80,17 @@ def test_a_game_of_a_newer_format_is_unavailable_with_its_reason() -> None:
     assert scopa_client.Reason.FORMAT_TOO_NEW == "FORMAT_TOO_NEW"
 
 
+def test_a_game_under_rules_no_longer_built_is_a_precondition_with_its_reason() -> None:
+    """A stored game this release cannot build the rules of is FAILED_PRECONDITION /
+    GAME_UNPLAYABLE with the preset and the option, not a server fault."""
+    error = rules.GameUnplayable("x", metadata={"preset": "scopa", "option": "deck_size"})
+    mapped = map_exception(error)
+    assert (mapped.code, mapped.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_UNPLAYABLE")
+    assert dict(mapped.metadata) == {"preset": "scopa", "option": "deck_size"}
+    assert not mapped.server_fault
+    assert scopa_client.Reason.GAME_UNPLAYABLE == "GAME_UNPLAYABLE"
+
+
 def test_unknown_exceptions_become_a_generic_internal_error() -> None:
     """An unmapped exception reveals neither its type nor its message."""
     mapped = map_exception(KeyError("player hand of seat 2"))

@@ -138,7 +138,7 @@ class Turns:
             return False
         try:
             state = games.state(game_id, snap)
-        except GameStuck:  # logged and counted: no sweep can take a turn that has no action
+        except (GameStuck, rules.GameUnplayable):  # no sweep can ever take its turn
             await games.store.forget_deadline(game_id, deadline_ms)
             return False
         meta = games.metas.load(snap.meta)

@@ -115,3 +115,10 @@ class FormatTooNew(InvalidState):
             f"this replica reads formats up to {readable}. Retry: another replica can serve it",
             metadata={"format": str(version), "readable_format": str(readable)},
         )
+
+
+class GameUnplayable(InvalidState):
+    """A stored game whose rules this release cannot build (say, a deck size it no longer
+    deals): it cannot be served, by this replica or any other of this release."""
+
+    reason = "GAME_UNPLAYABLE"

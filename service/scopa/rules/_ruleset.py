@@ -404,10 +404,11 @@ def make_ruleset(
     Options the preset does not set take their defaults, except that ``target_score`` is 21
     with 3 or more players; the caller's ``overrides`` win over both. Where the match may never
     end (:func:`may_never_end`) and no ``hand_limit`` is set, it is 40, and an explicit 0 is
-    refused. ``stored`` is for a game already created (loaded from the store): it skips the
-    checks that only refuse options which would do nothing (:func:`_check_needs`) and the hand
-    limit's default and refusal, so a game created before such a check was added still loads
-    and plays as it did.
+    refused. ``stored`` is for a game already created (loaded from the store): it keeps only
+    the checks the engine needs to deal and play (:func:`_validate`'s shape of the deal), and
+    skips those that refuse a new game's choices: the preset's seat counts, options that would
+    do nothing (:func:`_check_needs`), a ruleset scoring nothing, the hand limit's default and
+    refusal. A game created before such a check was added still loads and plays as it did.
     """
     if preset not in PRESETS:
         raise InvalidOption(f"unknown preset {preset!r}", field="preset")
@@ -418,10 +419,11 @@ def make_ruleset(
     values.update(_player_defaults(base, players))
     values.update(chosen)
     options = Options(**values)
-    _check_players(base, options.players)
+    if not stored:  # a stored game keeps its seats, whatever the preset offers today
+        _check_players(base, options.players)
     _validate(options, needs=not stored)
-    _check_scores_something(options)
-    if not stored:  # a stored game keeps the limit it was created with, none included
+    if not stored:  # ... and its scoring, no hand limit included
+        _check_scores_something(options)
         options = _with_hand_limit(options, "hand_limit" in chosen)
     return Ruleset(preset, options)
 

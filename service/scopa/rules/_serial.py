@@ -43,7 +43,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Final, TypeVar, assert_never
 
-from ._errors import FormatTooNew, InvalidState, RulesError
+from ._errors import FormatTooNew, GameUnplayable, InvalidOption, InvalidState, RulesError
 from ._events import (
     AceReturned,
     BonusScored,
@@ -476,11 +476,25 @@ def _pending_in(row: list[Any]) -> PendingClaim:
 
 
 def load_state(blob: bytes) -> MatchState:
-    """Read a state written by :func:`dump_state` of this or any earlier format version."""
+    """Read a state written by :func:`dump_state` of this or any earlier format version.
+
+    A stored game keeps the rules it was created with: its ruleset is built without the checks
+    that only refuse a new game (``make_ruleset(stored=True)``); rules this release cannot
+    build at all raise :class:`GameUnplayable`, not a corrupt state.
+    """
     r = _unpack(blob, _STATE_MIGRATIONS)
     try:
+        ruleset = _ruleset(r["preset"], r["overrides"])
+    except InvalidOption as exc:
+        facts = {"preset": str(r["preset"]), "option": exc.field or ""}
+        raise GameUnplayable(
+            f"this game's rules can no longer be played by this release: {exc}", metadata=facts
+        ) from exc
+    except (TypeError, KeyError, AttributeError, ValueError, RulesError) as exc:
+        raise InvalidState("corrupt state") from exc
+    try:
         return MatchState(
-            ruleset=_ruleset(r["preset"], r["overrides"]),
+            ruleset=ruleset,
             hand_number=r["hand_number"],
             dealer=r["dealer"],
             turn=r["turn"],

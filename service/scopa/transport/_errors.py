@@ -106,6 +106,8 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     rules.InvalidState: grpc.StatusCode.INTERNAL,
     # A newer release wrote the game (a rolling update): another replica can serve the retry.
     rules.FormatTooNew: grpc.StatusCode.UNAVAILABLE,
+    # A stored game under rules this release cannot build: no replica of it can serve it.
+    rules.GameUnplayable: grpc.StatusCode.FAILED_PRECONDITION,
     app.AppError: grpc.StatusCode.FAILED_PRECONDITION,
     app.InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
     app.GameNotFoundError: grpc.StatusCode.NOT_FOUND,

@@ -85,6 +85,10 @@ class GameServiceStub:
     - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
       action (a rules-engine fault the server logs and counts); nothing was
       changed, and no request on the game can succeed. Start a new game.
+    - FAILED_PRECONDITION / GAME_UNPLAYABLE: the game was stored under rules this
+      release can no longer build (ErrorInfo metadata "preset", and "option" when
+      one option is to blame); nothing was changed, and no replica of this release
+      can serve it. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -322,6 +326,10 @@ class GameServiceAsyncStub:
     - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
       action (a rules-engine fault the server logs and counts); nothing was
       changed, and no request on the game can succeed. Start a new game.
+    - FAILED_PRECONDITION / GAME_UNPLAYABLE: the game was stored under rules this
+      release can no longer build (ErrorInfo metadata "preset", and "option" when
+      one option is to blame); nothing was changed, and no replica of this release
+      can serve it. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
@@ -558,6 +566,10 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
     - FAILED_PRECONDITION / GAME_STUCK: the game awaits a seat that has no legal
       action (a rules-engine fault the server logs and counts); nothing was
       changed, and no request on the game can succeed. Start a new game.
+    - FAILED_PRECONDITION / GAME_UNPLAYABLE: the game was stored under rules this
+      release can no longer build (ErrorInfo metadata "preset", and "option" when
+      one option is to blame); nothing was changed, and no replica of this release
+      can serve it. Start a new game.
     Client strings quoted in an error (an unknown preset or option name, an
     etag) are cut to a few hundred bytes, so an error always fits the trailers.
 
