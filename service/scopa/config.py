@@ -142,6 +142,24 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "(`SCOPA_BOT_BUDGET_MS`) is over (its replica died) is played by a sweeper.",
     ),
     EnvVar(
+        "SCOPA_BOT_ONLY_GAMES",
+        "`false`",
+        "Accept games whose every seat is a bot; refused with `FAILED_PRECONDITION / "
+        "BOT_ONLY_GAMES_DISABLED` otherwise (one call would set the server playing a whole "
+        "match).",
+    ),
+    EnvVar(
+        "SCOPA_BOT_SEARCHES",
+        "`2`",
+        "Bot moves one replica chooses at once (an `ismcts` move holds a core for its budget).",
+    ),
+    EnvVar(
+        "SCOPA_BOT_QUEUE",
+        "`32`",
+        "Bot turns that may wait for a search slot on one replica; a turn beyond them is left "
+        "due and taken later by a sweeper (`scopa.bots.deferred`).",
+    ),
+    EnvVar(
         "SCOPA_WATCH_PER_CLIENT",
         "`100`",
         "Open WatchGame streams one client address may hold on one replica; more get "
@@ -266,6 +284,9 @@ class Settings:
     sweep_interval_s: float = 1.0
     bot_grace_s: float = 2.0
     bot_budget_ms: int = 20
+    bot_only_games: bool = False
+    bot_searches: int = 2
+    bot_queue: int = 32
     grace_s: float = 10.0
     drain_delay_s: float = 2.0
     max_request_bytes: int = 65_536
@@ -327,6 +348,9 @@ class Settings:
             sweep_interval_s=env.get("SCOPA_SWEEP_INTERVAL_S", 1.0, _positive_float),
             bot_grace_s=env.get("SCOPA_BOT_GRACE_S", 2.0, _non_negative_float),
             bot_budget_ms=env.get("SCOPA_BOT_BUDGET_MS", 20, _positive_int),
+            bot_only_games=env.get("SCOPA_BOT_ONLY_GAMES", False, _bool),
+            bot_searches=env.get("SCOPA_BOT_SEARCHES", 2, _positive_count),
+            bot_queue=env.get("SCOPA_BOT_QUEUE", 32, _non_negative_int),
             grace_s=env.get("SCOPA_GRACE_S", 10.0, _non_negative_float),
             drain_delay_s=env.get("SCOPA_DRAIN_DELAY_S", 2.0, _non_negative_float),
             max_request_bytes=env.get("SCOPA_MAX_REQUEST_BYTES", 65_536, _byte_count),
@@ -485,6 +509,13 @@ def _positive_count(value: str) -> int:
     number = _int(value)
     if number <= 0:
         raise ValueError("expected a positive number")
+    return number
+
+
+def _non_negative_int(value: str) -> int:
+    number = _int(value)
+    if number < 0:
+        raise ValueError("expected a non-negative number")
     return number
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 
 import pytest
 from support.games import SilentCore
 
 from scopa import bots, rules
 from scopa.app import (
+    BotOnlyGamesDisabled,
     CoreSettings,
     CreateGameCommand,
     GameCore,
@@ -116,3 +118,51 @@ async def test_a_failing_bot_plays_a_random_action(monkeypatch: pytest.MonkeyPat
     await game.take_action(created.game_id, token, snap.view.legal_actions[0])
     snap = await game.get_state(created.game_id, token)
     assert snap.version == 4
+
+
+async def test_a_game_without_a_person_needs_the_server_setting() -> None:
+    """Every seat a bot: BOT_ONLY_GAMES_DISABLED by default, nothing stored; with
+    allow_bot_only_games the server plays the game out by itself."""
+    store = MemoryStore()
+    seats = [SeatSpec("", bot="random"), SeatSpec("", bot="greedy")]
+    with pytest.raises(BotOnlyGamesDisabled):
+        await core(store).create_game(CreateGameCommand("scopa", {"target_score": 1}, seats))
+    assert not store._games
+    allowed = GameCore(
+        store, TokenAuthority(SECRET), replace(FAST, allow_bot_only_games=True), random.Random(1)
+    )
+    created = await allowed.create_game(CreateGameCommand("scopa", {"target_score": 1}, seats))
+    assert (
+        created.tokens == () and created.snapshot.view.finish_reason is not rules.FinishReason.NONE
+    )
+
+
+async def test_bot_turns_beyond_the_queue_are_deferred_then_swept() -> None:
+    """With one search slot and no waiting line, bot turns that find the slot busy are left
+    due (counted as deferred) and a later sweep plays them: no game stalls, none is lost."""
+    reports: list[tuple[str, int]] = []
+    game = GameCore(
+        MemoryStore(),
+        TokenAuthority(SECRET),
+        replace(FAST, bot_running=1, bot_waiting=0, bot_grace_s=0),
+        random.Random(1),
+        on_bot_queue=lambda kind, delta: reports.append((kind, delta)),
+    )
+    seats = [SeatSpec("bot", bot="ismcts"), SeatSpec("ann")]
+    created = await asyncio.gather(
+        *(game.create_game(CreateGameCommand("scopa", {}, seats)) for _ in range(6))
+    )
+    versions = [c.snapshot.version for c in created]
+    deferred = sum(delta for kind, delta in reports if kind == "deferred")
+    assert deferred == versions.count(1) > 0  # each deferred game still awaits its bot
+    for _ in range(20):
+        due = await game.due_games(100)
+        if not due:
+            break
+        for game_id, deadline in due:
+            await game.sweep_game(game_id, deadline)
+    states = [await game.get_state(c.game_id, None) for c in created]
+    assert all((s.version, s.view.turn) == (2, 1) for s in states)
+    assert (
+        max(sum(d for k, d in reports[: i + 1] if k == "running") for i in range(len(reports))) == 1
+    )

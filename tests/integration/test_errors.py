@@ -360,3 +360,13 @@ def test_stacked_decks_need_permission(strict_server: ServerProcess) -> None:
     expect_error(_create(strict, stacked_decks=[RIGGED]), FP, "STACKED_DECKS_DISABLED")
     created = create(strict, "scopa", 2)
     assert created.view.status == pb.GAME_STATUS_ACTIVE
+
+
+def test_games_without_a_person_need_the_server_setting(stub: Stub) -> None:
+    """Every seat a bot, on a server started without SCOPA_BOT_ONLY_GAMES: refused with
+    BOT_ONLY_GAMES_DISABLED; one person's seat beside the bots is a game."""
+    bots = [pb.SeatSpec(display_name="", bot="ismcts"), pb.SeatSpec(display_name="", bot="ismcts")]
+    expect_error(_create(stub, seats=bots), FP, "BOT_ONLY_GAMES_DISABLED")
+    mixed = [pb.SeatSpec(display_name="me"), pb.SeatSpec(display_name="", bot="greedy")]
+    created = stub.CreateGame(pb.CreateGameRequest(preset="scopa", seats=mixed), timeout=10)
+    assert created.view.status == pb.GAME_STATUS_ACTIVE

@@ -19,6 +19,7 @@ from ._commands import (
 from ._core import GameCore
 from ._errors import (
     AppError,
+    BotOnlyGamesDisabled,
     ConcurrentUpdate,
     GameNotFoundError,
     GameStuck,
@@ -45,6 +46,7 @@ __all__ = [
     "MAX_SYNC_RTT_S",
     "AppError",
     "AppEvent",
+    "BotOnlyGamesDisabled",
     "ConcurrentUpdate",
     "CoreSettings",
     "CreateGameCommand",

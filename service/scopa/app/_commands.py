@@ -88,6 +88,13 @@ class CoreSettings:
     by the sweeper (the replica that should have played it died)."""
     timeout_bot: bots.Level = bots.Level.GREEDY
     """The bot that plays a person's turn when its clock runs out."""
+    allow_bot_only_games: bool = False
+    """Accept games without a person's seat (every seat a bot): off, so that one call cannot
+    set the server playing a whole match on its own."""
+    bot_running: int = 2
+    """Bot moves this replica chooses at once (each search holds a core for its budget)."""
+    bot_waiting: int = 32
+    """Bot turns that may wait for a slot; a turn beyond them is deferred to the sweeper."""
 
 
 @dataclass(frozen=True, slots=True)

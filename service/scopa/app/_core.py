@@ -60,6 +60,7 @@ class GameCore:
         on_game_active: Callable[[str, bool], None] | None = None,
         on_watch: Callable[[int], None] | None = None,
         on_game_stuck: Callable[[str], None] | None = None,
+        on_bot_queue: Callable[[str, int], None] | None = None,
         tracer_provider: trace.TracerProvider | None = None,
         clock: StoreClock | None = None,
     ) -> None:
@@ -70,6 +71,7 @@ class GameCore:
             on_game_active or hooks.active,
             on_watch or hooks.watch,
             on_game_stuck or hooks.stuck,
+            on_bot_queue or hooks.bot_queue,
         )
         games = Games(store, tokens, settings or CoreSettings(), clock or StoreClock(), hooks)
         rng = rng or random.SystemRandom()

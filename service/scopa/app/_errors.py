@@ -106,6 +106,13 @@ class GameStuck(AppError):
     reason = "GAME_STUCK"
 
 
+class BotOnlyGamesDisabled(AppError):
+    """Every seat of the new game is a bot, and this server does not accept such games
+    (``SCOPA_BOT_ONLY_GAMES``)."""
+
+    reason = "BOT_ONLY_GAMES_DISABLED"
+
+
 class TooManyWatches(AppError):
     """The client already holds as many WatchGame streams as one client may."""
 

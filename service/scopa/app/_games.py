@@ -54,6 +54,8 @@ class Hooks:
     """+1 when a watch stream opens, -1 when it ends."""
     stuck: Callable[[str], None] = _nothing
     """(preset) once per game this replica finds stuck."""
+    bot_queue: Callable[[str, int], None] = _nothing
+    """(kind, delta): bot moves ``running`` and ``waiting`` (+1/-1), turns ``deferred`` (+1)."""
 
 
 class Games:

@@ -18,7 +18,13 @@ from ._checks import check_bot, check_clock, check_display_name, check_preset
 from ._clock import TimeoutAction
 from ._commands import CoreSettings, CreateGameCommand, SeatSpec
 from ._due import deadline
-from ._errors import InvalidArgument, InviteInvalid, SeatTaken, StackedDecksDisabled
+from ._errors import (
+    BotOnlyGamesDisabled,
+    InvalidArgument,
+    InviteInvalid,
+    SeatTaken,
+    StackedDecksDisabled,
+)
 from ._eventlog import encode_log
 from ._meta import GameMeta, SeatMeta
 from ._tokens import TokenAuthority
@@ -67,6 +73,10 @@ def new_game(
     for i, spec in enumerate(specs):
         check_display_name(spec.name, f"seats[{i}].display_name")
         check_bot(spec, f"seats[{i}].bot")
+    if all(spec.bot for spec in specs) and not settings.allow_bot_only_games:
+        raise BotOnlyGamesDisabled(
+            "every seat is a bot, and this server does not host games without a person"
+        )
     check_clock(cmd)
     if cmd.stacked_decks and not settings.allow_stacked_decks:
         raise StackedDecksDisabled("this server does not accept stacked decks")

@@ -18,6 +18,7 @@ from scopa import bots, rules
 from scopa.storage import DEADLINE_SHARDS, GameNotFound
 
 from . import _due
+from ._botqueue import BotQueue, BotQueueFull
 from ._commits import Commits
 from ._errors import ConcurrentUpdate, GameStuck
 from ._eventlog import AppEvent, TurnTimedOut
@@ -46,6 +47,8 @@ class Turns:
         self._commits = commits
         self._rng = rng
         self._tracer = tracer
+        settings = games.settings
+        self._queue = BotQueue(settings.bot_running, settings.bot_waiting, games.hooks.bot_queue)
 
     async def advance(
         self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
@@ -64,11 +67,15 @@ class Turns:
             seat = _due.awaited_seat(state)
             level = meta.seats[seat].bot
             events: list[AppEvent]
-            if level:
-                new_state, played = await self._bot_turn(game_id, state, seat, bots.Level(level))
-                events, new_meta = list(played), meta
-            else:
-                new_state, events, new_meta = await self._time_out(game_id, state, meta, seat)
+            try:
+                if level:
+                    bot = bots.Level(level)
+                    new_state, played = await self._bot_turn(game_id, state, seat, bot)
+                    events, new_meta = list(played), meta
+                else:
+                    new_state, events, new_meta = await self._time_out(game_id, state, meta, seat)
+            except BotQueueFull:  # left due: a sweeper, or the game's next request, takes it
+                break
             try:
                 result, committed = await self._commits.commit(
                     game_id, version, new_state, new_meta, seat, events, None, b""
@@ -115,7 +122,10 @@ class Turns:
             view = rules.observe(state, seat)
             budget = self._games.settings.bot_budget
             try:
-                action = await asyncio.to_thread(bots.choose, view, rng, budget, level)
+                async with self._queue.slot():
+                    action = await asyncio.to_thread(bots.choose, view, rng, budget, level)
+            except BotQueueFull:
+                raise
             except Exception:
                 # A bot's fault must not fail the person's request nor stall the game: play a
                 # random legal action instead (logged without locals, so without cards).

@@ -12,6 +12,7 @@ from scopa.config import Settings
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
 from scopa.storage import StorageError, open_store
 from scopa.telemetry import (
+    record_bot_queue,
     record_game_active,
     record_game_created,
     record_game_finished,
@@ -55,12 +56,16 @@ async def build_services(settings: Settings) -> Wiring:
             watch_per_client=settings.watch_per_client,
             bot_grace_s=settings.bot_grace_s,
             bot_budget=bots.scaled_budget(settings.bot_budget_ms / 1000),
+            allow_bot_only_games=settings.bot_only_games,
+            bot_running=settings.bot_searches,
+            bot_waiting=settings.bot_queue,
         ),
         on_game_created=record_game_created,
         on_game_finished=lambda preset, reason: record_game_finished(preset),
         on_game_active=record_game_active,
         on_watch=record_watch_streams,
         on_game_stuck=record_game_stuck,
+        on_bot_queue=record_bot_queue,
     )
     # The HTTP port's calls: Connect's binary codec appends each view's options as wire bytes,
     # REST and Connect JSON write them from a text kept per tail (GameCalls options_tail).

@@ -15,6 +15,7 @@ __all__ = [
     "ACTIVE_WINDOW_S",
     "ActiveGames",
     "ScopaMetrics",
+    "record_bot_queue",
     "record_game_active",
     "record_game_created",
     "record_game_finished",
@@ -107,6 +108,21 @@ class ScopaMetrics:
                 " fault; each is refused with GAME_STUCK), counted once per game and version."
             ),
         )
+        self.bots_running = meter.create_up_down_counter(
+            "scopa.bots.running",
+            unit="{move}",
+            description="Bot moves this replica is choosing now (at most SCOPA_BOT_SEARCHES).",
+        )
+        self.bots_waiting = meter.create_up_down_counter(
+            "scopa.bots.waiting",
+            unit="{move}",
+            description="Bot turns waiting for a search slot (at most SCOPA_BOT_QUEUE).",
+        )
+        self.bots_deferred = meter.create_counter(
+            "scopa.bots.deferred",
+            unit="{move}",
+            description="Bot turns left due for a sweeper because every slot and place was taken.",
+        )
         self.watch_streams = meter.create_up_down_counter(
             "scopa.watch.streams",
             unit="{stream}",
@@ -136,6 +152,12 @@ class ScopaMetrics:
     def game_stuck(self, variant: str) -> None:
         """Count one game of the given variant found stuck."""
         self.games_stuck.add(1, {"scopa.variant": variant})
+
+    def bot_queue(self, kind: str, delta: int) -> None:
+        """Count a change of the bot queue: ``running``, ``waiting`` or ``deferred``."""
+        {"running": self.bots_running, "waiting": self.bots_waiting}.get(
+            kind, self.bots_deferred
+        ).add(delta)
 
     def watch_opened(self) -> None:
         """Count one more open watch stream."""
@@ -170,6 +192,11 @@ def record_game_finished(variant: str) -> None:
 def record_game_stuck(variant: str) -> None:
     """Count one stuck game on the process-wide counter `scopa.games.stuck`."""
     scopa_metrics().game_stuck(variant)
+
+
+def record_bot_queue(kind: str, delta: int) -> None:
+    """Count a change of the bot queue (``scopa.bots.running``, ``.waiting``, ``.deferred``)."""
+    scopa_metrics().bot_queue(kind, delta)
 
 
 def record_game_active(game_id: str, finished: bool) -> None:

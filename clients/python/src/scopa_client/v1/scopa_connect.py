@@ -136,6 +136,8 @@ class GameService(Protocol):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - FAILED_PRECONDITION / BOT_ONLY_GAMES_DISABLED: every seat is a bot, and
+          the server does not host games without a person (SCOPA_BOT_ONLY_GAMES).
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
         """
@@ -523,6 +525,8 @@ class GameServiceClient(ConnectClient):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - FAILED_PRECONDITION / BOT_ONLY_GAMES_DISABLED: every seat is a bot, and
+          the server does not host games without a person (SCOPA_BOT_ONLY_GAMES).
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
         """
@@ -908,6 +912,8 @@ class GameServiceSync(Protocol):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - FAILED_PRECONDITION / BOT_ONLY_GAMES_DISABLED: every seat is a bot, and
+          the server does not host games without a person (SCOPA_BOT_ONLY_GAMES).
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
         """
@@ -1293,6 +1299,8 @@ class GameServiceClientSync(ConnectClientSync):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - FAILED_PRECONDITION / BOT_ONLY_GAMES_DISABLED: every seat is a bot, and
+          the server does not host games without a person (SCOPA_BOT_ONLY_GAMES).
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
         """

@@ -122,6 +122,8 @@ class GameServiceStub:
       CreateGame (metadata "field").
     - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
       the server was not started with stacked decks allowed.
+    - FAILED_PRECONDITION / BOT_ONLY_GAMES_DISABLED: every seat is a bot, and
+      the server does not host games without a person (SCOPA_BOT_ONLY_GAMES).
     - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
       client; a google.rpc.RetryInfo detail says when to retry.
     """
@@ -362,6 +364,8 @@ class GameServiceAsyncStub:
       CreateGame (metadata "field").
     - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
       the server was not started with stacked decks allowed.
+    - FAILED_PRECONDITION / BOT_ONLY_GAMES_DISABLED: every seat is a bot, and
+      the server does not host games without a person (SCOPA_BOT_ONLY_GAMES).
     - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
       client; a google.rpc.RetryInfo detail says when to retry.
     """
@@ -604,6 +608,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
           CreateGame (metadata "field").
         - FAILED_PRECONDITION / STACKED_DECKS_DISABLED: stacked_decks was given but
           the server was not started with stacked decks allowed.
+        - FAILED_PRECONDITION / BOT_ONLY_GAMES_DISABLED: every seat is a bot, and
+          the server does not host games without a person (SCOPA_BOT_ONLY_GAMES).
         - RESOURCE_EXHAUSTED / RATE_LIMITED: too many CreateGame calls from this
           client; a google.rpc.RetryInfo detail says when to retry.
         """
