@@ -18,7 +18,7 @@ from scopa.app import (
     StackedDecksDisabled,
     TokenAuthority,
 )
-from scopa.app._seats import invited_seat, new_game, open_seat
+from scopa.app._seats import BOT_ONLY_HAND_LIMIT, invited_seat, new_game, open_seat
 
 TOKENS = TokenAuthority(b"k" * 32)
 SETTINGS = CoreSettings()
@@ -110,3 +110,35 @@ def test_a_public_join_takes_the_lowest_open_seat_until_none_is_left() -> None:
     over, _ = rules.resign(new.state, 0)
     with pytest.raises(rules.GameOver):
         open_seat(new.meta, over)
+
+
+ALLOWED = replace(SETTINGS, allow_bot_only_games=True)
+BOTS = [SeatSpec("", bot="greedy"), SeatSpec("", bot="random")]
+
+
+def test_a_game_without_a_person_plays_a_bounded_number_of_hands() -> None:
+    """All bots: hand_limit is BOT_ONLY_HAND_LIMIT unless a lower one is given; a higher one,
+    or none (0), is refused; a person at the table keeps the preset's own."""
+    new = new_game(
+        CreateGameCommand("scopa", {}, BOTS), None, ALLOWED, TOKENS, random.Random(1), NOW
+    )
+    assert new.state.ruleset.options.hand_limit == BOT_ONLY_HAND_LIMIT
+    lower = CreateGameCommand("scopa", {"hand_limit": 3}, BOTS)
+    assert (
+        new_game(
+            lower, None, ALLOWED, TOKENS, random.Random(1), NOW
+        ).state.ruleset.options.hand_limit
+        == 3
+    )
+    for refused in (BOT_ONLY_HAND_LIMIT + 1, 0):
+        with pytest.raises(rules.InvalidOption) as err:
+            cmd = CreateGameCommand("scopa", {"hand_limit": refused}, BOTS)
+            new_game(cmd, None, ALLOWED, TOKENS, random.Random(1), NOW)
+        assert err.value.field == "hand_limit"
+    mixed = CreateGameCommand("scopa", {}, [SeatSpec("ann"), BOTS[0]])
+    assert (
+        new_game(
+            mixed, None, ALLOWED, TOKENS, random.Random(1), NOW
+        ).state.ruleset.options.hand_limit
+        == 0
+    )

@@ -10,7 +10,7 @@ import hmac
 import random
 import secrets
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from scopa import rules
 
@@ -29,7 +29,11 @@ from ._eventlog import encode_log
 from ._meta import GameMeta, SeatMeta
 from ._tokens import TokenAuthority
 
-__all__ = ["NewGame", "invited_seat", "new_game", "open_seat"]
+__all__ = ["BOT_ONLY_HAND_LIMIT", "NewGame", "invited_seat", "new_game", "open_seat"]
+
+BOT_ONLY_HAND_LIMIT: Final = 20
+"""The most hands a game without a person plays (its ``hand_limit`` unless a lower one is
+given): nobody watches it end, so the server's work on it stays bounded."""
 
 
 class NewGame(NamedTuple):
@@ -65,6 +69,8 @@ def new_game(
         overrides["first_dealer"] = cmd.first_dealer
     if cmd.seats:
         overrides.setdefault("players", len(cmd.seats))
+    if cmd.seats and all(spec.bot for spec in cmd.seats):
+        _limit_bot_only(overrides)
     ruleset = rules.make_ruleset(cmd.preset, overrides)
     players = ruleset.options.players
     specs = list(cmd.seats) or [SeatSpec(f"Player {i + 1}") for i in range(players)]
@@ -115,6 +121,21 @@ def new_game(
         if not specs[s].open and not specs[s].bot
     )
     return NewGame(game_id, ruleset.preset, state, meta, held, tuple(invites))
+
+
+def _limit_bot_only(overrides: dict[str, Any]) -> None:
+    """A game without a person plays at most :data:`BOT_ONLY_HAND_LIMIT` hands: its
+    ``hand_limit`` unless a lower one is given (a value of the wrong type is the ruleset's to
+    refuse)."""
+    given = overrides.get("hand_limit")
+    if given is None:
+        overrides["hand_limit"] = BOT_ONLY_HAND_LIMIT
+    elif isinstance(given, int) and not 0 < given <= BOT_ONLY_HAND_LIMIT:
+        raise rules.InvalidOption(
+            f"a game without a person plays at most {BOT_ONLY_HAND_LIMIT} hands:"
+            f" give hand_limit 1-{BOT_ONLY_HAND_LIMIT}",
+            field="hand_limit",
+        )
 
 
 def invited_seat(tokens: TokenAuthority, game_id: str, meta: GameMeta, code: str) -> int:
