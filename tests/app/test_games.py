@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import random
-import zlib
 from dataclasses import replace
 
 import pytest
+from support.blobs import with_rules
 from support.games import (
     SECRET,
     two_seat_game,
@@ -100,9 +99,7 @@ async def test_a_game_under_rules_this_release_cannot_build_is_unplayable_and_no
     created = await core.create_game(CreateGameCommand("scopa", {}, seats))
     token = created.tokens[0][1]
     game = store._games[created.game_id]
-    record = json.loads(zlib.decompress(game.state[1:]))
-    record["overrides"] = {**record["overrides"], "deck_size": 41}
-    game.state = game.state[:1] + zlib.compress(json.dumps(record).encode())
+    game.state = with_rules(game.state, "scopa", {"deck_size": 41})
     before = (game.state, game.version)
     with pytest.raises(rules.GameUnplayable, match="no longer be played"):
         await core.get_state(created.game_id, token)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from support.blobs import with_rules
 from support.fake_clock import FakeClock
 
 from scopa import rules
@@ -48,9 +49,14 @@ def ttl_clock() -> FakeClock:
 
 
 @pytest.fixture
-def core(wall: Wall, ttl_clock: FakeClock) -> GameCore:
+def store(wall: Wall, ttl_clock: FakeClock) -> MemoryStore:
+    """The embedded store of the cores."""
+    return MemoryStore(clock=ttl_clock, wall=wall)
+
+
+@pytest.fixture
+def core(wall: Wall, store: MemoryStore) -> GameCore:
     """A core whose games wait 60 s for players."""
-    store = MemoryStore(clock=ttl_clock, wall=wall)
     settings = CoreSettings(waiting_ttl_s=60)
     return GameCore(
         store, TokenAuthority(SECRET), settings, random.Random(1), clock=StoreClock(wall)
@@ -176,3 +182,17 @@ async def test_a_page_token_is_bound_to_its_preset(core: GameCore, wall: Wall) -
     with pytest.raises(InvalidArgument):
         await core.list_games("", 1, token)
     assert rules.PRESETS
+
+
+async def test_a_listed_game_no_release_can_play_leaves_the_lobby_not_the_listing(
+    core: GameCore, wall: Wall, store: MemoryStore
+) -> None:
+    """A listed game whose stored rules no longer build (GAME_UNPLAYABLE) is dropped from the
+    lobby; ListGames still answers with the other games instead of failing."""
+    broken, kept = await _public(core, wall), await _public(core, wall)
+    game = store._games[broken.game_id]
+    game.state = with_rules(game.state, "scopa", {"deck_size": 41})
+    assert await _listed(core) == [kept.game_id]
+    assert await store.public_games("", int(wall.now * 1000), 10, None) == [
+        (kept.game_id, int(wall.now * 1000))
+    ]

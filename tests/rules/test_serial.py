@@ -13,6 +13,7 @@ from typing import Any, get_args
 
 import pytest
 from rules_helpers import cards, play_out, random_move
+from support.blobs import with_rules
 
 from scopa.rules import (
     FORMAT_VERSION,
@@ -514,13 +515,6 @@ def test_state_blobs_of_the_default_compressor_and_beyond_the_window_read_back()
     big = json.dumps([[i, str(i) * 3] for i in range(3000)]).encode()
     assert len(big) > 4 << _serial._ZLIB_WBITS
     assert zlib.decompress(_serial._compress(big)) == big
-
-
-def with_rules(blob: bytes, preset: str, overrides: dict[str, Any]) -> bytes:
-    """``blob`` as a release would have stored it under ``preset`` and ``overrides``."""
-    record = json.loads(zlib.decompress(blob[1:]))
-    record["preset"], record["overrides"] = preset, overrides
-    return blob[:1] + zlib.compress(json.dumps(record).encode())
 
 
 def test_a_stored_game_keeps_rules_a_new_game_would_be_refused() -> None:

@@ -158,7 +158,7 @@ class Commits:
         events: Sequence[AppEvent],
     ) -> PlayResult:
         """The result of a committed write, as ``seat`` sees it."""
-        bot = self._games.timeout_bot(meta) if meta.turn_timeout_s else ""
+        bot = self._games.timeout_bot(meta)
         return _views.result(game_id, seat, version, state, meta, events, bot)
 
     def replayed(

@@ -152,8 +152,7 @@ class Games:
         shown: tuple[VersionedEvent, ...] | None = None,
     ) -> GameSnapshot:
         """``seat``'s snapshot of the game (see :func:`._views.snapshot`)."""
-        bot = self.timeout_bot(meta) if meta.turn_timeout_s else ""
-        return _views.snapshot(game_id, version, state, meta, seat, bot, shown)
+        return _views.snapshot(game_id, version, state, meta, seat, self.timeout_bot(meta), shown)
 
 
 def check_seat(seat: int, players: int) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from scopa import rules
 from scopa.storage import GameNotFound
 
 from ._commands import GameSnapshot
@@ -36,14 +37,21 @@ class Lobby:
         return listed, next_token
 
     async def _listed(self, game_id: str) -> GameSnapshot | None:
-        """A lobby entry's spectator snapshot; None (and off the lobby) when no longer open."""
+        """A lobby entry's spectator snapshot; None (and off the lobby) when no longer open or
+        unplayable; None, left listed, when a newer release wrote it."""
         games = self._games
         try:
             snap = await games.store.load(game_id)
         except GameNotFound:
             await games.store.unlist_public(game_id)
             return None
-        state = games.states.load(snap.state)
+        try:
+            state = games.states.load(snap.state)
+        except rules.FormatTooNew:  # a newer replica's game: listed by the newer replicas
+            return None
+        except rules.GameUnplayable:  # nobody can join it: off the lobby
+            await games.store.unlist_public(game_id)
+            return None
         meta = games.metas.load(snap.meta)
         if state.finished or not meta.waiting:
             await games.store.unlist_public(game_id)

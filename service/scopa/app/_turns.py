@@ -113,25 +113,25 @@ class Turns:
     async def _bot_turn(
         self, game_id: str, state: rules.MatchState, seat: int, level: bots.Level
     ) -> tuple[rules.MatchState, list[rules.Event]]:
-        """The bot's action, chosen from its seat's view only, applied by the rules."""
-        with self._tracer.start_as_current_span("scopa.bot.choose") as span:
-            span.set_attribute("scopa.game_id", game_id)
-            span.set_attribute("scopa.seat", seat)
-            span.set_attribute("scopa.bot", level.value)
-            rng = random.Random(self._rng.getrandbits(64))
-            view = rules.observe(state, seat)
-            budget = self._games.settings.bot_budget
-            try:
-                async with self._queue.slot():
+        """The bot's action, chosen from its seat's view only, applied by the rules; chosen in
+        one of the replica's bot slots (BotQueueFull, before anything else, when none is free
+        and the waiting line is full)."""
+        async with self._queue.slot():
+            with self._tracer.start_as_current_span("scopa.bot.choose") as span:
+                span.set_attribute("scopa.game_id", game_id)
+                span.set_attribute("scopa.seat", seat)
+                span.set_attribute("scopa.bot", level.value)
+                rng = random.Random(self._rng.getrandbits(64))
+                view = rules.observe(state, seat)
+                budget = self._games.settings.bot_budget
+                try:
                     action = await asyncio.to_thread(bots.choose, view, rng, budget, level)
-            except BotQueueFull:
-                raise
-            except Exception:
-                # A bot's fault must not fail the person's request nor stall the game: play a
-                # random legal action instead (logged without locals, so without cards).
-                _log.exception("bot_failed", game_id=game_id, seat=seat, level=level.value)
-                action = bots.choose(view, rng, budget, bots.Level.RANDOM)
-            return rules.apply_action(state, seat, action, self._rng)
+                except Exception:
+                    # A bot's fault must not fail the person's request nor stall the game: play
+                    # a random legal action instead (logged without locals, so without cards).
+                    _log.exception("bot_failed", game_id=game_id, seat=seat, level=level.value)
+                    action = bots.choose(view, rng, budget, bots.Level.RANDOM)
+                return rules.apply_action(state, seat, action, self._rng)
 
     async def sweep_game(self, game_id: str, deadline_ms: int) -> bool:
         """Take a game's overdue action if it still is due (a sweeper found its index entry).

@@ -36,7 +36,8 @@ def snapshot(
     shown: tuple[VersionedEvent, ...] | None = None,
 ) -> GameSnapshot:
     """``seat``'s snapshot (None: a spectator's); ``shown``: meta.last_events already decoded
-    for ``seat``; ``timeout_bot``: the level that plays a run-out turn of this game."""
+    for ``seat``; ``timeout_bot``: the level that plays a run-out turn of this game (shown
+    only when the game has a turn clock)."""
     where = status(state, meta)
     view = rules.observe(state, seat)
     if where is GameStatus.WAITING_FOR_PLAYERS:
