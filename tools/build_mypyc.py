@@ -13,7 +13,8 @@ tree, so ``build/mypyc`` first on ``PYTHONPATH`` replaces the whole package::
     .venv/bin/python tools/build_mypyc.py --sync          # copy the sources again, compile nothing
     PYTHONPATH=build/mypyc:clients/python/src .venv/bin/python bench/engine.py
 
-``--only`` takes module names of any of them (``_game``, ``_rollout``, ``_views``); modules left
+``--only`` takes module names of any of them (``_game``, ``_rollout``; ``app._views`` for the
+app's); modules left
 out with it stay interpreted. ``--sync`` refreshes the copied sources of an existing build (the
 compiled modules' extensions win over their ``.py`` files), for a build whose compiled sources
 did not change (the Makefile's ``mypyc`` target). The last line printed is the directory to put
@@ -75,7 +76,7 @@ def _copy_sources(out: Path) -> dict[str, str]:
     (out / "mypy.ini").write_text(_MYPY_CONFIG)
     modules = {path.stem: f"scopa/rules/{path.name}" for path in sorted(SOURCE.glob("rules/*.py"))}
     modules.update({name: f"scopa/bots/{name}.py" for name in BOT_MODULES})
-    modules.update({name: f"scopa/app/{name}.py" for name in APP_MODULES})
+    modules.update({f"app.{name}": f"scopa/app/{name}.py" for name in APP_MODULES})
     return modules
 
 
@@ -138,7 +139,7 @@ def build(
         if not verbose:
             sys.stderr.write(proc.stdout[-20000:] + proc.stderr[-20000:])
         raise SystemExit(f"mypyc failed with exit code {proc.returncode}")
-    missing = [path for path in [*files, *also] if not list(out.glob(_extension_of(path)))]
+    missing = [path for path in files if not list(out.glob(_extension_of(path)))]
     if missing:
         raise SystemExit(f"mypyc produced no extension for: {', '.join(missing)}")
     return out
@@ -157,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only",
         action="append",
         default=[],
-        help="compile only this module (e.g. _game, _rollout, _views)",
+        help="compile only this module (e.g. _game, _rollout, app._views)",
     )
     parser.add_argument(
         "--also",

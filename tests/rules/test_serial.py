@@ -519,8 +519,7 @@ def test_state_blobs_of_the_default_compressor_and_beyond_the_window_read_back()
 
 def test_a_stored_game_keeps_rules_a_new_game_would_be_refused() -> None:
     """A game stored before a creation check existed (here: a preset's seat counts, a ruleset
-    that scores nothing) loads and plays on under the rules it was created with."""
-    state, _ = new_match(make_ruleset("scopa"), rng=random.Random(6))
+    that scores nothing) loads with the very rules it was created with, and plays on."""
     refused = [
         ("scopone", {"players": 2}),
         ("scopa", {"cards_points": 0, "denari_points": 0, "primiera_points": 0,
@@ -529,11 +528,32 @@ def test_a_stored_game_keeps_rules_a_new_game_would_be_refused() -> None:
     for preset, overrides in refused:
         with pytest.raises(InvalidOption):
             make_ruleset(preset, overrides)
-        loaded = load_state(with_rules(dump_state(state), preset, overrides))
-        assert (loaded.ruleset.preset, loaded.hands) == (preset, state.hands)
+        stored = make_ruleset(preset, overrides, stored=True)
+        state, _ = new_match(stored, rng=random.Random(6))
+        loaded = load_state(dump_state(state))
+        assert loaded == state and loaded.ruleset == stored
         rng = random.Random(2)
-        for _ in range(8):  # plays on: the engine takes the stored rules as they are
+        for _ in range(8):  # plays on under those rules
             loaded, _ = apply_move(loaded, loaded.turn, random_move(loaded, rng), rng)
+
+
+def test_a_stored_game_of_a_newer_release_is_too_new_not_unplayable() -> None:
+    """Rules naming a preset or an option this release does not know come from a newer release
+    (a rolling update): FORMAT_TOO_NEW, which another replica can serve, with the name."""
+    blob = dump_state(new_match(make_ruleset("scopa"), rng=random.Random(6))[0])
+    with pytest.raises(FormatTooNew) as err:
+        load_state(with_rules(blob, "scopa", {"hand_limit": 5, "option_of_tomorrow": True}))
+    assert err.value.metadata == {"preset": "scopa", "option": "option_of_tomorrow"}
+    with pytest.raises(FormatTooNew, match="preset_of_tomorrow"):
+        load_state(with_rules(blob, "preset_of_tomorrow", {}))
+
+
+def test_a_stored_state_whose_seats_are_not_its_rules_is_corrupt() -> None:
+    """Overrides that disagree with the state's seats (3 players on a 2-seat deal) are a
+    corrupt state, refused on load, not an IndexError at the first play."""
+    blob = dump_state(new_match(make_ruleset("scopa"), rng=random.Random(6))[0])
+    with pytest.raises(InvalidState, match="seats and sides"):
+        load_state(with_rules(blob, "scopa", {"players": 3}))
 
 
 def test_a_stored_game_under_rules_this_release_cannot_build_is_unplayable() -> None:

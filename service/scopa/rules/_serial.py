@@ -65,6 +65,8 @@ from ._events import (
     SweepClaimed,
 )
 from ._farms import Farm
+from ._options import list_options
+from ._presets import PRESETS
 from ._ruleset import Ruleset, make_ruleset
 from ._scoring import Component, HandScore
 from ._state import MatchState
@@ -475,6 +477,26 @@ def _pending_in(row: list[Any]) -> PendingClaim:
                         trusted=tuple(trusted))  # fmt: skip
 
 
+def _check_known_names(preset: Any, overrides: Any) -> None:
+    """FormatTooNew when the stored rules name a preset or an option this release does not
+    know: a newer release created the game (a rolling update), so a newer replica can serve
+    it; only rules this release knows and refuses make a game unplayable."""
+    if not isinstance(preset, str) or not isinstance(overrides, dict):
+        return  # not a newer release's: corrupt, refused by the ruleset
+    unknown = [name for name in overrides if name not in _OPTION_NAMES]
+    if preset in PRESETS and not unknown:
+        return
+    named = unknown[0] if unknown else preset
+    raise FormatTooNew(
+        f"this game's rules name {named!r}, which this replica does not know: a newer release"
+        " created it. Retry: another replica can serve it",
+        metadata={"preset": preset, "option": unknown[0] if unknown else ""},
+    )
+
+
+_OPTION_NAMES: Final = frozenset(info.name for info in list_options())
+
+
 def load_state(blob: bytes) -> MatchState:
     """Read a state written by :func:`dump_state` of this or any earlier format version.
 
@@ -484,7 +506,10 @@ def load_state(blob: bytes) -> MatchState:
     """
     r = _unpack(blob, _STATE_MIGRATIONS)
     try:
+        _check_known_names(r["preset"], r["overrides"])
         ruleset = _ruleset(r["preset"], r["overrides"])
+    except FormatTooNew:
+        raise
     except InvalidOption as exc:
         facts = {"preset": str(r["preset"]), "option": exc.field or ""}
         raise GameUnplayable(
@@ -493,7 +518,7 @@ def load_state(blob: bytes) -> MatchState:
     except (TypeError, KeyError, AttributeError, ValueError, RulesError) as exc:
         raise InvalidState("corrupt state") from exc
     try:
-        return MatchState(
+        state = MatchState(
             ruleset=ruleset,
             hand_number=r["hand_number"],
             dealer=r["dealer"],
@@ -523,6 +548,11 @@ def load_state(blob: bytes) -> MatchState:
         )
     except (TypeError, ValueError, KeyError, AttributeError, RulesError) as exc:
         raise InvalidState("corrupt state") from exc
+    options = ruleset.options
+    sides = (len(state.piles), len(state.scores), len(state.sweeps))
+    if len(state.hands) != options.players or sides != (options.sides,) * 3:
+        raise InvalidState("corrupt state: its seats and sides are not its rules'")
+    return state
 
 
 # --- migrations ----------------------------------------------------------------------------
