@@ -233,7 +233,14 @@ def test_an_owner_stored_without_its_farms_card_plays_freely() -> None:
     of 9 and holds no 9. The duty binds no one, so the seat has moves, and the game plays on."""
     rules = make_ruleset(
         "a_non_prendere",
-        {"pile_steal": True, "farms": True, "farm_raise": False, "aces_on_table": "redeal"},
+        {
+            "pile_steal": True,
+            "farms": True,
+            "farm_raise": False,
+            "aces_on_table": "redeal",
+            "players": 2,
+        },
+        stored=True,  # two seats, as the game the fuzzer found: a stored game keeps its seats
     )
     farms = (Farm(0, 9, cards("7C 2C")), Farm(1, 7, cards("4S 3S")))
     state = situation(

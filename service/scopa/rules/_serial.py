@@ -510,11 +510,12 @@ def load_state(blob: bytes) -> MatchState:
         ruleset = _ruleset(r["preset"], r["overrides"])
     except FormatTooNew:
         raise
-    except InvalidOption as exc:
-        facts = {"preset": str(r["preset"]), "option": exc.field or ""}
+    except InvalidOption as refused:  # its own name: mypyc types one name once per function
+        facts = {"preset": str(r["preset"]), "option": refused.field or ""}
         raise GameUnplayable(
-            f"this game's rules can no longer be played by this release: {exc}", metadata=facts
-        ) from exc
+            f"this game's rules can no longer be played by this release: {refused}",
+            metadata=facts,
+        ) from refused
     except (TypeError, KeyError, AttributeError, ValueError, RulesError) as exc:
         raise InvalidState("corrupt state") from exc
     try:
