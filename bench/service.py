@@ -82,6 +82,7 @@ from pathlib import Path
 from typing import Any
 
 import _floor
+import anchor as anchors
 import grpc
 import grpc.aio
 import service_http as http_clients
@@ -98,6 +99,8 @@ _START_TIMEOUT_S = 20.0
 _FINISHED_SAMPLE = 4
 _ROUNDS = 3
 _RUNTIME_INTERVAL_S = 1.0
+_LATE_PREPARE_S = 300.0
+"""The longest the ``late`` phase's games take to prepare before the phase runs with fewer."""
 
 
 @dataclass(frozen=True)
@@ -265,6 +268,11 @@ class Args:
     py_spy: Path | None = None
     server_path: str | None = None
     """``PYTHONPATH`` of the server process only (``--server-path``); None: this process's."""
+    anchor: str | None = None
+    """The anchor run before and after the phases (``--anchor``), or None."""
+    anchor_matches: int = 16
+    late_hands: int = 0
+    """``--late``: the hands played before the ``late`` phase's PlayCard (0: no such phase)."""
 
 
 def _parse(argv: Sequence[str] | None) -> Args:
@@ -292,7 +300,28 @@ def _parse(argv: Sequence[str] | None) -> Args:
         metavar="PATHS",
         help="PYTHONPATH of the server process only (e.g. another tree's service and client)",
     )
+    parser.add_argument(
+        "--anchor",
+        nargs="?",
+        const="boardgame.io",
+        metavar="NAME",
+        help="run this anchor (default boardgame.io) before and after; print vs_<anchor>= ratios",
+    )
+    parser.add_argument("--anchor-matches", type=int, default=16, help="the anchor's matches")
+    parser.add_argument(
+        "--late",
+        nargs="?",
+        type=int,
+        const=10,
+        default=0,
+        metavar="HANDS",
+        help="PlayCard after HANDS hands (default 10) of games to 61, against their first hand",
+    )
     ns = parser.parse_args(argv)
+    if ns.anchor is not None and not anchors.script(ns.anchor).exists():
+        parser.error(f"--anchor: one of {', '.join(anchors.ANCHORS)}, or an anchor's run.sh")
+    if ns.late < 0 or ns.anchor_matches <= 0:
+        parser.error("--late and --anchor-matches must not be negative")
     if ns.seconds <= 0 or ns.conc <= 0 or ns.target <= 0:
         parser.error("--seconds, --conc and --target must be positive")
     if ns.py_spy is not None:
@@ -307,6 +336,9 @@ def _parse(argv: Sequence[str] | None) -> Args:
         ns.redis,
         ns.py_spy,
         ns.server_path,
+        ns.anchor,
+        ns.anchor_matches,
+        ns.late,
     )
 
 
@@ -483,6 +515,8 @@ async def _phases(
         await close()
     await http.aclose()
     results.append(_merge(play_parts["grpc"]))
+    if args.late_hands:
+        results += await _late_phases(bench, stub, args, rngs, play_parts["grpc"][0])
     results.append(await bench.phase("games", games, args.seconds))
     if len(pools.finished) + len(pools.finished_stacked) < _FINISHED_SAMPLE:
         # Short runs end before games do: finish a few, unmeasured, for redis_bytes_per_game.
@@ -506,8 +540,96 @@ async def _phases(
     return results, by_proto, pools
 
 
+async def _late_phases(
+    bench: Bench,
+    stub: pb_grpc.GameServiceAsyncStub,
+    args: Args,
+    rngs: Sequence[random.Random],
+    first_round: PhaseResult,
+) -> list[PhaseResult]:
+    """gRPC PlayCard in the first hand of games to 61 (``early``) and after ``late_hands`` hands
+    of such games (``late``), in alternating rounds."""
+    round_s = args.seconds / _ROUNDS
+    calls_per_round = first_round.rec.calls("PlayCard") * round_s / max(first_round.elapsed_s, 1e-9)
+    # A hand of 2-player scopa is 36 plays; a third more games than one round can use.
+    wanted = _ROUNDS * int(calls_per_round * 1.33 / 36 + 1)
+    late: list[players.Game] = []
+    early = players.Pools()
+
+    async def prepare(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.prepare_late(stub, rec, late, rngs[i], args.late_hands, deadline)
+
+    async def refill(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.create_worker(stub, rec, early, rngs[i], players.LATE_TARGET, deadline)
+
+    async def play_early(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.play_stacked(stub, rec, early, rngs[i], players.LATE_TARGET, deadline)
+
+    give_up = time.monotonic() + _LATE_PREPARE_S
+    while len(late) < wanted and time.monotonic() < give_up:
+        await bench.phase("prepare", prepare, 2.0)
+    print(f"# late: {len(late)} games prepared ({wanted} wanted)", file=sys.stderr)
+    late_parts, early_parts = [], []
+    per_round = len(late) // _ROUNDS
+    for _round in range(_ROUNDS):
+        while len(early.fresh) < 4 * args.conc:
+            await bench.phase("refill", refill, 1.0)
+        early_parts.append(await bench.phase("early", play_early, round_s))
+        batch, late[:] = late[:per_round], late[per_round:]
+        late_parts.append(await _late_round(bench, stub, batch, rngs, round_s))
+    return [_merge(early_parts), _merge(late_parts)]
+
+
+async def _late_round(
+    bench: Bench,
+    stub: pb_grpc.GameServiceAsyncStub,
+    batch: list[players.Game],
+    rngs: Sequence[random.Random],
+    seconds: float,
+) -> PhaseResult:
+    """One ``late`` round on its own share of the prepared games."""
+
+    async def worker(rec: players.Recorder, i: int, deadline: float) -> None:
+        await players.play_late(stub, rec, batch, rngs[i], deadline)
+
+    return await bench.phase("late", worker, seconds)
+
+
 def run(args: Args) -> list[str]:
-    """Run every phase and return the output lines (after the env line)."""
+    """Run every phase, between the anchor's runs if any; return the lines after the env line."""
+    before = _anchor_run(args)
+    lines = _run_ours(args, before)
+    after = _anchor_run(args)
+    if before is None or after is None:
+        return lines
+    # The ratios use the mean of both anchor runs: rewrite the lines that carry one.
+    mean = anchors.mean_cpu((before, after))
+    key = f"vs_{anchors.SHORT.get(before.name, before.name)}"
+    out = [before.line("before"), after.line("after")]
+    out += [_with_ratio(text, key, mean) for text in lines]
+    return out
+
+
+def _anchor_run(args: Args) -> anchors.AnchorRun | None:
+    if args.anchor is None:
+        return None
+    return anchors.run(args.anchor, args.anchor_matches, args.seconds)
+
+
+_RATIO_PLACEHOLDER = "vs_anchor=?"
+
+
+def _with_ratio(text: str, key: str, anchor_us: float) -> str:
+    """``text`` with its placeholder replaced by ``key=`` our CPU per call over ``anchor_us``."""
+    if _RATIO_PLACEHOLDER not in text:
+        return text
+    fields = dict(part.split("=", 1) for part in text.split())
+    ratio = float(fields["cpu_us_per_call"]) / anchor_us if anchor_us else 0.0
+    return text.replace(_RATIO_PLACEHOLDER, f"{key}={ratio:.2f}")
+
+
+def _run_ours(args: Args, anchor: anchors.AnchorRun | None) -> list[str]:
+    """Our server's phases and their lines (with a ratio placeholder when an anchor runs)."""
     workdir = procs.make_workdir()
     started: list[procs.Proc] = []
     store = procs.start_redis_mode(args.redis)
@@ -534,7 +656,7 @@ def run(args: Args) -> list[str]:
         if code != 0:
             print(f"# warning: server exited with {code}; see {server.log_path}", file=sys.stderr)
         finished = pools.finished or pools.finished_stacked
-        lines = _report(args, results, by_proto)
+        lines = _report(args, results, by_proto, anchor is not None)
         lines.append(_runtime_line(server.log_path, by_proto["grpc"][0].windows))
         lines.append(_line(redis_bytes_per_game=round(_game_bytes(store.client, finished))))
         lines.append(
@@ -556,15 +678,18 @@ def _report(
     args: Args,
     results: Sequence[PhaseResult],
     by_proto: dict[str, tuple[PhaseResult, PhaseResult]],
+    anchored: bool = False,
 ) -> list[str]:
     by_name = {r.name: r for r in results}
     lines = []
+    vs: dict[str, object] = {"vs_anchor": "?"} if anchored else {}
     grpc_floor_cpu = _cpu_per_call(by_proto["grpc"][1], "floor")
     for phase_name, rpc in (("create", "CreateGame"), ("get", "GetState")):
         phase = by_name[phase_name]
         ratio: dict[str, object] = {}
         if rpc == "GetState":
             ratio["cpu_ratio_vs_floor"] = _ratio(_cpu_per_call(phase, rpc), grpc_floor_cpu)
+            ratio.update(vs)
         lines.append(
             _rpc_line(
                 rpc,
@@ -589,8 +714,18 @@ def _report(
             "ratio_vs_floor": rate / floor_rate if floor_rate else 0.0,
             "cpu_vs_grpc": _ratio(cpu, grpc_cpu),
             "cpu_ratio_vs_floor": _ratio(cpu, _cpu_per_call(floor, "floor")),
+            **vs,
         }
         lines.append(_rpc_line("PlayCard", play, args.conc, play.total_calls(), **extra))
+    if "late" in by_name:
+        early, late = by_name["early"], by_name["late"]
+        for phase in (early, late):
+            hand = 1 if phase is early else args.late_hands + 1
+            extra = {"cpu_attrib": "isolated", "proto": "grpc", "hand": hand, **vs}
+            extra["extra_creates"] = phase.rec.calls("CreateGame")
+            if phase is late:
+                extra["vs_start"] = _ratio(_cpu_per_call(late, ""), _cpu_per_call(early, ""))
+            lines.append(_rpc_line("PlayCard", phase, args.conc, phase.total_calls(), **extra))
     games = by_name["games"]
     for rpc in _RPCS:
         lines.append(
@@ -660,6 +795,8 @@ def _env_line(args: Args) -> str:
         profile=args.profile or "off",
         py_spy=args.py_spy or "off",
         server_path=args.server_path or "same",
+        anchor=args.anchor or "off",
+        late_hands=args.late_hands,
     )
 
 

@@ -26,6 +26,7 @@ from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 
 __all__ = [
+    "LATE_TARGET",
     "Pools",
     "Recorder",
     "create_worker",
@@ -34,7 +35,9 @@ __all__ = [
     "get_worker",
     "pb_card",
     "percentile",
+    "play_late",
     "play_stacked",
+    "prepare_late",
     "request_size_key",
     "response_size_key",
 ]
@@ -43,6 +46,8 @@ _T = TypeVar("_T")
 _PRESET = "scopa"
 _FINISHED = pb.GAME_STATUS_FINISHED
 _SAMPLE_EVERY = 64
+LATE_TARGET = 61
+"""The target score of the ``late`` phase's long games."""
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -130,18 +135,23 @@ async def create_game(
     rng: random.Random,
     target: int,
     stacked: bool,
+    decks: int = 1,
 ) -> Game:
-    """CreateGame with two creator-held seats; with ``stacked`` also a local engine mirror."""
-    deck: list[int] = []
+    """CreateGame with two creator-held seats; with ``stacked`` also a local engine mirror.
+
+    ``decks``: how many stacked decks (one a deal) the game, and so its mirror, knows.
+    """
+    stacked_decks: list[list[int]] = []
     request = pb.CreateGameRequest(
         request_id=uuid.uuid4().hex,
         preset=_PRESET,
         options=_options(target),
         seats=[pb.SeatSpec(display_name="north"), pb.SeatSpec(display_name="south")],
     )
-    if stacked:
+    for _ in range(decks if stacked else 0):
         deck = list(rules.ALL_CARDS)
         rng.shuffle(deck)
+        stacked_decks.append(deck)
         request.stacked_decks.append(pb.Deck(cards=[pb_card(c) for c in deck]))
     response = await rec.call("CreateGame", stub.CreateGame(request))
     tokens = {c.seat: c.token for c in response.credentials}
@@ -151,7 +161,7 @@ async def create_game(
     if stacked:
         ruleset = rules.make_ruleset(_PRESET, {"target_score": target, "players": 2})
         try:
-            mirror, _events = rules.new_match(ruleset, decks=[deck])
+            mirror, _events = rules.new_match(ruleset, decks=stacked_decks)
         except rules.InvalidDeck:
             mirror = None  # a void first deal: the server shuffled a deck we cannot know
     return Game(response.name, seats, mirror)
@@ -189,6 +199,24 @@ async def get_worker(
         )
 
 
+async def _play_card(
+    stub: pb_grpc.GameServiceAsyncStub, rec: Recorder, game: Game, seat: int, move: rules.Move
+) -> pb.PlayCardResponse:
+    """PlayCard of ``move`` by ``seat``."""
+    capture = pb.CaptureChoice(cards=[pb_card(c) for c in move.capture or ()])
+    request = pb.PlayCardRequest(
+        name=game.name,
+        card=pb_card(move.card),
+        capture=capture,
+        request_id=uuid.uuid4().hex,
+    )
+    response: pb.PlayCardResponse = await rec.call(
+        "PlayCard", stub.PlayCard(request, metadata=game.seats[seat])
+    )
+    rec.sample_size("PlayCard", request, response)
+    return response
+
+
 async def _play_mirrored(
     stub: pb_grpc.GameServiceAsyncStub,
     rec: Recorder,
@@ -202,15 +230,7 @@ async def _play_mirrored(
     while not state.finished and time.monotonic() < deadline:
         seat = state.turn
         move = rng.choice(rules.legal_moves(state))
-        capture = pb.CaptureChoice(cards=[pb_card(c) for c in move.capture or ()])
-        request = pb.PlayCardRequest(
-            name=game.name,
-            card=pb_card(move.card),
-            capture=capture,
-            request_id=uuid.uuid4().hex,
-        )
-        response = await rec.call("PlayCard", stub.PlayCard(request, metadata=game.seats[seat]))
-        rec.sample_size("PlayCard", request, response)
+        response = await _play_card(stub, rec, game, seat, move)
         try:
             state, _events = rules.apply_move(state, seat, move)
         except rules.InvalidDeck:
@@ -241,6 +261,50 @@ async def play_stacked(
             pools.finished_stacked.append(game.name)
             if stop_after_first:
                 return
+
+
+async def prepare_late(
+    stub: pb_grpc.GameServiceAsyncStub,
+    rec: Recorder,
+    late: list[Game],
+    rng: random.Random,
+    hands: int,
+    deadline: float,
+) -> None:
+    """Games to 61 played (random legal moves) until their hand ``hands + 1`` starts.
+
+    Each is created with ``hands + 1`` stacked decks, so the mirror knows that hand too and the
+    ``late`` phase can play it with PlayCard alone. A game that ends first is dropped.
+    """
+    while time.monotonic() < deadline:
+        game = await create_game(stub, rec, rng, LATE_TARGET, stacked=True, decks=hands + 1)
+        while game.mirror is not None and time.monotonic() < deadline:
+            state = game.mirror
+            if state.finished:
+                break
+            if state.hand_number > hands:
+                late.append(game)
+                break
+            seat = state.turn
+            move = rng.choice(rules.legal_moves(state))
+            await _play_card(stub, rec, game, seat, move)
+            try:
+                game.mirror, _events = rules.apply_move(state, seat, move)
+            except rules.InvalidDeck:
+                # A void deal used a deck: the server shuffled one we cannot know.
+                game.mirror = None
+
+
+async def play_late(
+    stub: pb_grpc.GameServiceAsyncStub,
+    rec: Recorder,
+    late: list[Game],
+    rng: random.Random,
+    deadline: float,
+) -> None:
+    """PlayCard on prepared late games (:func:`prepare_late`) until they or the time run out."""
+    while time.monotonic() < deadline and late:
+        await _play_mirrored(stub, rec, late.pop(), rng, deadline)
 
 
 async def games_worker(
