@@ -15,6 +15,7 @@ import random
 import signal
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 
 import grpc
 import pytest
@@ -128,7 +129,20 @@ async def test_redis_restarted_under_load(
     )
     for channel, _ in channels:
         await channel.close()
-    assert second.failures == [], f"{len(second.failures)} errors after the restart at {restarted}"
+    # On failure, the servers' access lines of the failed calls: their duration tells a reply
+    # that timed out (>= 5 s) from a connection found dead.
+    failed = [
+        {k: r.get(k) for k in ("timestamp", "rpc_method", "reason", "duration_ms")}
+        for s in servers
+        for r in s.log_records()
+        if r.get("event") == "rpc" and r.get("reason") and r["timestamp"] >= _iso(restarted)
+    ]
+    assert second.failures == [], f"errors after the restart at {restarted}: {failed}"
+
+
+def _iso(epoch: float) -> str:
+    """``epoch`` as the servers' log timestamps write it (UTC ISO 8601), for comparing."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _readiness(server: ServerProcess) -> int:

@@ -16,7 +16,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 from redis.asyncio import Redis
+from redis.asyncio.connection import Connection
 from redis.crc import key_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.utils import HIREDIS_AVAILABLE
 from support.redis_server import (
     RedisServer,
@@ -27,6 +29,7 @@ from support.redis_server import (
 )
 
 from scopa.storage import (
+    DuplicateRequest,
     OutcomeUnknown,
     RedisStore,
     StorageFull,
@@ -437,6 +440,74 @@ async def test_a_write_stalled_on_a_full_socket_times_out_as_outcome_unknown(
         finally:
             os.kill(server.process.pid, signal.SIGCONT)
         assert (await store.load("g1")).version >= 2  # the store serves again
+    finally:
+        await store.close()
+
+
+async def _load_scripts(store: RedisStore) -> None:
+    """Create and commit a throwaway game, so that Redis has the scripts (no NOSCRIPT later)."""
+    name = f"warm-{os.getpid()}-{id(store)}"
+    await store.create(name, b"s", b"m", [], TTL)
+    await store.commit(name, 1, b"s", b"m", [], TTL)
+
+
+@pytest.fixture
+def cut_replies(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Arm with ``cuts.append(1)``: the next reply Redis sends is read, then the connection is
+    cut and the reader told "Connection closed by server." (the command ran; its reply is lost,
+    as when Redis restarts or a proxy drops an idle connection)."""
+    cuts: list[int] = []
+    real = Connection.read_response
+
+    async def read_then_cut(self: Connection, *args: Any, **kwargs: Any) -> Any:
+        reply = await real(self, *args, **kwargs)
+        if cuts:
+            cuts.pop()
+            await self.disconnect()
+            raise RedisConnectionError("Connection closed by server.")
+        return reply
+
+    monkeypatch.setattr(Connection, "read_response", read_then_cut)
+    return cuts
+
+
+async def test_a_recorded_write_whose_reply_is_lost_is_sent_again_once(
+    redis_url: str, cut_replies: list[int]
+) -> None:
+    """A commit or create that records its request id is resent on a fresh connection when the
+    connection is lost after sending: the second run answers with the first one's record, so
+    the caller learns the outcome instead of OUTCOME_UNKNOWN, and the write applied once."""
+    store = RedisStore.from_url(redis_url)
+    admin: Redis[bytes] = Redis.from_url(redis_url)
+    try:
+        await _load_scripts(store)
+        cut_replies.append(1)
+        created = await store.create("lost-1", b"s", b"m", [b"e1"], TTL, "c1", b"made")
+        assert (created.version, created.created, created.response) == (1, False, b"made")
+        cut_replies.append(1)
+        with pytest.raises(DuplicateRequest) as duplicate:
+            await store.commit("lost-1", 1, b"s2", b"m", [b"e2"], TTL, "r1", b"first")
+        assert duplicate.value.response == b"first"
+        assert (await store.load("lost-1")).version == 2
+        assert await admin.llen(events_key("lost-1")) == 2, "each write logged once"
+        assert not cut_replies, "both cuts were used"
+    finally:
+        await admin.aclose()
+        await store.close()
+
+
+async def test_an_unrecorded_write_whose_reply_is_lost_is_outcome_unknown(
+    redis_url: str, cut_replies: list[int]
+) -> None:
+    """Without a request id to answer a second run, the write is never sent again."""
+    store = RedisStore.from_url(redis_url)
+    try:
+        await _load_scripts(store)
+        await store.create("lost-2", b"s", b"m", [], TTL)
+        cut_replies.append(1)
+        with pytest.raises(OutcomeUnknown):
+            await store.commit("lost-2", 1, b"s2", b"m", [b"e2"], TTL)
+        assert (await store.load("lost-2")).version == 2, "it ran once"
     finally:
         await store.close()
 

@@ -122,8 +122,13 @@ class RedisClusterStore(RedisStore):
         values: list[bytes | None] = await self._cluster.hmget(key, fields)
         return values
 
-    async def _evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
-        """Run ``script`` on the keys' shard, loading it first if that shard lacks it."""
+    async def _evalsha(
+        self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False
+    ) -> Any:
+        """Run ``script`` on the keys' shard, loading it first if that shard lacks it.
+
+        ``resend`` is the standalone store's (a write safe to run twice); the cluster client
+        reconnects to a shard on its own."""
         try:
             try:
                 return await self._cluster.evalsha(script.sha, len(keys), *keys, *args)

@@ -193,6 +193,10 @@ def span_attributes(kwargs: Mapping[str, Any], operation: str) -> dict[str, str 
     return attributes
 
 
+class _ConnectionLost(OutcomeUnknown):
+    """The connection was closed or reset after a write was sent (not a timeout)."""
+
+
 _READ_RETRY = Retry(ExponentialBackoff(cap=0.5, base=0.05), 2, (RedisConnectionError,))
 """Reads (and health-check PINGs) are sent again on a fresh connection after a lost one."""
 
@@ -305,7 +309,8 @@ class RedisStore(RedisIndexes):
         args += _request_args(request_id, response)
         args.append(encode_entry(INITIAL_VERSION, events))
         with self._call("EVALSHA", "create"):
-            result = await self._evalsha(self._create, _keys(game_id), args)
+            resend = request_id is not None and response is not None
+            result = await self._evalsha(self._create, _keys(game_id), args, resend=resend)
         code = int(result[0])
         if code == _OK:
             return CreateResult(version=int(result[1]), created=True, response=response)
@@ -354,7 +359,8 @@ class RedisStore(RedisIndexes):
         args.append(encode_entry(expected_version + 1, events))
         args.append(expected_digest or "")
         with self._call("EVALSHA", "commit"):
-            result = await self._evalsha(self._commit, _keys(game_id), args)
+            resend = record is not None and request_id is not None
+            result = await self._evalsha(self._commit, _keys(game_id), args, resend=resend)
         code = int(result[0])
         if code == _OK:
             return int(result[1])
@@ -483,16 +489,39 @@ class RedisStore(RedisIndexes):
         finally:
             await self._release(conn)
 
-    async def _evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
-        """Run ``script`` once, telling "never sent" from "sent, reply lost".
+    async def _evalsha(
+        self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False
+    ) -> Any:
+        """Run ``script``, telling "never sent" from "sent, reply lost".
 
         Failing to get a healthy connection raises StorageUnavailable (nothing was sent); once
         the command is on the wire, a timeout or a lost connection raises OutcomeUnknown: the
-        script may have run (e.g. Redis was paused and resumed), so it is never sent again here.
+        script may have run (e.g. Redis was paused and resumed).
+
+        ``resend``: the write records its request id in the same script (create and commit
+        with a response to keep), so running it twice is safe: the second run answers
+        "duplicate" with the first one's record. Then a connection found closed or reset after
+        the command was sent (a restarted Redis, an idle connection the server or a proxy cut,
+        which the pool's checks can miss for the moments before the kernel's news is read) is
+        retried once on a freshly opened connection. A timeout is not retried: Redis may be
+        stalled, and the call would wait twice as long.
         """
+        try:
+            return await self._evalsha_once(script, keys, args, fresh=False)
+        except _ConnectionLost:
+            if not resend:
+                raise
+        return await self._evalsha_once(script, keys, args, fresh=True)
+
+    async def _evalsha_once(
+        self, script: Script, keys: list[str], args: list[Any], *, fresh: bool
+    ) -> Any:
         conn = await self._connection()
         try:
-            await _healthy(conn)
+            if fresh:
+                await _reconnect(conn)
+            else:
+                await _healthy(conn)
             try:
                 return await _send_evalsha(conn, script, keys, args)
             except NoScriptError:
@@ -512,6 +541,12 @@ def _events(entries: list[bytes], version: int) -> list[Event]:
         if entry_version > version
         for payload in payloads
     ]
+
+
+async def _reconnect(conn: AbstractConnection) -> None:
+    """Open ``conn`` anew (nothing is sent on it yet: errors are StorageUnavailable's)."""
+    await conn.disconnect()
+    await conn.connect()
 
 
 async def _healthy(conn: AbstractConnection) -> None:
@@ -575,6 +610,9 @@ async def _send_evalsha(
     try:
         await _send(conn, command, check_health=False)
         return await conn.read_response()
-    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+    except RedisTimeoutError as exc:
         await conn.disconnect()
         raise OutcomeUnknown(str(exc)) from exc
+    except (RedisConnectionError, OSError) as exc:
+        await conn.disconnect()
+        raise _ConnectionLost(str(exc)) from exc

@@ -46,9 +46,11 @@ class SentinelStore(RedisStore):
         self._master = master
         await super().ping()
 
-    async def _evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
+    async def _evalsha(
+        self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False
+    ) -> Any:
         try:
-            return await super()._evalsha(script, keys, args)
+            return await super()._evalsha(script, keys, args, resend=resend)
         except ResponseError as exc:
             if is_refusal(exc):
                 await self._pool.disconnect()
