@@ -492,7 +492,7 @@ async def test_a_recorded_write_whose_reply_is_lost_is_sent_again_once(
         assert await admin.llen(events_key("lost-1")) == 2, "each write logged once"
         assert not cut_replies, "both cuts were used"
     finally:
-        await admin.aclose()
+        await admin.connection_pool.disconnect()
         await store.close()
 
 
