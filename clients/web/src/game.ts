@@ -29,10 +29,11 @@ import {
   useDeck,
 } from "./cards.js";
 import { h, replace } from "./dom.js";
-import { announce, categoryName, clockInWords, errorInWords, seatName, sideName } from "./messages.js";
+import { announce, categoryName, clockInWords, errorInWords, scoringLines, seatName, sideName } from "./messages.js";
+import { lastPlayView, latestPlay, type LastPlay } from "./lastplay.js";
 
 /** How many announcements stay on screen. */
-const ANNOUNCEMENTS_SHOWN = 6;
+const ANNOUNCEMENTS_SHOWN = 12;
 /** Reconnection back-off bounds, in milliseconds. */
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 8_000;
@@ -59,6 +60,7 @@ export class GameScreen {
   private view: GameView | undefined;
   private version = 0;
   private announced = 0;
+  private lastPlay: LastPlay | undefined;
   private readonly announcements: string[] = [];
   private choosing: Card | undefined;
   private highlighted: readonly Card[] = [];
@@ -155,10 +157,12 @@ export class GameScreen {
   private apply(view: GameView, events: readonly Event[] | undefined): void {
     if (this.view !== undefined && view.version < this.version) return;
     useDeck(view.deckSize); // the 52-card deck names ranks 8..13 its own way
+    this.lastPlay = latestPlay(events ?? [], this.announced, Date.now()) ?? this.lastPlay;
     for (const event of events ?? []) {
       if (event.version <= this.announced) continue;
       const text = announce(view, event);
-      if (text !== null) this.announcements.unshift(text);
+      const lines = event.kind.case === "handScored" && event.kind.value.result ? scoringLines(view, event.kind.value.result) : [];
+      if (text !== null) this.announcements.unshift(text, ...lines);
     }
     if (events !== undefined) this.announced = Math.max(this.announced, view.version);
     this.announcements.splice(ANNOUNCEMENTS_SHOWN);
@@ -470,6 +474,7 @@ export class GameScreen {
       "section",
       { class: "table", "aria-label": "Table" },
       h("h2", {}, `Table (${view.table.length})`),
+      this.lastPlay ? lastPlayView(view, this.lastPlay, Date.now()) : null,
       cards.length > 0 ? h("ul", { class: "cards" }, ...cards) : null,
       farms.length > 0 ? h("ul", { class: "farms", "aria-label": "Farms" }, ...farms) : null,
       cards.length + farms.length > 0 ? null : h("p", { class: "empty" }, "The table is empty."),

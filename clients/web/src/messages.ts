@@ -1,5 +1,5 @@
 // Words for people: error reasons (google.rpc.ErrorInfo) and game events.
-import { ClaimAnswer, scopaErrorInfo, type Card, type Event, type GameView } from "@scopa/client";
+import { ClaimAnswer, scopaErrorInfo, type Card, type Event, type GameView, type HandResult } from "@scopa/client";
 import { cardsInWords, italianName } from "./cards.js";
 
 /** What each ErrorInfo reason means for the person who caused it. */
@@ -60,6 +60,42 @@ function specialWords(who: string, special: { readonly name: string; readonly po
   return special.points < 0 ? `${who} loses ${-special.points} (${name}).` : `${who} scores ${name} (+${special.points}).`;
 }
 
+/**
+ * An ordinary play in words: "Bot plays Sei di spade and takes Due di coppe + Quattro di
+ * denari.", "Ann lays Tre di bastoni on the table.", or a stolen pile (Rubamazzo).
+ */
+function playWords(
+  view: GameView,
+  who: string,
+  played: { readonly card?: Card; readonly captured: readonly Card[]; readonly stolenFromSide?: number },
+): string {
+  const card = played.card ? italianName(played.card) : "a card";
+  if (played.stolenFromSide !== undefined) {
+    const count = played.captured.length;
+    return `${who} plays ${card} and steals the pile of ${sideName(view, played.stolenFromSide)} (${count} ${count === 1 ? "card" : "cards"}).`;
+  }
+  if (played.captured.length === 0) return `${who} lays ${card} on the table.`;
+  return `${who} plays ${card} and takes ${cardsInWords(played.captured)}.`;
+}
+
+/**
+ * A scored hand, one line per category that scored, after the totals: "Carte: Ann +1 (22),
+ * Bot 0 (18)." (the raw measure in brackets where the category has one).
+ */
+export function scoringLines(view: GameView, result: HandResult): string[] {
+  const lines: string[] = [];
+  for (const line of result.lines) {
+    if (!line.points.some((points) => points !== 0)) continue;
+    const sides = line.points.map((points, side) => {
+      const value = line.values[side];
+      const measure = value === undefined ? "" : ` (${Number.isInteger(value) ? value : value.toFixed(1)})`;
+      return `${sideName(view, side)} ${points > 0 ? `+${points}` : points}${measure}`;
+    });
+    lines.push(`${categoryName(line.name)}: ${sides.join(", ")}.`);
+  }
+  return lines;
+}
+
 /** The announcement of an event, or null when it needs none. */
 export function announce(view: GameView, event: Event): string | null {
   const kind = event.kind;
@@ -76,6 +112,7 @@ export function announce(view: GameView, event: Event): string | null {
         else parts.push(`${who} builds a farm of ${farm.value} (${cards}).`);
       }
       const claim = played.claim;
+      if (farm === undefined && claim === undefined) parts.push(playWords(view, who, played));
       if (claim !== undefined) {
         const card = played.card ? cardsInWords([played.card]) : "the face-down card";
         if (claim.doubterSeat === undefined) {

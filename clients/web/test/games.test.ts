@@ -55,7 +55,7 @@ interface ServerView {
   readonly sides: { side: number; score: number; sweeps?: number }[];
   readonly winners: number[];
   readonly finishReason?: string;
-  readonly seats: { seat: number; resigned?: boolean; timeouts?: number }[];
+  readonly seats: { seat: number; displayName?: string; resigned?: boolean; timeouts?: number }[];
   readonly timeoutBot?: string;
 }
 
@@ -358,6 +358,22 @@ describe("the web client in headless Chromium", { skip }, () => {
     await options.nth(pick).click();
   }
 
+  /**
+   * The bot has just answered Ann's play: both plays are told in "What happened" (the card, and
+   * what it took or that it was laid), and the table shows the bot's as the last play.
+   */
+  async function botReplyTold(page: Page, name: string): Promise<void> {
+    const bot = ((await getState(name)).seats[1]?.displayName || "Seat 2").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const told = await page.locator(".events li").allTextContents();
+    const play = (who: string) => (text: string) => new RegExp(`^${who} (plays \\S+ di \\S+ and takes |lays \\S+ di \\S+ on the table)`).test(text);
+    assert.ok(told.some(play("Ann")), `Ann's play is told: ${told.join(" | ")}`);
+    assert.ok(told.some(play(bot)), `the bot's reply is told: ${told.join(" | ")}`);
+    const last = page.locator(".table .last-play");
+    assert.equal(await last.getAttribute("data-seat"), "1", "the last play marked on the table is the bot's");
+    assert.match((await last.getAttribute("data-card")) ?? "", /^\d+[CDBS]$/);
+    assert.match((await last.textContent()) ?? "", new RegExp(`^${bot} (played|laid)`));
+  }
+
   it("one person plays a whole game against a bot seat, every play with the keyboard; cards have text alternatives", TEST_TIMEOUT, async () => {
     assert.ok(browser && server);
     const context = await browser.newContext({ viewport: DESKTOP, baseURL: server.httpUrl });
@@ -376,6 +392,7 @@ describe("the web client in headless Chromium", { skip }, () => {
         assert.ok(plays < MAX_PLAYS);
         await page.locator(".banner[data-turn='mine'], .game[data-status='FINISHED']").first().waitFor();
         if ((await statusOf(page)) === "FINISHED") break;
+        if (plays === 1) await botReplyTold(page, name);
         const version = await versionOf(page);
         const labels = await page.locator(".hand button.card").evaluateAll((b) => b.map((e) => e.getAttribute("aria-label") ?? ""));
         for (const label of labels) assert.match(label, /^Play \S+ di (coppe|denari|bastoni|spade) \(.+ of (cups|coins|clubs|swords)\)/);
@@ -394,6 +411,11 @@ describe("the web client in headless Chromium", { skip }, () => {
       const state = await getState(name);
       assert.deepEqual(await scoresShown(page), new Map(state.sides.map((side) => [side.side, side.score])));
       assert.equal(state.finishReason, "FINISH_REASON_HAND_LIMIT");
+      // The hand's scoring, told line by line after its totals: each category that scored.
+      const told = await page.locator(".events li").allTextContents();
+      const totals = told.findIndex((text) => text.startsWith("Hand 1 scored: "));
+      assert.ok(totals >= 0, told.join(" | "));
+      assert.match(told[totals + 1] ?? "", /^[A-Z][a-z ]+: .*\+\d/, told.join(" | "));
       assert.equal(await page.locator(".game").getAttribute("data-finish-reason"), "HAND_LIMIT");
       assert.match((await page.locator(".banner").textContent()) ?? "", /(won|wins) \(the game's hand limit was reached\)\.$/);
 

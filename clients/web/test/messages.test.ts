@@ -3,8 +3,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ErrorInfoSchema, EventSchema, GameViewSchema, Suit, type GameView } from "@scopa/client";
-import { announce, categoryName, clockInWords, errorInWords, pointsInWords, seatName, sideName } from "../src/messages.js";
+import { ErrorInfoSchema, EventSchema, GameViewSchema, Suit, type GameView, type HandResult } from "@scopa/client";
+import { announce, categoryName, clockInWords, errorInWords, pointsInWords, scoringLines, seatName, sideName } from "../src/messages.js";
+
+type HandResultHolder = { result: HandResult };
 
 function scopaError(code: Code, reason: string, metadata: Record<string, string> = {}): ConnectError {
   return new ConnectError("raw message", code, undefined, [
@@ -77,11 +79,18 @@ describe("events in words", () => {
       version: 4,
       kind: {
         case: "cardPlayed",
-        value: { seat: 0, card: { suit: Suit.DENARI, rank: 7 }, sweep: true, specials: [{ name: "picula", points: 1 }] },
+        value: {
+          seat: 0,
+          card: { suit: Suit.DENARI, rank: 7 },
+          captured: [{ suit: Suit.COPPE, rank: 7 }],
+          sweep: true,
+          specials: [{ name: "picula", points: 1 }],
+        },
       },
     });
-    assert.equal(announce(twoSeats("spazzino"), event), "Spazzino! Ann swept the table. Ann scores picula (+1).");
-    assert.equal(announce(twoSeats("scopa"), event), "Scopa! Ann swept the table. Ann scores picula (+1).");
+    const play = "Ann plays Sette di denari and takes Sette di coppe.";
+    assert.equal(announce(twoSeats("spazzino"), event), `${play} Spazzino! Ann swept the table. Ann scores picula (+1).`);
+    assert.equal(announce(twoSeats("scopa"), event), `${play} Scopa! Ann swept the table. Ann scores picula (+1).`);
   });
 
   it("announces the dealer's bonus for the starting table (Cirulla)", () => {
@@ -94,9 +103,19 @@ describe("events in words", () => {
     assert.match(announce(twoSeats("cirulla"), event) ?? "", /^Seat 2 scores dealer bonus \(\+1\), taking .+\.$/);
   });
 
-  it("says nothing about a plain play", () => {
-    const event = create(EventSchema, { kind: { case: "cardPlayed", value: { seat: 1, card: { suit: Suit.COPPE, rank: 2 } } } });
-    assert.equal(announce(twoSeats("scopa"), event), null);
+  it("announces a plain play: the card and what it took, or that it was laid, or the pile it stole", () => {
+    const view = twoSeats("scopa");
+    const play = (value: object) => create(EventSchema, { kind: { case: "cardPlayed", value: { seat: 1, ...value } } });
+    const six = { suit: Suit.SPADE, rank: 6 };
+    assert.equal(announce(view, play({ card: { suit: Suit.BASTONI, rank: 3 } })), "Seat 2 lays Tre di bastoni on the table.");
+    assert.equal(
+      announce(view, play({ card: six, captured: [{ suit: Suit.COPPE, rank: 2 }, { suit: Suit.DENARI, rank: 4 }] })),
+      "Seat 2 plays Sei di spade and takes Due di coppe + Quattro di denari.",
+    );
+    assert.equal(
+      announce(twoSeats("rubamazzo"), play({ card: six, captured: [six, six], stolenFromSide: 0 })),
+      "Seat 2 plays Sei di spade and steals the pile of Ann (2 cards).",
+    );
   });
 
   it("announces a hand's score and the winner, naming unnamed seats by number", () => {
@@ -155,6 +174,32 @@ describe("events in words", () => {
     assert.equal(pointsInWords(view, { seat: 0, cards }), null, "no points, no words");
     const dealt = create(EventSchema, { kind: { case: "cardsDealt", value: { seat: 0, cards } } });
     assert.equal(announce(view, dealt), null);
+  });
+
+  it("words a scored hand line by line: each category that scored, with its measure", () => {
+    const view = twoSeats("scopa");
+    const result = create(EventSchema, {
+      kind: {
+        case: "handScored",
+        value: {
+          result: {
+            handNumber: 1,
+            totals: [2, 1],
+            lines: [
+              { name: "cards", points: [1, 0], values: [22, 18] },
+              { name: "settebello", points: [1, 0] },
+              { name: "primiera", points: [0, 1], values: [70, 78.5] },
+              { name: "coins", points: [0, 0], values: [5, 5] },
+            ],
+          },
+        },
+      },
+    }).kind.value as HandResultHolder;
+    assert.deepEqual(scoringLines(view, result.result), [
+      "Cards: Ann +1 (22), Seat 2 0 (18).",
+      "Settebello: Ann +1, Seat 2 0.",
+      "Primiera: Ann 0 (70), Seat 2 +1 (78.5).",
+    ]);
   });
 
   it("names score categories for people", () => {
