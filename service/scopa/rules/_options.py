@@ -41,6 +41,10 @@ PLAY_SPECIAL_OPTIONS: Final = (
 )
 """The options of the rules that score a play (``_specials.SPECIAL_RULES``; a test checks it)."""
 
+SWEEP_SPECIAL_OPTIONS: Final = ("modular_sweeps", "maresciallo", "twin_captures")
+"""The options of the special-play rules that score a sweep beside the sweeps line (a test
+checks that no other special rule looks at whether a play swept)."""
+
 __all__ = [
     "AcesOnTable",
     "CaptureArithmetic",
