@@ -163,6 +163,8 @@ def test_invalid_options_are_rejected(preset: str, overrides: dict[str, Any], fi
         ("asso_piglia_tutto", {"table_ace_15": True}, "table_ace_15", "capture_15"),
         ("cirulla", {"ace_takes_only_table_ace": False}, "table_ace_15", "ace_takes_only"),
         ("scopa", {"ace_sweep_counts": True}, "ace_sweep_counts", "ace_takes_all"),
+        ("scopa15", {"ace_takes_15": True}, "ace_takes_15", "ace_takes_all"),
+        ("asso_piglia_tutto", {"ace_takes_15": True}, "ace_takes_15", "capture_15"),
         ("scopa", {"ace_takes_only_table_ace": False}, "ace_takes_only_table_ace", "ace_takes"),
         ("scopa", {"ace_on_empty_table_sweeps": True}, "ace_on_empty_table_sweeps", "ace_takes"),
         ("scopa", {"dealer_bonus_low": True}, "dealer_bonus_low", "needs dealer_bonus"),

@@ -93,6 +93,7 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
             "dealer_bonus",
             "dealer_bonus_low",
             "table_ace_15",
+            "ace_takes_15",
             "suit_capture",
             "three_card_capture",
         )

@@ -220,6 +220,13 @@ class Options:
         " lies on the table may instead take cards that with it add up to 15 (Cirulla).",
         "genovagioca.it and sourceforge.net/p/cirulla (Cirulla); rvenning/scopa",
     )
+    ace_takes_15: bool = _opt(
+        False,
+        "With ace_takes_all and capture_15, an ace played while no ace lies on the table may"
+        " instead take cards that with it add up to 15 (default: it takes the whole table, as"
+        " the rule pages' \"l'asso piglia tutto\" says).",
+        'GioeleGhidara/cirulla (an engine: "oppure somma 15"); issue 27',
+    )
     ace_on_empty_table_sweeps: bool = _opt(
         False,
         "With ace_takes_all, an ace played on an empty table takes itself and scores a sweep "

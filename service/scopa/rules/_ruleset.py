@@ -239,6 +239,12 @@ _NEEDS: Final[tuple[tuple[str, Callable[[Options], bool], str], ...]] = (
         "needs ace_takes_all with ace_takes_only_table_ace and capture_15: it lets an ace"
         " played on a table ace make 15 instead",
     ),
+    (
+        "ace_takes_15",
+        lambda o: o.ace_takes_all and o.capture_15,
+        "needs ace_takes_all and capture_15: it lets an ace that would take the whole table"
+        " make 15 instead",
+    ),
     ("capture_15_only", lambda o: o.capture_15, "needs capture_15, whose captures it limits"),
     ("capture_15_fewest", lambda o: o.capture_15, "needs capture_15, whose captures it limits"),
     (
