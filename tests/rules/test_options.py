@@ -72,7 +72,7 @@ def test_list_options_covers_every_field_with_its_default() -> None:
         ("equal_card_precedence", "bool", True, ()),
         ("picula", "bool", False, ()),
         ("accusa", "bool", False, ()),
-        ("aces_on_table", "enum", "keep", ("keep", "return", "redeal")),
+        ("aces_on_table", "enum", "keep", ("keep", "return", "redeal", "sweep")),
         ("primiera_method", "enum", "standard", ("standard", "veneto", "milan")),
         ("mazzo_ties", "enum", "unassigned", ("unassigned", "split", "all")),
     ],
@@ -169,6 +169,7 @@ def test_invalid_options_are_rejected(preset: str, overrides: dict[str, Any], fi
         ("scopa", {"ace_on_empty_table_sweeps": True}, "ace_on_empty_table_sweeps", "ace_takes"),
         ("scopa", {"dealer_bonus_low": True}, "dealer_bonus_low", "needs dealer_bonus"),
         ("cicera_bigia", {"dealer_bonus": True}, "dealer_bonus", "table_cards 0"),
+        ("cicera_bigia", {"aces_on_table": "sweep"}, "aces_on_table", "table_cards 0"),
         ("scopa", {"capture_15_only": False}, "capture_15_only", "capture_15"),
         ("scopa", {"capture_15_fewest": False}, "capture_15_fewest", "capture_15"),
         ("scopa15", {"capture_arithmetic": "signed"}, "capture_arithmetic", "capture_15_only"),
@@ -463,6 +464,15 @@ def test_void_deal_chance_matches_the_engine_deals(overrides: dict[str, Any]) ->
         void += redeals
         deals += redeals + 1
     assert abs(void / deals - expected) < 0.05, (void / deals, expected)
+
+
+def test_a_sweep_of_the_aces_table_voids_no_deal() -> None:
+    """aces_on_table=sweep takes the aces' table for the dealer: only the kings void a deal, as
+    with keep, where redeal voids two aces too."""
+    keep = void_deal_chance(make_ruleset("cirulla", {"aces_on_table": "keep"}).options)
+    sweep = void_deal_chance(make_ruleset("cirulla", {"aces_on_table": "sweep"}).options)
+    redeal = void_deal_chance(make_ruleset("cirulla").options)
+    assert sweep == keep < redeal
 
 
 def test_options_that_can_never_score_are_refused() -> None:

@@ -157,6 +157,7 @@ from ._serial import (
 )
 from ._specials import (
     Accusa,
+    AcesTableSweep,
     Bagher,
     CirullaDeclaration,
     ClaimRule,
@@ -203,6 +204,7 @@ __all__ = [
     "AcesOnTable",
     "AcesRedeal",
     "AcesReturn",
+    "AcesTableSweep",
     "Action",
     "ActionNotLegal",
     "Answer",

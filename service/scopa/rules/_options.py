@@ -91,6 +91,9 @@ class AcesOnTable(StrEnum):
     REDEAL = "redeal"
     """Two or more aces on the starting table force a redeal; a single ace stays (Cirulla:
     regoledelgioco, Parlett)."""
+    SWEEP = "sweep"
+    """Two or more aces on the starting table go to the dealer's side for a sweep (1 point, line
+    ``aces_sweep``); a single ace stays (some Cirulla engines, issue 27)."""
 
 
 class CaptureArithmetic(StrEnum):
@@ -167,9 +170,11 @@ class Options:
     )
     aces_on_table: AcesOnTable = _opt(
         AcesOnTable.KEEP,
-        "Aces turned onto the starting table: keep; return to the stock (two aces: redeal); or "
-        "redeal (two or more aces void the deal, a single ace stays: Cirulla).",
-        "seed 002; regoledelgioco.com Cirulla; Parlett (Cirulla)",
+        "Aces turned onto the starting table: keep; return to the stock (two aces: redeal); "
+        "redeal (two or more aces void the deal, a single ace stays: Cirulla); or sweep (two or "
+        "more aces go to the dealer's side for a sweep, 1 point on the line aces_sweep, a single"
+        " ace stays: some Cirulla engines).",
+        "seed 002; regoledelgioco.com Cirulla; Parlett (Cirulla); issue 27 (sweep)",
     )
     dealer_bonus: bool = _opt(
         False,

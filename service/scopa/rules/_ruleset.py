@@ -274,6 +274,11 @@ _NEEDS: Final[tuple[tuple[str, Callable[[Options], bool], str], ...]] = (
         "scores the starting table, and with table_cards 0 there is none",
     ),
     ("dealer_bonus_low", lambda o: o.dealer_bonus, "needs dealer_bonus, whose bonus it widens"),
+    (
+        "aces_on_table",
+        lambda o: o.aces_on_table is not AcesOnTable.SWEEP or o.table_cards > 0,
+        "scores the starting table (sweep), and with table_cards 0 there is none",
+    ),
     ("picula_on_last_card", lambda o: o.picula, "needs picula, which it scores"),
     ("picula_after_redeal", lambda o: o.picula, "needs picula, which it scores"),
     ("bagher_on_last_card", lambda o: o.bagher, "needs bagher, which it scores"),
@@ -355,8 +360,8 @@ def _void_given(o: Options, aces: int, kings: int, rest: int, stock: int) -> Fra
     """The chance of a void deal given the aces and kings among the table cards."""
     if _table_kings_void(o.kings_redeal, kings):
         return Fraction(1)
-    if o.aces_on_table is AcesOnTable.KEEP or aces == 0:
-        return Fraction(0)
+    if o.aces_on_table in (AcesOnTable.KEEP, AcesOnTable.SWEEP) or aces == 0:
+        return Fraction(0)  # a sweep takes the aces' table: no deal is void
     if aces > 1:
         return Fraction(1)
     if o.aces_on_table is AcesOnTable.REDEAL:  # a lone ace stays
