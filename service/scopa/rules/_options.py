@@ -473,6 +473,13 @@ class Options:
         "seeds 001, 002, 004",
     )
     napola_spade: bool = _opt(False, "Napola of spade, counted the same way.", "seeds 000, 001")
+    napola_top: int = _opt(
+        0,
+        "The highest rank a napola's run counts (0: the whole suit). Cirulla's piccola stops at"
+        " the 7: ace to 7 of denari scores 7, and the figures score only in the grande.",
+        "pagat.com/fishing/cirulla.html and it.wikipedia.org/wiki/Cirulla (as read by"
+        " rvenning/scopa); GioeleGhidara/cirulla; issue 27",
+    )
     napoleone_wins: bool = _opt(
         False, "Napoleone (all ten denari) wins the game at once.", "seeds 002, 004"
     )

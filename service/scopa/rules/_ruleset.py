@@ -14,7 +14,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any, Final
 
-from ._cards import DECK_SIZES
+from ._cards import DECK_SIZES, figure_rank
 from ._errors import InvalidOption
 from ._options import (
     _FALLING_HAND_LIMIT,
@@ -191,6 +191,12 @@ def _validate(o: Options, *, needs: bool = True) -> None:
         raise InvalidOption(
             f"hand_limit must be between 0 (no limit) and {_HAND_LIMIT_MAX}", field="hand_limit"
         )
+    top_rank = figure_rank(o.deck_size) + 2
+    if o.napola_top and not 3 <= o.napola_top <= top_rank:
+        raise InvalidOption(
+            f"napola_top must be 0 (the whole suit) or a rank from 3 to {top_rank}",
+            field="napola_top",
+        )
     if o.kings_redeal < 0 or o.kings_redeal > 4 or o.kings_redeal == 1:
         raise InvalidOption("kings_redeal must be 0, 2, 3 or 4", field="kings_redeal")
     for name in (
@@ -278,6 +284,11 @@ _NEEDS: Final[tuple[tuple[str, Callable[[Options], bool], str], ...]] = (
         "aces_on_table",
         lambda o: o.aces_on_table is not AcesOnTable.SWEEP or o.table_cards > 0,
         "scores the starting table (sweep), and with table_cards 0 there is none",
+    ),
+    (
+        "napola_top",
+        lambda o: o.napola_denari or o.napola_spade,
+        "needs napola_denari or napola_spade, whose run it stops",
     ),
     ("picula_on_last_card", lambda o: o.picula, "needs picula, which it scores"),
     ("picula_after_redeal", lambda o: o.picula, "needs picula, which it scores"),
