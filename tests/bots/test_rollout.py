@@ -184,3 +184,20 @@ def test_play_out_equals_the_validated_loop_when_captures_are_optional(optional:
         ours, theirs = random.Random(at), random.Random(at)
         assert play_out(state, ours) == validated_hand(state, theirs)
         state, _ = apply_move(state, state.turn, rollout_move(state, rng), rng)
+
+
+@pytest.mark.parametrize(("top", "ranks"), [(7, 10), (7, 8), (7, 6), (0, 10), (5, 9)])
+def test_mask_scoring_stops_the_napola_where_score_hand_does(top: int, ranks: int) -> None:
+    """Issue 27: the mask scorer's napola line stops at napola_top as score_hand's does, for a
+    side holding the denari from the ace up (Cirulla itself scores through score_hand: its
+    grande has no mask line)."""
+    assert _rollout._lines(make_ruleset("cirulla").options) is None
+    options = make_ruleset("scopa_napola", {"napola_top": top}).options
+    held = tuple(range(10, 10 + ranks))  # the denari from the ace up (card 10 is the ace)
+    rest = tuple(c for c in deck_cards(40) if c not in held)
+    lines = _rollout._lines(options)
+    assert lines is not None
+    masks = [sum(1 << c for c in held), sum(1 << c for c in rest)]
+    fast = _rollout._mask_totals(lines, options, masks, [0, 0], [{}, {}])
+    slow = score_hand(options, [SideTally(held), SideTally(rest)]).totals
+    assert fast == list(slow)

@@ -198,6 +198,16 @@ def test_a_cirulla_ace_beside_a_table_ace_takes_it_or_makes_15() -> None:
     assert takes("cirulla", "4B 10S", "1D") == {"10S 4B"}  # no table ace: the whole table
 
 
+def test_an_ace_with_no_table_ace_makes_15_only_by_option() -> None:
+    """Issue 27: the rule pages' ace takes the whole table ("l'asso piglia tutto"); with
+    ace_takes_15 (an engine's reading) it may instead take a set making 15 with it."""
+    assert takes("cirulla", "4B 10S 5C", "1D") == {"10S 4B 5C"}
+    assert takes("cirulla", "4B 10S 5C", "1D", ace_takes_15=True) == {"10S 4B 5C", "10S 4B"}
+    assert takes("cirulla", "4B 10S", "1D", ace_takes_15=True) == {"10S 4B"}  # 15 is the table
+    assert takes("cirulla", "6B 9S 2C", "1D", ace_takes_15=True) == {"2C 6B 9S"}  # no 15
+    assert takes("cirulla", "1C 4B 10S", "1D", ace_takes_15=True) == {"1C", "10S 4B"}
+
+
 def test_the_52_card_deck_figures_take_only_figures() -> None:
     """figures_capture_only_figures in the 52-card deck: 11..13 are the figures, 8..10 numerals."""
     deck = {"deck_size": 52, "players": 4, "hand_size": 13, "table_cards": 0, "kings_redeal": 0}

@@ -13,11 +13,15 @@ from scopa.rules import (
     AceSweep,
     KingsRedeal,
     NoSweepOnLastCard,
+    NoSweeps,
     Options,
     deal_rules,
     lone_take_rules,
     sweep_rules,
+    sweeps_score,
 )
+from scopa.rules._options import SWEEP_SPECIAL_OPTIONS
+from scopa.rules._specials import SPECIAL_RULES, SpecialRule
 
 
 def _one(codes: str) -> int:
@@ -126,3 +130,41 @@ def test_cirullas_aces_redeal_voids_two_aces_and_keeps_one() -> None:
     assert table == list(cards("1C 2D 5S 7B"))
     redealing = deal_rules(Options(kings_redeal=0, aces_on_table=AcesOnTable.REDEAL))
     assert [type(r) for r in redealing] == [AcesRedeal]
+
+
+def test_a_ruleset_scoring_no_sweep_records_none() -> None:
+    """Rubamazzo (sweep_points 0, no rule scoring a sweep): a clearing is never a sweep, asked
+    before the ace and the last-card rules; any rule that scores a sweep keeps them."""
+    rubamazzo = Options(sweep_points=0, pile_steal=True, ace_takes_all=True)
+    assert not sweeps_score(rubamazzo)
+    assert [type(r) for r in sweep_rules(rubamazzo)] == [NoSweeps]
+    assert NoSweeps().sweep(cards("5C"), _one("5D"), cards("5C"), last_card=False) is False
+    for scored in (
+        Options(),
+        Options(sweep_points=0, modular_sweeps=True),
+        Options(sweep_points=0, maresciallo=True),
+        Options(sweep_points=0, deck_size=80, twin_captures=True),
+        Options(sweep_points=0, sweep_claims=True),
+    ):
+        assert sweeps_score(scored)
+        assert NoSweeps not in [type(r) for r in sweep_rules(scored)]
+
+
+@pytest.mark.parametrize(("option", "rule"), SPECIAL_RULES)
+def test_only_the_sweep_special_rules_look_at_the_sweep(option: str, rule: SpecialRule) -> None:
+    """The special rules outside SWEEP_SPECIAL_OPTIONS score a play alike swept or not, so
+    sweeps_score may leave them out."""
+    plays = [
+        ("5C", "5D", "5D"),
+        ("7C", "3C 4C", "-"),
+        ("10S", "10S", "-"),
+        ("10S", "3C 7D", "-"),
+        ("2C", "6D 10B", "-"),
+        ("7B", "7D", "-"),
+    ]
+    differs = False
+    for card, capture, laid in plays:
+        last_laid = -1 if laid == "-" else _one(laid)
+        args = (_one(card), cards(capture), last_laid)
+        differs |= rule.points(*args, True) != rule.points(*args, False)
+    assert differs == (option in SWEEP_SPECIAL_OPTIONS)

@@ -884,6 +884,22 @@ def test_two_aces_on_a_cirulla_table_redeal_and_one_stays() -> None:
     assert parse_card("1S") in state.table
 
 
+def test_two_aces_on_the_table_may_score_the_dealer_a_sweep() -> None:
+    """aces_on_table=sweep (issue 27, some engines): the two aces' table goes to the dealer's
+    side (seat 1) for a sweep, 1 point on the line aces_sweep, instead of a redeal."""
+    two = stacked("2C 3C 4C 6C 8C 9C 1S 1D 9D 10D")
+    state, events = new_match(ruleset("cirulla", aces_on_table="sweep"), decks=(two,))
+    table = tuple(sorted(cards("1S 1D 9D 10D"), key=table_key))
+    assert of_type(events, Redealt) == []
+    assert of_type(events, BonusScored) == [BonusScored(1, 1, "aces_sweep", 1, table)]
+    assert state.table == () and state.piles == ((), table) and state.turn == 0
+    state, events = play_out(state, random.Random(3), stop_after_hand=True)
+    assert points(events, "aces_sweep") == (0, 1)
+    one = stacked("2C 3C 4C 6C 8C 9C 1S 2D 9D 10D")
+    state, events = new_match(ruleset("cirulla", aces_on_table="sweep"), decks=(one,))
+    assert of_type(events, BonusScored) == [] and parse_card("1S") in state.table
+
+
 def test_the_bonus_of_the_next_hand_follows_the_last_play() -> None:
     """A hand's last play deals the next hand; its 15 table goes to the new dealer (seat 0)."""
     second = stacked("2C 3C 4C 6C 8C 9C 5C 2D 3S 5B")

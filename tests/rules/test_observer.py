@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from rules_helpers import cards, check_views, play_out, stacked
+from rules_helpers import cards, check_views, play, play_out, situation, stacked
 
 from scopa.bots import random_move as engine_random_move
 from scopa.rules import (
     PRESETS,
+    CardPlayed,
     CardsDealt,
     Declare,
     HandStarted,
@@ -258,3 +259,22 @@ def test_a_dealt_returned_ace_is_in_the_hand_the_deal_gave_it(seed: int) -> None
         det = state_from_view(view, rng)
         assert ace in det.hands[holder]
         assert observe(det, viewer) == view
+
+
+@pytest.mark.parametrize(("preset", "swept"), [("scopa", True), ("rubamazzo", False)])
+def test_a_clearing_shows_a_sweep_only_where_sweeps_score(preset: str, swept: bool) -> None:
+    """Issue 27: Rubamazzo scores no sweep, so taking the last table card is no sweep in the
+    state, the play, the seats' views and the events they are shown."""
+    rules = make_ruleset(preset)
+    state = situation(rules, hands=["5D 7C", "2S 3S"], table="5C", stock="4B 6B 4S 6S")
+    state, events = play(state, 0, "5D", "5C")
+    (played,) = [e for e in events if isinstance(e, CardPlayed)]
+    assert played.taken and not state.table
+    assert played.sweep is swept
+    assert state.sweeps == ((1, 0) if swept else (0, 0))
+    for seat in (0, 1, None):
+        view = observe(state, seat)
+        assert view.sweeps == state.sweeps
+        assert [p.sweep for p in view.history] == [swept]
+        shown = [e for e in visible_events(events, seat) if isinstance(e, CardPlayed)]
+        assert [p.sweep for p in shown] == [swept]

@@ -72,7 +72,7 @@ def test_list_options_covers_every_field_with_its_default() -> None:
         ("equal_card_precedence", "bool", True, ()),
         ("picula", "bool", False, ()),
         ("accusa", "bool", False, ()),
-        ("aces_on_table", "enum", "keep", ("keep", "return", "redeal")),
+        ("aces_on_table", "enum", "keep", ("keep", "return", "redeal", "sweep")),
         ("primiera_method", "enum", "standard", ("standard", "veneto", "milan")),
         ("mazzo_ties", "enum", "unassigned", ("unassigned", "split", "all")),
     ],
@@ -106,6 +106,10 @@ def test_overrides_are_applied_and_reported() -> None:
         ("scopa", {"first_dealer": 2}, "first_dealer"),
         ("scopa", {"target_score": 0}, "target_score"),
         ("scopa", {"kings_redeal": 1}, "kings_redeal"),
+        ("cirulla", {"napola_top": 2}, "napola_top"),
+        ("cirulla", {"napola_top": 11}, "napola_top"),
+        ("cirulla", {"napola_top": -1}, "napola_top"),
+        ("cicera_bigia", {"napola_top": 14}, "napola_top"),
         ("scopa", {"hand_limit": -1}, "hand_limit"),
         ("fidasse", {"hand_limit": 1000}, "hand_limit"),
         ("fidasse", {"hand_limit": 0}, "hand_limit"),
@@ -163,10 +167,14 @@ def test_invalid_options_are_rejected(preset: str, overrides: dict[str, Any], fi
         ("asso_piglia_tutto", {"table_ace_15": True}, "table_ace_15", "capture_15"),
         ("cirulla", {"ace_takes_only_table_ace": False}, "table_ace_15", "ace_takes_only"),
         ("scopa", {"ace_sweep_counts": True}, "ace_sweep_counts", "ace_takes_all"),
+        ("scopa15", {"ace_takes_15": True}, "ace_takes_15", "ace_takes_all"),
+        ("asso_piglia_tutto", {"ace_takes_15": True}, "ace_takes_15", "capture_15"),
         ("scopa", {"ace_takes_only_table_ace": False}, "ace_takes_only_table_ace", "ace_takes"),
         ("scopa", {"ace_on_empty_table_sweeps": True}, "ace_on_empty_table_sweeps", "ace_takes"),
         ("scopa", {"dealer_bonus_low": True}, "dealer_bonus_low", "needs dealer_bonus"),
         ("cicera_bigia", {"dealer_bonus": True}, "dealer_bonus", "table_cards 0"),
+        ("cicera_bigia", {"aces_on_table": "sweep"}, "aces_on_table", "table_cards 0"),
+        ("scopa", {"napola_top": 7}, "napola_top", "napola_denari or napola_spade"),
         ("scopa", {"capture_15_only": False}, "capture_15_only", "capture_15"),
         ("scopa", {"capture_15_fewest": False}, "capture_15_fewest", "capture_15"),
         ("scopa15", {"capture_arithmetic": "signed"}, "capture_arithmetic", "capture_15_only"),
@@ -461,6 +469,25 @@ def test_void_deal_chance_matches_the_engine_deals(overrides: dict[str, Any]) ->
         void += redeals
         deals += redeals + 1
     assert abs(void / deals - expected) < 0.05, (void / deals, expected)
+
+
+def test_napola_top_takes_the_ranks_of_the_deck() -> None:
+    """napola_top is 0 or a rank from 3 to the deck's top (10; 13 in the 52-card deck); the
+    cirulla preset stops its piccola at 7, every other napola runs through the suit."""
+    assert make_ruleset("cirulla").options.napola_top == 7
+    assert make_ruleset("cirulla", {"napola_top": 0}).options.napola_top == 0
+    assert make_ruleset("cirulla", {"napola_top": 10}).options.napola_top == 10
+    assert make_ruleset("cicera_bigia", {"napola_top": 13}).options.napola_top == 13
+    assert all(p.options().napola_top == 0 for p in PRESETS.values() if p.id != "cirulla")
+
+
+def test_a_sweep_of_the_aces_table_voids_no_deal() -> None:
+    """aces_on_table=sweep takes the aces' table for the dealer: only the kings void a deal, as
+    with keep, where redeal voids two aces too."""
+    keep = void_deal_chance(make_ruleset("cirulla", {"aces_on_table": "keep"}).options)
+    sweep = void_deal_chance(make_ruleset("cirulla", {"aces_on_table": "sweep"}).options)
+    redeal = void_deal_chance(make_ruleset("cirulla").options)
+    assert sweep == keep < redeal
 
 
 def test_options_that_can_never_score_are_refused() -> None:

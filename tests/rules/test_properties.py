@@ -93,6 +93,7 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
             "dealer_bonus",
             "dealer_bonus_low",
             "table_ace_15",
+            "ace_takes_15",
             "suit_capture",
             "three_card_capture",
         )
@@ -101,7 +102,7 @@ FREE_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
     "false_claim_points": st.integers(0, 2),
     "wrong_doubt_points": st.integers(0, 2),
     "kings_redeal": st.sampled_from([0, 2, 3, 4]),
-    "aces_on_table": st.sampled_from(["keep", "return", "redeal"]),
+    "aces_on_table": st.sampled_from(["keep", "return", "redeal", "sweep"]),
     "mazzo_ties": st.sampled_from(["unassigned", "split", "all"]),
     "primiera_method": st.sampled_from(["standard", "veneto", "milan"]),
     "capture_arithmetic": st.sampled_from(["sum", "difference", "sum_or_difference", "signed"]),

@@ -415,7 +415,7 @@ def configured_mazzo(options: Options) -> int:
     """The most card-based points the options can hand out in one hand, all sides together
     (with two decks every card-based honour and penalty twice)."""
     copies = 2 if options.deck_size == 80 else 1
-    run = {52: 13, 80: 20}.get(options.deck_size, 10)
+    run = options.napola_top * copies or {52: 13, 80: 20}.get(options.deck_size, 10)
     total = options.cards_points + options.spade_points + options.primiera_points
     total += copies * options.settebello_points
     total += 9 * copies if options.denari_each else options.denari_points
@@ -743,6 +743,42 @@ def test_cirulla_scores_the_grande_and_the_piccola() -> None:
     assert component(score, "napola_denari").points == (4, 0)
     short = score_hand(options, two_sides(suit_cards(Suit.DENARI, 8, 9)))
     assert component(short, "grande").points == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("ranks", "piccola", "grande"),
+    [
+        ((1, 2), 0, 0),  # no 3: no piccola
+        ((1, 2, 3), 3, 0),  # ace, 2, 3: 3
+        ((1, 2, 3, 4, 5, 6), 6, 0),
+        ((1, 2, 3, 4, 5, 6, 7), 7, 0),  # the run's top: ace to 7 scores 7
+        ((1, 2, 3, 4, 5, 6, 7, 8), 7, 0),  # the fante does not lengthen it
+        ((1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 7, 5),  # all ten: the figures score once, in the grande
+        ((1, 2, 3, 5, 6, 7, 8, 9, 10), 3, 5),  # a gap at the 4 stops the run
+    ],
+)
+def test_cirullas_piccola_stops_at_the_seven(
+    ranks: tuple[int, ...], piccola: int, grande: int
+) -> None:
+    """Issue 27: Cirulla's piccola is ace, 2, 3 of denari for 3, one more per next rank up to the
+    7 (pagat and it.wikipedia as read by rvenning/scopa; GioeleGhidara/cirulla: "fino a 7
+    punti"); the fante, cavallo and re of denari score only in the grande."""
+    score = score_hand(PRESETS["cirulla"].options(), two_sides(suit_cards(Suit.DENARI, *ranks)))
+    assert component(score, "napola_denari").points == (piccola, 0)
+    assert component(score, "grande").points[0] == grande
+
+
+def test_napola_top_stops_any_napola_and_defaults_to_the_whole_suit() -> None:
+    """napola_top (0: no limit) caps the run of either suit, each copy's with two decks."""
+    every = suit_cards(Suit.SPADE)
+    assert napola_length(every, Suit.SPADE) == 10
+    assert napola_length(every, Suit.SPADE, 5) == 5
+    assert napola_length(every + _second(every), Suit.SPADE, 4) == 8
+    assert napola_length(suit_cards(Suit.SPADE, 1, 2, 3), Suit.SPADE, 3) == 3
+    options = Options(napola_spade=True, napola_top=6)
+    score = score_hand(options, two_sides(every))
+    assert component(score, "napola_spade").points == (6, 0)
+    assert hand_points_bound(options, 36) == hand_points_bound(Options(napola_spade=True), 36) - 4
 
 
 # --- two decks (deck_size 80) and the 52-card deck ------------------------------------------

@@ -311,13 +311,26 @@ def _payload(blob: bytes) -> Any:
     return json.loads(zlib.decompress(blob[1:]))
 
 
+PINNED_SINCE_7 = {"cirulla": {"napola_top": 0}}
+"""The overrides format 7's migration writes into an earlier state of these presets, so that it
+keeps the rules it was created with (Cirulla's whole piccola)."""
+
+
+def _as_written(want: Any) -> Any:
+    """An earlier-format state payload as the current format writes it back."""
+    pinned = PINNED_SINCE_7.get(want.get("preset", ""), {}) if isinstance(want, dict) else {}
+    if not pinned:
+        return want
+    return {**want, "overrides": {**pinned, **want["overrides"]}}
+
+
 @pytest.mark.parametrize("name", V3_STATES)
 def test_version_3_state_blobs_load_with_every_key(name: str) -> None:
     """A stored format-3 state (claims, farms, bonuses, steals, returned aces, declarations)
     loads, and written again holds every key and value its description lists."""
     blob = (BLOBS / f"{name}.v3.bin").read_bytes()
     assert blob[0] == 3
-    want = json.loads((BLOBS / f"{name}.v3.json").read_text())
+    want = _as_written(json.loads((BLOBS / f"{name}.v3.json").read_text()))
     loaded = load_state(blob)
     again = dump_state(loaded)
     assert again[0] == FORMAT_VERSION and _payload(again) == want
@@ -333,7 +346,7 @@ def test_version_4_blobs_load_and_are_written_back_with_the_same_payload(name: s
     holds the same JSON payload."""
     blob = (BLOBS / f"{name}.v4.bin").read_bytes()
     assert blob[0] == 4
-    want = json.loads((BLOBS / f"{name}.v4.json").read_text())
+    want = _as_written(json.loads((BLOBS / f"{name}.v4.json").read_text()))
     load, dump = (
         (load_events, dump_events) if name.startswith("events") else (load_state, dump_state)
     )
@@ -362,6 +375,23 @@ def test_version_5_states_keep_the_hand_limit_they_were_created_with(name: str) 
     assert state.ruleset.options.hand_limit == limit
     again = dump_state(state)
     want["overrides"] = {**want["overrides"], "hand_limit": limit}
+    assert again[0] == FORMAT_VERSION and _payload(again) == want
+    assert load_state(again) == state
+
+
+def test_a_version_6_cirulla_state_keeps_the_whole_piccola_it_was_created_with() -> None:
+    """A format-6 Cirulla state keeps the uncapped piccola it was created with though the preset
+    stops it at the 7 now (issue 27); written again, its overrides say so and the rest of the
+    payload is unchanged."""
+    blob = (BLOBS / "state_cirulla.v6.bin").read_bytes()
+    assert blob[0] == 6
+    want = json.loads((BLOBS / "state_cirulla.v6.json").read_text())
+    assert want["preset"] == "cirulla" and "napola_top" not in want["overrides"]
+    state = load_state(blob)
+    assert PRESETS["cirulla"].options().napola_top == 7
+    assert state.ruleset.options.napola_top == 0
+    again = dump_state(state)
+    want["overrides"] = {**want["overrides"], "napola_top": 0}
     assert again[0] == FORMAT_VERSION and _payload(again) == want
     assert load_state(again) == state
 

@@ -8,6 +8,8 @@ from rules_helpers import cards, of_type, play, ruleset, situation
 
 from scopa.rules import (
     Accusa,
+    AcesOnTable,
+    AcesTableSweep,
     Bagher,
     CardPlayed,
     CirullaDeclaration,
@@ -228,6 +230,26 @@ def test_the_table_bonus_rules_follow_the_options() -> None:
     (plain,) = table_bonus_rules(Options(dealer_bonus=True))
     (low,) = table_bonus_rules(Options(dealer_bonus=True, dealer_bonus_low=True))
     assert plain.points(cards("1C 2D 3S 2B")) == 0 and low.points(cards("1C 2D 3S 2B")) == 3
+
+
+@pytest.mark.parametrize(
+    ("table", "points"),
+    [("1C 1D 9D 10D", 1), ("1C 1D 1S 2B", 1), ("1C 2D 9D 10D", 0), ("", 0)],
+)
+def test_the_aces_table_sweep(table: str, points: int) -> None:
+    """aces_on_table=sweep (issue 27): two or more aces score the dealer a sweep; one does not."""
+    assert AcesTableSweep().points(cards(table) if table else ()) == points
+
+
+def test_the_aces_sweep_is_asked_before_the_dealer_bonus() -> None:
+    """aces_on_table=sweep lists its rule first, so a table of two aces adding up to 15 goes to
+    the dealer as the aces' sweep (the engine asks the next rule of no table)."""
+    options = Options(aces_on_table=AcesOnTable.SWEEP, dealer_bonus=True)
+    assert [type(r) for r in table_bonus_rules(options)] == [AcesTableSweep, DealerTableBonus]
+    assert [type(r) for r in table_bonus_rules(Options(aces_on_table=AcesOnTable.SWEEP))] == [
+        AcesTableSweep
+    ]
+    assert table_bonus_rules(Options(aces_on_table=AcesOnTable.REDEAL)) == ()
 
 
 def test_cicera_suit_capture_scores_one_for_a_capture_all_of_one_suit() -> None:

@@ -97,6 +97,7 @@ class _Line(NamedTuple):
     arg: int
     """The suit, card, card mask or primiera method (index in ``PrimieraMethod``) it looks at."""
     points: int
+    """The line's points; for a ``_NAPOLA`` line, the run's top rank (``napola_top``)."""
     name: str
     """The special's name (``_SPECIAL`` lines)."""
 
@@ -148,8 +149,8 @@ def _lines(options: Options) -> tuple[_Line, ...] | None:
             lines.append(_Line(_CARDS_IN, sum(1 << c for c in wanted), 1, ""))
         elif rule is _SETTANTA:
             lines.append(_Line(_SETTANTA_LINE, 0, 1, ""))
-        elif isinstance(rule, NapolaRule):
-            lines.append(_Line(_NAPOLA, int(rule.suit), 0, ""))
+        elif isinstance(rule, NapolaRule):  # points: the run's top rank (0: the whole suit)
+            lines.append(_Line(_NAPOLA, int(rule.suit), options.napola_top, ""))
         elif special:
             lines.append(_Line(_SPECIAL, 0, 0, special[0]))
         else:
@@ -248,7 +249,9 @@ def _mask_totals(
             elif kind == _CARDS_IN:
                 out[side] += (mask & line.arg).bit_count() * line.points
             elif kind == _NAPOLA:
-                out[side] += int(_NAPOLA_RUN[mask >> (10 * line.arg) & _SUIT_BITS])
+                run = int(_NAPOLA_RUN[mask >> (10 * line.arg) & _SUIT_BITS])
+                top = line.points
+                out[side] += top if top and run > top else run
             else:
                 out[side] += specials[side].get(line.name, 0)
     return out

@@ -91,10 +91,12 @@ from ._flow import (
     KingsRedeal,
     LoneTakeRule,
     NoSweepOnLastCard,
+    NoSweeps,
     SweepRule,
     deal_rules,
     lone_take_rules,
     sweep_rules,
+    sweeps_score,
 )
 from ._game import (
     apply_action,
@@ -155,6 +157,7 @@ from ._serial import (
 )
 from ._specials import (
     Accusa,
+    AcesTableSweep,
     Bagher,
     CirullaDeclaration,
     ClaimRule,
@@ -201,6 +204,7 @@ __all__ = [
     "AcesOnTable",
     "AcesRedeal",
     "AcesReturn",
+    "AcesTableSweep",
     "Action",
     "ActionNotLegal",
     "Answer",
@@ -262,6 +266,7 @@ __all__ = [
     "Move",
     "NapoleoneWins",
     "NoSweepOnLastCard",
+    "NoSweeps",
     "NotYourTurn",
     "OptionInfo",
     "OptionalCaptures",
@@ -342,6 +347,7 @@ __all__ = [
     "steal_rules",
     "suit_of",
     "sweep_rules",
+    "sweeps_score",
     "table_bonus_rules",
     "unseen_cards",
     "visible_event",

@@ -318,7 +318,9 @@ class AceTakesAll(_RankRule):
     """Asso piglia tutto: an ace takes the whole table (seeds 002, 004).
 
     With ``only_table_ace`` an ace played while aces lie on the table takes just one of them,
-    or, with ``beside_table_ace`` (Cirulla's 15), any set that rule allows it instead.
+    or, with ``beside_table_ace`` (Cirulla's 15), any set that rule allows it instead. With
+    ``beside_whole_table`` (``ace_takes_15``) an ace that takes the whole table may instead take
+    any set that rule allows it.
     On an empty table the rule is silent: the ace is laid, unless the engine's
     ``ace_on_empty_table_sweeps`` option turns that play into a sweep.
     """
@@ -326,10 +328,15 @@ class AceTakesAll(_RankRule):
     overriding = True
 
     def __init__(
-        self, *, only_table_ace: bool, beside_table_ace: CaptureRule | None = None
+        self,
+        *,
+        only_table_ace: bool,
+        beside_table_ace: CaptureRule | None = None,
+        beside_whole_table: CaptureRule | None = None,
     ) -> None:
         self.only_table_ace = only_table_ace
         self.beside_table_ace = beside_table_ace
+        self.beside_whole_table = beside_whole_table
 
     def index_sets(self, ranks: tuple[int, ...], rank: int) -> IndexSets | None:
         if rank != _ACE or not ranks:
@@ -340,7 +347,12 @@ class AceTakesAll(_RankRule):
                 beside = self.beside_table_ace
                 more = None if beside is None else beside.index_sets(ranks, rank)
                 return aces + tuple([s for s in more or () if s not in aces])
-        return (tuple(range(len(ranks))),)
+        whole = (tuple(range(len(ranks))),)
+        beside = self.beside_whole_table
+        if beside is None:
+            return whole
+        more = beside.index_sets(ranks, rank)
+        return whole + tuple([s for s in more or () if s not in whole])
 
 
 def _ordinary_rule(options: Options) -> CaptureRule | None:
@@ -370,11 +382,15 @@ def capture_rules(options: Options) -> tuple[CaptureRule, ...]:
     """The capture rules a ruleset enables, overriding rules first."""
     rules: list[CaptureRule] = []
     if options.ace_takes_all:
-        beside: CaptureRule | None = None
-        if options.table_ace_15 and options.capture_15:
-            beside = SumWithPlayed(15, fewest_cards=options.capture_15_fewest)
+        fifteen = SumWithPlayed(15, fewest_cards=options.capture_15_fewest)
+        beside = fifteen if options.table_ace_15 and options.capture_15 else None
+        instead = fifteen if options.ace_takes_15 and options.capture_15 else None
         rules.append(
-            AceTakesAll(only_table_ace=options.ace_takes_only_table_ace, beside_table_ace=beside)
+            AceTakesAll(
+                only_table_ace=options.ace_takes_only_table_ace,
+                beside_table_ace=beside,
+                beside_whole_table=instead,
+            )
         )
     ordinary = _ordinary_rule(options)
     if ordinary is not None:

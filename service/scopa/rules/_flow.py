@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Final, Protocol
 
 from ._cards import _RANKS, Card, figure_rank
-from ._options import AcesOnTable, Options
+from ._options import SWEEP_SPECIAL_OPTIONS, AcesOnTable, Options
 
 __all__ = [
     "AceOnEmptyTableTakes",
@@ -29,10 +29,12 @@ __all__ = [
     "KingsRedeal",
     "LoneTakeRule",
     "NoSweepOnLastCard",
+    "NoSweeps",
     "SweepRule",
     "deal_rules",
     "lone_take_rules",
     "sweep_rules",
+    "sweeps_score",
 ]
 
 _ACE: Final = 1
@@ -59,6 +61,26 @@ class NoSweepOnLastCard:
     ) -> bool | None:
         """False on the last card, otherwise no say."""
         return False if last_card else None
+
+
+class NoSweeps:
+    """A ruleset that scores no sweep records none (Rubamazzo: ``sweep_points`` 0 and no other
+    rule scoring a sweep): a play that clears the table is an ordinary capture, so the state's
+    sweep counts, the plays and the views show no sweep the score sheet ignores."""
+
+    def sweep(
+        self, table: tuple[Card, ...], card: Card, capture: tuple[Card, ...], last_card: bool
+    ) -> bool | None:
+        """Never a sweep."""
+        return False
+
+
+def sweeps_score(options: Options) -> bool:
+    """Whether a sweep can score under ``options``: the sweeps line (``sweep_points``), a claimed
+    sweep (``sweep_claims``) or a special rule scoring a sweep (:data:`SWEEP_SPECIAL_OPTIONS`)."""
+    if options.sweep_points > 0 or options.sweep_claims:
+        return True
+    return any([getattr(options, name) for name in SWEEP_SPECIAL_OPTIONS])
 
 
 class AceSweep:
@@ -202,7 +224,10 @@ class AcesRedeal:
 
 
 def sweep_rules(options: Options) -> tuple[SweepRule, ...]:
-    """The sweep exceptions ``options`` enable, in the order they are asked."""
+    """The sweep exceptions ``options`` enable, in the order they are asked (only
+    :class:`NoSweeps` where no sweep can score)."""
+    if not sweeps_score(options):
+        return (NoSweeps(),)
     rules: list[SweepRule] = []
     if not options.sweep_on_last_card:
         rules.append(NoSweepOnLastCard())

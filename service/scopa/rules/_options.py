@@ -41,6 +41,10 @@ PLAY_SPECIAL_OPTIONS: Final = (
 )
 """The options of the rules that score a play (``_specials.SPECIAL_RULES``; a test checks it)."""
 
+SWEEP_SPECIAL_OPTIONS: Final = ("modular_sweeps", "maresciallo", "twin_captures")
+"""The options of the special-play rules that score a sweep beside the sweeps line (a test
+checks that no other special rule looks at whether a play swept)."""
+
 __all__ = [
     "AcesOnTable",
     "CaptureArithmetic",
@@ -87,6 +91,9 @@ class AcesOnTable(StrEnum):
     REDEAL = "redeal"
     """Two or more aces on the starting table force a redeal; a single ace stays (Cirulla:
     regoledelgioco, Parlett)."""
+    SWEEP = "sweep"
+    """Two or more aces on the starting table go to the dealer's side for a sweep (1 point, line
+    ``aces_sweep``); a single ace stays (some Cirulla engines, issue 27)."""
 
 
 class CaptureArithmetic(StrEnum):
@@ -163,9 +170,11 @@ class Options:
     )
     aces_on_table: AcesOnTable = _opt(
         AcesOnTable.KEEP,
-        "Aces turned onto the starting table: keep; return to the stock (two aces: redeal); or "
-        "redeal (two or more aces void the deal, a single ace stays: Cirulla).",
-        "seed 002; regoledelgioco.com Cirulla; Parlett (Cirulla)",
+        "Aces turned onto the starting table: keep; return to the stock (two aces: redeal); "
+        "redeal (two or more aces void the deal, a single ace stays: Cirulla); or sweep (two or "
+        "more aces go to the dealer's side for a sweep, 1 point on the line aces_sweep, a single"
+        " ace stays: some Cirulla engines).",
+        "seed 002; regoledelgioco.com Cirulla; Parlett (Cirulla); issue 27 (sweep)",
     )
     dealer_bonus: bool = _opt(
         False,
@@ -215,6 +224,13 @@ class Options:
         "With ace_takes_all, ace_takes_only_table_ace and capture_15, an ace played while an ace"
         " lies on the table may instead take cards that with it add up to 15 (Cirulla).",
         "genovagioca.it and sourceforge.net/p/cirulla (Cirulla); rvenning/scopa",
+    )
+    ace_takes_15: bool = _opt(
+        False,
+        "With ace_takes_all and capture_15, an ace played while no ace lies on the table may"
+        " instead take cards that with it add up to 15 (default: it takes the whole table, as"
+        " the rule pages' \"l'asso piglia tutto\" says).",
+        'GioeleGhidara/cirulla (an engine: "oppure somma 15"); issue 27',
     )
     ace_on_empty_table_sweeps: bool = _opt(
         False,
@@ -457,6 +473,13 @@ class Options:
         "seeds 001, 002, 004",
     )
     napola_spade: bool = _opt(False, "Napola of spade, counted the same way.", "seeds 000, 001")
+    napola_top: int = _opt(
+        0,
+        "The highest rank a napola's run counts (0: the whole suit). Cirulla's piccola stops at"
+        " the 7: ace to 7 of denari scores 7, and the figures score only in the grande.",
+        "pagat.com/fishing/cirulla.html and it.wikipedia.org/wiki/Cirulla (as read by"
+        " rvenning/scopa); GioeleGhidara/cirulla; issue 27",
+    )
     napoleone_wins: bool = _opt(
         False, "Napoleone (all ten denari) wins the game at once.", "seeds 002, 004"
     )

@@ -365,7 +365,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Cirulla",
         "Liguria's game (named in seed 004; rules from Pagat and it.wikipedia): captures by sum,"
         " by 15 with the played card, the ace takes the table as a scopa; declarations with the"
-        " matta; piccola and grande; cappotto wins; game to 51.",
+        " matta; piccola (ace to 7 of denari) and grande; cappotto wins; game to 51.",
         "seed 004 (name); pagat.com/fishing/cirulla.html; it.wikipedia.org/wiki/Cirulla",
         {
             "capture_15": True,
@@ -378,6 +378,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
             "dealer_bonus": True,
             "cirulla_declarations": True,
             "napola_denari": True,
+            "napola_top": 7,
             "grande": True,
             "napoleone_wins": True,
             "target_score": 51,

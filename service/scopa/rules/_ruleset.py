@@ -14,7 +14,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any, Final
 
-from ._cards import DECK_SIZES
+from ._cards import DECK_SIZES, figure_rank
 from ._errors import InvalidOption
 from ._options import (
     _FALLING_HAND_LIMIT,
@@ -191,6 +191,12 @@ def _validate(o: Options, *, needs: bool = True) -> None:
         raise InvalidOption(
             f"hand_limit must be between 0 (no limit) and {_HAND_LIMIT_MAX}", field="hand_limit"
         )
+    top_rank = figure_rank(o.deck_size) + 2
+    if o.napola_top and not 3 <= o.napola_top <= top_rank:
+        raise InvalidOption(
+            f"napola_top must be 0 (the whole suit) or a rank from 3 to {top_rank}",
+            field="napola_top",
+        )
     if o.kings_redeal < 0 or o.kings_redeal > 4 or o.kings_redeal == 1:
         raise InvalidOption("kings_redeal must be 0, 2, 3 or 4", field="kings_redeal")
     for name in (
@@ -239,6 +245,12 @@ _NEEDS: Final[tuple[tuple[str, Callable[[Options], bool], str], ...]] = (
         "needs ace_takes_all with ace_takes_only_table_ace and capture_15: it lets an ace"
         " played on a table ace make 15 instead",
     ),
+    (
+        "ace_takes_15",
+        lambda o: o.ace_takes_all and o.capture_15,
+        "needs ace_takes_all and capture_15: it lets an ace that would take the whole table"
+        " make 15 instead",
+    ),
     ("capture_15_only", lambda o: o.capture_15, "needs capture_15, whose captures it limits"),
     ("capture_15_fewest", lambda o: o.capture_15, "needs capture_15, whose captures it limits"),
     (
@@ -268,6 +280,16 @@ _NEEDS: Final[tuple[tuple[str, Callable[[Options], bool], str], ...]] = (
         "scores the starting table, and with table_cards 0 there is none",
     ),
     ("dealer_bonus_low", lambda o: o.dealer_bonus, "needs dealer_bonus, whose bonus it widens"),
+    (
+        "aces_on_table",
+        lambda o: o.aces_on_table is not AcesOnTable.SWEEP or o.table_cards > 0,
+        "scores the starting table (sweep), and with table_cards 0 there is none",
+    ),
+    (
+        "napola_top",
+        lambda o: o.napola_denari or o.napola_spade,
+        "needs napola_denari or napola_spade, whose run it stops",
+    ),
     ("picula_on_last_card", lambda o: o.picula, "needs picula, which it scores"),
     ("picula_after_redeal", lambda o: o.picula, "needs picula, which it scores"),
     ("bagher_on_last_card", lambda o: o.bagher, "needs bagher, which it scores"),
@@ -349,8 +371,8 @@ def _void_given(o: Options, aces: int, kings: int, rest: int, stock: int) -> Fra
     """The chance of a void deal given the aces and kings among the table cards."""
     if _table_kings_void(o.kings_redeal, kings):
         return Fraction(1)
-    if o.aces_on_table is AcesOnTable.KEEP or aces == 0:
-        return Fraction(0)
+    if o.aces_on_table in (AcesOnTable.KEEP, AcesOnTable.SWEEP) or aces == 0:
+        return Fraction(0)  # a sweep takes the aces' table: no deal is void
     if aces > 1:
         return Fraction(1)
     if o.aces_on_table is AcesOnTable.REDEAL:  # a lone ace stays

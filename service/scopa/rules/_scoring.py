@@ -161,8 +161,9 @@ def primiera_value(
     return float(sum(best))
 
 
-def napola_length(cards: Iterable[Card], suit: Suit) -> int:
-    """The napola of ``suit`` in ``cards``: 0 without its ace, 2 and 3, else the run's length.
+def napola_length(cards: Iterable[Card], suit: Suit, top: int = 0) -> int:
+    """The napola of ``suit`` in ``cards``: 0 without its ace, 2 and 3, else the run's length,
+    counted up to rank ``top`` at most (0: no limit; Cirulla's piccola stops at 7).
 
     With two decks (80 cards) a second napola counts too: the run of ranks held twice.
     """
@@ -170,12 +171,13 @@ def napola_length(cards: Iterable[Card], suit: Suit) -> int:
     for c in cards:
         if _SUIT_NUMS[c] == suit:
             counts[rank_of(c)] += 1
+    limit = top if top else 13
     total = 0
     for copies in (1, 2):
         if min(counts[1:4]) < copies:
             break
         length = 3
-        while length < 13 and counts[length + 1] >= copies:
+        while length < limit and counts[length + 1] >= copies:
             length += 1
         total += length
     return total
@@ -286,19 +288,22 @@ class CountRule:
 
 @dataclass(frozen=True, slots=True)
 class NapolaRule:
-    """The napola of a suit: ace, 2 and 3 score 3, plus 1 per next rank in an unbroken run."""
+    """The napola of a suit: ace, 2 and 3 score 3, plus 1 per next rank in an unbroken run, up
+    to rank ``options.napola_top`` (0: the whole suit)."""
 
     name: str
     suit: Suit
 
     def score(self, tallies: Sequence[SideTally], options: Options) -> Component:
         """Each side scores its own run length (only one side can hold ace, 2 and 3)."""
-        lengths = tuple([napola_length(t.cards, self.suit) for t in tallies])
+        top = options.napola_top
+        lengths = tuple([napola_length(t.cards, self.suit, top) for t in tallies])
         return Component(self.name, lengths, tuple([float(n) for n in lengths]))
 
     def max_points(self, options: Options, plays_per_hand: int) -> int:
-        """Every rank of the suit (13 in the 52-card deck; twice ten with two decks)."""
-        return {52: 13, 80: 20}.get(options.deck_size, 10)
+        """Every rank of the suit up to ``napola_top`` (13 in the 52-card deck), per copy."""
+        top = options.napola_top or (13 if options.deck_size == 52 else 10)
+        return top * _copies(options)
 
 
 def _copies(options: Options) -> int:

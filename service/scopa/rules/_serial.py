@@ -33,6 +33,13 @@ state of those presets without a ``hand_limit`` override was created with no lim
 migration 5 -> 6 writes ``hand_limit: 0`` into its overrides: a stored game keeps the rules it
 was created with. A format-5 reader would give a format-6 game of those presets no limit, so it
 refuses format 6 as a whole.
+
+Format 7 reads a state's overrides against a ``cirulla`` preset whose piccola stops at the 7
+(``napola_top`` 7, issue 27) where format 6's ran through the whole suit. A format-6 state of
+that preset without a ``napola_top`` override was created with the whole run, so the migration
+6 -> 7 writes ``napola_top: 0`` into its overrides; a format-6 reader would give a format-7
+Cirulla game the whole run (and could not deal the value ``sweep`` of ``aces_on_table``, new
+with format 7), so it refuses format 7 as a whole.
 """
 
 from __future__ import annotations
@@ -81,7 +88,7 @@ __all__ = [
     "load_state",
 ]
 
-FORMAT_VERSION: Final = 6
+FORMAT_VERSION: Final = 7
 
 Record = dict[str, Any]
 
@@ -642,47 +649,50 @@ def _events_2_to_3(rows: list[Record]) -> list[Record]:
     return [_event_2_to_3(r) for r in rows]
 
 
-def _same_3_to_4(payload: Any) -> Any:
-    """Format 4 only adds what builds of format 3 already wrote (see the module docstring)."""
+def _same(payload: Any) -> Any:
+    """A format that changes none of the payload's records (format 4 only names what builds of
+    format 3 already wrote, format 5 only adds values: see the module docstring)."""
     return payload
 
 
-def _same_4_to_5(payload: Any) -> Any:
-    """Format 5 only adds values (see the module docstring)."""
-    return payload
+def _pinned(presets: frozenset[str], option: str) -> Callable[[Record], Record]:
+    """The state migration to a format whose ``presets`` set ``option`` where the format before
+    left it at its default: a state of theirs without an ``option`` override gets the default
+    (0) written into its overrides, so it keeps the rules it was created with."""
 
-
-def _same_5_to_6(payload: Any) -> Any:
-    """Format 6 changes no event record."""
-    return payload
-
-
-_LIMITED_IN_6: Final = frozenset({"marescialla", "marescialla_80", "modulo_sette"})
-"""The presets that set ``hand_limit`` since format 6 (none did before)."""
-
-
-def _state_5_to_6(record: Record) -> Record:
-    """A state of a preset in :data:`_LIMITED_IN_6` keeps the no limit it was created with."""
-    if record["preset"] not in _LIMITED_IN_6 or "hand_limit" in record["overrides"]:
+    def migrate(record: Record) -> Record:
+        if record["preset"] not in presets or option in record["overrides"]:
+            return record
+        record = dict(record)
+        record["overrides"] = {**record["overrides"], option: 0}
         return record
-    record = dict(record)
-    record["overrides"] = {**record["overrides"], "hand_limit": 0}
-    return record
+
+    return migrate
+
+
+_state_5_to_6: Final = _pinned(
+    frozenset({"marescialla", "marescialla_80", "modulo_sette"}), "hand_limit"
+)
+"""Format 6: the presets whose scores can fall set ``hand_limit``."""
+_state_6_to_7: Final = _pinned(frozenset({"cirulla"}), "napola_top")
+"""Format 7: Cirulla's piccola stops at the 7."""
 
 
 _STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     1: _state_1_to_2,
     2: _state_2_to_3,
-    3: _same_3_to_4,
-    4: _same_4_to_5,
+    3: _same,
+    4: _same,
     5: _state_5_to_6,
+    6: _state_6_to_7,
 }
 """``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
 _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     1: _events_1_to_2,
     2: _events_2_to_3,
-    3: _same_3_to_4,
-    4: _same_4_to_5,
-    5: _same_5_to_6,
+    3: _same,
+    4: _same,
+    5: _same,
+    6: _same,
 }
 """``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Final, Protocol
 
 from ._cards import _BASES, _RANKS, _SUITS, Card
-from ._options import ClaimAnswers, Options
+from ._options import AcesOnTable, ClaimAnswers, Options
 
 __all__ = [
     "CLAIM_LINES",
@@ -532,20 +532,46 @@ class DealerTableBonus:
         return 3
 
 
+class AcesTableSweep:
+    """Two or more aces on the starting table go to the dealer's side for a sweep (1 point), the
+    reading of some Cirulla engines (issue 27) where the rule pages void the deal
+    (``aces_on_table=sweep``); a single ace stays on the table."""
+
+    name: Final = "aces_sweep"
+    line: Final = "aces_sweep"
+
+    def points(self, table: tuple[Card, ...]) -> int:
+        """1 when ``table`` holds two aces or more, else 0."""
+        aces = 0
+        for c in table:
+            if _RANKS[c] == 1:
+                aces += 1
+        return 1 if aces > 1 else 0
+
+    def max_points(self, plays_per_hand: int) -> int:
+        """Once a hand."""
+        return 1
+
+
 TABLE_BONUS_RULES: Final[tuple[tuple[str, TableBonusRule], ...]] = (
+    ("aces_on_table", AcesTableSweep()),
     ("dealer_bonus", DealerTableBonus(low=False)),
 )
-"""Every starting-table bonus rule, by the boolean option that enables it (``dealer_bonus_low``
-swaps in the rule with the low table; see :func:`table_bonus_rules`)."""
+"""Every starting-table bonus rule, by the option that enables it (``aces_on_table=sweep``,
+``dealer_bonus``; ``dealer_bonus_low`` swaps in the rule with the low table), in the order they
+are asked: the first that scores takes the table. See :func:`table_bonus_rules`."""
 
 _LOW_TABLE_BONUS: Final = DealerTableBonus(low=True)
 
 
 def table_bonus_rules(options: Options) -> tuple[TableBonusRule, ...]:
-    """The starting-table bonus rules ``options`` enable."""
-    if not options.dealer_bonus:
-        return ()
-    return (_LOW_TABLE_BONUS,) if options.dealer_bonus_low else (TABLE_BONUS_RULES[0][1],)
+    """The starting-table bonus rules ``options`` enable, in the order they are asked."""
+    rules: list[TableBonusRule] = []
+    if options.aces_on_table is AcesOnTable.SWEEP:
+        rules.append(TABLE_BONUS_RULES[0][1])
+    if options.dealer_bonus:
+        rules.append(_LOW_TABLE_BONUS if options.dealer_bonus_low else TABLE_BONUS_RULES[1][1])
+    return tuple(rules)
 
 
 def special_rules(options: Options) -> tuple[SpecialRule, ...]:

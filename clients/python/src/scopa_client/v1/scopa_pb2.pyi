@@ -561,10 +561,10 @@ class ScoreLine(google.protobuf.message.Message):
     "modular_sweeps", "traditional_sweeps", "tuzzulicchi", "maresciallo",
     "maresciallo_sweeps", "polacca", "saponaro", "grande",
     "cirulla_declarations", "twin_sweeps", "ten_of_denari", "fante_of_denari",
-    "false_claims", "wrong_doubts", "dealer_bonus" (only those the ruleset scores;
-    "traditional_sweeps", "maresciallo", "maresciallo_sweeps", "saponaro",
-    "false_claims" and "wrong_doubts" may be negative). With two decks (80 cards)
-    a line about one card counts each copy held.
+    "false_claims", "wrong_doubts", "dealer_bonus", "aces_sweep" (only those the
+    ruleset scores; "traditional_sweeps", "maresciallo", "maresciallo_sweeps",
+    "saponaro", "false_claims" and "wrong_doubts" may be negative). With two
+    decks (80 cards) a line about one card counts each copy held.
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
@@ -1013,8 +1013,9 @@ class BonusScored(google.protobuf.message.Message):
     """A side scored points outside a play, under one of the ruleset's rules:
     "dealer_bonus", Cirulla's dealer taking a starting table that adds up to 15
     (1 point), 30 (2) or, with dealer_bonus_low, 9 or less (3), the 7 of coppe
-    counting as any value. The points add up into the score-sheet line of the
-    same name when the hand is scored.
+    counting as any value; "aces_sweep", with aces_on_table = "sweep" the dealer
+    taking a starting table of two or more aces (1 point). The points add up into
+    the score-sheet line of the same name when the hand is scored.
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
