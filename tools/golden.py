@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "service"))
 
 from scopa.rules import (  # noqa: E402
     PRESETS,
+    SOURCES,
     AceReturned,
     Answer,
     BonusScored,
@@ -223,6 +224,17 @@ def option_tables() -> str:
     """The generated Markdown: the presets table and the options table."""
     lines = [
         BEGIN,
+        "",
+        "### Sources",
+        "",
+        "The rules texts the presets and options cite by name (other pages are cited by address).",
+        "",
+        "| cited as | what it gives | where |",
+        "| --- | --- | --- |",
+    ]
+    for s in SOURCES:
+        lines.append(f"| {_cell(s.name)} | {_cell(s.covers)} | {s.url} |")
+    lines += [
         "",
         "### Presets",
         "",

@@ -162,3 +162,34 @@ def test_relative_links_resolve(doc: str) -> None:
         if not linked.exists() or (missing_anchor and anchor not in _anchors(linked)):
             broken.append(target)
     assert broken == []
+
+
+_SEED_FILE = re.compile(r"seeds?\s*0", re.IGNORECASE)
+"""How a mention of the project's private rule-text files ("seed 004", "seeds 002, 004") looks."""
+
+
+def _served_texts() -> dict[str, str]:
+    """Every text a client or reader gets: ListRulesets' presets and options, the web bundle,
+    openapi.json, the README and docs/."""
+    texts = {f"preset {p.id}": f"{p.name}\n{p.description}\n{p.source}" for p in PRESETS.values()}
+    texts.update({f"option {o.name}": f"{o.description}\n{o.source}" for o in list_options()})
+    served = ROOT / "service" / "scopa" / "transport"
+    files = [served / "openapi.json", ROOT / "README.md", *sorted((ROOT / "docs").rglob("*"))]
+    files += sorted((served / "webui").rglob("*"))
+    for path in files:
+        if path.is_file():
+            texts[str(path.relative_to(ROOT))] = path.read_text(errors="replace")
+    return texts
+
+
+def test_no_served_text_or_doc_names_a_seed_file() -> None:
+    """Nobody outside the project can open "seed 004": what is served or documented cites the
+    public document instead (it.wikipedia, "Scopa (gioco)"; Lo Spazzino, Cuperativa ...)."""
+    texts = _served_texts()
+    assert any("preset" in name for name in texts) and "docs/rules.md" in texts
+    found = {
+        name: sorted({m.group(0) for m in _SEED_FILE.finditer(text)})
+        for name, text in texts.items()
+        if _SEED_FILE.search(text)
+    }
+    assert found == {}

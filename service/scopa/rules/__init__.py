@@ -155,6 +155,7 @@ from ._serial import (
     load_events,
     load_state,
 )
+from ._sources import SOURCES, Source
 from ._specials import (
     Accusa,
     AcesTableSweep,
@@ -196,6 +197,7 @@ __all__ = [
     "MAX_CARD",
     "PLAY",
     "PRESETS",
+    "SOURCES",
     "Accusa",
     "AceOnEmptyTableTakes",
     "AceReturned",
@@ -285,6 +287,7 @@ __all__ = [
     "SeatResigned",
     "SeatView",
     "SideTally",
+    "Source",
     "SpadeNapoleoneWins",
     "SpecialRule",
     "Steal",

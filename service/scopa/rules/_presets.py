@@ -13,6 +13,7 @@ from ._options import (
     MazzoTies,
     Options,
 )
+from ._sources import SCOPA_PAGE, SPATOLA, SPAZZINO, WIKIPEDIA, cite, ruling
 
 __all__ = ["PRESETS", "Preset"]
 
@@ -71,7 +72,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopa",
         "Scopa (2 players)",
         "Scopa for two, 6 deals of 3, game to 11.",
-        "seed 002",
+        cite(SCOPA_PAGE),
         {},
         (2, 3, 4, 6),
     ),
@@ -79,7 +80,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopa3",
         "Scopa (3 players)",
         "Scopa for three, 4 deals of 3, game to 21.",
-        "seeds 002, 004",
+        cite(SCOPA_PAGE, WIKIPEDIA),
         {"players": 3, "target_score": 21},
         (3,),
     ),
@@ -87,7 +88,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopa4",
         "Scopa (4 players in pairs)",
         "Two pairs, 3 deals of 3, game to 21.",
-        "seeds 002, 004",
+        cite(SCOPA_PAGE, WIKIPEDIA),
         {"players": 4, "target_score": 21},
         (4,),
     ),
@@ -95,7 +96,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopa6",
         "Scopa (6 players, two teams of three)",
         "2 deals of 3, game to 21.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"players": 6, "target_score": 21},
         (6,),
     ),
@@ -103,7 +104,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopone",
         "Scopone",
         "4 players in pairs, 9 cards each and 4 on the table.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"players": 4, "hand_size": 9, "target_score": 21},
         (4,),
     ),
@@ -111,7 +112,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopone_scientifico",
         "Scopone scientifico",
         "4 players in pairs, 10 cards each and none on the table.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"players": 4, "hand_size": 10, "table_cards": 0, "target_score": 21},
         (4,),
     ),
@@ -119,7 +120,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopone_romano",
         "Scopone romano",
         "Scopone scoring every denaro 1, settebello 2, carte 1, primiera 1 (13 a hand).",
-        "seed 004",
+        cite(WIKIPEDIA),
         {
             "players": 4,
             "hand_size": 9,
@@ -135,7 +136,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Spazzino",
         "Cuperativa's Spazzino for two: picula, bagher, napola of "
         "spade, figures take only figures, game to 21.",
-        "seed 000",
+        cite(SPAZZINO),
         {
             **_SPAZZINO_SCORING,
             "equal_card_precedence": False,
@@ -149,7 +150,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "spatola",
         "Spatola (2 players)",
         "Scopa crossed with Spazzino, game to 61.",
-        "seed 001",
+        cite(SPATOLA),
         _SPATOLA,
         (2, 4),
     ),
@@ -157,7 +158,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "spatola4",
         "Spatola (4 players in pairs)",
         "Spatola for two pairs, game to 61.",
-        "seed 001",
+        cite(SPATOLA),
         {**_SPATOLA, "players": 4},
         (4,),
     ),
@@ -165,7 +166,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopa15",
         "Scopa a 15",
         "A card takes the table cards that with it add up to 15.",
-        "seeds 002, 004",
+        cite(SCOPA_PAGE, WIKIPEDIA),
         {"capture_15": True},
         (2, 3, 4, 6),
     ),
@@ -173,7 +174,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopa11",
         "Scopa a 11",
         "Normal captures plus taking cards that with the played card add up to 11.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"capture_11": True},
         (2, 3, 4, 6),
     ),
@@ -181,7 +182,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "asso_piglia_tutto",
         "Asso piglia tutto",
         "An ace takes the whole table; it does not count as a scopa.",
-        "seed 002",
+        cite(SCOPA_PAGE),
         {"ace_takes_all": True},
         (2, 3, 4, 6),
     ),
@@ -190,7 +191,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa d'assi",
         "An ace takes the whole table and counts as a scopa;"
         " an ace on the table is taken alone; with napola.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"ace_takes_all": True, "ace_sweep_counts": True, "napola_denari": True},
         (2, 3, 4, 6),
     ),
@@ -198,7 +199,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "scopa_napola",
         "Scopa with Napola",
         "Scopa with the napola of denari; a napoleone wins the game at once.",
-        "seed 002",
+        cite(SCOPA_PAGE),
         {"napola_denari": True, "napoleone_wins": True},
         (2, 3, 4, 6),
     ),
@@ -207,7 +208,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Bazzica con accuse",
         "Scopa for two with declarations (accuse) of three cards of a rank or adding up to 9 or"
         " less, game to 21.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"accusa": True, "target_score": 21},
         (2,),
     ),
@@ -215,7 +216,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "punti_ai_denari",
         "Punti ai denari",
         "Scopa without the primiera; the fante, cavallo and re of denari score 1 point each.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"primiera_points": 0, "denari_figures": True},
         (2, 3, 4, 6),
     ),
@@ -224,7 +225,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa FRAC",
         "Only fanti, re, assi and cavalli score, 1 point each (16 a hand); no obligation to take"
         " an equal card rather than a sum; game to 50.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {
             "frac_points": True,
             "cards_points": 0,
@@ -241,7 +242,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "sbarazzino",
         "Sbarazzino",
         "Emilia's ace game: an ace takes the whole table, which is not a scopa; game to 41.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"ace_takes_all": True, "target_score": 41},
         (2, 3, 4, 6),
     ),
@@ -250,7 +251,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa delle differenze",
         "Two or more cards are taken by the card that makes their difference (fante and 2 by a 6;"
         " ace, 7 and re by a 2); one card by an equal card as usual.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"capture_arithmetic": CaptureArithmetic.DIFFERENCE},
         (2, 3, 4, 6),
     ),
@@ -258,7 +259,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "inversa",
         "Scopa inversa (hybrid)",
         "Captures by sum or by difference, the hybrid form of Scopa inversa.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"capture_arithmetic": CaptureArithmetic.SUM_OR_DIFFERENCE},
         (2, 3, 4, 6),
     ),
@@ -268,7 +269,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "The hybrid Scopa inversa read as mixed additions and subtractions: two or more cards are"
         " taken when their ranks, each added or subtracted, make the played card (5, 3 and 2 by a"
         " 6 as 5 + 3 - 2; ace, 4 and 5 by a 2 as 5 - 4 + 1).",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"capture_arithmetic": CaptureArithmetic.SIGNED},
         (2, 3, 4, 6),
     ),
@@ -277,7 +278,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Tuzzulicchio",
         "Bari's asso piglia tutto with hand declarations: buongioco (a pair or three of ace, 2,"
         " 3) and napoli (two or three of ace, 2, 3 of one suit).",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"ace_takes_all": True, "tuzzulicchio_declarations": True},
         (2, 3, 4, 6),
     ),
@@ -285,7 +286,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "cocchiaundici",
         "Cocchiaundici",
         "Tuzzulicchio where a card may also take cards adding up to 11 with it.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"ace_takes_all": True, "tuzzulicchio_declarations": True, "capture_11": True},
         (2, 3, 4, 6),
     ),
@@ -295,7 +296,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa d'assi with napola where the re of spade (maresciallo) costs 1 point, 4 if it"
         " sweeps; the fante of denari with the settebello (polacca) scores 1. At most"
         f" {_FALLING_HAND_LIMIT} hands, then the highest score wins.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {
             "ace_takes_all": True,
             "ace_sweep_counts": True,
@@ -313,7 +314,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         " players); every card and so every point and penalty twice; a card takes its twin only"
         " to sweep, for 3 points, and the re of spade sweeping its twin scores 10. At most"
         f" {_FALLING_HAND_LIMIT} hands.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {
             "deck_size": 80,
             "players": 4,
@@ -337,7 +338,9 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         " dealt four times): figures (11, 12, 13) take only an equal figure; 2 points for most"
         " cards (1 each at 26-26), 1 for most spade, the napula of spade, 1 each for the 2 of"
         " spade and the 10 and the fante of denari, 1 a sweep; game to 51.",
-        "seed 004; en.wikipedia.org/wiki/Cicera; D. Parlett, The Penguin Book of Card Games",
+        cite(
+            WIKIPEDIA, "en.wikipedia.org/wiki/Cicera", "D. Parlett, The Penguin Book of Card Games"
+        ),
         {
             "deck_size": 52,
             "players": 4,
@@ -363,10 +366,15 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
     Preset(
         "cirulla",
         "Cirulla",
-        "Liguria's game (named in seed 004; rules from Pagat and it.wikipedia): captures by sum,"
-        " by 15 with the played card, the ace takes the table as a scopa; declarations with the"
-        " matta; piccola (ace to 7 of denari) and grande; cappotto wins; game to 51.",
-        "seed 004 (name); pagat.com/fishing/cirulla.html; it.wikipedia.org/wiki/Cirulla",
+        "Liguria's game (named on it.wikipedia's Scopa page; rules from Pagat and it.wikipedia):"
+        " captures by sum, by 15 with the played card, the ace takes the table as a scopa;"
+        " declarations with the matta; piccola (ace to 7 of denari) and grande; cappotto wins;"
+        " game to 51.",
+        cite(
+            WIKIPEDIA.on("the name"),
+            "pagat.com/fishing/cirulla.html",
+            "it.wikipedia.org/wiki/Cirulla",
+        ),
         {
             "capture_15": True,
             "capture_15_only": False,
@@ -390,7 +398,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa a non prendere",
         "Played to lose: each for himself (4 or 6), all cards dealt, ties give the point to every"
         " tied player; the first to 11 loses and the lowest score wins.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {
             "players": 4,
             "partnerships": False,
@@ -408,7 +416,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopone romano al contrario",
         "Scopone romano played to lose by 4 or 5 players each alone: who reaches 21 leaves, the"
         " last one left wins.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {
             "players": 4,
             "partnerships": False,
@@ -428,7 +436,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Values and sums modulo 7 (fante 1, cavallo 2, re 3, 7 is 0); ordinary sweeps cost 1"
         " point, modular sweeps score 1, a 7 sweeping a 7 nothing. At most"
         f" {_FALLING_HAND_LIMIT} hands, then the highest score wins.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {
             "modular_captures": True,
             "modular_sweeps": True,
@@ -442,7 +450,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Rubamazzo",
         "Steal an opponent's pile with a card of the rank on its top; no sweeps, only the most"
         " cards score, one hand a game.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {
             "pile_steal": True,
             "sweep_points": 0,
@@ -460,7 +468,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         " trusted, it stands unseen; doubted, a false claim costs the claimer a point and a true"
         f" one costs the doubter a point. At most {_FIDASSE_HAND_LIMIT} hands, then the highest"
         " score wins.",
-        "seed 004; the hand limit is a local choice",
+        cite(WIKIPEDIA, ruling("the hand limit, which the text does not set")),
         {"sweep_claims": True, "hand_limit": _FIDASSE_HAND_LIMIT},
         (2, 3, 4, 6),
     ),
@@ -469,7 +477,7 @@ _PRESET_LIST: Final[tuple[Preset, ...]] = (
         "Scopa della fattoria",
         "Build a farm: a card played onto a table card when holding a card to take both next"
         " turn; others may take the farm or raise it; no primiera, the 2 of denari scores 1.",
-        "seed 004",
+        cite(WIKIPEDIA),
         {"farms": True, "primiera_points": 0, "two_of_denari": True},
         (2, 4),
     ),
