@@ -19,6 +19,7 @@ from scopa.app import (
     SeatSpec,
     SeatTaken,
     StoreClock,
+    Sweeper,
     TokenAuthority,
 )
 from scopa.storage import MemoryStore
@@ -196,3 +197,17 @@ async def test_a_listed_game_no_release_can_play_leaves_the_lobby_not_the_listin
     assert await store.public_games("", int(wall.now * 1000), 10, None) == [
         (kept.game_id, int(wall.now * 1000))
     ]
+
+
+async def test_an_expired_game_leaves_the_lobby_with_nobody_listing_it(
+    core: GameCore, wall: Wall, ttl_clock: FakeClock, store: MemoryStore
+) -> None:
+    """The sweeper, not a reader, takes an expired public game off the lobby: listed again as
+    of a time before its expiry, it is no longer there."""
+    created = await _public(core, wall)
+    listed_ms = int(wall.now * 1000)
+    assert await store.public_games("", listed_ms, 10) == [(created.game_id, listed_ms)]
+    wall.now += 61
+    ttl_clock.advance(61)
+    await Sweeper(core).sweep()
+    assert await store.public_games("", listed_ms, 10) == []

@@ -113,3 +113,32 @@ async def test_unlisted_and_expired_games_leave_the_lobby(backend: Backend) -> N
     assert await store.public_games("", 3999, 10) == [("live", 3000), ("stale", 2000)]
     assert await store.public_games("scopa", 4000, 10) == [("live", 3000)]
     assert await store.public_games("", 4000, 10) == [("live", 3000)]
+
+
+async def test_expired_lobby_entries_are_purged_in_batches_without_a_listing(
+    backend: Backend,
+) -> None:
+    """``purge_public`` drops up to ``limit`` expired entries (no listing needed): listed again
+    as of a time before their expiry, the purged entries are gone, the live one stays."""
+    store = backend.store
+    for i in range(3):
+        await store.list_public(f"stale{i}", "scopa" if i else "scopone", 2000 + i, 4000)
+    await store.list_public("live", "scopa", 1000, 10**13)
+    assert await store.purge_public(5000, 2) == 2
+    assert len(await store.public_games("", 3000, 10)) == 2
+    assert await store.purge_public(5000, 2) == 1
+    assert await store.purge_public(5000, 2) == 0
+    assert await store.public_games("", 3000, 10) == [("live", 1000)]
+    assert await store.public_games("scopone", 3000, 10) == []
+
+
+async def test_a_first_page_skips_any_number_of_expired_entries(backend: Backend) -> None:
+    """However many expired entries are newer than the live ones, the first page holds live
+    games (never an empty page while some match), for every preset filter."""
+    store = backend.store
+    for i in range(100):
+        await store.list_public(f"stale{i:03}", "scopa", 2000 + i, 4000)
+    for i in range(3):
+        await store.list_public(f"live{i}", "scopa", 1000 + i, 10**13)
+    assert await store.public_games("", 5000, 2) == [("live2", 1002), ("live1", 1001)]
+    assert await store.public_games("scopa", 5000, 2, (1001, "live1")) == [("live0", 1000)]

@@ -151,6 +151,10 @@ class GameCore:
         """Measure the offset of this replica's clock to the store's (see StoreClock)."""
         return await self._turns.sync_clock()
 
+    async def purge_lobby(self) -> int:
+        """Drop the lobby entries of expired games (a sweep's second task); how many."""
+        return await self._lobby.purge()
+
     async def due_games(self, limit: int) -> list[tuple[str, int]]:
         """Index entries due by the store's clock now, from every deadline shard."""
         return await self._turns.due_games(limit)

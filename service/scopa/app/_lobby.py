@@ -11,7 +11,13 @@ from ._commands import GameSnapshot
 from ._games import Games
 from ._paging import page_size, page_token, read_page_token
 
-__all__ = ["Lobby"]
+__all__ = ["PURGE_BATCH", "PURGE_BATCHES", "Lobby"]
+
+PURGE_BATCH = 500
+"""Expired lobby entries one store call drops at most (one short script on the lobby's node)."""
+PURGE_BATCHES = 20
+"""Store calls one sweep makes at most to drop expired lobby entries (so a pass is bounded; the
+next pass, or another replica's, drops the rest)."""
 
 
 class Lobby:
@@ -35,6 +41,21 @@ class Lobby:
         listed = [game for game in loaded if game is not None]
         next_token = page_token(preset, rows[-1][1], rows[-1][0]) if more and rows else ""
         return listed, next_token
+
+    async def purge(self) -> int:
+        """Drop the lobby entries of expired games, in bounded batches; returns how many.
+
+        The sweepers call it every pass, so an abandoned public game leaves the lobby about
+        one sweep interval after it expired, whether or not anyone lists the lobby.
+        """
+        now_ms = self._games.clock.now_ms()
+        dropped = 0
+        for _ in range(PURGE_BATCHES):
+            batch = await self._games.store.purge_public(now_ms, PURGE_BATCH)
+            dropped += batch
+            if batch < PURGE_BATCH:
+                break
+        return dropped
 
     async def _listed(self, game_id: str) -> GameSnapshot | None:
         """A lobby entry's spectator snapshot; None (and off the lobby) when no longer open or

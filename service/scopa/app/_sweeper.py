@@ -2,9 +2,11 @@
 
 A turn whose clock ran out, or a bot turn left unplayed by a replica that died, is taken by the
 first replica that reads or writes the game; the sweeper covers games nobody touches (every
-person disconnected). Each replica scans every deadline shard of the store once per interval
-and calls :meth:`GameCore.sweep_game` for each due entry: the commit is a compare-and-set, so
-when several replicas find the same entry exactly one acts. No scheduler service, no leader.
+person disconnected). It also drops the lobby entries of expired public games, so the lobby
+stays bounded with nobody listing it. Each replica scans every deadline shard of the store once
+per interval and calls :meth:`GameCore.sweep_game` for each due entry: the commit is a
+compare-and-set, so when several replicas find the same entry exactly one acts. No scheduler
+service, no leader.
 """
 
 from __future__ import annotations
@@ -47,15 +49,19 @@ class Sweeper:
             await cancel_until_done(self._task)
 
     async def sweep(self) -> int:
-        """One pass: sync the clock with the store, take every due action; returns how many."""
+        """One pass: sync the clock with the store, drop the lobby entries of expired games
+        (in bounded batches), take every due action; returns how many actions."""
         # The scan runs every interval on every replica: untraced (no span per shard), like the
         # readiness poll; taking a due action is traced as usual.
         token = context.attach(context.set_value(context._SUPPRESS_INSTRUMENTATION_KEY, True))
         try:
             await self._core.sync_clock()
+            dropped = await self._core.purge_lobby()
             due = await self._core.due_games(self._batch)
         finally:
             context.detach(token)
+        if dropped:
+            _log.info("lobby_purged", entries=dropped)
         acted = 0
         for game_id, deadline_ms in due:
             try:

@@ -46,10 +46,6 @@ def lobby_keys(preset: str) -> tuple[str, str, str, str]:
     return f"{base}:all", f"{base}:p:{preset}", f"{base}:exp", f"{base}:preset"
 
 
-_LOBBY_PURGE = 64
-"""Expired lobby entries dropped at most per listing (the rest go at the next one)."""
-
-
 class RedisIndexes:
     """The index operations of the Redis stores (standalone, Sentinel, Cluster).
 
@@ -128,37 +124,30 @@ class RedisIndexes:
                 return
             await self._evalsha(self._lobby, list(lobby_keys(preset.decode())), ["remove", game_id])
 
+    async def purge_public(self, now_ms: int, limit: int) -> int:
+        """Drop up to ``limit`` lobby entries expired by ``now_ms`` (oldest expiry first)."""
+        keys = list(lobby_keys(""))
+        with self._index_call("EVALSHA", "lobby"):
+            return int(
+                await self._evalsha(self._lobby, keys, ["purge", _preset_prefix(), now_ms, limit])
+            )
+
     async def public_games(
         self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
     ) -> list[tuple[str, int]]:
         """Listed games, newest first: (game id, creation ms), after the cursor ``before``.
 
-        ``preset`` "" lists every preset. Entries past their expiry are dropped first.
+        ``preset`` "" lists every preset. One script: expired entries met on the way are
+        dropped and skipped, so the page is short only when no more live entries exist.
         """
-        all_key, preset_key, expiry_key, _ = lobby_keys(preset)
-        with self._index_call("ZRANGEBYSCORE", "lobby"):
-            expired = await self._client.zrangebyscore(
-                expiry_key, "-inf", now_ms, start=0, num=_LOBBY_PURGE
-            )
-        for game in expired:
-            await self.unlist_public(game.decode())
-        key = preset_key if preset else all_key
-        top: Any = "+inf"
-        skip = 0
-        if before is not None:
-            top = before[0]
-            with self._index_call("ZCOUNT", "lobby"):
-                skip = int(await self._client.zcount(key, before[0], before[0]))
-        with self._index_call("ZREVRANGEBYSCORE", "lobby"):
-            rows = await self._client.zrevrangebyscore(
-                key, top, "-inf", start=0, num=limit + skip, withscores=True
-            )
-        return _after([(m.decode(), int(s)) for m, s in rows], before)[:limit]
+        keys = list(lobby_keys(preset))
+        args: list[Any] = ["page", _preset_prefix(), now_ms, limit, "1" if preset else "0"]
+        args += ["", ""] if before is None else [before[0], before[1]]
+        with self._index_call("EVALSHA", "lobby"):
+            flat = await self._evalsha(self._lobby, keys, args)
+        return [(flat[i].decode(), int(flat[i + 1])) for i in range(0, len(flat), 2)]
 
 
-def _after(rows: list[tuple[str, int]], before: tuple[int, str] | None) -> list[tuple[str, int]]:
-    """``rows`` (newest first; ties by id, descending) strictly after the cursor ``before``."""
-    if before is None:
-        return rows
-    score, game = before
-    return [(g, s) for g, s in rows if s < score or (s == score and g < game)]
+def _preset_prefix() -> str:
+    """The name of a preset's lobby set without the preset (lobby.lua appends it)."""
+    return lobby_keys("")[1]

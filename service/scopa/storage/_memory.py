@@ -206,6 +206,14 @@ class MemoryStore:
         self._check_open()
         self._lobby.pop(game_id, None)
 
+    async def purge_public(self, now_ms: int, limit: int) -> int:
+        """Drop up to ``limit`` lobby entries expired by ``now_ms`` (oldest expiry first)."""
+        self._check_open()
+        expired = sorted((exp, game) for game, (_, _, exp) in self._lobby.items() if exp <= now_ms)
+        for _, game in expired[:limit]:
+            del self._lobby[game]
+        return min(len(expired), limit)
+
     async def public_games(
         self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
     ) -> list[tuple[str, int]]:

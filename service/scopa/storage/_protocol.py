@@ -124,13 +124,20 @@ class GameStore(Protocol):
         """Take a game off the lobby (a no-op if it is not listed)."""
         ...
 
+    async def purge_public(self, now_ms: int, limit: int) -> int:
+        """Drop up to ``limit`` lobby entries expired by ``now_ms``, oldest expiry first, and
+        return how many: the sweepers call it, so the lobby stays bounded with no reader."""
+        ...
+
     async def public_games(
         self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
     ) -> list[tuple[str, int]]:
         """Up to ``limit`` listed games (game id, creation ms), newest first.
 
         ``preset`` "" lists all presets; ``before`` is the (creation ms, game id) of the last
-        entry of the previous page. Entries expired by ``now_ms`` are dropped, not returned.
+        entry of the previous page. Entries expired by ``now_ms`` are never returned nor
+        counted, however many there are: the page is short only when no more live entries
+        exist (those met may be dropped on the way).
         """
         ...
 
