@@ -33,6 +33,7 @@ from ._commands import (
     CreateResult,
     GameSnapshot,
     JoinResult,
+    LobbyGame,
     PlayResult,
 )
 from ._commits import Commits
@@ -131,9 +132,9 @@ class GameCore:
 
     async def list_games(
         self, preset: str, page_size: int, page_token: str
-    ) -> tuple[list[GameSnapshot], str]:
-        """Public games waiting for players, newest first, as a spectator sees them (AIP-158):
-        one page and the token of the next ("" on the last page)."""
+    ) -> tuple[list[LobbyGame], str]:
+        """Public games waiting for players, newest first, each from its lobby summary
+        (AIP-158): one page and the token of the next ("" on the last page)."""
         return await self._lobby.list_games(preset, page_size, page_token)
 
     def watch(

@@ -30,10 +30,10 @@ from ._convert import (
     create_command,
     events_to_pb,
     game_id_from_name,
+    lobby_to_pb,
     move_from_pb,
     options_tail,
     rulesets_to_pb,
-    view_to_pb,
     with_view,
 )
 
@@ -279,13 +279,13 @@ class GameCalls:
     async def list_games(
         self, request: pb.ListGamesRequest, token: str | None
     ) -> pb.ListGamesResponse:
-        """The lobby: public games waiting for players, as spectators see them."""
+        """The lobby: public games waiting for players, each from its summary."""
         with request_fields():
             games, next_token = await self._core.list_games(
                 request.preset, request.page_size, request.page_token
             )
         return pb.ListGamesResponse(
-            games=[view_to_pb(game) for game in games], next_page_token=next_token
+            games=[lobby_to_pb(game) for game in games], next_page_token=next_token
         )
 
     async def list_rulesets(

@@ -15,6 +15,7 @@ from scopa.app import (
     GameSnapshot,
     GameStatus,
     InvalidArgument,
+    LobbyGame,
     SeatJoined,
     SeatSpec,
     TimeoutAction,
@@ -32,6 +33,7 @@ __all__ = [
     "create_command",
     "event_to_pb",
     "game_id_from_name",
+    "lobby_to_pb",
     "move_from_pb",
     "option_from_pb",
     "option_to_pb",
@@ -433,6 +435,28 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
     message = pb.GameView(**_view_fields(snapshot, last_events))
     _add_view_extras(message, snapshot)
     message.MergeFromString(_options_view(snapshot.view.options))
+    return message
+
+
+def lobby_to_pb(game: LobbyGame) -> pb.GameView:
+    """A lobby page's game (its summary) to a GameView: name, preset, version, status, seats
+    (names, open seats, bots), public, creation time and turn clock; nothing of the table."""
+    message = pb.GameView(
+        name=_NAME_PREFIX + game.game_id,
+        preset=game.preset,
+        version=game.version,
+        etag=game.etag,
+        status=_STATUS[game.status],
+        seats=[
+            pb.SeatInfo(seat=i, display_name=s.name, open=s.open and not s.joined, bot=s.bot)
+            for i, s in enumerate(game.seats)
+        ],
+        public=game.public,
+        turn_timeout_s=game.turn_timeout_s,
+        timeout_bot=game.timeout_bot,
+    )
+    if game.created_ms:
+        message.create_time.FromMilliseconds(game.created_ms)
     return message
 
 
