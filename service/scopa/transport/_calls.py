@@ -7,6 +7,7 @@ mapped to statuses by each transport through :mod:`scopa.transport._errors`.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
@@ -125,7 +126,7 @@ class GameCalls:
         self._rulesets = rulesets_to_pb(presets, options)  # fixed for the process's life
         # GetState responses by the snapshot they were built from: the core hands out the same
         # snapshot object for an unchanged game and seat. Never mutated once built.
-        self._states: dict[int, tuple[GameSnapshot, pb.GetStateResponse]] = {}
+        self._states: OrderedDict[int, tuple[GameSnapshot, pb.GetStateResponse]] = OrderedDict()
         self._options_tail = options_tail
 
     @staticmethod
@@ -217,7 +218,7 @@ class GameCalls:
             return kept[1]
         response = self._viewed(pb.GetStateResponse, snapshot)
         if len(self._states) >= _KEPT_RESPONSES:
-            del self._states[next(iter(self._states))]
+            self._states.popitem(last=False)  # O(1): no holes to skip, as in a plain dict
         self._states[id(snapshot)] = (snapshot, response)  # holds the snapshot: its id stays
         return response
 
