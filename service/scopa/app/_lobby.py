@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 
 from scopa import rules
-from scopa.storage import GameNotFound
+from scopa.storage import GameNotFound, PublicGame
 
 from ._commands import LobbyGame
-from ._games import Games
+from ._decoded import BoundedMap
+from ._games import DECODED_CACHE_SIZE, Games
 from ._paging import page_size, page_token, read_page_token
 from ._summary import dump_summary, load_summary
 
@@ -26,6 +27,9 @@ class Lobby:
 
     def __init__(self, games: Games) -> None:
         self._games = games
+        # A summary is written once per version, and the same first pages are listed again
+        # and again (every open lobby refreshes): each is decoded once (~10 us a game).
+        self._read: BoundedMap[PublicGame, LobbyGame] = BoundedMap(DECODED_CACHE_SIZE)
 
     async def list_games(self, preset: str, size: int, token: str) -> tuple[list[LobbyGame], str]:
         """One page of public games waiting for players, and the token of the next ("" on the
@@ -38,7 +42,7 @@ class Lobby:
         rows = await self._games.store.public_games(preset, now_ms, rows_wanted + 1, cursor)
         more = len(rows) > rows_wanted
         rows = rows[:rows_wanted]
-        listed = [load_summary(game_id, created, blob) for game_id, created, blob in rows]
+        listed = [self._summary(row) for row in rows]
         if None in listed:
             unread = [i for i, game in enumerate(listed) if game is None]
             loaded = await asyncio.gather(*(self._listed(rows[i].game_id) for i in unread))
@@ -46,6 +50,15 @@ class Lobby:
                 listed[i] = game
         next_token = page_token(preset, rows[-1][1], rows[-1][0]) if more and rows else ""
         return [game for game in listed if game is not None], next_token
+
+    def _summary(self, row: PublicGame) -> LobbyGame | None:
+        """The lobby game of an entry's summary (None: none, or unreadable), decoded once."""
+        game = self._read.get(row)
+        if game is None:
+            game = load_summary(*row)
+            if game is not None:
+                self._read.put(row, game)
+        return game
 
     async def purge(self) -> int:
         """Drop the lobby entries of expired games, in bounded batches; returns how many.

@@ -31,7 +31,7 @@ from ._convert import (
     create_command,
     events_to_pb,
     game_id_from_name,
-    lobby_to_pb,
+    lobby_fields,
     move_from_pb,
     options_tail,
     rulesets_to_pb,
@@ -285,9 +285,9 @@ class GameCalls:
             games, next_token = await self._core.list_games(
                 request.preset, request.page_size, request.page_token
             )
-        return pb.ListGamesResponse(
-            games=[lobby_to_pb(game) for game in games], next_page_token=next_token
-        )
+        # Dicts: upb fills each GameView in place (a message would be serialized and parsed).
+        views: Any = [lobby_fields(game) for game in games]
+        return pb.ListGamesResponse(games=views, next_page_token=next_token)
 
     async def list_rulesets(
         self, request: pb.ListRulesetsRequest, token: str | None
