@@ -298,12 +298,13 @@ async def _play_and_get(bench: Bench) -> tuple[Measured, Measured]:
     wanted = max(args.conc * 2, int(args.seconds * 60))  # ~36 plays a game: never runs out
     games = await bench.stacked_games(wanted)
     pool = players.Pools(fresh=list(games))
-    rec = players.Recorder()
+    created = [0]
 
     async def play(deadline: float) -> int:
-        before = rec.calls("PlayCard")
+        rec = players.Recorder()  # one per worker: each returns its own calls
         await players.play_stacked(bench.stub, rec, pool, bench.rng, 11, deadline)
-        return rec.calls("PlayCard") - before
+        created[0] += rec.calls("CreateGame")
+        return rec.calls("PlayCard")
 
     async def get(deadline: float) -> int:
         inner = players.Recorder()
@@ -313,7 +314,7 @@ async def _play_and_get(bench: Bench) -> tuple[Measured, Measured]:
         return inner.calls("GetState")
 
     played = await bench.measure(play)
-    if rec.calls("CreateGame"):
+    if created[0]:
         raise RuntimeError("the PlayCard phase ran out of prepared games")
     return played, await bench.measure(get)
 

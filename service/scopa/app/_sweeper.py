@@ -12,6 +12,8 @@ service, no leader.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import structlog
 from opentelemetry import context
@@ -25,6 +27,16 @@ from ._core import GameCore
 __all__ = ["Sweeper"]
 
 _log = structlog.get_logger("scopa.app.sweeper")
+
+
+@contextmanager
+def _untraced() -> Iterator[None]:
+    """OpenTelemetry's suppress-instrumentation flag for the block: no store span."""
+    token = context.attach(context.set_value(context._SUPPRESS_INSTRUMENTATION_KEY, True))
+    try:
+        yield
+    finally:
+        context.detach(token)
 
 
 class Sweeper:
@@ -49,19 +61,13 @@ class Sweeper:
             await cancel_until_done(self._task)
 
     async def sweep(self) -> int:
-        """One pass: sync the clock with the store, drop the lobby entries of expired games
-        (in bounded batches), take every due action; returns how many actions."""
-        # The scan runs every interval on every replica: untraced (no span per shard), like the
+        """One pass: sync the clock with the store, take every due action, then drop the lobby
+        entries of expired games (in bounded batches); returns how many actions."""
+        # The scans run every interval on every replica: untraced (no span per shard), like the
         # readiness poll; taking a due action is traced as usual.
-        token = context.attach(context.set_value(context._SUPPRESS_INSTRUMENTATION_KEY, True))
-        try:
+        with _untraced():
             await self._core.sync_clock()
-            dropped = await self._core.purge_lobby()
             due = await self._core.due_games(self._batch)
-        finally:
-            context.detach(token)
-        if dropped:
-            _log.info("lobby_purged", entries=dropped)
         acted = 0
         for game_id, deadline_ms in due:
             try:
@@ -76,6 +82,10 @@ class Sweeper:
             except Exception:
                 # One broken game must not stop the sweep of the others (logged without locals).
                 _log.exception("sweep_failed", game_id=game_id)
+        with _untraced():  # after the turns: a failing purge never holds a turn up
+            dropped = await self._core.purge_lobby()
+        if dropped:
+            _log.info("lobby_purged", entries=dropped)
         return acted
 
     async def run(self) -> None:
