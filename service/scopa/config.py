@@ -127,7 +127,8 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "SCOPA_SWEEP_INTERVAL_S",
         "`1`",
         "How often each replica's sweeper scans the turn-deadline index for overdue games "
-        "(turn clocks, bot turns a dead replica left), in seconds.",
+        "(turn clocks, bot turns a dead replica left) and drops the lobby entries of expired "
+        "public games, in seconds.",
     ),
     EnvVar(
         "SCOPA_BOT_BUDGET_MS",

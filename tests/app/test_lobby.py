@@ -16,9 +16,11 @@ from scopa.app import (
     GameCore,
     GameStatus,
     InvalidArgument,
+    LobbyGame,
     SeatSpec,
     SeatTaken,
     StoreClock,
+    Sweeper,
     TokenAuthority,
 )
 from scopa.storage import MemoryStore
@@ -76,16 +78,45 @@ async def _listed(core: GameCore, preset: str = "") -> list[str]:
     return [g.game_id for g in games]
 
 
-async def test_a_public_game_is_listed_as_a_spectator_sees_it(core: GameCore, wall: Wall) -> None:
-    """The lobby shows the waiting game, its seats and no hand."""
-    created = await _public(core, wall)
+async def test_a_public_game_is_listed_from_its_summary(core: GameCore, wall: Wall) -> None:
+    """The lobby shows the waiting game's preset, seats (names, open ones, bots), clock and
+    creation time: what its summary holds, never a hand."""
+    specs = [SeatSpec("host"), SeatSpec("", open=True), SeatSpec("", bot="greedy")]
+    command = CreateGameCommand("scopa3", {}, specs, public=True, turn_timeout_s=30)
+    created = await core.create_game(command)
     games, token = await core.list_games("", 10, "")
     assert [g.game_id for g in games] == [created.game_id] and token == ""
     game = games[0]
+    assert isinstance(game, LobbyGame) and not hasattr(game, "view")
     assert game.status is GameStatus.WAITING_FOR_PLAYERS and game.public
-    assert game.view.seat is None and game.view.hand == ()
-    assert [(s.open, s.joined) for s in game.seats] == [(False, True), (True, False)]
+    assert (game.preset, game.version) == ("scopa3", created.snapshot.version)
+    assert [(s.name, s.open, s.joined, s.bot) for s in game.seats] == [
+        ("host", False, True, ""),
+        ("", True, False, ""),
+        (created.snapshot.seats[2].name, False, True, "greedy"),
+    ]
+    assert (game.turn_timeout_s, game.timeout_bot) == (30, created.snapshot.timeout_bot)
     assert game.created_ms == int(wall.now * 1000)
+
+
+async def test_a_lobby_page_loads_no_game(
+    core: GameCore, wall: Wall, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each listed game comes from the summary kept in the lobby: a page of any size reads
+    no game (and decodes no state); a join refreshes the summary."""
+    made = [await _public(core, wall, "scopa4", 4) for _ in range(5)]
+    await core.join_game(made[0].game_id, "", "ann")
+    loads: list[str] = []
+
+    async def load(game_id: str, *args: object, **kw: object) -> object:
+        loads.append(game_id)
+        raise AssertionError("a lobby page loaded a game")
+
+    monkeypatch.setattr(store, "load", load)
+    games, _ = await core.list_games("", 100, "")
+    assert [g.game_id for g in games] == [c.game_id for c in reversed(made)] and loads == []
+    assert [s.open for s in games[-1].seats] == [False, False, True, True]
+    assert games[-1].seats[1].name == "ann"
 
 
 async def test_private_and_full_games_are_not_listed(core: GameCore, wall: Wall) -> None:
@@ -184,15 +215,31 @@ async def test_a_page_token_is_bound_to_its_preset(core: GameCore, wall: Wall) -
     assert rules.PRESETS
 
 
-async def test_a_listed_game_no_release_can_play_leaves_the_lobby_not_the_listing(
+async def test_a_listed_game_no_release_can_play_leaves_the_lobby_when_joined(
     core: GameCore, wall: Wall, store: MemoryStore
 ) -> None:
-    """A listed game whose stored rules no longer build (GAME_UNPLAYABLE) is dropped from the
-    lobby; ListGames still answers with the other games instead of failing."""
+    """A listed game whose stored rules no longer build stays listed by its summary until
+    someone tries to join it: the join is GAME_UNPLAYABLE and takes it off the lobby."""
     broken, kept = await _public(core, wall), await _public(core, wall)
     game = store._games[broken.game_id]
     game.state = with_rules(game.state, "scopa", {"deck_size": 41})
+    assert await _listed(core) == [kept.game_id, broken.game_id]
+    with pytest.raises(rules.GameUnplayable):
+        await core.join_game(broken.game_id, "", "ann")
     assert await _listed(core) == [kept.game_id]
-    assert await store.public_games("", int(wall.now * 1000), 10, None) == [
-        (kept.game_id, int(wall.now * 1000))
+
+
+async def test_an_expired_game_leaves_the_lobby_with_nobody_listing_it(
+    core: GameCore, wall: Wall, ttl_clock: FakeClock, store: MemoryStore
+) -> None:
+    """The sweeper, not a reader, takes an expired public game off the lobby: listed again as
+    of a time before its expiry, it is no longer there."""
+    created = await _public(core, wall)
+    listed_ms = int(wall.now * 1000)
+    assert [row[:2] for row in await store.public_games("", listed_ms, 10)] == [
+        (created.game_id, listed_ms)
     ]
+    wall.now += 61
+    ttl_clock.advance(61)
+    await Sweeper(core).sweep()
+    assert await store.public_games("", listed_ms, 10) == []

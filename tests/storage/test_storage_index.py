@@ -16,6 +16,18 @@ F = 10**13
 and would take (or forget) entries due by their real clock."""
 
 
+async def _rows(
+    backend: Backend,
+    preset: str,
+    now_ms: int,
+    limit: int,
+    before: tuple[int, str] | None = None,
+) -> list[tuple[str, int]]:
+    """A lobby page as (game id, creation ms), without the summaries."""
+    page = await backend.store.public_games(preset, now_ms, limit, before)
+    return [(game, created) for game, created, _ in page]
+
+
 async def _due(backend: Backend, now_ms: int) -> list[tuple[str, int]]:
     rows: list[tuple[str, int]] = []
     for shard in range(DEADLINE_SHARDS):
@@ -86,8 +98,8 @@ async def test_public_games_newest_first_and_by_preset(backend: Backend) -> None
     await store.list_public("old", "scopa", 1000, 10**13)
     await store.list_public("mid", "scopone", 2000, 10**13)
     await store.list_public("new", "scopa", 3000, 10**13)
-    assert await store.public_games("", 5000, 10) == [("new", 3000), ("mid", 2000), ("old", 1000)]
-    assert await store.public_games("scopa", 5000, 10) == [("new", 3000), ("old", 1000)]
+    assert await _rows(backend, "", 5000, 10) == [("new", 3000), ("mid", 2000), ("old", 1000)]
+    assert await _rows(backend, "scopa", 5000, 10) == [("new", 3000), ("old", 1000)]
 
 
 async def test_public_games_pages_after_the_cursor(backend: Backend) -> None:
@@ -96,9 +108,9 @@ async def test_public_games_pages_after_the_cursor(backend: Backend) -> None:
     for game in ("a", "b", "c", "d"):
         await store.list_public(game, "scopa", 1000, 10**13)
     await store.list_public("e", "scopa", 900, 10**13)
-    first = await store.public_games("", 5000, 2)
-    second = await store.public_games("", 5000, 2, (first[-1][1], first[-1][0]))
-    third = await store.public_games("", 5000, 2, (second[-1][1], second[-1][0]))
+    first = await _rows(backend, "", 5000, 2)
+    second = await _rows(backend, "", 5000, 2, (first[-1][1], first[-1][0]))
+    third = await _rows(backend, "", 5000, 2, (second[-1][1], second[-1][0]))
     assert [g for g, _ in first + second + third] == ["d", "c", "b", "a", "e"]
 
 
@@ -110,6 +122,49 @@ async def test_unlisted_and_expired_games_leave_the_lobby(backend: Backend) -> N
     await store.list_public("live", "scopa", 3000, 10**13)
     await store.unlist_public("gone")
     await store.unlist_public("never-listed")
-    assert await store.public_games("", 3999, 10) == [("live", 3000), ("stale", 2000)]
-    assert await store.public_games("scopa", 4000, 10) == [("live", 3000)]
-    assert await store.public_games("", 4000, 10) == [("live", 3000)]
+    assert await _rows(backend, "", 3999, 10) == [("live", 3000), ("stale", 2000)]
+    assert await _rows(backend, "scopa", 4000, 10) == [("live", 3000)]
+    assert await _rows(backend, "", 4000, 10) == [("live", 3000)]
+
+
+async def test_expired_lobby_entries_are_purged_in_batches_without_a_listing(
+    backend: Backend,
+) -> None:
+    """``purge_public`` drops up to ``limit`` expired entries (no listing needed): listed again
+    as of a time before their expiry, the purged entries are gone, the live one stays."""
+    store = backend.store
+    for i in range(3):
+        await store.list_public(f"stale{i}", "scopa" if i else "scopone", 2000 + i, 4000)
+    await store.list_public("live", "scopa", 1000, 10**13)
+    assert await store.purge_public(5000, 2) == 2
+    assert len(await _rows(backend, "", 3000, 10)) == 2
+    assert await store.purge_public(5000, 2) == 1
+    assert await store.purge_public(5000, 2) == 0
+    assert await _rows(backend, "", 3000, 10) == [("live", 1000)]
+    assert await _rows(backend, "scopone", 3000, 10) == []
+
+
+async def test_a_first_page_skips_any_number_of_expired_entries(backend: Backend) -> None:
+    """However many expired entries are newer than the live ones, the first page holds live
+    games (never an empty page while some match), for every preset filter."""
+    store = backend.store
+    for i in range(100):
+        await store.list_public(f"stale{i:03}", "scopa", 2000 + i, 4000)
+    for i in range(3):
+        await store.list_public(f"live{i}", "scopa", 1000 + i, 10**13)
+    assert await _rows(backend, "", 5000, 2) == [("live2", 1002), ("live1", 1001)]
+    assert await _rows(backend, "scopa", 5000, 2, (1001, "live1")) == [("live0", 1000)]
+
+
+async def test_each_entry_comes_with_its_latest_summary(backend: Backend) -> None:
+    """The summary stored with a listing is returned with its entry in the same page; listing
+    the game again replaces it; an entry listed without one has an empty summary."""
+    store = backend.store
+    await store.list_public("a", "scopa", 1000, 10**13, b"seats:1/2")
+    await store.list_public("b", "scopone", 2000, 10**13)
+    assert await store.public_games("", 5000, 10) == [("b", 2000, b""), ("a", 1000, b"seats:1/2")]
+    await store.list_public("a", "scopa", 1000, 10**13, b"seats:2/3 \x00\xff")
+    assert await store.public_games("scopa", 5000, 10) == [("a", 1000, b"seats:2/3 \x00\xff")]
+    await store.unlist_public("a")
+    await store.list_public("a", "scopa", 1000, 10**13)
+    assert await store.public_games("scopa", 5000, 10) == [("a", 1000, b"")]

@@ -14,6 +14,7 @@ from scopa.app import (
     GameSnapshot,
     GameStatus,
     InvalidArgument,
+    LobbyGame,
     SeatJoined,
     SeatMeta,
     TurnTimedOut,
@@ -29,6 +30,7 @@ from scopa.transport._convert import (
     create_command,
     event_to_pb,
     game_id_from_name,
+    lobby_to_pb,
     move_from_pb,
     option_from_pb,
     option_to_pb,
@@ -633,3 +635,24 @@ def test_view_shows_the_answer_phase_and_the_claim_card_only_to_the_claimer() ->
     after = view_to_pb(replace(snapshot, view=rules.observe(trusted, 3))).phase
     assert list(after.claim.answering_seats) == [3] and list(after.claim.trusted_seats) == [1]
     assert view_to_pb(_snapshot(0)).phase == pb.TurnPhase(kind=pb.PHASE_PLAY)
+
+
+def test_a_lobby_game_becomes_a_game_view_of_its_summary() -> None:
+    """Name, preset, version, status, seats (open ones, bots), clock and creation time; no
+    table, hand or seat of the caller."""
+    seats = (
+        SeatMeta("host", open=False, joined=True),
+        SeatMeta("", open=True, joined=False),
+        SeatMeta("Bot", open=False, joined=True, bot="greedy"),
+    )
+    view = lobby_to_pb(LobbyGame("g1", 4, "scopa3", seats, 1_800_000_000_123, 30, "greedy"))
+    assert (view.name, view.preset, view.version, view.etag) == ("games/g1", "scopa3", 4, "v4")
+    assert view.status == pb.GAME_STATUS_WAITING_FOR_PLAYERS and view.public
+    assert [(s.seat, s.display_name, s.open, s.bot) for s in view.seats] == [
+        (0, "host", False, ""),
+        (1, "", True, ""),
+        (2, "Bot", False, "greedy"),
+    ]
+    assert (view.turn_timeout_s, view.timeout_bot) == (30, "greedy")
+    assert view.create_time.ToMilliseconds() == 1_800_000_000_123
+    assert not view.hand and not view.table and not view.HasField("seat")

@@ -13,6 +13,7 @@ from ._commands import (
     GameSnapshot,
     GameStatus,
     JoinResult,
+    LobbyGame,
     PlayResult,
     SeatSpec,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "InvalidArgument",
     "InviteInvalid",
     "JoinResult",
+    "LobbyGame",
     "PermissionDenied",
     "PlayResult",
     "RateLimited",

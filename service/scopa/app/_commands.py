@@ -18,6 +18,7 @@ __all__ = [
     "GameSnapshot",
     "GameStatus",
     "JoinResult",
+    "LobbyGame",
     "PlayResult",
     "SeatSpec",
 ]
@@ -123,6 +124,29 @@ class GameSnapshot:
     @property
     def etag(self) -> str:
         """Opaque tag of this version, for optimistic concurrency."""
+        return f"v{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyGame:
+    """A public game waiting for players as a lobby page lists it: its summary, kept in the
+    lobby beside its entry (no state is read), so no table, hand or score."""
+
+    game_id: str
+    version: int
+    """The version the summary was written at."""
+    preset: str
+    seats: tuple[SeatMeta, ...]
+    """Names, open seats (``open`` and not ``joined``) and bots; no invite digest."""
+    created_ms: int
+    turn_timeout_s: int = 0
+    timeout_bot: str = ""
+    status: GameStatus = GameStatus.WAITING_FOR_PLAYERS
+    public: bool = True
+
+    @property
+    def etag(self) -> str:
+        """Opaque tag of the summary's version (as :attr:`GameSnapshot.etag`)."""
         return f"v{self.version}"
 
 

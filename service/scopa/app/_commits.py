@@ -24,6 +24,7 @@ from ._errors import ConcurrentUpdate, GameNotFoundError
 from ._eventlog import AppEvent, encode_log
 from ._games import Games
 from ._meta import GameMeta
+from ._summary import dump_summary
 
 __all__ = ["Commits", "NotLatest"]
 
@@ -131,8 +132,8 @@ class Commits:
 
         The commit stands whatever happens here: a failed deadline update leaves an entry that
         is never later than the game's deadline (``lower_deadline`` ran before the commit), which
-        the sweeper then corrects; a lobby entry of a game no longer waiting is dropped when
-        ListGames meets it.
+        the sweeper then corrects; a lobby entry (and its summary) left behind by a failed update
+        stays listed until its game's waiting expiry, when a sweeper drops it.
         """
         store = self._games.store
         try:
@@ -142,9 +143,20 @@ class Commits:
                 if meta.waiting and not state.finished:
                     waiting_ms = round(self._games.settings.waiting_ttl_s * 1000)
                     expires = self._games.clock.now_ms() + waiting_ms
-                    await store.list_public(game_id, state.ruleset.preset, meta.created_ms, expires)
+                    preset = state.ruleset.preset
+                    bot = self._games.timeout_bot(meta)
+                    summary = dump_summary(version, preset, meta, bot)
+                    await store.list_public(game_id, preset, meta.created_ms, expires, summary)
                 else:
                     await store.unlist_public(game_id)
+        except StorageError:
+            _log.warning("index_update_failed", game_id=game_id, version=version)
+
+    async def unlist(self, game_id: str, version: int) -> None:
+        """Take a game off the lobby after the commit of ``version`` took its last open seat
+        (best effort: a sweeper drops the entry at the game's waiting expiry otherwise)."""
+        try:
+            await self._games.store.unlist_public(game_id)
         except StorageError:
             _log.warning("index_update_failed", game_id=game_id, version=version)
 

@@ -33,6 +33,7 @@ from ._commands import (
     CreateResult,
     GameSnapshot,
     JoinResult,
+    LobbyGame,
     PlayResult,
 )
 from ._commits import Commits
@@ -131,9 +132,9 @@ class GameCore:
 
     async def list_games(
         self, preset: str, page_size: int, page_token: str
-    ) -> tuple[list[GameSnapshot], str]:
-        """Public games waiting for players, newest first, as a spectator sees them (AIP-158):
-        one page and the token of the next ("" on the last page)."""
+    ) -> tuple[list[LobbyGame], str]:
+        """Public games waiting for players, newest first, each from its lobby summary
+        (AIP-158): one page and the token of the next ("" on the last page)."""
         return await self._lobby.list_games(preset, page_size, page_token)
 
     def watch(
@@ -150,6 +151,10 @@ class GameCore:
     async def sync_clock(self) -> bool:
         """Measure the offset of this replica's clock to the store's (see StoreClock)."""
         return await self._turns.sync_clock()
+
+    async def purge_lobby(self) -> int:
+        """Drop the lobby entries of expired games (a sweep's second task); how many."""
+        return await self._lobby.purge()
 
     async def due_games(self, limit: int) -> list[tuple[str, int]]:
         """Index entries due by the store's clock now, from every deadline shard."""

@@ -115,7 +115,11 @@ class Seating:
         rid = check_request_id(request_id)
         check_display_name(name, "display_name")
         snap = await games.load(game_id, rid)
-        state = games.state(game_id, snap)
+        try:
+            state = games.state(game_id, snap)
+        except rules.GameUnplayable:  # nobody can join it: off the lobby, if it was listed
+            await games.store.unlist_public(game_id)
+            raise
         meta = games.metas.load(snap.meta)
         fingerprint = _records.fingerprint("JoinGame", invite_code, name)
         if invite_code or not meta.public:
@@ -140,5 +144,8 @@ class Seating:
             game_id, snap.version, state, meta, seat, events, rid, fingerprint
         )
         if committed is not None:
+            if committed.public and not committed.waiting:
+                # The last open seat: ``indexed`` only sees the meta with it taken already.
+                await self._commits.unlist(game_id, result.snapshot.version)
             await self._turns.advance(game_id, result.snapshot.version, state, committed)
         return JoinResult(seat, games.tokens.issue(game_id, seat, rid), result.snapshot)

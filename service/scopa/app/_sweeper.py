@@ -2,14 +2,18 @@
 
 A turn whose clock ran out, or a bot turn left unplayed by a replica that died, is taken by the
 first replica that reads or writes the game; the sweeper covers games nobody touches (every
-person disconnected). Each replica scans every deadline shard of the store once per interval
-and calls :meth:`GameCore.sweep_game` for each due entry: the commit is a compare-and-set, so
-when several replicas find the same entry exactly one acts. No scheduler service, no leader.
+person disconnected). It also drops the lobby entries of expired public games, so the lobby
+stays bounded with nobody listing it. Each replica scans every deadline shard of the store once
+per interval and calls :meth:`GameCore.sweep_game` for each due entry: the commit is a
+compare-and-set, so when several replicas find the same entry exactly one acts. No scheduler
+service, no leader.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import structlog
 from opentelemetry import context
@@ -23,6 +27,16 @@ from ._core import GameCore
 __all__ = ["Sweeper"]
 
 _log = structlog.get_logger("scopa.app.sweeper")
+
+
+@contextmanager
+def _untraced() -> Iterator[None]:
+    """OpenTelemetry's suppress-instrumentation flag for the block: no store span."""
+    token = context.attach(context.set_value(context._SUPPRESS_INSTRUMENTATION_KEY, True))
+    try:
+        yield
+    finally:
+        context.detach(token)
 
 
 class Sweeper:
@@ -47,15 +61,13 @@ class Sweeper:
             await cancel_until_done(self._task)
 
     async def sweep(self) -> int:
-        """One pass: sync the clock with the store, take every due action; returns how many."""
-        # The scan runs every interval on every replica: untraced (no span per shard), like the
+        """One pass: sync the clock with the store, take every due action, then drop the lobby
+        entries of expired games (in bounded batches); returns how many actions."""
+        # The scans run every interval on every replica: untraced (no span per shard), like the
         # readiness poll; taking a due action is traced as usual.
-        token = context.attach(context.set_value(context._SUPPRESS_INSTRUMENTATION_KEY, True))
-        try:
+        with _untraced():
             await self._core.sync_clock()
             due = await self._core.due_games(self._batch)
-        finally:
-            context.detach(token)
         acted = 0
         for game_id, deadline_ms in due:
             try:
@@ -70,6 +82,10 @@ class Sweeper:
             except Exception:
                 # One broken game must not stop the sweep of the others (logged without locals).
                 _log.exception("sweep_failed", game_id=game_id)
+        with _untraced():  # after the turns: a failing purge never holds a turn up
+            dropped = await self._core.purge_lobby()
+        if dropped:
+            _log.info("lobby_purged", entries=dropped)
         return acted
 
     async def run(self) -> None:

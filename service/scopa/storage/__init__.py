@@ -20,7 +20,14 @@ from scopa.storage._memory import MemoryStore
 from scopa.storage._protocol import GameStore
 from scopa.storage._redis import RedisStore
 from scopa.storage._target import RedisMode, RedisTarget, parse_redis_url
-from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot, basis_digest
+from scopa.storage._types import (
+    INITIAL_VERSION,
+    CreateResult,
+    Event,
+    PublicGame,
+    Snapshot,
+    basis_digest,
+)
 
 __all__ = [
     "DEADLINE_SHARDS",
@@ -34,6 +41,7 @@ __all__ = [
     "GameStore",
     "MemoryStore",
     "OutcomeUnknown",
+    "PublicGame",
     "RedisClusterStore",
     "RedisMode",
     "RedisStore",

@@ -17,6 +17,7 @@ from typing import Any
 
 from scopa.storage._keys import PREFIX
 from scopa.storage._scripts import Script
+from scopa.storage._types import PublicGame
 
 __all__ = [
     "DEADLINE_SHARDS",
@@ -40,14 +41,11 @@ def deadline_keys(shard: int) -> tuple[str, str]:
     return f"{PREFIX}:{{due-{shard}}}:z", f"{PREFIX}:{{due-{shard}}}:v"
 
 
-def lobby_keys(preset: str) -> tuple[str, str, str, str]:
-    """The lobby's keys: every listed game, those of ``preset``, their expiries, their presets."""
+def lobby_keys(preset: str) -> tuple[str, str, str, str, str]:
+    """The lobby's keys: every listed game, those of ``preset``, their expiries, their presets,
+    their summaries."""
     base = f"{PREFIX}:{{lobby}}"
-    return f"{base}:all", f"{base}:p:{preset}", f"{base}:exp", f"{base}:preset"
-
-
-_LOBBY_PURGE = 64
-"""Expired lobby entries dropped at most per listing (the rest go at the next one)."""
+    return f"{base}:all", f"{base}:p:{preset}", f"{base}:exp", f"{base}:preset", f"{base}:sum"
 
 
 class RedisIndexes:
@@ -111,54 +109,47 @@ class RedisIndexes:
         return [(member.decode(), int(score)) for member, score in rows]
 
     async def list_public(
-        self, game_id: str, preset: str, created_ms: int, expires_ms: int
+        self, game_id: str, preset: str, created_ms: int, expires_ms: int, summary: bytes = b""
     ) -> None:
-        """List (or refresh) a public game waiting for players in the lobby."""
+        """List (or refresh) a public game waiting for players in the lobby, with its summary."""
         keys = list(lobby_keys(preset))
-        args = ["add", game_id, preset, created_ms, expires_ms]
+        args = ["add", _preset_prefix(), game_id, preset, created_ms, expires_ms, summary]
         with self._index_call("EVALSHA", "lobby"):
             await self._evalsha(self._lobby, keys, args)
 
     async def unlist_public(self, game_id: str) -> None:
         """Take a game off the lobby (its seats are taken, it finished or it is gone)."""
-        presets = lobby_keys("")[3]
-        with self._index_call("HGET", "lobby"):
-            preset = await self._client.hget(presets, game_id)
-            if preset is None:
-                return
-            await self._evalsha(self._lobby, list(lobby_keys(preset.decode())), ["remove", game_id])
+        with self._index_call("EVALSHA", "lobby"):
+            await self._evalsha(
+                self._lobby, list(lobby_keys("")), ["remove", _preset_prefix(), game_id]
+            )
+
+    async def purge_public(self, now_ms: int, limit: int) -> int:
+        """Drop up to ``limit`` lobby entries expired by ``now_ms`` (oldest expiry first)."""
+        keys = list(lobby_keys(""))
+        args = ["purge", _preset_prefix(), now_ms, limit]
+        with self._index_call("EVALSHA", "lobby"):
+            return int(await self._evalsha(self._lobby, keys, args))
 
     async def public_games(
         self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
-    ) -> list[tuple[str, int]]:
-        """Listed games, newest first: (game id, creation ms), after the cursor ``before``.
+    ) -> list[PublicGame]:
+        """Listed games, newest first, with their summaries, after the cursor ``before``.
 
-        ``preset`` "" lists every preset. Entries past their expiry are dropped first.
+        ``preset`` "" lists every preset. One script: expired entries met on the way are
+        dropped and skipped, so the page is short only when no more live entries exist.
         """
-        all_key, preset_key, expiry_key, _ = lobby_keys(preset)
-        with self._index_call("ZRANGEBYSCORE", "lobby"):
-            expired = await self._client.zrangebyscore(
-                expiry_key, "-inf", now_ms, start=0, num=_LOBBY_PURGE
-            )
-        for game in expired:
-            await self.unlist_public(game.decode())
-        key = preset_key if preset else all_key
-        top: Any = "+inf"
-        skip = 0
-        if before is not None:
-            top = before[0]
-            with self._index_call("ZCOUNT", "lobby"):
-                skip = int(await self._client.zcount(key, before[0], before[0]))
-        with self._index_call("ZREVRANGEBYSCORE", "lobby"):
-            rows = await self._client.zrevrangebyscore(
-                key, top, "-inf", start=0, num=limit + skip, withscores=True
-            )
-        return _after([(m.decode(), int(s)) for m, s in rows], before)[:limit]
+        keys = list(lobby_keys(preset))
+        args: list[Any] = ["page", _preset_prefix(), now_ms, limit, "1" if preset else "0"]
+        args += ["", ""] if before is None else [before[0], before[1]]
+        with self._index_call("EVALSHA", "lobby"):
+            flat = await self._evalsha(self._lobby, keys, args)
+        return [
+            PublicGame(flat[i].decode(), int(flat[i + 1]), bytes(flat[i + 2]))
+            for i in range(0, len(flat), 3)
+        ]
 
 
-def _after(rows: list[tuple[str, int]], before: tuple[int, str] | None) -> list[tuple[str, int]]:
-    """``rows`` (newest first; ties by id, descending) strictly after the cursor ``before``."""
-    if before is None:
-        return rows
-    score, game = before
-    return [(g, s) for g, s in rows if s < score or (s == score and g < game)]
+def _preset_prefix() -> str:
+    """The name of a preset's lobby set without the preset (lobby.lua appends it)."""
+    return lobby_keys("")[1]

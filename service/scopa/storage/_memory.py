@@ -18,7 +18,14 @@ from scopa.storage._errors import (
 from scopa.storage._fanout import VersionQueue
 from scopa.storage._index import deadline_shard
 from scopa.storage._keys import check_game_id, check_ttl, request_field, slot_field
-from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot, basis_digest
+from scopa.storage._types import (
+    INITIAL_VERSION,
+    CreateResult,
+    Event,
+    PublicGame,
+    Snapshot,
+    basis_digest,
+)
 
 Clock = Callable[[], float]
 
@@ -44,8 +51,8 @@ class MemoryStore:
         self._wall = wall
         self._deadlines: dict[str, tuple[int, int]] = {}
         """Game id -> (deadline ms, the version it was set for)."""
-        self._lobby: dict[str, tuple[str, int, int]] = {}
-        """Game id -> (preset, creation ms, expiry ms) of the listed public games."""
+        self._lobby: dict[str, tuple[str, int, int, bytes]] = {}
+        """Game id -> (preset, creation ms, expiry ms, summary) of the listed public games."""
         self._queue_size = queue_size
         self._games: dict[str, _Game] = {}
         self._expiries: list[tuple[float, str]] = []
@@ -195,32 +202,46 @@ class MemoryStore:
         return [(game, score) for score, game in due[:limit]]
 
     async def list_public(
-        self, game_id: str, preset: str, created_ms: int, expires_ms: int
+        self, game_id: str, preset: str, created_ms: int, expires_ms: int, summary: bytes = b""
     ) -> None:
         """List (or refresh) a public game waiting for players in the lobby."""
         self._check_open()
-        self._lobby[game_id] = (preset, created_ms, expires_ms)
+        self._lobby[game_id] = (preset, created_ms, expires_ms, summary)
 
     async def unlist_public(self, game_id: str) -> None:
         """Take a game off the lobby."""
         self._check_open()
         self._lobby.pop(game_id, None)
 
+    async def purge_public(self, now_ms: int, limit: int) -> int:
+        """Drop up to ``limit`` lobby entries expired by ``now_ms`` (oldest expiry first)."""
+        self._check_open()
+        expired = sorted(
+            (exp, game) for game, (_, _, exp, _) in self._lobby.items() if exp <= now_ms
+        )
+        for _, game in expired[:limit]:
+            del self._lobby[game]
+        return min(len(expired), limit)
+
     async def public_games(
         self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
-    ) -> list[tuple[str, int]]:
-        """Listed games, newest first: (game id, creation ms), after the cursor ``before``."""
+    ) -> list[PublicGame]:
+        """Listed games, newest first, after the cursor ``before`` (see GameStore)."""
         self._check_open()
-        for game, (_, _, expires) in list(self._lobby.items()):
+        for game, (_, _, expires, _) in list(self._lobby.items()):
             if expires <= now_ms:
                 del self._lobby[game]
         rows = sorted(
-            ((created, game) for game, (p, created, _) in self._lobby.items() if preset in ("", p)),
+            (
+                (created, game)
+                for game, (p, created, _, _) in self._lobby.items()
+                if preset in ("", p)
+            ),
             reverse=True,
         )
         if before is not None:
             rows = [(c, g) for c, g in rows if (c, g) < before]
-        return [(game, created) for created, game in rows[:limit]]
+        return [PublicGame(game, created, self._lobby[game][3]) for created, game in rows[:limit]]
 
     def _check_open(self) -> None:
         if self._closed:

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 
-from scopa.storage._types import CreateResult, Event, Snapshot
+from scopa.storage._types import CreateResult, Event, PublicGame, Snapshot
 
 
 @runtime_checkable
@@ -115,22 +115,31 @@ class GameStore(Protocol):
         ...
 
     async def list_public(
-        self, game_id: str, preset: str, created_ms: int, expires_ms: int
+        self, game_id: str, preset: str, created_ms: int, expires_ms: int, summary: bytes = b""
     ) -> None:
-        """List (or refresh) a public game in the lobby until ``expires_ms``."""
+        """List (or refresh) a public game in the lobby until ``expires_ms``, with ``summary``
+        (opaque, small): what a lobby page shows of it, so a page reads no game."""
         ...
 
     async def unlist_public(self, game_id: str) -> None:
         """Take a game off the lobby (a no-op if it is not listed)."""
         ...
 
+    async def purge_public(self, now_ms: int, limit: int) -> int:
+        """Drop up to ``limit`` lobby entries expired by ``now_ms``, oldest expiry first, and
+        return how many: the sweepers call it, so the lobby stays bounded with no reader."""
+        ...
+
     async def public_games(
         self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
-    ) -> list[tuple[str, int]]:
-        """Up to ``limit`` listed games (game id, creation ms), newest first.
+    ) -> list[PublicGame]:
+        """Up to ``limit`` listed games (game id, creation ms, summary), newest first, in one
+        round trip.
 
         ``preset`` "" lists all presets; ``before`` is the (creation ms, game id) of the last
-        entry of the previous page. Entries expired by ``now_ms`` are dropped, not returned.
+        entry of the previous page. Entries expired by ``now_ms`` are never returned nor
+        counted, however many there are: the page is short only when no more live entries
+        exist (those met may be dropped on the way).
         """
         ...
 

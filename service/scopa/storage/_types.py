@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 INITIAL_VERSION = 1
 """Version of a freshly created game; every commit adds one."""
@@ -47,3 +48,12 @@ def basis_digest(state: bytes, meta: bytes) -> str:
     digest.update(state)
     digest.update(meta)
     return digest.hexdigest()
+
+
+class PublicGame(NamedTuple):
+    """One lobby entry as a page lists it."""
+
+    game_id: str
+    created_ms: int
+    summary: bytes
+    """What the last ``list_public`` stored with the entry (opaque to the store; b"" none)."""

@@ -7,6 +7,7 @@ mapped to statuses by each transport through :mod:`scopa.transport._errors`.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
@@ -30,10 +31,10 @@ from ._convert import (
     create_command,
     events_to_pb,
     game_id_from_name,
+    lobby_fields,
     move_from_pb,
     options_tail,
     rulesets_to_pb,
-    view_to_pb,
     with_view,
 )
 
@@ -125,7 +126,7 @@ class GameCalls:
         self._rulesets = rulesets_to_pb(presets, options)  # fixed for the process's life
         # GetState responses by the snapshot they were built from: the core hands out the same
         # snapshot object for an unchanged game and seat. Never mutated once built.
-        self._states: dict[int, tuple[GameSnapshot, pb.GetStateResponse]] = {}
+        self._states: OrderedDict[int, tuple[GameSnapshot, pb.GetStateResponse]] = OrderedDict()
         self._options_tail = options_tail
 
     @staticmethod
@@ -217,7 +218,7 @@ class GameCalls:
             return kept[1]
         response = self._viewed(pb.GetStateResponse, snapshot)
         if len(self._states) >= _KEPT_RESPONSES:
-            del self._states[next(iter(self._states))]
+            self._states.popitem(last=False)  # O(1): no holes to skip, as in a plain dict
         self._states[id(snapshot)] = (snapshot, response)  # holds the snapshot: its id stays
         return response
 
@@ -279,14 +280,14 @@ class GameCalls:
     async def list_games(
         self, request: pb.ListGamesRequest, token: str | None
     ) -> pb.ListGamesResponse:
-        """The lobby: public games waiting for players, as spectators see them."""
+        """The lobby: public games waiting for players, each from its summary."""
         with request_fields():
             games, next_token = await self._core.list_games(
                 request.preset, request.page_size, request.page_token
             )
-        return pb.ListGamesResponse(
-            games=[view_to_pb(game) for game in games], next_page_token=next_token
-        )
+        # Dicts: upb fills each GameView in place (a message would be serialized and parsed).
+        views: Any = [lobby_fields(game) for game in games]
+        return pb.ListGamesResponse(games=views, next_page_token=next_token)
 
     async def list_rulesets(
         self, request: pb.ListRulesetsRequest, token: str | None

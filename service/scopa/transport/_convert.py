@@ -15,6 +15,7 @@ from scopa.app import (
     GameSnapshot,
     GameStatus,
     InvalidArgument,
+    LobbyGame,
     SeatJoined,
     SeatSpec,
     TimeoutAction,
@@ -32,6 +33,8 @@ __all__ = [
     "create_command",
     "event_to_pb",
     "game_id_from_name",
+    "lobby_fields",
+    "lobby_to_pb",
     "move_from_pb",
     "option_from_pb",
     "option_to_pb",
@@ -434,6 +437,34 @@ def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None
     _add_view_extras(message, snapshot)
     message.MergeFromString(_options_view(snapshot.view.options))
     return message
+
+
+def lobby_to_pb(game: LobbyGame) -> pb.GameView:
+    """A lobby page's game (its summary) to a GameView (see :func:`lobby_fields`)."""
+    return pb.GameView(**lobby_fields(game))
+
+
+def lobby_fields(game: LobbyGame) -> dict[str, Any]:
+    """The GameView constructor arguments of a lobby page's game (its summary): name, preset,
+    version, status, seats (names, open seats, bots), public, creation time and turn clock;
+    nothing of the table. Dicts, so a ListGamesResponse built from them fills its games in
+    place (a GameView message handed to it would be copied: serialized and parsed)."""
+    seconds, millis = divmod(game.created_ms, 1000)
+    return dict(
+        name=_NAME_PREFIX + game.game_id,
+        preset=game.preset,
+        version=game.version,
+        etag=game.etag,
+        status=_STATUS[game.status],
+        seats=[
+            dict(seat=i, display_name=s.name, open=s.open and not s.joined, bot=s.bot)
+            for i, s in enumerate(game.seats)
+        ],
+        public=game.public,
+        turn_timeout_s=game.turn_timeout_s,
+        timeout_bot=game.timeout_bot,
+        create_time=dict(seconds=seconds, nanos=millis * 1_000_000) if game.created_ms else None,
+    )
 
 
 _Response = TypeVar("_Response", bound=Message)

@@ -238,11 +238,14 @@ class GameService(Protocol):
 
     async def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
-        Lists the public games waiting for players (the lobby), newest first, as a
-        spectator sees them: seats with their names and open flags, never tokens
-        or invite codes. A game leaves the list once its last seat is taken, when
-        it finishes and when it expires. Join an open seat with JoinGame and no
-        invite code. Paged as AIP-158 describes.
+        Lists the public games waiting for players (the lobby), newest first, each
+        as a summary: name, preset, version, status, seats (display names, open
+        flags, bots), public, create_time and the turn clock (turn_timeout_s,
+        timeout_bot); never tokens or invite codes, and nothing of the table
+        (GetState shows the game). A game leaves the list once its last seat is
+        taken, when it finishes and when it expires (whether or not anyone lists
+        the lobby). Join an open seat with JoinGame and no invite code. Paged as
+        AIP-158 describes; a page is short only on the last page.
 
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
@@ -732,11 +735,14 @@ class GameServiceClient(ConnectClient):
         use_get: bool = False,
     ) -> ListGamesResponse:
         """
-        Lists the public games waiting for players (the lobby), newest first, as a
-        spectator sees them: seats with their names and open flags, never tokens
-        or invite codes. A game leaves the list once its last seat is taken, when
-        it finishes and when it expires. Join an open seat with JoinGame and no
-        invite code. Paged as AIP-158 describes.
+        Lists the public games waiting for players (the lobby), newest first, each
+        as a summary: name, preset, version, status, seats (display names, open
+        flags, bots), public, create_time and the turn clock (turn_timeout_s,
+        timeout_bot); never tokens or invite codes, and nothing of the table
+        (GetState shows the game). A game leaves the list once its last seat is
+        taken, when it finishes and when it expires (whether or not anyone lists
+        the lobby). Join an open seat with JoinGame and no invite code. Paged as
+        AIP-158 describes; a page is short only on the last page.
 
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
@@ -1014,11 +1020,14 @@ class GameServiceSync(Protocol):
 
     def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
-        Lists the public games waiting for players (the lobby), newest first, as a
-        spectator sees them: seats with their names and open flags, never tokens
-        or invite codes. A game leaves the list once its last seat is taken, when
-        it finishes and when it expires. Join an open seat with JoinGame and no
-        invite code. Paged as AIP-158 describes.
+        Lists the public games waiting for players (the lobby), newest first, each
+        as a summary: name, preset, version, status, seats (display names, open
+        flags, bots), public, create_time and the turn clock (turn_timeout_s,
+        timeout_bot); never tokens or invite codes, and nothing of the table
+        (GetState shows the game). A game leaves the list once its last seat is
+        taken, when it finishes and when it expires (whether or not anyone lists
+        the lobby). Join an open seat with JoinGame and no invite code. Paged as
+        AIP-158 describes; a page is short only on the last page.
 
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
@@ -1506,11 +1515,14 @@ class GameServiceClientSync(ConnectClientSync):
         use_get: bool = False,
     ) -> ListGamesResponse:
         """
-        Lists the public games waiting for players (the lobby), newest first, as a
-        spectator sees them: seats with their names and open flags, never tokens
-        or invite codes. A game leaves the list once its last seat is taken, when
-        it finishes and when it expires. Join an open seat with JoinGame and no
-        invite code. Paged as AIP-158 describes.
+        Lists the public games waiting for players (the lobby), newest first, each
+        as a summary: name, preset, version, status, seats (display names, open
+        flags, bots), public, create_time and the turn clock (turn_timeout_s,
+        timeout_bot); never tokens or invite codes, and nothing of the table
+        (GetState shows the game). A game leaves the list once its last seat is
+        taken, when it finishes and when it expires (whether or not anyone lists
+        the lobby). Join an open seat with JoinGame and no invite code. Paged as
+        AIP-158 describes; a page is short only on the last page.
 
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata

@@ -2374,7 +2374,9 @@ class ListGamesResponse(google.protobuf.message.Message):
     """The page_token of the next page; empty on the last page."""
     @property
     def games(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___GameView]:
-        """Public games waiting for players, newest first, as a spectator sees them."""
+        """Public games waiting for players, newest first, each a summary (see
+        ListGames: the table, hands, scores and options are not set).
+        """
 
     def __init__(
         self,

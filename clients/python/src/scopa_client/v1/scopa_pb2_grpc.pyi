@@ -230,11 +230,14 @@ class GameServiceStub:
         scopa_client.v1.scopa_pb2.ListGamesRequest,
         scopa_client.v1.scopa_pb2.ListGamesResponse,
     ]
-    """Lists the public games waiting for players (the lobby), newest first, as a
-    spectator sees them: seats with their names and open flags, never tokens
-    or invite codes. A game leaves the list once its last seat is taken, when
-    it finishes and when it expires. Join an open seat with JoinGame and no
-    invite code. Paged as AIP-158 describes.
+    """Lists the public games waiting for players (the lobby), newest first, each
+    as a summary: name, preset, version, status, seats (display names, open
+    flags, bots), public, create_time and the turn clock (turn_timeout_s,
+    timeout_bot); never tokens or invite codes, and nothing of the table
+    (GetState shows the game). A game leaves the list once its last seat is
+    taken, when it finishes and when it expires (whether or not anyone lists
+    the lobby). Join an open seat with JoinGame and no invite code. Paged as
+    AIP-158 describes; a page is short only on the last page.
 
     Errors:
     - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
@@ -472,11 +475,14 @@ class GameServiceAsyncStub:
         scopa_client.v1.scopa_pb2.ListGamesRequest,
         scopa_client.v1.scopa_pb2.ListGamesResponse,
     ]
-    """Lists the public games waiting for players (the lobby), newest first, as a
-    spectator sees them: seats with their names and open flags, never tokens
-    or invite codes. A game leaves the list once its last seat is taken, when
-    it finishes and when it expires. Join an open seat with JoinGame and no
-    invite code. Paged as AIP-158 describes.
+    """Lists the public games waiting for players (the lobby), newest first, each
+    as a summary: name, preset, version, status, seats (display names, open
+    flags, bots), public, create_time and the turn clock (turn_timeout_s,
+    timeout_bot); never tokens or invite codes, and nothing of the table
+    (GetState shows the game). A game leaves the list once its last seat is
+    taken, when it finishes and when it expires (whether or not anyone lists
+    the lobby). Join an open seat with JoinGame and no invite code. Paged as
+    AIP-158 describes; a page is short only on the last page.
 
     Errors:
     - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
@@ -728,11 +734,14 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         request: scopa_client.v1.scopa_pb2.ListGamesRequest,
         context: _ServicerContext,
     ) -> typing.Union[scopa_client.v1.scopa_pb2.ListGamesResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.ListGamesResponse]]:
-        """Lists the public games waiting for players (the lobby), newest first, as a
-        spectator sees them: seats with their names and open flags, never tokens
-        or invite codes. A game leaves the list once its last seat is taken, when
-        it finishes and when it expires. Join an open seat with JoinGame and no
-        invite code. Paged as AIP-158 describes.
+        """Lists the public games waiting for players (the lobby), newest first, each
+        as a summary: name, preset, version, status, seats (display names, open
+        flags, bots), public, create_time and the turn clock (turn_timeout_s,
+        timeout_bot); never tokens or invite codes, and nothing of the table
+        (GetState shows the game). A game leaves the list once its last seat is
+        taken, when it finishes and when it expires (whether or not anyone lists
+        the lobby). Join an open seat with JoinGame and no invite code. Paged as
+        AIP-158 describes; a page is short only on the last page.
 
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata

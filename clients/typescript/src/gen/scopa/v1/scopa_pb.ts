@@ -2481,7 +2481,8 @@ export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*
  */
 export type ListGamesResponse = Message<"scopa.v1.ListGamesResponse"> & {
   /**
-   * Public games waiting for players, newest first, as a spectator sees them.
+   * Public games waiting for players, newest first, each a summary (see
+   * ListGames: the table, hands, scores and options are not set).
    *
    * @generated from field: repeated scopa.v1.GameView games = 1;
    */
@@ -3125,11 +3126,14 @@ export const GameService: GenService<{
     output: typeof WatchGameResponseSchema;
   },
   /**
-   * Lists the public games waiting for players (the lobby), newest first, as a
-   * spectator sees them: seats with their names and open flags, never tokens
-   * or invite codes. A game leaves the list once its last seat is taken, when
-   * it finishes and when it expires. Join an open seat with JoinGame and no
-   * invite code. Paged as AIP-158 describes.
+   * Lists the public games waiting for players (the lobby), newest first, each
+   * as a summary: name, preset, version, status, seats (display names, open
+   * flags, bots), public, create_time and the turn clock (turn_timeout_s,
+   * timeout_bot); never tokens or invite codes, and nothing of the table
+   * (GetState shows the game). A game leaves the list once its last seat is
+   * taken, when it finishes and when it expires (whether or not anyone lists
+   * the lobby). Join an open seat with JoinGame and no invite code. Paged as
+   * AIP-158 describes; a page is short only on the last page.
    *
    * Errors:
    * - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
