@@ -1,7 +1,8 @@
 """One keyed, versioned codec for match state and events, with migrations from every earlier
 format.
 
-Format: one byte, the format version, then zlib-compressed JSON. Since format 2 every record is
+Format: one byte, the format version, then the compressed JSON (:mod:`._compress`: zstd with a
+dictionary since format 7, zlib before). Since format 2 every record is
 an object keyed by field name (an event also carries its kind under ``"t"``), so adding a field
 is a new format version plus a migration, never a reshuffle of positions. :func:`load_state` and
 :func:`load_events` read every earlier version: the payload goes through the migrations in
@@ -33,16 +34,19 @@ state of those presets without a ``hand_limit`` override was created with no lim
 migration 5 -> 6 writes ``hand_limit: 0`` into its overrides: a stored game keeps the rules it
 was created with. A format-5 reader would give a format-6 game of those presets no limit, so it
 refuses format 6 as a whole.
+
+Format 7 changed only the compression (zstd at level 1 with a dictionary, :mod:`._compress`),
+so the migration 6 -> 7 changes nothing; a format-6 reader cannot decompress it and refuses it.
 """
 
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Final, TypeVar, assert_never
 
+from ._compress import CorruptPayload, compress, decompress
 from ._errors import FormatTooNew, GameUnplayable, InvalidOption, InvalidState, RulesError
 from ._events import (
     AceReturned,
@@ -81,34 +85,16 @@ __all__ = [
     "load_state",
 ]
 
-FORMAT_VERSION: Final = 6
+FORMAT_VERSION: Final = 7
 
 Record = dict[str, Any]
 
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
-_ZLIB_LEVEL: Final = 1
-"""zlib's fastest level: about half level 6's CPU on a state (~1.4 KB of JSON), ~11% larger
-(~565 bytes against ~505 over a whole game). Any level reads back alike."""
-
-
-_ZLIB_WBITS: Final = 13
-_ZLIB_MEM_LEVEL: Final = 5
-"""An 8 KB window and a 4096-entry hash table instead of zlib's 32 KB and 32,768: a new
-compressor clears its hash table, and the default one's 64 KB cost more than a third of
-compressing a state (callgrind, a 3.7 KB state: 205k -> 149k instructions); over 4,362 states
-of five presets' matches (mean 3.7 KB of JSON, largest 9.7 KB) the blobs are 0.11% larger.
-The stream is zlib's as before (its header names the window), read by the same decompress."""
-
-
-def _compress(raw: bytes) -> bytes:
-    """``raw`` as a zlib stream at :data:`_ZLIB_LEVEL` with the window and table above."""
-    deflate = zlib.compressobj(_ZLIB_LEVEL, zlib.DEFLATED, _ZLIB_WBITS, _ZLIB_MEM_LEVEL)
-    return deflate.compress(raw) + deflate.flush()
 
 
 def _pack(payload: Any) -> bytes:
     raw = _ENCODER.encode(payload).encode()
-    return bytes([FORMAT_VERSION]) + _compress(raw)
+    return bytes([FORMAT_VERSION]) + compress(raw, FORMAT_VERSION)
 
 
 def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
@@ -118,8 +104,8 @@ def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
     if blob[0] > FORMAT_VERSION:
         raise FormatTooNew.of("stored game", blob[0], FORMAT_VERSION)
     try:
-        payload = json.loads(zlib.decompress(blob[1:]))
-    except (zlib.error, ValueError) as exc:
+        payload = json.loads(decompress(blob[1:], blob[0]))
+    except (CorruptPayload, ValueError) as exc:
         raise InvalidState("corrupt state") from exc
     try:
         for version in range(blob[0], FORMAT_VERSION):
@@ -415,7 +401,7 @@ def dump_state(state: MatchState) -> bytes:
     if state.history:
         slot = f',{_history_text(state.history)},"scores":'
         text = text.replace(_HISTORY_SLOT, slot, 1)
-    return bytes([FORMAT_VERSION]) + _compress(text.encode())
+    return bytes([FORMAT_VERSION]) + compress(text.encode(), FORMAT_VERSION)
 
 
 def _state_record(
@@ -657,6 +643,11 @@ def _same_5_to_6(payload: Any) -> Any:
     return payload
 
 
+def _same_6_to_7(payload: Any) -> Any:
+    """Format 7 changed the compression, not the records (see the module docstring)."""
+    return payload
+
+
 _LIMITED_IN_6: Final = frozenset({"marescialla", "marescialla_80", "modulo_sette"})
 """The presets that set ``hand_limit`` since format 6 (none did before)."""
 
@@ -676,6 +667,7 @@ _STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     3: _same_3_to_4,
     4: _same_4_to_5,
     5: _state_5_to_6,
+    6: _same_6_to_7,
 }
 """``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
 _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
@@ -684,5 +676,6 @@ _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     3: _same_3_to_4,
     4: _same_4_to_5,
     5: _same_5_to_6,
+    6: _same_6_to_7,
 }
 """``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""
