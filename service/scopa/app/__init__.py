@@ -4,6 +4,7 @@ It knows the rules (:mod:`scopa.rules`) and the store contract (:mod:`scopa.stor
 transport: gRPC and REST only convert their messages into these calls.
 """
 
+from ._botsearch import BotSearches, ProcessSearches, ThreadSearches
 from ._checks import DEFAULT_FORFEIT_AFTER
 from ._clock import MAX_SYNC_RTT_S, StoreClock, TimeoutAction
 from ._commands import (
@@ -47,6 +48,7 @@ __all__ = [
     "AppError",
     "AppEvent",
     "BotOnlyGamesDisabled",
+    "BotSearches",
     "ConcurrentUpdate",
     "CoreSettings",
     "CreateGameCommand",
@@ -62,6 +64,7 @@ __all__ = [
     "JoinResult",
     "PermissionDenied",
     "PlayResult",
+    "ProcessSearches",
     "RateLimited",
     "RateLimits",
     "RequestIdReused",
@@ -73,6 +76,7 @@ __all__ = [
     "StaleEtag",
     "StoreClock",
     "Sweeper",
+    "ThreadSearches",
     "TimeoutAction",
     "TokenAuthority",
     "TooManyWatches",
