@@ -97,10 +97,31 @@ async def test_a_dead_worker_fails_the_searches_in_flight_then_a_new_pool_serves
     assert not _alive(new_pid)
 
 
+async def test_a_pool_whose_workers_never_start_gives_way_to_threads() -> None:
+    """Workers that die before their first job (here: at once, in the initializer) leave the
+    searches in threads for good, instead of starting processes at every bot turn."""
+    searches = ProcessSearches(2)
+    searches._initializer = (os._exit, (3,))
+    view = _views(1)[0]
+    try:
+        for _ in range(600):
+            assert await searches.choose(view, 1, BUDGET, bots.Level.GREEDY) in view.legal_actions
+            if searches.in_threads:
+                break
+            await asyncio.sleep(0.05)
+        assert searches.in_threads and not searches.ready()
+        assert await searches.choose(view, 2, BUDGET, bots.Level.GREEDY) in view.legal_actions
+        assert searches.worker_pids() == [] and not searches.ready()  # no new pool
+    finally:
+        await searches.close()
+
+
 async def test_a_closed_pool_chooses_in_threads() -> None:
     """After close (the server stopping) a late bot turn still gets its action, in a thread."""
     searches = ProcessSearches(1)
+    assert not searches.in_threads
     await searches.close()
+    assert searches.in_threads
     view = _views(1)[0]
     assert await searches.choose(view, 3, BUDGET, bots.Level.RANDOM) in view.legal_actions
     assert searches.worker_pids() == []

@@ -12,8 +12,10 @@ stock), a seed, the budget and the level.
 worker is up (a worker's start, an interpreter and the engine's import, would otherwise delay
 that turn). A worker that dies breaks the pool: the searches in flight raise (the caller plays a
 random legal action instead, :meth:`scopa.app._turns.Turns`), and the next search starts a new
-pool. :meth:`close` stops the workers (the server's shutdown); a worker whose server was killed
-exits by itself (:func:`scopa.bots._worker.start_worker`).
+pool. A pool none of whose workers ever started (e.g. an interpreter that cannot spawn this
+one) is not tried again: the searches stay in threads (logged as ``bot_pool_unavailable``).
+:meth:`close` stops the workers (the server's shutdown); a worker whose server was killed exits
+by itself (:func:`scopa.bots._worker.start_worker`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ import asyncio
 import multiprocessing
 import os
 import random
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import structlog
 
@@ -74,10 +77,19 @@ class ProcessSearches:
         self._started: list[Future[int]] = []
         self._closed = False
         self._threads = ThreadSearches()
+        self._initializer: tuple[Callable[..., Any], tuple[Any, ...]] = (
+            start_worker,
+            (os.getpid(),),
+        )
 
     def worker_pids(self) -> list[int]:
         """The process ids of the current pool's workers."""
         return sorted(getattr(self._pool, "_processes", None) or ())
+
+    @property
+    def in_threads(self) -> bool:
+        """Whether the searches run in threads for good (closed, or no worker ever started)."""
+        return self._closed
 
     def ready(self) -> bool:
         """Whether the current pool takes searches (its first workers are up)."""
@@ -85,8 +97,9 @@ class ProcessSearches:
 
     def _start(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("spawn")
+        initializer, initargs = self._initializer
         pool = ProcessPoolExecutor(
-            self._processes, context, initializer=start_worker, initargs=(os.getpid(),)
+            self._processes, context, initializer=initializer, initargs=initargs
         )
         # With spawn, each job submitted while no worker is idle starts one more worker; the
         # pool takes searches once these have run (in the first worker up, or in several).
@@ -101,6 +114,11 @@ class ProcessSearches:
             return await self._threads.choose(view, seed, budget, level)
         pool = self._pool or self._start()
         if not self.ready():
+            return await self._threads.choose(view, seed, budget, level)
+        if all(f.cancelled() or f.exception() is not None for f in self._started):
+            _log.error("bot_pool_unavailable", processes=self._processes)
+            self._closed, self._pool = True, None  # no worker ever started: threads for good
+            self._stop(pool)
             return await self._threads.choose(view, seed, budget, level)
         loop = asyncio.get_running_loop()
         try:
