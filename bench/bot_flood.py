@@ -1,31 +1,35 @@
 """A player's PlayCard latency and the server's CPU while games of bots flood one replica.
 
 Issue 27's attack: one client creates many games whose every seat is an ``ismcts`` bot (to a
-target of 61), and the server then plays them on its own. For each configuration of the bot
-queue (``--config SEARCHES/QUEUE``, repeatable; by default the server's default ``2/32`` and an
-unbounded ``64/100000``) this starts one server (bot-only games allowed) on a redis-server of
-its own and runs two phases of ``--seconds`` each:
+target of 61, at most 20 hands), and the server then plays them on its own. For each
+configuration of the bot queue and of where the searches run (``--config
+SEARCHES/QUEUE/POOL``, repeatable, POOL ``processes`` or ``threads``: ``SCOPA_BOT_PROCESSES``;
+by default ``2/32/threads`` and ``2/32/processes``, the server's default, then an unbounded
+``64/100000/threads``), ``--rounds`` times over in turn, this starts one server (bot-only games
+allowed) on a redis-server of its own and runs two phases of ``--seconds`` each:
 
 - ``quiet``: ``--players`` workers play two-seat games (GetState, then PlayCard, each turn);
 - ``flood``: ``--bot-games`` all-bot games are created at once while the same players play.
 
 Prints one line per configuration and phase::
 
-    bot_flood searches=2 queue=32 phase=flood bot_games=40 playcard_calls=... playcard_p50_ms=...
-        playcard_p99_ms=... server_cores=... bot_games_answered=...
+    bot_flood searches=2 queue=32 pool=processes phase=flood bot_games=40 playcard_calls=...
+        playcard_p50_ms=... playcard_p99_ms=... server_cores=... bot_games_answered=...
 
-``server_cores`` is the server's CPU seconds per wall second over the phase (2.0: two cores
-busy); ``bot_games_answered`` how many of the flood's CreateGame calls were answered within it
-(a CreateGame plays the bots' turns before it answers, as many as the queue lets it). Compare
-the configurations of one run.
+``server_cores`` is the CPU seconds per wall second over the phase of the server and its search
+workers (2.0: two cores busy); ``bot_games_answered`` how many of the flood's CreateGame calls
+were answered within it (an all-bot CreateGame answers before its bots move). Compare the
+configurations of one run.
 
-    .venv/bin/python bench/bot_flood.py [--seconds 10] [--players 4] [--bot-games 40]
+    .venv/bin/python bench/bot_flood.py [--seconds 10] [--players 4] [--bot-games 40] [--rounds 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
 import random
 import sys
 import time
@@ -52,14 +56,22 @@ class Config:
 
     searches: int
     queue: int
+    pool: str = "processes"
 
 
 def parse_config(text: str) -> Config:
-    """``SEARCHES/QUEUE`` (``2/32``) as a :class:`Config`."""
-    searches, _, queue = text.partition("/")
-    config = Config(int(searches), int(queue))
-    if config.searches < 1 or config.queue < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: searches >= 1 and queue >= 0")
+    """``SEARCHES/QUEUE[/POOL]`` (``2/32/threads``; POOL ``processes`` by default) as a
+    :class:`Config`."""
+    searches, _, rest = text.partition("/")
+    queue, _, pool = rest.partition("/")
+    try:
+        config = Config(int(searches), int(queue), pool or "processes")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: SEARCHES/QUEUE[/POOL]") from None
+    if config.searches < 1 or config.queue < 0 or config.pool not in ("processes", "threads"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: searches >= 1, queue >= 0, pool processes or threads"
+        )
     return config
 
 
@@ -74,13 +86,36 @@ async def _bot_game(stub: pb_grpc.GameServiceAsyncStub) -> int:
     return reply.view.version
 
 
+def _tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds of ``pid`` and of its live children (the search workers)."""
+    total = procs.cpu_seconds(pid)
+    for child in _children(pid):
+        with contextlib.suppress(OSError):  # it ended meanwhile
+            total += procs.cpu_seconds(child)
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parent = int(stat.read().rsplit(") ", 1)[1].split()[1])
+            except OSError:
+                continue
+            if parent == pid:
+                found.append(int(entry))
+    return found
+
+
 async def _phase(
     stub: pb_grpc.GameServiceAsyncStub, pid: int, workers: int, seconds: float
 ) -> tuple[list[float], float]:
     """The players' PlayCard latencies (sorted, ms) and the server's cores over the phase."""
     rec = players.Recorder()
     pools = players.Pools()
-    cpu, start = procs.cpu_seconds(pid), time.monotonic()
+    cpu, start = _tree_cpu_seconds(pid), time.monotonic()
     deadline = start + seconds
     await asyncio.gather(
         *(
@@ -88,7 +123,7 @@ async def _phase(
             for i in range(workers)
         )
     )
-    cores = (procs.cpu_seconds(pid) - cpu) / (time.monotonic() - start)
+    cores = (_tree_cpu_seconds(pid) - cpu) / (time.monotonic() - start)
     return sorted(1000 * s for s in rec.latencies.get("PlayCard", [])), cores
 
 
@@ -108,7 +143,8 @@ async def _run(server: procs.Proc, args: argparse.Namespace, config: Config) -> 
                 task.cancel()
             await asyncio.gather(*flood, return_exceptions=True)
             lines.append(
-                f"bot_flood searches={config.searches} queue={config.queue} phase={phase} "
+                f"bot_flood searches={config.searches} queue={config.queue} pool={config.pool} "
+                f"phase={phase} "
                 f"bot_games={count} playcard_calls={len(latencies)} "
                 f"playcard_p50_ms={players.percentile(latencies, 0.5):.1f} "
                 f"playcard_p99_ms={players.percentile(latencies, 0.99):.1f} "
@@ -124,12 +160,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=4, help="player workers")
     parser.add_argument("--bot-games", type=int, default=40, help="all-bot games of the flood")
     parser.add_argument(
-        "--config", type=parse_config, action="append", help="SEARCHES/QUEUE (repeatable)"
+        "--config",
+        type=parse_config,
+        action="append",
+        help="SEARCHES/QUEUE[/processes|threads] (repeatable)",
     )
+    parser.add_argument("--rounds", type=int, default=1, help="times over the configurations")
     args = parser.parse_args(argv)
-    configs = args.config or [Config(2, 32), Config(64, 100_000)]
+    configs = args.config or [
+        Config(2, 32, "threads"),
+        Config(2, 32, "processes"),
+        Config(64, 100_000, "threads"),
+    ]
     workdir = procs.make_workdir()
-    for config in configs:  # a fresh Redis each: no bot game left for the next server's sweeper
+    # A fresh Redis each: no bot game left for the next server's sweeper.
+    for config in configs * args.rounds:
         redis = procs.start_redis()
         port, http_port = procs.free_port(), procs.free_port()
         env = procs.server_env(port, http_port, f"redis://{procs.HOST}:{redis.port}/0")
@@ -137,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             SCOPA_BOT_ONLY_GAMES="true",
             SCOPA_BOT_SEARCHES=str(config.searches),
             SCOPA_BOT_QUEUE=str(config.queue),
+            SCOPA_BOT_PROCESSES=str(config.pool == "processes").lower(),
         )
         server = procs.start_python("server", ["-m", "scopa.server"], env, workdir, port)
         try:

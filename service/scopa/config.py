@@ -161,6 +161,13 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "due and taken later by a sweeper (`scopa.bots.deferred`).",
     ),
     EnvVar(
+        "SCOPA_BOT_PROCESSES",
+        "`true`",
+        "Run the bot searches in `SCOPA_BOT_SEARCHES` worker processes, so that they leave the "
+        "event loop its core (a worker gets the bot seat's view only); `false` runs them in "
+        "threads of the server process.",
+    ),
+    EnvVar(
         "SCOPA_WATCH_PER_CLIENT",
         "`100`",
         "Open WatchGame streams one client address may hold on one replica; more get "
@@ -288,6 +295,7 @@ class Settings:
     bot_only_games: bool = False
     bot_searches: int = 2
     bot_queue: int = 32
+    bot_processes: bool = True
     grace_s: float = 10.0
     drain_delay_s: float = 2.0
     max_request_bytes: int = 65_536
@@ -352,6 +360,7 @@ class Settings:
             bot_only_games=env.get("SCOPA_BOT_ONLY_GAMES", False, _bool),
             bot_searches=env.get("SCOPA_BOT_SEARCHES", 2, _positive_count),
             bot_queue=env.get("SCOPA_BOT_QUEUE", 32, _non_negative_int),
+            bot_processes=env.get("SCOPA_BOT_PROCESSES", True, _bool),
             grace_s=env.get("SCOPA_GRACE_S", 10.0, _non_negative_float),
             drain_delay_s=env.get("SCOPA_DRAIN_DELAY_S", 2.0, _non_negative_float),
             max_request_bytes=env.get("SCOPA_MAX_REQUEST_BYTES", 65_536, _byte_count),

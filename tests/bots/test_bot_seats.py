@@ -122,7 +122,8 @@ async def test_a_failing_bot_plays_a_random_action(monkeypatch: pytest.MonkeyPat
 
 async def test_a_game_without_a_person_needs_the_server_setting() -> None:
     """Every seat a bot: BOT_ONLY_GAMES_DISABLED by default, nothing stored; with
-    allow_bot_only_games the server plays the game out by itself."""
+    allow_bot_only_games the CreateGame answers at once (no bot has moved) and the server plays
+    the game out by itself after it."""
     store = MemoryStore()
     seats = [SeatSpec("", bot="random"), SeatSpec("", bot="greedy")]
     with pytest.raises(BotOnlyGamesDisabled):
@@ -132,9 +133,40 @@ async def test_a_game_without_a_person_needs_the_server_setting() -> None:
         store, TokenAuthority(SECRET), replace(FAST, allow_bot_only_games=True), random.Random(1)
     )
     created = await allowed.create_game(CreateGameCommand("scopa", {"target_score": 1}, seats))
-    assert (
-        created.tokens == () and created.snapshot.view.finish_reason is not rules.FinishReason.NONE
-    )
+    assert created.tokens == () and created.snapshot.version == 1
+    assert created.snapshot.view.finish_reason is rules.FinishReason.NONE
+    for _ in range(1000):  # up to 10 s (a loaded machine); a few hundred ms when idle
+        await asyncio.sleep(0.01)
+        stored = await store.load(created.game_id)  # get_state would take the due turns itself
+        if rules.load_state(stored.state).finished:
+            break
+    assert rules.load_state(stored.state).finished and stored.version > 10
+    await allowed.close()
+
+
+async def test_a_replica_s_close_stops_the_games_it_plays_in_the_background() -> None:
+    """A bot-only game still playing when its replica closes stops where it is, left due for a
+    sweeper (which plays it out)."""
+    store = MemoryStore()
+    seats = [SeatSpec("", bot="ismcts"), SeatSpec("", bot="ismcts")]
+    slow = replace(FAST, allow_bot_only_games=True, bot_budget=bots.Budget(iterations=400))
+    first = GameCore(store, TokenAuthority(SECRET), slow, random.Random(1))
+    created = await first.create_game(CreateGameCommand("scopa", {"target_score": 11}, seats))
+    for _ in range(1000):  # until the background task has played at least one move
+        await asyncio.sleep(0.01)
+        if (await store.load(created.game_id)).version > 1:
+            break
+    await first.close()
+    stopped = await store.load(created.game_id)  # not get_state: it would take the due turns
+    await asyncio.sleep(0.2)
+    assert (await store.load(created.game_id)).version == stopped.version > 1
+    assert not rules.load_state(stopped.state).finished
+    second = GameCore(store, TokenAuthority(SECRET), replace(slow, bot_grace_s=0), random.Random(2))
+    for _ in range(50):
+        for game_id, deadline in await second.due_games(10):
+            await second.sweep_game(game_id, deadline)
+    snap = await second.get_state(created.game_id, None)
+    assert snap.view.finish_reason is not rules.FinishReason.NONE
 
 
 async def test_bot_turns_beyond_the_queue_are_deferred_then_swept() -> None:

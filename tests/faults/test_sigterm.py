@@ -169,3 +169,53 @@ def test_in_flight_calls_finish_and_new_ones_get_error_info(own_redis: RedisServ
             server.process.kill()
             server.process.wait()
     assert_clean_log(server)
+
+
+def _children(pid: int) -> set[int]:
+    """The live child processes of ``pid`` (from /proc)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                state, parent = stat.read().rsplit(") ", 1)[1].split()[:2]
+        except OSError:
+            continue
+        if int(parent) == pid and state != "Z":
+            found.add(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_the_bot_search_workers_end_with_the_server(
+    own_redis: RedisServer, signum: signal.Signals
+) -> None:
+    """A bot's turn starts the search workers (SCOPA_BOT_SEARCHES processes); SIGTERM stops them
+    with the server, and the workers of a killed server exit by themselves."""
+    server = start_server(own_redis.url, env={"SCOPA_BOT_SEARCHES": "2", "SCOPA_GRACE_S": "5"})
+    try:
+        with grpc.insecure_channel(server.target) as channel:
+            stub = scopa_pb2_grpc.GameServiceStub(channel)
+            seats = [pb.SeatSpec(display_name="", bot="ismcts"), pb.SeatSpec(display_name="ann")]
+            created = stub.CreateGame(pb.CreateGameRequest(preset="scopa", seats=seats))
+            assert created.view.version == 2  # the bot played (in a thread: the pool starts)
+            wait_until(lambda: len(_children(server.process.pid)) >= 2, "two search workers")
+            workers = _children(server.process.pid)
+        server.process.send_signal(signum)
+        assert exit_code(server) == (0 if signum == signal.SIGTERM else -signal.SIGKILL)
+        wait_until(lambda: not any(map(_alive, workers)), "the workers' exit")
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.wait()
+    if signum == signal.SIGTERM:
+        assert_clean_log(server)

@@ -46,6 +46,22 @@ from scopa.rules import (
     new_match,
     resign,
 )
+from scopa.rules._compress import compress, decompress
+
+
+def _payload(blob: bytes) -> Any:
+    """The JSON payload of a stored blob of any format."""
+    return json.loads(_raw(blob))
+
+
+def _raw(blob: bytes) -> bytes:
+    """The uncompressed payload of a stored blob of any format."""
+    return decompress(blob[1:], blob[0])
+
+
+def _blob(raw: bytes) -> bytes:
+    """``raw`` stored as the current format stores a payload."""
+    return bytes([FORMAT_VERSION]) + compress(raw, FORMAT_VERSION)
 
 
 @pytest.mark.parametrize("preset", ["scopa", "spazzino", "scopone", "scopa_napola"])
@@ -65,7 +81,7 @@ def _dumped_whole(state: MatchState) -> bytes:
     """The state's blob with its history encoded together with the rest, in one go."""
     history = [_serial._event_out(event) for event in state.history]
     text = _serial._ENCODER.encode(_serial._state_record(state, history))
-    return bytes([FORMAT_VERSION]) + _serial._compress(text.encode())
+    return _blob(text.encode())
 
 
 @pytest.mark.parametrize("kept", [4096, pytest.param(3, marks=pytest.mark.interpreted_only)])
@@ -104,9 +120,9 @@ def test_a_stored_game_with_an_option_that_does_nothing_still_loads() -> None:
     with pytest.raises(InvalidOption):
         make_ruleset("scopa", {"dealer_bonus_low": True})
     state, _ = new_match(make_ruleset("scopa"), rng=random.Random(4))
-    payload = json.loads(zlib.decompress(dump_state(state)[1:]))
+    payload = _payload(dump_state(state))
     payload["overrides"] = {"dealer_bonus_low": True}
-    blob = bytes([FORMAT_VERSION]) + zlib.compress(json.dumps(payload).encode())
+    blob = _blob(json.dumps(payload).encode())
     loaded = load_state(blob)
     assert loaded.ruleset.options.dealer_bonus_low
     assert load_state(dump_state(loaded)).ruleset == loaded.ruleset
@@ -135,6 +151,10 @@ def test_blob_starts_with_the_format_version() -> None:
         b"\x01" + zlib.compress(b"[1, 2]"),
         bytes([FORMAT_VERSION]) + zlib.compress(b"{}"),
         bytes([FORMAT_VERSION]) + zlib.compress(b"[{}]"),
+        _blob(b"{}"),
+        _blob(b"[{}]"),
+        _blob(b"not json"),
+        bytes([FORMAT_VERSION - 1]) + _blob(b"{}")[1:],
     ],
 )
 def test_corrupt_or_unknown_blobs_raise_invalid_state(blob: bytes) -> None:
@@ -188,7 +208,7 @@ def test_stored_json_is_keyed_by_field_name() -> None:
     state, _ = new_match(rules, rng=rng)
     for _ in range(7):
         state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
-    payload = json.loads(zlib.decompress(dump_state(state)[1:]))
+    payload = _payload(dump_state(state))
     assert payload["preset"] == "spazzino"
     assert payload["overrides"] == {"target_score": 31, "mazzo_ties": "unassigned"}
     assert "version" not in payload  # the store owns the game's version
@@ -215,9 +235,9 @@ def test_loaded_states_share_one_ruleset_per_distinct_overrides() -> None:
 def test_unhashable_override_value_raises_invalid_state() -> None:
     """A stored override holding a list (never written) is corrupt input, not a crash."""
     state, _ = new_match(make_ruleset("scopa"), rng=random.Random(1))
-    payload = json.loads(zlib.decompress(dump_state(state)[1:]))
+    payload = _payload(dump_state(state))
     payload["overrides"] = {"target_score": [1, 2]}
-    blob = bytes([FORMAT_VERSION]) + zlib.compress(json.dumps(payload).encode())
+    blob = _blob(json.dumps(payload).encode())
     with pytest.raises(InvalidState):
         load_state(blob)
 
@@ -307,10 +327,6 @@ V3_STATES = [
 ]
 
 
-def _payload(blob: bytes) -> Any:
-    return json.loads(zlib.decompress(blob[1:]))
-
-
 PINNED_SINCE_7 = {"cirulla": {"napola_top": 0}}
 """The overrides format 7's migration writes into an earlier state of these presets, so that it
 keeps the rules it was created with (Cirulla's whole piccola)."""
@@ -396,6 +412,28 @@ def test_a_version_6_cirulla_state_keeps_the_whole_piccola_it_was_created_with()
     assert load_state(again) == state
 
 
+V6_BLOBS = [*V4_STATES, *V5_LIMITED, "state_marescialla_limited", "events_every_kind"]
+"""Written by format 6 (zlib, the last before zstd) from the blobs of formats 4 and 5."""
+
+
+@pytest.mark.parametrize("name", V6_BLOBS)
+def test_version_6_zlib_blobs_load_and_are_written_back_as_zstd(name: str) -> None:
+    """A stored format-6 (zlib) state or event batch loads, and written again as format 8
+    (zstd) holds the same JSON payload in fewer bytes."""
+    blob = (BLOBS / f"{name}.v6.bin").read_bytes()
+    assert blob[0] == 6
+    want = json.loads((BLOBS / f"{name}.v6.json").read_text())
+    assert json.loads(zlib.decompress(blob[1:])) == want
+    load, dump = (
+        (load_events, dump_events) if name.startswith("events") else (load_state, dump_state)
+    )
+    loaded = load(blob)
+    again = dump(loaded)  # type: ignore[arg-type]
+    assert again[0] == FORMAT_VERSION == 8 and _payload(again) == _as_written(want)
+    assert len(again) < len(blob)
+    assert load(again) == loaded
+
+
 def test_version_3_state_blobs_hold_the_keys_added_under_format_3() -> None:
     """The format-3 blobs pin every key added to format 3 before format 4 named them."""
     keys = {k for name in V3_STATES for k in json.loads((BLOBS / f"{name}.v3.json").read_text())}
@@ -435,7 +473,7 @@ def test_every_event_kind_has_one_tag_and_reader() -> None:
     loaded.append(ClaimAnswered(seat=1, trust=False))
     loaded.append(BonusScored(seat=1, side=1, name="dealer_bonus", points=1, cards=cards("5C 10D")))
     assert load_events(dump_events(loaded)) == loaded
-    rows = json.loads(zlib.decompress(dump_events(loaded)[1:]))
+    rows = _payload(dump_events(loaded))
     tags = [row["t"] for row in rows]
     assert len(set(tags)) == len(get_args(Event)) == len(loaded)
     assert set(tags) == set(_EVENT_DECODERS)
@@ -479,8 +517,8 @@ def test_a_hands_bonus_survives_a_round_trip_and_other_states_keep_their_keys() 
     assert load_state(dump_state(state)) == state
     plain, _ = new_match(make_ruleset("cirulla"), rng=random.Random(12))
     assert not plain.bonuses
-    assert b"bonuses" not in zlib.decompress(dump_state(plain)[1:])
-    assert b"bonuses" in zlib.decompress(dump_state(state)[1:])
+    assert b"bonuses" not in _raw(dump_state(plain))
+    assert b"bonuses" in _raw(dump_state(state))
 
 
 def test_the_aces_returned_under_the_stock_survive_a_round_trip() -> None:
@@ -491,7 +529,7 @@ def test_the_aces_returned_under_the_stock_survive_a_round_trip() -> None:
     assert state.returned == cards("1S")
     assert load_state(dump_state(state)) == state
     plain, _ = new_match(make_ruleset("scopa"), rng=random.Random(1))
-    assert "returned" not in json.loads(zlib.decompress(dump_state(plain)[1:]))
+    assert "returned" not in _payload(dump_state(plain))
 
 
 def test_claims_keep_their_outcome_and_pending_claims_their_record() -> None:
@@ -505,7 +543,7 @@ def test_claims_keep_their_outcome_and_pending_claims_their_record() -> None:
     assert [("claim" in r) for r in records] == [True, True, False]
     assert events_from_records(records, FORMAT_VERSION) == [trusted, doubted, plain]
     state, _ = new_match(make_ruleset("fidasse"), rng=random.Random(4))
-    assert "claim" not in json.loads(zlib.decompress(dump_state(state)[1:]))
+    assert "claim" not in _payload(dump_state(state))
     pending = replace(state, phase="answer", turn=1, claim=PendingClaim(0, 7, (1,), ()))
     assert load_state(dump_state(pending)) == pending
 
@@ -520,31 +558,26 @@ def test_a_farm_play_keeps_its_farm_and_other_plays_keep_their_records() -> None
     assert [("farm" in r) for r in records] == [True, True, False]
     assert events_from_records(records, FORMAT_VERSION) == [build, take, plain]
     state, _ = new_match(make_ruleset("fattoria"), rng=random.Random(5))
-    assert "farms" not in json.loads(zlib.decompress(dump_state(state)[1:]))
+    assert "farms" not in _payload(dump_state(state))
     with_farm = dataclasses.replace(state, farms=(farm,))
-    assert json.loads(zlib.decompress(dump_state(with_farm)[1:]))["farms"] == [
-        {"owner": 1, "value": 7, "cards": [13, 2]}
-    ]
+    assert _payload(dump_state(with_farm))["farms"] == [{"owner": 1, "value": 7, "cards": [13, 2]}]
     assert load_state(dump_state(with_farm)).farms == (farm,)
 
 
-def test_state_blobs_of_the_default_compressor_and_beyond_the_window_read_back() -> None:
-    """A blob compressed with zlib's default window and table (earlier builds) loads as the
-    same state, and a text larger than the 8 KB window comes back whole."""
+def test_format_6_blobs_of_the_default_zlib_compressor_read_back() -> None:
+    """A format-6 blob compressed with zlib's default window and table (earlier builds) loads
+    as the same state as the current format's blob, for every state of a whole game."""
     rng = random.Random(12)
     state, _ = new_match(make_ruleset("scopone", {"target_score": 21}), rng=rng)
     largest = 0
     while not state.finished:
         state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
         blob = dump_state(state)
-        text = zlib.decompress(blob[1:])
+        text = _raw(blob)
         largest = max(largest, len(text))
-        assert load_state(bytes([FORMAT_VERSION]) + zlib.compress(text, 1)) == state
+        assert load_state(b"\x06" + zlib.compress(text, 1)) == state
         assert load_state(blob) == state
     assert largest > 4096
-    big = json.dumps([[i, str(i) * 3] for i in range(3000)]).encode()
-    assert len(big) > 4 << _serial._ZLIB_WBITS
-    assert zlib.decompress(_serial._compress(big)) == big
 
 
 def test_a_stored_game_keeps_rules_a_new_game_would_be_refused() -> None:

@@ -46,6 +46,7 @@ def test_every_variable_is_parsed() -> None:
             "SCOPA_BOT_ONLY_GAMES": "true",
             "SCOPA_BOT_SEARCHES": "4",
             "SCOPA_BOT_QUEUE": "0",
+            "SCOPA_BOT_PROCESSES": "off",
             "SCOPA_GAME_TTL_S": "3600",
             "SCOPA_FINISHED_TTL_S": "60",
             "SCOPA_GRACE_S": "2.5",
@@ -69,6 +70,7 @@ def test_every_variable_is_parsed() -> None:
     assert not settings.token_secret_generated
     assert settings.allow_stacked_decks is True
     assert (settings.bot_only_games, settings.bot_searches, settings.bot_queue) == (True, 4, 0)
+    assert settings.bot_processes is False
     assert (settings.game_ttl_s, settings.finished_ttl_s, settings.grace_s) == (3600, 60, 2.5)
     assert settings.max_connection_age_s == 300.0
     assert (settings.drain_delay_s, settings.max_request_bytes) == (0.5, 4096)
@@ -156,6 +158,7 @@ def test_blank_values_count_as_unset() -> None:
         ("SCOPA_BOT_ONLY_GAMES", "sometimes"),
         ("SCOPA_BOT_SEARCHES", "0"),
         ("SCOPA_BOT_QUEUE", "-1"),
+        ("SCOPA_BOT_PROCESSES", "forks"),
         ("SCOPA_GAME_TTL_S", "0"),
         ("SCOPA_FINISHED_TTL_S", "1.5"),
         ("SCOPA_GRACE_S", "-3"),
@@ -224,6 +227,7 @@ DOCUMENTED_VARIABLES = [
     "SCOPA_BOT_ONLY_GAMES",
     "SCOPA_BOT_SEARCHES",
     "SCOPA_BOT_QUEUE",
+    "SCOPA_BOT_PROCESSES",
     "SCOPA_WATCH_PER_CLIENT",
     "SCOPA_GRACE_S",
     "SCOPA_DRAIN_DELAY_S",

@@ -567,6 +567,28 @@ async def test_pooled_connections_survive_a_redis_restart(own_server: list[Redis
         await store.close()
 
 
+async def test_writes_on_connections_idle_since_a_redis_restart_all_succeed(
+    own_server: list[RedisServer],
+) -> None:
+    """A write taking a pooled connection that Redis closed by restarting (idle for less than
+    the health check's interval, so never PINGed) reconnects before sending: no write is
+    OUTCOME_UNKNOWN when none could have been applied (the Redis-restart fault test's cause)."""
+    store = RedisStore.from_url(own_server[0].url, socket_timeout=2.0)
+    games = [f"g{i}" for i in range(12)]
+    try:
+        for game in games:
+            await store.create(game, b"s", b"m", [], TTL)
+        await asyncio.gather(*(store.load(game) for game in games))  # 12 pooled connections
+        own_server[0] = restart_redis_server(own_server[0])
+        await asyncio.sleep(0.2)  # the loop reads every closed connection's end of stream
+        commits = await asyncio.gather(
+            *(store.commit(game, 1, b"s2", b"m", [], TTL) for game in games)
+        )
+        assert commits == [2] * len(games)
+    finally:
+        await store.close()
+
+
 async def test_every_connection_goes_back_to_the_pool(redis_url: str) -> None:
     """After loads and commits, concurrent and failed ones too, no connection stays in use."""
     store = RedisStore.from_url(redis_url, max_connections=4)

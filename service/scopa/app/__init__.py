@@ -4,6 +4,7 @@ It knows the rules (:mod:`scopa.rules`) and the store contract (:mod:`scopa.stor
 transport: gRPC and REST only convert their messages into these calls.
 """
 
+from ._botsearch import BotSearches, ProcessSearches, ThreadSearches
 from ._checks import DEFAULT_FORFEIT_AFTER
 from ._clock import MAX_SYNC_RTT_S, StoreClock, TimeoutAction
 from ._commands import (
@@ -48,6 +49,7 @@ __all__ = [
     "AppError",
     "AppEvent",
     "BotOnlyGamesDisabled",
+    "BotSearches",
     "ConcurrentUpdate",
     "CoreSettings",
     "CreateGameCommand",
@@ -64,6 +66,7 @@ __all__ = [
     "LobbyGame",
     "PermissionDenied",
     "PlayResult",
+    "ProcessSearches",
     "RateLimited",
     "RateLimits",
     "RequestIdReused",
@@ -75,6 +78,7 @@ __all__ = [
     "StaleEtag",
     "StoreClock",
     "Sweeper",
+    "ThreadSearches",
     "TimeoutAction",
     "TokenAuthority",
     "TooManyWatches",

@@ -7,7 +7,8 @@ and the results back. Each call is handed to the collaborator whose job it is:
 - :class:`._actions.Actions`: GetState, TakeAction (PlayCard), ResignGame;
 - :class:`._lobby.Lobby`: ListGames;
 - :class:`._watching.Watches`: WatchGame;
-- :class:`._turns.Turns`: due bot turns and turn clocks, and the sweeper's calls;
+- :class:`._turns.Turns`: due bot turns and turn clocks, and the sweeper's calls; the bots'
+  searches run where ``bot_searches`` says (:mod:`._botsearch`: threads by default);
 
 over one shared read side (:class:`._games.Games`) and one write path
 (:class:`._commits.Commits`: every write is one compare-and-set commit, so two replicas racing
@@ -26,6 +27,7 @@ from scopa import rules
 from scopa.storage import GameStore
 
 from ._actions import Actions
+from ._botsearch import BotSearches, ThreadSearches
 from ._clock import StoreClock
 from ._commands import (
     CoreSettings,
@@ -64,6 +66,7 @@ class GameCore:
         on_bot_queue: Callable[[str, int], None] | None = None,
         tracer_provider: trace.TracerProvider | None = None,
         clock: StoreClock | None = None,
+        bot_searches: BotSearches | None = None,
     ) -> None:
         hooks = Hooks()
         hooks = Hooks(
@@ -78,7 +81,7 @@ class GameCore:
         rng = rng or random.SystemRandom()
         tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
         commits = Commits(games)
-        self._turns = Turns(games, commits, rng, tracer)
+        self._turns = Turns(games, commits, rng, tracer, bot_searches or ThreadSearches())
         self._actions = Actions(games, commits, self._turns, rng, tracer)
         self._seating = Seating(games, commits, self._turns, rng, tracer)
         self._lobby = Lobby(games)
@@ -159,3 +162,8 @@ class GameCore:
     async def due_games(self, limit: int) -> list[tuple[str, int]]:
         """Index entries due by the store's clock now, from every deadline shard."""
         return await self._turns.due_games(limit)
+
+    async def close(self) -> None:
+        """Stop the bots' work of this replica (games played in the background, the search
+        workers); what they leave due, a sweeper takes."""
+        await self._turns.close()

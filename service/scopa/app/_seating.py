@@ -98,7 +98,12 @@ class Seating:
         games.hooks.active(game_id, False)
         _log.info("game_created", game_id=game_id, preset=new.preset, players=len(meta.seats))
         await self._commits.indexed(game_id, result.version, GameMeta(()), state, meta)
-        version, state, meta = await self._turns.advance(game_id, result.version, state, meta)
+        version = result.version
+        if all(seat.bot for seat in meta.seats):
+            # Nobody waits for the bots' moves: answer now, play the match in the background.
+            self._turns.advance_later(game_id, version, state, meta)
+        else:
+            version, state, meta = await self._turns.advance(game_id, version, state, meta)
         return CreateResult(
             game_id,
             new.tokens,

@@ -19,6 +19,7 @@ from scopa.storage import DEADLINE_SHARDS, GameNotFound
 
 from . import _due
 from ._botqueue import BotQueue, BotQueueFull
+from ._botsearch import BotSearches
 from ._commits import Commits
 from ._errors import ConcurrentUpdate, GameStuck
 from ._eventlog import AppEvent, TurnTimedOut
@@ -41,14 +42,46 @@ class Turns:
     """Takes the actions due in a game: bot turns and run-out turn clocks."""
 
     def __init__(
-        self, games: Games, commits: Commits, rng: random.Random, tracer: trace.Tracer
+        self,
+        games: Games,
+        commits: Commits,
+        rng: random.Random,
+        tracer: trace.Tracer,
+        searches: BotSearches,
     ) -> None:
         self._games = games
         self._commits = commits
         self._rng = rng
         self._tracer = tracer
+        self._searches = searches
         settings = games.settings
         self._queue = BotQueue(settings.bot_running, settings.bot_waiting, games.hooks.bot_queue)
+        self._later: set[asyncio.Task[None]] = set()
+
+    def advance_later(
+        self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
+    ) -> None:
+        """Take the actions due in a game in a task of its own (the caller answers first): the
+        bots of a game without a person. Stopped by :meth:`close`; a turn it leaves (a lost
+        race, a full bot queue, a replica stopped) stays due for a sweeper."""
+        task = asyncio.create_task(self._advance_quietly(game_id, version, state, meta))
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
+
+    async def _advance_quietly(
+        self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
+    ) -> None:
+        try:
+            await self.advance(game_id, version, state, meta)
+        except Exception:  # the game stays due: a sweeper takes it (logged without locals)
+            _log.exception("advance_later_failed", game_id=game_id)
+
+    async def close(self) -> None:
+        """Stop the games advanced in the background, then the bot searches."""
+        for task in list(self._later):
+            task.cancel()
+        await asyncio.gather(*self._later, return_exceptions=True)
+        await self._searches.close()
 
     async def advance(
         self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
@@ -121,15 +154,17 @@ class Turns:
                 span.set_attribute("scopa.game_id", game_id)
                 span.set_attribute("scopa.seat", seat)
                 span.set_attribute("scopa.bot", level.value)
-                rng = random.Random(self._rng.getrandbits(64))
-                view = rules.observe(state, seat)
+                seed = self._rng.getrandbits(64)
+                view = rules.observe(state, seat)  # all that the search gets of the game
                 budget = self._games.settings.bot_budget
                 try:
-                    action = await asyncio.to_thread(bots.choose, view, rng, budget, level)
+                    action = await self._searches.choose(view, seed, budget, level)
                 except Exception:
-                    # A bot's fault must not fail the person's request nor stall the game: play
-                    # a random legal action instead (logged without locals, so without cards).
+                    # A bot's fault (or its worker process's death) must not fail the person's
+                    # request nor stall the game: play a random legal action instead (logged
+                    # without locals, so without cards).
                     _log.exception("bot_failed", game_id=game_id, seat=seat, level=level.value)
+                    rng = random.Random(seed)
                     action = bots.choose(view, rng, budget, bots.Level.RANDOM)
                 return rules.apply_action(state, seat, action, self._rng)
 

@@ -1,7 +1,8 @@
 """One keyed, versioned codec for match state and events, with migrations from every earlier
 format.
 
-Format: one byte, the format version, then zlib-compressed JSON. Since format 2 every record is
+Format: one byte, the format version, then the compressed JSON (:mod:`._compress`: zstd with a
+dictionary since format 8, zlib before). Since format 2 every record is
 an object keyed by field name (an event also carries its kind under ``"t"``), so adding a field
 is a new format version plus a migration, never a reshuffle of positions. :func:`load_state` and
 :func:`load_events` read every earlier version: the payload goes through the migrations in
@@ -40,16 +41,19 @@ that preset without a ``napola_top`` override was created with the whole run, so
 6 -> 7 writes ``napola_top: 0`` into its overrides; a format-6 reader would give a format-7
 Cirulla game the whole run (and could not deal the value ``sweep`` of ``aces_on_table``, new
 with format 7), so it refuses format 7 as a whole.
+
+Format 8 changed only the compression (zstd at level 1 with a dictionary, :mod:`._compress`),
+so the migration 7 -> 8 changes nothing; a format-7 reader cannot decompress it and refuses it.
 """
 
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Final, TypeVar, assert_never
 
+from ._compress import CorruptPayload, compress, decompress
 from ._errors import FormatTooNew, GameUnplayable, InvalidOption, InvalidState, RulesError
 from ._events import (
     AceReturned,
@@ -88,34 +92,16 @@ __all__ = [
     "load_state",
 ]
 
-FORMAT_VERSION: Final = 7
+FORMAT_VERSION: Final = 8
 
 Record = dict[str, Any]
 
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
-_ZLIB_LEVEL: Final = 1
-"""zlib's fastest level: about half level 6's CPU on a state (~1.4 KB of JSON), ~11% larger
-(~565 bytes against ~505 over a whole game). Any level reads back alike."""
-
-
-_ZLIB_WBITS: Final = 13
-_ZLIB_MEM_LEVEL: Final = 5
-"""An 8 KB window and a 4096-entry hash table instead of zlib's 32 KB and 32,768: a new
-compressor clears its hash table, and the default one's 64 KB cost more than a third of
-compressing a state (callgrind, a 3.7 KB state: 205k -> 149k instructions); over 4,362 states
-of five presets' matches (mean 3.7 KB of JSON, largest 9.7 KB) the blobs are 0.11% larger.
-The stream is zlib's as before (its header names the window), read by the same decompress."""
-
-
-def _compress(raw: bytes) -> bytes:
-    """``raw`` as a zlib stream at :data:`_ZLIB_LEVEL` with the window and table above."""
-    deflate = zlib.compressobj(_ZLIB_LEVEL, zlib.DEFLATED, _ZLIB_WBITS, _ZLIB_MEM_LEVEL)
-    return deflate.compress(raw) + deflate.flush()
 
 
 def _pack(payload: Any) -> bytes:
     raw = _ENCODER.encode(payload).encode()
-    return bytes([FORMAT_VERSION]) + _compress(raw)
+    return bytes([FORMAT_VERSION]) + compress(raw, FORMAT_VERSION)
 
 
 def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
@@ -125,8 +111,8 @@ def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
     if blob[0] > FORMAT_VERSION:
         raise FormatTooNew.of("stored game", blob[0], FORMAT_VERSION)
     try:
-        payload = json.loads(zlib.decompress(blob[1:]))
-    except (zlib.error, ValueError) as exc:
+        payload = json.loads(decompress(blob[1:], blob[0]))
+    except (CorruptPayload, ValueError) as exc:
         raise InvalidState("corrupt state") from exc
     try:
         for version in range(blob[0], FORMAT_VERSION):
@@ -422,7 +408,7 @@ def dump_state(state: MatchState) -> bytes:
     if state.history:
         slot = f',{_history_text(state.history)},"scores":'
         text = text.replace(_HISTORY_SLOT, slot, 1)
-    return bytes([FORMAT_VERSION]) + _compress(text.encode())
+    return bytes([FORMAT_VERSION]) + compress(text.encode(), FORMAT_VERSION)
 
 
 def _state_record(
@@ -685,6 +671,7 @@ _STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     4: _same,
     5: _state_5_to_6,
     6: _state_6_to_7,
+    7: _same,
 }
 """``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
 _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
@@ -694,5 +681,6 @@ _EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
     4: _same,
     5: _same,
     6: _same,
+    7: _same,
 }
 """``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""

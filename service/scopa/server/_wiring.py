@@ -7,7 +7,15 @@ from collections.abc import Callable
 from typing import Any
 
 from scopa import bots
-from scopa.app import CoreSettings, GameCore, RateLimits, Sweeper, TokenAuthority
+from scopa.app import (
+    CoreSettings,
+    GameCore,
+    ProcessSearches,
+    RateLimits,
+    Sweeper,
+    ThreadSearches,
+    TokenAuthority,
+)
 from scopa.config import Settings
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
 from scopa.storage import StorageError, open_store
@@ -66,6 +74,9 @@ async def build_services(settings: Settings) -> Wiring:
         on_watch=record_watch_streams,
         on_game_stuck=record_game_stuck,
         on_bot_queue=record_bot_queue,
+        bot_searches=(
+            ProcessSearches(settings.bot_searches) if settings.bot_processes else ThreadSearches()
+        ),
     )
     # The HTTP port's calls: Connect's binary codec appends each view's options as wire bytes,
     # REST and Connect JSON write them from a text kept per tail (GameCalls options_tail).
@@ -77,6 +88,7 @@ async def build_services(settings: Settings) -> Wiring:
 
     async def close() -> None:
         await sweeper.stop()
+        await core.close()  # the bots' background games and search workers
         await store.close()
 
     # gRPC's own GameCalls: its views' options go out as wire bytes (GameCalls options_tail).

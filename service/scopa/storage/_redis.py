@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
-from typing import Any, Protocol, cast
+from typing import Any, Final, Protocol, cast
 
 import hiredis
 from opentelemetry import context, trace
@@ -24,6 +24,7 @@ from redis.exceptions import (  # type: ignore[attr-defined]  # the stubs predat
     ResponseError,
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.maint_notifications import MaintNotificationsConfig
 
 from scopa._spans import LeafSpans
 from scopa.storage._errors import (
@@ -203,6 +204,13 @@ _READ_RETRY = Retry(ExponentialBackoff(cap=0.5, base=0.05), 2, (RedisConnectionE
 _HEALTH_CHECK_INTERVAL_S = 5.0
 """A pooled connection idle for longer is PINGed before use, so a Redis restart costs nothing."""
 
+NO_MAINT_NOTIFICATIONS: Final = MaintNotificationsConfig(enabled=False)
+"""A pool's connection check, off while maintenance notifications are on: redis-py 8 turns them
+on (``"auto"``) by default, and then hands out a pooled connection whose server has closed it
+(a Redis restart less than :data:`_HEALTH_CHECK_INTERVAL_S` after its last use) without the
+check, so a write went out on a dead socket and was answered OUTCOME_UNKNOWN though nothing
+could have run. They are a RESP3 feature of managed Redis that the store does not use."""
+
 
 class RedisStore(RedisIndexes):
     """A GameStore on Redis (or any Redis Cluster node set: one hash tag per game).
@@ -280,6 +288,7 @@ class RedisStore(RedisIndexes):
             health_check_interval=_HEALTH_CHECK_INTERVAL_S,
             retry=_READ_RETRY,
             decode_responses=False,
+            maint_notifications_config=NO_MAINT_NOTIFICATIONS,
         )
         return cls(pool, tracer_provider)
 
