@@ -24,7 +24,9 @@ __all__ = [
 ]
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+GAME_ID_PATTERN: Final = "[A-Za-z0-9_-]{1,64}"
+"""A game id (the part of a name after ``games/``); the OpenAPI document's path pattern."""
+_GAME_ID = re.compile(GAME_ID_PATTERN)
 _NAME_LIMIT = 64
 _NAME_REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Unicode categories a display name may not contain: control characters (NUL, ESC of ANSI

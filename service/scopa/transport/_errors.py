@@ -43,6 +43,7 @@ __all__ = [
     "ServerShuttingDown",
     "bounded",
     "http_status",
+    "http_status_of",
     "map_exception",
     "register",
     "to_connect_error",
@@ -289,6 +290,13 @@ def _error_info(mapped: MappedError) -> error_details_pb2.ErrorInfo:
 def http_status(mapped: MappedError) -> int:
     """The HTTP status of a mapped error on the REST surface."""
     return HTTP_STATUS_BY_REASON.get(mapped.reason, _HTTP_STATUS.get(mapped.code, 500))
+
+
+def http_status_of(code_name: str, reason: str) -> int:
+    """The HTTP status of a google.rpc code (by name, e.g. "ABORTED") and reason (the OpenAPI
+    document's responses are listed with it)."""
+    code = grpc.StatusCode[code_name]
+    return HTTP_STATUS_BY_REASON.get(reason, _HTTP_STATUS.get(code, 500))
 
 
 def to_http_error(mapped: MappedError) -> tuple[int, dict[str, Any]]:
