@@ -18,6 +18,7 @@ metadata size.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,7 @@ __all__ = [
     "RequestTooLarge",
     "ServerShuttingDown",
     "bounded",
+    "http_error_headers",
     "http_status",
     "http_status_of",
     "map_exception",
@@ -297,6 +299,14 @@ def http_status_of(code_name: str, reason: str) -> int:
     document's responses are listed with it)."""
     code = grpc.StatusCode[code_name]
     return HTTP_STATUS_BY_REASON.get(reason, _HTTP_STATUS.get(code, 500))
+
+
+def http_error_headers(mapped: MappedError) -> list[tuple[bytes, bytes]]:
+    """Headers of a REST error: ``Retry-After`` (whole seconds, rounded up) when the error
+    carries a RetryInfo, as HTTP clients and proxies read a 429's delay."""
+    if mapped.retry_delay_s is None:
+        return []
+    return [(b"retry-after", str(max(0, math.ceil(mapped.retry_delay_s))).encode())]
 
 
 def to_http_error(mapped: MappedError) -> tuple[int, dict[str, Any]]:

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 from google.protobuf.message import Message
 
 from scopa.app import InvalidArgument, StaleEtag
-from scopa.transport._errors import RequestTooLarge, to_http_error
+from scopa.transport._errors import RequestTooLarge, http_error_headers, to_http_error
 
 from ._calls import Encoded, GameCalls, UnaryCall
 from ._convert import token_from_metadata
@@ -203,10 +203,11 @@ class RestApp:
         try:
             await self._serve(scope, receive, send)
         except Exception as exc:
-            status, body = to_http_error(map_error(exc))
+            mapped = map_error(exc)
+            status, body = to_http_error(mapped)
             allow = getattr(exc, "allow", ())
             headers = [(b"allow", ", ".join(allow).encode())] if allow else []
-            await send_json(send, status, body, headers)
+            await send_json(send, status, body, headers + http_error_headers(mapped))
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         route, values = self.route_of(scope)
