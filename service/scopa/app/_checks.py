@@ -40,7 +40,10 @@ _MAX_FORFEIT_AFTER: Final = 100
 
 def check_game_id(game_id: str) -> None:
     if not _GAME_ID.fullmatch(game_id):
-        raise InvalidArgument("a game id is 1-64 characters of A-Z a-z 0-9 _ -", field="game_id")
+        message = "a game id is 1-64 characters of A-Z a-z 0-9 _ -"
+        if game_id.startswith("games/"):
+            message += f" (not a name: the id of games/{game_id[6:]} is {game_id[6:]})"
+        raise InvalidArgument(message, field="game_id")
 
 
 def check_request_id(request_id: str) -> str | None:

@@ -286,7 +286,7 @@ class RestApp:
         headers = [(b"etag", f'"{etag}"'.encode())] if etag else []
         if route.http_method == "GET" and etag is not None:
             if if_match is not None and if_match != ["*"] and etag not in if_match:
-                raise StaleEtag("the resource has changed since this etag", field="If-Match")
+                raise StaleEtag(", ".join(if_match), etag, field="If-Match")
             if_none = _etags(header(scope, b"if-none-match"))
             if if_none is not None and (etag in if_none or if_none == ["*"]):
                 await send({"type": "http.response.start", "status": 304, "headers": headers})
