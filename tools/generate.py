@@ -39,7 +39,11 @@ from pathlib import Path
 from google.protobuf import descriptor_pb2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from openapi import build_openapi
+from openapi import Conventions, build_openapi
+
+# The server's own rules, each in one place: a game id's pattern and the REST status of an error.
+from scopa.app._checks import GAME_ID_PATTERN
+from scopa.transport._errors import http_status_of
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
@@ -53,6 +57,8 @@ RELEASES = PROTO_ROOT / "releases"
 CLIENT_PYPROJECT = ROOT / "clients" / "python" / "pyproject.toml"
 OPENAPI_FILE = ROOT / "service" / "scopa" / "transport" / "openapi.json"
 SERVICE = "scopa.v1.GameService"
+# The method option that says how a method uses the bearer token (the document's security).
+TOKEN_OPTION = "scopa.v1.seat_token"
 API_VERSION = "v1"
 
 # mypy-protobuf's grpc stubs carry `type: ignore` comments that are unused when grpc has no
@@ -131,7 +137,13 @@ def _descriptor_set() -> descriptor_pb2.FileDescriptorSet:
 
 def openapi_text() -> str:
     """The OpenAPI document of the REST surface, as committed in OPENAPI_FILE."""
-    document = build_openapi(_descriptor_set(), SERVICE, API_VERSION)
+    conventions = Conventions(
+        http_status=http_status_of,
+        token_option=TOKEN_OPTION,
+        id_pattern=f"^{GAME_ID_PATTERN}$",
+        license=tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"],
+    )
+    document = build_openapi(_descriptor_set(), SERVICE, API_VERSION, conventions)
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -17,13 +17,25 @@ annotations:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from google.api import annotations_pb2, field_behavior_pb2  # type: ignore[import-untyped]
-from google.protobuf import descriptor_pb2
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from openapi_errors import (
+    COMMON_ERRORS,
+    ERROR_CONTENT,
+    ERROR_INFO_SCHEMA,
+    ERROR_SCHEMA,
+    RETRY_INFO_SCHEMA,
+    documented_errors,
+    error_responses,
+)
 
-__all__ = ["build_openapi"]
+__all__ = ["Conventions", "build_openapi", "documented_errors"]
 
 _FDP = descriptor_pb2.FieldDescriptorProto
 _INT32 = {_FDP.TYPE_INT32, _FDP.TYPE_SINT32, _FDP.TYPE_SFIXED32}
@@ -37,63 +49,11 @@ _INT64 = {
 }
 _HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 
-ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "Google's JSON error shape (AIP-193).",
-    "required": ["error"],
-    "additionalProperties": False,
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["code", "message", "status", "details"],
-            "additionalProperties": False,
-            "properties": {
-                "code": {"type": "integer", "description": "The HTTP status code."},
-                "message": {"type": "string"},
-                "status": {"type": "string", "description": "The google.rpc.Code name."},
-                "details": {
-                    "type": "array",
-                    "description": "An ErrorInfo first; a RetryInfo may follow.",
-                    "items": {
-                        "oneOf": [
-                            {"$ref": "#/components/schemas/google.rpc.ErrorInfo"},
-                            {"$ref": "#/components/schemas/google.rpc.RetryInfo"},
-                        ]
-                    },
-                },
-            },
-        }
-    },
-}
-
-ERROR_INFO_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["@type", "reason", "domain", "metadata"],
-    "additionalProperties": False,
-    "properties": {
-        "@type": {"type": "string", "const": "type.googleapis.com/google.rpc.ErrorInfo"},
-        "reason": {"type": "string", "description": "UPPER_SNAKE reason (see the proto)."},
-        "domain": {"type": "string"},
-        "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
-    },
-}
-
 
 def _clean(comment: str) -> str:
     """A proto comment without the space each line has after ``//``."""
     lines = [line[1:] if line.startswith(" ") else line for line in comment.splitlines()]
     return "\n".join(lines).strip()
-
-
-RETRY_INFO_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["@type", "retryDelay"],
-    "additionalProperties": False,
-    "properties": {
-        "@type": {"type": "string", "const": "type.googleapis.com/google.rpc.RetryInfo"},
-        "retryDelay": {"type": "string", "description": 'When to retry, e.g. "12.5s".'},
-    },
-}
 
 
 class _Index:
@@ -155,6 +115,43 @@ class _Index:
         raise KeyError(full_name)
 
 
+def _reachable(index: _Index, roots: set[str]) -> set[str]:
+    """The messages reachable from ``roots`` through message fields (map values included)."""
+    seen: set[str] = set()
+    pending = list(roots)
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in index.messages:
+            continue
+        seen.add(name)
+        pending += [f.type_name for f in index.messages[name].field if f.type_name]
+        pending += [f"{name}.{nested.name}" for nested in index.messages[name].nested_type]
+    return seen
+
+
+def _has_presence(field: descriptor_pb2.FieldDescriptorProto) -> bool:
+    """True when proto3 JSON leaves the field out while it is unset: a proto3 ``optional``, a
+    oneof member or a singular message field. Every other field is always printed."""
+    if field.label == _FDP.LABEL_REPEATED:
+        return False
+    return (
+        field.proto3_optional
+        or field.HasField("oneof_index")
+        or field.type in (_FDP.TYPE_MESSAGE, _FDP.TYPE_GROUP)
+    )
+
+
+def _oneof_groups(
+    message: descriptor_pb2.DescriptorProto,
+) -> list[tuple[str, list[descriptor_pb2.FieldDescriptorProto]]]:
+    """The message's real oneofs (not proto3 ``optional``'s synthetic ones) and their members."""
+    groups: dict[int, list[descriptor_pb2.FieldDescriptorProto]] = {}
+    for field in message.field:
+        if field.HasField("oneof_index") and not field.proto3_optional:
+            groups.setdefault(field.oneof_index, []).append(field)
+    return [(message.oneof_decl[i].name, members) for i, members in sorted(groups.items())]
+
+
 def _ref(type_name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{type_name.lstrip('.')}"}
 
@@ -164,9 +161,18 @@ def _behaviors(field: descriptor_pb2.FieldDescriptorProto) -> set[int]:
 
 
 class _Builder:
-    def __init__(self, index: _Index) -> None:
+    def __init__(self, index: _Index, inputs: set[str]) -> None:
         self.index = index
+        self.inputs = inputs
+        """Messages a request may carry: only their REQUIRED fields are required."""
         self.schemas: dict[str, Any] = {}
+
+    def required(self, owner: str, field: descriptor_pb2.FieldDescriptorProto) -> bool:
+        """REQUIRED fields, and in a message only the server sends, every field it always
+        prints (those without presence: docs/api.md, "The OpenAPI document")."""
+        if field_behavior_pb2.REQUIRED in _behaviors(field):
+            return True
+        return owner not in self.inputs and not _has_presence(field)
 
     def scalar(self, field: descriptor_pb2.FieldDescriptorProto) -> dict[str, Any]:
         kind = field.type
@@ -206,8 +212,14 @@ class _Builder:
             schema = {"allOf": [schema]}
         if description:
             schema["description"] = description
-        if field_behavior_pb2.OUTPUT_ONLY in _behaviors(field):
+        behaviors = _behaviors(field)
+        if field_behavior_pb2.OUTPUT_ONLY in behaviors:
             schema["readOnly"] = True
+        if field.type == _FDP.TYPE_ENUM and field_behavior_pb2.REQUIRED in behaviors:
+            zero = self.index.enums[field.type_name].value[0].name
+            note = f"`{zero}` is not a value here: a request that sends it is refused."
+            schema["description"] = f"{description}\n\n{note}" if description else note
+            schema["not"] = {"const": zero}
         return schema
 
     def enum(self, type_name: str) -> None:
@@ -222,27 +234,64 @@ class _Builder:
         }
 
     def message(self, type_name: str, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """The schema of a message (a $ref to its component; inline without ``skip``'s fields).
+
+        A message with a oneof is a ``oneOf`` of one object per member: the message's other
+        fields plus that member, required (so a generated client's type narrows by member).
+        """
         name = type_name.lstrip(".")
         if name in self.schemas and not skip:
             return _ref(type_name)
         message = self.index.messages[type_name]
-        schema: dict[str, Any] = {"type": "object", "additionalProperties": False}
+        schema: dict[str, Any] = {}
         if not skip:
             self.schemas[name] = schema
-        properties, required = {}, []
-        for field in message.field:
-            if field.name in skip:
-                continue
-            properties[field.json_name] = self.field(type_name, field)
-            if field_behavior_pb2.REQUIRED in _behaviors(field):
-                required.append(field.json_name)
-        schema["properties"] = properties
-        if required:
-            schema["required"] = required
+        groups = _oneof_groups(message)
+        in_oneof = {f.name for _, members in groups for f in members}
+        base = [f for f in message.field if f.name not in skip and f.name not in in_oneof]
         description = self.index.comments.get(type_name)
+        if not groups:
+            schema.update(self._object(type_name, base))
+        else:
+            branches = []
+            for chosen in itertools.product(*(members for _, members in groups)):
+                branch = self._object(type_name, base, chosen)
+                if skip:
+                    branches.append(branch)
+                    continue
+                suffix = ".".join(
+                    f"{group}.{member.json_name}"
+                    for (group, _), member in zip(groups, chosen, strict=True)
+                )
+                self.schemas[f"{name}.{suffix}"] = branch
+                branches.append({"$ref": f"#/components/schemas/{name}.{suffix}"})
+            schema["oneOf"] = branches
         if description:
             schema["description"] = description
         return _ref(type_name) if not skip else schema
+
+    def _object(
+        self,
+        type_name: str,
+        fields: list[descriptor_pb2.FieldDescriptorProto],
+        members: tuple[descriptor_pb2.FieldDescriptorProto, ...] = (),
+    ) -> dict[str, Any]:
+        """An object schema of ``fields`` plus the chosen oneof ``members`` (required)."""
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        chosen = {f.name for f in fields} | {m.name for m in members}
+        oneof = {m.name for m in members}
+        for field in self.index.messages[type_name].field:
+            if field.name not in chosen:
+                continue
+            properties[field.json_name] = self.field(type_name, field)
+            if field.name in oneof or self.required(type_name, field):
+                required.append(field.json_name)
+        schema: dict[str, Any] = {"type": "object", "additionalProperties": False}
+        schema["properties"] = properties
+        if required:
+            schema["required"] = required
+        return schema
 
 
 def _openapi_path(template: str) -> tuple[str, list[tuple[str, str]]]:
@@ -297,33 +346,124 @@ def _query_parameters(builder: _Builder, input_type: str, bound: set[str]) -> li
     return params
 
 
+@dataclass(frozen=True)
+class Conventions:
+    """What the document needs to know of the server beyond the descriptors.
+
+    ``http_status`` maps a google.rpc code name and an ErrorInfo reason to the REST status (the
+    server's one error table); ``token_option`` is the full name of the method option that says
+    how a method uses the bearer token (an enum whose value names end in ``_NONE``,
+    ``_OPTIONAL`` or ``_REQUIRED``; unset: optional); ``id_pattern`` is the rule of the ids a
+    path parameter holds.
+    """
+
+    http_status: Callable[[str, str], int]
+    token_option: str = ""
+    id_pattern: str = "^[^/:]+$"
+    license: str = ""
+    servers: tuple[str, ...] = ("/",)
+
+
+def _common_errors(index: _Index, service_name: str) -> list[tuple[str, str]]:
+    paragraphs = index.comments.get(f".{service_name}", "").split("\n\n")
+    return [e for p in paragraphs if COMMON_ERRORS in p for e in documented_errors(p)]
+
+
+class _Tokens:
+    """The token option of each method, read through a pool that knows the extension."""
+
+    def __init__(self, files: descriptor_pb2.FileDescriptorSet, option: str) -> None:
+        self.extension: Any = None
+        if not option:
+            return
+        pool = descriptor_pool.DescriptorPool()
+        for file in files.file:
+            pool.Add(file)
+        self.extension = pool.FindExtensionByName(option)
+        self.options = message_factory.GetMessageClass(
+            pool.FindMessageTypeByName("google.protobuf.MethodOptions")
+        )
+
+    def security(self, method: descriptor_pb2.MethodDescriptorProto) -> list[dict[str, Any]] | None:
+        use = "OPTIONAL"
+        if self.extension is not None:
+            options = self.options.FromString(method.options.SerializeToString())
+            number = options.Extensions[self.extension]
+            use = self.extension.enum_type.values_by_number[number].name.rsplit("_", 1)[-1]
+        if use == "NONE":
+            return []
+        if use == "REQUIRED":
+            return [{"bearer": []}]
+        return None  # the document's own: OPTIONAL_TOKEN
+
+
+OPTIONAL_TOKEN: list[dict[str, Any]] = [{}, {"bearer": []}]
+"""The document's security: a token or none. An operation that takes a token optionally leaves
+its own out and so inherits this (a generator such as openapi-python-client then accepts a
+client without credentials); one that takes none says ``[]``, one that needs one says so."""
+
+
+@dataclass(frozen=True)
+class _Route:
+    """One HTTP binding of a method."""
+
+    method: descriptor_pb2.MethodDescriptorProto
+    rule: Any
+    verb: str
+    path_params: list[tuple[str, str]]
+    security: list[dict[str, Any]] | None
+    errors: list[tuple[str, str]]
+
+
+def _path_parameters(route: _Route, conv: Conventions) -> list[dict[str, Any]]:
+    template = getattr(route.rule, route.verb)
+    parameters = []
+    for param, field in route.path_params:
+        variable = re.search(r"\{" + re.escape(field) + r"=([^}]*)\}", template)
+        pattern = variable.group(1) if variable else "*"
+        shape = pattern.replace("*", "{" + param + "}")
+        parameters.append(
+            {
+                "name": param,
+                "in": "path",
+                "required": True,
+                "description": f"The `{param}` of the resource name in `{field}` (`{shape}`): "
+                f"the id alone, without the rest of the name (a `{field}` of a response "
+                f"holds `{shape}`).",
+                "schema": {"type": "string", "pattern": conv.id_pattern},
+            }
+        )
+    return parameters
+
+
+def _header(name: str, description: str, pattern: str = "") -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    if pattern:
+        schema["pattern"] = pattern
+    return {
+        "name": name,
+        "in": "header",
+        "required": False,
+        "description": description,
+        "schema": schema,
+    }
+
+
 def _operation(
-    builder: _Builder,
-    service_name: str,
-    method: descriptor_pb2.MethodDescriptorProto,
-    rule: Any,
-    verb: str,
-    path_params: list[tuple[str, str]],
+    builder: _Builder, service_name: str, route: _Route, conv: Conventions
 ) -> dict[str, Any]:
+    method, rule, verb = route.method, route.rule, route.verb
     comment = builder.index.comments.get(f".{service_name}.{method.name}", "")
-    bound = {field.split(".")[0] for _, field in path_params}
-    parameters: list[dict[str, Any]] = [
-        {
-            "name": param,
-            "in": "path",
-            "required": True,
-            "description": f"Part of the resource name in `{field}`.",
-            "schema": {"type": "string", "pattern": "^[^/:]+$"},
-        }
-        for param, field in path_params
-    ]
+    bound = {field.split(".")[0] for _, field in route.path_params}
+    parameters = _path_parameters(route, conv)
     operation: dict[str, Any] = {
         "operationId": method.name,
         "summary": comment.split("\n\n")[0].replace("\n", " "),
         "description": comment,
-        "tags": [service_name],
-        "security": [{}, {"bearer": []}],
+        "tags": [service_name.rsplit(".", 1)[-1]],
     }
+    if route.security is not None:
+        operation["security"] = route.security
     if rule.body == "*":
         body = builder.message(method.input_type, skip=frozenset(bound))
         operation["requestBody"] = {
@@ -334,50 +474,57 @@ def _operation(
         parameters += _query_parameters(builder, method.input_type, bound)
     if method.server_streaming:
         parameters.append(
-            {
-                "name": "Last-Event-ID",
-                "in": "header",
-                "required": False,
-                "description": "Resume after this version (sets from_version).",
-                "schema": {"type": "string", "pattern": "^[0-9]+$"},
-            }
+            _header("Last-Event-ID", "Resume after this version (sets from_version).", "^[0-9]+$")
         )
-        builder.message(method.output_type)
+        item = method.output_type.lstrip(".")
         ok = {
             "description": "Server-Sent Events: one event per message, `id:` its version and "
-            f"`data:` a {method.output_type.lstrip('.')} in JSON.",
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            f"`data:` a {item} in JSON (the `contentSchema`); a later error is an "
+            "`event: error` whose data is the Error JSON.",
+            "content": {
+                "text/event-stream": {
+                    "schema": {
+                        "type": "string",
+                        "contentMediaType": "text/event-stream",
+                        "contentSchema": builder.message(method.output_type),
+                    }
+                }
+            },
         }
     else:
         ok = {
             "description": "OK",
             "content": {"application/json": {"schema": builder.message(method.output_type)}},
         }
+    errors = list(route.errors)
     etag_in = _has_field(builder.index, method.input_type, "etag")
     etag_out = not method.server_streaming and _etag_nested(builder.index, method.output_type)
+    responses: dict[str, Any] = {"200": ok}
     if etag_in or (verb == "get" and etag_out):
         parameters.append(
-            {
-                "name": "If-Match",
-                "in": "header",
-                "required": False,
-                "description": "Act only if the game's current etag is this one (else 412).",
-                "schema": {"type": "string"},
-            }
+            _header("If-Match", "Act only if the game's current etag is this one (else 412).")
         )
+        errors.append(("ABORTED", "STALE_ETAG"))
     if etag_out:
         ok["headers"] = {
             "ETag": {"description": "The game's etag, quoted.", "schema": {"type": "string"}}
         }
+    if verb == "get" and etag_out:
+        parameters.append(
+            _header("If-None-Match", "Answer 304, with no body, if the etag is still this one.")
+        )
+        responses["304"] = {
+            "description": "Not Modified: the game's etag is the If-None-Match one; no body.",
+            "headers": ok["headers"],
+        }
     if parameters:
         operation["parameters"] = parameters
-    operation["responses"] = {
-        "200": ok,
-        "default": {
-            "description": "An error in Google's JSON error shape.",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
-        },
+    responses.update(error_responses(errors, conv.http_status))
+    responses["default"] = {
+        "description": "Any other error, in Google's JSON error shape.",
+        "content": ERROR_CONTENT,
     }
+    operation["responses"] = responses
     return operation
 
 
@@ -409,7 +556,9 @@ def _probe(operation_id: str, summary: str) -> dict[str, Any]:
         "get": {
             "operationId": operation_id,
             "summary": summary,
+            "description": f"{summary} Open to every caller: no token.",
             "tags": ["probes"],
+            "security": [],
             "responses": {
                 "200": {"description": "SERVING", **body},
                 "503": {"description": "NOT_SERVING", **body},
@@ -419,35 +568,57 @@ def _probe(operation_id: str, summary: str) -> dict[str, Any]:
 
 
 def build_openapi(
-    files: descriptor_pb2.FileDescriptorSet, service_name: str, version: str
+    files: descriptor_pb2.FileDescriptorSet,
+    service_name: str,
+    version: str,
+    conventions: Conventions,
 ) -> dict[str, Any]:
     """The OpenAPI 3.1 document of ``service_name``'s HTTP annotations."""
     index = _Index(files)
-    builder = _Builder(index)
     service = index.service(service_name)
+    methods = list(service.method)
+    inputs = _reachable(index, {m.input_type for m in methods})
+    builder = _Builder(index, inputs)
+    tokens = _Tokens(files, conventions.token_option)
+    common = _common_errors(index, service_name)
     paths: dict[str, dict[str, Any]] = {}
-    for method in service.method:
+    for method in methods:
+        own = documented_errors(index.comments.get(f".{service_name}.{method.name}", ""))
         for rule in _rules(method):
             verb = rule.WhichOneof("pattern")
             if verb not in _HTTP_METHODS:
                 continue
             path, params = _openapi_path(getattr(rule, verb))
-            paths.setdefault(path, {})[verb] = _operation(
-                builder, service_name, method, rule, verb, params
-            )
+            route = _Route(method, rule, verb, params, tokens.security(method), common + own)
+            paths.setdefault(path, {})[verb] = _operation(builder, service_name, route, conventions)
     paths["/healthz"] = _probe("Healthz", 'Liveness, as the gRPC health service\'s "".')
     paths["/readyz"] = _probe("Readyz", "Readiness, as the gRPC health service's readiness.")
     schemas = dict(sorted(builder.schemas.items()))
-    schemas["Error"] = ERROR_SCHEMA
+    schemas["ErrorResponse"] = ERROR_SCHEMA
     schemas["google.rpc.ErrorInfo"] = ERROR_INFO_SCHEMA
     schemas["google.rpc.RetryInfo"] = RETRY_INFO_SCHEMA
+    info: dict[str, Any] = {
+        "title": service_name,
+        "version": version,
+        "description": index.comments.get(f".{service_name}", ""),
+    }
+    if conventions.license:
+        info["license"] = {"name": conventions.license, "identifier": conventions.license}
     return {
         "openapi": "3.1.0",
-        "info": {
-            "title": service_name,
-            "version": version,
-            "description": index.comments.get(f".{service_name}", ""),
-        },
+        "info": info,
+        "security": OPTIONAL_TOKEN,
+        "servers": [
+            {"url": url, "description": "The server that serves this document."}
+            for url in conventions.servers
+        ],
+        "tags": [
+            {
+                "name": service_name.rsplit(".", 1)[-1],
+                "description": f"The methods of {service_name}, over REST.",
+            },
+            {"name": "probes", "description": "Liveness and readiness for load balancers."},
+        ],
         "paths": paths,
         "components": {
             "schemas": schemas,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import grpc
+import httpx
 import pytest
 from integration.helpers import create
 from support.redis_server import RedisServer
@@ -67,6 +69,22 @@ def test_create_game_limit_is_shared_by_replicas(
         create_as(stubs[0], "203.0.113.11")  # another client behind the same proxy
     for server in pair:
         assert_clean_log(server)
+
+
+def test_rest_429_says_when_to_retry_in_retry_after(
+    pair: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """Over REST the 5th create is 429 with a Retry-After header matching its RetryInfo."""
+    body = {"preset": "scopa", "seats": [{"displayName": "a"}, {"open": True}]}
+    headers = {"x-forwarded-for": "198.51.100.200, 203.0.113.20"}
+    with httpx.Client(base_url=pair[0].http_url, headers=headers, timeout=10) as http:
+        for _ in range(4):
+            assert http.post("/v1/games", json=body).status_code == 200
+        refused = http.post("/v1/games", json=body)
+    assert refused.status_code == 429
+    delay = float(refused.json()["error"]["details"][1]["retryDelay"].rstrip("s"))
+    assert refused.headers["retry-after"] == str(math.ceil(delay))
+    assert 0 < int(refused.headers["retry-after"]) <= 60
 
 
 def test_join_game_limit_counts_attempts(pair: tuple[ServerProcess, ServerProcess]) -> None:

@@ -13,7 +13,7 @@ from scopa import rules
 from scopa.app import RateLimited
 from scopa.server import ERROR_CODES, ERROR_DOMAIN, map_exception, register, to_grpc_status
 from scopa.storage import StorageUnavailable
-from scopa.transport._errors import to_connect_error, to_http_error
+from scopa.transport._errors import http_error_headers, to_connect_error, to_http_error
 from server.fakes import Harness, error_info, session_loop
 
 
@@ -235,6 +235,8 @@ def test_rate_limited_carries_retry_info_in_every_rendering() -> None:
     assert retry.retry_delay.ToTimedelta().total_seconds() == 12.5
     http_status, body = to_http_error(mapped)
     assert http_status == 429
+    assert http_error_headers(mapped) == [(b"retry-after", b"13")]  # whole seconds, rounded up
+    assert http_error_headers(map_exception(rules.NotYourTurn("seat 1's turn"))) == []
     assert body["error"]["details"][1] == {
         "@type": "type.googleapis.com/google.rpc.RetryInfo",
         "retryDelay": "12.500s",

@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from scopa.config import Settings
 from scopa.server import GAME_SERVICE, READINESS_SERVICE, ScopaServer
-from scopa.server._server import _server_options
+from scopa.server._server import REFLECTION_V1, _server_options
 from scopa.storage import RedisStore
 from server.fakes import FAKE_SERVICE, Harness, register_fake, session_loop
 
@@ -186,6 +186,25 @@ async def test_reflection_lists_registered_services(harness: Harness) -> None:
     async for response in stub.ServerReflectionInfo(iter([request])):
         names |= {service.name for service in response.list_services_response.service}
     assert {FAKE_SERVICE, "grpc.health.v1.Health"} <= names
+
+
+@session_loop
+async def test_reflection_answers_as_v1_too(harness: Harness) -> None:
+    """grpc.reflection.v1 (what grpcurl and buf curl ask for first) lists the services too,
+    v1 and v1alpha among them, and finds a service's file."""
+    call = harness.channel.stream_stream(
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+        response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+    )
+    requests = [
+        reflection_pb2.ServerReflectionRequest(list_services=""),
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="grpc.health.v1.Health"),
+    ]
+    responses = [response async for response in call(iter(requests))]
+    names = {service.name for service in responses[0].list_services_response.service}
+    assert {FAKE_SERVICE, REFLECTION_V1, "grpc.reflection.v1alpha.ServerReflection"} <= names
+    assert responses[1].file_descriptor_response.file_descriptor_proto
 
 
 @session_loop

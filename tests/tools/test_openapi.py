@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -13,6 +14,7 @@ from openapi_spec_validator import validate
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "service" / "scopa" / "transport" / "openapi.json"
+sys.path.insert(0, str(ROOT / "tools"))  # tools/openapi.py imports tools/openapi_errors.py
 
 
 def _load(name: str) -> ModuleType:
@@ -22,6 +24,7 @@ def _load(name: str) -> ModuleType:
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
@@ -83,7 +86,7 @@ def test_every_annotated_route_is_an_operation(document: dict[str, Any]) -> None
         for op in item.values():
             if path.startswith("/v1/"):
                 ref = op["responses"]["default"]["content"]["application/json"]["schema"]["$ref"]
-                assert ref == "#/components/schemas/Error"
+                assert ref == "#/components/schemas/ErrorResponse"
 
 
 def test_bodies_leave_out_path_fields_and_refuse_unknown_ones(document: dict[str, Any]) -> None:
@@ -106,3 +109,96 @@ def test_json_mapping_of_types(document: dict[str, Any]) -> None:
     assert version.get("readOnly") is True
     options = schemas["scopa.v1.GameView"]["properties"]["options"]
     assert options["type"] == "object" and "additionalProperties" in options
+
+
+def test_fields_the_server_always_sends_are_required(document: dict[str, Any]) -> None:
+    """Output messages require every field without presence and the REQUIRED ones; a field with
+    presence (optional, oneof, message) is required only when REQUIRED; request messages only
+    require REQUIRED fields."""
+    schemas = document["components"]["schemas"]
+    view = set(schemas["scopa.v1.GameView"]["required"])
+    assert {"name", "etag", "status", "seats", "sides", "legalMoves", "winners"} <= view
+    assert not {"seat", "turn", "turnDeadline", "phase"} & view  # unset when there is none
+    assert schemas["scopa.v1.LegalMove"]["required"] == ["card", "capture"]
+    created = schemas["scopa.v1.CreateGameResponse"]["required"]
+    assert created == ["name", "credentials", "invites", "view"]
+    assert schemas["scopa.v1.GetStateResponse"]["required"] == ["view"]
+    assert schemas["scopa.v1.Card"]["required"] == ["suit", "rank"]  # also a request's card
+    assert "required" not in schemas["scopa.v1.SeatSpec"]  # a request message
+
+
+def test_security_follows_each_method_token_option(document: dict[str, Any]) -> None:
+    """A token is needed, taken optionally (the document's own security) or not taken."""
+    assert document["security"] == [{}, {"bearer": []}]
+    security = {
+        op["operationId"]: op.get("security", "inherited")
+        for item in document["paths"].values()
+        for op in item.values()
+    }
+    assert security == {
+        "CreateGame": [],
+        "ListGames": [],
+        "ListRulesets": [],
+        "GetState": "inherited",
+        "WatchGame": "inherited",
+        "JoinGame": "inherited",
+        "PlayCard": [{"bearer": []}],
+        "TakeAction": [{"bearer": []}],
+        "ResignGame": [{"bearer": []}],
+        "Healthz": [],
+        "Readyz": [],
+    }
+
+
+def test_oneofs_are_one_of_objects_each_requiring_its_member(document: dict[str, Any]) -> None:
+    """Event, Action and OptionValue: a oneOf of objects, each with its member required."""
+    schemas = document["components"]["schemas"]
+    for message, count in (("Event", 14), ("Action", 6), ("OptionValue", 3)):
+        branches = schemas[f"scopa.v1.{message}"]["oneOf"]
+        assert len(branches) == count
+        for ref in branches:
+            branch = schemas[ref["$ref"].rsplit("/", 1)[-1]]
+            members = set(branch["properties"]) - {"version"}
+            assert len(members) == 1 and members <= set(branch["required"])
+            assert branch["additionalProperties"] is False
+    played = schemas["scopa.v1.Event.kind.cardPlayed"]
+    assert played["required"] == ["version", "cardPlayed"]
+    watch = document["paths"]["/v1/games/{game}:watch"]["get"]["responses"]["200"]
+    stream = watch["content"]["text/event-stream"]["schema"]
+    assert stream["contentSchema"] == {"$ref": "#/components/schemas/scopa.v1.WatchGameResponse"}
+
+
+def test_documented_responses_servers_and_ids(document: dict[str, Any]) -> None:
+    """304, 412, 429 (with Retry-After) and each call's 4xx; a server; the id's real pattern."""
+    assert document["servers"][0]["url"] == "/"
+    paths = document["paths"]
+    get = paths["/v1/games/{game}"]["get"]
+    assert {"200", "304", "400", "401", "403", "404", "409", "412", "429", "503"} <= set(
+        get["responses"]
+    )
+    assert "If-None-Match" in [p["name"] for p in get["parameters"]]
+    play = paths["/v1/games/{game}:playCard"]["post"]["responses"]
+    assert "STALE_ETAG" in play["412"]["description"]
+    assert "CARD_NOT_IN_HAND" in play["400"]["description"]
+    create = paths["/v1/games"]["post"]["responses"]
+    assert "RATE_LIMITED" in create["429"]["description"]
+    assert "Retry-After" in create["429"]["headers"]
+    assert "304" not in paths["/v1/games/{game}:playCard"]["post"]["responses"]
+    game = get["parameters"][0]
+    assert game["schema"]["pattern"] == "^[A-Za-z0-9_-]{1,64}$"
+    assert "without" in game["description"] and "games/{game}" in game["description"]
+
+
+def test_request_enums_name_their_refused_zero(document: dict[str, Any]) -> None:
+    """A REQUIRED enum field says its *_UNSPECIFIED value is refused (and excludes it)."""
+    suit = document["components"]["schemas"]["scopa.v1.Card"]["properties"]["suit"]
+    assert suit["not"] == {"const": "SUIT_UNSPECIFIED"}
+    assert "SUIT_UNSPECIFIED" in suit["description"]
+
+
+def test_documented_errors_reads_code_and_reason_lines() -> None:
+    """`- CODE / REASON:` lines, wherever they are in a comment."""
+    errors = _load("openapi_errors").documented_errors(
+        "Errors:\n- ABORTED / STALE_ETAG: stale.\nNot - A / B: here.\n- NOT_FOUND / X: gone."
+    )
+    assert errors == [("ABORTED", "STALE_ETAG"), ("NOT_FOUND", "X")]

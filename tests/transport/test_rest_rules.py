@@ -89,7 +89,10 @@ def test_a_body_is_read_in_the_encodings_json_loads_detects(codec: str) -> None:
     ("query", "body", "field"),
     [
         ([("etag", "x")], b"{}", "etag"),  # body "*" leaves nothing to the query
-        ([], b'{"bogus": 1}', "body"),  # unknown field
+        ([], b'{"bogus": 1}', "bogus"),  # unknown field, named by its path
+        ([], b'{"card": {"suit": "SUIT_SPADE", "rnak": 3}}', "card.rnak"),
+        ([], b'{"capture": {"cards": [{}, {"sute": 1}]}}', "capture.cards[1].sute"),
+        ([], b'{"card": {"rank": "three"}}', "card.rank"),  # a wrong value, named by its path
         ([], b'{"name": "games/other"}', "name"),  # differs from the path
         ([], b"[1,", "body"),  # not JSON
         ([], b"[" * 5000 + b"]" * 5000, "body"),  # nested past json's recursion limit
@@ -112,6 +115,17 @@ def test_body_star_refuses_query_unknown_fields_and_conflicts(
     assert info.value.field == field
 
 
+def test_a_misspelt_field_is_named_in_our_words() -> None:
+    """Which field, where, and the names the message has: no json_format wording."""
+    body = b'{"card": {"suit": "SUIT_SPADE", "rank": 3, "bogus": 1}}'
+    with pytest.raises(InvalidArgument) as info:
+        bind_request(_route("PlayCard"), {"name": "games/g"}, [], body)
+    assert info.value.message == (
+        "body: card.bogus is not a field of Card (its fields: suit, rank, copy)"
+    )
+    assert "Available Fields" not in info.value.message
+
+
 def test_without_a_body_the_remaining_fields_come_from_the_query() -> None:
     """A GET binds path variables and query parameters by JSON or proto name."""
     route = _route("WatchGame")
@@ -127,7 +141,7 @@ def test_without_a_body_the_remaining_fields_come_from_the_query() -> None:
         ([("access_token", "t")], b"", "access_token"),
         ([("name", "games/x")], b"", "name"),  # bound by the path
         ([("fromVersion", "1"), ("fromVersion", "2")], b"", "fromVersion"),  # not repeated
-        ([("fromVersion", "x")], b"", "query"),  # not a number
+        ([("fromVersion", "x")], b"", "from_version"),  # not a number: named by proto name
         ([], b'{"fromVersion": 1}', "body"),  # the method takes no body
     ],
 )

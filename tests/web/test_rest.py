@@ -65,6 +65,15 @@ def test_stale_if_match_is_412_and_changes_nothing(client: httpx.Client) -> None
     assert after["version"] == own["version"]
     stale_get = client.get(f"/v1/{name}", headers={"If-Match": '"not-it"'})
     check_error(stale_get, 412, "STALE_ETAG")
+    # One wording whichever call refused it: the etag sent, then the current one.
+    current = own["etag"]
+    assert (
+        stale.json()["error"]["message"]
+        == f"etag v0 is stale: the game's current etag is {current}"
+    )
+    assert stale_get.json()["error"]["message"] == (
+        f"etag not-it is stale: the game's current etag is {current}"
+    )
 
 
 def test_a_retried_play_with_its_request_id_returns_the_first_response(
@@ -231,3 +240,13 @@ def test_a_body_nested_too_deeply_is_refused_in_plain_words(
     assert "nested too deeply" in connect.json()["message"], connect.text
     assert "recursion" not in connect.text
     assert client.get(f"/v1/{name}", headers=bearer(token)).json() == before
+
+
+def test_a_full_name_in_the_path_is_refused_saying_to_drop_games(client: httpx.Client) -> None:
+    """`{game}` is the id: a name there (its `/` escaped, as generators send it) is a 400 whose
+    message says which id to send instead."""
+    created = create(client, "scopa", 2)
+    game_id = created["name"].removeprefix("games/")
+    refused = client.get(f"/v1/games/games%2F{game_id}")
+    check_error(refused, 400, "INVALID_ARGUMENT")
+    assert f"the id of games/{game_id} is {game_id}" in refused.json()["error"]["message"]

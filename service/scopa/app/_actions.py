@@ -113,7 +113,7 @@ class Actions:
                 return loaded
         snap, state, meta = loaded
         if etag and etag != f"v{snap.version}":
-            raise StaleEtag(f"etag {etag} is stale; the game is at v{snap.version}")
+            raise StaleEtag(etag, f"v{snap.version}")
         if meta.waiting and not state.finished:
             raise WaitingForPlayers("the game is waiting for players to join")
         return await self._take(snap, state, meta, game_id, seat, action, name, rid, fingerprint)

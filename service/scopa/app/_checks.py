@@ -24,7 +24,9 @@ __all__ = [
 ]
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+GAME_ID_PATTERN: Final = "[A-Za-z0-9_-]{1,64}"
+"""A game id (the part of a name after ``games/``); the OpenAPI document's path pattern."""
+_GAME_ID = re.compile(GAME_ID_PATTERN)
 _NAME_LIMIT = 64
 _NAME_REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Unicode categories a display name may not contain: control characters (NUL, ESC of ANSI
@@ -38,7 +40,10 @@ _MAX_FORFEIT_AFTER: Final = 100
 
 def check_game_id(game_id: str) -> None:
     if not _GAME_ID.fullmatch(game_id):
-        raise InvalidArgument("a game id is 1-64 characters of A-Z a-z 0-9 _ -", field="game_id")
+        message = "a game id is 1-64 characters of A-Z a-z 0-9 _ -"
+        if game_id.startswith("games/"):
+            message += f" (not a name: the id of games/{game_id[6:]} is {game_id[6:]})"
+        raise InvalidArgument(message, field="game_id")
 
 
 def check_request_id(request_id: str) -> str | None:

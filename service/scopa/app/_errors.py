@@ -63,9 +63,13 @@ class PermissionDenied(AppError):
 
 
 class StaleEtag(AppError):
-    """The request's etag is not the game's current one."""
+    """The request's etag is not the game's current one (one wording, whichever call: a write's
+    ``etag`` or a REST GET's ``If-Match``)."""
 
     reason = "STALE_ETAG"
+
+    def __init__(self, sent: str, current: str, *, field: str = "etag") -> None:
+        super().__init__(f"etag {sent} is stale: the game's current etag is {current}", field=field)
 
 
 class ConcurrentUpdate(AppError):

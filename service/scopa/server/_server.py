@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from scopa._tasks import cancel_until_done
 from scopa.app import RateLimits
@@ -64,6 +64,29 @@ ReadyCheck = Callable[[], Awaitable[bool]]
 
 HttpAppFactory = Callable[[Any], Any]
 """Builds the HTTP port's ASGI application given the server (its `live()`/`ready()` probes)."""
+
+
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+"""Server reflection's current name, which grpcurl and buf curl ask for first; grpcio-reflection
+serves only v1alpha, whose messages are the same on the wire."""
+
+
+def _enable_reflection(service_names: tuple[str, ...], server: grpc.aio.Server) -> None:
+    """Serve reflection as both grpc.reflection.v1 and v1alpha, each listing both."""
+    names = (*service_names, REFLECTION_V1, reflection.SERVICE_NAME)
+    servicer = reflection.aio.ReflectionServicer(names)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    v1 = grpc.method_handlers_generic_handler(
+        REFLECTION_V1,
+        {
+            "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                servicer.ServerReflectionInfo,
+                request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+                response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+            )
+        },
+    )
+    server.add_generic_rpc_handlers((v1,))
 
 
 class Wiring(NamedTuple):
@@ -126,12 +149,8 @@ class ScopaServer:
         for register in registrars:
             register(self._server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)
-        reflection.enable_server_reflection(
-            (
-                *service_names,
-                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                reflection.SERVICE_NAME,
-            ),
+        _enable_reflection(
+            (*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),
             self._server,
         )
 

@@ -18,6 +18,7 @@ metadata size.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +43,9 @@ __all__ = [
     "RequestTooLarge",
     "ServerShuttingDown",
     "bounded",
+    "http_error_headers",
     "http_status",
+    "http_status_of",
     "map_exception",
     "register",
     "to_connect_error",
@@ -289,6 +292,21 @@ def _error_info(mapped: MappedError) -> error_details_pb2.ErrorInfo:
 def http_status(mapped: MappedError) -> int:
     """The HTTP status of a mapped error on the REST surface."""
     return HTTP_STATUS_BY_REASON.get(mapped.reason, _HTTP_STATUS.get(mapped.code, 500))
+
+
+def http_status_of(code_name: str, reason: str) -> int:
+    """The HTTP status of a google.rpc code (by name, e.g. "ABORTED") and reason (the OpenAPI
+    document's responses are listed with it)."""
+    code = grpc.StatusCode[code_name]
+    return HTTP_STATUS_BY_REASON.get(reason, _HTTP_STATUS.get(code, 500))
+
+
+def http_error_headers(mapped: MappedError) -> list[tuple[bytes, bytes]]:
+    """Headers of a REST error: ``Retry-After`` (whole seconds, rounded up) when the error
+    carries a RetryInfo, as HTTP clients and proxies read a 429's delay."""
+    if mapped.retry_delay_s is None:
+        return []
+    return [(b"retry-after", str(max(0, math.ceil(mapped.retry_delay_s))).encode())]
 
 
 def to_http_error(mapped: MappedError) -> tuple[int, dict[str, Any]]:

@@ -16,7 +16,7 @@ from typing import Protocol
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
-from scopa.transport._errors import to_http_error
+from scopa.transport._errors import http_error_headers, to_http_error
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import GameCalls
@@ -100,8 +100,9 @@ def openapi_document() -> bytes:
 
 
 async def _send_error(send: Send, exc: Exception) -> None:
-    status, body = to_http_error(map_error(exc))
-    await send_json(send, status, body)
+    mapped = map_error(exc)
+    status, body = to_http_error(mapped)
+    await send_json(send, status, body, http_error_headers(mapped))
 
 
 class CorsMiddleware:

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 from google.protobuf.message import Message
 
 from scopa.app import InvalidArgument, StaleEtag
-from scopa.transport._errors import RequestTooLarge, to_http_error
+from scopa.transport._errors import RequestTooLarge, http_error_headers, to_http_error
 
 from ._calls import Encoded, GameCalls, UnaryCall
 from ._convert import token_from_metadata
@@ -203,10 +203,11 @@ class RestApp:
         try:
             await self._serve(scope, receive, send)
         except Exception as exc:
-            status, body = to_http_error(map_error(exc))
+            mapped = map_error(exc)
+            status, body = to_http_error(mapped)
             allow = getattr(exc, "allow", ())
             headers = [(b"allow", ", ".join(allow).encode())] if allow else []
-            await send_json(send, status, body, headers)
+            await send_json(send, status, body, headers + http_error_headers(mapped))
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         route, values = self.route_of(scope)
@@ -285,7 +286,7 @@ class RestApp:
         headers = [(b"etag", f'"{etag}"'.encode())] if etag else []
         if route.http_method == "GET" and etag is not None:
             if if_match is not None and if_match != ["*"] and etag not in if_match:
-                raise StaleEtag("the resource has changed since this etag", field="If-Match")
+                raise StaleEtag(", ".join(if_match), etag, field="If-Match")
             if_none = _etags(header(scope, b"if-none-match"))
             if if_none is not None and (etag in if_none or if_none == ["*"]):
                 await send({"type": "http.response.start", "status": 304, "headers": headers})

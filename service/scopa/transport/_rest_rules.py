@@ -221,17 +221,64 @@ def _query_dict(
     return result
 
 
-def _parse(data: Any, message: Message, where: str) -> None:
+def _parse(data: Any, message: Message, descriptor: Descriptor, where: str) -> None:
     if type(data) is not dict:
         # json_format raises TypeError for a top-level null, number or bool, and takes a list
         # as an empty message: the proto3 JSON of a message is an object.
         raise InvalidArgument(f"{where}: a JSON object is expected", field=where)
     if not data:
         return  # nothing to set
+    _check_names(data, descriptor, "", where)
     try:
         message.MergeFrom(from_json_dict(data, type(message)))
     except json_format.ParseError as exc:
-        raise InvalidArgument(f"{where}: {exc}", field=where) from None
+        path, reason = _parse_error_path(str(exc))
+        if not path:
+            raise InvalidArgument(f"{where}: {reason}", field=where) from None
+        path = _resolve(descriptor, path)[1]  # proto names, as every error's "field"
+        raise InvalidArgument(f"{where}: {path}: {reason}", field=path) from None
+
+
+_FAILED_FIELD = re.compile(r"Failed to parse (\w+) field: ")
+
+
+def _parse_error_path(text: str) -> tuple[str, str]:
+    """json_format's nested "Failed to parse X field: " prefixes as a field path ("card.rank")
+    and the words after them."""
+    path: list[str] = []
+    while match := _FAILED_FIELD.match(text):
+        path.append(match.group(1))
+        text = text[match.end() :]
+    return ".".join(path), text.strip()
+
+
+def _check_names(data: Any, descriptor: Descriptor, prefix: str, where: str) -> None:
+    """Refuse a member that names no field, saying where (the field path, proto names, in the
+    ErrorInfo metadata "field") and which names the message has, before json_format would."""
+    if type(data) is not dict or descriptor.full_name.startswith("google.protobuf."):
+        return
+    for key, value in data.items():
+        field = descriptor.fields_by_name.get(key) or _by_json_name(descriptor, key)
+        if field is None:
+            names = ", ".join(f.json_name for f in descriptor.fields) or "none"
+            raise InvalidArgument(
+                f"{where}: {prefix}{key} is not a field of {descriptor.name} (its fields: {names})",
+                field=f"{prefix}{key}",
+            )
+        sub = field.message_type
+        if sub is None or value is None:
+            continue
+        path = f"{prefix}{field.name}"
+        if sub.GetOptions().map_entry:
+            value_type = sub.fields_by_name["value"].message_type
+            if value_type is not None and type(value) is dict:
+                for k, v in value.items():
+                    _check_names(v, value_type, f"{path}[{k}].", where)
+        elif is_repeated(field):
+            for i, item in enumerate(value if type(value) is list else ()):
+                _check_names(item, sub, f"{path}[{i}].", where)
+        else:
+            _check_names(value, sub, f"{path}.", where)
 
 
 def _json_body(body: bytes) -> Any:
@@ -285,20 +332,20 @@ def bind_request(
                 "this method takes its fields in the body, not the query", field=query[0][0]
             )
         if body.strip():
-            _parse(_json_body(body), request, "body")
+            _parse(_json_body(body), request, descriptor, "body")
         _check_path_fields(request, path_values)
     elif route.body:
         field = _field_at(descriptor, route.body)
         if body.strip():
-            _parse({field.json_name: _json_body(body)}, request, route.body)
+            _parse({field.json_name: _json_body(body)}, request, descriptor, route.body)
         taken.append(route.body)
     elif body.strip():
         raise InvalidArgument("this method takes no body", field="body")
     if route.body != "*":
-        _parse(_query_dict(descriptor, query, taken), request, "query")
+        _parse(_query_dict(descriptor, query, taken), request, descriptor, "query")
     bound: dict[str, Any] = {}
     for path, value in path_values.items():
         _field_at(descriptor, path)
         _nest(bound, path, value)
-    _parse(bound, request, "path")
+    _parse(bound, request, descriptor, "path")
     return request

@@ -9,8 +9,10 @@ Scopa family of Italian card games (Scopa, Scopone, Spazzino, Spatola).
 import builtins
 import collections.abc
 import google.protobuf.descriptor
+import google.protobuf.descriptor_pb2
 import google.protobuf.internal.containers
 import google.protobuf.internal.enum_type_wrapper
+import google.protobuf.internal.extension_dict
 import google.protobuf.message
 import google.protobuf.timestamp_pb2
 import sys
@@ -22,6 +24,40 @@ else:
     import typing_extensions
 
 DESCRIPTOR: google.protobuf.descriptor.FileDescriptor
+
+class _SeatToken:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _SeatTokenEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_SeatToken.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    SEAT_TOKEN_UNSPECIFIED: _SeatToken.ValueType  # 0
+    """Not stated (taken as SEAT_TOKEN_OPTIONAL)."""
+    SEAT_TOKEN_NONE: _SeatToken.ValueType  # 1
+    """The method acts for no seat and reads no token."""
+    SEAT_TOKEN_OPTIONAL: _SeatToken.ValueType  # 2
+    """With a token the call acts or sees as that seat, without one as a
+    spectator (or, for JoinGame, as the newcomer).
+    """
+    SEAT_TOKEN_REQUIRED: _SeatToken.ValueType  # 3
+    """Without a token the call fails with UNAUTHENTICATED."""
+
+class SeatToken(_SeatToken, metaclass=_SeatTokenEnumTypeWrapper):
+    """How a method uses the caller's seat token (`authorization: Bearer <token>`).
+    The OpenAPI document's `security` of each operation follows it.
+    """
+
+SEAT_TOKEN_UNSPECIFIED: SeatToken.ValueType  # 0
+"""Not stated (taken as SEAT_TOKEN_OPTIONAL)."""
+SEAT_TOKEN_NONE: SeatToken.ValueType  # 1
+"""The method acts for no seat and reads no token."""
+SEAT_TOKEN_OPTIONAL: SeatToken.ValueType  # 2
+"""With a token the call acts or sees as that seat, without one as a
+spectator (or, for JoinGame, as the newcomer).
+"""
+SEAT_TOKEN_REQUIRED: SeatToken.ValueType  # 3
+"""Without a token the call fails with UNAUTHENTICATED."""
+global___SeatToken = SeatToken
 
 class _Suit:
     ValueType = typing.NewType("ValueType", builtins.int)
@@ -2470,3 +2506,7 @@ class ResignGameResponse(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["view", b"view"]) -> None: ...
 
 global___ResignGameResponse = ResignGameResponse
+
+SEAT_TOKEN_FIELD_NUMBER: builtins.int
+seat_token: google.protobuf.internal.extension_dict._ExtensionFieldDescriptor[google.protobuf.descriptor_pb2.MethodOptions, global___SeatToken.ValueType]
+"""How the method uses a seat token (in-house extension number)."""
