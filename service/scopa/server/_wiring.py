@@ -24,6 +24,7 @@ from scopa.transport import (
     GameCalls,
     GameServicer,
     HttpGuard,
+    SessionLimits,
     add_game_service,
     build_http_app,
     load_web_ui,
@@ -117,6 +118,9 @@ async def build_services(settings: Settings) -> Wiring:
             max_body_bytes=settings.max_request_bytes,
             guard=guard,
             web_ui=web_ui,
+            session_limits=SessionLimits(
+                max_frame_bytes=settings.max_request_bytes, queue_frames=settings.session_queue
+            ),
         )
 
     return Wiring(

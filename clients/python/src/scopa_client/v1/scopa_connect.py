@@ -51,7 +51,8 @@ class GameService(Protocol):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -410,7 +411,8 @@ class GameServiceClient(ConnectClient):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -827,7 +829,8 @@ class GameServiceSync(Protocol):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -1184,7 +1187,8 @@ class GameServiceClientSync(ConnectClientSync):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a

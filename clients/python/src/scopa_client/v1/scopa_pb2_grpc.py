@@ -38,7 +38,8 @@ class GameServiceStub:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -172,7 +173,8 @@ class GameServiceServicer:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -470,7 +472,8 @@ class GameService:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a

@@ -33,7 +33,8 @@ class GameServiceStub:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -276,7 +277,8 @@ class GameServiceAsyncStub:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -518,7 +520,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a

@@ -13,13 +13,17 @@ import { file_google_api_field_behavior } from "../../google/api/field_behavior_
 import { file_google_api_resource } from "../../google/api/resource_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Code } from "../../google/rpc/code_pb.js";
+import { file_google_rpc_code } from "../../google/rpc/code_pb.js";
+import type { ErrorInfo, RetryInfo } from "../../google/rpc/error_details_pb.js";
+import { file_google_rpc_error_details } from "../../google/rpc/error_details_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file scopa/v1/scopa.proto.
  */
 export const file_scopa_v1_scopa: GenFile = /*@__PURE__*/
-  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkirgEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCBIRCglhbnN3ZXJpbmcYCiABKAgiXgoIU2lkZUluZm8SDAoEc2lkZRgBIAEoBRINCgVzZWF0cxgCIAMoBRINCgVzY29yZRgDIAEoBRIWCg5jYXB0dXJlZF9jb3VudBgEIAEoBRIOCgZzd2VlcHMYBSABKAUiSgoJTGVnYWxNb3ZlEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEh8KB2NhcHR1cmUYAiADKAsyDi5zY29wYS52MS5DYXJkIjkKCVNjb3JlTGluZRIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAMoBRIOCgZ2YWx1ZXMYAyADKAEiZQoKSGFuZFJlc3VsdBITCgtoYW5kX251bWJlchgBIAEoBRIiCgVsaW5lcxgCIAMoCzITLnNjb3BhLnYxLlNjb3JlTGluZRIOCgZ0b3RhbHMYAyADKAUSDgoGc2NvcmVzGAQgAygFIvcICghHYW1lVmlldxIRCgRuYW1lGAEgASgJQgPgQQgSEwoGcHJlc2V0GAIgASgJQgPgQQMSNQoHb3B0aW9ucxgDIAMoCzIfLnNjb3BhLnYxLkdhbWVWaWV3Lk9wdGlvbnNFbnRyeUID4EEDEhQKB3ZlcnNpb24YBCABKAVCA+BBAxIRCgRldGFnGAUgASgJQgPgQQMSKQoGc3RhdHVzGAYgASgOMhQuc2NvcGEudjEuR2FtZVN0YXR1c0ID4EEDEhYKBHNlYXQYByABKAVCA+BBA0gAiAEBEiEKBGhhbmQYCCADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSJgoFc2VhdHMYCSADKAsyEi5zY29wYS52MS5TZWF0SW5mb0ID4EEDEiIKBXRhYmxlGAogAygLMg4uc2NvcGEudjEuQ2FyZEID4EEDEhcKCnN0b2NrX3NpemUYCyABKAVCA+BBAxITCgZkZWFsZXIYDCABKAVCA+BBAxIWCgR0dXJuGA0gASgFQgPgQQNIAYgBARIYCgtoYW5kX251bWJlchgOIAEoBUID4EEDEiYKBXNpZGVzGA8gAygLMhIuc2NvcGEudjEuU2lkZUluZm9CA+BBAxItCgtsZWdhbF9tb3ZlcxgQIAMoCzITLnNjb3BhLnYxLkxlZ2FsTW92ZUID4EEDEikKC2xhc3RfZXZlbnRzGBEgAygLMg8uc2NvcGEudjEuRXZlbnRCA+BBAxIvCgxoYW5kX3Jlc3VsdHMYEiADKAsyFC5zY29wYS52MS5IYW5kUmVzdWx0QgPgQQMSFAoHd2lubmVycxgTIAMoBUID4EEDEjIKDWZpbmlzaF9yZWFzb24YFCABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb25CA+BBAxIsCg1sZWdhbF9hY3Rpb25zGBUgAygLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQMSNgoNdHVybl9kZWFkbGluZRgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxIbCg50dXJuX3RpbWVvdXRfcxgXIAEoBUID4EEDEhMKBnB1YmxpYxgYIAEoCEID4EEDEjQKC2NyZWF0ZV90aW1lGBkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEiIKBWZhcm1zGBsgAygLMg4uc2NvcGEudjEuRmFybUID4EEDEhYKCWRlY2tfc2l6ZRgcIAEoBUID4EEDEhgKC3RpbWVvdXRfYm90GB0gASgJQgPgQQMSJwoFcGhhc2UYGiABKAsyEy5zY29wYS52MS5UdXJuUGhhc2VCA+BBAxpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBOi7qQSsKDnNjb3BhLmRldi9HYW1lEgxnYW1lcy97Z2FtZX0qBWdhbWVzMgRnYW1lQgcKBV9zZWF0QgcKBV90dXJuIlEKCVR1cm5QaGFzZRIdCgRraW5kGAEgASgOMg8uc2NvcGEudjEuUGhhc2USJQoFY2xhaW0YAiABKAsyFi5zY29wYS52MS5QZW5kaW5nQ2xhaW0iagoMUGVuZGluZ0NsYWltEgwKBHNlYXQYASABKAUSFwoPYW5zd2VyaW5nX3NlYXRzGAIgAygFEhUKDXRydXN0ZWRfc2VhdHMYAyADKAUSHAoEY2FyZBgEIAEoCzIOLnNjb3BhLnYxLkNhcmQiogUKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAUSLQoMaGFuZF9zdGFydGVkGAIgASgLMhUuc2NvcGEudjEuSGFuZFN0YXJ0ZWRIABIrCgtjYXJkc19kZWFsdBgDIAEoCzIULnNjb3BhLnYxLkNhcmRzRGVhbHRIABIrCgtjYXJkX3BsYXllZBgEIAEoCzIULnNjb3BhLnYxLkNhcmRQbGF5ZWRIABIxCg5sZWZ0b3Zlcl90YWtlbhgFIAEoCzIXLnNjb3BhLnYxLkxlZnRvdmVyVGFrZW5IABIrCgtoYW5kX3Njb3JlZBgGIAEoCzIULnNjb3BhLnYxLkhhbmRTY29yZWRIABIvCg1nYW1lX2ZpbmlzaGVkGAcgASgLMhYuc2NvcGEudjEuR2FtZUZpbmlzaGVkSAASKwoLc2VhdF9qb2luZWQYCCABKAsyFC5zY29wYS52MS5TZWF0Sm9pbmVkSAASLwoNc2VhdF9yZXNpZ25lZBgJIAEoCzIWLnNjb3BhLnYxLlNlYXRSZXNpZ25lZEgAEiIKBnJlZGVhbBgKIAEoCzIQLnNjb3BhLnYxLlJlZGVhbEgAEiYKCGRlY2xhcmVkGAsgASgLMhIuc2NvcGEudjEuRGVjbGFyZWRIABIwCg50dXJuX3RpbWVkX291dBgPIAEoCzIWLnNjb3BhLnYxLlR1cm5UaW1lZE91dEgAEi8KDXN3ZWVwX2NsYWltZWQYDCABKAsyFi5zY29wYS52MS5Td2VlcENsYWltZWRIABIxCg5jbGFpbV9hbnN3ZXJlZBgNIAEoCzIXLnNjb3BhLnYxLkNsYWltQW5zd2VyZWRIABImCgVib251cxgQIAEoCzIVLnNjb3BhLnYxLkJvbnVzU2NvcmVkSABCBgoEa2luZCJmCgtCb251c1Njb3JlZBIMCgRzZWF0GAEgASgFEgwKBHNpZGUYAiABKAUSDAoEbmFtZRgDIAEoCRIOCgZwb2ludHMYBCABKAUSHQoFY2FyZHMYBSADKAsyDi5zY29wYS52MS5DYXJkIlQKDFN3ZWVwQ2xhaW1lZBIMCgRzZWF0GAEgASgFEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZBIXCg9hbnN3ZXJpbmdfc2VhdHMYAyADKAUiRAoNQ2xhaW1BbnN3ZXJlZBIMCgRzZWF0GAEgASgFEiUKBmFuc3dlchgCIAEoDjIVLnNjb3BhLnYxLkNsYWltQW5zd2VyIngKDENsYWltT3V0Y29tZRIZCgxkb3VidGVyX3NlYXQYASABKAVIAIgBARIPCgdnZW51aW5lGAIgASgIEisKEGRvdWJ0ZXJfc3BlY2lhbHMYAyADKAsyES5zY29wYS52MS5TcGVjaWFsQg8KDV9kb3VidGVyX3NlYXQiUQoLSGFuZFN0YXJ0ZWQSEwoLaGFuZF9udW1iZXIYASABKAUSDgoGZGVhbGVyGAIgASgFEh0KBXRhYmxlGAMgAygLMg4uc2NvcGEudjEuQ2FyZCJICgpDYXJkc0RlYWx0EgwKBHNlYXQYASABKAUSDQoFY291bnQYAiABKAUSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkIq4CCgpDYXJkUGxheWVkEgwKBHNlYXQYASABKAUSHAoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmQSIAoIY2FwdHVyZWQYAyADKAsyDi5zY29wYS52MS5DYXJkEg0KBXN3ZWVwGAQgASgIEg4KBnBpY3VsYRgFIAEoCBIVCg1iYWdoZXJfcG9pbnRzGAYgASgFEiMKCHNwZWNpYWxzGAcgAygLMhEuc2NvcGEudjEuU3BlY2lhbBIdChBzdG9sZW5fZnJvbV9zaWRlGAggASgFSACIAQESJQoFY2xhaW0YCSABKAsyFi5zY29wYS52MS5DbGFpbU91dGNvbWUSHAoEZmFybRgKIAEoCzIOLnNjb3BhLnYxLkZhcm1CEwoRX3N0b2xlbl9mcm9tX3NpZGUiJwoHU3BlY2lhbBIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAEoBSJVCghEZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkEg4KBnBvaW50cxgEIAEoBSI8Cg1MZWZ0b3ZlclRha2VuEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIjIKCkhhbmRTY29yZWQSJAoGcmVzdWx0GAEgASgLMhQuc2NvcGEudjEuSGFuZFJlc3VsdCJXCgxHYW1lRmluaXNoZWQSDwoHd2lubmVycxgBIAMoBRImCgZyZWFzb24YAiABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb24SDgoGc2NvcmVzGAMgAygFIjAKClNlYXRKb2luZWQSDAoEc2VhdBgBIAEoBRIUCgxkaXNwbGF5X25hbWUYAiABKAkiHAoMU2VhdFJlc2lnbmVkEgwKBHNlYXQYASABKAUiTgoMVHVyblRpbWVkT3V0EgwKBHNlYXQYASABKAUSEAoIdGltZW91dHMYAiABKAUSEQoJZm9yZmVpdGVkGAMgASgIEgsKA2JvdBgEIAEoCSI3CgZSZWRlYWwSDgoGcmVhc29uGAEgASgJEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZCLwAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEwoLc2VhdF9jb3VudHMYBCADKAUSLwoHb3B0aW9ucxgFIAMoCzIeLnNjb3BhLnYxLlJ1bGVzZXQuT3B0aW9uc0VudHJ5Eg4KBnNvdXJjZRgGIAEoCRIRCglkZWNrX3NpemUYByABKAUaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4ASK5AQoKUnVsZU9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiIKBHR5cGUYAyABKA4yFC5zY29wYS52MS5PcHRpb25UeXBlEiwKDWRlZmF1bHRfdmFsdWUYBCABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZRImCgdjaG9pY2VzGAUgAygLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSDgoGc291cmNlGAYgASgJIusDChFDcmVhdGVHYW1lUmVxdWVzdBITCgZwcmVzZXQYASABKAlCA+BBAhI+CgdvcHRpb25zGAIgAygLMiguc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5QgPgQQESJgoFc2VhdHMYAyADKAsyEi5zY29wYS52MS5TZWF0U3BlY0ID4EEBEh4KDGZpcnN0X2RlYWxlchgEIAEoBUID4EEBSACIAQESKgoNc3RhY2tlZF9kZWNrcxgFIAMoCzIOLnNjb3BhLnYxLkRlY2tCA+BBARIXCgpyZXF1ZXN0X2lkGAYgASgJQgPgQQESGwoOdHVybl90aW1lb3V0X3MYByABKAVCA+BBARI0Cg50aW1lb3V0X2FjdGlvbhgIIAEoDjIXLnNjb3BhLnYxLlRpbWVvdXRBY3Rpb25CA+BBARIaCg1mb3JmZWl0X2FmdGVyGAkgASgFQgPgQQESEwoGcHVibGljGAogASgIQgPgQQESGAoLdGltZW91dF9ib3QYCyABKAlCA+BBARpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBQg8KDV9maXJzdF9kZWFsZXIirwEKEkNyZWF0ZUdhbWVSZXNwb25zZRIhCgRuYW1lGAEgASgJQhP6QRAKDnNjb3BhLmRldi9HYW1lEi0KC2NyZWRlbnRpYWxzGAIgAygLMhguc2NvcGEudjEuU2VhdENyZWRlbnRpYWwSJQoHaW52aXRlcxgDIAMoCzIULnNjb3BhLnYxLlNlYXRJbnZpdGUSIAoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IjcKD0dldFN0YXRlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lIjQKEEdldFN0YXRlUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Ii4KDUNhcHR1cmVDaG9pY2USHQoFY2FyZHMYASADKAsyDi5zY29wYS52MS5DYXJkIrUBCg9QbGF5Q2FyZFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIhCgRjYXJkGAIgASgLMg4uc2NvcGEudjEuQ2FyZEID4EECEi0KB2NhcHR1cmUYAyABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlQgPgQQESEQoEZXRhZxgEIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBSABKAlCA+BBASJVChBQbGF5Q2FyZFJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyKhAgoGQWN0aW9uEi0KCXBsYXlfY2FyZBgBIAEoCzIYLnNjb3BhLnYxLlBsYXlDYXJkQWN0aW9uSAASKAoHZGVjbGFyZRgCIAEoCzIVLnNjb3BhLnYxLkRlY2xhcmF0aW9uSAASJgoFc3RlYWwYAyABKAsyFS5zY29wYS52MS5TdGVhbEFjdGlvbkgAEjEKC2NsYWltX3N3ZWVwGAQgASgLMhouc2NvcGEudjEuQ2xhaW1Td2VlcEFjdGlvbkgAEjMKDGFuc3dlcl9jbGFpbRgFIAEoCzIbLnNjb3BhLnYxLkFuc3dlckNsYWltQWN0aW9uSAASJgoFYnVpbGQYBiABKAsyFS5zY29wYS52MS5CdWlsZEFjdGlvbkgAQgYKBGtpbmQiMAoQQ2xhaW1Td2VlcEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZCI6ChFBbnN3ZXJDbGFpbUFjdGlvbhIlCgZhbnN3ZXIYASABKA4yFS5zY29wYS52MS5DbGFpbUFuc3dlciJYCgtCdWlsZEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIcCgRvbnRvGAIgAygLMg4uc2NvcGEudjEuQ2FyZBINCgV2YWx1ZRgDIAEoBSJDCgRGYXJtEg0KBW93bmVyGAEgASgFEg0KBXZhbHVlGAIgASgFEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZCI5CgtTdGVhbEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIMCgRzaWRlGAIgASgFIlgKDlBsYXlDYXJkQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEigKB2NhcHR1cmUYAiABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlIjoKC0RlY2xhcmF0aW9uEgwKBG5hbWUYASABKAkSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIowBChFUYWtlQWN0aW9uUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEiUKBmFjdGlvbhgCIAEoCzIQLnNjb3BhLnYxLkFjdGlvbkID4EECEhEKBGV0YWcYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiVwoSVGFrZUFjdGlvblJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyKFAQoPSm9pbkdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGAoLaW52aXRlX2NvZGUYAiABKAlCA+BBARIZCgxkaXNwbGF5X25hbWUYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiUQoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEg0KBXRva2VuGAIgASgJEiAKBHZpZXcYAyABKAsyEi5zY29wYS52MS5HYW1lVmlldyJTChBXYXRjaEdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGQoMZnJvbV92ZXJzaW9uGAIgASgFQgPgQQEigQEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAUSHwoGZXZlbnRzGAIgAygLMg8uc2NvcGEudjEuRXZlbnQSGAoQZXZlbnRzX3RydW5jYXRlZBgDIAEoCBIgCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciWAoQTGlzdEdhbWVzUmVxdWVzdBIWCglwYWdlX3NpemUYASABKAVCA+BBARIXCgpwYWdlX3Rva2VuGAIgASgJQgPgQQESEwoGcHJlc2V0GAMgASgJQgPgQQEiTwoRTGlzdEdhbWVzUmVzcG9uc2USIQoFZ2FtZXMYASADKAsyEi5zY29wYS52MS5HYW1lVmlldxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiFQoTTGlzdFJ1bGVzZXRzUmVxdWVzdCJiChRMaXN0UnVsZXNldHNSZXNwb25zZRIjCghydWxlc2V0cxgBIAMoCzIRLnNjb3BhLnYxLlJ1bGVzZXQSJQoHb3B0aW9ucxgCIAMoCzIULnNjb3BhLnYxLlJ1bGVPcHRpb24iUgoRUmVzaWduR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIXCgpyZXF1ZXN0X2lkGAIgASgJQgPgQQEiNgoSUmVzaWduR2FtZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zY29wYS52MS5HYW1lVmlldypfCgRTdWl0EhQKEFNVSVRfVU5TUEVDSUZJRUQQABIOCgpTVUlUX0NPUFBFEAESDwoLU1VJVF9ERU5BUkkQAhIQCgxTVUlUX0JBU1RPTkkQAxIOCgpTVUlUX1NQQURFEAQqgAEKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIjCh9HQU1FX1NUQVRVU19XQUlUSU5HX0ZPUl9QTEFZRVJTEAESFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAyrbAQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIYChRGSU5JU0hfUkVBU09OX1RBUkdFVBABEhsKF0ZJTklTSF9SRUFTT05fTkFQT0xFT05FEAISGgoWRklOSVNIX1JFQVNPTl9SRVNJR05FRBADEh4KGkZJTklTSF9SRUFTT05fTE9XRVNUX1NDT1JFEAQSGwoXRklOSVNIX1JFQVNPTl9MQVNUX0xFRlQQBRIcChhGSU5JU0hfUkVBU09OX0hBTkRfTElNSVQQBippCg1UaW1lb3V0QWN0aW9uEh4KGlRJTUVPVVRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHAoYVElNRU9VVF9BQ1RJT05fQk9UX1BMQVlTEAESGgoWVElNRU9VVF9BQ1RJT05fRk9SRkVJVBACKmwKCk9wdGlvblR5cGUSGwoXT1BUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBPUFRJT05fVFlQRV9CT09MEAESEwoPT1BUSU9OX1RZUEVfSU5UEAISFgoST1BUSU9OX1RZUEVfU1RSSU5HEAMqRgoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9QTEFZEAESFgoSUEhBU0VfQU5TV0VSX0NMQUlNEAIqWwoLQ2xhaW1BbnN3ZXISHAoYQ0xBSU1fQU5TV0VSX1VOU1BFQ0lGSUVEEAASFgoSQ0xBSU1fQU5TV0VSX1RSVVNUEAESFgoSQ0xBSU1fQU5TV0VSX0RPVUJUEAIy0gcKC0dhbWVTZXJ2aWNlEl0KCkNyZWF0ZUdhbWUSGy5zY29wYS52MS5DcmVhdGVHYW1lUmVxdWVzdBocLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOOgEqIgkvdjEvZ2FtZXMSZwoIR2V0U3RhdGUSGS5zY29wYS52MS5HZXRTdGF0ZVJlcXVlc3QaGi5zY29wYS52MS5HZXRTdGF0ZVJlc3BvbnNlIiSQAgHaQQRuYW1lgtPkkwIUEhIvdjEve25hbWU9Z2FtZXMvKn0SaQoIUGxheUNhcmQSGS5zY29wYS52MS5QbGF5Q2FyZFJlcXVlc3QaGi5zY29wYS52MS5QbGF5Q2FyZFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS97bmFtZT1nYW1lcy8qfTpwbGF5Q2FyZBJxCgpUYWtlQWN0aW9uEhsuc2NvcGEudjEuVGFrZUFjdGlvblJlcXVlc3QaHC5zY29wYS52MS5UYWtlQWN0aW9uUmVzcG9uc2UiKILT5JMCIjoBKiIdL3YxL3tuYW1lPWdhbWVzLyp9OnRha2VBY3Rpb24SZQoISm9pbkdhbWUSGS5zY29wYS52MS5Kb2luR2FtZVJlcXVlc3QaGi5zY29wYS52MS5Kb2luR2FtZVJlc3BvbnNlIiKC0+STAhw6ASoiFy92MS97bmFtZT1nYW1lcy8qfTpqb2luEnwKCVdhdGNoR2FtZRIaLnNjb3BhLnYxLldhdGNoR2FtZVJlcXVlc3QaGy5zY29wYS52MS5XYXRjaEdhbWVSZXNwb25zZSI02kERbmFtZSxmcm9tX3ZlcnNpb26C0+STAhoSGC92MS97bmFtZT1nYW1lcy8qfTp3YXRjaDABEloKCUxpc3RHYW1lcxIaLnNjb3BhLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy5zY29wYS52MS5MaXN0R2FtZXNSZXNwb25zZSIUkAIBgtPkkwILEgkvdjEvZ2FtZXMSZgoMTGlzdFJ1bGVzZXRzEh0uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVxdWVzdBoeLnNjb3BhLnYxLkxpc3RSdWxlc2V0c1Jlc3BvbnNlIheQAgGC0+STAg4SDC92MS9ydWxlc2V0cxJ0CgpSZXNpZ25HYW1lEhsuc2NvcGEudjEuUmVzaWduR2FtZVJlcXVlc3QaHC5zY29wYS52MS5SZXNpZ25HYW1lUmVzcG9uc2UiK9pBBG5hbWWC0+STAh46ASoiGS92MS97bmFtZT1nYW1lcy8qfTpyZXNpZ25iBnByb3RvMw", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
+  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkirgEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCBIRCglhbnN3ZXJpbmcYCiABKAgiXgoIU2lkZUluZm8SDAoEc2lkZRgBIAEoBRINCgVzZWF0cxgCIAMoBRINCgVzY29yZRgDIAEoBRIWCg5jYXB0dXJlZF9jb3VudBgEIAEoBRIOCgZzd2VlcHMYBSABKAUiSgoJTGVnYWxNb3ZlEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEh8KB2NhcHR1cmUYAiADKAsyDi5zY29wYS52MS5DYXJkIjkKCVNjb3JlTGluZRIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAMoBRIOCgZ2YWx1ZXMYAyADKAEiZQoKSGFuZFJlc3VsdBITCgtoYW5kX251bWJlchgBIAEoBRIiCgVsaW5lcxgCIAMoCzITLnNjb3BhLnYxLlNjb3JlTGluZRIOCgZ0b3RhbHMYAyADKAUSDgoGc2NvcmVzGAQgAygFIvcICghHYW1lVmlldxIRCgRuYW1lGAEgASgJQgPgQQgSEwoGcHJlc2V0GAIgASgJQgPgQQMSNQoHb3B0aW9ucxgDIAMoCzIfLnNjb3BhLnYxLkdhbWVWaWV3Lk9wdGlvbnNFbnRyeUID4EEDEhQKB3ZlcnNpb24YBCABKAVCA+BBAxIRCgRldGFnGAUgASgJQgPgQQMSKQoGc3RhdHVzGAYgASgOMhQuc2NvcGEudjEuR2FtZVN0YXR1c0ID4EEDEhYKBHNlYXQYByABKAVCA+BBA0gAiAEBEiEKBGhhbmQYCCADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSJgoFc2VhdHMYCSADKAsyEi5zY29wYS52MS5TZWF0SW5mb0ID4EEDEiIKBXRhYmxlGAogAygLMg4uc2NvcGEudjEuQ2FyZEID4EEDEhcKCnN0b2NrX3NpemUYCyABKAVCA+BBAxITCgZkZWFsZXIYDCABKAVCA+BBAxIWCgR0dXJuGA0gASgFQgPgQQNIAYgBARIYCgtoYW5kX251bWJlchgOIAEoBUID4EEDEiYKBXNpZGVzGA8gAygLMhIuc2NvcGEudjEuU2lkZUluZm9CA+BBAxItCgtsZWdhbF9tb3ZlcxgQIAMoCzITLnNjb3BhLnYxLkxlZ2FsTW92ZUID4EEDEikKC2xhc3RfZXZlbnRzGBEgAygLMg8uc2NvcGEudjEuRXZlbnRCA+BBAxIvCgxoYW5kX3Jlc3VsdHMYEiADKAsyFC5zY29wYS52MS5IYW5kUmVzdWx0QgPgQQMSFAoHd2lubmVycxgTIAMoBUID4EEDEjIKDWZpbmlzaF9yZWFzb24YFCABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb25CA+BBAxIsCg1sZWdhbF9hY3Rpb25zGBUgAygLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQMSNgoNdHVybl9kZWFkbGluZRgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxIbCg50dXJuX3RpbWVvdXRfcxgXIAEoBUID4EEDEhMKBnB1YmxpYxgYIAEoCEID4EEDEjQKC2NyZWF0ZV90aW1lGBkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEiIKBWZhcm1zGBsgAygLMg4uc2NvcGEudjEuRmFybUID4EEDEhYKCWRlY2tfc2l6ZRgcIAEoBUID4EEDEhgKC3RpbWVvdXRfYm90GB0gASgJQgPgQQMSJwoFcGhhc2UYGiABKAsyEy5zY29wYS52MS5UdXJuUGhhc2VCA+BBAxpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBOi7qQSsKDnNjb3BhLmRldi9HYW1lEgxnYW1lcy97Z2FtZX0qBWdhbWVzMgRnYW1lQgcKBV9zZWF0QgcKBV90dXJuIlEKCVR1cm5QaGFzZRIdCgRraW5kGAEgASgOMg8uc2NvcGEudjEuUGhhc2USJQoFY2xhaW0YAiABKAsyFi5zY29wYS52MS5QZW5kaW5nQ2xhaW0iagoMUGVuZGluZ0NsYWltEgwKBHNlYXQYASABKAUSFwoPYW5zd2VyaW5nX3NlYXRzGAIgAygFEhUKDXRydXN0ZWRfc2VhdHMYAyADKAUSHAoEY2FyZBgEIAEoCzIOLnNjb3BhLnYxLkNhcmQiogUKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAUSLQoMaGFuZF9zdGFydGVkGAIgASgLMhUuc2NvcGEudjEuSGFuZFN0YXJ0ZWRIABIrCgtjYXJkc19kZWFsdBgDIAEoCzIULnNjb3BhLnYxLkNhcmRzRGVhbHRIABIrCgtjYXJkX3BsYXllZBgEIAEoCzIULnNjb3BhLnYxLkNhcmRQbGF5ZWRIABIxCg5sZWZ0b3Zlcl90YWtlbhgFIAEoCzIXLnNjb3BhLnYxLkxlZnRvdmVyVGFrZW5IABIrCgtoYW5kX3Njb3JlZBgGIAEoCzIULnNjb3BhLnYxLkhhbmRTY29yZWRIABIvCg1nYW1lX2ZpbmlzaGVkGAcgASgLMhYuc2NvcGEudjEuR2FtZUZpbmlzaGVkSAASKwoLc2VhdF9qb2luZWQYCCABKAsyFC5zY29wYS52MS5TZWF0Sm9pbmVkSAASLwoNc2VhdF9yZXNpZ25lZBgJIAEoCzIWLnNjb3BhLnYxLlNlYXRSZXNpZ25lZEgAEiIKBnJlZGVhbBgKIAEoCzIQLnNjb3BhLnYxLlJlZGVhbEgAEiYKCGRlY2xhcmVkGAsgASgLMhIuc2NvcGEudjEuRGVjbGFyZWRIABIwCg50dXJuX3RpbWVkX291dBgPIAEoCzIWLnNjb3BhLnYxLlR1cm5UaW1lZE91dEgAEi8KDXN3ZWVwX2NsYWltZWQYDCABKAsyFi5zY29wYS52MS5Td2VlcENsYWltZWRIABIxCg5jbGFpbV9hbnN3ZXJlZBgNIAEoCzIXLnNjb3BhLnYxLkNsYWltQW5zd2VyZWRIABImCgVib251cxgQIAEoCzIVLnNjb3BhLnYxLkJvbnVzU2NvcmVkSABCBgoEa2luZCJmCgtCb251c1Njb3JlZBIMCgRzZWF0GAEgASgFEgwKBHNpZGUYAiABKAUSDAoEbmFtZRgDIAEoCRIOCgZwb2ludHMYBCABKAUSHQoFY2FyZHMYBSADKAsyDi5zY29wYS52MS5DYXJkIlQKDFN3ZWVwQ2xhaW1lZBIMCgRzZWF0GAEgASgFEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZBIXCg9hbnN3ZXJpbmdfc2VhdHMYAyADKAUiRAoNQ2xhaW1BbnN3ZXJlZBIMCgRzZWF0GAEgASgFEiUKBmFuc3dlchgCIAEoDjIVLnNjb3BhLnYxLkNsYWltQW5zd2VyIngKDENsYWltT3V0Y29tZRIZCgxkb3VidGVyX3NlYXQYASABKAVIAIgBARIPCgdnZW51aW5lGAIgASgIEisKEGRvdWJ0ZXJfc3BlY2lhbHMYAyADKAsyES5zY29wYS52MS5TcGVjaWFsQg8KDV9kb3VidGVyX3NlYXQiUQoLSGFuZFN0YXJ0ZWQSEwoLaGFuZF9udW1iZXIYASABKAUSDgoGZGVhbGVyGAIgASgFEh0KBXRhYmxlGAMgAygLMg4uc2NvcGEudjEuQ2FyZCJICgpDYXJkc0RlYWx0EgwKBHNlYXQYASABKAUSDQoFY291bnQYAiABKAUSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkIq4CCgpDYXJkUGxheWVkEgwKBHNlYXQYASABKAUSHAoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmQSIAoIY2FwdHVyZWQYAyADKAsyDi5zY29wYS52MS5DYXJkEg0KBXN3ZWVwGAQgASgIEg4KBnBpY3VsYRgFIAEoCBIVCg1iYWdoZXJfcG9pbnRzGAYgASgFEiMKCHNwZWNpYWxzGAcgAygLMhEuc2NvcGEudjEuU3BlY2lhbBIdChBzdG9sZW5fZnJvbV9zaWRlGAggASgFSACIAQESJQoFY2xhaW0YCSABKAsyFi5zY29wYS52MS5DbGFpbU91dGNvbWUSHAoEZmFybRgKIAEoCzIOLnNjb3BhLnYxLkZhcm1CEwoRX3N0b2xlbl9mcm9tX3NpZGUiJwoHU3BlY2lhbBIMCgRuYW1lGAEgASgJEg4KBnBvaW50cxgCIAEoBSJVCghEZWNsYXJlZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkEg4KBnBvaW50cxgEIAEoBSI8Cg1MZWZ0b3ZlclRha2VuEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIjIKCkhhbmRTY29yZWQSJAoGcmVzdWx0GAEgASgLMhQuc2NvcGEudjEuSGFuZFJlc3VsdCJXCgxHYW1lRmluaXNoZWQSDwoHd2lubmVycxgBIAMoBRImCgZyZWFzb24YAiABKA4yFi5zY29wYS52MS5GaW5pc2hSZWFzb24SDgoGc2NvcmVzGAMgAygFIjAKClNlYXRKb2luZWQSDAoEc2VhdBgBIAEoBRIUCgxkaXNwbGF5X25hbWUYAiABKAkiHAoMU2VhdFJlc2lnbmVkEgwKBHNlYXQYASABKAUiTgoMVHVyblRpbWVkT3V0EgwKBHNlYXQYASABKAUSEAoIdGltZW91dHMYAiABKAUSEQoJZm9yZmVpdGVkGAMgASgIEgsKA2JvdBgEIAEoCSI3CgZSZWRlYWwSDgoGcmVhc29uGAEgASgJEh0KBXRhYmxlGAIgAygLMg4uc2NvcGEudjEuQ2FyZCLwAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEwoLc2VhdF9jb3VudHMYBCADKAUSLwoHb3B0aW9ucxgFIAMoCzIeLnNjb3BhLnYxLlJ1bGVzZXQuT3B0aW9uc0VudHJ5Eg4KBnNvdXJjZRgGIAEoCRIRCglkZWNrX3NpemUYByABKAUaRQoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIkCgV2YWx1ZRgCIAEoCzIVLnNjb3BhLnYxLk9wdGlvblZhbHVlOgI4ASK5AQoKUnVsZU9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiIKBHR5cGUYAyABKA4yFC5zY29wYS52MS5PcHRpb25UeXBlEiwKDWRlZmF1bHRfdmFsdWUYBCABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZRImCgdjaG9pY2VzGAUgAygLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSDgoGc291cmNlGAYgASgJIusDChFDcmVhdGVHYW1lUmVxdWVzdBITCgZwcmVzZXQYASABKAlCA+BBAhI+CgdvcHRpb25zGAIgAygLMiguc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5QgPgQQESJgoFc2VhdHMYAyADKAsyEi5zY29wYS52MS5TZWF0U3BlY0ID4EEBEh4KDGZpcnN0X2RlYWxlchgEIAEoBUID4EEBSACIAQESKgoNc3RhY2tlZF9kZWNrcxgFIAMoCzIOLnNjb3BhLnYxLkRlY2tCA+BBARIXCgpyZXF1ZXN0X2lkGAYgASgJQgPgQQESGwoOdHVybl90aW1lb3V0X3MYByABKAVCA+BBARI0Cg50aW1lb3V0X2FjdGlvbhgIIAEoDjIXLnNjb3BhLnYxLlRpbWVvdXRBY3Rpb25CA+BBARIaCg1mb3JmZWl0X2FmdGVyGAkgASgFQgPgQQESEwoGcHVibGljGAogASgIQgPgQQESGAoLdGltZW91dF9ib3QYCyABKAlCA+BBARpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBQg8KDV9maXJzdF9kZWFsZXIirwEKEkNyZWF0ZUdhbWVSZXNwb25zZRIhCgRuYW1lGAEgASgJQhP6QRAKDnNjb3BhLmRldi9HYW1lEi0KC2NyZWRlbnRpYWxzGAIgAygLMhguc2NvcGEudjEuU2VhdENyZWRlbnRpYWwSJQoHaW52aXRlcxgDIAMoCzIULnNjb3BhLnYxLlNlYXRJbnZpdGUSIAoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3IjcKD0dldFN0YXRlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lIjQKEEdldFN0YXRlUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3Ii4KDUNhcHR1cmVDaG9pY2USHQoFY2FyZHMYASADKAsyDi5zY29wYS52MS5DYXJkIrUBCg9QbGF5Q2FyZFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIhCgRjYXJkGAIgASgLMg4uc2NvcGEudjEuQ2FyZEID4EECEi0KB2NhcHR1cmUYAyABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlQgPgQQESEQoEZXRhZxgEIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBSABKAlCA+BBASJVChBQbGF5Q2FyZFJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyKhAgoGQWN0aW9uEi0KCXBsYXlfY2FyZBgBIAEoCzIYLnNjb3BhLnYxLlBsYXlDYXJkQWN0aW9uSAASKAoHZGVjbGFyZRgCIAEoCzIVLnNjb3BhLnYxLkRlY2xhcmF0aW9uSAASJgoFc3RlYWwYAyABKAsyFS5zY29wYS52MS5TdGVhbEFjdGlvbkgAEjEKC2NsYWltX3N3ZWVwGAQgASgLMhouc2NvcGEudjEuQ2xhaW1Td2VlcEFjdGlvbkgAEjMKDGFuc3dlcl9jbGFpbRgFIAEoCzIbLnNjb3BhLnYxLkFuc3dlckNsYWltQWN0aW9uSAASJgoFYnVpbGQYBiABKAsyFS5zY29wYS52MS5CdWlsZEFjdGlvbkgAQgYKBGtpbmQiMAoQQ2xhaW1Td2VlcEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZCI6ChFBbnN3ZXJDbGFpbUFjdGlvbhIlCgZhbnN3ZXIYASABKA4yFS5zY29wYS52MS5DbGFpbUFuc3dlciJYCgtCdWlsZEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIcCgRvbnRvGAIgAygLMg4uc2NvcGEudjEuQ2FyZBINCgV2YWx1ZRgDIAEoBSJDCgRGYXJtEg0KBW93bmVyGAEgASgFEg0KBXZhbHVlGAIgASgFEh0KBWNhcmRzGAMgAygLMg4uc2NvcGEudjEuQ2FyZCI5CgtTdGVhbEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZBIMCgRzaWRlGAIgASgFIlgKDlBsYXlDYXJkQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEigKB2NhcHR1cmUYAiABKAsyFy5zY29wYS52MS5DYXB0dXJlQ2hvaWNlIjoKC0RlY2xhcmF0aW9uEgwKBG5hbWUYASABKAkSHQoFY2FyZHMYAiADKAsyDi5zY29wYS52MS5DYXJkIowBChFUYWtlQWN0aW9uUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEiUKBmFjdGlvbhgCIAEoCzIQLnNjb3BhLnYxLkFjdGlvbkID4EECEhEKBGV0YWcYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiVwoSVGFrZUFjdGlvblJlc3BvbnNlEh8KBmV2ZW50cxgBIAMoCzIPLnNjb3BhLnYxLkV2ZW50EiAKBHZpZXcYAiABKAsyEi5zY29wYS52MS5HYW1lVmlldyKFAQoPSm9pbkdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGAoLaW52aXRlX2NvZGUYAiABKAlCA+BBARIZCgxkaXNwbGF5X25hbWUYAyABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAQgASgJQgPgQQEiUQoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEg0KBXRva2VuGAIgASgJEiAKBHZpZXcYAyABKAsyEi5zY29wYS52MS5HYW1lVmlldyJTChBXYXRjaEdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGQoMZnJvbV92ZXJzaW9uGAIgASgFQgPgQQEigQEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAUSHwoGZXZlbnRzGAIgAygLMg8uc2NvcGEudjEuRXZlbnQSGAoQZXZlbnRzX3RydW5jYXRlZBgDIAEoCBIgCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXciWAoQTGlzdEdhbWVzUmVxdWVzdBIWCglwYWdlX3NpemUYASABKAVCA+BBARIXCgpwYWdlX3Rva2VuGAIgASgJQgPgQQESEwoGcHJlc2V0GAMgASgJQgPgQQEiTwoRTGlzdEdhbWVzUmVzcG9uc2USIQoFZ2FtZXMYASADKAsyEi5zY29wYS52MS5HYW1lVmlldxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiFQoTTGlzdFJ1bGVzZXRzUmVxdWVzdCJiChRMaXN0UnVsZXNldHNSZXNwb25zZRIjCghydWxlc2V0cxgBIAMoCzIRLnNjb3BhLnYxLlJ1bGVzZXQSJQoHb3B0aW9ucxgCIAMoCzIULnNjb3BhLnYxLlJ1bGVPcHRpb24iUgoRUmVzaWduR2FtZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4EEC+kEQCg5zY29wYS5kZXYvR2FtZRIXCgpyZXF1ZXN0X2lkGAIgASgJQgPgQQEiNgoSUmVzaWduR2FtZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zY29wYS52MS5HYW1lVmlldyKUAQoOU2Vzc2lvblJlcXVlc3QSJwoFaGVsbG8YASABKAsyFi5zY29wYS52MS5TZXNzaW9uSGVsbG9IABIpCgZhY3Rpb24YAiABKAsyFy5zY29wYS52MS5TZXNzaW9uQWN0aW9uSAASJQoEcGluZxgDIAEoCzIVLnNjb3BhLnYxLlNlc3Npb25QaW5nSABCBwoFZnJhbWUiYwoMU2Vzc2lvbkhlbGxvEiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSEgoFdG9rZW4YAiABKAlCA+BBARIZCgxsYXN0X3ZlcnNpb24YAyABKAVCA+BBASJiCg1TZXNzaW9uQWN0aW9uEhcKCnJlcXVlc3RfaWQYASABKAlCA+BBAhIlCgZhY3Rpb24YAiABKAsyEC5zY29wYS52MS5BY3Rpb25CA+BBAhIRCgRldGFnGAMgASgJQgPgQQEiIwoLU2Vzc2lvblBpbmcSFAoHcGF5bG9hZBgBIAEoCUID4EEBIsIBCg9TZXNzaW9uUmVzcG9uc2USKwoHd2VsY29tZRgBIAEoCzIYLnNjb3BhLnYxLlNlc3Npb25XZWxjb21lSAASKQoGdXBkYXRlGAIgASgLMhcuc2NvcGEudjEuU2Vzc2lvblVwZGF0ZUgAEicKBWVycm9yGAMgASgLMhYuc2NvcGEudjEuU2Vzc2lvbkVycm9ySAASJQoEcG9uZxgEIAEoCzIVLnNjb3BhLnYxLlNlc3Npb25Qb25nSABCBwoFZnJhbWUilwEKDlNlc3Npb25XZWxjb21lEg8KB3ZlcnNpb24YASABKAUSHwoGZXZlbnRzGAIgAygLMg8uc2NvcGEudjEuRXZlbnQSGAoQZXZlbnRzX3RydW5jYXRlZBgDIAEoCBIgCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXcSFwoPbWF4X2ZyYW1lX2J5dGVzGAUgASgFIpEBCg1TZXNzaW9uVXBkYXRlEg8KB3ZlcnNpb24YASABKAUSEgoKcmVxdWVzdF9pZBgCIAEoCRIfCgZldmVudHMYAyADKAsyDy5zY29wYS52MS5FdmVudBIYChBldmVudHNfdHJ1bmNhdGVkGAQgASgIEiAKBHZpZXcYBSABKAsyEi5zY29wYS52MS5HYW1lVmlldyKeAQoMU2Vzc2lvbkVycm9yEhIKCnJlcXVlc3RfaWQYASABKAkSHgoEY29kZRgCIAEoDjIQLmdvb2dsZS5ycGMuQ29kZRIPCgdtZXNzYWdlGAMgASgJEiMKBGluZm8YBCABKAsyFS5nb29nbGUucnBjLkVycm9ySW5mbxIkCgVyZXRyeRgFIAEoCzIVLmdvb2dsZS5ycGMuUmV0cnlJbmZvIh4KC1Nlc3Npb25Qb25nEg8KB3BheWxvYWQYASABKAkqXwoEU3VpdBIUChBTVUlUX1VOU1BFQ0lGSUVEEAASDgoKU1VJVF9DT1BQRRABEg8KC1NVSVRfREVOQVJJEAISEAoMU1VJVF9CQVNUT05JEAMSDgoKU1VJVF9TUEFERRAEKoABCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASIwofR0FNRV9TVEFUVVNfV0FJVElOR19GT1JfUExBWUVSUxABEhYKEkdBTUVfU1RBVFVTX0FDVElWRRACEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAMq2wEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoURklOSVNIX1JFQVNPTl9UQVJHRVQQARIbChdGSU5JU0hfUkVBU09OX05BUE9MRU9ORRACEhoKFkZJTklTSF9SRUFTT05fUkVTSUdORUQQAxIeChpGSU5JU0hfUkVBU09OX0xPV0VTVF9TQ09SRRAEEhsKF0ZJTklTSF9SRUFTT05fTEFTVF9MRUZUEAUSHAoYRklOSVNIX1JFQVNPTl9IQU5EX0xJTUlUEAYqaQoNVGltZW91dEFjdGlvbhIeChpUSU1FT1VUX0FDVElPTl9VTlNQRUNJRklFRBAAEhwKGFRJTUVPVVRfQUNUSU9OX0JPVF9QTEFZUxABEhoKFlRJTUVPVVRfQUNUSU9OX0ZPUkZFSVQQAipsCgpPcHRpb25UeXBlEhsKF09QVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQT1BUSU9OX1RZUEVfQk9PTBABEhMKD09QVElPTl9UWVBFX0lOVBACEhYKEk9QVElPTl9UWVBFX1NUUklORxADKkYKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfUExBWRABEhYKElBIQVNFX0FOU1dFUl9DTEFJTRACKlsKC0NsYWltQW5zd2VyEhwKGENMQUlNX0FOU1dFUl9VTlNQRUNJRklFRBAAEhYKEkNMQUlNX0FOU1dFUl9UUlVTVBABEhYKEkNMQUlNX0FOU1dFUl9ET1VCVBACMtIHCgtHYW1lU2VydmljZRJdCgpDcmVhdGVHYW1lEhsuc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC5zY29wYS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDjoBKiIJL3YxL2dhbWVzEmcKCEdldFN0YXRlEhkuc2NvcGEudjEuR2V0U3RhdGVSZXF1ZXN0Ghouc2NvcGEudjEuR2V0U3RhdGVSZXNwb25zZSIkkAIB2kEEbmFtZYLT5JMCFBISL3YxL3tuYW1lPWdhbWVzLyp9EmkKCFBsYXlDYXJkEhkuc2NvcGEudjEuUGxheUNhcmRSZXF1ZXN0Ghouc2NvcGEudjEuUGxheUNhcmRSZXNwb25zZSImgtPkkwIgOgEqIhsvdjEve25hbWU9Z2FtZXMvKn06cGxheUNhcmQScQoKVGFrZUFjdGlvbhIbLnNjb3BhLnYxLlRha2VBY3Rpb25SZXF1ZXN0Ghwuc2NvcGEudjEuVGFrZUFjdGlvblJlc3BvbnNlIiiC0+STAiI6ASoiHS92MS97bmFtZT1nYW1lcy8qfTp0YWtlQWN0aW9uEmUKCEpvaW5HYW1lEhkuc2NvcGEudjEuSm9pbkdhbWVSZXF1ZXN0Ghouc2NvcGEudjEuSm9pbkdhbWVSZXNwb25zZSIigtPkkwIcOgEqIhcvdjEve25hbWU9Z2FtZXMvKn06am9pbhJ8CglXYXRjaEdhbWUSGi5zY29wYS52MS5XYXRjaEdhbWVSZXF1ZXN0Ghsuc2NvcGEudjEuV2F0Y2hHYW1lUmVzcG9uc2UiNNpBEW5hbWUsZnJvbV92ZXJzaW9ugtPkkwIaEhgvdjEve25hbWU9Z2FtZXMvKn06d2F0Y2gwARJaCglMaXN0R2FtZXMSGi5zY29wYS52MS5MaXN0R2FtZXNSZXF1ZXN0Ghsuc2NvcGEudjEuTGlzdEdhbWVzUmVzcG9uc2UiFJACAYLT5JMCCxIJL3YxL2dhbWVzEmYKDExpc3RSdWxlc2V0cxIdLnNjb3BhLnYxLkxpc3RSdWxlc2V0c1JlcXVlc3QaHi5zY29wYS52MS5MaXN0UnVsZXNldHNSZXNwb25zZSIXkAIBgtPkkwIOEgwvdjEvcnVsZXNldHMSdAoKUmVzaWduR2FtZRIbLnNjb3BhLnYxLlJlc2lnbkdhbWVSZXF1ZXN0Ghwuc2NvcGEudjEuUmVzaWduR2FtZVJlc3BvbnNlIivaQQRuYW1lgtPkkwIeOgEqIhkvdjEve25hbWU9Z2FtZXMvKn06cmVzaWduYgZwcm90bzM", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp, file_google_rpc_code, file_google_rpc_error_details]);
 
 /**
  * One card of the game's deck (GameView.deck_size): the Italian 40 cards, the
@@ -2595,6 +2599,406 @@ export const ResignGameResponseSchema: GenMessage<ResignGameResponse> = /*@__PUR
   messageDesc(file_scopa_v1_scopa, 59);
 
 /**
+ * One frame a client sends on a realtime session: one connection that stays
+ * open for a whole game, authenticated once by its first frame. The
+ * WebSocket endpoint `/v1/session` of the HTTP port carries these frames
+ * (subprotocol `scopa.v1.proto`: one binary message per frame; or
+ * `scopa.v1.json`: one text message per frame, the proto3 JSON mapping);
+ * docs/api.md of the repository describes the protocol and its close codes.
+ *
+ * The first frame must be `hello`; then any number of `action` and `ping`
+ * frames, answered in order. A refused hello ends the session (an error
+ * frame, then the close); any other refused frame gets an error frame,
+ * changes nothing, and the session stays open.
+ *
+ * Errors: the common ones, WatchGame's for a hello (with "last_version" for
+ * "from_version"), TakeAction's for an action, and:
+ * - INVALID_ARGUMENT / MALFORMED_REQUEST: the frame is not a SessionRequest
+ *   (or its subprotocol's kind of message), or sets no kind.
+ * - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the frame is over the server's
+ *   limit (metadata "limit_bytes"; SessionWelcome.max_frame_bytes).
+ * - INVALID_ARGUMENT / INVALID_ARGUMENT: an action without a request_id or
+ *   an action (metadata "field"), a frame before the hello, or a second hello.
+ * - DEADLINE_EXCEEDED / HELLO_TIMEOUT: no hello within 10 s of connecting;
+ *   the session ends.
+ *
+ * @generated from message scopa.v1.SessionRequest
+ */
+export type SessionRequest = Message<"scopa.v1.SessionRequest"> & {
+  /**
+   * The kind of frame; exactly one is set.
+   *
+   * @generated from oneof scopa.v1.SessionRequest.frame
+   */
+  frame: {
+    /**
+     * Opens the session (first frame only).
+     *
+     * @generated from field: scopa.v1.SessionHello hello = 1;
+     */
+    value: SessionHello;
+    case: "hello";
+  } | {
+    /**
+     * Takes an action for the session's seat.
+     *
+     * @generated from field: scopa.v1.SessionAction action = 2;
+     */
+    value: SessionAction;
+    case: "action";
+  } | {
+    /**
+     * Asks for a `pong` (an application-level heartbeat).
+     *
+     * @generated from field: scopa.v1.SessionPing ping = 3;
+     */
+    value: SessionPing;
+    case: "ping";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message scopa.v1.SessionRequest.
+ * Use `create(SessionRequestSchema)` to create a new message.
+ */
+export const SessionRequestSchema: GenMessage<SessionRequest> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 60);
+
+/**
+ * Opens a session on a game, as a seat (with its token) or as a spectator.
+ *
+ * @generated from message scopa.v1.SessionHello
+ */
+export type SessionHello = Message<"scopa.v1.SessionHello"> & {
+  /**
+   * The game's resource name, "games/{game}".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The seat's bearer token (as returned by CreateGame or JoinGame); empty
+   * for a spectator session, which sees the spectator view and cannot act.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * The last version the client has seen, to resume after a reconnect (to
+   * any replica): the welcome carries the events after it. 0: a new session,
+   * with the current view and no past events.
+   *
+   * @generated from field: int32 last_version = 3;
+   */
+  lastVersion: number;
+};
+
+/**
+ * Describes the message scopa.v1.SessionHello.
+ * Use `create(SessionHelloSchema)` to create a new message.
+ */
+export const SessionHelloSchema: GenMessage<SessionHello> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 61);
+
+/**
+ * An action of the session's seat, answered by an `update` whose
+ * `request_id` is this one (once it is committed), or by an `error` frame
+ * naming it.
+ *
+ * @generated from message scopa.v1.SessionAction
+ */
+export type SessionAction = Message<"scopa.v1.SessionAction"> & {
+  /**
+   * An idempotency key (AIP-155), required: a retry with the same key (on
+   * this session or a later one, after a reconnect) is applied once.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * The action to take.
+   *
+   * @generated from field: scopa.v1.Action action = 2;
+   */
+  action?: Action | undefined;
+
+  /**
+   * If set, act only when it equals the game's current etag (else ABORTED /
+   * STALE_ETAG).
+   *
+   * @generated from field: string etag = 3;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message scopa.v1.SessionAction.
+ * Use `create(SessionActionSchema)` to create a new message.
+ */
+export const SessionActionSchema: GenMessage<SessionAction> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 62);
+
+/**
+ * An application-level heartbeat (browsers cannot send WebSocket pings).
+ *
+ * @generated from message scopa.v1.SessionPing
+ */
+export type SessionPing = Message<"scopa.v1.SessionPing"> & {
+  /**
+   * Any value; the pong echoes it.
+   *
+   * @generated from field: string payload = 1;
+   */
+  payload: string;
+};
+
+/**
+ * Describes the message scopa.v1.SessionPing.
+ * Use `create(SessionPingSchema)` to create a new message.
+ */
+export const SessionPingSchema: GenMessage<SessionPing> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 63);
+
+/**
+ * One frame the server sends on a realtime session (see SessionRequest).
+ *
+ * @generated from message scopa.v1.SessionResponse
+ */
+export type SessionResponse = Message<"scopa.v1.SessionResponse"> & {
+  /**
+   * The kind of frame; exactly one is set.
+   *
+   * @generated from oneof scopa.v1.SessionResponse.frame
+   */
+  frame: {
+    /**
+     * The answer to `hello`: the session is open.
+     *
+     * @generated from field: scopa.v1.SessionWelcome welcome = 1;
+     */
+    value: SessionWelcome;
+    case: "welcome";
+  } | {
+    /**
+     * A new version of the game (the session's own action or anyone's), or
+     * the acknowledgement of an action.
+     *
+     * @generated from field: scopa.v1.SessionUpdate update = 2;
+     */
+    value: SessionUpdate;
+    case: "update";
+  } | {
+    /**
+     * A refused frame or action; the session stays open unless a close
+     * follows (after a refused hello, or when the session ends).
+     *
+     * @generated from field: scopa.v1.SessionError error = 3;
+     */
+    value: SessionError;
+    case: "error";
+  } | {
+    /**
+     * The answer to `ping`.
+     *
+     * @generated from field: scopa.v1.SessionPong pong = 4;
+     */
+    value: SessionPong;
+    case: "pong";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message scopa.v1.SessionResponse.
+ * Use `create(SessionResponseSchema)` to create a new message.
+ */
+export const SessionResponseSchema: GenMessage<SessionResponse> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 64);
+
+/**
+ * The session is open: the whole view of the seat (or spectator) once.
+ *
+ * @generated from message scopa.v1.SessionWelcome
+ */
+export type SessionWelcome = Message<"scopa.v1.SessionWelcome"> & {
+  /**
+   * The game version this frame brings the client to.
+   *
+   * @generated from field: int32 version = 1;
+   */
+  version: number;
+
+  /**
+   * The events after SessionHello.last_version (none for a new session), as
+   * the session's seat may see them, oldest first.
+   *
+   * @generated from field: repeated scopa.v1.Event events = 2;
+   */
+  events: Event[];
+
+  /**
+   * True when some events after last_version are no longer kept; the view is
+   * still complete.
+   *
+   * @generated from field: bool events_truncated = 3;
+   */
+  eventsTruncated: boolean;
+
+  /**
+   * The session's whole view at `version`.
+   *
+   * @generated from field: scopa.v1.GameView view = 4;
+   */
+  view?: GameView | undefined;
+
+  /**
+   * The largest frame the server reads (REQUEST_TOO_LARGE above it; the
+   * connection is closed with 1009 above four times it).
+   *
+   * @generated from field: int32 max_frame_bytes = 5;
+   */
+  maxFrameBytes: number;
+};
+
+/**
+ * Describes the message scopa.v1.SessionWelcome.
+ * Use `create(SessionWelcomeSchema)` to create a new message.
+ */
+export const SessionWelcomeSchema: GenMessage<SessionWelcome> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 65);
+
+/**
+ * A new version of the game, or the acknowledgement of the session's action.
+ *
+ * Versions only go up on a session: each update carries the events since
+ * the previous frame. An update that acknowledges an action whose version
+ * the session had already delivered (a retried request_id) carries its
+ * `request_id` and `version` only.
+ *
+ * @generated from message scopa.v1.SessionUpdate
+ */
+export type SessionUpdate = Message<"scopa.v1.SessionUpdate"> & {
+  /**
+   * The game version this frame brings the client to.
+   *
+   * @generated from field: int32 version = 1;
+   */
+  version: number;
+
+  /**
+   * The SessionAction.request_id this update answers; empty for versions
+   * made by others (other seats, bots, turn clocks, other connections).
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * The events since the previous frame, as the session's seat may see them,
+   * oldest first.
+   *
+   * @generated from field: repeated scopa.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * True when some events since the previous frame are no longer kept; the
+   * view is still complete.
+   *
+   * @generated from field: bool events_truncated = 4;
+   */
+  eventsTruncated: boolean;
+
+  /**
+   * The session's view at `version` (with its legal actions); unset on an
+   * acknowledgement that brings no new version.
+   *
+   * @generated from field: scopa.v1.GameView view = 5;
+   */
+  view?: GameView | undefined;
+};
+
+/**
+ * Describes the message scopa.v1.SessionUpdate.
+ * Use `create(SessionUpdateSchema)` to create a new message.
+ */
+export const SessionUpdateSchema: GenMessage<SessionUpdate> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 66);
+
+/**
+ * An error: the same code, ErrorInfo and RetryInfo the unary calls return.
+ *
+ * @generated from message scopa.v1.SessionError
+ */
+export type SessionError = Message<"scopa.v1.SessionError"> & {
+  /**
+   * The SessionAction.request_id refused; empty for an error about a frame
+   * that is not an action (or could not be read), or about the session.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * The canonical code (the gRPC status code of the same error).
+   *
+   * @generated from field: google.rpc.Code code = 2;
+   */
+  code: Code;
+
+  /**
+   * A developer-facing message.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+
+  /**
+   * The reason (e.g. NOT_YOUR_TURN), domain "scopa.dev" and metadata.
+   *
+   * @generated from field: google.rpc.ErrorInfo info = 4;
+   */
+  info?: ErrorInfo | undefined;
+
+  /**
+   * When set, the client may retry after this delay.
+   *
+   * @generated from field: google.rpc.RetryInfo retry = 5;
+   */
+  retry?: RetryInfo | undefined;
+};
+
+/**
+ * Describes the message scopa.v1.SessionError.
+ * Use `create(SessionErrorSchema)` to create a new message.
+ */
+export const SessionErrorSchema: GenMessage<SessionError> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 67);
+
+/**
+ * The answer to a SessionPing.
+ *
+ * @generated from message scopa.v1.SessionPong
+ */
+export type SessionPong = Message<"scopa.v1.SessionPong"> & {
+  /**
+   * SessionPing.payload, echoed.
+   *
+   * @generated from field: string payload = 1;
+   */
+  payload: string;
+};
+
+/**
+ * Describes the message scopa.v1.SessionPong.
+ * Use `create(SessionPongSchema)` to create a new message.
+ */
+export const SessionPongSchema: GenMessage<SessionPong> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 68);
+
+/**
  * The four suits of the Italian decks (engine suit index + 1).
  *
  * @generated from enum scopa.v1.Suit
@@ -2911,7 +3315,8 @@ export const ClaimAnswerSchema: GenEnum<ClaimAnswer> = /*@__PURE__*/
  *
  * Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
  * annotations below) serve the same methods with the same guarantees; see
- * docs/api.md of the repository.
+ * docs/api.md of the repository. A realtime session (SessionRequest,
+ * SessionResponse) plays a whole game over one open WebSocket connection.
  *
  * Authentication: a seat's token travels in the `authorization` request
  * metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a

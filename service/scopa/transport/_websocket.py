@@ -1,0 +1,386 @@
+"""Realtime sessions over a WebSocket: the ``/v1/session`` endpoint of the HTTP port.
+
+A thin carrier for :class:`._session.Session`: it negotiates the subprotocol, reads frames
+(bounded in size; one that is not a SessionRequest gets an error frame and changes nothing),
+writes frames through a bounded queue (a reader that falls that far behind is closed, not
+buffered for), and ends the connection with a documented close code. uvicorn's WebSocket
+protocol (the ``websockets`` library) does the framing and the pings.
+
+Subprotocols: ``scopa.v1.proto`` (one binary message per frame, the protobuf wire format) and
+``scopa.v1.json`` (one text message per frame, proto3 JSON). Close codes: 1000 when the client
+closes; 4000 + the HTTP status of the error that ended the session, sent just before in an
+error frame (4401 UNAUTHENTICATED, 4404 GAME_NOT_FOUND, 4503 SERVER_SHUTTING_DOWN, 4504
+HELLO_TIMEOUT, ...); :data:`CLOSE_SLOW_READER`; and the library's own: 1009 for a message over
+four times the frame limit, 1011 for a ping unanswered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+
+from scopa._tasks import cancel_all
+from scopa.app import GameCore
+from scopa.transport._errors import (
+    MalformedRequest,
+    RequestTooLarge,
+    ServerShuttingDown,
+    http_status,
+    register,
+    to_http_error,
+    to_session_error,
+)
+from scopa_client.v1 import scopa_pb2 as pb
+
+from ._http_guard import HttpGuard
+from ._http_server import ABORT_EXTENSION
+from ._http_telemetry import Receive, Scope, Send, map_error
+from ._json_parse import DECODER, from_json_dict
+from ._rest_json import dumps
+from ._session import SESSION_METHOD, Session
+
+__all__ = [
+    "CLOSE_SLOW_READER",
+    "JSON_SUBPROTOCOL",
+    "PROTO_SUBPROTOCOL",
+    "SESSION_PATH",
+    "HelloTimeout",
+    "SessionLimits",
+    "WebSocketSessions",
+    "close_code",
+]
+
+SESSION_PATH: Final = "/v1/session"
+PROTO_SUBPROTOCOL: Final = "scopa.v1.proto"
+JSON_SUBPROTOCOL: Final = "scopa.v1.json"
+SUBPROTOCOLS: Final = (PROTO_SUBPROTOCOL, JSON_SUBPROTOCOL)
+
+CLOSE_NORMAL: Final = 1000
+CLOSE_SLOW_READER: Final = 4008
+"""The session's outgoing queue was full: the client reads more slowly than the game moves.
+Reconnect and resume with the last version received."""
+_CLOSE_ERROR_BASE: Final = 4000
+_SLOW_CLOSE_S: Final = 1.0
+"""How long a slow reader's close may wait to be written before the connection is dropped."""
+
+
+class HelloTimeout(Exception):
+    """No hello within the session's hello timeout."""
+
+    reason = "HELLO_TIMEOUT"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+register(HelloTimeout, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+def close_code(exc: BaseException) -> int:
+    """The close code of a session ended by ``exc``: 4000 + its HTTP status."""
+    return _CLOSE_ERROR_BASE + http_status(map_error(exc))
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    """Bounds of one session."""
+
+    max_frame_bytes: int = 65_536
+    """Frames read; REQUEST_TOO_LARGE above (the server's WebSocket limit is 4x, then 1009)."""
+    queue_frames: int = 64
+    """Frames waiting to be written; one more closes the session (CLOSE_SLOW_READER)."""
+    hello_timeout_s: float = 10.0
+    """The hello must come this soon after the connection opens."""
+
+
+class _SlowReader(Exception):
+    """The outgoing queue is full."""
+
+
+class _Frames:
+    """A subprotocol's encoding of frames."""
+
+    def __init__(self, subprotocol: str) -> None:
+        self.binary = subprotocol == PROTO_SUBPROTOCOL
+
+    def encode(self, frame: pb.SessionResponse) -> dict[str, Any]:
+        """The ASGI send message of one frame."""
+        if self.binary:
+            return {"type": "websocket.send", "bytes": frame.SerializeToString()}
+        return {"type": "websocket.send", "text": dumps(frame).decode()}
+
+    def decode(self, message: MutableMapping[str, Any], limit: int) -> pb.SessionRequest:
+        """One received message as a SessionRequest (MalformedRequest, RequestTooLarge)."""
+        data: bytes | str | None = message.get("bytes") if self.binary else message.get("text")
+        if data is None:
+            kind = "binary" if self.binary else "text"
+            raise MalformedRequest(f"this subprotocol's frames are {kind} messages")
+        size = len(data) if isinstance(data, bytes) else len(data.encode())
+        if size > limit:
+            raise RequestTooLarge(
+                f"the frame is over the limit of {limit} bytes",
+                metadata={"limit_bytes": str(limit)},
+            )
+        try:
+            if isinstance(data, bytes):
+                request = pb.SessionRequest.FromString(data)
+            else:
+                request = from_json_dict(DECODER.decode(data), pb.SessionRequest)
+        except (DecodeError, json_format.ParseError, json.JSONDecodeError, RecursionError) as exc:
+            raise MalformedRequest(f"the frame is not a SessionRequest: {exc}") from None
+        except (TypeError, ValueError, AttributeError):
+            raise MalformedRequest("the frame is not a SessionRequest") from None
+        if request.WhichOneof("frame") is None:
+            raise MalformedRequest("the frame sets no kind (hello, action or ping)")
+        return request
+
+
+class WebSocketSessions:
+    """The ASGI application of ``/v1/session`` (WebSocket scopes only)."""
+
+    def __init__(
+        self, core: GameCore, limits: SessionLimits, guard: HttpGuard | None = None
+    ) -> None:
+        self._core = core
+        self._limits = limits
+        self._guard = guard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one WebSocket connection, from the handshake to the close."""
+        if (await receive())["type"] != "websocket.connect":
+            return
+        offered = scope.get("subprotocols") or []
+        chosen = next((p for p in offered if p in SUBPROTOCOLS), None)
+        if scope["path"] != SESSION_PATH or chosen is None:
+            reason = (
+                f"no WebSocket endpoint at {scope['path']}"
+                if scope["path"] != SESSION_PATH
+                else f"offer the subprotocol {PROTO_SUBPROTOCOL} or {JSON_SUBPROTOCOL}"
+            )
+            error: Exception = MalformedRequest(reason)
+            await _refuse(send, error, 404 if scope["path"] != SESSION_PATH else 400)
+            return
+        client = self._guard.client_of(scope) if self._guard is not None else ""
+        connection = _Connection(self._core, self._limits, scope, receive, send, chosen, client)
+        if self._guard is None:
+            await connection.run()
+            return
+        try:
+            async with self._guard.stream(scope, SESSION_METHOD):
+                await connection.run()
+        except ServerShuttingDown as exc:
+            await connection.end_with(exc)
+
+
+async def _refuse(send: Send, exc: Exception, status: int | None = None) -> None:
+    """Answer the handshake with an HTTP error (Google's JSON error shape)."""
+    mapped = map_error(exc)
+    code, body = to_http_error(mapped)
+    payload = json.dumps(body, separators=(",", ":")).encode()
+    await send(
+        {
+            "type": "websocket.http.response.start",
+            "status": status or code,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "websocket.http.response.body", "body": payload})
+
+
+class _Connection:
+    """One open WebSocket: a reader, a writer and the task that follows the game."""
+
+    def __init__(
+        self,
+        core: GameCore,
+        limits: SessionLimits,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        subprotocol: str,
+        client: str,
+    ) -> None:
+        self._limits = limits
+        self._scope = scope
+        self._receive = receive
+        self._send = send
+        self._subprotocol = subprotocol
+        self._frames = _Frames(subprotocol)
+        self._queue: asyncio.Queue[pb.SessionResponse | None] = asyncio.Queue()
+        self._session = Session(core, self._emit, client, limits.max_frame_bytes)
+        self._ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        """Done when the session is over: a result when the client left, an exception when an
+        error (or a slow reader) ends it."""
+        self._follower: asyncio.Future[None] | None = None
+        self._accepted = False
+        self._closed = False
+
+    async def run(self) -> None:
+        """Accept, serve until the client leaves or the session ends, then close."""
+        await self._send({"type": "websocket.accept", "subprotocol": self._subprotocol})
+        self._accepted = True
+        writer = asyncio.ensure_future(self._write())
+        reader = asyncio.ensure_future(self._read())
+        error: Exception | None = None
+        try:
+            await self._ended
+        except asyncio.CancelledError:  # the drain: the guard ends the session (end_with)
+            await cancel_all(writer)
+            raise
+        except Exception as exc:
+            error = exc
+        finally:
+            await cancel_all(reader, *([self._follower] if self._follower else []))
+            await self._session.close()
+        if isinstance(error, _SlowReader):
+            await cancel_all(writer)
+            await self._close_slow()
+            return
+        await self._finish(writer, error)
+
+    def _follow(self) -> None:
+        """Start following the game (the session just opened)."""
+        follower = asyncio.ensure_future(self._session.follow())
+        follower.add_done_callback(self._followed)
+        self._follower = follower
+
+    def _followed(self, task: asyncio.Future[None]) -> None:
+        if task.cancelled() or self._ended.done():
+            return
+        error = task.exception()
+        if error is not None:
+            self._ended.set_exception(error)
+        # else: the game is over; the session stays open until the client closes
+
+    def _emit(self, frame: pb.SessionResponse) -> None:
+        if self._queue.qsize() >= self._limits.queue_frames:
+            if not self._ended.done():
+                self._ended.set_exception(_SlowReader())
+            return
+        self._queue.put_nowait(frame)
+
+    async def _write(self) -> None:
+        try:
+            while (frame := await self._queue.get()) is not None:
+                await self._send(self._frames.encode(frame))
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the client is gone (uvicorn's ClientDisconnected)
+            if not self._ended.done():
+                self._ended.set_result(None)
+
+    async def _read(self) -> None:
+        """Read frames and serve each in order until the client disconnects."""
+        try:
+            await self._read_frames()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a refused hello, a hello timeout: the session ends
+            if not self._ended.done():
+                self._ended.set_exception(exc)
+            return
+        if not self._ended.done():
+            self._ended.set_result(None)
+
+    async def _read_frames(self) -> None:
+        loop = asyncio.get_running_loop()
+        hello_by = loop.time() + self._limits.hello_timeout_s
+        while True:
+            if self._session.open:
+                message = await self._receive()
+            else:
+                try:
+                    message = await asyncio.wait_for(self._receive(), hello_by - loop.time())
+                except TimeoutError:
+                    raise HelloTimeout(
+                        f"no hello within {self._limits.hello_timeout_s:g} s of connecting"
+                    ) from None
+            if message["type"] == "websocket.disconnect":
+                return
+            await self._serve(message)
+
+    async def _serve(self, message: MutableMapping[str, Any]) -> None:
+        """Serve one received message. A frame that cannot be read, or is refused, gets an
+        error frame; a refused hello ends the session (it raises)."""
+        try:
+            frame = self._frames.decode(message, self._limits.max_frame_bytes)
+        except MalformedRequest as exc:
+            self._session.error(map_error(exc))
+            return
+        kind = frame.WhichOneof("frame")
+        if kind == "hello" and not self._session.open:
+            await self._session.hello(frame.hello)
+            self._follow()
+            return
+        request_id = frame.action.request_id if kind == "action" else ""
+        try:
+            if kind == "hello":
+                await self._session.hello(frame.hello)  # refused: already open
+            elif kind == "action":
+                await self._session.act(frame.action)
+            else:
+                self._session.ping(frame.ping)
+        except Exception as exc:
+            self._session.error(map_error(exc), request_id)
+
+    async def end_with(self, exc: Exception) -> None:
+        """End the session with an error frame and its close code (the drain's path)."""
+        if not self._accepted:
+            await _refuse(self._send, exc)
+            return
+        if self._closed:
+            return
+        try:
+            frame = self._frames.encode(pb.SessionResponse(error=_error_frame(exc)))
+            await asyncio.wait_for(self._send(frame), _SLOW_CLOSE_S)
+        except Exception:
+            self._abort()
+            self._closed = True
+            return
+        await self._close(close_code(exc))
+
+    async def _finish(self, writer: asyncio.Future[None], exc: Exception | None) -> None:
+        """Send what is queued (and the error frame), then close."""
+        if exc is not None:
+            self._queue.put_nowait(pb.SessionResponse(error=_error_frame(exc)))
+        self._queue.put_nowait(None)
+        try:
+            await asyncio.wait_for(asyncio.shield(writer), _SLOW_CLOSE_S)
+        except TimeoutError:
+            await cancel_all(writer)
+            self._abort()
+            self._closed = True
+            return
+        await self._close(CLOSE_NORMAL if exc is None else close_code(exc))
+
+    async def _close(self, code: int) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await asyncio.wait_for(self._send({"type": "websocket.close", "code": code}), 1.0)
+        except Exception:
+            self._abort()
+
+    async def _close_slow(self) -> None:
+        """Close a slow reader: the close frame if it can still be written, then drop the
+        connection so that its buffers go with it."""
+        await self._close(CLOSE_SLOW_READER)
+        asyncio.get_running_loop().call_later(_SLOW_CLOSE_S, self._abort)
+
+    def _abort(self) -> None:
+        abort: Callable[[], None] | None = self._scope.get("extensions", {}).get(ABORT_EXTENSION)
+        if abort is not None:
+            abort()
+
+
+def _error_frame(exc: BaseException) -> pb.SessionError:
+    return to_session_error(map_error(exc))
