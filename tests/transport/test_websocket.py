@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +23,7 @@ from scopa_client.session import (
     JSON_SUBPROTOCOL,
     PROTO_SUBPROTOCOL,
     Session,
+    SessionClosed,
     SessionFailed,
     open_session,
 )
@@ -351,3 +353,44 @@ async def test_a_slow_reader_is_closed_and_the_replica_stays_responsive(
         assert pongs < sent  # cut off, not buffered for
     finally:
         await reader.close()
+
+
+async def test_a_resumed_session_gets_the_versions_it_missed(server: ServerProcess) -> None:
+    """A session opened with last_version gets, in its welcome, the events after it (made
+    meanwhile over REST) and the current view."""
+    name, ann_token, bob_token = await _create(server, target=11)
+    bob = await open_session(server.http_url, name, bob_token)
+    left_at = bob.version
+    await bob.close()
+    view = await _rest_state(server, name, ann_token)
+    async with httpx.AsyncClient(base_url=server.http_url) as http:
+        await http.post(
+            f"/v1/{name}:takeAction",
+            json={"action": view["legalActions"][0], "requestId": uuid.uuid4().hex},
+            headers={"authorization": f"Bearer {ann_token}"},
+        )
+    resumed = await open_session(server.http_url, name, bob_token, last_version=left_at)
+    try:
+        welcome = resumed.welcome
+        assert welcome.version == left_at + 1 and welcome.view.version == welcome.version
+        assert {e.version for e in welcome.events} == {left_at + 1}
+        assert welcome.view.legal_actions  # bob's turn now
+    finally:
+        await resumed.close()
+
+
+async def test_a_draining_replica_ends_its_sessions_with_4503(redis_server: RedisServer) -> None:
+    """SIGTERM: each open session gets an error frame SERVER_SHUTTING_DOWN and close code
+    4503 (resume on another replica) while the process drains."""
+    replica = start_server(redis_server.url)
+    try:
+        name, ann_token, _ = await _create(replica, target=11)
+        ann = await open_session(replica.http_url, name, ann_token)
+        replica.process.send_signal(signal.SIGTERM)
+        frame = await asyncio.wait_for(ann.next_frame(), 10)
+        assert frame.error.info.reason == "SERVER_SHUTTING_DOWN"
+        with pytest.raises(SessionClosed) as closed:
+            await asyncio.wait_for(ann.next_frame(), 10)
+        assert closed.value.code == 4503
+    finally:
+        stop_server(replica)
