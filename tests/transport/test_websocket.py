@@ -13,12 +13,18 @@ from typing import Any
 import httpx
 import pytest
 from google.protobuf import json_format
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from support.redis_server import RedisServer
 from support.server_process import ServerProcess, start_server, stop_server
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
+from scopa.app import GameCore, TokenAuthority
+from scopa.storage import MemoryStore
+from scopa.transport import GameCalls, HttpServer, build_http_app
 from scopa_client.session import (
     JSON_SUBPROTOCOL,
     PROTO_SUBPROTOCOL,
@@ -394,3 +400,53 @@ async def test_a_draining_replica_ends_its_sessions_with_4503(redis_server: Redi
         assert closed.value.code == 4503
     finally:
         stop_server(replica)
+
+
+class _Probes:
+    def live(self) -> bool:
+        return True
+
+    def ready(self) -> bool:
+        return True
+
+
+async def test_a_session_and_each_action_have_a_span() -> None:
+    """In process: one SERVER span per session (its close code and action count), one span
+    per action under it, with the core's spans inside the action's."""
+    spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), tracer_provider=provider)
+    calls = GameCalls(core)
+    app = build_http_app(calls, _Probes(), tracer_provider=provider)
+    http = HttpServer(app, "127.0.0.1", 0)
+    port = await http.start()
+    try:
+        seats = [pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")]
+        created = await calls.create_game(pb.CreateGameRequest(preset="scopa", seats=seats), None)
+        token = created.credentials[0].token
+        session = await open_session(f"ws://127.0.0.1:{port}", created.name, token)
+        action = _first_legal(session.view)
+        await session.act(action)
+        with pytest.raises(SessionFailed):
+            await session.act(action)  # a new request id, and not its turn any more
+        await session.close()
+        for _ in range(100):
+            if any(s.name == "scopa.v1.GameService/Session" for s in spans.get_finished_spans()):
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        await http.stop()
+    finished = spans.get_finished_spans()
+    [outer] = [s for s in finished if s.name == "scopa.v1.GameService/Session"]
+    actions = [s for s in finished if s.name == "scopa.session.action"]
+    assert outer.attributes is not None and outer.attributes["scopa.session.actions"] == 2
+    assert outer.attributes["scopa.session.subprotocol"] == PROTO_SUBPROTOCOL
+    assert len(actions) == 2 and all(
+        a.parent and a.parent.span_id == outer.context.span_id for a in actions
+    )
+    assert actions[1].attributes and actions[1].attributes["scopa.reason"] == "NOT_YOUR_TURN"
+    inner = {
+        s.name for s in finished if s.parent and s.parent.span_id == actions[0].context.span_id
+    }
+    assert inner, "the core's spans nest under the action's"

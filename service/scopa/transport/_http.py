@@ -265,7 +265,7 @@ def build_http_app(
     )
     connect = connect_app(calls, max_body_bytes, guard)
     limits = session_limits or SessionLimits(max_frame_bytes=max_body_bytes)
-    sessions = WebSocketSessions(calls.core, limits, guard)
+    sessions = WebSocketSessions(calls.core, limits, guard, tracer_provider)
     router = _Router(connect, f"/{service.full_name}/", rest, probes, web_ui, sessions)
     return TelemetryMiddleware(
         CorsMiddleware(router, cors_origins), router.classify, tracer_provider, meter_provider

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -25,9 +26,13 @@ from typing import Any, Final
 import grpc
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
+from opentelemetry import propagate, trace
+from opentelemetry.trace import SpanKind, Status, StatusCode, TracerProvider
 
 from scopa._tasks import cancel_all
 from scopa.app import GameCore
+from scopa.telemetry import get_logger
+from scopa.telemetry._semconv import RPC_METHOD, RPC_SYSTEM_NAME
 from scopa.transport._errors import (
     MalformedRequest,
     RequestTooLarge,
@@ -41,7 +46,15 @@ from scopa_client.v1 import scopa_pb2 as pb
 
 from ._http_guard import HttpGuard
 from ._http_server import ABORT_EXTENSION
-from ._http_telemetry import Receive, Scope, Send, map_error
+from ._http_telemetry import (
+    Receive,
+    Scope,
+    Send,
+    map_error,
+    peer_attributes,
+    peer_name,
+    trace_carrier,
+)
 from ._json_parse import DECODER, from_json_dict
 from ._rest_json import dumps
 from ._session import SESSION_METHOD, Session
@@ -67,6 +80,8 @@ CLOSE_SLOW_READER: Final = 4008
 """The session's outgoing queue was full: the client reads more slowly than the game moves.
 Reconnect and resume with the last version received."""
 _CLOSE_ERROR_BASE: Final = 4000
+_HELLO_SPAN: Final = "scopa.session.hello"
+_ACTION_SPAN: Final = "scopa.session.action"
 _SLOW_CLOSE_S: Final = 1.0
 """How long a slow reader's close may wait to be written before the connection is dropped."""
 
@@ -147,11 +162,17 @@ class WebSocketSessions:
     """The ASGI application of ``/v1/session`` (WebSocket scopes only)."""
 
     def __init__(
-        self, core: GameCore, limits: SessionLimits, guard: HttpGuard | None = None
+        self,
+        core: GameCore,
+        limits: SessionLimits,
+        guard: HttpGuard | None = None,
+        tracer_provider: TracerProvider | None = None,
     ) -> None:
         self._core = core
         self._limits = limits
         self._guard = guard
+        self._tracer = trace.get_tracer("scopa.server", tracer_provider=tracer_provider)
+        self._log = get_logger("scopa.access")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one WebSocket connection, from the handshake to the close."""
@@ -169,7 +190,41 @@ class WebSocketSessions:
             await _refuse(send, error, 404 if scope["path"] != SESSION_PATH else 400)
             return
         client = self._guard.client_of(scope) if self._guard is not None else ""
-        connection = _Connection(self._core, self._limits, scope, receive, send, chosen, client)
+        connection = _Connection(
+            self._core, self._limits, scope, receive, send, chosen, client, self._tracer
+        )
+        attributes: dict[str, str | int] = {
+            RPC_SYSTEM_NAME: "scopa.session",
+            RPC_METHOD: SESSION_METHOD.lstrip("/"),
+            "scopa.session.subprotocol": chosen,
+            **peer_attributes(scope),
+        }
+        start = time.perf_counter()
+        with self._tracer.start_as_current_span(
+            SESSION_METHOD.lstrip("/"),
+            context=propagate.extract(trace_carrier(scope)),
+            kind=SpanKind.SERVER,
+            attributes=attributes,
+        ) as span:
+            try:
+                await self._serve(connection, scope)
+            finally:
+                span.set_attribute("scopa.session.close_code", connection.close_code)
+                span.set_attribute("scopa.session.actions", connection.actions)
+                if connection.fault:
+                    span.set_status(Status(StatusCode.ERROR))
+                self._log.info(
+                    "rpc",
+                    rpc_method=SESSION_METHOD,
+                    outcome=connection.outcome,
+                    duration_ms=round((time.perf_counter() - start) * 1000, 3),
+                    peer=peer_name(scope),
+                    protocol="websocket",
+                    close_code=connection.close_code,
+                    actions=connection.actions,
+                )
+
+    async def _serve(self, connection: _Connection, scope: Scope) -> None:
         if self._guard is None:
             await connection.run()
             return
@@ -207,7 +262,15 @@ class _Connection:
         send: Send,
         subprotocol: str,
         client: str,
+        tracer: trace.Tracer,
     ) -> None:
+        self._tracer = tracer
+        self.close_code = 0
+        """The close code sent (0: none, the client left first or the connection dropped)."""
+        self.outcome = "OK"
+        """How the session ended, as a gRPC code name (the access log's ``outcome``)."""
+        self.fault = False
+        self.actions = 0
         self._limits = limits
         self._scope = scope
         self._receive = receive
@@ -241,6 +304,7 @@ class _Connection:
             await cancel_all(reader, *([self._follower] if self._follower else []))
             await self._session.close()
         if isinstance(error, _SlowReader):
+            self.outcome = "RESOURCE_EXHAUSTED"
             await cancel_all(writer)
             await self._close_slow()
             return
@@ -317,22 +381,40 @@ class _Connection:
             return
         kind = frame.WhichOneof("frame")
         if kind == "hello" and not self._session.open:
-            await self._session.hello(frame.hello)
+            with self._tracer.start_as_current_span(_HELLO_SPAN, kind=SpanKind.INTERNAL):
+                await self._session.hello(frame.hello)
             self._follow()
             return
-        request_id = frame.action.request_id if kind == "action" else ""
+        if kind == "action":
+            await self._act(frame.action)
+            return
         try:
             if kind == "hello":
                 await self._session.hello(frame.hello)  # refused: already open
-            elif kind == "action":
-                await self._session.act(frame.action)
             else:
                 self._session.ping(frame.ping)
         except Exception as exc:
-            self._session.error(map_error(exc), request_id)
+            self._session.error(map_error(exc))
+
+    async def _act(self, action: pb.SessionAction) -> None:
+        """One action, in a span of its own (the core's and the store's spans inside it)."""
+        self.actions += 1
+        kind = action.action.WhichOneof("kind") or ""
+        with self._tracer.start_as_current_span(
+            _ACTION_SPAN, kind=SpanKind.INTERNAL, attributes={"scopa.action": kind}
+        ) as span:
+            try:
+                await self._session.act(action)
+            except Exception as exc:
+                mapped = map_error(exc)
+                span.set_attribute("scopa.reason", mapped.reason)
+                if mapped.server_fault:
+                    span.set_status(Status(StatusCode.ERROR))
+                self._session.error(mapped, action.request_id)
 
     async def end_with(self, exc: Exception) -> None:
         """End the session with an error frame and its close code (the drain's path)."""
+        self._ended_by(exc)
         if not self._accepted:
             await _refuse(self._send, exc)
             return
@@ -350,6 +432,7 @@ class _Connection:
     async def _finish(self, writer: asyncio.Future[None], exc: Exception | None) -> None:
         """Send what is queued (and the error frame), then close."""
         if exc is not None:
+            self._ended_by(exc)
             self._queue.put_nowait(pb.SessionResponse(error=_error_frame(exc)))
         self._queue.put_nowait(None)
         try:
@@ -365,10 +448,16 @@ class _Connection:
         if self._closed:
             return
         self._closed = True
+        self.close_code = code
         try:
             await asyncio.wait_for(self._send({"type": "websocket.close", "code": code}), 1.0)
         except Exception:
             self._abort()
+
+    def _ended_by(self, exc: Exception) -> None:
+        mapped = map_error(exc)
+        self.outcome = mapped.code.name
+        self.fault = mapped.server_fault
 
     async def _close_slow(self) -> None:
         """Close a slow reader: the close frame if it can still be written, then drop the
