@@ -450,3 +450,44 @@ async def test_a_session_and_each_action_have_a_span() -> None:
         s.name for s in finished if s.parent and s.parent.span_id == actions[0].context.span_id
     }
     assert inner, "the core's spans nest under the action's"
+
+
+async def test_a_replica_killed_mid_game_the_seat_resumes_on_another(
+    redis_server: RedisServer,
+) -> None:
+    """Ann plays on replica A, Bob on B. A is killed (SIGKILL) right after Ann sent a move;
+    Ann resumes on B from her last version and sends the move again with the same request id:
+    it is applied exactly once, and both seats see the same versions, none missing."""
+    first, second = start_server(redis_server.url), start_server(redis_server.url)
+    try:
+        name, ann_token, bob_token = await _create(second, target=11)
+        ann = await open_session(first.http_url, name, ann_token)
+        bob = await open_session(second.http_url, name, bob_token)
+        played = await ann.act(_first_legal(ann.view))
+        assert (await asyncio.wait_for(bob.next_frame(), 10)).update.version == played.version
+        answered = await bob.act(_first_legal(bob.view))
+        assert (await asyncio.wait_for(ann.next_frame(), 10)).update.version == answered.version
+        before = ann.version
+        move = pb.SessionAction(request_id="across-replicas", action=_first_legal(ann.view))
+        await ann.send(pb.SessionRequest(action=move))
+        first.process.kill()
+        first.process.wait()
+        resumed = await open_session(second.http_url, name, ann_token, last_version=before)
+        try:
+            assert resumed.welcome.version in (before, before + 1)
+            ack = await resumed.act(move.action, request_id="across-replicas")
+            assert ack.version == before + 1
+            seen = {e.version for e in resumed.welcome.events} | {e.version for e in ack.events}
+            assert seen == {before + 1}  # the move's events, once, whichever path brought them
+            assert (await _rest_state(second, name, ann_token))["version"] == before + 1
+            update = (await asyncio.wait_for(bob.next_frame(), 10)).update
+            assert update.version == before + 1 and {e.version for e in update.events} == {
+                before + 1
+            }
+        finally:
+            await resumed.close()
+            await bob.close()
+            await ann.close()
+    finally:
+        stop_server(first)
+        stop_server(second)
