@@ -172,6 +172,18 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "session with close code 4008 (a slow reader: it reconnects and resumes).",
     ),
     EnvVar(
+        "SCOPA_SESSIONS_MAX",
+        "`10000`",
+        "Realtime sessions one replica holds at once; a handshake beyond is refused with "
+        "HTTP 429 `RESOURCE_EXHAUSTED / TOO_MANY_SESSIONS`.",
+    ),
+    EnvVar(
+        "SCOPA_SESSION_ACTION_RATE",
+        "`20/second`",
+        "Actions one realtime session may take (a moving window, per connection); more get an "
+        "error frame `RESOURCE_EXHAUSTED / RATE_LIMITED` with a RetryInfo. `off` disables it.",
+    ),
+    EnvVar(
         "SCOPA_SESSION_PING_S",
         "`20`",
         "Seconds between the WebSocket pings of a realtime session; a pong later than this "
@@ -294,6 +306,8 @@ class Settings:
     watch_idle_s: float = 600.0
     watch_per_client: int = 100
     session_queue: int = 64
+    sessions_max: int = 10_000
+    session_action_rate: str = "20/second"
     session_ping_s: float = 20.0
     sweep_interval_s: float = 1.0
     bot_grace_s: float = 2.0
@@ -360,6 +374,8 @@ class Settings:
             watch_idle_s=env.get("SCOPA_WATCH_IDLE_S", 600.0, _positive_float),
             watch_per_client=env.get("SCOPA_WATCH_PER_CLIENT", 100, _positive_count),
             session_queue=env.get("SCOPA_SESSION_QUEUE", 64, _positive_count),
+            sessions_max=env.get("SCOPA_SESSIONS_MAX", 10_000, _positive_count),
+            session_action_rate=env.get("SCOPA_SESSION_ACTION_RATE", "20/second", _rate),
             session_ping_s=env.get("SCOPA_SESSION_PING_S", 20.0, _positive_float),
             sweep_interval_s=env.get("SCOPA_SWEEP_INTERVAL_S", 1.0, _positive_float),
             bot_grace_s=env.get("SCOPA_BOT_GRACE_S", 2.0, _non_negative_float),

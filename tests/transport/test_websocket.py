@@ -7,7 +7,8 @@ import asyncio
 import json
 import signal
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -24,7 +25,7 @@ from websockets.typing import Subprotocol
 
 from scopa.app import GameCore, TokenAuthority
 from scopa.storage import MemoryStore
-from scopa.transport import GameCalls, HttpServer, build_http_app
+from scopa.transport import GameCalls, HttpServer, SessionLimits, build_http_app
 from scopa_client.session import (
     JSON_SUBPROTOCOL,
     PROTO_SUBPROTOCOL,
@@ -410,22 +411,34 @@ class _Probes:
         return True
 
 
+@asynccontextmanager
+async def _in_process(
+    limits: SessionLimits | None = None, provider: TracerProvider | None = None
+) -> AsyncIterator[tuple[str, pb.CreateGameResponse]]:
+    """An HTTP port in this process over a core on the memory store: its URL and a new
+    two-seat game."""
+    core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), tracer_provider=provider)
+    calls = GameCalls(core)
+    app = build_http_app(calls, _Probes(), tracer_provider=provider, session_limits=limits)
+    http = HttpServer(app, "127.0.0.1", 0)
+    port = await http.start()
+    try:
+        seats = [pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")]
+        created = await calls.create_game(pb.CreateGameRequest(preset="scopa", seats=seats), None)
+        yield f"ws://127.0.0.1:{port}", created
+    finally:
+        await http.stop()
+
+
 async def test_a_session_and_each_action_have_a_span() -> None:
     """In process: one SERVER span per session (its close code and action count), one span
     per action under it, with the core's spans inside the action's."""
     spans = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(spans))
-    core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), tracer_provider=provider)
-    calls = GameCalls(core)
-    app = build_http_app(calls, _Probes(), tracer_provider=provider)
-    http = HttpServer(app, "127.0.0.1", 0)
-    port = await http.start()
-    try:
-        seats = [pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")]
-        created = await calls.create_game(pb.CreateGameRequest(preset="scopa", seats=seats), None)
+    async with _in_process(provider=provider) as (url, created):
         token = created.credentials[0].token
-        session = await open_session(f"ws://127.0.0.1:{port}", created.name, token)
+        session = await open_session(url, created.name, token)
         action = _first_legal(session.view)
         await session.act(action)
         with pytest.raises(SessionFailed):
@@ -435,8 +448,6 @@ async def test_a_session_and_each_action_have_a_span() -> None:
             if any(s.name == "scopa.v1.GameService/Session" for s in spans.get_finished_spans()):
                 break
             await asyncio.sleep(0.02)
-    finally:
-        await http.stop()
     finished = spans.get_finished_spans()
     [outer] = [s for s in finished if s.name == "scopa.v1.GameService/Session"]
     actions = [s for s in finished if s.name == "scopa.session.action"]
@@ -491,3 +502,54 @@ async def test_a_replica_killed_mid_game_the_seat_resumes_on_another(
     finally:
         stop_server(first)
         stop_server(second)
+
+
+async def test_actions_over_the_sessions_rate_are_refused_and_it_stays_open() -> None:
+    """Past its action rate, a session's action gets RATE_LIMITED with a retry delay and
+    changes nothing; pings still work."""
+    limits = SessionLimits(action_burst=2, action_window_s=60)
+    async with _in_process(limits) as (url, created):
+        tokens = {c.seat: c.token for c in created.credentials}
+        ann = await open_session(url, created.name, tokens[0])
+        bob = await open_session(url, created.name, tokens[1])
+        try:
+            await ann.act(_first_legal(ann.view))
+            await _caught_up(bob, ann.version)
+            await bob.act(_first_legal(bob.view))
+            await _caught_up(ann, bob.version)
+            version = ann.version
+            action = _first_legal(ann.view)
+            await ann.act(action)  # the second in the window
+            with pytest.raises(SessionFailed) as over:
+                await ann.act(action)  # the third: refused before the rules see it
+            refused = over.value.error
+            assert refused.info.reason == "RATE_LIMITED" and refused.code == 8
+            assert refused.retry.retry_delay.seconds > 0
+            assert (await ann.ping("after")).payload == "after"
+            assert ann.version == version + 1
+        finally:
+            await ann.close()
+            await bob.close()
+
+
+async def test_a_replica_at_its_session_cap_refuses_the_handshake() -> None:
+    """With SCOPA_SESSIONS_MAX sessions open, the next handshake is HTTP 429
+    TOO_MANY_SESSIONS; once one closes, a new one opens."""
+    async with _in_process(SessionLimits(max_sessions=1)) as (url, created):
+        token = created.credentials[0].token
+        first = await open_session(url, created.name, token)
+        with pytest.raises(InvalidStatus) as refused:
+            await open_session(url, created.name, token)
+        assert refused.value.response.status_code == 429
+        body = json.loads(refused.value.response.body or b"{}")
+        assert body["error"]["details"][0]["reason"] == "TOO_MANY_SESSIONS"
+        await first.close()
+        for _ in range(50):
+            try:
+                second = await open_session(url, created.name, token)
+                break
+            except InvalidStatus:
+                await asyncio.sleep(0.02)
+        else:
+            pytest.fail("no session opened after the first one closed")
+        await second.close()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scopa import bots
-from scopa.app import CoreSettings, GameCore, RateLimits, Sweeper, TokenAuthority
+from scopa.app import CoreSettings, GameCore, RateLimits, Sweeper, TokenAuthority, parse_rate
 from scopa.config import Settings
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
 from scopa.storage import StorageError, open_store
@@ -39,6 +39,18 @@ def _client_of(settings: Settings) -> Callable[[Any], str]:
     header = settings.trusted_proxy_header.lower() if settings.trusted_proxy_header else None
     return functools.partial(
         grpc_client, proxy_header=header, proxy_hops=settings.trusted_proxy_hops
+    )
+
+
+def _session_limits(settings: Settings) -> SessionLimits:
+    """The bounds of each realtime session (docs/api.md, "Realtime sessions")."""
+    rate = parse_rate(settings.session_action_rate)
+    return SessionLimits(
+        max_frame_bytes=settings.max_request_bytes,
+        queue_frames=settings.session_queue,
+        max_sessions=settings.sessions_max,
+        action_burst=rate.amount if rate is not None else 0,
+        action_window_s=float(rate.get_expiry()) if rate is not None else 1.0,
     )
 
 
@@ -118,9 +130,7 @@ async def build_services(settings: Settings) -> Wiring:
             max_body_bytes=settings.max_request_bytes,
             guard=guard,
             web_ui=web_ui,
-            session_limits=SessionLimits(
-                max_frame_bytes=settings.max_request_bytes, queue_frames=settings.session_queue
-            ),
+            session_limits=_session_limits(settings),
         )
 
     return Wiring(

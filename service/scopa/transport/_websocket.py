@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import deque
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -30,7 +31,7 @@ from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode, TracerProvider
 
 from scopa._tasks import cancel_all
-from scopa.app import GameCore
+from scopa.app import GameCore, RateLimited
 from scopa.telemetry import get_logger
 from scopa.telemetry._semconv import RPC_METHOD, RPC_SYSTEM_NAME
 from scopa.transport._errors import (
@@ -66,6 +67,7 @@ __all__ = [
     "SESSION_PATH",
     "HelloTimeout",
     "SessionLimits",
+    "TooManySessions",
     "WebSocketSessions",
     "close_code",
 ]
@@ -96,7 +98,19 @@ class HelloTimeout(Exception):
         self.message = message
 
 
+class TooManySessions(Exception):
+    """The replica holds as many sessions as it allows (SCOPA_SESSIONS_MAX)."""
+
+    reason = "TOO_MANY_SESSIONS"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after_s = 1.0
+
+
 register(HelloTimeout, grpc.StatusCode.DEADLINE_EXCEEDED)
+register(TooManySessions, grpc.StatusCode.RESOURCE_EXHAUSTED)
 
 
 def close_code(exc: BaseException) -> int:
@@ -114,6 +128,34 @@ class SessionLimits:
     """Frames waiting to be written; one more closes the session (CLOSE_SLOW_READER)."""
     hello_timeout_s: float = 10.0
     """The hello must come this soon after the connection opens."""
+    max_sessions: int = 10_000
+    """Open sessions on this replica; a handshake beyond is refused (TOO_MANY_SESSIONS)."""
+    action_burst: int = 20
+    """Actions one session may take per ``action_window_s`` (0: no limit); more are refused
+    with RATE_LIMITED and the session stays open."""
+    action_window_s: float = 1.0
+
+
+class _ActionWindow:
+    """A moving window of one session's recent actions."""
+
+    def __init__(self, burst: int, window_s: float) -> None:
+        self._burst = burst
+        self._window_s = window_s
+        self._times: deque[float] = deque(maxlen=max(1, burst))
+
+    def take(self) -> None:
+        """Count one action, or raise RateLimited when the window is full."""
+        if self._burst <= 0:
+            return
+        now = time.monotonic()
+        if len(self._times) == self._burst and now - self._times[0] < self._window_s:
+            wait = self._window_s - (now - self._times[0])
+            raise RateLimited(
+                f"at most {self._burst} actions per {self._window_s:g} s on a session",
+                retry_after_s=round(wait, 3),
+            )
+        self._times.append(now)
 
 
 class _SlowReader(Exception):
@@ -173,6 +215,8 @@ class WebSocketSessions:
         self._guard = guard
         self._tracer = trace.get_tracer("scopa.server", tracer_provider=tracer_provider)
         self._log = get_logger("scopa.access")
+        self.open = 0
+        """Sessions open on this replica now."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one WebSocket connection, from the handshake to the close."""
@@ -188,6 +232,9 @@ class WebSocketSessions:
             )
             error: Exception = MalformedRequest(reason)
             await _refuse(send, error, 404 if scope["path"] != SESSION_PATH else 400)
+            return
+        if self.open >= self._limits.max_sessions:
+            await _refuse(send, TooManySessions(f"at most {self._limits.max_sessions} sessions"))
             return
         client = self._guard.client_of(scope) if self._guard is not None else ""
         connection = _Connection(
@@ -206,9 +253,11 @@ class WebSocketSessions:
             kind=SpanKind.SERVER,
             attributes=attributes,
         ) as span:
+            self.open += 1
             try:
                 await self._serve(connection, scope)
             finally:
+                self.open -= 1
                 span.set_attribute("scopa.session.close_code", connection.close_code)
                 span.set_attribute("scopa.session.actions", connection.actions)
                 if connection.fault:
@@ -271,6 +320,7 @@ class _Connection:
         """How the session ended, as a gRPC code name (the access log's ``outcome``)."""
         self.fault = False
         self.actions = 0
+        self._window = _ActionWindow(limits.action_burst, limits.action_window_s)
         self._limits = limits
         self._scope = scope
         self._receive = receive
@@ -404,6 +454,7 @@ class _Connection:
             _ACTION_SPAN, kind=SpanKind.INTERNAL, attributes={"scopa.action": kind}
         ) as span:
             try:
+                self._window.take()
                 await self._session.act(action)
             except Exception as exc:
                 mapped = map_error(exc)

@@ -2494,6 +2494,10 @@ class SessionRequest(google.protobuf.message.Message):
       an action (metadata "field"), a frame before the hello, or a second hello.
     - DEADLINE_EXCEEDED / HELLO_TIMEOUT: no hello within 10 s of connecting;
       the session ends.
+    - RESOURCE_EXHAUSTED / RATE_LIMITED: more actions than the server allows one
+      session (SCOPA_SESSION_ACTION_RATE); a RetryInfo says when to act again.
+    - RESOURCE_EXHAUSTED / TOO_MANY_SESSIONS: the replica holds as many
+      sessions as it allows; the WebSocket handshake is refused (HTTP 429).
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
