@@ -44,10 +44,15 @@ QUEUE = 8
 
 @pytest.fixture(scope="module")
 def server(redis_server: RedisServer) -> Iterator[ServerProcess]:
-    """One replica with a small frame limit and outgoing queue, to reach both quickly."""
+    """One replica with a small frame limit and outgoing queue, to reach both quickly, and no
+    action rate: the games are played as fast as the loop goes."""
     process = start_server(
         redis_server.url,
-        env={"SCOPA_MAX_REQUEST_BYTES": str(MAX_FRAME), "SCOPA_SESSION_QUEUE": str(QUEUE)},
+        env={
+            "SCOPA_MAX_REQUEST_BYTES": str(MAX_FRAME),
+            "SCOPA_SESSION_QUEUE": str(QUEUE),
+            "SCOPA_SESSION_ACTION_RATE": "off",
+        },
     )
     try:
         yield process
@@ -469,7 +474,9 @@ async def test_a_replica_killed_mid_game_the_seat_resumes_on_another(
     """Ann plays on replica A, Bob on B. A is killed (SIGKILL) right after Ann sent a move;
     Ann resumes on B from her last version and sends the move again with the same request id:
     it is applied exactly once, and both seats see the same versions, none missing."""
-    first, second = start_server(redis_server.url), start_server(redis_server.url)
+    env = {"SCOPA_SESSION_ACTION_RATE": "off"}
+    first = start_server(redis_server.url, env=env)
+    second = start_server(redis_server.url, env=env)
     try:
         name, ann_token, bob_token = await _create(second, target=11)
         ann = await open_session(first.http_url, name, ann_token)

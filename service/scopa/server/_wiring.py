@@ -93,7 +93,9 @@ async def build_services(settings: Settings) -> Wiring:
         await store.close()
 
     # gRPC's own GameCalls: its views' options go out as wire bytes (GameCalls options_tail).
-    servicer = GameServicer(GameCalls(core, options_tail=True), _client_of(settings))
+    servicer = GameServicer(
+        GameCalls(core, options_tail=True), _client_of(settings), _session_limits(settings)
+    )
 
     def register(server: object) -> None:
         add_game_service(servicer, server)

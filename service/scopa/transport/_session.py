@@ -25,6 +25,7 @@ from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import request_fields
 from ._convert import action_from_pb, events_to_pb, game_id_from_name, with_view
+from ._http_telemetry import map_error
 
 __all__ = ["SESSION_METHOD", "Session", "SessionNotOpen"]
 
@@ -129,6 +130,10 @@ class Session:
     def error(self, mapped: MappedError, request_id: str = "") -> None:
         """Send an error frame."""
         self._emit(pb.SessionResponse(error=to_session_error(mapped, request_id)))
+
+    def error_of(self, exc: BaseException, request_id: str = "") -> None:
+        """Send the error frame of ``exc`` (a server fault is logged, like a call's)."""
+        self.error(map_error(exc), request_id)
 
     async def close(self) -> None:
         """Stop watching the game."""

@@ -65,6 +65,7 @@ __all__ = [
     "JSON_SUBPROTOCOL",
     "PROTO_SUBPROTOCOL",
     "SESSION_PATH",
+    "ActionWindow",
     "HelloTimeout",
     "SessionLimits",
     "TooManySessions",
@@ -136,7 +137,7 @@ class SessionLimits:
     action_window_s: float = 1.0
 
 
-class _ActionWindow:
+class ActionWindow:
     """A moving window of one session's recent actions."""
 
     def __init__(self, burst: int, window_s: float) -> None:
@@ -320,7 +321,7 @@ class _Connection:
         """How the session ended, as a gRPC code name (the access log's ``outcome``)."""
         self.fault = False
         self.actions = 0
-        self._window = _ActionWindow(limits.action_burst, limits.action_window_s)
+        self._window = ActionWindow(limits.action_burst, limits.action_window_s)
         self._limits = limits
         self._scope = scope
         self._receive = receive
