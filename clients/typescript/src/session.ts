@@ -41,9 +41,12 @@ export class ScopaSessionError extends Error implements ScopaErrorInfo {
   readonly domain: string;
   readonly metadata: Readonly<Record<string, string>>;
   readonly requestId: string;
+  /** The server's message, without the reason before it. */
+  readonly rawMessage: string;
 
   constructor(error: SessionError) {
     super(`${error.info?.reason ?? ""}: ${error.message}`);
+    this.rawMessage = error.message;
     this.name = "ScopaSessionError";
     this.code = error.code as number as Code; // google.rpc.Code numbers are Connect's
     this.reason = error.info?.reason ?? "";
