@@ -386,10 +386,14 @@ def _summary(matches: int, results: Sequence[Figures]) -> str:
 
     ours = median("scopa")
     with_redis = ours + median("scopa", redis=True)
-    fields: dict[str, object] = {"summary": "medians", "matches": matches, "scopa_us": ours}
+    fields: dict[str, object] = {
+        "summary": "medians",
+        "matches": matches,
+        "scopa_us": round(ours, 1),
+    }
     for anchor in ANCHORS:
         theirs = median(anchor)
-        fields[f"{anchor}_us"] = theirs
+        fields[f"{anchor}_us"] = round(theirs, 1)
         fields[f"vs_{anchor}"] = round(ours / theirs, 3) if theirs else float("nan")
         fields[f"vs_{anchor}_with_redis"] = round(with_redis / theirs, 3) if theirs else "nan"
     fields["scopa_with_redis_us"] = round(with_redis, 1)
