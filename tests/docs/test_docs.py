@@ -42,8 +42,9 @@ def test_readme_quotes_the_grpcurl_session() -> None:
 
 @pytest.fixture(scope="module")
 def embedded_server() -> Iterator[ServerProcess]:
-    """A real server process on the embedded store (what `make run` starts)."""
-    server = start_server("", stacked=False)
+    """A real server process on the embedded store (what `make run` starts), without the
+    sessions' action rate: the browser example's seats play as fast as the loop goes."""
+    server = start_server("", stacked=False, env={"SCOPA_SESSION_ACTION_RATE": "off"})
     try:
         yield server
     finally:

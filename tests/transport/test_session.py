@@ -5,6 +5,7 @@ own action, the watch's news of the session's own action)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 
 import pytest
@@ -13,7 +14,8 @@ from scopa._tasks import cancel_all
 from scopa.app import CoreSettings, GameCore, InvalidArgument, TokenAuthority
 from scopa.storage import MemoryStore
 from scopa.transport._calls import GameCalls
-from scopa.transport._session import Session, SessionNotOpen
+from scopa.transport._rest_json import dumps
+from scopa.transport._session import Frame, Session, SessionNotOpen
 from scopa_client.v1 import scopa_pb2 as pb
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -25,8 +27,8 @@ class _Frames:
     def __init__(self) -> None:
         self.queue: asyncio.Queue[pb.SessionResponse] = asyncio.Queue()
 
-    def emit(self, frame: pb.SessionResponse) -> None:
-        self.queue.put_nowait(frame)
+    def emit(self, frame: Frame) -> None:
+        self.queue.put_nowait(frame.response())
 
     async def next(self) -> pb.SessionResponse:
         return await asyncio.wait_for(self.queue.get(), 5)
@@ -118,5 +120,29 @@ async def test_frames_before_the_hello_and_actions_without_a_request_id_are_refu
         with pytest.raises(InvalidArgument) as missing:
             await session.act(pb.SessionAction(action=pb.Action()))
         assert missing.value.field == "request_id"
+    finally:
+        await session.close()
+
+
+async def test_a_frame_is_written_as_the_response_it_stands_for() -> None:
+    """A frame's bytes and JSON are the SessionResponse's with its member set (and the view's
+    options, left to the tail, merged back in), for a view's options map too."""
+    core, calls, name, tokens = await _game()
+    frames: list[Frame] = []
+    session = Session(core, frames.append, "", 65_536)
+    await session.hello(pb.SessionHello(name=name, token=tokens[0]))
+    session.ping(pb.SessionPing(payload="p" * 200))
+    try:
+        state = (await calls.get_state(pb.GetStateRequest(name=name), tokens[0])).view
+        for frame in frames:
+            whole = frame.response()
+            assert whole.WhichOneof("frame") == frame.kind
+            # The tail's view fields come after the rest: the same message, not the same bytes.
+            assert pb.SessionResponse.FromString(whole.SerializeToString()) == whole
+            assert json.loads(frame.json()) == json.loads(dumps(whole))
+        welcome = frames[0].response().welcome
+        assert dict(welcome.view.options) == dict(state.options) and len(welcome.view.options) > 50
+        assert welcome.view.deck_size == 40 and welcome.view.hand == state.hand
+        assert frames[1].response().pong.payload == "p" * 200  # a length over one varint byte
     finally:
         await session.close()

@@ -29,8 +29,9 @@ from scopa.app import GameCore
 from scopa.transport._errors import MalformedRequest, register
 from scopa_client.v1 import scopa_pb2 as pb
 
+from ._calls import Encoded
 from ._interceptors import write_whole
-from ._session import Session
+from ._session import Frame, Session
 from ._websocket import ActionWindow, HelloTimeout, SessionLimits
 
 __all__ = ["GrpcSessions", "SlowReader"]
@@ -49,6 +50,7 @@ class SlowReader(Exception):
 register(SlowReader, grpc.StatusCode.RESOURCE_EXHAUSTED)
 
 _ACTION_SPAN = "scopa.session.action"
+_EMPTY = pb.SessionResponse()
 
 
 class GrpcSessions:
@@ -79,7 +81,7 @@ class _Call:
         self._requests = requests
         self._context = context
         self._tracer = tracer
-        self._queue: asyncio.Queue[pb.SessionResponse | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[Frame | None] = asyncio.Queue()
         self._session = Session(core, self._emit, client, limits.max_frame_bytes)
         self._window = ActionWindow(limits.action_burst, limits.action_window_s)
         self._ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -112,7 +114,7 @@ class _Call:
         writer.cancel()
         await asyncio.gather(writer, return_exceptions=True)
 
-    def _emit(self, frame: pb.SessionResponse) -> None:
+    def _emit(self, frame: Frame) -> None:
         if self._queue.qsize() >= self._limits.queue_frames:
             if not self._ended.done():
                 self._ended.set_exception(
@@ -126,7 +128,8 @@ class _Call:
 
     async def _write(self) -> None:
         while (frame := await self._queue.get()) is not None:
-            await write_whole(self._context, frame)
+            # Written as the frame's own bytes (the serializer appends a tail to an empty response).
+            await write_whole(self._context, Encoded(_EMPTY, frame.wire()))
 
     async def _read(self) -> None:
         try:

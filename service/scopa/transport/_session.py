@@ -17,22 +17,63 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager
-from typing import Final
+from typing import Final, NamedTuple
+
+from google.protobuf.message import Message
 
 from scopa.app import AppError, GameCore, InvalidArgument, PlayResult, WatchIdle
 from scopa.transport._errors import MappedError, to_session_error
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import request_fields
-from ._convert import action_from_pb, events_to_pb, game_id_from_name, with_view
+from ._convert import action_from_pb, events_to_pb, game_id_from_name, options_tail, with_view
 from ._http_telemetry import map_error
+from ._rest_json import dumps
 
-__all__ = ["SESSION_METHOD", "Session", "SessionNotOpen"]
+__all__ = ["SESSION_METHOD", "Frame", "Session", "SessionNotOpen"]
 
 SESSION_METHOD: Final = "/scopa.v1.GameService/Session"
 """The name sessions are counted, logged and drained under."""
 
-Emit = Callable[[pb.SessionResponse], None]
+_TAGS: Final = {"welcome": b"\x0a", "update": b"\x12", "error": b"\x1a", "pong": b"\x22"}
+"""The key of each SessionResponse member on the wire (field number << 3 | length-delimited)."""
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+class Frame(NamedTuple):
+    """One SessionResponse, kept as its member message and written without building the
+    response: a message handed to a constructor is copied (upb serializes and parses it), and
+    a view's options map would be parsed again. ``tail``: the wire bytes of the member holding
+    only its view's options and deck size (:func:`._convert.options_tail`), appended as is."""
+
+    kind: str
+    """The member: ``welcome``, ``update``, ``error`` or ``pong``."""
+    message: Message
+    tail: bytes = b""
+
+    def wire(self) -> bytes:
+        """The SessionResponse in the protobuf wire format."""
+        body: bytes = self.message.SerializeToString() + self.tail
+        return _TAGS[self.kind] + _varint(len(body)) + body
+
+    def json(self) -> str:
+        """The SessionResponse in proto3 JSON (every field present, as REST writes it)."""
+        return '{"' + self.kind + '":' + dumps(self.message, self.tail).decode() + "}"
+
+    def response(self) -> pb.SessionResponse:
+        """The SessionResponse message."""
+        return pb.SessionResponse.FromString(self.wire())
+
+
+Emit = Callable[[Frame], None]
 """Queue one frame to send (never blocks; the carrier bounds its queue)."""
 
 
@@ -75,18 +116,17 @@ class Session:
                 raise
         self._game_id, self._token, self._updates = game_id, token, updates
         snapshot = first.snapshot
-        self._emit(
-            pb.SessionResponse(
-                welcome=with_view(
-                    pb.SessionWelcome,
-                    snapshot,
-                    version=snapshot.version,
-                    events=events_to_pb(first.events),
-                    events_truncated=first.truncated,
-                    max_frame_bytes=self._max_frame_bytes,
-                )
-            )
+        welcome = with_view(
+            pb.SessionWelcome,
+            snapshot,
+            options=False,
+            version=snapshot.version,
+            events=events_to_pb(first.events),
+            events_truncated=first.truncated,
+            max_frame_bytes=self._max_frame_bytes,
         )
+        tail = options_tail(pb.SessionWelcome, snapshot.view.options)
+        self._emit(Frame("welcome", welcome, tail))
         self.delivered = snapshot.version
 
     async def follow(self) -> None:
@@ -125,11 +165,11 @@ class Session:
 
     def ping(self, ping: pb.SessionPing) -> None:
         """Answer a ping."""
-        self._emit(pb.SessionResponse(pong=pb.SessionPong(payload=ping.payload)))
+        self._emit(Frame("pong", pb.SessionPong(payload=ping.payload)))
 
     def error(self, mapped: MappedError, request_id: str = "") -> None:
         """Send an error frame."""
-        self._emit(pb.SessionResponse(error=to_session_error(mapped, request_id)))
+        self._emit(Frame("error", to_session_error(mapped, request_id)))
 
     def error_of(self, exc: BaseException, request_id: str = "") -> None:
         """Send the error frame of ``exc`` (a server fault is logged, like a call's)."""
@@ -155,7 +195,7 @@ class Session:
             first = result.events[0].version if result.events else None
             if version <= self.delivered or first != self.delivered + 1:
                 update = pb.SessionUpdate(version=version, request_id=request_id)
-                self._emit(pb.SessionResponse(update=update))
+                self._emit(Frame("update", update))
                 return
         elif version <= self.delivered:
             return
@@ -163,13 +203,14 @@ class Session:
         message = with_view(
             pb.SessionUpdate,
             snapshot,
+            options=False,
             version=version,
             request_id=request_id,
             events=events_to_pb(events),
             events_truncated=result.truncated,
         )
         self.delivered = version
-        self._emit(pb.SessionResponse(update=message))
+        self._emit(Frame("update", message, options_tail(pb.SessionUpdate, snapshot.view.options)))
 
 
 @contextmanager

@@ -57,8 +57,7 @@ from ._http_telemetry import (
     trace_carrier,
 )
 from ._json_parse import DECODER, from_json_dict
-from ._rest_json import dumps
-from ._session import SESSION_METHOD, Session
+from ._session import SESSION_METHOD, Frame, Session
 
 __all__ = [
     "CLOSE_SLOW_READER",
@@ -169,11 +168,11 @@ class _Frames:
     def __init__(self, subprotocol: str) -> None:
         self.binary = subprotocol == PROTO_SUBPROTOCOL
 
-    def encode(self, frame: pb.SessionResponse) -> dict[str, Any]:
+    def encode(self, frame: Frame) -> dict[str, Any]:
         """The ASGI send message of one frame."""
         if self.binary:
-            return {"type": "websocket.send", "bytes": frame.SerializeToString()}
-        return {"type": "websocket.send", "text": dumps(frame).decode()}
+            return {"type": "websocket.send", "bytes": frame.wire()}
+        return {"type": "websocket.send", "text": frame.json()}
 
     def decode(self, message: MutableMapping[str, Any], limit: int) -> pb.SessionRequest:
         """One received message as a SessionRequest (MalformedRequest, RequestTooLarge)."""
@@ -328,7 +327,7 @@ class _Connection:
         self._send = send
         self._subprotocol = subprotocol
         self._frames = _Frames(subprotocol)
-        self._queue: asyncio.Queue[pb.SessionResponse | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[Frame | None] = asyncio.Queue()
         self._session = Session(core, self._emit, client, limits.max_frame_bytes)
         self._ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         """Done when the session is over: a result when the client left, an exception when an
@@ -375,7 +374,7 @@ class _Connection:
             self._ended.set_exception(error)
         # else: the game is over; the session stays open until the client closes
 
-    def _emit(self, frame: pb.SessionResponse) -> None:
+    def _emit(self, frame: Frame) -> None:
         if self._queue.qsize() >= self._limits.queue_frames:
             if not self._ended.done():
                 self._ended.set_exception(_SlowReader())
@@ -473,7 +472,7 @@ class _Connection:
         if self._closed:
             return
         try:
-            frame = self._frames.encode(pb.SessionResponse(error=_error_frame(exc)))
+            frame = self._frames.encode(Frame("error", _error_frame(exc)))
             await asyncio.wait_for(self._send(frame), _SLOW_CLOSE_S)
         except Exception:
             self._abort()
@@ -485,7 +484,7 @@ class _Connection:
         """Send what is queued (and the error frame), then close."""
         if exc is not None:
             self._ended_by(exc)
-            self._queue.put_nowait(pb.SessionResponse(error=_error_frame(exc)))
+            self._queue.put_nowait(Frame("error", _error_frame(exc)))
         self._queue.put_nowait(None)
         try:
             await asyncio.wait_for(asyncio.shield(writer), _SLOW_CLOSE_S)
