@@ -4,6 +4,7 @@ of a real server process on a real redis-server, with the WebSocket's frames."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from support.redis_server import RedisServer
 from support.server_process import ServerProcess, start_server, stop_server
 
 from scopa_client import error_info
+from scopa_client.session import open_session
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc
 
@@ -162,3 +164,35 @@ async def test_a_refused_hello_ends_the_stream_with_its_status(server: ServerPro
         assert failed.value.code() == grpc.StatusCode.UNAUTHENTICATED
         info = error_info(failed.value)
         assert info is not None and info.reason == "UNAUTHENTICATED"
+
+
+async def test_the_session_cap_counts_both_ports(redis_server: RedisServer) -> None:
+    """With SCOPA_SESSIONS_MAX=1 and a WebSocket session open, a gRPC Session call ends with
+    RESOURCE_EXHAUSTED / TOO_MANY_SESSIONS; once it closes, the call is served."""
+    replica = start_server(redis_server.url, env={"SCOPA_SESSIONS_MAX": "1"})
+    try:
+        async with _channel(replica) as channel:
+            name, ann_token, bob_token = await _create(channel)
+            ann = await open_session(replica.http_url, name, ann_token)
+            refused = _Seat(channel)
+            with contextlib.suppress(grpc.aio.AioRpcError):  # the call may be over already
+                await refused.call.write(pb.SessionRequest(hello=pb.SessionHello(name=name)))
+            with pytest.raises(grpc.aio.AioRpcError) as failed:
+                await asyncio.wait_for(refused.call.read(), 10)
+            assert failed.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            info = error_info(failed.value)
+            assert info is not None and info.reason == "TOO_MANY_SESSIONS"
+            await ann.close()
+            for _ in range(50):
+                bob = _Seat(channel)
+                try:
+                    welcome = await bob.open(name, bob_token)
+                    break
+                except grpc.aio.AioRpcError:
+                    await asyncio.sleep(0.05)
+            else:
+                pytest.fail("no gRPC session after the WebSocket one closed")
+            assert welcome.view.seat == 1
+            await bob.call.done_writing()
+    finally:
+        stop_server(replica)

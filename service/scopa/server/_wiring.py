@@ -25,6 +25,7 @@ from scopa.transport import (
     GameServicer,
     HttpGuard,
     SessionLimits,
+    SessionSlots,
     add_game_service,
     build_http_app,
     load_web_ui,
@@ -93,8 +94,10 @@ async def build_services(settings: Settings) -> Wiring:
         await store.close()
 
     # gRPC's own GameCalls: its views' options go out as wire bytes (GameCalls options_tail).
+    # One count of realtime sessions for both ports (SCOPA_SESSIONS_MAX).
+    slots = SessionSlots(settings.sessions_max)
     servicer = GameServicer(
-        GameCalls(core, options_tail=True), _client_of(settings), _session_limits(settings)
+        GameCalls(core, options_tail=True), _client_of(settings), _session_limits(settings), slots
     )
 
     def register(server: object) -> None:
@@ -133,6 +136,7 @@ async def build_services(settings: Settings) -> Wiring:
             guard=guard,
             web_ui=web_ui,
             session_limits=_session_limits(settings),
+            session_slots=slots,
         )
 
     return Wiring(

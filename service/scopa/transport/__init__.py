@@ -9,6 +9,7 @@ from ._http import build_http_app
 from ._http_guard import HttpGuard
 from ._http_server import HttpServer
 from ._http_telemetry import ASGIApp
+from ._session import SessionSlots
 from ._websocket import SessionLimits
 from ._webui import load_web_ui
 
@@ -19,6 +20,7 @@ __all__ = [
     "HttpGuard",
     "HttpServer",
     "SessionLimits",
+    "SessionSlots",
     "add_game_service",
     "build_http_app",
     "load_web_ui",

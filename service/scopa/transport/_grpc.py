@@ -20,6 +20,7 @@ from ._calls import Encoded, GameCalls, serialize_response
 from ._convert import token_from_metadata
 from ._grpc_session import GrpcSessions
 from ._interceptors import write_whole
+from ._session import SessionSlots
 from ._websocket import SessionLimits
 
 __all__ = ["GameServicer", "add_game_service"]
@@ -46,16 +47,20 @@ class GameServicer:
         core: GameCore | GameCalls,
         client_of: Callable[[Any], str] = peer_address,
         session_limits: SessionLimits | None = None,
+        session_slots: SessionSlots | None = None,
     ) -> None:
         """``client_of(context)`` names the caller for per-client limits (its address);
-        ``session_limits`` bound each realtime session.
+        ``session_limits`` bound each realtime session, ``session_slots`` count them (shared
+        with the HTTP port's).
 
         Given a core, the servicer's GameCalls leave each view's options to the wire bytes
         (``options_tail``); a GameCalls given is used as it is.
         """
         self._calls = core if isinstance(core, GameCalls) else GameCalls(core, options_tail=True)
         self._client_of = client_of
-        self._sessions = GrpcSessions(self._calls.core, session_limits or SessionLimits())
+        self._sessions = GrpcSessions(
+            self._calls.core, session_limits or SessionLimits(), session_slots
+        )
 
     def _encoded(self, message: Message) -> Message | Encoded:
         """``message`` with the options tail its GameCalls method left for it, if any."""

@@ -31,7 +31,7 @@ from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import Encoded
 from ._interceptors import write_whole
-from ._session import Frame, Session
+from ._session import Frame, Session, SessionSlots
 from ._websocket import ActionWindow, HelloTimeout, SessionLimits
 
 __all__ = ["GrpcSessions", "SlowReader"]
@@ -56,15 +56,24 @@ _EMPTY = pb.SessionResponse()
 class GrpcSessions:
     """The ``Session`` method's behaviour: one call is one session."""
 
-    def __init__(self, core: GameCore, limits: SessionLimits) -> None:
+    def __init__(
+        self, core: GameCore, limits: SessionLimits, slots: SessionSlots | None = None
+    ) -> None:
+        """``slots``: the replica's count of sessions, shared with the WebSocket carrier."""
         self._core = core
         self._limits = limits
+        self._slots = slots or SessionSlots(limits.max_sessions)
         self._tracer = trace.get_tracer("scopa.server")
 
     async def serve(self, requests: AsyncIterator[Any], context: Any, client: str) -> None:
-        """Serve the call until the client half-closes it or the session ends (raises)."""
-        call = _Call(self._core, self._limits, requests, context, client, self._tracer)
-        await call.run()
+        """Serve the call until the client half-closes it or the session ends (raises;
+        TOO_MANY_SESSIONS at the replica's cap)."""
+        self._slots.take()
+        try:
+            call = _Call(self._core, self._limits, requests, context, client, self._tracer)
+            await call.run()
+        finally:
+            self._slots.give_back()
 
 
 class _Call:

@@ -36,6 +36,7 @@ from ._http_telemetry import (
 )
 from ._rest import RestApp, header, send_json
 from ._rest_rules import routes_of
+from ._session import SessionSlots
 from ._websocket import SessionLimits, WebSocketSessions
 from ._webui import WebUi
 
@@ -250,10 +251,11 @@ def build_http_app(
     tracer_provider: TracerProvider | None = None,
     meter_provider: MeterProvider | None = None,
     session_limits: SessionLimits | None = None,
+    session_slots: SessionSlots | None = None,
 ) -> ASGIApp:
     """The whole HTTP port's application over ``calls`` (with ``web_ui``'s files at ``/``;
     realtime sessions bounded by ``session_limits``, by default with ``max_body_bytes`` as
-    their frame limit)."""
+    their frame limit, and counted in ``session_slots``, shared with the gRPC port's)."""
     service = pb.DESCRIPTOR.services_by_name["GameService"]
     rest = RestApp(
         routes_of(service),
@@ -265,7 +267,7 @@ def build_http_app(
     )
     connect = connect_app(calls, max_body_bytes, guard)
     limits = session_limits or SessionLimits(max_frame_bytes=max_body_bytes)
-    sessions = WebSocketSessions(calls.core, limits, guard, tracer_provider)
+    sessions = WebSocketSessions(calls.core, limits, guard, tracer_provider, session_slots)
     router = _Router(connect, f"/{service.full_name}/", rest, probes, web_ui, sessions)
     return TelemetryMiddleware(
         CorsMiddleware(router, cors_origins), router.classify, tracer_provider, meter_provider

@@ -19,10 +19,11 @@ from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager
 from typing import Final, NamedTuple
 
+import grpc
 from google.protobuf.message import Message
 
 from scopa.app import AppError, GameCore, InvalidArgument, PlayResult, WatchIdle
-from scopa.transport._errors import MappedError, to_session_error
+from scopa.transport._errors import MappedError, register, to_session_error
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import request_fields
@@ -30,7 +31,14 @@ from ._convert import action_from_pb, events_to_pb, game_id_from_name, options_t
 from ._http_telemetry import map_error
 from ._rest_json import dumps
 
-__all__ = ["SESSION_METHOD", "Frame", "Session", "SessionNotOpen"]
+__all__ = [
+    "SESSION_METHOD",
+    "Frame",
+    "Session",
+    "SessionNotOpen",
+    "SessionSlots",
+    "TooManySessions",
+]
 
 SESSION_METHOD: Final = "/scopa.v1.GameService/Session"
 """The name sessions are counted, logged and drained under."""
@@ -79,6 +87,38 @@ Emit = Callable[[Frame], None]
 
 class SessionNotOpen(InvalidArgument):
     """A frame other than hello before the session is open, or a second hello."""
+
+
+class TooManySessions(Exception):
+    """The replica holds as many sessions as it allows (SCOPA_SESSIONS_MAX)."""
+
+    reason = "TOO_MANY_SESSIONS"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after_s = 1.0
+
+
+register(TooManySessions, grpc.StatusCode.RESOURCE_EXHAUSTED)
+
+
+class SessionSlots:
+    """The sessions open on this replica over every carrier (WebSocket, gRPC), and their cap."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open = 0
+
+    def take(self) -> None:
+        """Count one more session, or raise TooManySessions at the cap."""
+        if self.open >= self.limit:
+            raise TooManySessions(f"this replica holds at most {self.limit} sessions; retry")
+        self.open += 1
+
+    def give_back(self) -> None:
+        """A session counted by :meth:`take` has ended."""
+        self.open -= 1
 
 
 class Session:

@@ -57,7 +57,7 @@ from ._http_telemetry import (
     trace_carrier,
 )
 from ._json_parse import DECODER, from_json_dict
-from ._session import SESSION_METHOD, Frame, Session
+from ._session import SESSION_METHOD, Frame, Session, SessionSlots, TooManySessions
 
 __all__ = [
     "CLOSE_SLOW_READER",
@@ -67,7 +67,6 @@ __all__ = [
     "ActionWindow",
     "HelloTimeout",
     "SessionLimits",
-    "TooManySessions",
     "WebSocketSessions",
     "close_code",
 ]
@@ -98,19 +97,7 @@ class HelloTimeout(Exception):
         self.message = message
 
 
-class TooManySessions(Exception):
-    """The replica holds as many sessions as it allows (SCOPA_SESSIONS_MAX)."""
-
-    reason = "TOO_MANY_SESSIONS"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.retry_after_s = 1.0
-
-
 register(HelloTimeout, grpc.StatusCode.DEADLINE_EXCEEDED)
-register(TooManySessions, grpc.StatusCode.RESOURCE_EXHAUSTED)
 
 
 def close_code(exc: BaseException) -> int:
@@ -209,14 +196,16 @@ class WebSocketSessions:
         limits: SessionLimits,
         guard: HttpGuard | None = None,
         tracer_provider: TracerProvider | None = None,
+        slots: SessionSlots | None = None,
     ) -> None:
+        """``slots``: the replica's count of sessions, shared with the gRPC carrier (by
+        default this carrier's own, capped at ``limits.max_sessions``)."""
         self._core = core
         self._limits = limits
         self._guard = guard
+        self._slots = slots or SessionSlots(limits.max_sessions)
         self._tracer = trace.get_tracer("scopa.server", tracer_provider=tracer_provider)
         self._log = get_logger("scopa.access")
-        self.open = 0
-        """Sessions open on this replica now."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one WebSocket connection, from the handshake to the close."""
@@ -233,8 +222,10 @@ class WebSocketSessions:
             error: Exception = MalformedRequest(reason)
             await _refuse(send, error, 404 if scope["path"] != SESSION_PATH else 400)
             return
-        if self.open >= self._limits.max_sessions:
-            await _refuse(send, TooManySessions(f"at most {self._limits.max_sessions} sessions"))
+        try:
+            self._slots.take()
+        except TooManySessions as exc:
+            await _refuse(send, exc)
             return
         client = self._guard.client_of(scope) if self._guard is not None else ""
         connection = _Connection(
@@ -253,11 +244,10 @@ class WebSocketSessions:
             kind=SpanKind.SERVER,
             attributes=attributes,
         ) as span:
-            self.open += 1
             try:
                 await self._serve(connection, scope)
             finally:
-                self.open -= 1
+                self._slots.give_back()
                 span.set_attribute("scopa.session.close_code", connection.close_code)
                 span.set_attribute("scopa.session.actions", connection.actions)
                 if connection.fault:

@@ -2497,7 +2497,8 @@ class SessionRequest(google.protobuf.message.Message):
     - RESOURCE_EXHAUSTED / RATE_LIMITED: more actions than the server allows one
       session (SCOPA_SESSION_ACTION_RATE); a RetryInfo says when to act again.
     - RESOURCE_EXHAUSTED / TOO_MANY_SESSIONS: the replica holds as many
-      sessions as it allows; the WebSocket handshake is refused (HTTP 429).
+      sessions as it allows (both ports together); the WebSocket handshake is
+      refused (HTTP 429), a Session call ends with this status.
     """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
