@@ -560,3 +560,24 @@ async def test_a_replica_at_its_session_cap_refuses_the_handshake() -> None:
         else:
             pytest.fail("no session opened after the first one closed")
         await second.close()
+
+
+async def test_a_connection_without_a_hello_is_closed_with_hello_timeout() -> None:
+    """No hello within the hello timeout: an error frame HELLO_TIMEOUT, then close 4504; a
+    ping before the hello is answered, and does not extend it."""
+    async with _in_process(SessionLimits(hello_timeout_s=0.5)) as (url, _):
+        ws = await connect(
+            f"{url}/v1/session", subprotocols=[Subprotocol(PROTO_SUBPROTOCOL)], compression=None
+        )
+        try:
+            await ws.send(
+                pb.SessionRequest(ping=pb.SessionPing(payload="early")).SerializeToString()
+            )
+            assert (await _frame(ws)).pong.payload == "early"
+            frame = await _frame(ws)
+            assert frame.error.info.reason == "HELLO_TIMEOUT" and frame.error.code == 4
+            with pytest.raises(ConnectionClosed) as closed:
+                await _frame(ws)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4504
+        finally:
+            await ws.close()
