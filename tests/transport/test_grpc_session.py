@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -194,5 +195,24 @@ async def test_the_session_cap_counts_both_ports(redis_server: RedisServer) -> N
                 pytest.fail("no gRPC session after the WebSocket one closed")
             assert welcome.view.seat == 1
             await bob.call.done_writing()
+    finally:
+        stop_server(replica)
+
+
+async def test_a_draining_replica_ends_its_grpc_sessions(redis_server: RedisServer) -> None:
+    """SIGTERM: an open Session stream ends UNAVAILABLE / SERVER_SHUTTING_DOWN (resume on
+    another replica)."""
+    replica = start_server(redis_server.url)
+    try:
+        async with _channel(replica) as channel:
+            name, ann_token, _ = await _create(channel)
+            ann = _Seat(channel)
+            await ann.open(name, ann_token)
+            replica.process.send_signal(signal.SIGTERM)
+            with pytest.raises(grpc.aio.AioRpcError) as ended:
+                await asyncio.wait_for(ann.call.read(), 10)
+            assert ended.value.code() == grpc.StatusCode.UNAVAILABLE
+            info = error_info(ended.value)
+            assert info is not None and info.reason == "SERVER_SHUTTING_DOWN"
     finally:
         stop_server(replica)
