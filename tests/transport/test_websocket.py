@@ -321,12 +321,19 @@ async def test_a_spectator_session_sees_no_hand_and_cannot_act(server: ServerPro
 async def test_without_a_known_subprotocol_the_handshake_is_refused(
     server: ServerProcess,
 ) -> None:
-    """No scopa subprotocol offered: HTTP 400 with the Google JSON error body."""
+    """No scopa subprotocol offered: HTTP 400 with the Google JSON error body; another path:
+    404 NOT_FOUND."""
     with pytest.raises(InvalidStatus) as refused:
         await connect(_ws_url(server), subprotocols=[Subprotocol("chat")])
     assert refused.value.response.status_code == 400
     body = json.loads(refused.value.response.body or b"{}")
     assert body["error"]["details"][0]["reason"] == "MALFORMED_REQUEST"
+    elsewhere = f"ws://127.0.0.1:{server.http_port}/v1/games"
+    with pytest.raises(InvalidStatus) as missing:
+        await connect(elsewhere, subprotocols=[Subprotocol(PROTO_SUBPROTOCOL)])
+    assert missing.value.response.status_code == 404
+    body = json.loads(missing.value.response.body or b"{}")
+    assert body["error"]["details"][0]["reason"] == "NOT_FOUND"
 
 
 async def test_a_slow_reader_is_closed_and_the_replica_stays_responsive(

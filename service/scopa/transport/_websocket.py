@@ -45,6 +45,7 @@ from scopa.transport._errors import (
 )
 from scopa_client.v1 import scopa_pb2 as pb
 
+from ._http_errors import RouteNotFound
 from ._http_guard import HttpGuard
 from ._http_server import ABORT_EXTENSION
 from ._http_telemetry import (
@@ -213,14 +214,12 @@ class WebSocketSessions:
             return
         offered = scope.get("subprotocols") or []
         chosen = next((p for p in offered if p in SUBPROTOCOLS), None)
-        if scope["path"] != SESSION_PATH or chosen is None:
-            reason = (
-                f"no WebSocket endpoint at {scope['path']}"
-                if scope["path"] != SESSION_PATH
-                else f"offer the subprotocol {PROTO_SUBPROTOCOL} or {JSON_SUBPROTOCOL}"
-            )
-            error: Exception = MalformedRequest(reason)
-            await _refuse(send, error, 404 if scope["path"] != SESSION_PATH else 400)
+        if scope["path"] != SESSION_PATH:
+            await _refuse(send, RouteNotFound(f"no WebSocket endpoint at {scope['path']}"))
+            return
+        if chosen is None:
+            wanted = f"offer the subprotocol {PROTO_SUBPROTOCOL} or {JSON_SUBPROTOCOL}"
+            await _refuse(send, MalformedRequest(wanted))
             return
         try:
             self._slots.take()
@@ -274,15 +273,14 @@ class WebSocketSessions:
             await connection.end_with(exc)
 
 
-async def _refuse(send: Send, exc: Exception, status: int | None = None) -> None:
+async def _refuse(send: Send, exc: Exception) -> None:
     """Answer the handshake with an HTTP error (Google's JSON error shape)."""
-    mapped = map_error(exc)
-    code, body = to_http_error(mapped)
+    status, body = to_http_error(map_error(exc))
     payload = json.dumps(body, separators=(",", ":")).encode()
     await send(
         {
             "type": "websocket.http.response.start",
-            "status": status or code,
+            "status": status,
             "headers": [(b"content-type", b"application/json")],
         }
     )
