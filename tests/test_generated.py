@@ -79,7 +79,8 @@ def test_generated_modules_live_under_scopa_client() -> None:
 
 
 def test_service_has_the_public_rpcs() -> None:
-    """GameService exposes exactly the agreed RPCs; only WatchGame streams."""
+    """GameService exposes exactly the agreed RPCs; WatchGame streams its responses, Session
+    is the one bidirectional stream."""
     service = scopa_pb2.DESCRIPTOR.services_by_name["GameService"]
     methods = {m.name: m for m in service.methods}
     assert set(methods) == {
@@ -92,9 +93,11 @@ def test_service_has_the_public_rpcs() -> None:
         "ListGames",
         "ListRulesets",
         "ResignGame",
+        "Session",
     }
     streaming = {name for name, m in methods.items() if m.server_streaming}
-    assert streaming == {"WatchGame"}
+    assert streaming == {"WatchGame", "Session"}
+    assert {name for name, m in methods.items() if m.client_streaming} == {"Session"}
     assert hasattr(scopa_pb2_grpc, "GameServiceStub")
     assert hasattr(scopa_pb2_grpc, "add_GameServiceServicer_to_server")
 

@@ -174,6 +174,30 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "`RESOURCE_EXHAUSTED / TOO_MANY_WATCHES`.",
     ),
     EnvVar(
+        "SCOPA_SESSION_QUEUE",
+        "`64`",
+        "Frames a realtime session may have waiting to be written; one more closes the "
+        "session with close code 4008 (a slow reader: it reconnects and resumes).",
+    ),
+    EnvVar(
+        "SCOPA_SESSIONS_MAX",
+        "`10000`",
+        "Realtime sessions one replica holds at once; a handshake beyond is refused with "
+        "HTTP 429 `RESOURCE_EXHAUSTED / TOO_MANY_SESSIONS`.",
+    ),
+    EnvVar(
+        "SCOPA_SESSION_ACTION_RATE",
+        "`20/second`",
+        "Actions one realtime session may take (a moving window, per connection); more get an "
+        "error frame `RESOURCE_EXHAUSTED / RATE_LIMITED` with a RetryInfo. `off` disables it.",
+    ),
+    EnvVar(
+        "SCOPA_SESSION_PING_S",
+        "`20`",
+        "Seconds between the WebSocket pings of a realtime session; a pong later than this "
+        "closes the connection (1011).",
+    ),
+    EnvVar(
         "SCOPA_GRACE_S",
         "`10`",
         "Shutdown grace: seconds in-flight RPCs get after SIGTERM/SIGINT.",
@@ -289,6 +313,10 @@ class Settings:
     waiting_ttl_s: int = 3600
     watch_idle_s: float = 600.0
     watch_per_client: int = 100
+    session_queue: int = 64
+    sessions_max: int = 10_000
+    session_action_rate: str = "20/second"
+    session_ping_s: float = 20.0
     sweep_interval_s: float = 1.0
     bot_grace_s: float = 2.0
     bot_budget_ms: int = 20
@@ -354,6 +382,10 @@ class Settings:
             waiting_ttl_s=env.get("SCOPA_WAITING_TTL_S", 3600, _positive_int),
             watch_idle_s=env.get("SCOPA_WATCH_IDLE_S", 600.0, _positive_float),
             watch_per_client=env.get("SCOPA_WATCH_PER_CLIENT", 100, _positive_count),
+            session_queue=env.get("SCOPA_SESSION_QUEUE", 64, _positive_count),
+            sessions_max=env.get("SCOPA_SESSIONS_MAX", 10_000, _positive_count),
+            session_action_rate=env.get("SCOPA_SESSION_ACTION_RATE", "20/second", _rate),
+            session_ping_s=env.get("SCOPA_SESSION_PING_S", 20.0, _positive_float),
             sweep_interval_s=env.get("SCOPA_SWEEP_INTERVAL_S", 1.0, _positive_float),
             bot_grace_s=env.get("SCOPA_BOT_GRACE_S", 2.0, _non_negative_float),
             bot_budget_ms=env.get("SCOPA_BOT_BUDGET_MS", 20, _positive_int),

@@ -27,7 +27,7 @@ from scopa.app import (
     TooManyWatches,
     WatchIdle,
 )
-from scopa.storage import MemoryStore, Snapshot
+from scopa.storage import Event, MemoryStore, Snapshot
 
 
 async def test_watch_resumes_and_hides_other_hands() -> None:
@@ -184,4 +184,47 @@ async def test_many_streams_of_one_game_share_reads() -> None:
     assert {u.snapshot.version for u in updates} == {2}
     assert loads - before <= 2
     for stream in streams:
+        await stream.aclose()
+
+
+class _CountingStore(MemoryStore):
+    """The embedded store, counting the reads watch streams make."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+        self.logs = 0
+
+    async def load(
+        self, game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
+        self.loads += 1
+        return await super().load(game_id, request_id, slot)
+
+    async def events_since(self, game_id: str, version: int) -> list[Event]:
+        self.logs += 1
+        return await super().events_since(game_id, version)
+
+
+async def test_the_next_version_committed_here_reaches_a_watch_without_a_read() -> None:
+    """A version this replica committed reaches its watch streams from what it knows (its
+    meta carries the version's events): no load, no log read. One committed by another replica
+    (another core on the same store) costs one load and still no log read."""
+    store = _CountingStore()
+    here = GameCore(store, TokenAuthority(SECRET), CoreSettings(), rng=random.Random(1))
+    there = GameCore(store, TokenAuthority(SECRET), CoreSettings(), rng=random.Random(2))
+    created, tokens = await two_seat_game(here)
+    game = created.game_id
+    stream = here.watch(game, tokens[1])
+    await anext(stream)
+    rng = random.Random(3)
+    try:
+        for core, loads in ((here, 0), (there, 1)):
+            version = await play_one(core, game, tokens, rng)
+            before = (store.loads, store.logs)
+            update = await asyncio.wait_for(anext(stream), 5)
+            assert update.snapshot.version == version
+            assert {e.version for e in update.events} == {version} and update.events
+            assert (store.loads - before[0], store.logs - before[1]) == (loads, 0)
+    finally:
         await stream.aclose()

@@ -9,11 +9,14 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from support.server_process import ServerProcess, start_server, stop_server
+from support.tools import system_tool
 
 from scopa.config import settings_table
 from scopa.rules import PRESETS, list_options
+from scopa.transport._websocket import CLOSE_SLOW_READER
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
@@ -39,8 +42,9 @@ def test_readme_quotes_the_grpcurl_session() -> None:
 
 @pytest.fixture(scope="module")
 def embedded_server() -> Iterator[ServerProcess]:
-    """A real server process on the embedded store (what `make run` starts)."""
-    server = start_server("", stacked=False)
+    """A real server process on the embedded store (what `make run` starts), without the
+    sessions' action rate: the browser example's seats play as fast as the loop goes."""
+    server = start_server("", stacked=False, env={"SCOPA_SESSION_ACTION_RATE": "off"})
     try:
         yield server
     finally:
@@ -193,3 +197,61 @@ def test_no_served_text_or_doc_names_a_seed_file() -> None:
         if _SEED_FILE.search(text)
     }
     assert found == {}
+
+
+def _browser_example() -> str:
+    """The JavaScript block of docs/api.md's "Realtime sessions" section."""
+    section = API.split("## Realtime sessions", 1)[1]
+    match = re.search(r"```js\n(.*?)```", section, re.S)
+    assert match, "docs/api.md's realtime sessions give a browser example"
+    return match.group(1)
+
+
+def test_the_browser_session_example_plays_a_whole_game(
+    embedded_server: ServerProcess, tmp_path: Path
+) -> None:
+    """docs/api.md's browser example, run by Node's WebSocket once per seat, plays a game to
+    its end: each seat acts on its turn, and each session sees the game finish."""
+    assert len(_browser_example().strip().splitlines()) <= 15
+    node = system_tool("node")
+    body = {
+        "preset": "scopa",
+        "seats": [{"displayName": "Ann"}, {"displayName": "Bob"}],
+        "options": {"target_score": {"intValue": 1}},
+    }
+    created = httpx.post(f"{embedded_server.http_url}/v1/games", json=body).json()
+    script = tmp_path / "seat.mjs"
+    script.write_text(
+        "const [GAME, TOKEN, HOST] = process.argv.slice(2);\n"
+        "const location = { host: HOST };\n"
+        + _browser_example()
+        + "\nconst quit = setInterval(() => {}, 1000);\n"
+        "ws.addEventListener('message', (m) => { if (m.data.includes('GAME_STATUS_FINISHED'))"
+        " { console.log('finished'); clearInterval(quit); ws.close(); } });\n"
+    )
+    host = f"127.0.0.1:{embedded_server.http_port}"
+    seats = [
+        subprocess.Popen(
+            [node, "--experimental-websocket", str(script), created["name"], c["token"], host],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for c in created["credentials"]
+    ]
+    try:
+        outputs = [seat.communicate(timeout=60)[0] for seat in seats]
+    finally:
+        for seat in seats:
+            seat.kill()
+    for output in outputs:
+        assert "finished" in output, output
+        assert "cardPlayed" in output  # the events it logged
+    view = httpx.get(f"{embedded_server.http_url}/v1/{created['name']}").json()["view"]
+    assert view["status"] == "GAME_STATUS_FINISHED"
+
+
+def test_api_doc_lists_every_session_close_code() -> None:
+    """The close codes of docs/api.md are those the server uses."""
+    section = API.split("## Realtime sessions", 1)[1]
+    assert f"| {CLOSE_SLOW_READER} |" in section and "| 1009 |" in section

@@ -1,6 +1,7 @@
 // ErrorInfo decoding: the reason, domain and metadata every scopa error carries.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import { ScopaSessionError } from "./session.js";
 
 /** The domain of every ErrorInfo the scopa service sends. */
 export const SCOPA_ERROR_DOMAIN = "scopa.dev";
@@ -21,10 +22,14 @@ export interface ScopaErrorInfo {
 
 /**
  * Decodes any error a ScopaClient call rejected with (gRPC, gRPC-Web or Connect, binary
- * or JSON) into its code, message and ErrorInfo. Errors that are not ConnectErrors
- * become Code.Unknown, as ConnectError.from does.
+ * or JSON), or a ScopaSession's error frame, into its code, message and ErrorInfo. Other
+ * errors become Code.Unknown, as ConnectError.from does.
  */
 export function scopaErrorInfo(error: unknown): ScopaErrorInfo {
+  if (error instanceof ScopaSessionError) {
+    const { code, reason, domain, metadata } = error;
+    return { code, message: error.rawMessage, reason, domain, metadata: { ...metadata } };
+  }
   const connectError = ConnectError.from(error);
   const info = connectError.findDetails(ErrorInfoSchema)[0];
   return {

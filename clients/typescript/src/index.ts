@@ -9,3 +9,11 @@ export type { ScopaClient } from "./client.js";
 export { SCOPA_ERROR_DOMAIN, errorReason, scopaErrorInfo } from "./errors.js";
 export type { ScopaErrorInfo } from "./errors.js";
 export { Code, ConnectError } from "@connectrpc/connect";
+export {
+  ScopaSession,
+  ScopaSessionClosed,
+  ScopaSessionError,
+  SESSION_PATH,
+  SESSION_SUBPROTOCOL,
+} from "./session.js";
+export type { SessionOptions, WebSocketConstructor } from "./session.js";

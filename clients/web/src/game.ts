@@ -1,5 +1,7 @@
-// The game screen: the seat's view kept live by WatchGame, plays sent with PlayCard, and a
-// Resign button (ResignGame, after a confirmation).
+// The game screen: the seat's view kept live by a realtime session (one WebSocket: the
+// updates come and the plays go over it), or, where no session can be opened (no WebSocket, a
+// proxy that refuses the upgrade), by WatchGame with plays sent by PlayCard and TakeAction; and
+// a Resign button (ResignGame, after a confirmation).
 import {
   asSeat,
   ClaimAnswer,
@@ -14,7 +16,12 @@ import {
   type HandResult,
   type LegalMove,
   type ScopaClient,
+  ActionSchema,
+  ScopaSession,
+  ScopaSessionClosed,
+  ScopaSessionError,
 } from "@scopa/client";
+import { create } from "@bufbuild/protobuf";
 import type { CallOptions } from "@connectrpc/connect";
 import { requestId } from "./api.js";
 import {
@@ -67,6 +74,10 @@ export class GameScreen {
   private error: { text: string; reason: string } | undefined;
   private connection: "connecting" | "live" | "reconnecting" | "ended" = "connecting";
   private reconnects = 0;
+  /** The open session, while there is one. */
+  private session: ScopaSession | undefined;
+  /** How the screen follows the game: a session, or (no session could be opened) WatchGame. */
+  private transport: "session" | "stream" = "session";
   private busy = false;
   /** The Resign button was pressed: the screen asks to confirm before ResignGame. */
   private confirmingResign = false;
@@ -113,10 +124,37 @@ export class GameScreen {
     return this.init.token ? asSeat(this.init.token, base) : base;
   }
 
-  /** WatchGame from the last version seen, again after every drop, until the game ends. */
+  /**
+   * A session (or WatchGame) from the last version seen, again after every drop, until the game
+   * ends. The first session that cannot be opened at all (no WebSocket, an upgrade refused)
+   * turns the screen to WatchGame for good.
+   */
   private async watch(): Promise<void> {
     let delay = RETRY_FIRST_MS;
+    let opened = false;
     while (!this.abort.signal.aborted) {
+      if (this.transport === "session") {
+        const outcome = await this.follow();
+        if (outcome === "opened") {
+          opened = true;
+          delay = RETRY_FIRST_MS;
+        } else if (outcome === "final") {
+          return;
+        } else if (!opened) {
+          this.transport = "stream";
+          continue;
+        }
+        if (this.view?.status === GameStatus.FINISHED) {
+          this.setConnection("ended");
+          return;
+        }
+        if (this.abort.signal.aborted) return;
+        this.reconnects += 1;
+        this.setConnection("reconnecting");
+        await new Promise((ok) => setTimeout(ok, delay));
+        delay = Math.min(delay * 2, RETRY_MAX_MS);
+        continue;
+      }
       try {
         const stream = this.init.client.watchGame({ name: this.init.name, fromVersion: this.version }, this.options());
         for await (const message of stream) {
@@ -141,6 +179,63 @@ export class GameScreen {
       this.setConnection("reconnecting");
       await new Promise((ok) => setTimeout(ok, delay));
       delay = Math.min(delay * 2, RETRY_MAX_MS);
+    }
+  }
+
+  /**
+   * One session until its connection closes: "opened" when it was open, "failed" when it could
+   * not be opened, "final" when the server refused it for good (the error is shown).
+   */
+  private async follow(): Promise<"opened" | "failed" | "final"> {
+    let session: ScopaSession;
+    try {
+      const options = { token: this.init.token ?? "", lastVersion: this.version };
+      session = await ScopaSession.open(window.location.origin, this.init.name, options);
+    } catch (error) {
+      if (error instanceof ScopaSessionError) {
+        if (FINAL_REASONS.has(error.reason)) {
+          this.error = errorInWords(error);
+          this.setConnection("ended");
+          return "final";
+        }
+        return "opened"; // the server answered (e.g. draining): a session will work again
+      }
+      return "failed";
+    }
+    if (this.abort.signal.aborted) {
+      session.close();
+      return "opened";
+    }
+    this.session = session;
+    const closed = new Promise<void>((ok) => {
+      session.onClose = () => ok();
+      this.abort.signal.addEventListener("abort", () => session.close());
+    });
+    session.onUpdate = (update) => {
+      if (update.view) this.apply(update.view, update.events);
+    };
+    this.setConnection("live");
+    if (session.welcome.view) this.apply(session.welcome.view, session.welcome.events);
+    await closed;
+    this.session = undefined;
+    return "opened";
+  }
+
+  /**
+   * Takes `action` over the session when one is open: true once it is acknowledged. False when
+   * there is none, or it closed before answering: the caller then sends the same request (the
+   * same request id, so it is applied once) as a call.
+   */
+  private async viaSession(action: Action, id: string): Promise<boolean> {
+    const session = this.session;
+    if (session === undefined) return false;
+    try {
+      const update = await session.act(action, id);
+      if (update.view) this.apply(update.view, update.events);
+      return true;
+    } catch (error) {
+      if (error instanceof ScopaSessionClosed) return false;
+      throw error;
     }
   }
 
@@ -209,13 +304,21 @@ export class GameScreen {
     if (this.busy) return;
     this.busy = true;
     this.error = undefined;
+    const id = requestId();
     try {
+      const capture = move ? { cards: move.capture } : undefined;
+      const action = create(ActionSchema, { kind: { case: "playCard", value: { card, capture } } });
+      if (await this.viaSession(action, id)) {
+        this.choosing = undefined;
+        this.highlighted = [];
+        return;
+      }
       const response = await this.init.client.playCard(
         {
           name: this.init.name,
           card,
           capture: move ? { cards: move.capture } : undefined,
-          requestId: requestId(),
+          requestId: id,
         },
         this.options(),
       );
@@ -235,9 +338,11 @@ export class GameScreen {
     if (this.busy) return;
     this.busy = true;
     this.error = undefined;
+    const id = requestId();
     try {
+      if (await this.viaSession(action, id)) return;
       const response = await this.init.client.takeAction(
-        { name: this.init.name, action, requestId: requestId() },
+        { name: this.init.name, action, requestId: id },
         this.options(),
       );
       if (response.view) this.apply(response.view, response.events);
@@ -309,6 +414,7 @@ export class GameScreen {
         "data-version": view.version,
         "data-connection": this.connection,
         "data-reconnects": this.reconnects,
+        "data-transport": this.transport,
         "data-finish-reason": view.status === GameStatus.FINISHED ? FinishReason[view.finishReason] : null,
       },
       this.header(view),

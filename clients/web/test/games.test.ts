@@ -47,6 +47,8 @@ interface Detours {
   readonly farms?: boolean;
   /** The first deal (card codes, as createStackedGame): the game is created over REST with it. */
   readonly deal?: readonly string[];
+  /** The pages have no WebSocket: the screen falls back to WatchGame and calls. */
+  readonly stream?: boolean;
 }
 
 /** The server's game, as a spectator sees it over REST (GetState). */
@@ -177,18 +179,24 @@ describe("the web client in headless Chromium", { skip }, () => {
     return { page, context };
   }
 
-  /** Two people: Ann creates the game on a desktop, Bob joins from the link on a phone. */
-  async function twoPeople(): Promise<{ ann: Page; bob: Page; contexts: BrowserContext[] }> {
+  /**
+   * Two people: Ann creates the game on a desktop, Bob joins from the link on a phone. With
+   * `noWebSocket` their browsers have none (the pages fall back to WatchGame and calls).
+   */
+  async function twoPeople(noWebSocket = false): Promise<{ ann: Page; bob: Page; contexts: BrowserContext[] }> {
     assert.ok(browser && server);
     const annContext = await browser.newContext({ viewport: DESKTOP, baseURL: server.httpUrl });
     const bobContext = await browser.newContext({ viewport: PHONE, baseURL: server.httpUrl, isMobile: true, hasTouch: true });
-    for (const context of [annContext, bobContext]) context.setDefaultTimeout(STEP_MS);
+    for (const context of [annContext, bobContext]) {
+      context.setDefaultTimeout(STEP_MS);
+      if (noWebSocket) await context.addInitScript(() => Reflect.deleteProperty(window, "WebSocket"));
+    }
     return { ann: await annContext.newPage(), bob: await bobContext.newPage(), contexts: [annContext, bobContext] };
   }
 
   /** Creates, joins and plays a game to its end through both pages; returns the game's name. */
   async function playGame(preset: string, options: Record<string, string>, detours: Detours): Promise<string> {
-    const { ann, bob, contexts } = await twoPeople();
+    const { ann, bob, contexts } = await twoPeople(detours.stream === true);
     try {
       if (detours.deal) {
         // Over REST with its first deal stacked (integer options only), both seats joined by link.
@@ -207,6 +215,8 @@ describe("the web client in headless Chromium", { skip }, () => {
       }
       const name = decodeURIComponent(new URL(ann.url()).hash.replace(/^#\//, ""));
       assert.match(name, /^games\/[^/]+$/);
+      const transport = detours.stream === true ? "stream" : "session";
+      for (const page of [ann, bob]) await page.locator(`.game[data-transport='${transport}']`).waitFor();
       if (detours.screenshots) await screenshot(ann, "start");
 
       let plays = 0;
@@ -321,10 +331,18 @@ describe("the web client in headless Chromium", { skip }, () => {
     assert.deepEqual(await handOf(page), before);
   }
 
-  /** Waits past the server's watch idle limit: both pages reconnect from their last version. */
+  /**
+   * Waits past the server's watch idle limit: pages on WatchGame reconnect from their last
+   * version; pages on a session stay connected (the server watches again on its side).
+   */
   async function idleResumes(pages: Page[]): Promise<void> {
     await sleep((WATCH_IDLE_S + 1.5) * 1000);
     for (const page of pages) {
+      if ((await page.locator(".game").getAttribute("data-transport")) === "session") {
+        assert.equal(await page.locator(".game").getAttribute("data-connection"), "live");
+        assert.equal(await page.locator(".game").getAttribute("data-reconnects"), "0");
+        continue;
+      }
       await page.waitForFunction(() => Number(document.querySelector(".game")?.getAttribute("data-reconnects")) > 0, null, { timeout: STEP_MS });
     }
   }
@@ -627,12 +645,12 @@ describe("the web client in headless Chromium", { skip }, () => {
     }
   });
 
-  it("create, join and play a complete game of scopa; an illegal play shows its error, a reload and an idle drop resume", TEST_TIMEOUT, async () => {
+  it("create, join and play a complete game of scopa over sessions; an illegal play shows its error, a reload resumes, the sessions outlive the watch idle limit", TEST_TIMEOUT, async () => {
     await playGame("scopa", { target_score: "4" }, { illegalAt: 3, reloadAt: 6, idleAt: 9, screenshots: true });
   });
 
-  it("create, join and play a complete game of spazzino; a dropped connection catches up", TEST_TIMEOUT, async () => {
-    await playGame("spazzino", { target_score: "4" }, { offlineAt: 5 });
+  it("without WebSocket the pages fall back to WatchGame and calls: a complete game of spazzino; a dropped connection catches up, an idle drop resumes", TEST_TIMEOUT, async () => {
+    await playGame("spazzino", { target_score: "4" }, { offlineAt: 5, idleAt: 8, stream: true });
   });
 
   it("join and play a complete game of fattoria from a stacked deal; a farm built, raised and taken shows on both tables", TEST_TIMEOUT, async () => {

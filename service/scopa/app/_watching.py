@@ -121,21 +121,33 @@ class Watches:
         except StopAsyncIteration:
             return None
 
-    async def _watched(self, game_id: str, last: int | None) -> tuple[Snapshot, list[Event]]:
+    async def _watched(
+        self, game_id: str, last: int | None, notice: int = RESYNC
+    ) -> tuple[Snapshot, list[Event]]:
         """The game and its logged events after ``last`` (none when None), for watch streams.
 
         A read that finds an action due (a run-out turn clock, a bot turn left by a dead
         replica) takes it first, as GetState does, and reads the game again.
+
+        No round trip for the usual notice, the next version, when this replica committed it
+        (``Games.known`` is that very version) or read it: a version's log entry is also its
+        meta's ``last_events`` (every commit writes both), so one version's events come with
+        the game.
         """
         games = self._games
-        snap = await games.load(game_id)
+        known = games.known.get(game_id)
+        fresh = known is not None and notice != RESYNC and known.version == notice
+        snap = known if fresh and known is not None else await games.load(game_id)
         state = games.state(game_id, snap)
         meta = games.metas.load(snap.meta)
         if games.is_due(state, meta):
             await self._turns.advance(game_id, snap.version, state, meta)
             snap = await games.load(game_id)
+            meta = games.metas.load(snap.meta)
         if last is None or snap.version <= last:
             return snap, []
+        if snap.version == last + 1 and meta.last_events:
+            return snap, [Event(snap.version, meta.last_events)]
         try:
             return snap, await games.store.events_since(game_id, last)
         except GameNotFound:
@@ -155,7 +167,7 @@ class Watches:
         games = self._games
         since = _now() if notice == RESYNC else float("-inf")
         snap, logged = await self._reads.read(
-            (game_id, last, notice), since, lambda: self._watched(game_id, last)
+            (game_id, last, notice), since, lambda: self._watched(game_id, last, notice)
         )
         state = games.state(game_id, snap)
         meta = games.metas.load(snap.meta)

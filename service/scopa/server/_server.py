@@ -166,6 +166,8 @@ class ScopaServer:
                 self.settings.host,
                 self.settings.http_port,
                 grace_s=self.settings.grace_s,
+                ws_max_bytes=4 * self.settings.max_request_bytes,
+                ws_ping_s=self.settings.session_ping_s,
             )
             self.http_port = await self._http.start()
             self._log.info(

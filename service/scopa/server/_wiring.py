@@ -15,6 +15,7 @@ from scopa.app import (
     Sweeper,
     ThreadSearches,
     TokenAuthority,
+    parse_rate,
 )
 from scopa.config import Settings
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
@@ -32,6 +33,8 @@ from scopa.transport import (
     GameCalls,
     GameServicer,
     HttpGuard,
+    SessionLimits,
+    SessionSlots,
     add_game_service,
     build_http_app,
     load_web_ui,
@@ -46,6 +49,18 @@ def _client_of(settings: Settings) -> Callable[[Any], str]:
     header = settings.trusted_proxy_header.lower() if settings.trusted_proxy_header else None
     return functools.partial(
         grpc_client, proxy_header=header, proxy_hops=settings.trusted_proxy_hops
+    )
+
+
+def _session_limits(settings: Settings) -> SessionLimits:
+    """The bounds of each realtime session (docs/api.md, "Realtime sessions")."""
+    rate = parse_rate(settings.session_action_rate)
+    return SessionLimits(
+        max_frame_bytes=settings.max_request_bytes,
+        queue_frames=settings.session_queue,
+        max_sessions=settings.sessions_max,
+        action_burst=rate.amount if rate is not None else 0,
+        action_window_s=float(rate.get_expiry()) if rate is not None else 1.0,
     )
 
 
@@ -92,7 +107,11 @@ async def build_services(settings: Settings) -> Wiring:
         await store.close()
 
     # gRPC's own GameCalls: its views' options go out as wire bytes (GameCalls options_tail).
-    servicer = GameServicer(GameCalls(core, options_tail=True), _client_of(settings))
+    # One count of realtime sessions for both ports (SCOPA_SESSIONS_MAX).
+    slots = SessionSlots(settings.sessions_max)
+    servicer = GameServicer(
+        GameCalls(core, options_tail=True), _client_of(settings), _session_limits(settings), slots
+    )
 
     def register(server: object) -> None:
         add_game_service(servicer, server)
@@ -129,6 +148,8 @@ async def build_services(settings: Settings) -> Wiring:
             max_body_bytes=settings.max_request_bytes,
             guard=guard,
             web_ui=web_ui,
+            session_limits=_session_limits(settings),
+            session_slots=slots,
         )
 
     return Wiring(

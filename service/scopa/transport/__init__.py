@@ -9,6 +9,8 @@ from ._http import build_http_app
 from ._http_guard import HttpGuard
 from ._http_server import HttpServer
 from ._http_telemetry import ASGIApp
+from ._session import SessionSlots
+from ._websocket import SessionLimits
 from ._webui import load_web_ui
 
 __all__ = [
@@ -17,6 +19,8 @@ __all__ = [
     "GameServicer",
     "HttpGuard",
     "HttpServer",
+    "SessionLimits",
+    "SessionSlots",
     "add_game_service",
     "build_http_app",
     "load_web_ui",

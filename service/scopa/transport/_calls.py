@@ -129,6 +129,11 @@ class GameCalls:
         self._states: OrderedDict[int, tuple[GameSnapshot, pb.GetStateResponse]] = OrderedDict()
         self._options_tail = options_tail
 
+    @property
+    def core(self) -> GameCore:
+        """The application core the calls are made on (realtime sessions call it too)."""
+        return self._core
+
     @staticmethod
     def take_tail() -> bytes:
         """The options tail of the response this task got last (b"" when none), once."""

@@ -23,6 +23,7 @@ from scopa_client.v1.scopa_connect import GameServiceASGIApplication
 
 from ._calls import Encoded, GameCalls
 from ._convert import token_from_metadata
+from ._http_errors import MethodNotAllowed
 from ._http_guard import HttpGuard
 from ._http_telemetry import ASGIApp, Message, Receive, Scope, Send, current_exchange, map_error
 from ._rest import header
@@ -154,6 +155,21 @@ class ConnectGameService:
             raise
         except Exception as exc:
             raise to_connect_error(map_error(exc)) from None
+
+    async def session(
+        self, request: AsyncIterator[pb.SessionRequest], ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[pb.SessionResponse]:
+        """Not served over Connect or gRPC-Web (UNIMPLEMENTED / METHOD_NOT_ALLOWED): realtime
+        sessions run over gRPC and the WebSocket ``/v1/session``."""
+        _start("Session")
+        raise to_connect_error(
+            map_error(
+                MethodNotAllowed(
+                    "Session is served over gRPC and the WebSocket /v1/session, not Connect"
+                )
+            )
+        )
+        yield  # an async generator, as connectrpc's bidi streams are
 
 
 _ENVELOPE = 5

@@ -1,8 +1,8 @@
 """The one place where exceptions become statuses with a google.rpc.ErrorInfo detail.
 
 Every protocol renders the same `MappedError`: gRPC (`to_grpc_status`), Connect and gRPC-Web
-(`to_connect_error`) and REST (`to_http_error`: the HTTP status from the canonical code mapping
-and Google's JSON error body).
+(`to_connect_error`), REST (`to_http_error`: the HTTP status from the canonical code mapping
+and Google's JSON error body) and realtime sessions (`to_session_error`: an error frame).
 
 The mapping is data: `ERROR_CODES` maps an exception class to a gRPC status code and is looked up
 along the raised exception's MRO, so registering a base class covers its subclasses. Other modules
@@ -32,6 +32,7 @@ from grpc_status import rpc_status
 from protobuf.wkt import Any as ConnectAny
 
 from scopa import app, rules, storage
+from scopa_client.v1 import scopa_pb2 as pb
 
 __all__ = [
     "ERROR_CODES",
@@ -51,6 +52,7 @@ __all__ = [
     "to_connect_error",
     "to_grpc_status",
     "to_http_error",
+    "to_session_error",
 ]
 
 ERROR_DOMAIN = "scopa.dev"
@@ -340,3 +342,15 @@ def to_connect_error(mapped: MappedError) -> ConnectError:
     if retry_info is not None:
         details.append(ConnectAny(type_url=_RETRY_INFO_TYPE, value=retry_info.SerializeToString()))
     return ConnectError(ConnectCode[name], mapped.message, details)
+
+
+def to_session_error(mapped: MappedError, request_id: str = "") -> pb.SessionError:
+    """A realtime session's error frame: the code, message, ErrorInfo and RetryInfo the unary
+    calls send, and the refused action's request id."""
+    return pb.SessionError(
+        request_id=request_id,
+        code=code_pb2.Code.Value(mapped.code.name),
+        message=mapped.message,
+        info=_error_info(mapped),
+        retry=_retry_info(mapped),
+    )

@@ -6,7 +6,7 @@ Errors are not handled here: domain exceptions propagate to the error-mapping in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -18,7 +18,10 @@ from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import Encoded, GameCalls, serialize_response
 from ._convert import token_from_metadata
+from ._grpc_session import GrpcSessions
 from ._interceptors import write_whole
+from ._session import SessionSlots
+from ._websocket import SessionLimits
 
 __all__ = ["GameServicer", "add_game_service"]
 
@@ -40,15 +43,24 @@ class GameServicer:
     """
 
     def __init__(
-        self, core: GameCore | GameCalls, client_of: Callable[[Any], str] = peer_address
+        self,
+        core: GameCore | GameCalls,
+        client_of: Callable[[Any], str] = peer_address,
+        session_limits: SessionLimits | None = None,
+        session_slots: SessionSlots | None = None,
     ) -> None:
-        """``client_of(context)`` names the caller for per-client limits (its address).
+        """``client_of(context)`` names the caller for per-client limits (its address);
+        ``session_limits`` bound each realtime session, ``session_slots`` count them (shared
+        with the HTTP port's).
 
         Given a core, the servicer's GameCalls leave each view's options to the wire bytes
         (``options_tail``); a GameCalls given is used as it is.
         """
         self._calls = core if isinstance(core, GameCalls) else GameCalls(core, options_tail=True)
         self._client_of = client_of
+        self._sessions = GrpcSessions(
+            self._calls.core, session_limits or SessionLimits(), session_slots
+        )
 
     def _encoded(self, message: Message) -> Message | Encoded:
         """``message`` with the options tail its GameCalls method left for it, if any."""
@@ -107,6 +119,11 @@ class GameServicer:
         finally:
             await updates.aclose()
 
+    async def Session(self, requests: AsyncIterator[Any], context: Any) -> None:
+        """A realtime session (see :mod:`._grpc_session`); frames written with
+        ``context.write``, like WatchGame's messages."""
+        await self._sessions.serve(requests, context, self._client_of(context))
+
 
 def add_game_service(servicer: GameServicer, server: Any) -> None:
     """Register ``servicer`` as scopa.v1.GameService on a grpc(.aio) server, as the generated
@@ -115,10 +132,12 @@ def add_game_service(servicer: GameServicer, server: Any) -> None:
     service = pb.DESCRIPTOR.services_by_name["GameService"]
     handlers = {}
     for method in service.methods:
-        if method.client_streaming:
+        if method.client_streaming and not method.server_streaming:
             raise AssertionError(f"{method.name}: client streaming is not served")
         factory = (
-            grpc.unary_stream_rpc_method_handler
+            grpc.stream_stream_rpc_method_handler
+            if method.client_streaming
+            else grpc.unary_stream_rpc_method_handler
             if method.server_streaming
             else grpc.unary_unary_rpc_method_handler
         )

@@ -1,7 +1,8 @@
 """The HTTP port's ASGI application: Connect/gRPC-Web, REST, probes and the OpenAPI document.
 
 Paths: ``/scopa.v1.GameService/<Method>`` (Connect, gRPC-Web; generated connectrpc app),
-``/v1/...`` (REST, routes from the proto's annotations), ``/healthz`` and ``/readyz`` (the gRPC
+``/v1/...`` (REST, routes from the proto's annotations), ``/v1/session`` (realtime sessions,
+a WebSocket; :mod:`._websocket`), ``/healthz`` and ``/readyz`` (the gRPC
 liveness and readiness), ``/openapi.json``, and the web client's files at ``/`` when it is on
 (SCOPA_WEB_UI). Around them: CORS for the origins configured, then one
 span and access-log line per request (:class:`TelemetryMiddleware`). Request bodies are bounded.
@@ -35,6 +36,8 @@ from ._http_telemetry import (
 )
 from ._rest import RestApp, header, send_json
 from ._rest_rules import routes_of
+from ._session import SessionSlots
+from ._websocket import SessionLimits, WebSocketSessions
 from ._webui import WebUi
 
 __all__ = [
@@ -168,7 +171,9 @@ class _Router:
         rest: RestApp,
         probes: Probes,
         web_ui: WebUi | None,
+        sessions: ASGIApp,
     ) -> None:
+        self._sessions = sessions
         self._connect = connect
         self._connect_prefix = connect_prefix
         self._rest = rest
@@ -197,8 +202,11 @@ class _Router:
         return Classified("http", path if known else "/*")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._sessions(scope, receive, send)
+            return
         if scope["type"] != "http":
-            return  # no lifespan, no websockets
+            return  # no lifespan
         path: str = scope["path"]
         if path.startswith(self._connect_prefix):
             await self._connect(scope, receive, send)
@@ -243,8 +251,12 @@ def build_http_app(
     web_ui: WebUi | None = None,
     tracer_provider: TracerProvider | None = None,
     meter_provider: MeterProvider | None = None,
+    session_limits: SessionLimits | None = None,
+    session_slots: SessionSlots | None = None,
 ) -> ASGIApp:
-    """The whole HTTP port's application over ``calls`` (with ``web_ui``'s files at ``/``)."""
+    """The whole HTTP port's application over ``calls`` (with ``web_ui``'s files at ``/``;
+    realtime sessions bounded by ``session_limits``, by default with ``max_body_bytes`` as
+    their frame limit, and counted in ``session_slots``, shared with the gRPC port's)."""
     service = pb.DESCRIPTOR.services_by_name["GameService"]
     rest = RestApp(
         routes_of(service),
@@ -255,7 +267,9 @@ def build_http_app(
         guard=guard,
     )
     connect = connect_app(calls, max_body_bytes, guard)
-    router = _Router(connect, f"/{service.full_name}/", rest, probes, web_ui)
+    limits = session_limits or SessionLimits(max_frame_bytes=max_body_bytes)
+    sessions = WebSocketSessions(calls.core, limits, guard, tracer_provider, session_slots)
+    router = _Router(connect, f"/{service.full_name}/", rest, probes, web_ui, sessions)
     return TelemetryMiddleware(
         CorsMiddleware(router, cors_origins), router.classify, tracer_provider, meter_provider
     )

@@ -7,6 +7,11 @@ bound here, so port 0 picks a free port and `start()` returns the bound one.
 uvicorn writes a response's head and its body with one socket send each; the connections here
 hand the socket everything one event-loop step wrote in one send (:class:`_CoalescingTransport`):
 on loopback each send cost about as much CPU as the whole JSON encoding of a PlayCard response.
+
+WebSocket connections (realtime sessions, :mod:`._websocket`) use uvicorn's websockets-sansio
+protocol with one addition: the scope's ``extensions`` carry ``scopa.abort``, a callable that
+drops the connection at once. ASGI has no abort, and a ``websocket.close`` waits until the
+peer reads what is queued before it: a slow reader would keep its buffers.
 """
 
 from __future__ import annotations
@@ -19,10 +24,14 @@ from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from ._http_telemetry import ASGIApp
 
-__all__ = ["HttpServer"]
+__all__ = ["ABORT_EXTENSION", "HttpServer"]
+
+ABORT_EXTENSION = "scopa.abort"
+"""The WebSocket scope's extension: a callable that drops the connection at once."""
 
 
 class _CoalescingTransport(asyncio.Transport):
@@ -125,6 +134,21 @@ class _Protocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
         super().connection_made(_CoalescingTransport(transport))
 
 
+class _WebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (the websockets library, sans-I/O) whose scope offers the
+    application an abort (:data:`ABORT_EXTENSION`)."""
+
+    def handle_connect(self, event: Any) -> None:
+        """Start the ASGI application, with the abort in the scope's extensions."""
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:
+            scope["extensions"][ABORT_EXTENSION] = self._abort
+
+    def _abort(self) -> None:
+        self.transport.abort()
+
+
 class _EmbeddedServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -149,11 +173,25 @@ def _bind(host: str, port: int) -> socket.socket:
 class HttpServer:
     """One uvicorn server on ``host:port``; `start()` then `stop()`."""
 
-    def __init__(self, app: ASGIApp, host: str, port: int, *, grace_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        host: str,
+        port: int,
+        *,
+        grace_s: float = 10.0,
+        ws_max_bytes: int = 4 * 65_536,
+        ws_ping_s: float = 20.0,
+    ) -> None:
+        """``ws_max_bytes``: the largest WebSocket message read (a larger one closes the
+        connection with 1009); ``ws_ping_s``: the WebSocket ping interval, and how long a
+        pong may take (else the connection is closed with 1011)."""
         self._app = app
         self._host = host
         self._port = port
         self._grace_s = grace_s
+        self._ws_max_bytes = ws_max_bytes
+        self._ws_ping_s = ws_ping_s
         self._server: _EmbeddedServer | None = None
         self._task: asyncio.Task[None] | None = None
         self.port = 0
@@ -167,6 +205,11 @@ class HttpServer:
             lifespan="off",
             interface="asgi3",
             http=_Protocol,
+            ws=_WebSocketProtocol,
+            ws_max_size=self._ws_max_bytes,
+            ws_ping_interval=self._ws_ping_s,
+            ws_ping_timeout=self._ws_ping_s,
+            ws_per_message_deflate=False,
             proxy_headers=False,  # client addresses as seen; HttpGuard reads trusted proxy headers
             log_config=None,
             access_log=False,

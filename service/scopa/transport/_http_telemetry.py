@@ -38,6 +38,9 @@ __all__ = [
     "TelemetryMiddleware",
     "current_exchange",
     "map_error",
+    "peer_attributes",
+    "peer_name",
+    "trace_carrier",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -102,12 +105,14 @@ def map_error(exc: BaseException) -> MappedError:
     return mapped
 
 
-def _carrier(scope: Scope) -> dict[str, str]:
+def trace_carrier(scope: Scope) -> dict[str, str]:
+    """The request's W3C trace context headers."""
     wanted = {b"traceparent", b"tracestate"}
     return {k.decode(): v.decode("latin-1") for k, v in scope["headers"] if k in wanted}
 
 
-def _peer(scope: Scope) -> str:
+def peer_name(scope: Scope) -> str:
+    """The client's address as the gRPC access log writes it (``ipv4:1.2.3.4:5``)."""
     client = scope.get("client")
     if not client:
         return "unknown"
@@ -176,7 +181,7 @@ class TelemetryMiddleware:
             if kind.protocol in ("connect", "grpc-web", "grpc"):
                 system = "connectrpc" if kind.protocol == "connect" else "grpc"
                 with self._telemetry.rpc(
-                    system, kind.route, _carrier(scope), _peer_attrs(scope)
+                    system, kind.route, trace_carrier(scope), peer_attributes(scope)
                 ) as rpc:
                     try:
                         await self._app(scope, receive, send_status)
@@ -184,11 +189,11 @@ class TelemetryMiddleware:
                         outcome = _outcome(exchange, status)
                         rpc.finish(outcome, error=_is_fault(exchange, outcome))
             else:
-                attributes = _peer_attrs(scope)
+                attributes = peer_attributes(scope)
                 if kind.rpc_method:
                     attributes[RPC_METHOD] = kind.rpc_method.lstrip("/")
                 scheme = scope.get("scheme", "http")
-                carrier = _carrier(scope)
+                carrier = trace_carrier(scope)
                 with self._telemetry.http(
                     scope["method"], kind.route, scheme, carrier, attributes
                 ) as call:
@@ -209,7 +214,7 @@ class TelemetryMiddleware:
             rpc_method=exchange.rpc_method or scope["path"],
             outcome=outcome,
             duration_ms=round(elapsed_s * 1000, 3),
-            peer=_peer(scope),
+            peer=peer_name(scope),
             protocol=exchange.protocol,
             http_method=scope["method"],
             http_route=exchange.route,
@@ -230,7 +235,8 @@ def _is_fault(exchange: Exchange, outcome: str) -> bool:
     return outcome in _SERVER_ERROR_CODES and exchange.reason not in _EXPECTED_REASONS
 
 
-def _peer_attrs(scope: Scope) -> dict[str, str | int]:
+def peer_attributes(scope: Scope) -> dict[str, str | int]:
+    """The span attributes of the client's and the server's addresses."""
     client = scope.get("client")
     attributes: dict[str, str | int] = {}
     if client:

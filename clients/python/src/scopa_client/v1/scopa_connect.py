@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
+from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -51,7 +51,8 @@ class GameService(Protocol):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -273,6 +274,25 @@ class GameService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def session(self, request: AsyncIterator[SessionRequest], ctx: RequestContext[SessionRequest, SessionResponse], /) -> AsyncIterator[SessionResponse]:
+        """
+        A realtime session: one seat (or a spectator) on one game over one
+        bidirectional stream, for native clients; the WebSocket endpoint
+        /v1/session of the HTTP port carries the same frames (docs/api.md). The
+        first SessionRequest must be a hello (its token authenticates the whole
+        stream; the `authorization` metadata is not read). A refused action or
+        frame gets an error frame and the stream goes on; the stream ends when
+        the client half-closes it (OK), or with the status of the error that ends
+        the session: a refused hello, SERVER_SHUTTING_DOWN while the replica
+        drains (resume on another), SLOW_READER. Not served over REST, Connect or
+        gRPC-Web (UNIMPLEMENTED).
+
+        Errors: those of SessionRequest, and:
+        - RESOURCE_EXHAUSTED / SLOW_READER: the session's outgoing frames piled
+          up (SCOPA_SESSION_QUEUE); resume from the last version received.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
 
 class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
     def __init__(
@@ -386,6 +406,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                     ),
                     function=svc.resign_game,
                 ),
+                "/scopa.v1.GameService/Session": Endpoint.bidi_stream(
+                    method=MethodInfo(
+                        name="Session",
+                        service_name="scopa.v1.GameService",
+                        input=SessionRequest,
+                        output=SessionResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.BIDI_STREAM,
+                    ),
+                    function=svc.session,
+                ),
             },
             interceptors=interceptors,
             read_max_bytes=read_max_bytes,
@@ -413,7 +444,8 @@ class GameServiceClient(ConnectClient):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -818,6 +850,42 @@ class GameServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    def session(
+        self,
+        request: AsyncIterator[SessionRequest],
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[SessionResponse]:
+        """
+        A realtime session: one seat (or a spectator) on one game over one
+        bidirectional stream, for native clients; the WebSocket endpoint
+        /v1/session of the HTTP port carries the same frames (docs/api.md). The
+        first SessionRequest must be a hello (its token authenticates the whole
+        stream; the `authorization` metadata is not read). A refused action or
+        frame gets an error frame and the stream goes on; the stream ends when
+        the client half-closes it (OK), or with the status of the error that ends
+        the session: a refused hello, SERVER_SHUTTING_DOWN while the replica
+        drains (resume on another), SLOW_READER. Not served over REST, Connect or
+        gRPC-Web (UNIMPLEMENTED).
+
+        Errors: those of SessionRequest, and:
+        - RESOURCE_EXHAUSTED / SLOW_READER: the session's outgoing frames piled
+          up (SCOPA_SESSION_QUEUE); resume from the last version received.
+        """
+        return self.execute_bidi_stream(
+            request=request,
+            method=MethodInfo(
+                name="Session",
+                service_name="scopa.v1.GameService",
+                input=SessionRequest,
+                output=SessionResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.BIDI_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class GameServiceSync(Protocol):
     """
@@ -833,7 +901,8 @@ class GameServiceSync(Protocol):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -1055,6 +1124,25 @@ class GameServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def session(self, request: Iterator[SessionRequest], ctx: RequestContext[SessionRequest, SessionResponse], /) -> Iterator[SessionResponse]:
+        """
+        A realtime session: one seat (or a spectator) on one game over one
+        bidirectional stream, for native clients; the WebSocket endpoint
+        /v1/session of the HTTP port carries the same frames (docs/api.md). The
+        first SessionRequest must be a hello (its token authenticates the whole
+        stream; the `authorization` metadata is not read). A refused action or
+        frame gets an error frame and the stream goes on; the stream ends when
+        the client half-closes it (OK), or with the status of the error that ends
+        the session: a refused hello, SERVER_SHUTTING_DOWN while the replica
+        drains (resume on another), SLOW_READER. Not served over REST, Connect or
+        gRPC-Web (UNIMPLEMENTED).
+
+        Errors: those of SessionRequest, and:
+        - RESOURCE_EXHAUSTED / SLOW_READER: the session's outgoing frames piled
+          up (SCOPA_SESSION_QUEUE); resume from the last version received.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
 
 class GameServiceWSGIApplication(ConnectWSGIApplication):
     def __init__(
@@ -1166,6 +1254,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                     ),
                     function=service.resign_game,
                 ),
+                "/scopa.v1.GameService/Session": EndpointSync.bidi_stream(
+                    method=MethodInfo(
+                        name="Session",
+                        service_name="scopa.v1.GameService",
+                        input=SessionRequest,
+                        output=SessionResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.BIDI_STREAM,
+                    ),
+                    function=service.session,
+                ),
             },
             interceptors=interceptors,
             read_max_bytes=read_max_bytes,
@@ -1193,7 +1292,8 @@ class GameServiceClientSync(ConnectClientSync):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -1594,6 +1694,42 @@ class GameServiceClientSync(ConnectClientSync):
                 output=ResignGameResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def session(
+        self,
+        request: Iterator[SessionRequest],
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> Iterator[SessionResponse]:
+        """
+        A realtime session: one seat (or a spectator) on one game over one
+        bidirectional stream, for native clients; the WebSocket endpoint
+        /v1/session of the HTTP port carries the same frames (docs/api.md). The
+        first SessionRequest must be a hello (its token authenticates the whole
+        stream; the `authorization` metadata is not read). A refused action or
+        frame gets an error frame and the stream goes on; the stream ends when
+        the client half-closes it (OK), or with the status of the error that ends
+        the session: a refused hello, SERVER_SHUTTING_DOWN while the replica
+        drains (resume on another), SLOW_READER. Not served over REST, Connect or
+        gRPC-Web (UNIMPLEMENTED).
+
+        Errors: those of SessionRequest, and:
+        - RESOURCE_EXHAUSTED / SLOW_READER: the session's outgoing frames piled
+          up (SCOPA_SESSION_QUEUE); resume from the last version received.
+        """
+        return self.execute_bidi_stream(
+            request=request,
+            method=MethodInfo(
+                name="Session",
+                service_name="scopa.v1.GameService",
+                input=SessionRequest,
+                output=SessionResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.BIDI_STREAM,
             ),
             headers=headers,
             timeout_ms=timeout_ms,

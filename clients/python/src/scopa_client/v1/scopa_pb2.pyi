@@ -15,6 +15,8 @@ import google.protobuf.internal.enum_type_wrapper
 import google.protobuf.internal.extension_dict
 import google.protobuf.message
 import google.protobuf.timestamp_pb2
+import google.rpc.code_pb2
+import google.rpc.error_details_pb2
 import sys
 import typing
 
@@ -2506,6 +2508,353 @@ class ResignGameResponse(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["view", b"view"]) -> None: ...
 
 global___ResignGameResponse = ResignGameResponse
+
+@typing.final
+class SessionRequest(google.protobuf.message.Message):
+    """One frame a client sends on a realtime session: one connection that stays
+    open for a whole game, authenticated once by its first frame. The
+    WebSocket endpoint `/v1/session` of the HTTP port carries these frames
+    (subprotocol `scopa.v1.proto`: one binary message per frame; or
+    `scopa.v1.json`: one text message per frame, the proto3 JSON mapping);
+    docs/api.md of the repository describes the protocol and its close codes.
+
+    The first frame must be `hello`; then any number of `action` and `ping`
+    frames, answered in order. A refused hello ends the session (an error
+    frame, then the close); any other refused frame gets an error frame,
+    changes nothing, and the session stays open.
+
+    Errors: the common ones, WatchGame's for a hello (with "last_version" for
+    "from_version"), TakeAction's for an action, and:
+    - INVALID_ARGUMENT / MALFORMED_REQUEST: the frame is not a SessionRequest
+      (or its subprotocol's kind of message), or sets no kind.
+    - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the frame is over the server's
+      limit (metadata "limit_bytes"; SessionWelcome.max_frame_bytes).
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: an action without a request_id or
+      an action (metadata "field"), a frame before the hello, or a second hello.
+    - DEADLINE_EXCEEDED / HELLO_TIMEOUT: no hello within 10 s of connecting;
+      the session ends.
+    - RESOURCE_EXHAUSTED / RATE_LIMITED: more actions than the server allows one
+      session (SCOPA_SESSION_ACTION_RATE); a RetryInfo says when to act again.
+    - RESOURCE_EXHAUSTED / TOO_MANY_SESSIONS: the replica holds as many
+      sessions as it allows (both ports together); the WebSocket handshake is
+      refused (HTTP 429), a Session call ends with this status.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    HELLO_FIELD_NUMBER: builtins.int
+    ACTION_FIELD_NUMBER: builtins.int
+    PING_FIELD_NUMBER: builtins.int
+    @property
+    def hello(self) -> global___SessionHello:
+        """Opens the session (first frame only)."""
+
+    @property
+    def action(self) -> global___SessionAction:
+        """Takes an action for the session's seat."""
+
+    @property
+    def ping(self) -> global___SessionPing:
+        """Asks for a `pong` (an application-level heartbeat)."""
+
+    def __init__(
+        self,
+        *,
+        hello: global___SessionHello | None = ...,
+        action: global___SessionAction | None = ...,
+        ping: global___SessionPing | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["action", b"action", "frame", b"frame", "hello", b"hello", "ping", b"ping"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["action", b"action", "frame", b"frame", "hello", b"hello", "ping", b"ping"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["frame", b"frame"]) -> typing.Literal["hello", "action", "ping"] | None: ...
+
+global___SessionRequest = SessionRequest
+
+@typing.final
+class SessionHello(google.protobuf.message.Message):
+    """Opens a session on a game, as a seat (with its token) or as a spectator."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    TOKEN_FIELD_NUMBER: builtins.int
+    LAST_VERSION_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """The game's resource name, "games/{game}"."""
+    token: builtins.str
+    """The seat's bearer token (as returned by CreateGame or JoinGame); empty
+    for a spectator session, which sees the spectator view and cannot act.
+    """
+    last_version: builtins.int
+    """The last version the client has seen, to resume after a reconnect (to
+    any replica): the welcome carries the events after it. 0: a new session,
+    with the current view and no past events.
+    """
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+        token: builtins.str = ...,
+        last_version: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["last_version", b"last_version", "name", b"name", "token", b"token"]) -> None: ...
+
+global___SessionHello = SessionHello
+
+@typing.final
+class SessionAction(google.protobuf.message.Message):
+    """An action of the session's seat, answered by an `update` whose
+    `request_id` is this one (once it is committed), or by an `error` frame
+    naming it.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: builtins.int
+    ACTION_FIELD_NUMBER: builtins.int
+    ETAG_FIELD_NUMBER: builtins.int
+    request_id: builtins.str
+    """An idempotency key (AIP-155), required: a retry with the same key (on
+    this session or a later one, after a reconnect) is applied once.
+    """
+    etag: builtins.str
+    """If set, act only when it equals the game's current etag (else ABORTED /
+    STALE_ETAG).
+    """
+    @property
+    def action(self) -> global___Action:
+        """The action to take."""
+
+    def __init__(
+        self,
+        *,
+        request_id: builtins.str = ...,
+        action: global___Action | None = ...,
+        etag: builtins.str = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["action", b"action"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["action", b"action", "etag", b"etag", "request_id", b"request_id"]) -> None: ...
+
+global___SessionAction = SessionAction
+
+@typing.final
+class SessionPing(google.protobuf.message.Message):
+    """An application-level heartbeat (browsers cannot send WebSocket pings)."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    PAYLOAD_FIELD_NUMBER: builtins.int
+    payload: builtins.str
+    """Any value; the pong echoes it."""
+    def __init__(
+        self,
+        *,
+        payload: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["payload", b"payload"]) -> None: ...
+
+global___SessionPing = SessionPing
+
+@typing.final
+class SessionResponse(google.protobuf.message.Message):
+    """One frame the server sends on a realtime session (see SessionRequest)."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    WELCOME_FIELD_NUMBER: builtins.int
+    UPDATE_FIELD_NUMBER: builtins.int
+    ERROR_FIELD_NUMBER: builtins.int
+    PONG_FIELD_NUMBER: builtins.int
+    @property
+    def welcome(self) -> global___SessionWelcome:
+        """The answer to `hello`: the session is open."""
+
+    @property
+    def update(self) -> global___SessionUpdate:
+        """A new version of the game (the session's own action or anyone's), or
+        the acknowledgement of an action.
+        """
+
+    @property
+    def error(self) -> global___SessionError:
+        """A refused frame or action; the session stays open unless a close
+        follows (after a refused hello, or when the session ends).
+        """
+
+    @property
+    def pong(self) -> global___SessionPong:
+        """The answer to `ping`."""
+
+    def __init__(
+        self,
+        *,
+        welcome: global___SessionWelcome | None = ...,
+        update: global___SessionUpdate | None = ...,
+        error: global___SessionError | None = ...,
+        pong: global___SessionPong | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["error", b"error", "frame", b"frame", "pong", b"pong", "update", b"update", "welcome", b"welcome"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["error", b"error", "frame", b"frame", "pong", b"pong", "update", b"update", "welcome", b"welcome"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["frame", b"frame"]) -> typing.Literal["welcome", "update", "error", "pong"] | None: ...
+
+global___SessionResponse = SessionResponse
+
+@typing.final
+class SessionWelcome(google.protobuf.message.Message):
+    """The session is open: the whole view of the seat (or spectator) once."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: builtins.int
+    EVENTS_FIELD_NUMBER: builtins.int
+    EVENTS_TRUNCATED_FIELD_NUMBER: builtins.int
+    VIEW_FIELD_NUMBER: builtins.int
+    MAX_FRAME_BYTES_FIELD_NUMBER: builtins.int
+    version: builtins.int
+    """The game version this frame brings the client to."""
+    events_truncated: builtins.bool
+    """True when some events after last_version are no longer kept; the view is
+    still complete.
+    """
+    max_frame_bytes: builtins.int
+    """The largest frame the server reads (REQUEST_TOO_LARGE above it; the
+    connection is closed with 1009 above four times it).
+    """
+    @property
+    def events(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Event]:
+        """The events after SessionHello.last_version (none for a new session), as
+        the session's seat may see them, oldest first.
+        """
+
+    @property
+    def view(self) -> global___GameView:
+        """The session's whole view at `version`."""
+
+    def __init__(
+        self,
+        *,
+        version: builtins.int = ...,
+        events: collections.abc.Iterable[global___Event] | None = ...,
+        events_truncated: builtins.bool = ...,
+        view: global___GameView | None = ...,
+        max_frame_bytes: builtins.int = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["events", b"events", "events_truncated", b"events_truncated", "max_frame_bytes", b"max_frame_bytes", "version", b"version", "view", b"view"]) -> None: ...
+
+global___SessionWelcome = SessionWelcome
+
+@typing.final
+class SessionUpdate(google.protobuf.message.Message):
+    """A new version of the game, or the acknowledgement of the session's action.
+
+    Versions only go up on a session: each update carries the events since
+    the previous frame. An update that acknowledges an action whose version
+    the session had already delivered (a retried request_id) carries its
+    `request_id` and `version` only.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: builtins.int
+    REQUEST_ID_FIELD_NUMBER: builtins.int
+    EVENTS_FIELD_NUMBER: builtins.int
+    EVENTS_TRUNCATED_FIELD_NUMBER: builtins.int
+    VIEW_FIELD_NUMBER: builtins.int
+    version: builtins.int
+    """The game version this frame brings the client to."""
+    request_id: builtins.str
+    """The SessionAction.request_id this update answers; empty for versions
+    made by others (other seats, bots, turn clocks, other connections).
+    """
+    events_truncated: builtins.bool
+    """True when some events since the previous frame are no longer kept; the
+    view is still complete.
+    """
+    @property
+    def events(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Event]:
+        """The events since the previous frame, as the session's seat may see them,
+        oldest first.
+        """
+
+    @property
+    def view(self) -> global___GameView:
+        """The session's view at `version` (with its legal actions); unset on an
+        acknowledgement that brings no new version.
+        """
+
+    def __init__(
+        self,
+        *,
+        version: builtins.int = ...,
+        request_id: builtins.str = ...,
+        events: collections.abc.Iterable[global___Event] | None = ...,
+        events_truncated: builtins.bool = ...,
+        view: global___GameView | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["events", b"events", "events_truncated", b"events_truncated", "request_id", b"request_id", "version", b"version", "view", b"view"]) -> None: ...
+
+global___SessionUpdate = SessionUpdate
+
+@typing.final
+class SessionError(google.protobuf.message.Message):
+    """An error: the same code, ErrorInfo and RetryInfo the unary calls return."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: builtins.int
+    CODE_FIELD_NUMBER: builtins.int
+    MESSAGE_FIELD_NUMBER: builtins.int
+    INFO_FIELD_NUMBER: builtins.int
+    RETRY_FIELD_NUMBER: builtins.int
+    request_id: builtins.str
+    """The SessionAction.request_id refused; empty for an error about a frame
+    that is not an action (or could not be read), or about the session.
+    """
+    code: google.rpc.code_pb2.Code.ValueType
+    """The canonical code (the gRPC status code of the same error)."""
+    message: builtins.str
+    """A developer-facing message."""
+    @property
+    def info(self) -> google.rpc.error_details_pb2.ErrorInfo:
+        """The reason (e.g. NOT_YOUR_TURN), domain "scopa.dev" and metadata."""
+
+    @property
+    def retry(self) -> google.rpc.error_details_pb2.RetryInfo:
+        """When set, the client may retry after this delay."""
+
+    def __init__(
+        self,
+        *,
+        request_id: builtins.str = ...,
+        code: google.rpc.code_pb2.Code.ValueType = ...,
+        message: builtins.str = ...,
+        info: google.rpc.error_details_pb2.ErrorInfo | None = ...,
+        retry: google.rpc.error_details_pb2.RetryInfo | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["info", b"info", "retry", b"retry"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["code", b"code", "info", b"info", "message", b"message", "request_id", b"request_id", "retry", b"retry"]) -> None: ...
+
+global___SessionError = SessionError
+
+@typing.final
+class SessionPong(google.protobuf.message.Message):
+    """The answer to a SessionPing."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    PAYLOAD_FIELD_NUMBER: builtins.int
+    payload: builtins.str
+    """SessionPing.payload, echoed."""
+    def __init__(
+        self,
+        *,
+        payload: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["payload", b"payload"]) -> None: ...
+
+global___SessionPong = SessionPong
 
 SEAT_TOKEN_FIELD_NUMBER: builtins.int
 seat_token: google.protobuf.internal.extension_dict._ExtensionFieldDescriptor[google.protobuf.descriptor_pb2.MethodOptions, global___SeatToken.ValueType]

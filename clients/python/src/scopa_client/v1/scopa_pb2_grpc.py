@@ -38,7 +38,8 @@ class GameServiceStub:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -157,6 +158,11 @@ class GameServiceStub:
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.ResignGameRequest.SerializeToString,
                 response_deserializer=scopa_dot_v1_dot_scopa__pb2.ResignGameResponse.FromString,
                 _registered_method=True)
+        self.Session = channel.stream_stream(
+                '/scopa.v1.GameService/Session',
+                request_serializer=scopa_dot_v1_dot_scopa__pb2.SessionRequest.SerializeToString,
+                response_deserializer=scopa_dot_v1_dot_scopa__pb2.SessionResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -172,7 +178,8 @@ class GameServiceServicer:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -404,6 +411,26 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Session(self, request_iterator, context):
+        """A realtime session: one seat (or a spectator) on one game over one
+        bidirectional stream, for native clients; the WebSocket endpoint
+        /v1/session of the HTTP port carries the same frames (docs/api.md). The
+        first SessionRequest must be a hello (its token authenticates the whole
+        stream; the `authorization` metadata is not read). A refused action or
+        frame gets an error frame and the stream goes on; the stream ends when
+        the client half-closes it (OK), or with the status of the error that ends
+        the session: a refused hello, SERVER_SHUTTING_DOWN while the replica
+        drains (resume on another), SLOW_READER. Not served over REST, Connect or
+        gRPC-Web (UNIMPLEMENTED).
+
+        Errors: those of SessionRequest, and:
+        - RESOURCE_EXHAUSTED / SLOW_READER: the session's outgoing frames piled
+        up (SCOPA_SESSION_QUEUE); resume from the last version received.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -452,6 +479,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     request_deserializer=scopa_dot_v1_dot_scopa__pb2.ResignGameRequest.FromString,
                     response_serializer=scopa_dot_v1_dot_scopa__pb2.ResignGameResponse.SerializeToString,
             ),
+            'Session': grpc.stream_stream_rpc_method_handler(
+                    servicer.Session,
+                    request_deserializer=scopa_dot_v1_dot_scopa__pb2.SessionRequest.FromString,
+                    response_serializer=scopa_dot_v1_dot_scopa__pb2.SessionResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'scopa.v1.GameService', rpc_method_handlers)
@@ -473,7 +505,8 @@ class GameService:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -774,6 +807,33 @@ class GameService:
             '/scopa.v1.GameService/ResignGame',
             scopa_dot_v1_dot_scopa__pb2.ResignGameRequest.SerializeToString,
             scopa_dot_v1_dot_scopa__pb2.ResignGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Session(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/scopa.v1.GameService/Session',
+            scopa_dot_v1_dot_scopa__pb2.SessionRequest.SerializeToString,
+            scopa_dot_v1_dot_scopa__pb2.SessionResponse.FromString,
             options,
             channel_credentials,
             insecure,

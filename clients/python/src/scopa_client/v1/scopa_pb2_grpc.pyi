@@ -33,7 +33,8 @@ class GameServiceStub:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -266,6 +267,26 @@ class GameServiceStub:
     - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
     """
 
+    Session: grpc.StreamStreamMultiCallable[
+        scopa_client.v1.scopa_pb2.SessionRequest,
+        scopa_client.v1.scopa_pb2.SessionResponse,
+    ]
+    """A realtime session: one seat (or a spectator) on one game over one
+    bidirectional stream, for native clients; the WebSocket endpoint
+    /v1/session of the HTTP port carries the same frames (docs/api.md). The
+    first SessionRequest must be a hello (its token authenticates the whole
+    stream; the `authorization` metadata is not read). A refused action or
+    frame gets an error frame and the stream goes on; the stream ends when
+    the client half-closes it (OK), or with the status of the error that ends
+    the session: a refused hello, SERVER_SHUTTING_DOWN while the replica
+    drains (resume on another), SLOW_READER. Not served over REST, Connect or
+    gRPC-Web (UNIMPLEMENTED).
+
+    Errors: those of SessionRequest, and:
+    - RESOURCE_EXHAUSTED / SLOW_READER: the session's outgoing frames piled
+      up (SCOPA_SESSION_QUEUE); resume from the last version received.
+    """
+
 class GameServiceAsyncStub:
     """Plays games of the Scopa family with authoritative rules.
 
@@ -279,7 +300,8 @@ class GameServiceAsyncStub:
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -511,6 +533,26 @@ class GameServiceAsyncStub:
     - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
     """
 
+    Session: grpc.aio.StreamStreamMultiCallable[
+        scopa_client.v1.scopa_pb2.SessionRequest,
+        scopa_client.v1.scopa_pb2.SessionResponse,
+    ]
+    """A realtime session: one seat (or a spectator) on one game over one
+    bidirectional stream, for native clients; the WebSocket endpoint
+    /v1/session of the HTTP port carries the same frames (docs/api.md). The
+    first SessionRequest must be a hello (its token authenticates the whole
+    stream; the `authorization` metadata is not read). A refused action or
+    frame gets an error frame and the stream goes on; the stream ends when
+    the client half-closes it (OK), or with the status of the error that ends
+    the session: a refused hello, SERVER_SHUTTING_DOWN while the replica
+    drains (resume on another), SLOW_READER. Not served over REST, Connect or
+    gRPC-Web (UNIMPLEMENTED).
+
+    Errors: those of SessionRequest, and:
+    - RESOURCE_EXHAUSTED / SLOW_READER: the session's outgoing frames piled
+      up (SCOPA_SESSION_QUEUE); resume from the last version received.
+    """
+
 class GameServiceServicer(metaclass=abc.ABCMeta):
     """Plays games of the Scopa family with authoritative rules.
 
@@ -524,7 +566,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
 
     Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
     annotations below) serve the same methods with the same guarantees; see
-    docs/api.md of the repository.
+    docs/api.md of the repository. A realtime session (SessionRequest,
+    SessionResponse) plays a whole game over one open WebSocket connection.
 
     Authentication: a seat's token travels in the `authorization` request
     metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -772,6 +815,28 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         Requires a seat token. Errors:
         - UNAUTHENTICATED / UNAUTHENTICATED: no token.
         - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
+        """
+
+    @abc.abstractmethod
+    def Session(
+        self,
+        request_iterator: _MaybeAsyncIterator[scopa_client.v1.scopa_pb2.SessionRequest],
+        context: _ServicerContext,
+    ) -> typing.Union[collections.abc.Iterator[scopa_client.v1.scopa_pb2.SessionResponse], collections.abc.AsyncIterator[scopa_client.v1.scopa_pb2.SessionResponse]]:
+        """A realtime session: one seat (or a spectator) on one game over one
+        bidirectional stream, for native clients; the WebSocket endpoint
+        /v1/session of the HTTP port carries the same frames (docs/api.md). The
+        first SessionRequest must be a hello (its token authenticates the whole
+        stream; the `authorization` metadata is not read). A refused action or
+        frame gets an error frame and the stream goes on; the stream ends when
+        the client half-closes it (OK), or with the status of the error that ends
+        the session: a refused hello, SERVER_SHUTTING_DOWN while the replica
+        drains (resume on another), SLOW_READER. Not served over REST, Connect or
+        gRPC-Web (UNIMPLEMENTED).
+
+        Errors: those of SessionRequest, and:
+        - RESOURCE_EXHAUSTED / SLOW_READER: the session's outgoing frames piled
+          up (SCOPA_SESSION_QUEUE); resume from the last version received.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None: ...

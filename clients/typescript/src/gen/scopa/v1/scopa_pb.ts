@@ -13,13 +13,17 @@ import { file_google_api_field_behavior } from "../../google/api/field_behavior_
 import { file_google_api_resource } from "../../google/api/resource_pb.js";
 import type { MethodOptions, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Code } from "../../google/rpc/code_pb.js";
+import { file_google_rpc_code } from "../../google/rpc/code_pb.js";
+import type { ErrorInfo, RetryInfo } from "../../google/rpc/error_details_pb.js";
+import { file_google_rpc_error_details } from "../../google/rpc/error_details_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file scopa/v1/scopa.proto.
  */
 export const file_scopa_v1_scopa: GenFile = /*@__PURE__*/
-  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkirgEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCBIRCglhbnN3ZXJpbmcYCiABKAgiXgoIU2lkZUluZm8SDAoEc2lkZRgBIAEoBRINCgVzZWF0cxgCIAMoBRINCgVzY29yZRgDIAEoBRIWCg5jYXB0dXJlZF9jb3VudBgEIAEoBRIOCgZzd2VlcHMYBSABKAUiTwoJTGVnYWxNb3ZlEiEKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkQgPgQQISHwoHY2FwdHVyZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQiOQoJU2NvcmVMaW5lEgwKBG5hbWUYASABKAkSDgoGcG9pbnRzGAIgAygFEg4KBnZhbHVlcxgDIAMoASJlCgpIYW5kUmVzdWx0EhMKC2hhbmRfbnVtYmVyGAEgASgFEiIKBWxpbmVzGAIgAygLMhMuc2NvcGEudjEuU2NvcmVMaW5lEg4KBnRvdGFscxgDIAMoBRIOCgZzY29yZXMYBCADKAUi9wgKCEdhbWVWaWV3EhEKBG5hbWUYASABKAlCA+BBCBITCgZwcmVzZXQYAiABKAlCA+BBAxI1CgdvcHRpb25zGAMgAygLMh8uc2NvcGEudjEuR2FtZVZpZXcuT3B0aW9uc0VudHJ5QgPgQQMSFAoHdmVyc2lvbhgEIAEoBUID4EEDEhEKBGV0YWcYBSABKAlCA+BBAxIpCgZzdGF0dXMYBiABKA4yFC5zY29wYS52MS5HYW1lU3RhdHVzQgPgQQMSFgoEc2VhdBgHIAEoBUID4EEDSACIAQESIQoEaGFuZBgIIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAxImCgVzZWF0cxgJIAMoCzISLnNjb3BhLnYxLlNlYXRJbmZvQgPgQQMSIgoFdGFibGUYCiADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSFwoKc3RvY2tfc2l6ZRgLIAEoBUID4EEDEhMKBmRlYWxlchgMIAEoBUID4EEDEhYKBHR1cm4YDSABKAVCA+BBA0gBiAEBEhgKC2hhbmRfbnVtYmVyGA4gASgFQgPgQQMSJgoFc2lkZXMYDyADKAsyEi5zY29wYS52MS5TaWRlSW5mb0ID4EEDEi0KC2xlZ2FsX21vdmVzGBAgAygLMhMuc2NvcGEudjEuTGVnYWxNb3ZlQgPgQQMSKQoLbGFzdF9ldmVudHMYESADKAsyDy5zY29wYS52MS5FdmVudEID4EEDEi8KDGhhbmRfcmVzdWx0cxgSIAMoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHRCA+BBAxIUCgd3aW5uZXJzGBMgAygFQgPgQQMSMgoNZmluaXNoX3JlYXNvbhgUIAEoDjIWLnNjb3BhLnYxLkZpbmlzaFJlYXNvbkID4EEDEiwKDWxlZ2FsX2FjdGlvbnMYFSADKAsyEC5zY29wYS52MS5BY3Rpb25CA+BBAxI2Cg10dXJuX2RlYWRsaW5lGBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhsKDnR1cm5fdGltZW91dF9zGBcgASgFQgPgQQMSEwoGcHVibGljGBggASgIQgPgQQMSNAoLY3JlYXRlX3RpbWUYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSIgoFZmFybXMYGyADKAsyDi5zY29wYS52MS5GYXJtQgPgQQMSFgoJZGVja19zaXplGBwgASgFQgPgQQMSGAoLdGltZW91dF9ib3QYHSABKAlCA+BBAxInCgVwaGFzZRgaIAEoCzITLnNjb3BhLnYxLlR1cm5QaGFzZUID4EEDGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAE6LupBKwoOc2NvcGEuZGV2L0dhbWUSDGdhbWVzL3tnYW1lfSoFZ2FtZXMyBGdhbWVCBwoFX3NlYXRCBwoFX3R1cm4iUQoJVHVyblBoYXNlEh0KBGtpbmQYASABKA4yDy5zY29wYS52MS5QaGFzZRIlCgVjbGFpbRgCIAEoCzIWLnNjb3BhLnYxLlBlbmRpbmdDbGFpbSJqCgxQZW5kaW5nQ2xhaW0SDAoEc2VhdBgBIAEoBRIXCg9hbnN3ZXJpbmdfc2VhdHMYAiADKAUSFQoNdHJ1c3RlZF9zZWF0cxgDIAMoBRIcCgRjYXJkGAQgASgLMg4uc2NvcGEudjEuQ2FyZCKiBQoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBRItCgxoYW5kX3N0YXJ0ZWQYAiABKAsyFS5zY29wYS52MS5IYW5kU3RhcnRlZEgAEisKC2NhcmRzX2RlYWx0GAMgASgLMhQuc2NvcGEudjEuQ2FyZHNEZWFsdEgAEisKC2NhcmRfcGxheWVkGAQgASgLMhQuc2NvcGEudjEuQ2FyZFBsYXllZEgAEjEKDmxlZnRvdmVyX3Rha2VuGAUgASgLMhcuc2NvcGEudjEuTGVmdG92ZXJUYWtlbkgAEisKC2hhbmRfc2NvcmVkGAYgASgLMhQuc2NvcGEudjEuSGFuZFNjb3JlZEgAEi8KDWdhbWVfZmluaXNoZWQYByABKAsyFi5zY29wYS52MS5HYW1lRmluaXNoZWRIABIrCgtzZWF0X2pvaW5lZBgIIAEoCzIULnNjb3BhLnYxLlNlYXRKb2luZWRIABIvCg1zZWF0X3Jlc2lnbmVkGAkgASgLMhYuc2NvcGEudjEuU2VhdFJlc2lnbmVkSAASIgoGcmVkZWFsGAogASgLMhAuc2NvcGEudjEuUmVkZWFsSAASJgoIZGVjbGFyZWQYCyABKAsyEi5zY29wYS52MS5EZWNsYXJlZEgAEjAKDnR1cm5fdGltZWRfb3V0GA8gASgLMhYuc2NvcGEudjEuVHVyblRpbWVkT3V0SAASLwoNc3dlZXBfY2xhaW1lZBgMIAEoCzIWLnNjb3BhLnYxLlN3ZWVwQ2xhaW1lZEgAEjEKDmNsYWltX2Fuc3dlcmVkGA0gASgLMhcuc2NvcGEudjEuQ2xhaW1BbnN3ZXJlZEgAEiYKBWJvbnVzGBAgASgLMhUuc2NvcGEudjEuQm9udXNTY29yZWRIAEIGCgRraW5kImYKC0JvbnVzU2NvcmVkEgwKBHNlYXQYASABKAUSDAoEc2lkZRgCIAEoBRIMCgRuYW1lGAMgASgJEg4KBnBvaW50cxgEIAEoBRIdCgVjYXJkcxgFIAMoCzIOLnNjb3BhLnYxLkNhcmQiVAoMU3dlZXBDbGFpbWVkEgwKBHNlYXQYASABKAUSHQoFdGFibGUYAiADKAsyDi5zY29wYS52MS5DYXJkEhcKD2Fuc3dlcmluZ19zZWF0cxgDIAMoBSJECg1DbGFpbUFuc3dlcmVkEgwKBHNlYXQYASABKAUSJQoGYW5zd2VyGAIgASgOMhUuc2NvcGEudjEuQ2xhaW1BbnN3ZXIieAoMQ2xhaW1PdXRjb21lEhkKDGRvdWJ0ZXJfc2VhdBgBIAEoBUgAiAEBEg8KB2dlbnVpbmUYAiABKAgSKwoQZG91YnRlcl9zcGVjaWFscxgDIAMoCzIRLnNjb3BhLnYxLlNwZWNpYWxCDwoNX2RvdWJ0ZXJfc2VhdCJRCgtIYW5kU3RhcnRlZBITCgtoYW5kX251bWJlchgBIAEoBRIOCgZkZWFsZXIYAiABKAUSHQoFdGFibGUYAyADKAsyDi5zY29wYS52MS5DYXJkIkgKCkNhcmRzRGVhbHQSDAoEc2VhdBgBIAEoBRINCgVjb3VudBgCIAEoBRIdCgVjYXJkcxgDIAMoCzIOLnNjb3BhLnYxLkNhcmQirgIKCkNhcmRQbGF5ZWQSDAoEc2VhdBgBIAEoBRIcCgRjYXJkGAIgASgLMg4uc2NvcGEudjEuQ2FyZBIgCghjYXB0dXJlZBgDIAMoCzIOLnNjb3BhLnYxLkNhcmQSDQoFc3dlZXAYBCABKAgSDgoGcGljdWxhGAUgASgIEhUKDWJhZ2hlcl9wb2ludHMYBiABKAUSIwoIc3BlY2lhbHMYByADKAsyES5zY29wYS52MS5TcGVjaWFsEh0KEHN0b2xlbl9mcm9tX3NpZGUYCCABKAVIAIgBARIlCgVjbGFpbRgJIAEoCzIWLnNjb3BhLnYxLkNsYWltT3V0Y29tZRIcCgRmYXJtGAogASgLMg4uc2NvcGEudjEuRmFybUITChFfc3RvbGVuX2Zyb21fc2lkZSInCgdTcGVjaWFsEgwKBG5hbWUYASABKAkSDgoGcG9pbnRzGAIgASgFIlUKCERlY2xhcmVkEgwKBHNlYXQYASABKAUSDAoEbmFtZRgCIAEoCRIdCgVjYXJkcxgDIAMoCzIOLnNjb3BhLnYxLkNhcmQSDgoGcG9pbnRzGAQgASgFIjwKDUxlZnRvdmVyVGFrZW4SDAoEc2VhdBgBIAEoBRIdCgVjYXJkcxgCIAMoCzIOLnNjb3BhLnYxLkNhcmQiNwoKSGFuZFNjb3JlZBIpCgZyZXN1bHQYASABKAsyFC5zY29wYS52MS5IYW5kUmVzdWx0QgPgQQIiVwoMR2FtZUZpbmlzaGVkEg8KB3dpbm5lcnMYASADKAUSJgoGcmVhc29uGAIgASgOMhYuc2NvcGEudjEuRmluaXNoUmVhc29uEg4KBnNjb3JlcxgDIAMoBSIwCgpTZWF0Sm9pbmVkEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJIhwKDFNlYXRSZXNpZ25lZBIMCgRzZWF0GAEgASgFIk4KDFR1cm5UaW1lZE91dBIMCgRzZWF0GAEgASgFEhAKCHRpbWVvdXRzGAIgASgFEhEKCWZvcmZlaXRlZBgDIAEoCBILCgNib3QYBCABKAkiNwoGUmVkZWFsEg4KBnJlYXNvbhgBIAEoCRIdCgV0YWJsZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQi8AEKB1J1bGVzZXQSCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhMKC3NlYXRfY291bnRzGAQgAygFEi8KB29wdGlvbnMYBSADKAsyHi5zY29wYS52MS5SdWxlc2V0Lk9wdGlvbnNFbnRyeRIOCgZzb3VyY2UYBiABKAkSEQoJZGVja19zaXplGAcgASgFGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAEivgEKClJ1bGVPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIiCgR0eXBlGAMgASgOMhQuc2NvcGEudjEuT3B0aW9uVHlwZRIxCg1kZWZhdWx0X3ZhbHVlGAQgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWVCA+BBAhImCgdjaG9pY2VzGAUgAygLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSDgoGc291cmNlGAYgASgJIusDChFDcmVhdGVHYW1lUmVxdWVzdBITCgZwcmVzZXQYASABKAlCA+BBAhI+CgdvcHRpb25zGAIgAygLMiguc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5QgPgQQESJgoFc2VhdHMYAyADKAsyEi5zY29wYS52MS5TZWF0U3BlY0ID4EEBEh4KDGZpcnN0X2RlYWxlchgEIAEoBUID4EEBSACIAQESKgoNc3RhY2tlZF9kZWNrcxgFIAMoCzIOLnNjb3BhLnYxLkRlY2tCA+BBARIXCgpyZXF1ZXN0X2lkGAYgASgJQgPgQQESGwoOdHVybl90aW1lb3V0X3MYByABKAVCA+BBARI0Cg50aW1lb3V0X2FjdGlvbhgIIAEoDjIXLnNjb3BhLnYxLlRpbWVvdXRBY3Rpb25CA+BBARIaCg1mb3JmZWl0X2FmdGVyGAkgASgFQgPgQQESEwoGcHVibGljGAogASgIQgPgQQESGAoLdGltZW91dF9ib3QYCyABKAlCA+BBARpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBQg8KDV9maXJzdF9kZWFsZXIitAEKEkNyZWF0ZUdhbWVSZXNwb25zZRIhCgRuYW1lGAEgASgJQhP6QRAKDnNjb3BhLmRldi9HYW1lEi0KC2NyZWRlbnRpYWxzGAIgAygLMhguc2NvcGEudjEuU2VhdENyZWRlbnRpYWwSJQoHaW52aXRlcxgDIAMoCzIULnNjb3BhLnYxLlNlYXRJbnZpdGUSJQoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3QgPgQQIiNwoPR2V0U3RhdGVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUiOQoQR2V0U3RhdGVSZXNwb25zZRIlCgR2aWV3GAEgASgLMhIuc2NvcGEudjEuR2FtZVZpZXdCA+BBAiIuCg1DYXB0dXJlQ2hvaWNlEh0KBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZCK1AQoPUGxheUNhcmRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSIQoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAhItCgdjYXB0dXJlGAMgASgLMhcuc2NvcGEudjEuQ2FwdHVyZUNob2ljZUID4EEBEhEKBGV0YWcYBCABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAUgASgJQgPgQQEiWgoQUGxheUNhcmRSZXNwb25zZRIfCgZldmVudHMYASADKAsyDy5zY29wYS52MS5FdmVudBIlCgR2aWV3GAIgASgLMhIuc2NvcGEudjEuR2FtZVZpZXdCA+BBAiKhAgoGQWN0aW9uEi0KCXBsYXlfY2FyZBgBIAEoCzIYLnNjb3BhLnYxLlBsYXlDYXJkQWN0aW9uSAASKAoHZGVjbGFyZRgCIAEoCzIVLnNjb3BhLnYxLkRlY2xhcmF0aW9uSAASJgoFc3RlYWwYAyABKAsyFS5zY29wYS52MS5TdGVhbEFjdGlvbkgAEjEKC2NsYWltX3N3ZWVwGAQgASgLMhouc2NvcGEudjEuQ2xhaW1Td2VlcEFjdGlvbkgAEjMKDGFuc3dlcl9jbGFpbRgFIAEoCzIbLnNjb3BhLnYxLkFuc3dlckNsYWltQWN0aW9uSAASJgoFYnVpbGQYBiABKAsyFS5zY29wYS52MS5CdWlsZEFjdGlvbkgAQgYKBGtpbmQiMAoQQ2xhaW1Td2VlcEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZCI/ChFBbnN3ZXJDbGFpbUFjdGlvbhIqCgZhbnN3ZXIYASABKA4yFS5zY29wYS52MS5DbGFpbUFuc3dlckID4EECIlgKC0J1aWxkQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEhwKBG9udG8YAiADKAsyDi5zY29wYS52MS5DYXJkEg0KBXZhbHVlGAMgASgFIkMKBEZhcm0SDQoFb3duZXIYASABKAUSDQoFdmFsdWUYAiABKAUSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkIjkKC1N0ZWFsQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEgwKBHNpZGUYAiABKAUiWAoOUGxheUNhcmRBY3Rpb24SHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSKAoHY2FwdHVyZRgCIAEoCzIXLnNjb3BhLnYxLkNhcHR1cmVDaG9pY2UiOgoLRGVjbGFyYXRpb24SDAoEbmFtZRgBIAEoCRIdCgVjYXJkcxgCIAMoCzIOLnNjb3BhLnYxLkNhcmQijAEKEVRha2VBY3Rpb25SZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSJQoGYWN0aW9uGAIgASgLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQISEQoEZXRhZxgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJcChJUYWtlQWN0aW9uUmVzcG9uc2USHwoGZXZlbnRzGAEgAygLMg8uc2NvcGEudjEuRXZlbnQSJQoEdmlldxgCIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3QgPgQQIihQEKD0pvaW5HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhgKC2ludml0ZV9jb2RlGAIgASgJQgPgQQESGQoMZGlzcGxheV9uYW1lGAMgASgJQgPgQQESFwoKcmVxdWVzdF9pZBgEIAEoCUID4EEBIlYKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCRIlCgR2aWV3GAMgASgLMhIuc2NvcGEudjEuR2FtZVZpZXdCA+BBAiJTChBXYXRjaEdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGQoMZnJvbV92ZXJzaW9uGAIgASgFQgPgQQEihgEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAUSHwoGZXZlbnRzGAIgAygLMg8uc2NvcGEudjEuRXZlbnQSGAoQZXZlbnRzX3RydW5jYXRlZBgDIAEoCBIlCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXdCA+BBAiJYChBMaXN0R2FtZXNSZXF1ZXN0EhYKCXBhZ2Vfc2l6ZRgBIAEoBUID4EEBEhcKCnBhZ2VfdG9rZW4YAiABKAlCA+BBARITCgZwcmVzZXQYAyABKAlCA+BBASJPChFMaXN0R2FtZXNSZXNwb25zZRIhCgVnYW1lcxgBIAMoCzISLnNjb3BhLnYxLkdhbWVWaWV3EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIVChNMaXN0UnVsZXNldHNSZXF1ZXN0ImIKFExpc3RSdWxlc2V0c1Jlc3BvbnNlEiMKCHJ1bGVzZXRzGAEgAygLMhEuc2NvcGEudjEuUnVsZXNldBIlCgdvcHRpb25zGAIgAygLMhQuc2NvcGEudjEuUnVsZU9wdGlvbiJSChFSZXNpZ25HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhcKCnJlcXVlc3RfaWQYAiABKAlCA+BBASI7ChJSZXNpZ25HYW1lUmVzcG9uc2USJQoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3QgPgQQIqbgoJU2VhdFRva2VuEhoKFlNFQVRfVE9LRU5fVU5TUEVDSUZJRUQQABITCg9TRUFUX1RPS0VOX05PTkUQARIXChNTRUFUX1RPS0VOX09QVElPTkFMEAISFwoTU0VBVF9UT0tFTl9SRVFVSVJFRBADKl8KBFN1aXQSFAoQU1VJVF9VTlNQRUNJRklFRBAAEg4KClNVSVRfQ09QUEUQARIPCgtTVUlUX0RFTkFSSRACEhAKDFNVSVRfQkFTVE9OSRADEg4KClNVSVRfU1BBREUQBCqAAQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEiMKH0dBTUVfU1RBVFVTX1dBSVRJTkdfRk9SX1BMQVlFUlMQARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADKtsBCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhgKFEZJTklTSF9SRUFTT05fVEFSR0VUEAESGwoXRklOSVNIX1JFQVNPTl9OQVBPTEVPTkUQAhIaChZGSU5JU0hfUkVBU09OX1JFU0lHTkVEEAMSHgoaRklOSVNIX1JFQVNPTl9MT1dFU1RfU0NPUkUQBBIbChdGSU5JU0hfUkVBU09OX0xBU1RfTEVGVBAFEhwKGEZJTklTSF9SRUFTT05fSEFORF9MSU1JVBAGKmkKDVRpbWVvdXRBY3Rpb24SHgoaVElNRU9VVF9BQ1RJT05fVU5TUEVDSUZJRUQQABIcChhUSU1FT1VUX0FDVElPTl9CT1RfUExBWVMQARIaChZUSU1FT1VUX0FDVElPTl9GT1JGRUlUEAIqbAoKT3B0aW9uVHlwZRIbChdPUFRJT05fVFlQRV9VTlNQRUNJRklFRBAAEhQKEE9QVElPTl9UWVBFX0JPT0wQARITCg9PUFRJT05fVFlQRV9JTlQQAhIWChJPUFRJT05fVFlQRV9TVFJJTkcQAypGCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX1BMQVkQARIWChJQSEFTRV9BTlNXRVJfQ0xBSU0QAipbCgtDbGFpbUFuc3dlchIcChhDTEFJTV9BTlNXRVJfVU5TUEVDSUZJRUQQABIWChJDTEFJTV9BTlNXRVJfVFJVU1QQARIWChJDTEFJTV9BTlNXRVJfRE9VQlQQAjL3BwoLR2FtZVNlcnZpY2USYQoKQ3JlYXRlR2FtZRIbLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Ghwuc2NvcGEudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhionxkBgtPkkwIOOgEqIgkvdjEvZ2FtZXMSawoIR2V0U3RhdGUSGS5zY29wYS52MS5HZXRTdGF0ZVJlcXVlc3QaGi5zY29wYS52MS5HZXRTdGF0ZVJlc3BvbnNlIiiQAgHaQQRuYW1lqJ8ZAoLT5JMCFBISL3YxL3tuYW1lPWdhbWVzLyp9Em0KCFBsYXlDYXJkEhkuc2NvcGEudjEuUGxheUNhcmRSZXF1ZXN0Ghouc2NvcGEudjEuUGxheUNhcmRSZXNwb25zZSIqqJ8ZA4LT5JMCIDoBKiIbL3YxL3tuYW1lPWdhbWVzLyp9OnBsYXlDYXJkEnUKClRha2VBY3Rpb24SGy5zY29wYS52MS5UYWtlQWN0aW9uUmVxdWVzdBocLnNjb3BhLnYxLlRha2VBY3Rpb25SZXNwb25zZSIsqJ8ZA4LT5JMCIjoBKiIdL3YxL3tuYW1lPWdhbWVzLyp9OnRha2VBY3Rpb24SaQoISm9pbkdhbWUSGS5zY29wYS52MS5Kb2luR2FtZVJlcXVlc3QaGi5zY29wYS52MS5Kb2luR2FtZVJlc3BvbnNlIiaonxkCgtPkkwIcOgEqIhcvdjEve25hbWU9Z2FtZXMvKn06am9pbhKAAQoJV2F0Y2hHYW1lEhouc2NvcGEudjEuV2F0Y2hHYW1lUmVxdWVzdBobLnNjb3BhLnYxLldhdGNoR2FtZVJlc3BvbnNlIjjaQRFuYW1lLGZyb21fdmVyc2lvbqifGQKC0+STAhoSGC92MS97bmFtZT1nYW1lcy8qfTp3YXRjaDABEl4KCUxpc3RHYW1lcxIaLnNjb3BhLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy5zY29wYS52MS5MaXN0R2FtZXNSZXNwb25zZSIYkAIBqJ8ZAYLT5JMCCxIJL3YxL2dhbWVzEmoKDExpc3RSdWxlc2V0cxIdLnNjb3BhLnYxLkxpc3RSdWxlc2V0c1JlcXVlc3QaHi5zY29wYS52MS5MaXN0UnVsZXNldHNSZXNwb25zZSIbkAIBqJ8ZAYLT5JMCDhIML3YxL3J1bGVzZXRzEngKClJlc2lnbkdhbWUSGy5zY29wYS52MS5SZXNpZ25HYW1lUmVxdWVzdBocLnNjb3BhLnYxLlJlc2lnbkdhbWVSZXNwb25zZSIv2kEEbmFtZaifGQOC0+STAh46ASoiGS92MS97bmFtZT1nYW1lcy8qfTpyZXNpZ246VAoKc2VhdF90b2tlbhIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGPWTAyABKA4yEy5zY29wYS52MS5TZWF0VG9rZW5SCXNlYXRUb2tlbmIGcHJvdG8z", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_descriptor, file_google_protobuf_timestamp]);
+  fileDesc("ChRzY29wYS92MS9zY29wYS5wcm90bxIIc2NvcGEudjEiTwoEQ2FyZBIhCgRzdWl0GAEgASgOMg4uc2NvcGEudjEuU3VpdEID4EECEhEKBHJhbmsYAiABKAVCA+BBAhIRCgRjb3B5GAMgASgFQgPgQQEiKgoERGVjaxIiCgVjYXJkcxgBIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAiJYCgtPcHRpb25WYWx1ZRIUCgpib29sX3ZhbHVlGAEgASgISAASEwoJaW50X3ZhbHVlGAIgASgFSAASFgoMc3RyaW5nX3ZhbHVlGAMgASgJSABCBgoEa2luZCJKCghTZWF0U3BlYxIZCgxkaXNwbGF5X25hbWUYASABKAlCA+BBARIRCgRvcGVuGAIgASgIQgPgQQESEAoDYm90GAMgASgJQgPgQQEiLQoOU2VhdENyZWRlbnRpYWwSDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCSIvCgpTZWF0SW52aXRlEgwKBHNlYXQYASABKAUSEwoLaW52aXRlX2NvZGUYAiABKAkirgEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEgwKBHNpZGUYAyABKAUSEQoJaGFuZF9zaXplGAQgASgFEgwKBG9wZW4YBSABKAgSEAoIcmVzaWduZWQYBiABKAgSCwoDYm90GAcgASgJEhAKCHRpbWVvdXRzGAggASgFEgsKA291dBgJIAEoCBIRCglhbnN3ZXJpbmcYCiABKAgiXgoIU2lkZUluZm8SDAoEc2lkZRgBIAEoBRINCgVzZWF0cxgCIAMoBRINCgVzY29yZRgDIAEoBRIWCg5jYXB0dXJlZF9jb3VudBgEIAEoBRIOCgZzd2VlcHMYBSABKAUiTwoJTGVnYWxNb3ZlEiEKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkQgPgQQISHwoHY2FwdHVyZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQiOQoJU2NvcmVMaW5lEgwKBG5hbWUYASABKAkSDgoGcG9pbnRzGAIgAygFEg4KBnZhbHVlcxgDIAMoASJlCgpIYW5kUmVzdWx0EhMKC2hhbmRfbnVtYmVyGAEgASgFEiIKBWxpbmVzGAIgAygLMhMuc2NvcGEudjEuU2NvcmVMaW5lEg4KBnRvdGFscxgDIAMoBRIOCgZzY29yZXMYBCADKAUi9wgKCEdhbWVWaWV3EhEKBG5hbWUYASABKAlCA+BBCBITCgZwcmVzZXQYAiABKAlCA+BBAxI1CgdvcHRpb25zGAMgAygLMh8uc2NvcGEudjEuR2FtZVZpZXcuT3B0aW9uc0VudHJ5QgPgQQMSFAoHdmVyc2lvbhgEIAEoBUID4EEDEhEKBGV0YWcYBSABKAlCA+BBAxIpCgZzdGF0dXMYBiABKA4yFC5zY29wYS52MS5HYW1lU3RhdHVzQgPgQQMSFgoEc2VhdBgHIAEoBUID4EEDSACIAQESIQoEaGFuZBgIIAMoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAxImCgVzZWF0cxgJIAMoCzISLnNjb3BhLnYxLlNlYXRJbmZvQgPgQQMSIgoFdGFibGUYCiADKAsyDi5zY29wYS52MS5DYXJkQgPgQQMSFwoKc3RvY2tfc2l6ZRgLIAEoBUID4EEDEhMKBmRlYWxlchgMIAEoBUID4EEDEhYKBHR1cm4YDSABKAVCA+BBA0gBiAEBEhgKC2hhbmRfbnVtYmVyGA4gASgFQgPgQQMSJgoFc2lkZXMYDyADKAsyEi5zY29wYS52MS5TaWRlSW5mb0ID4EEDEi0KC2xlZ2FsX21vdmVzGBAgAygLMhMuc2NvcGEudjEuTGVnYWxNb3ZlQgPgQQMSKQoLbGFzdF9ldmVudHMYESADKAsyDy5zY29wYS52MS5FdmVudEID4EEDEi8KDGhhbmRfcmVzdWx0cxgSIAMoCzIULnNjb3BhLnYxLkhhbmRSZXN1bHRCA+BBAxIUCgd3aW5uZXJzGBMgAygFQgPgQQMSMgoNZmluaXNoX3JlYXNvbhgUIAEoDjIWLnNjb3BhLnYxLkZpbmlzaFJlYXNvbkID4EEDEiwKDWxlZ2FsX2FjdGlvbnMYFSADKAsyEC5zY29wYS52MS5BY3Rpb25CA+BBAxI2Cg10dXJuX2RlYWRsaW5lGBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhsKDnR1cm5fdGltZW91dF9zGBcgASgFQgPgQQMSEwoGcHVibGljGBggASgIQgPgQQMSNAoLY3JlYXRlX3RpbWUYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSIgoFZmFybXMYGyADKAsyDi5zY29wYS52MS5GYXJtQgPgQQMSFgoJZGVja19zaXplGBwgASgFQgPgQQMSGAoLdGltZW91dF9ib3QYHSABKAlCA+BBAxInCgVwaGFzZRgaIAEoCzITLnNjb3BhLnYxLlR1cm5QaGFzZUID4EEDGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAE6LupBKwoOc2NvcGEuZGV2L0dhbWUSDGdhbWVzL3tnYW1lfSoFZ2FtZXMyBGdhbWVCBwoFX3NlYXRCBwoFX3R1cm4iUQoJVHVyblBoYXNlEh0KBGtpbmQYASABKA4yDy5zY29wYS52MS5QaGFzZRIlCgVjbGFpbRgCIAEoCzIWLnNjb3BhLnYxLlBlbmRpbmdDbGFpbSJqCgxQZW5kaW5nQ2xhaW0SDAoEc2VhdBgBIAEoBRIXCg9hbnN3ZXJpbmdfc2VhdHMYAiADKAUSFQoNdHJ1c3RlZF9zZWF0cxgDIAMoBRIcCgRjYXJkGAQgASgLMg4uc2NvcGEudjEuQ2FyZCKiBQoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBRItCgxoYW5kX3N0YXJ0ZWQYAiABKAsyFS5zY29wYS52MS5IYW5kU3RhcnRlZEgAEisKC2NhcmRzX2RlYWx0GAMgASgLMhQuc2NvcGEudjEuQ2FyZHNEZWFsdEgAEisKC2NhcmRfcGxheWVkGAQgASgLMhQuc2NvcGEudjEuQ2FyZFBsYXllZEgAEjEKDmxlZnRvdmVyX3Rha2VuGAUgASgLMhcuc2NvcGEudjEuTGVmdG92ZXJUYWtlbkgAEisKC2hhbmRfc2NvcmVkGAYgASgLMhQuc2NvcGEudjEuSGFuZFNjb3JlZEgAEi8KDWdhbWVfZmluaXNoZWQYByABKAsyFi5zY29wYS52MS5HYW1lRmluaXNoZWRIABIrCgtzZWF0X2pvaW5lZBgIIAEoCzIULnNjb3BhLnYxLlNlYXRKb2luZWRIABIvCg1zZWF0X3Jlc2lnbmVkGAkgASgLMhYuc2NvcGEudjEuU2VhdFJlc2lnbmVkSAASIgoGcmVkZWFsGAogASgLMhAuc2NvcGEudjEuUmVkZWFsSAASJgoIZGVjbGFyZWQYCyABKAsyEi5zY29wYS52MS5EZWNsYXJlZEgAEjAKDnR1cm5fdGltZWRfb3V0GA8gASgLMhYuc2NvcGEudjEuVHVyblRpbWVkT3V0SAASLwoNc3dlZXBfY2xhaW1lZBgMIAEoCzIWLnNjb3BhLnYxLlN3ZWVwQ2xhaW1lZEgAEjEKDmNsYWltX2Fuc3dlcmVkGA0gASgLMhcuc2NvcGEudjEuQ2xhaW1BbnN3ZXJlZEgAEiYKBWJvbnVzGBAgASgLMhUuc2NvcGEudjEuQm9udXNTY29yZWRIAEIGCgRraW5kImYKC0JvbnVzU2NvcmVkEgwKBHNlYXQYASABKAUSDAoEc2lkZRgCIAEoBRIMCgRuYW1lGAMgASgJEg4KBnBvaW50cxgEIAEoBRIdCgVjYXJkcxgFIAMoCzIOLnNjb3BhLnYxLkNhcmQiVAoMU3dlZXBDbGFpbWVkEgwKBHNlYXQYASABKAUSHQoFdGFibGUYAiADKAsyDi5zY29wYS52MS5DYXJkEhcKD2Fuc3dlcmluZ19zZWF0cxgDIAMoBSJECg1DbGFpbUFuc3dlcmVkEgwKBHNlYXQYASABKAUSJQoGYW5zd2VyGAIgASgOMhUuc2NvcGEudjEuQ2xhaW1BbnN3ZXIieAoMQ2xhaW1PdXRjb21lEhkKDGRvdWJ0ZXJfc2VhdBgBIAEoBUgAiAEBEg8KB2dlbnVpbmUYAiABKAgSKwoQZG91YnRlcl9zcGVjaWFscxgDIAMoCzIRLnNjb3BhLnYxLlNwZWNpYWxCDwoNX2RvdWJ0ZXJfc2VhdCJRCgtIYW5kU3RhcnRlZBITCgtoYW5kX251bWJlchgBIAEoBRIOCgZkZWFsZXIYAiABKAUSHQoFdGFibGUYAyADKAsyDi5zY29wYS52MS5DYXJkIkgKCkNhcmRzRGVhbHQSDAoEc2VhdBgBIAEoBRINCgVjb3VudBgCIAEoBRIdCgVjYXJkcxgDIAMoCzIOLnNjb3BhLnYxLkNhcmQirgIKCkNhcmRQbGF5ZWQSDAoEc2VhdBgBIAEoBRIcCgRjYXJkGAIgASgLMg4uc2NvcGEudjEuQ2FyZBIgCghjYXB0dXJlZBgDIAMoCzIOLnNjb3BhLnYxLkNhcmQSDQoFc3dlZXAYBCABKAgSDgoGcGljdWxhGAUgASgIEhUKDWJhZ2hlcl9wb2ludHMYBiABKAUSIwoIc3BlY2lhbHMYByADKAsyES5zY29wYS52MS5TcGVjaWFsEh0KEHN0b2xlbl9mcm9tX3NpZGUYCCABKAVIAIgBARIlCgVjbGFpbRgJIAEoCzIWLnNjb3BhLnYxLkNsYWltT3V0Y29tZRIcCgRmYXJtGAogASgLMg4uc2NvcGEudjEuRmFybUITChFfc3RvbGVuX2Zyb21fc2lkZSInCgdTcGVjaWFsEgwKBG5hbWUYASABKAkSDgoGcG9pbnRzGAIgASgFIlUKCERlY2xhcmVkEgwKBHNlYXQYASABKAUSDAoEbmFtZRgCIAEoCRIdCgVjYXJkcxgDIAMoCzIOLnNjb3BhLnYxLkNhcmQSDgoGcG9pbnRzGAQgASgFIjwKDUxlZnRvdmVyVGFrZW4SDAoEc2VhdBgBIAEoBRIdCgVjYXJkcxgCIAMoCzIOLnNjb3BhLnYxLkNhcmQiNwoKSGFuZFNjb3JlZBIpCgZyZXN1bHQYASABKAsyFC5zY29wYS52MS5IYW5kUmVzdWx0QgPgQQIiVwoMR2FtZUZpbmlzaGVkEg8KB3dpbm5lcnMYASADKAUSJgoGcmVhc29uGAIgASgOMhYuc2NvcGEudjEuRmluaXNoUmVhc29uEg4KBnNjb3JlcxgDIAMoBSIwCgpTZWF0Sm9pbmVkEgwKBHNlYXQYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJIhwKDFNlYXRSZXNpZ25lZBIMCgRzZWF0GAEgASgFIk4KDFR1cm5UaW1lZE91dBIMCgRzZWF0GAEgASgFEhAKCHRpbWVvdXRzGAIgASgFEhEKCWZvcmZlaXRlZBgDIAEoCBILCgNib3QYBCABKAkiNwoGUmVkZWFsEg4KBnJlYXNvbhgBIAEoCRIdCgV0YWJsZRgCIAMoCzIOLnNjb3BhLnYxLkNhcmQi8AEKB1J1bGVzZXQSCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhMKC3NlYXRfY291bnRzGAQgAygFEi8KB29wdGlvbnMYBSADKAsyHi5zY29wYS52MS5SdWxlc2V0Lk9wdGlvbnNFbnRyeRIOCgZzb3VyY2UYBiABKAkSEQoJZGVja19zaXplGAcgASgFGkUKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSJAoFdmFsdWUYAiABKAsyFS5zY29wYS52MS5PcHRpb25WYWx1ZToCOAEivgEKClJ1bGVPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIiCgR0eXBlGAMgASgOMhQuc2NvcGEudjEuT3B0aW9uVHlwZRIxCg1kZWZhdWx0X3ZhbHVlGAQgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWVCA+BBAhImCgdjaG9pY2VzGAUgAygLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWUSDgoGc291cmNlGAYgASgJIusDChFDcmVhdGVHYW1lUmVxdWVzdBITCgZwcmVzZXQYASABKAlCA+BBAhI+CgdvcHRpb25zGAIgAygLMiguc2NvcGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5QgPgQQESJgoFc2VhdHMYAyADKAsyEi5zY29wYS52MS5TZWF0U3BlY0ID4EEBEh4KDGZpcnN0X2RlYWxlchgEIAEoBUID4EEBSACIAQESKgoNc3RhY2tlZF9kZWNrcxgFIAMoCzIOLnNjb3BhLnYxLkRlY2tCA+BBARIXCgpyZXF1ZXN0X2lkGAYgASgJQgPgQQESGwoOdHVybl90aW1lb3V0X3MYByABKAVCA+BBARI0Cg50aW1lb3V0X2FjdGlvbhgIIAEoDjIXLnNjb3BhLnYxLlRpbWVvdXRBY3Rpb25CA+BBARIaCg1mb3JmZWl0X2FmdGVyGAkgASgFQgPgQQESEwoGcHVibGljGAogASgIQgPgQQESGAoLdGltZW91dF9ib3QYCyABKAlCA+BBARpFCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEiQKBXZhbHVlGAIgASgLMhUuc2NvcGEudjEuT3B0aW9uVmFsdWU6AjgBQg8KDV9maXJzdF9kZWFsZXIitAEKEkNyZWF0ZUdhbWVSZXNwb25zZRIhCgRuYW1lGAEgASgJQhP6QRAKDnNjb3BhLmRldi9HYW1lEi0KC2NyZWRlbnRpYWxzGAIgAygLMhguc2NvcGEudjEuU2VhdENyZWRlbnRpYWwSJQoHaW52aXRlcxgDIAMoCzIULnNjb3BhLnYxLlNlYXRJbnZpdGUSJQoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3QgPgQQIiNwoPR2V0U3RhdGVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUiOQoQR2V0U3RhdGVSZXNwb25zZRIlCgR2aWV3GAEgASgLMhIuc2NvcGEudjEuR2FtZVZpZXdCA+BBAiIuCg1DYXB0dXJlQ2hvaWNlEh0KBWNhcmRzGAEgAygLMg4uc2NvcGEudjEuQ2FyZCK1AQoPUGxheUNhcmRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSIQoEY2FyZBgCIAEoCzIOLnNjb3BhLnYxLkNhcmRCA+BBAhItCgdjYXB0dXJlGAMgASgLMhcuc2NvcGEudjEuQ2FwdHVyZUNob2ljZUID4EEBEhEKBGV0YWcYBCABKAlCA+BBARIXCgpyZXF1ZXN0X2lkGAUgASgJQgPgQQEiWgoQUGxheUNhcmRSZXNwb25zZRIfCgZldmVudHMYASADKAsyDy5zY29wYS52MS5FdmVudBIlCgR2aWV3GAIgASgLMhIuc2NvcGEudjEuR2FtZVZpZXdCA+BBAiKhAgoGQWN0aW9uEi0KCXBsYXlfY2FyZBgBIAEoCzIYLnNjb3BhLnYxLlBsYXlDYXJkQWN0aW9uSAASKAoHZGVjbGFyZRgCIAEoCzIVLnNjb3BhLnYxLkRlY2xhcmF0aW9uSAASJgoFc3RlYWwYAyABKAsyFS5zY29wYS52MS5TdGVhbEFjdGlvbkgAEjEKC2NsYWltX3N3ZWVwGAQgASgLMhouc2NvcGEudjEuQ2xhaW1Td2VlcEFjdGlvbkgAEjMKDGFuc3dlcl9jbGFpbRgFIAEoCzIbLnNjb3BhLnYxLkFuc3dlckNsYWltQWN0aW9uSAASJgoFYnVpbGQYBiABKAsyFS5zY29wYS52MS5CdWlsZEFjdGlvbkgAQgYKBGtpbmQiMAoQQ2xhaW1Td2VlcEFjdGlvbhIcCgRjYXJkGAEgASgLMg4uc2NvcGEudjEuQ2FyZCI/ChFBbnN3ZXJDbGFpbUFjdGlvbhIqCgZhbnN3ZXIYASABKA4yFS5zY29wYS52MS5DbGFpbUFuc3dlckID4EECIlgKC0J1aWxkQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEhwKBG9udG8YAiADKAsyDi5zY29wYS52MS5DYXJkEg0KBXZhbHVlGAMgASgFIkMKBEZhcm0SDQoFb3duZXIYASABKAUSDQoFdmFsdWUYAiABKAUSHQoFY2FyZHMYAyADKAsyDi5zY29wYS52MS5DYXJkIjkKC1N0ZWFsQWN0aW9uEhwKBGNhcmQYASABKAsyDi5zY29wYS52MS5DYXJkEgwKBHNpZGUYAiABKAUiWAoOUGxheUNhcmRBY3Rpb24SHAoEY2FyZBgBIAEoCzIOLnNjb3BhLnYxLkNhcmQSKAoHY2FwdHVyZRgCIAEoCzIXLnNjb3BhLnYxLkNhcHR1cmVDaG9pY2UiOgoLRGVjbGFyYXRpb24SDAoEbmFtZRgBIAEoCRIdCgVjYXJkcxgCIAMoCzIOLnNjb3BhLnYxLkNhcmQijAEKEVRha2VBY3Rpb25SZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSJQoGYWN0aW9uGAIgASgLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQISEQoEZXRhZxgDIAEoCUID4EEBEhcKCnJlcXVlc3RfaWQYBCABKAlCA+BBASJcChJUYWtlQWN0aW9uUmVzcG9uc2USHwoGZXZlbnRzGAEgAygLMg8uc2NvcGEudjEuRXZlbnQSJQoEdmlldxgCIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3QgPgQQIihQEKD0pvaW5HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhgKC2ludml0ZV9jb2RlGAIgASgJQgPgQQESGQoMZGlzcGxheV9uYW1lGAMgASgJQgPgQQESFwoKcmVxdWVzdF9pZBgEIAEoCUID4EEBIlYKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRINCgV0b2tlbhgCIAEoCRIlCgR2aWV3GAMgASgLMhIuc2NvcGEudjEuR2FtZVZpZXdCA+BBAiJTChBXYXRjaEdhbWVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuBBAvpBEAoOc2NvcGEuZGV2L0dhbWUSGQoMZnJvbV92ZXJzaW9uGAIgASgFQgPgQQEihgEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAUSHwoGZXZlbnRzGAIgAygLMg8uc2NvcGEudjEuRXZlbnQSGAoQZXZlbnRzX3RydW5jYXRlZBgDIAEoCBIlCgR2aWV3GAQgASgLMhIuc2NvcGEudjEuR2FtZVZpZXdCA+BBAiJYChBMaXN0R2FtZXNSZXF1ZXN0EhYKCXBhZ2Vfc2l6ZRgBIAEoBUID4EEBEhcKCnBhZ2VfdG9rZW4YAiABKAlCA+BBARITCgZwcmVzZXQYAyABKAlCA+BBASJPChFMaXN0R2FtZXNSZXNwb25zZRIhCgVnYW1lcxgBIAMoCzISLnNjb3BhLnYxLkdhbWVWaWV3EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIVChNMaXN0UnVsZXNldHNSZXF1ZXN0ImIKFExpc3RSdWxlc2V0c1Jlc3BvbnNlEiMKCHJ1bGVzZXRzGAEgAygLMhEuc2NvcGEudjEuUnVsZXNldBIlCgdvcHRpb25zGAIgAygLMhQuc2NvcGEudjEuUnVsZU9wdGlvbiJSChFSZXNpZ25HYW1lUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhcKCnJlcXVlc3RfaWQYAiABKAlCA+BBASI7ChJSZXNpZ25HYW1lUmVzcG9uc2USJQoEdmlldxgBIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3QgPgQQIilAEKDlNlc3Npb25SZXF1ZXN0EicKBWhlbGxvGAEgASgLMhYuc2NvcGEudjEuU2Vzc2lvbkhlbGxvSAASKQoGYWN0aW9uGAIgASgLMhcuc2NvcGEudjEuU2Vzc2lvbkFjdGlvbkgAEiUKBHBpbmcYAyABKAsyFS5zY29wYS52MS5TZXNzaW9uUGluZ0gAQgcKBWZyYW1lImMKDFNlc3Npb25IZWxsbxIkCgRuYW1lGAEgASgJQhbgQQL6QRAKDnNjb3BhLmRldi9HYW1lEhIKBXRva2VuGAIgASgJQgPgQQESGQoMbGFzdF92ZXJzaW9uGAMgASgFQgPgQQEiYgoNU2Vzc2lvbkFjdGlvbhIXCgpyZXF1ZXN0X2lkGAEgASgJQgPgQQISJQoGYWN0aW9uGAIgASgLMhAuc2NvcGEudjEuQWN0aW9uQgPgQQISEQoEZXRhZxgDIAEoCUID4EEBIiMKC1Nlc3Npb25QaW5nEhQKB3BheWxvYWQYASABKAlCA+BBASLCAQoPU2Vzc2lvblJlc3BvbnNlEisKB3dlbGNvbWUYASABKAsyGC5zY29wYS52MS5TZXNzaW9uV2VsY29tZUgAEikKBnVwZGF0ZRgCIAEoCzIXLnNjb3BhLnYxLlNlc3Npb25VcGRhdGVIABInCgVlcnJvchgDIAEoCzIWLnNjb3BhLnYxLlNlc3Npb25FcnJvckgAEiUKBHBvbmcYBCABKAsyFS5zY29wYS52MS5TZXNzaW9uUG9uZ0gAQgcKBWZyYW1lIpcBCg5TZXNzaW9uV2VsY29tZRIPCgd2ZXJzaW9uGAEgASgFEh8KBmV2ZW50cxgCIAMoCzIPLnNjb3BhLnYxLkV2ZW50EhgKEGV2ZW50c190cnVuY2F0ZWQYAyABKAgSIAoEdmlldxgEIAEoCzISLnNjb3BhLnYxLkdhbWVWaWV3EhcKD21heF9mcmFtZV9ieXRlcxgFIAEoBSKRAQoNU2Vzc2lvblVwZGF0ZRIPCgd2ZXJzaW9uGAEgASgFEhIKCnJlcXVlc3RfaWQYAiABKAkSHwoGZXZlbnRzGAMgAygLMg8uc2NvcGEudjEuRXZlbnQSGAoQZXZlbnRzX3RydW5jYXRlZBgEIAEoCBIgCgR2aWV3GAUgASgLMhIuc2NvcGEudjEuR2FtZVZpZXcingEKDFNlc3Npb25FcnJvchISCgpyZXF1ZXN0X2lkGAEgASgJEh4KBGNvZGUYAiABKA4yEC5nb29nbGUucnBjLkNvZGUSDwoHbWVzc2FnZRgDIAEoCRIjCgRpbmZvGAQgASgLMhUuZ29vZ2xlLnJwYy5FcnJvckluZm8SJAoFcmV0cnkYBSABKAsyFS5nb29nbGUucnBjLlJldHJ5SW5mbyIeCgtTZXNzaW9uUG9uZxIPCgdwYXlsb2FkGAEgASgJKm4KCVNlYXRUb2tlbhIaChZTRUFUX1RPS0VOX1VOU1BFQ0lGSUVEEAASEwoPU0VBVF9UT0tFTl9OT05FEAESFwoTU0VBVF9UT0tFTl9PUFRJT05BTBACEhcKE1NFQVRfVE9LRU5fUkVRVUlSRUQQAypfCgRTdWl0EhQKEFNVSVRfVU5TUEVDSUZJRUQQABIOCgpTVUlUX0NPUFBFEAESDwoLU1VJVF9ERU5BUkkQAhIQCgxTVUlUX0JBU1RPTkkQAxIOCgpTVUlUX1NQQURFEAQqgAEKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIjCh9HQU1FX1NUQVRVU19XQUlUSU5HX0ZPUl9QTEFZRVJTEAESFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAyrbAQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIYChRGSU5JU0hfUkVBU09OX1RBUkdFVBABEhsKF0ZJTklTSF9SRUFTT05fTkFQT0xFT05FEAISGgoWRklOSVNIX1JFQVNPTl9SRVNJR05FRBADEh4KGkZJTklTSF9SRUFTT05fTE9XRVNUX1NDT1JFEAQSGwoXRklOSVNIX1JFQVNPTl9MQVNUX0xFRlQQBRIcChhGSU5JU0hfUkVBU09OX0hBTkRfTElNSVQQBippCg1UaW1lb3V0QWN0aW9uEh4KGlRJTUVPVVRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHAoYVElNRU9VVF9BQ1RJT05fQk9UX1BMQVlTEAESGgoWVElNRU9VVF9BQ1RJT05fRk9SRkVJVBACKmwKCk9wdGlvblR5cGUSGwoXT1BUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBPUFRJT05fVFlQRV9CT09MEAESEwoPT1BUSU9OX1RZUEVfSU5UEAISFgoST1BUSU9OX1RZUEVfU1RSSU5HEAMqRgoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9QTEFZEAESFgoSUEhBU0VfQU5TV0VSX0NMQUlNEAIqWwoLQ2xhaW1BbnN3ZXISHAoYQ0xBSU1fQU5TV0VSX1VOU1BFQ0lGSUVEEAASFgoSQ0xBSU1fQU5TV0VSX1RSVVNUEAESFgoSQ0xBSU1fQU5TV0VSX0RPVUJUEAIyuwgKC0dhbWVTZXJ2aWNlEmEKCkNyZWF0ZUdhbWUSGy5zY29wYS52MS5DcmVhdGVHYW1lUmVxdWVzdBocLnNjb3BhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIYqJ8ZAYLT5JMCDjoBKiIJL3YxL2dhbWVzEmsKCEdldFN0YXRlEhkuc2NvcGEudjEuR2V0U3RhdGVSZXF1ZXN0Ghouc2NvcGEudjEuR2V0U3RhdGVSZXNwb25zZSIokAIB2kEEbmFtZaifGQKC0+STAhQSEi92MS97bmFtZT1nYW1lcy8qfRJtCghQbGF5Q2FyZBIZLnNjb3BhLnYxLlBsYXlDYXJkUmVxdWVzdBoaLnNjb3BhLnYxLlBsYXlDYXJkUmVzcG9uc2UiKqifGQOC0+STAiA6ASoiGy92MS97bmFtZT1nYW1lcy8qfTpwbGF5Q2FyZBJ1CgpUYWtlQWN0aW9uEhsuc2NvcGEudjEuVGFrZUFjdGlvblJlcXVlc3QaHC5zY29wYS52MS5UYWtlQWN0aW9uUmVzcG9uc2UiLKifGQOC0+STAiI6ASoiHS92MS97bmFtZT1nYW1lcy8qfTp0YWtlQWN0aW9uEmkKCEpvaW5HYW1lEhkuc2NvcGEudjEuSm9pbkdhbWVSZXF1ZXN0Ghouc2NvcGEudjEuSm9pbkdhbWVSZXNwb25zZSImqJ8ZAoLT5JMCHDoBKiIXL3YxL3tuYW1lPWdhbWVzLyp9OmpvaW4SgAEKCVdhdGNoR2FtZRIaLnNjb3BhLnYxLldhdGNoR2FtZVJlcXVlc3QaGy5zY29wYS52MS5XYXRjaEdhbWVSZXNwb25zZSI42kERbmFtZSxmcm9tX3ZlcnNpb26onxkCgtPkkwIaEhgvdjEve25hbWU9Z2FtZXMvKn06d2F0Y2gwARJeCglMaXN0R2FtZXMSGi5zY29wYS52MS5MaXN0R2FtZXNSZXF1ZXN0Ghsuc2NvcGEudjEuTGlzdEdhbWVzUmVzcG9uc2UiGJACAaifGQGC0+STAgsSCS92MS9nYW1lcxJqCgxMaXN0UnVsZXNldHMSHS5zY29wYS52MS5MaXN0UnVsZXNldHNSZXF1ZXN0Gh4uc2NvcGEudjEuTGlzdFJ1bGVzZXRzUmVzcG9uc2UiG5ACAaifGQGC0+STAg4SDC92MS9ydWxlc2V0cxJ4CgpSZXNpZ25HYW1lEhsuc2NvcGEudjEuUmVzaWduR2FtZVJlcXVlc3QaHC5zY29wYS52MS5SZXNpZ25HYW1lUmVzcG9uc2UiL9pBBG5hbWWonxkDgtPkkwIeOgEqIhkvdjEve25hbWU9Z2FtZXMvKn06cmVzaWduEkIKB1Nlc3Npb24SGC5zY29wYS52MS5TZXNzaW9uUmVxdWVzdBoZLnNjb3BhLnYxLlNlc3Npb25SZXNwb25zZSgBMAE6VAoKc2VhdF90b2tlbhIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGPWTAyABKA4yEy5zY29wYS52MS5TZWF0VG9rZW5SCXNlYXRUb2tlbmIGcHJvdG8z", [file_google_api_annotations, file_google_api_client, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_descriptor, file_google_protobuf_timestamp, file_google_rpc_code, file_google_rpc_error_details]);
 
 /**
  * One card of the game's deck (GameView.deck_size): the Italian 40 cards, the
@@ -2597,6 +2601,411 @@ export const ResignGameResponseSchema: GenMessage<ResignGameResponse> = /*@__PUR
   messageDesc(file_scopa_v1_scopa, 59);
 
 /**
+ * One frame a client sends on a realtime session: one connection that stays
+ * open for a whole game, authenticated once by its first frame. The
+ * WebSocket endpoint `/v1/session` of the HTTP port carries these frames
+ * (subprotocol `scopa.v1.proto`: one binary message per frame; or
+ * `scopa.v1.json`: one text message per frame, the proto3 JSON mapping);
+ * docs/api.md of the repository describes the protocol and its close codes.
+ *
+ * The first frame must be `hello`; then any number of `action` and `ping`
+ * frames, answered in order. A refused hello ends the session (an error
+ * frame, then the close); any other refused frame gets an error frame,
+ * changes nothing, and the session stays open.
+ *
+ * Errors: the common ones, WatchGame's for a hello (with "last_version" for
+ * "from_version"), TakeAction's for an action, and:
+ * - INVALID_ARGUMENT / MALFORMED_REQUEST: the frame is not a SessionRequest
+ *   (or its subprotocol's kind of message), or sets no kind.
+ * - INVALID_ARGUMENT / REQUEST_TOO_LARGE: the frame is over the server's
+ *   limit (metadata "limit_bytes"; SessionWelcome.max_frame_bytes).
+ * - INVALID_ARGUMENT / INVALID_ARGUMENT: an action without a request_id or
+ *   an action (metadata "field"), a frame before the hello, or a second hello.
+ * - DEADLINE_EXCEEDED / HELLO_TIMEOUT: no hello within 10 s of connecting;
+ *   the session ends.
+ * - RESOURCE_EXHAUSTED / RATE_LIMITED: more actions than the server allows one
+ *   session (SCOPA_SESSION_ACTION_RATE); a RetryInfo says when to act again.
+ * - RESOURCE_EXHAUSTED / TOO_MANY_SESSIONS: the replica holds as many
+ *   sessions as it allows (both ports together); the WebSocket handshake is
+ *   refused (HTTP 429), a Session call ends with this status.
+ *
+ * @generated from message scopa.v1.SessionRequest
+ */
+export type SessionRequest = Message<"scopa.v1.SessionRequest"> & {
+  /**
+   * The kind of frame; exactly one is set.
+   *
+   * @generated from oneof scopa.v1.SessionRequest.frame
+   */
+  frame: {
+    /**
+     * Opens the session (first frame only).
+     *
+     * @generated from field: scopa.v1.SessionHello hello = 1;
+     */
+    value: SessionHello;
+    case: "hello";
+  } | {
+    /**
+     * Takes an action for the session's seat.
+     *
+     * @generated from field: scopa.v1.SessionAction action = 2;
+     */
+    value: SessionAction;
+    case: "action";
+  } | {
+    /**
+     * Asks for a `pong` (an application-level heartbeat).
+     *
+     * @generated from field: scopa.v1.SessionPing ping = 3;
+     */
+    value: SessionPing;
+    case: "ping";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message scopa.v1.SessionRequest.
+ * Use `create(SessionRequestSchema)` to create a new message.
+ */
+export const SessionRequestSchema: GenMessage<SessionRequest> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 60);
+
+/**
+ * Opens a session on a game, as a seat (with its token) or as a spectator.
+ *
+ * @generated from message scopa.v1.SessionHello
+ */
+export type SessionHello = Message<"scopa.v1.SessionHello"> & {
+  /**
+   * The game's resource name, "games/{game}".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The seat's bearer token (as returned by CreateGame or JoinGame); empty
+   * for a spectator session, which sees the spectator view and cannot act.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * The last version the client has seen, to resume after a reconnect (to
+   * any replica): the welcome carries the events after it. 0: a new session,
+   * with the current view and no past events.
+   *
+   * @generated from field: int32 last_version = 3;
+   */
+  lastVersion: number;
+};
+
+/**
+ * Describes the message scopa.v1.SessionHello.
+ * Use `create(SessionHelloSchema)` to create a new message.
+ */
+export const SessionHelloSchema: GenMessage<SessionHello> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 61);
+
+/**
+ * An action of the session's seat, answered by an `update` whose
+ * `request_id` is this one (once it is committed), or by an `error` frame
+ * naming it.
+ *
+ * @generated from message scopa.v1.SessionAction
+ */
+export type SessionAction = Message<"scopa.v1.SessionAction"> & {
+  /**
+   * An idempotency key (AIP-155), required: a retry with the same key (on
+   * this session or a later one, after a reconnect) is applied once.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * The action to take.
+   *
+   * @generated from field: scopa.v1.Action action = 2;
+   */
+  action?: Action | undefined;
+
+  /**
+   * If set, act only when it equals the game's current etag (else ABORTED /
+   * STALE_ETAG).
+   *
+   * @generated from field: string etag = 3;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message scopa.v1.SessionAction.
+ * Use `create(SessionActionSchema)` to create a new message.
+ */
+export const SessionActionSchema: GenMessage<SessionAction> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 62);
+
+/**
+ * An application-level heartbeat (browsers cannot send WebSocket pings).
+ *
+ * @generated from message scopa.v1.SessionPing
+ */
+export type SessionPing = Message<"scopa.v1.SessionPing"> & {
+  /**
+   * Any value; the pong echoes it.
+   *
+   * @generated from field: string payload = 1;
+   */
+  payload: string;
+};
+
+/**
+ * Describes the message scopa.v1.SessionPing.
+ * Use `create(SessionPingSchema)` to create a new message.
+ */
+export const SessionPingSchema: GenMessage<SessionPing> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 63);
+
+/**
+ * One frame the server sends on a realtime session (see SessionRequest).
+ *
+ * @generated from message scopa.v1.SessionResponse
+ */
+export type SessionResponse = Message<"scopa.v1.SessionResponse"> & {
+  /**
+   * The kind of frame; exactly one is set.
+   *
+   * @generated from oneof scopa.v1.SessionResponse.frame
+   */
+  frame: {
+    /**
+     * The answer to `hello`: the session is open.
+     *
+     * @generated from field: scopa.v1.SessionWelcome welcome = 1;
+     */
+    value: SessionWelcome;
+    case: "welcome";
+  } | {
+    /**
+     * A new version of the game (the session's own action or anyone's), or
+     * the acknowledgement of an action.
+     *
+     * @generated from field: scopa.v1.SessionUpdate update = 2;
+     */
+    value: SessionUpdate;
+    case: "update";
+  } | {
+    /**
+     * A refused frame or action; the session stays open unless a close
+     * follows (after a refused hello, or when the session ends).
+     *
+     * @generated from field: scopa.v1.SessionError error = 3;
+     */
+    value: SessionError;
+    case: "error";
+  } | {
+    /**
+     * The answer to `ping`.
+     *
+     * @generated from field: scopa.v1.SessionPong pong = 4;
+     */
+    value: SessionPong;
+    case: "pong";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message scopa.v1.SessionResponse.
+ * Use `create(SessionResponseSchema)` to create a new message.
+ */
+export const SessionResponseSchema: GenMessage<SessionResponse> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 64);
+
+/**
+ * The session is open: the whole view of the seat (or spectator) once.
+ *
+ * @generated from message scopa.v1.SessionWelcome
+ */
+export type SessionWelcome = Message<"scopa.v1.SessionWelcome"> & {
+  /**
+   * The game version this frame brings the client to.
+   *
+   * @generated from field: int32 version = 1;
+   */
+  version: number;
+
+  /**
+   * The events after SessionHello.last_version (none for a new session), as
+   * the session's seat may see them, oldest first.
+   *
+   * @generated from field: repeated scopa.v1.Event events = 2;
+   */
+  events: Event[];
+
+  /**
+   * True when some events after last_version are no longer kept; the view is
+   * still complete.
+   *
+   * @generated from field: bool events_truncated = 3;
+   */
+  eventsTruncated: boolean;
+
+  /**
+   * The session's whole view at `version`.
+   *
+   * @generated from field: scopa.v1.GameView view = 4;
+   */
+  view?: GameView | undefined;
+
+  /**
+   * The largest frame the server reads (REQUEST_TOO_LARGE above it; the
+   * connection is closed with 1009 above four times it).
+   *
+   * @generated from field: int32 max_frame_bytes = 5;
+   */
+  maxFrameBytes: number;
+};
+
+/**
+ * Describes the message scopa.v1.SessionWelcome.
+ * Use `create(SessionWelcomeSchema)` to create a new message.
+ */
+export const SessionWelcomeSchema: GenMessage<SessionWelcome> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 65);
+
+/**
+ * A new version of the game, or the acknowledgement of the session's action.
+ *
+ * Versions only go up on a session: each update carries the events since
+ * the previous frame. An update that acknowledges an action whose version
+ * the session had already delivered (a retried request_id) carries its
+ * `request_id` and `version` only.
+ *
+ * @generated from message scopa.v1.SessionUpdate
+ */
+export type SessionUpdate = Message<"scopa.v1.SessionUpdate"> & {
+  /**
+   * The game version this frame brings the client to.
+   *
+   * @generated from field: int32 version = 1;
+   */
+  version: number;
+
+  /**
+   * The SessionAction.request_id this update answers; empty for versions
+   * made by others (other seats, bots, turn clocks, other connections).
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * The events since the previous frame, as the session's seat may see them,
+   * oldest first.
+   *
+   * @generated from field: repeated scopa.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * True when some events since the previous frame are no longer kept; the
+   * view is still complete.
+   *
+   * @generated from field: bool events_truncated = 4;
+   */
+  eventsTruncated: boolean;
+
+  /**
+   * The session's view at `version` (with its legal actions); unset on an
+   * acknowledgement that brings no new version.
+   *
+   * @generated from field: scopa.v1.GameView view = 5;
+   */
+  view?: GameView | undefined;
+};
+
+/**
+ * Describes the message scopa.v1.SessionUpdate.
+ * Use `create(SessionUpdateSchema)` to create a new message.
+ */
+export const SessionUpdateSchema: GenMessage<SessionUpdate> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 66);
+
+/**
+ * An error: the same code, ErrorInfo and RetryInfo the unary calls return.
+ *
+ * @generated from message scopa.v1.SessionError
+ */
+export type SessionError = Message<"scopa.v1.SessionError"> & {
+  /**
+   * The SessionAction.request_id refused; empty for an error about a frame
+   * that is not an action (or could not be read), or about the session.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * The canonical code (the gRPC status code of the same error).
+   *
+   * @generated from field: google.rpc.Code code = 2;
+   */
+  code: Code;
+
+  /**
+   * A developer-facing message.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+
+  /**
+   * The reason (e.g. NOT_YOUR_TURN), domain "scopa.dev" and metadata.
+   *
+   * @generated from field: google.rpc.ErrorInfo info = 4;
+   */
+  info?: ErrorInfo | undefined;
+
+  /**
+   * When set, the client may retry after this delay.
+   *
+   * @generated from field: google.rpc.RetryInfo retry = 5;
+   */
+  retry?: RetryInfo | undefined;
+};
+
+/**
+ * Describes the message scopa.v1.SessionError.
+ * Use `create(SessionErrorSchema)` to create a new message.
+ */
+export const SessionErrorSchema: GenMessage<SessionError> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 67);
+
+/**
+ * The answer to a SessionPing.
+ *
+ * @generated from message scopa.v1.SessionPong
+ */
+export type SessionPong = Message<"scopa.v1.SessionPong"> & {
+  /**
+   * SessionPing.payload, echoed.
+   *
+   * @generated from field: string payload = 1;
+   */
+  payload: string;
+};
+
+/**
+ * Describes the message scopa.v1.SessionPong.
+ * Use `create(SessionPongSchema)` to create a new message.
+ */
+export const SessionPongSchema: GenMessage<SessionPong> = /*@__PURE__*/
+  messageDesc(file_scopa_v1_scopa, 68);
+
+/**
  * How a method uses the caller's seat token (`authorization: Bearer <token>`).
  * The OpenAPI document's `security` of each operation follows it.
  *
@@ -2956,7 +3365,8 @@ export const ClaimAnswerSchema: GenEnum<ClaimAnswer> = /*@__PURE__*/
  *
  * Transports: gRPC, gRPC-Web, Connect and REST/JSON (the google.api.http
  * annotations below) serve the same methods with the same guarantees; see
- * docs/api.md of the repository.
+ * docs/api.md of the repository. A realtime session (SessionRequest,
+ * SessionResponse) plays a whole game over one open WebSocket connection.
  *
  * Authentication: a seat's token travels in the `authorization` request
  * metadata (the HTTP `Authorization` header) as `Bearer <token>`, never in a
@@ -3216,6 +3626,29 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof ResignGameRequestSchema;
     output: typeof ResignGameResponseSchema;
+  },
+  /**
+   * A realtime session: one seat (or a spectator) on one game over one
+   * bidirectional stream, for native clients; the WebSocket endpoint
+   * /v1/session of the HTTP port carries the same frames (docs/api.md). The
+   * first SessionRequest must be a hello (its token authenticates the whole
+   * stream; the `authorization` metadata is not read). A refused action or
+   * frame gets an error frame and the stream goes on; the stream ends when
+   * the client half-closes it (OK), or with the status of the error that ends
+   * the session: a refused hello, SERVER_SHUTTING_DOWN while the replica
+   * drains (resume on another), SLOW_READER. Not served over REST, Connect or
+   * gRPC-Web (UNIMPLEMENTED).
+   *
+   * Errors: those of SessionRequest, and:
+   * - RESOURCE_EXHAUSTED / SLOW_READER: the session's outgoing frames piled
+   *   up (SCOPA_SESSION_QUEUE); resume from the last version received.
+   *
+   * @generated from rpc scopa.v1.GameService.Session
+   */
+  session: {
+    methodKind: "bidi_streaming";
+    input: typeof SessionRequestSchema;
+    output: typeof SessionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_scopa_v1_scopa, 0);
