@@ -11,6 +11,7 @@ attack is about a claim, so only the check under test can refuse them.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import json
@@ -451,3 +452,39 @@ def test_no_token_or_subject_is_logged_or_shown(
         assert secret not in log
     alice.close()
     bob.close()
+
+
+def test_a_retried_create_or_join_of_another_subject_is_refused(
+    server: ServerProcess, provider: OidcProvider
+) -> None:
+    """The same request_id from another subject (or anonymously) is not a retry: it gets
+    REQUEST_ID_REUSED, never the first caller's view of its seat."""
+    alice, carol = Device(server, provider.token(ALICE)), Device(server, provider.token(CAROL))
+    anonymous = Device(server, None)
+    request = pb.CreateGameRequest(
+        preset="scopa",
+        seats=[pb.SeatSpec(display_name="P0"), pb.SeatSpec(display_name="P1", open=True)],
+        request_id=rid(),
+    )
+    first = alice.stub.CreateGame(request, metadata=alice.metadata, timeout=10)
+    again = alice.stub.CreateGame(request, metadata=alice.metadata, timeout=10)
+    assert again.name == first.name and list(again.view.hand) == list(first.view.hand)
+    for other in (carol, anonymous):
+        expect_error(
+            functools.partial(other.stub.CreateGame, request, metadata=other.metadata, timeout=10),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "REQUEST_ID_REUSED",
+        )
+    join = pb.JoinGameRequest(
+        name=first.name, invite_code=first.invites[0].invite_code, request_id=rid()
+    )
+    joined = carol.stub.JoinGame(join, metadata=carol.metadata, timeout=10)
+    assert joined.seat == 1 and joined.token == ""
+    expect_error(
+        lambda: alice.stub.JoinGame(join, metadata=alice.metadata, timeout=10),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "REQUEST_ID_REUSED",
+    )
+    assert carol.stub.JoinGame(join, metadata=carol.metadata, timeout=10).seat == 1
+    for device in (alice, carol, anonymous):
+        device.close()
