@@ -17,6 +17,8 @@ WEB_DIR   := clients/web
 WEB_STAMP := $(WEB_DIR)/node_modules/.installed
 OPENAPI_DIR   := clients/openapi
 OPENAPI_STAMP := $(OPENAPI_DIR)/node_modules/.installed
+OIDC_DIR   := tests/oidc
+OIDC_STAMP := $(OIDC_DIR)/node_modules/.installed
 
 .PHONY: test skipped-reset lint typecheck pytest pytest-compiled ts-test web-test openapi-test web-screenshots check-deploy run run-compiled generate check-generated check-api lock bench bench-service mypyc clean
 
@@ -52,11 +54,16 @@ $(OPENAPI_STAMP): $(OPENAPI_DIR)/package.json $(OPENAPI_DIR)/package-lock.json
 
 # A test that needs a system tool the machine lacks (nginx, chromium, ...) is skipped, naming the
 # tool and its install command; SCOPA_REQUIRE_ALL=1 (.ci/run) fails it instead.
-test: skipped-reset $(STAMP) lint typecheck check-generated check-api check-deploy pytest-compiled pytest ts-test web-test openapi-test
+test: skipped-reset $(STAMP) $(OIDC_STAMP) lint typecheck check-generated check-api check-deploy pytest-compiled pytest ts-test web-test openapi-test
 	@$(PY) tools/skipped.py
 
 skipped-reset: $(PY)
 	@$(PY) tools/skipped.py --reset
+
+# The identity tests' OpenID Connect provider (panva's oidc-provider, tests/oidc/package-lock.json).
+$(OIDC_STAMP): $(OIDC_DIR)/package.json $(OIDC_DIR)/package-lock.json
+	cd $(OIDC_DIR) && npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
 
 # ruff, then the layer, purity and no-circle contracts of .importlinter (import-linter).
 lint: $(STAMP)
@@ -69,7 +76,7 @@ typecheck: $(STAMP)
 
 # The suite on every core (pytest-xdist): each test starts its own redis-server and servers on free
 # ports, so workers share nothing.
-pytest: $(STAMP) $(RUN_BUILD)
+pytest: $(STAMP) $(OIDC_STAMP) $(RUN_BUILD)
 	$(if $(HAVE_CC),SCOPA_MYPYC_BUILD=$(CURDIR)/build/mypyc) $(PY) -m pytest -q -n auto
 
 # tsc --strict, then node --test: complete games against real server processes on real Redis.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
@@ -99,6 +100,31 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "random",
         "HMAC key for seat tokens (at least 16 bytes). Unset: a random key is generated at start "
         "and a warning is logged, because tokens then do not survive restarts or span replicas.",
+    ),
+    EnvVar(
+        "SCOPA_OIDC_ISSUER",
+        "unset",
+        "OpenID Connect issuer whose access tokens (`Authorization: Bearer <JWT>`) sign players "
+        "in: their seats follow them across devices, without seat tokens (docs/operations.md, "
+        "Identity). An `https://` URL (`http://` only for localhost); unset: seat tokens only.",
+    ),
+    EnvVar(
+        "SCOPA_OIDC_AUDIENCE",
+        "unset",
+        "The `aud` an identity token must carry (the API identifier the provider issues tokens "
+        "for); required with `SCOPA_OIDC_ISSUER`.",
+    ),
+    EnvVar(
+        "SCOPA_OIDC_LEEWAY_S",
+        "`30`",
+        "Clock skew allowed when checking an identity token's `exp`, `nbf` and `iat`, in seconds.",
+    ),
+    EnvVar(
+        "SCOPA_OIDC_MIN_REFRESH_S",
+        "`10`",
+        "Fewest seconds between two fetches of the issuer's keys (JWKS): a token with an unknown "
+        "key id, or a failed fetch, refreshes them at most this often. Kept keys are fetched "
+        "again every 10 minutes.",
     ),
     EnvVar(
         "SCOPA_ALLOW_STACKED_DECKS",
@@ -307,6 +333,10 @@ class Settings:
     redis_timeout_s: float = 5.0
     token_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     token_secret_generated: bool = True
+    oidc_issuer: str | None = None
+    oidc_audience: str | None = None
+    oidc_leeway_s: float = 30.0
+    oidc_min_refresh_s: float = 10.0
     allow_stacked_decks: bool = False
     game_ttl_s: int = 7 * _DAY_S
     finished_ttl_s: int = _DAY_S
@@ -361,6 +391,10 @@ class Settings:
                 raise ConfigError(
                     f"SCOPA_TOKEN_SECRET must be at least {_MIN_SECRET_BYTES} bytes long"
                 )
+        issuer = env.get("SCOPA_OIDC_ISSUER", None, _issuer)
+        audience = env.raw("SCOPA_OIDC_AUDIENCE")
+        if issuer is not None and audience is None:
+            raise ConfigError("SCOPA_OIDC_AUDIENCE must be set with SCOPA_OIDC_ISSUER")
         endpoint = env.raw("OTEL_EXPORTER_OTLP_ENDPOINT")
         default_exporter: Exporter = "otlp" if endpoint else "none"
         traces_endpoint = env.raw("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -376,6 +410,10 @@ class Settings:
             redis_timeout_s=env.get("SCOPA_REDIS_TIMEOUT_S", 5.0, _positive_float),
             token_secret=secret,
             token_secret_generated=generated,
+            oidc_issuer=issuer,
+            oidc_audience=audience,
+            oidc_leeway_s=env.get("SCOPA_OIDC_LEEWAY_S", 30.0, _non_negative_float),
+            oidc_min_refresh_s=env.get("SCOPA_OIDC_MIN_REFRESH_S", 10.0, _non_negative_float),
             allow_stacked_decks=env.get("SCOPA_ALLOW_STACKED_DECKS", False, _bool),
             game_ttl_s=env.get("SCOPA_GAME_TTL_S", 7 * _DAY_S, _positive_int),
             finished_ttl_s=env.get("SCOPA_FINISHED_TTL_S", _DAY_S, _positive_int),
@@ -448,6 +486,21 @@ class _Env:
 
 def _non_empty(value: str) -> str:
     return value
+
+
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def _issuer(value: str) -> str:
+    """An OIDC issuer URL: https, or http on a loopback host (a provider beside the service)."""
+    parts = urllib.parse.urlsplit(value)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise ValueError("must be an https:// URL")
+    if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
+        raise ValueError("must be an https:// URL (http:// only for localhost)")
+    if parts.query or parts.fragment:
+        raise ValueError("must have no query or fragment")
+    return value.rstrip("/")
 
 
 def _bool(value: str) -> bool:

@@ -83,3 +83,32 @@ def test_a_meta_of_a_newer_stored_format_is_format_too_new() -> None:
     with pytest.raises(FormatTooNew) as err:
         GameMeta.load(bytes([FORMAT + 1]) + blob[1:])
     assert err.value.metadata == {"format": str(FORMAT + 1), "readable_format": str(FORMAT)}
+
+
+def test_a_seat_owner_round_trips_and_older_metas_have_none() -> None:
+    """A signed-in seat's owner digest is stored only when set: a meta stored before identity
+    tokens (format 3 blob) loads with no owner, and an owner survives dump and load."""
+    blobs = Path(__file__).with_name("blobs")
+    older = GameMeta.load((blobs / "meta_clock.v3.bin").read_bytes())
+    assert all(seat.owner == "" for seat in older.seats)
+    meta = GameMeta((SeatMeta("ann", False, True, owner="d1"), SeatMeta("", True, False, "d")))
+    record, _ = unpack(meta.dump())
+    assert record["seats"][0]["owner"] == "d1" and "owner" not in record["seats"][1]
+    joined = GameMeta.load(meta.dump()).with_joined(1, "bob", "d2")
+    assert GameMeta.load(joined.dump()).seats[1].owner == "d2"
+
+
+def test_the_seat_an_owner_acts_for() -> None:
+    """The owner's seat whose turn it is, else its lowest; None for a stranger or no owner."""
+    seats = (
+        SeatMeta("a", False, True, owner="o1"),
+        SeatMeta("b", False, True, owner="o2"),
+        SeatMeta("c", False, True, owner="o1"),
+        SeatMeta("d", False, True),
+    )
+    meta = GameMeta(seats)
+    assert meta.owned_seat("o1", 2) == 2
+    assert meta.owned_seat("o1", 1) == 0
+    assert meta.owned_seat("o2", 0) == 1
+    assert meta.owned_seat("o3", 0) is None
+    assert meta.owned_seat("", 3) is None

@@ -199,6 +199,39 @@ def test_secret_is_not_in_the_repr() -> None:
     assert "do-not-print-this-key" not in repr(settings)
 
 
+def test_oidc_settings_are_parsed() -> None:
+    """An issuer (its trailing slash dropped), its audience, the leeway and the refresh gap."""
+    settings = Settings.from_env(
+        {
+            "SCOPA_OIDC_ISSUER": "https://tenant.eu.auth0.com/",
+            "SCOPA_OIDC_AUDIENCE": "https://scopa.example/api",
+            "SCOPA_OIDC_LEEWAY_S": "5",
+            "SCOPA_OIDC_MIN_REFRESH_S": "2.5",
+        }
+    )
+    assert settings.oidc_issuer == "https://tenant.eu.auth0.com"
+    assert settings.oidc_audience == "https://scopa.example/api"
+    assert (settings.oidc_leeway_s, settings.oidc_min_refresh_s) == (5.0, 2.5)
+    assert Settings.from_env({}).oidc_issuer is None
+
+
+@pytest.mark.parametrize(
+    "issuer",
+    ["http://idp.example", "ftp://idp.example", "idp.example", "https://idp.example/?x=1"],
+)
+def test_an_issuer_must_be_https_but_on_localhost(issuer: str) -> None:
+    env = {"SCOPA_OIDC_ISSUER": issuer, "SCOPA_OIDC_AUDIENCE": "api"}
+    with pytest.raises(ConfigError, match="SCOPA_OIDC_ISSUER"):
+        Settings.from_env(env)
+    local = Settings.from_env({**env, "SCOPA_OIDC_ISSUER": "http://127.0.0.1:9000"})
+    assert local.oidc_issuer == "http://127.0.0.1:9000"
+
+
+def test_an_issuer_needs_an_audience() -> None:
+    with pytest.raises(ConfigError, match="SCOPA_OIDC_AUDIENCE"):
+        Settings.from_env({"SCOPA_OIDC_ISSUER": "https://idp.example"})
+
+
 def test_settings_are_frozen() -> None:
     """Settings cannot be changed after parsing."""
     settings = Settings.from_env({})
@@ -216,6 +249,10 @@ DOCUMENTED_VARIABLES = [
     "REDIS_URL",
     "SCOPA_REDIS_TIMEOUT_S",
     "SCOPA_TOKEN_SECRET",
+    "SCOPA_OIDC_ISSUER",
+    "SCOPA_OIDC_AUDIENCE",
+    "SCOPA_OIDC_LEEWAY_S",
+    "SCOPA_OIDC_MIN_REFRESH_S",
     "SCOPA_ALLOW_STACKED_DECKS",
     "SCOPA_GAME_TTL_S",
     "SCOPA_WAITING_TTL_S",

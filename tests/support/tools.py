@@ -19,7 +19,7 @@ INSTALL: Final[dict[str, str]] = {
     "openssl": "apt-get install openssl",
     "nginx": "apt-get install nginx-light",
     "gcc": "apt-get install gcc",
-    "node": "apt-get install nodejs",
+    "node": "apt-get install nodejs npm",
 }
 """How each tool is installed on Debian (what .ci/run runs)."""
 

@@ -22,7 +22,7 @@ from ._commands import GameSnapshot, PlayResult
 from ._commits import Commits, NotLatest
 from ._decoded import BoundedMap
 from ._errors import StaleEtag, Unauthenticated, WaitingForPlayers
-from ._games import DECODED_CACHE_SIZE, Games, check_seat
+from ._games import DECODED_CACHE_SIZE, Games, check_holder, check_seat
 from ._meta import GameMeta
 from ._turns import Turns
 
@@ -62,10 +62,11 @@ class Actions:
         a run-out clock's) is never kept.
         """
         games = self._games
+        caller = await games.caller(token)
         snap = await games.load(game_id)
         state = games.state(game_id, snap)
-        seat = games.seat_of(token, game_id, state.ruleset.options.players)
         meta = games.metas.load(snap.meta)
+        seat = games.seat_of(caller, game_id, state, meta)
         key = (game_id, seat, snap.version, snap.state, snap.meta)
         if not games.is_due(state, meta):
             kept = self._snapshots.get(key)
@@ -92,23 +93,23 @@ class Actions:
         doing = "playing a card" if playing else "taking an action"
         fingerprint = _records.fingerprint("TakeAction", _records.canonical(action), etag)
         name = "scopa.engine.apply_move" if playing else "scopa.engine.apply_action"
-        seat, rid = self._writer(game_id, token, request_id, doing)
+        seat, rid, owner = await self._writer(game_id, token, request_id, doing)
         known: Snapshot | None = games.known.get(game_id)
         if known is not None:
             taken = await self._take_on_known(
-                known, game_id, seat, action, name, etag, rid, fingerprint
+                known, game_id, seat, owner, action, name, etag, rid, fingerprint
             )
             if isinstance(taken, PlayResult):
                 return taken
             known = taken
-        loaded = await self._seat_write(game_id, seat, rid, fingerprint, known)
+        loaded = await self._seat_write(game_id, seat, owner, rid, fingerprint, known)
         if isinstance(loaded, PlayResult):
             return loaded
         if games.is_due(loaded[1], loaded[2]):
             # An overdue turn (a clock that ran out, an unplayed bot turn) is taken first; the
             # action then meets the game as it is after it (e.g. NOT_YOUR_TURN).
             await self._turns.advance(game_id, loaded[0].version, loaded[1], loaded[2])
-            loaded = await self._seat_write(game_id, seat, rid, fingerprint)
+            loaded = await self._seat_write(game_id, seat, owner, rid, fingerprint)
             if isinstance(loaded, PlayResult):
                 return loaded
         snap, state, meta = loaded
@@ -123,6 +124,7 @@ class Actions:
         known: Snapshot,
         game_id: str,
         seat: int,
+        owner: str,
         action: rules.Action,
         name: str,
         etag: str,
@@ -141,6 +143,7 @@ class Actions:
         meta = games.metas.load(known.meta)
         if (
             seat >= state.ruleset.options.players
+            or meta.seats[seat].owner != owner
             or (etag and etag != f"v{known.version}")
             or (meta.waiting and not state.finished)
             or games.is_due(state, meta)
@@ -199,8 +202,8 @@ class Actions:
     async def resign(self, game_id: str, token: str | None, request_id: str = "") -> PlayResult:
         """The token's seat resigns: the game ends and the other sides win."""
         fingerprint = _records.fingerprint("ResignGame")
-        seat, rid = self._writer(game_id, token, request_id, "resigning")
-        loaded = await self._seat_write(game_id, seat, rid, fingerprint)
+        seat, rid, owner = await self._writer(game_id, token, request_id, "resigning")
+        loaded = await self._seat_write(game_id, seat, owner, rid, fingerprint)
         if isinstance(loaded, PlayResult):
             return loaded
         snap, state, meta = loaded
@@ -211,20 +214,26 @@ class Actions:
         )
         return result
 
-    def _writer(
+    async def _writer(
         self, game_id: str, token: str | None, request_id: str, action: str
-    ) -> tuple[int, str | None]:
-        """The token's seat and the checked request id of a write (no round trip)."""
+    ) -> tuple[int, str | None, str]:
+        """The caller's seat, the checked request id of a write and the signed-in caller's
+        owner digest ("": a seat token's). A seat token takes no round trip; a signed-in
+        player's seat is read off the version this replica knows, or a load."""
         rid = check_request_id(request_id)
         if token is None:
             raise Unauthenticated(f"{action} needs a seat token")
         check_game_id(game_id)
-        return self._games.tokens.verify(token, game_id), rid
+        caller = await self._games.caller(token)
+        if caller.token is not None:
+            return self._games.tokens.verify(caller.token, game_id), rid, ""
+        return await self._games.owned_seat(game_id, caller.owner), rid, caller.owner
 
     async def _seat_write(
         self,
         game_id: str,
         seat: int,
+        owner: str,
         rid: str | None,
         fingerprint: bytes,
         stored: Snapshot | None = None,
@@ -240,6 +249,7 @@ class Actions:
         state = games.state(game_id, snap)
         check_seat(seat, state.ruleset.options.players)
         meta = games.metas.load(snap.meta)
+        check_holder(meta, seat, owner)
         if snap.cached_response is not None:
             return self._commits.replayed(
                 game_id, seat, snap.cached_response, snap.cached_state, meta, fingerprint

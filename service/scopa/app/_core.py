@@ -4,6 +4,8 @@ No transport types here: gRPC, REST and Connect only convert their messages into
 and the results back. Each call is handed to the collaborator whose job it is:
 
 - :class:`._seating.Seating`: CreateGame, JoinGame;
+- who a caller is (a seat token, a signed-in player's identity token with ``identity``, or
+  neither): :meth:`._games.Games.caller`;
 - :class:`._actions.Actions`: GetState, TakeAction (PlayCard), ResignGame;
 - :class:`._lobby.Lobby`: ListGames;
 - :class:`._watching.Watches`: WatchGame;
@@ -24,6 +26,7 @@ from collections.abc import AsyncGenerator, Callable
 from opentelemetry import trace
 
 from scopa import rules
+from scopa.identity import Identity
 from scopa.storage import GameStore
 
 from ._actions import Actions
@@ -67,6 +70,7 @@ class GameCore:
         tracer_provider: trace.TracerProvider | None = None,
         clock: StoreClock | None = None,
         bot_searches: BotSearches | None = None,
+        identity: Identity | None = None,
     ) -> None:
         hooks = Hooks()
         hooks = Hooks(
@@ -77,7 +81,9 @@ class GameCore:
             on_game_stuck or hooks.stuck,
             on_bot_queue or hooks.bot_queue,
         )
-        games = Games(store, tokens, settings or CoreSettings(), clock or StoreClock(), hooks)
+        games = Games(
+            store, tokens, settings or CoreSettings(), clock or StoreClock(), hooks, identity
+        )
         rng = rng or random.SystemRandom()
         tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
         commits = Commits(games)
@@ -92,16 +98,22 @@ class GameCore:
         """Every preset and every option, for a "new game" form."""
         return tuple(rules.PRESETS.values()), rules.list_options()
 
-    async def create_game(self, cmd: CreateGameCommand) -> CreateResult:
-        """Create a game; seats not marked open are held by the creator and get tokens."""
-        return await self._seating.create_game(cmd)
+    async def create_game(self, cmd: CreateGameCommand, bearer: str | None = None) -> CreateResult:
+        """Create a game; seats not marked open are held by the creator and get tokens (with
+        an identity token as ``bearer``: bound to the signed-in creator, without tokens)."""
+        return await self._seating.create_game(cmd, bearer)
 
     async def join_game(
-        self, game_id: str, invite_code: str, name: str, request_id: str = ""
+        self,
+        game_id: str,
+        invite_code: str,
+        name: str,
+        request_id: str = "",
+        bearer: str | None = None,
     ) -> JoinResult:
         """Claim the open seat ``invite_code`` was issued for (of a public game: without a
-        code, its lowest open seat)."""
-        return await self._seating.join_game(game_id, invite_code, name, request_id)
+        code, its lowest open seat); with an identity token, bound to the signed-in player."""
+        return await self._seating.join_game(game_id, invite_code, name, request_id, bearer)
 
     async def get_state(self, game_id: str, token: str | None) -> GameSnapshot:
         """The game as the token's seat (or a spectator, without a token) may see it."""

@@ -13,10 +13,13 @@ __all__ = [
     "ConcurrentUpdate",
     "GameNotFoundError",
     "GameStuck",
+    "IdentityInvalid",
+    "IdentityUnavailable",
     "InvalidArgument",
     "InviteInvalid",
     "PermissionDenied",
     "RequestIdReused",
+    "SeatNotYours",
     "SeatTaken",
     "StackedDecksDisabled",
     "StaleEtag",
@@ -60,6 +63,27 @@ class PermissionDenied(AppError):
     """A valid token for another game."""
 
     reason = "PERMISSION_DENIED"
+
+
+class IdentityInvalid(Unauthenticated):
+    """A bearer value that is a JWT and does not verify (or the server takes no identity
+    tokens: no ``SCOPA_OIDC_ISSUER``)."""
+
+    reason = "IDENTITY_INVALID"
+
+
+class IdentityUnavailable(AppError):
+    """The identity provider's keys cannot be fetched and none are kept: identity tokens fail
+    closed until they can (anonymous play goes on)."""
+
+    reason = "IDENTITY_UNAVAILABLE"
+
+
+class SeatNotYours(PermissionDenied):
+    """The seat belongs to a signed-in player, and the caller is someone else (another subject,
+    a seat token), or the signed-in caller holds no seat of the game."""
+
+    reason = "SEAT_NOT_YOURS"
 
 
 class StaleEtag(AppError):

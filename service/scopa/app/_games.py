@@ -3,18 +3,23 @@ the latest version this replica saw, and refuse a stuck game.
 
 The async shell's one home for what the collaborators (:mod:`._actions`, :mod:`._seating`,
 :mod:`._turns`, :mod:`._lobby`, :mod:`._watching`) hold in common: the store, the clock, the
-settings, the token authority and the server's hooks.
+settings, the token authority, the identity verifier and the server's hooks.
+
+Who a caller is (:meth:`Games.caller`): a bearer value that is a JWT
+(:func:`scopa.identity.looks_like_jwt`) is a signed-in player, verified and then known only by
+its owner digest; any other bearer value is a seat token; none is a spectator.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import structlog
 
 from scopa import rules
+from scopa.identity import Identity, KeysUnavailable, TokenRejected, looks_like_jwt
 from scopa.storage import GameNotFound, GameStore, Snapshot
 
 from . import _due, _views
@@ -22,12 +27,19 @@ from ._checks import check_game_id
 from ._clock import StoreClock
 from ._commands import CoreSettings, GameSnapshot
 from ._decoded import BoundedMap, DecodedCache
-from ._errors import GameNotFoundError, GameStuck, PermissionDenied
+from ._errors import (
+    GameNotFoundError,
+    GameStuck,
+    IdentityInvalid,
+    IdentityUnavailable,
+    PermissionDenied,
+    SeatNotYours,
+)
 from ._eventlog import VersionedEvent
 from ._meta import GameMeta
 from ._tokens import TokenAuthority
 
-__all__ = ["Games", "Hooks"]
+__all__ = ["ANONYMOUS", "Caller", "Games", "Hooks", "check_holder"]
 
 _log = structlog.get_logger("scopa.app")
 
@@ -38,6 +50,19 @@ games this replica served last."""
 
 def _nothing(*_: object) -> None:
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who sent a request: a seat token's bearer, a signed-in player, or neither (anonymous)."""
+
+    token: str | None = field(default=None, repr=False)
+    """The seat token, unverified (None: none sent, or a signed-in player)."""
+    owner: str = field(default="", repr=False)
+    """The signed-in player's owner digest (``TokenAuthority.owner_digest``), or empty."""
+
+
+ANONYMOUS: Final = Caller()
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +93,11 @@ class Games:
         settings: CoreSettings,
         clock: StoreClock,
         hooks: Hooks,
+        identity: Identity | None = None,
     ) -> None:
         self.store = store
         self.tokens = tokens
+        self.identity = identity
         self.settings = settings
         self.clock = clock
         self.hooks = hooks
@@ -124,11 +151,51 @@ class Games:
         if known is None or known.version <= snap.version:
             self.known.put(game_id, snap)
 
-    def seat_of(self, token: str | None, game_id: str, players: int) -> int | None:
-        """The token's seat (None: no token, a spectator)."""
-        if token is None:
+    async def caller(self, bearer: str | None) -> Caller:
+        """Who sent ``bearer``: a JWT is verified (IDENTITY_INVALID, IDENTITY_UNAVAILABLE),
+        a seat token is verified where it is used."""
+        if bearer is None:
+            return ANONYMOUS
+        if not looks_like_jwt(bearer):
+            return Caller(bearer)
+        if self.identity is None:
+            raise IdentityInvalid("this server takes no identity tokens (no OIDC issuer is set)")
+        try:
+            subject = await self.identity.verify(bearer)
+        except KeysUnavailable as exc:
+            raise IdentityUnavailable(exc.message) from None
+        except TokenRejected as exc:
+            raise IdentityInvalid(exc.message) from None
+        return Caller(None, self.tokens.owner_digest(subject.issuer, subject.subject))
+
+    def seat_of(
+        self, caller: Caller, game_id: str, state: rules.MatchState, meta: GameMeta
+    ) -> int | None:
+        """The caller's seat (None: a spectator; a signed-in player holding no seat is one)."""
+        if caller.owner:
+            return meta.owned_seat(caller.owner, state.turn)
+        if caller.token is None:
             return None
-        return check_seat(self.tokens.verify(token, game_id), players)
+        seat = check_seat(self.tokens.verify(caller.token, game_id), state.ruleset.options.players)
+        check_holder(meta, seat, "")
+        return seat
+
+    async def owned_seat(self, game_id: str, owner: str) -> int:
+        """The seat the signed-in ``owner`` acts for in the game (SEAT_NOT_YOURS: none).
+
+        A seat once bound stays its owner's, so the version this replica knows answers when it
+        shows exactly one seat of the owner; else the game is loaded."""
+        known = self.known.get(game_id)
+        if known is not None:
+            meta = self.metas.load(known.meta)
+            if sum(s.owner == owner for s in meta.seats) == 1:
+                return [s.owner for s in meta.seats].index(owner)
+        snap = await self.load(game_id)
+        meta = self.metas.load(snap.meta)
+        seat = meta.owned_seat(owner, self.state(game_id, snap).turn)
+        if seat is None:
+            raise SeatNotYours("the signed-in player holds no seat of this game")
+        return seat
 
     def is_due(self, state: rules.MatchState, meta: GameMeta) -> bool:
         """Whether the awaited action is due now (by the store's clock)."""
@@ -153,6 +220,16 @@ class Games:
     ) -> GameSnapshot:
         """``seat``'s snapshot of the game (see :func:`._views.snapshot`)."""
         return _views.snapshot(game_id, version, state, meta, seat, self.timeout_bot(meta), shown)
+
+
+def check_holder(meta: GameMeta, seat: int, owner: str) -> None:
+    """SEAT_NOT_YOURS unless ``seat`` is held by ``owner`` ("": by a seat token)."""
+    held_by = meta.seats[seat].owner
+    if held_by == owner:
+        return
+    if owner:
+        raise SeatNotYours("this seat belongs to another player")
+    raise SeatNotYours("this seat belongs to a signed-in player: sign in as that player")
 
 
 def check_seat(seat: int, players: int) -> int:

@@ -22,7 +22,9 @@ __all__ = ["GameMeta", "SeatMeta"]
 Unknown = tuple[tuple[str, str], ...]
 """Keys a newer release wrote that this one does not know, each with its value's JSON text."""
 
-_SEAT_KEYS: Final = frozenset({"name", "open", "joined", "invite_digest", "bot", "timeouts"})
+_SEAT_KEYS: Final = frozenset(
+    {"name", "open", "joined", "invite_digest", "bot", "timeouts", "owner"}
+)
 _META_KEYS: Final = frozenset(
     {"seats", "resigned", "clock", "deadline_ms", "public", "created_ms", "timeout_bot"}
 )
@@ -55,6 +57,10 @@ class SeatMeta:
     """The bot level playing this seat (``scopa.bots.Level``), or empty for a person."""
     timeouts: int = 0
     """How many of this seat's turns ran out of time (turn clocks)."""
+    owner: str = ""
+    """The signed-in player holding the seat: the digest of its issuer and subject
+    (``TokenAuthority.owner_digest``), never the subject itself; empty for a seat held by a
+    seat token, a bot or nobody yet. Absent from metas stored before identity tokens."""
     unknown: Unknown = ()
     """This seat's keys written by a newer release, kept to be written back."""
 
@@ -92,11 +98,19 @@ class GameMeta:
         """Whether some open seat has not been claimed yet."""
         return any(s.open and not s.joined for s in self.seats)
 
-    def with_joined(self, seat: int, name: str) -> GameMeta:
-        """A copy with ``seat`` claimed under ``name``."""
+    def with_joined(self, seat: int, name: str, owner: str = "") -> GameMeta:
+        """A copy with ``seat`` claimed under ``name`` (by the signed-in ``owner``, if any)."""
         seats = list(self.seats)
-        seats[seat] = replace(seats[seat], joined=True, name=name or seats[seat].name)
+        seats[seat] = replace(seats[seat], joined=True, name=name or seats[seat].name, owner=owner)
         return replace(self, seats=tuple(seats))
+
+    def owned_seat(self, owner: str, turn: int) -> int | None:
+        """The seat ``owner`` acts for: ``turn`` if it holds that one, else its lowest (None:
+        it holds none)."""
+        held = [seat for seat, s in enumerate(self.seats) if owner and s.owner == owner]
+        if not held:
+            return None
+        return turn if turn in held else held[0]
 
     def with_timeout(self, seat: int) -> GameMeta:
         """A copy counting one more timeout of ``seat``."""
@@ -115,6 +129,7 @@ class GameMeta:
                     "invite_digest": s.invite_digest,
                     "bot": s.bot,
                     **({"timeouts": s.timeouts} if s.timeouts else {}),
+                    **({"owner": s.owner} if s.owner else {}),
                 },
                 s.unknown,
             )
@@ -149,6 +164,7 @@ class GameMeta:
                     s["invite_digest"],
                     s.get("bot", ""),
                     s.get("timeouts", 0),
+                    s.get("owner", ""),
                     _unknown(s, _SEAT_KEYS),
                 )
                 for s in record["seats"]

@@ -49,8 +49,9 @@ def canonical(action: rules.Action) -> str:
     return repr(action)
 
 
-def create_digest(cmd: CreateGameCommand) -> bytes:
-    """A digest of everything a CreateGame asked for, to recognise its retries."""
+def create_digest(cmd: CreateGameCommand, owner: str = "") -> bytes:
+    """A digest of everything a CreateGame asked for (and by which signed-in ``owner``), to
+    recognise its retries."""
     text = json.dumps(
         [
             cmd.preset,
@@ -66,6 +67,8 @@ def create_digest(cmd: CreateGameCommand) -> bytes:
                 else []
             ),
             *([cmd.timeout_bot] if cmd.timeout_bot else []),
+            # The creator only when signed in, so earlier digests stay as they were.
+            *([["owner", owner]] if owner else []),
         ],
         separators=(",", ":"),
     )

@@ -48,17 +48,19 @@ class Seating:
         self._rng = rng
         self._tracer = tracer
 
-    async def create_game(self, cmd: CreateGameCommand) -> CreateResult:
-        """Create a game; seats not marked open are held by the creator and get tokens."""
+    async def create_game(self, cmd: CreateGameCommand, bearer: str | None = None) -> CreateResult:
+        """Create a game; seats not marked open are held by the creator and get tokens (a
+        signed-in creator's are bound to it instead; a seat token sent along is ignored)."""
         games = self._games
         request_id = check_request_id(cmd.request_id)
+        owner = (await games.caller(bearer)).owner
         new = new_game(
-            cmd, request_id, games.settings, games.tokens, self._rng, games.clock.now_ms()
+            cmd, request_id, games.settings, games.tokens, self._rng, games.clock.now_ms(), owner
         )
         game_id, state, meta = new.game_id, new.state, new.meta
         # Tokens and invites are derived from the request_id, so nothing secret is stored; the
-        # first request's digest lets a retry prove it is the same request.
-        response = _records.create_digest(cmd)
+        # first request's digest lets a retry prove it is the same request (by the same owner).
+        response = _records.create_digest(cmd, owner)
         state_blob, meta_blob = rules.dump_state(state), meta.dump()
         with self._tracer.start_as_current_span("scopa.create_game") as span:
             span.set_attribute("scopa.game_id", game_id)
@@ -112,13 +114,19 @@ class Seating:
         )
 
     async def join_game(
-        self, game_id: str, invite_code: str, name: str, request_id: str = ""
+        self,
+        game_id: str,
+        invite_code: str,
+        name: str,
+        request_id: str = "",
+        bearer: str | None = None,
     ) -> JoinResult:
         """Claim the open seat that ``invite_code`` was issued for (of a public game: without a
-        code, its lowest open seat)."""
+        code, its lowest open seat); a signed-in caller's seat is bound to it, without a token."""
         games = self._games
         rid = check_request_id(request_id)
         check_display_name(name, "display_name")
+        owner = (await games.caller(bearer)).owner
         snap = await games.load(game_id, rid)
         try:
             state = games.state(game_id, snap)
@@ -126,7 +134,9 @@ class Seating:
             await games.store.unlist_public(game_id)
             raise
         meta = games.metas.load(snap.meta)
-        fingerprint = _records.fingerprint("JoinGame", invite_code, name)
+        fingerprint = _records.fingerprint(
+            "JoinGame", invite_code, name, *([owner] if owner else [])
+        )
         if invite_code or not meta.public:
             seat = invited_seat(games.tokens, game_id, meta, invite_code)
         elif snap.cached_response is not None:
@@ -138,12 +148,14 @@ class Seating:
             replay = self._commits.replayed(
                 game_id, seat, snap.cached_response, snap.cached_state, meta, fingerprint
             )
-            return JoinResult(seat, games.tokens.issue(game_id, seat, rid), replay.snapshot)
+            return JoinResult(seat, self._token(game_id, seat, rid, owner), replay.snapshot)
         if state.finished:
             raise rules.GameOver("the game is over")
         if meta.seats[seat].joined:
             raise SeatTaken("that seat was already claimed")
-        meta = meta.with_joined(seat, name)
+        if owner and any(s.owner == owner for s in meta.seats):
+            raise SeatTaken("the signed-in player already holds a seat of this game")
+        meta = meta.with_joined(seat, name, owner)
         events: list[AppEvent] = [SeatJoined(seat, meta.seats[seat].name)]
         result, committed = await self._commits.commit(
             game_id, snap.version, state, meta, seat, events, rid, fingerprint
@@ -153,4 +165,8 @@ class Seating:
                 # The last open seat: ``indexed`` only sees the meta with it taken already.
                 await self._commits.unlist(game_id, result.snapshot.version)
             await self._turns.advance(game_id, result.snapshot.version, state, committed)
-        return JoinResult(seat, games.tokens.issue(game_id, seat, rid), result.snapshot)
+        return JoinResult(seat, self._token(game_id, seat, rid, owner), result.snapshot)
+
+    def _token(self, game_id: str, seat: int, rid: str | None, owner: str) -> str:
+        """The seat token a join hands out: none ("") to a signed-in player."""
+        return "" if owner else self._games.tokens.issue(game_id, seat, rid)

@@ -61,8 +61,12 @@ def new_game(
     tokens: TokenAuthority,
     rng: random.Random,
     now_ms: int,
+    owner: str = "",
 ) -> NewGame:
-    """Check ``cmd`` and deal its game (INVALID_ARGUMENT and kin name what is wrong)."""
+    """Check ``cmd`` and deal its game (INVALID_ARGUMENT and kin name what is wrong).
+
+    With ``owner`` (a signed-in creator, :meth:`TokenAuthority.owner_digest`) the seats the
+    creator holds are bound to it and get no seat token (an empty one in ``tokens``)."""
     check_preset(cmd.preset)
     overrides: dict[str, Any] = dict(cmd.options)
     if cmd.first_dealer is not None:
@@ -103,7 +107,7 @@ def new_game(
         elif spec.bot:
             seats.append(SeatMeta(spec.name or f"Bot {seat + 1}", False, True, bot=spec.bot))
         else:
-            seats.append(SeatMeta(spec.name or f"Player {seat + 1}", False, True))
+            seats.append(SeatMeta(spec.name or f"Player {seat + 1}", False, True, owner=owner))
     meta = GameMeta(
         tuple(seats),
         last_events=encode_log(events),
@@ -116,7 +120,7 @@ def new_game(
     )
     meta = replace(meta, deadline_ms=deadline(state, meta, now_ms, settings))
     held = tuple(
-        (s, tokens.issue(game_id, s, request_id))
+        (s, "" if owner else tokens.issue(game_id, s, request_id))
         for s in range(players)
         if not specs[s].open and not specs[s].bot
     )

@@ -106,6 +106,11 @@ class TokenAuthority:
         """The stored form of an invite ``code``."""
         return _b64(self._mac("invite", game_id, str(seat), code))
 
+    def owner_digest(self, issuer: str, subject: str) -> str:
+        """The stored form of a signed-in player (issuer and subject): keyed, so a stored game
+        names nobody, and the same for every replica sharing the secret."""
+        return _b64(self._mac("owner", issuer, subject))
+
     def derive_game_id(self, request_id: str) -> str:
         """A game id derived from a create request_id, so a retried create finds its game."""
         return _b64(self._mac("create", request_id))[:22]

@@ -67,11 +67,12 @@ class Watches:
         games = self._games
         idle_s = games.settings.watch_idle_s
         check_game_id(game_id)
+        caller = await games.caller(token)
         snap, _ = await self._reads.read(
             (game_id, None, RESYNC), _now(), lambda: self._watched(game_id, None)
         )
         state = games.state(game_id, snap)
-        seat = games.seat_of(token, game_id, state.ruleset.options.players)
+        seat = games.seat_of(caller, game_id, state, games.metas.load(snap.meta))
         if not 0 <= from_version <= snap.version:
             raise InvalidArgument(
                 f"from_version must be between 0 and the game's version {snap.version}",

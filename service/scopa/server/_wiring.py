@@ -18,6 +18,7 @@ from scopa.app import (
     parse_rate,
 )
 from scopa.config import Settings
+from scopa.identity import Identity, JwksKeys
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
 from scopa.storage import StorageError, open_store
 from scopa.telemetry import (
@@ -64,6 +65,16 @@ def _session_limits(settings: Settings) -> SessionLimits:
     )
 
 
+def _identity(settings: Settings) -> Identity | None:
+    """The verifier of identity tokens (None: no issuer set, seat tokens only)."""
+    if settings.oidc_issuer is None or settings.oidc_audience is None:
+        return None
+    keys = JwksKeys(settings.oidc_issuer, min_refresh_s=settings.oidc_min_refresh_s)
+    return Identity(
+        settings.oidc_issuer, settings.oidc_audience, keys, leeway_s=settings.oidc_leeway_s
+    )
+
+
 async def build_services(settings: Settings) -> Wiring:
     """Build the servicers to register, the readiness check and the clean-up for ``settings``."""
     store = open_store(settings.redis_url, settings.redis_timeout_s)
@@ -92,6 +103,7 @@ async def build_services(settings: Settings) -> Wiring:
         bot_searches=(
             ProcessSearches(settings.bot_searches) if settings.bot_processes else ThreadSearches()
         ),
+        identity=_identity(settings),
     )
     # The HTTP port's calls: Connect's binary codec appends each view's options as wire bytes,
     # REST and Connect JSON write them from a text kept per tail (GameCalls options_tail).

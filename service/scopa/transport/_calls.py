@@ -199,9 +199,10 @@ class GameCalls:
     async def create_game(
         self, request: pb.CreateGameRequest, token: str | None
     ) -> pb.CreateGameResponse:
-        """Create a game (the token is not needed: the creator receives the seats' tokens)."""
+        """Create a game (a seat token is not needed: the creator receives the seats' tokens;
+        an identity token binds the creator's seats to the signed-in player instead)."""
         with request_fields(request):
-            created = await self._core.create_game(create_command(request))
+            created = await self._core.create_game(create_command(request), token)
         return with_view(
             pb.CreateGameResponse,
             created.snapshot,
@@ -262,13 +263,15 @@ class GameCalls:
     async def join_game(
         self, request: pb.JoinGameRequest, token: str | None
     ) -> pb.JoinGameResponse:
-        """Claim an open seat (the invite code, not a token, authorises it)."""
+        """Claim an open seat (the invite code, not a token, authorises it; an identity token
+        binds the seat to the signed-in player)."""
         with request_fields():
             joined = await self._core.join_game(
                 game_id_from_name(request.name),
                 request.invite_code,
                 request.display_name,
                 request.request_id,
+                token,
             )
         return with_view(pb.JoinGameResponse, joined.snapshot, seat=joined.seat, token=joined.token)
 

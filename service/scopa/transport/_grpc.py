@@ -70,7 +70,7 @@ class GameServicer:
         self, request: pb.CreateGameRequest, context: Any
     ) -> pb.CreateGameResponse:
         """Create a game."""
-        return await self._calls.create_game(request, None)
+        return await self._calls.create_game(request, _token(context))
 
     async def GetState(self, request: pb.GetStateRequest, context: Any) -> Message | Encoded:
         """The caller's view of a game."""
@@ -86,7 +86,7 @@ class GameServicer:
 
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
         """Claim an open seat."""
-        return await self._calls.join_game(request, None)
+        return await self._calls.join_game(request, _token(context))
 
     async def ResignGame(
         self, request: pb.ResignGameRequest, context: Any

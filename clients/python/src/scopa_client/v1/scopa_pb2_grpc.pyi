@@ -42,6 +42,13 @@ class GameServiceStub:
     seats the creator holds) and JoinGame. A call without a token sees the game
     as a spectator (no hand, no legal moves) and cannot change it. Nothing any
     caller receives reveals another seat's hand or the order of the stock.
+    On a server with an OIDC issuer (SCOPA_OIDC_ISSUER), the same header may
+    instead carry a signed-in player's access token: a JWT (three dot-separated
+    base64url parts whose first is a JOSE header; a seat token has four parts).
+    CreateGame and JoinGame then bind the seats the caller takes to its issuer
+    and subject and return no seat token for them (an empty `token`); the same
+    player acts for them from any device with a fresh access token. A game may
+    mix signed-in and seat-token seats.
 
     Errors: every error carries a `google.rpc.Status` (gRPC: in the
     `grpc-status-details-bin` trailer; Connect: the error's `details`; REST: the
@@ -54,6 +61,15 @@ class GameServiceStub:
       but malformed, or the token does not verify (forged or altered).
     - PERMISSION_DENIED / PERMISSION_DENIED: a genuine token of another game, or
       of a seat this game does not have.
+    - UNAUTHENTICATED / IDENTITY_INVALID: the bearer value is a JWT that does not
+      verify (an algorithm other than an asymmetric signature, a signature that
+      does not verify against the issuer's keys, another issuer or audience,
+      expired or not yet valid), or the server has no OIDC issuer set.
+    - UNAVAILABLE / IDENTITY_UNAVAILABLE: the identity provider's keys cannot be
+      fetched and none are kept; nothing was changed, retry later.
+    - PERMISSION_DENIED / SEAT_NOT_YOURS: the seat belongs to a signed-in player
+      and the caller is another (another subject, or a seat token), or a
+      signed-in caller holds no seat of the game it tries to change.
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
       retrying with the same request_id is safe.
@@ -309,6 +325,13 @@ class GameServiceAsyncStub:
     seats the creator holds) and JoinGame. A call without a token sees the game
     as a spectator (no hand, no legal moves) and cannot change it. Nothing any
     caller receives reveals another seat's hand or the order of the stock.
+    On a server with an OIDC issuer (SCOPA_OIDC_ISSUER), the same header may
+    instead carry a signed-in player's access token: a JWT (three dot-separated
+    base64url parts whose first is a JOSE header; a seat token has four parts).
+    CreateGame and JoinGame then bind the seats the caller takes to its issuer
+    and subject and return no seat token for them (an empty `token`); the same
+    player acts for them from any device with a fresh access token. A game may
+    mix signed-in and seat-token seats.
 
     Errors: every error carries a `google.rpc.Status` (gRPC: in the
     `grpc-status-details-bin` trailer; Connect: the error's `details`; REST: the
@@ -321,6 +344,15 @@ class GameServiceAsyncStub:
       but malformed, or the token does not verify (forged or altered).
     - PERMISSION_DENIED / PERMISSION_DENIED: a genuine token of another game, or
       of a seat this game does not have.
+    - UNAUTHENTICATED / IDENTITY_INVALID: the bearer value is a JWT that does not
+      verify (an algorithm other than an asymmetric signature, a signature that
+      does not verify against the issuer's keys, another issuer or audience,
+      expired or not yet valid), or the server has no OIDC issuer set.
+    - UNAVAILABLE / IDENTITY_UNAVAILABLE: the identity provider's keys cannot be
+      fetched and none are kept; nothing was changed, retry later.
+    - PERMISSION_DENIED / SEAT_NOT_YOURS: the seat belongs to a signed-in player
+      and the caller is another (another subject, or a seat token), or a
+      signed-in caller holds no seat of the game it tries to change.
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
       retrying with the same request_id is safe.
@@ -575,6 +607,13 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
     seats the creator holds) and JoinGame. A call without a token sees the game
     as a spectator (no hand, no legal moves) and cannot change it. Nothing any
     caller receives reveals another seat's hand or the order of the stock.
+    On a server with an OIDC issuer (SCOPA_OIDC_ISSUER), the same header may
+    instead carry a signed-in player's access token: a JWT (three dot-separated
+    base64url parts whose first is a JOSE header; a seat token has four parts).
+    CreateGame and JoinGame then bind the seats the caller takes to its issuer
+    and subject and return no seat token for them (an empty `token`); the same
+    player acts for them from any device with a fresh access token. A game may
+    mix signed-in and seat-token seats.
 
     Errors: every error carries a `google.rpc.Status` (gRPC: in the
     `grpc-status-details-bin` trailer; Connect: the error's `details`; REST: the
@@ -587,6 +626,15 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
       but malformed, or the token does not verify (forged or altered).
     - PERMISSION_DENIED / PERMISSION_DENIED: a genuine token of another game, or
       of a seat this game does not have.
+    - UNAUTHENTICATED / IDENTITY_INVALID: the bearer value is a JWT that does not
+      verify (an algorithm other than an asymmetric signature, a signature that
+      does not verify against the issuer's keys, another issuer or audience,
+      expired or not yet valid), or the server has no OIDC issuer set.
+    - UNAVAILABLE / IDENTITY_UNAVAILABLE: the identity provider's keys cannot be
+      fetched and none are kept; nothing was changed, retry later.
+    - PERMISSION_DENIED / SEAT_NOT_YOURS: the seat belongs to a signed-in player
+      and the caller is another (another subject, or a seat token), or a
+      signed-in caller holds no seat of the game it tries to change.
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
       retrying with the same request_id is safe.
