@@ -557,7 +557,7 @@ async def _late_phases(
     early = players.Pools()
 
     async def prepare(rec: players.Recorder, i: int, deadline: float) -> None:
-        await players.prepare_late(stub, rec, late, rngs[i], args.late_hands, deadline)
+        await players.prepare_late(stub, rec, late, rngs[i], args.late_hands, deadline, wanted)
 
     async def refill(rec: players.Recorder, i: int, deadline: float) -> None:
         await players.create_worker(stub, rec, early, rngs[i], players.LATE_TARGET, deadline)
@@ -565,9 +565,8 @@ async def _late_phases(
     async def play_early(rec: players.Recorder, i: int, deadline: float) -> None:
         await players.play_stacked(stub, rec, early, rngs[i], players.LATE_TARGET, deadline)
 
-    give_up = time.monotonic() + _LATE_PREPARE_S
-    while len(late) < wanted and time.monotonic() < give_up:
-        await bench.phase("prepare", prepare, 2.0)
+    # One phase: a game takes hundreds of plays, more than a short phase gives a worker.
+    await bench.phase("prepare", prepare, _LATE_PREPARE_S)
     print(f"# late: {len(late)} games prepared ({wanted} wanted)", file=sys.stderr)
     late_parts, early_parts = [], []
     per_round = len(late) // _ROUNDS

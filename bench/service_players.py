@@ -270,13 +270,15 @@ async def prepare_late(
     rng: random.Random,
     hands: int,
     deadline: float,
+    wanted: int,
 ) -> None:
-    """Games to 61 played (random legal moves) until their hand ``hands + 1`` starts.
+    """Games to 61 played (random legal moves) until their hand ``hands + 1`` starts, until
+    ``late`` holds ``wanted`` of them (or the deadline).
 
     Each is created with ``hands + 1`` stacked decks, so the mirror knows that hand too and the
     ``late`` phase can play it with PlayCard alone. A game that ends first is dropped.
     """
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and len(late) < wanted:
         game = await create_game(stub, rec, rng, LATE_TARGET, stacked=True, decks=hands + 1)
         while game.mirror is not None and time.monotonic() < deadline:
             state = game.mirror
