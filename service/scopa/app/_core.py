@@ -24,9 +24,11 @@ from collections.abc import AsyncGenerator, Callable
 from opentelemetry import trace
 
 from scopa import rules
+from scopa.archive import GameArchive
 from scopa.storage import GameStore
 
 from ._actions import Actions
+from ._archiving import Archiving
 from ._botsearch import BotSearches, ThreadSearches
 from ._clock import StoreClock
 from ._commands import (
@@ -67,6 +69,7 @@ class GameCore:
         tracer_provider: trace.TracerProvider | None = None,
         clock: StoreClock | None = None,
         bot_searches: BotSearches | None = None,
+        archive: GameArchive | None = None,
     ) -> None:
         hooks = Hooks()
         hooks = Hooks(
@@ -80,8 +83,10 @@ class GameCore:
         games = Games(store, tokens, settings or CoreSettings(), clock or StoreClock(), hooks)
         rng = rng or random.SystemRandom()
         tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
-        commits = Commits(games)
-        self._turns = Turns(games, commits, rng, tracer, bot_searches or ThreadSearches())
+        self._archiving = Archiving(games, archive, games.settings.archive_retention_days)
+        commits = Commits(games, self._archiving)
+        searches = bot_searches or ThreadSearches()
+        self._turns = Turns(games, commits, rng, tracer, searches, self._archiving)
         self._actions = Actions(games, commits, self._turns, rng, tracer)
         self._seating = Seating(games, commits, self._turns, rng, tracer)
         self._lobby = Lobby(games)
@@ -163,7 +168,17 @@ class GameCore:
         """Index entries due by the store's clock now, from every deadline shard."""
         return await self._turns.due_games(limit)
 
+    async def game_record(self, game_id: str, token: str | None) -> bytes:
+        """A finished game's record (JSON, docs/api.md "Game records") for its seats, or for
+        anyone if the game was public."""
+        return await self._archiving.record(game_id, token)
+
+    async def purge_archive(self) -> int:
+        """Delete one batch of archived records past the retention; how many."""
+        return await self._archiving.purge()
+
     async def close(self) -> None:
         """Stop the bots' work of this replica (games played in the background, the search
         workers); what they leave due, a sweeper takes."""
         await self._turns.close()
+        await self._archiving.close()

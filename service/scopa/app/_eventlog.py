@@ -28,6 +28,7 @@ __all__ = [
     "decode_response",
     "encode_log",
     "encode_response",
+    "log_records",
     "visible",
 ]
 
@@ -101,6 +102,13 @@ part of the format: changing it needs a new entry prefix (old entries keep their
 
 def encode_log(events: Sequence[AppEvent]) -> bytes:
     """One log entry holding ``events`` in order, joins and engine events alike."""
+    body = COMPACT.encode({"v": rules.FORMAT_VERSION, "e": log_records(events)})
+    deflate = _LOG_DEFLATE.copy()
+    return _LOG + deflate.compress(body.encode()) + deflate.flush()
+
+
+def log_records(events: Sequence[AppEvent]) -> list[dict[str, Any]]:
+    """``events`` as the JSON records of a log entry (and of a game's archived record)."""
     records: list[dict[str, Any]] = []
     for event in events:
         if isinstance(event, SeatJoined):
@@ -117,9 +125,7 @@ def encode_log(events: Sequence[AppEvent]) -> bytes:
             )
         else:
             records.extend(rules.event_records([event]))
-    body = COMPACT.encode({"v": rules.FORMAT_VERSION, "e": records})
-    deflate = _LOG_DEFLATE.copy()
-    return _LOG + deflate.compress(body.encode()) + deflate.flush()
+    return records
 
 
 _LOG_DEFLATE: Final = zlib.compressobj(9, zlib.DEFLATED, -12, 2, zdict=_LOG_DICT)
