@@ -19,7 +19,7 @@ import structlog
 
 from scopa import rules
 from scopa.archive import ArchivedGame, ArchiveError, GameArchive
-from scopa.storage import GameNotFound, Snapshot, StorageError
+from scopa.storage import GameNotFound, Snapshot, StorageError, StorageUnavailable
 
 from ._checks import check_game_id
 from ._errors import AppError, GameNotFoundError, PermissionDenied
@@ -149,7 +149,14 @@ class Archiving:
 
     async def record(self, game_id: str, token: str | None) -> bytes:
         """A finished game's record (JSON) for its seats, or anyone if the game was public;
-        a finished game not archived yet is archived now."""
+        a finished game not archived yet is archived now (STORAGE_UNAVAILABLE: the archive
+        failed)."""
+        try:
+            return await self._record_of(game_id, token)
+        except ArchiveError as exc:
+            raise StorageUnavailable(f"the archive failed: {exc}") from None
+
+    async def _record_of(self, game_id: str, token: str | None) -> bytes:
         check_game_id(game_id)
         archive = self._archive
         if archive is None:

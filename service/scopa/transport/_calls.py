@@ -189,6 +189,7 @@ class GameCalls:
             "ResignGame": self.resign_game,
             "ListGames": self.list_games,
             "ListRulesets": self.list_rulesets,
+            "GetGameRecord": self.get_game_record,
         }
 
     @property
@@ -208,6 +209,17 @@ class GameCalls:
             name=f"games/{created.game_id}",
             credentials=[pb.SeatCredential(seat=s, token=t) for s, t in created.tokens],
             invites=[pb.SeatInvite(seat=s, invite_code=c) for s, c in created.invites],
+        )
+
+    async def get_game_record(
+        self, request: pb.GetGameRecordRequest, token: str | None
+    ) -> pb.GetGameRecordResponse:
+        """A finished game's record (JSON) for its seats, or anyone if it was public."""
+        with request_fields():
+            game_id = game_id_from_name(request.name)
+            record = await self._core.game_record(game_id, token)
+        return pb.GetGameRecordResponse(
+            record=pb.GameRecord(name=f"games/{game_id}", record_json=record.decode())
         )
 
     async def get_state(

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
+from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetGameRecordRequest, GetGameRecordResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -274,6 +274,23 @@ class GameService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    async def get_game_record(self, request: GetGameRecordRequest, ctx: RequestContext[GetGameRecordRequest, GetGameRecordResponse], /) -> GetGameRecordResponse:
+        """
+        Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def session(self, request: AsyncIterator[SessionRequest], ctx: RequestContext[SessionRequest, SessionResponse], /) -> AsyncIterator[SessionResponse]:
         """
         A realtime session: one seat (or a spectator) on one game over one
@@ -405,6 +422,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.resign_game,
+                ),
+                "/scopa.v1.GameService/GetGameRecord": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetGameRecord",
+                        service_name="scopa.v1.GameService",
+                        input=GetGameRecordRequest,
+                        output=GetGameRecordResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_game_record,
                 ),
                 "/scopa.v1.GameService/Session": Endpoint.bidi_stream(
                     method=MethodInfo(
@@ -850,6 +878,42 @@ class GameServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def get_game_record(
+        self,
+        request: GetGameRecordRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> GetGameRecordResponse:
+        """
+        Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetGameRecord",
+                service_name="scopa.v1.GameService",
+                input=GetGameRecordRequest,
+                output=GetGameRecordResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
+        )
     def session(
         self,
         request: AsyncIterator[SessionRequest],
@@ -1124,6 +1188,23 @@ class GameServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def get_game_record(self, request: GetGameRecordRequest, ctx: RequestContext[GetGameRecordRequest, GetGameRecordResponse], /) -> GetGameRecordResponse:
+        """
+        Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def session(self, request: Iterator[SessionRequest], ctx: RequestContext[SessionRequest, SessionResponse], /) -> Iterator[SessionResponse]:
         """
         A realtime session: one seat (or a spectator) on one game over one
@@ -1253,6 +1334,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.resign_game,
+                ),
+                "/scopa.v1.GameService/GetGameRecord": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="GetGameRecord",
+                        service_name="scopa.v1.GameService",
+                        input=GetGameRecordRequest,
+                        output=GetGameRecordResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.get_game_record,
                 ),
                 "/scopa.v1.GameService/Session": EndpointSync.bidi_stream(
                     method=MethodInfo(
@@ -1697,6 +1789,42 @@ class GameServiceClientSync(ConnectClientSync):
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+        )
+    def get_game_record(
+        self,
+        request: GetGameRecordRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> GetGameRecordResponse:
+        """
+        Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetGameRecord",
+                service_name="scopa.v1.GameService",
+                input=GetGameRecordRequest,
+                output=GetGameRecordResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     def session(
         self,

@@ -2467,9 +2467,66 @@ class ListRulesetsResponse(google.protobuf.message.Message):
 global___ListRulesetsResponse = ListRulesetsResponse
 
 @typing.final
-class ResignGameRequest(google.protobuf.message.Message):
+class GetGameRecordRequest(google.protobuf.message.Message):
     """Request message for ResignGame."""
 
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """The game's resource name, "games/{game}"."""
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["name", b"name"]) -> None: ...
+
+global___GetGameRecordRequest = GetGameRecordRequest
+
+@typing.final
+class GetGameRecordResponse(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: builtins.int
+    @property
+    def record(self) -> global___GameRecord:
+        """The game's record."""
+
+    def __init__(
+        self,
+        *,
+        record: global___GameRecord | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["record", b"record"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["record", b"record"]) -> None: ...
+
+global___GetGameRecordResponse = GetGameRecordResponse
+
+@typing.final
+class GameRecord(google.protobuf.message.Message):
+    """A finished game's record."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    RECORD_JSON_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """The game's resource name, "games/{game}"."""
+    record_json: builtins.str
+    """The record: one JSON object of format 1 (docs/api.md, "Game records")."""
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+        record_json: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["name", b"name", "record_json", b"record_json"]) -> None: ...
+
+global___GameRecord = GameRecord
+
+@typing.final
+class ResignGameRequest(google.protobuf.message.Message):
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     NAME_FIELD_NUMBER: builtins.int

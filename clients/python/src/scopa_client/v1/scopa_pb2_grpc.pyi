@@ -267,6 +267,24 @@ class GameServiceStub:
     - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
     """
 
+    GetGameRecord: grpc.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.GetGameRecordRequest,
+        scopa_client.v1.scopa_pb2.GetGameRecordResponse,
+    ]
+    """Returns the record of a finished game: its options, seats, every version's
+    events with every card shown (the game is over), each hand's scoring and
+    the result, as the JSON object docs/api.md ("Game records") describes.
+    Its seats can read it with their token; anyone can if the game was public.
+    Records are kept in the server's archive for its retention
+    (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+    Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+    retention, or a server that keeps no archive), and:
+    - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+      the record of a game that was not public.
+    - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+    """
+
     Session: grpc.StreamStreamMultiCallable[
         scopa_client.v1.scopa_pb2.SessionRequest,
         scopa_client.v1.scopa_pb2.SessionResponse,
@@ -531,6 +549,24 @@ class GameServiceAsyncStub:
     Requires a seat token. Errors:
     - UNAUTHENTICATED / UNAUTHENTICATED: no token.
     - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
+    """
+
+    GetGameRecord: grpc.aio.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.GetGameRecordRequest,
+        scopa_client.v1.scopa_pb2.GetGameRecordResponse,
+    ]
+    """Returns the record of a finished game: its options, seats, every version's
+    events with every card shown (the game is over), each hand's scoring and
+    the result, as the JSON object docs/api.md ("Game records") describes.
+    Its seats can read it with their token; anyone can if the game was public.
+    Records are kept in the server's archive for its retention
+    (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+    Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+    retention, or a server that keeps no archive), and:
+    - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+      the record of a game that was not public.
+    - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
     """
 
     Session: grpc.aio.StreamStreamMultiCallable[
@@ -815,6 +851,26 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         Requires a seat token. Errors:
         - UNAUTHENTICATED / UNAUTHENTICATED: no token.
         - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
+        """
+
+    @abc.abstractmethod
+    def GetGameRecord(
+        self,
+        request: scopa_client.v1.scopa_pb2.GetGameRecordRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[scopa_client.v1.scopa_pb2.GetGameRecordResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.GetGameRecordResponse]]:
+        """Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
         """
 
     @abc.abstractmethod
