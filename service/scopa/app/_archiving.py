@@ -23,7 +23,7 @@ from scopa.storage import GameNotFound, Snapshot, StorageError, StorageUnavailab
 
 from ._checks import check_game_id
 from ._errors import AppError, GameNotFoundError, PermissionDenied
-from ._eventlog import COMPACT, decode_log, log_records
+from ._eventlog import COMPACT, entry_records
 from ._games import Games
 from ._meta import GameMeta
 
@@ -141,7 +141,7 @@ class Archiving:
 
     async def _record(self, game_id: str, state: rules.MatchState, meta: GameMeta) -> ArchivedGame:
         entries = await self._games.store.events_since(game_id, 0)
-        versions = [(e.version, log_records(decode_log(e.payload))) for e in entries]
+        versions = [(e.version, entry_records(e.payload)) for e in entries]
         now = self._games.clock.now_ms()
         blob = build_record(game_id, state, meta, versions, now)
         preset = state.ruleset.preset
