@@ -16,6 +16,8 @@ from scopa.app import (
     CoreSettings,
     GameCore,
     GameNotFinished,
+    GameStatus,
+    InvalidArgument,
     PermissionDenied,
     Sweeper,
     TokenAuthority,
@@ -139,3 +141,29 @@ async def test_retention_deletes_records_past_it(archive: GameArchive) -> None:
     assert await archive.get(created.game_id) is None
     await keeping.close()
     await expiring.close()
+
+
+async def test_finished_public_games_are_listed_latest_first_in_pages(
+    archive: GameArchive,
+) -> None:
+    core = _core(MemoryStore(), archive)
+    names = []
+    for public in (True, True, False, True):
+        created, tokens = await two_seat_game(core, public=public)
+        await core.resign(created.game_id, tokens[0])
+        await _archived(archive, created.game_id)
+        names.append(created.game_id)
+        await asyncio.sleep(0.002)  # distinct finish times
+    first, token = await core.list_games("", 2, "", finished=True)
+    assert [g.game_id for g in first] == [names[3], names[1]]
+    assert first[0].status is GameStatus.FINISHED
+    assert [(s.name, s.bot) for s in first[0].seats] == [("ann", ""), ("bob", "")]
+    assert first[0].version > 1
+    rest, last = await core.list_games("", 2, token, finished=True)
+    assert ([g.game_id for g in rest], last) == ([names[0]], "")
+    assert (await core.list_games("scopone", 10, "", finished=True))[0] == []
+    with pytest.raises(InvalidArgument):  # a finished page's token is not the lobby's
+        await core.list_games("", 2, token)
+    lobby, _ = await core.list_games("", 10, "")
+    assert lobby == []
+    await core.close()

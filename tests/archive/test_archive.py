@@ -34,9 +34,12 @@ async def archive(archive_url: str) -> AsyncIterator[GameArchive]:
     await opened.close()
 
 
-def _game(game_id: str, finished_ms: int, public: bool = True) -> ArchivedGame:
+def _game(
+    game_id: str, finished_ms: int, public: bool = True, preset: str = "scopa"
+) -> ArchivedGame:
     record = b'{"game":"games/%s","events":[]}' % game_id.encode()
-    return ArchivedGame(game_id, "scopa", public, finished_ms - 1000, finished_ms, record)
+    summary = b'{"seats":["%s"]}' % game_id.encode()
+    return ArchivedGame(game_id, preset, public, finished_ms - 1000, finished_ms, record, summary)
 
 
 async def test_a_record_is_written_once_and_read_back(archive: GameArchive) -> None:
@@ -60,10 +63,14 @@ async def test_finished_lists_latest_first_in_pages(archive: GameArchive) -> Non
     first = await archive.finished(2)
     assert [(g.game_id, g.finished_ms) for g in first] == [("g0", 300), ("g3", 200)]
     assert all(g.record == b"" for g in first)
+    assert first[0].summary == _game("g0", 300).summary
     rest = await archive.finished(10, before=(200, "g3"))
     assert [g.game_id for g in rest] == ["g2", "g1"]
     everything = await archive.finished(10, public_only=False)
     assert [g.game_id for g in everything][:2] == ["private", "g0"]
+    await archive.put(_game("other", 50, preset="scopone"), 1000)
+    assert [g.game_id for g in await archive.finished(10, preset="scopone")] == ["other"]
+    assert len(await archive.finished(10, preset="scopa")) == 4
 
 
 async def test_purge_deletes_the_oldest_past_retention(archive: GameArchive) -> None:

@@ -4,6 +4,7 @@ REST, for the seats of a private game and for anyone of a public one."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,3 +87,25 @@ def test_anyone_reads_a_public_game_record_over_rest(archived: ServerProcess) ->
     missing = httpx.get(f"{archived.http_url}/v1/games/AAAAAAAAAAAAAAAAAAAAAA/record", timeout=10)
     assert missing.status_code == 404
     assert missing.json()["error"]["details"][0]["reason"] == "GAME_NOT_FOUND"
+
+
+def test_list_games_lists_finished_public_games(archived: ServerProcess) -> None:
+    with stub_pair([archived.target, archived.target]) as (stub, _):
+        private, _tokens = _resigned(stub)
+        public, _tokens = _resigned(stub, public=True)
+        for _ in range(100):  # archived in the background, after the answer
+            listed = stub.ListGames(
+                pb.ListGamesRequest(status=pb.GAME_STATUS_FINISHED, page_size=100), timeout=10
+            )
+            if public in [g.name for g in listed.games]:
+                break
+            time.sleep(0.05)
+        names = [g.name for g in listed.games]
+        assert public in names and private not in names
+        assert all(g.status == pb.GAME_STATUS_FINISHED for g in listed.games)
+        with pytest.raises(grpc.RpcError) as bad:
+            stub.ListGames(pb.ListGamesRequest(status=pb.GAME_STATUS_ACTIVE), timeout=10)
+        assert bad.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    reply = httpx.get(f"{archived.http_url}/v1/games?status=GAME_STATUS_FINISHED", timeout=10)
+    assert reply.status_code == 200, reply.text
+    assert public in [g["name"] for g in reply.json()["games"]]

@@ -22,10 +22,12 @@ from scopa.archive import ArchivedGame, ArchiveError, GameArchive
 from scopa.storage import GameNotFound, Snapshot, StorageError, StorageUnavailable
 
 from ._checks import check_game_id
+from ._commands import GameStatus, LobbyGame
 from ._errors import AppError, GameNotFoundError, PermissionDenied
 from ._eventlog import COMPACT, entry_records
 from ._games import Games
-from ._meta import GameMeta
+from ._meta import GameMeta, SeatMeta
+from ._paging import page_size, page_token, read_page_token
 
 __all__ = ["RECORD_FORMAT", "Archiving", "GameNotFinished"]
 
@@ -83,6 +85,21 @@ def build_record(
         "versions": [{"version": v, "events": records} for v, records in versions],
     }
     return COMPACT.encode(record).encode()
+
+
+def _listed(row: ArchivedGame) -> LobbyGame:
+    """A finished game as a list shows it, from its archived summary."""
+    summary = json.loads(row.summary)
+    seats = tuple(SeatMeta(name, False, True, bot=bot) for name, bot in summary["seats"])
+    return LobbyGame(
+        row.game_id,
+        summary["version"],
+        row.preset,
+        seats,
+        row.created_ms,
+        status=GameStatus.FINISHED,
+        public=row.public,
+    )
 
 
 class Archiving:
@@ -145,7 +162,31 @@ class Archiving:
         now = self._games.clock.now_ms()
         blob = build_record(game_id, state, meta, versions, now)
         preset = state.ruleset.preset
-        return ArchivedGame(game_id, preset, meta.public, meta.created_ms, now, blob)
+        last = versions[-1][0] if versions else 0
+        seats = [[s.name, s.bot] for s in meta.seats]
+        summary = COMPACT.encode({"version": last, "seats": seats}).encode()
+        return ArchivedGame(game_id, preset, meta.public, meta.created_ms, now, blob, summary)
+
+    async def finished_page(
+        self, preset: str, size: int, token: str
+    ) -> tuple[list[LobbyGame], str]:
+        """One page of finished public games (of ``preset``; "": all), latest finish first,
+        each from its archived summary, and the next page's token ("" on the last page)."""
+        rows_wanted = page_size(preset, size)
+        key = f"finished:{preset}"  # a lobby page's token is no token here, nor the reverse
+        cursor = read_page_token(token, key)
+        if self._archive is None:
+            return [], ""
+        try:
+            rows = await self._archive.finished(rows_wanted + 1, cursor, True, preset)
+        except ArchiveError as exc:
+            raise StorageUnavailable(f"the archive failed: {exc}") from None
+        more = len(rows) > rows_wanted
+        rows = rows[:rows_wanted]
+        games = [_listed(row) for row in rows]
+        last = rows[-1] if rows else None
+        next_token = page_token(key, last.finished_ms, last.game_id) if more and last else ""
+        return games, next_token
 
     async def record(self, game_id: str, token: str | None) -> bytes:
         """A finished game's record (JSON) for its seats, or anyone if the game was public;

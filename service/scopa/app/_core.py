@@ -139,10 +139,13 @@ class GameCore:
         return await self._actions.resign(game_id, token, request_id)
 
     async def list_games(
-        self, preset: str, page_size: int, page_token: str
+        self, preset: str, page_size: int, page_token: str, finished: bool = False
     ) -> tuple[list[LobbyGame], str]:
         """Public games waiting for players, newest first, each from its lobby summary
-        (AIP-158): one page and the token of the next ("" on the last page)."""
+        (AIP-158): one page and the token of the next ("" on the last page). ``finished``:
+        finished public games from the archive instead, latest finish first."""
+        if finished:
+            return await self._archiving.finished_page(preset, page_size, page_token)
         return await self._lobby.list_games(preset, page_size, page_token)
 
     def watch(

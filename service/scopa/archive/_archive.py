@@ -52,6 +52,8 @@ class ArchivedGame:
     created_ms: int
     finished_ms: int
     record: bytes = b""
+    summary: bytes = b""
+    """What a list shows of the game (opaque, small), read without the record."""
 
 
 def async_url(url: str) -> str:
@@ -114,6 +116,7 @@ class GameArchive:
                 finished_ms=game.finished_ms,
                 archived_ms=archived_ms,
                 record=zlib.compress(game.record, 9),
+                summary=game.summary,
             )
             .on_conflict_do_nothing(index_elements=["game_id"])
         )
@@ -142,6 +145,7 @@ class GameArchive:
             row.created_ms,
             row.finished_ms,
             zlib.decompress(row.record),
+            bytes(row.summary),
         )
 
     async def stored_bytes(self, game_id: str) -> int:
@@ -155,14 +159,21 @@ class GameArchive:
         return int(size or 0)
 
     async def finished(
-        self, limit: int, before: tuple[int, str] | None = None, public_only: bool = True
+        self,
+        limit: int,
+        before: tuple[int, str] | None = None,
+        public_only: bool = True,
+        preset: str = "",
     ) -> list[ArchivedGame]:
-        """Up to ``limit`` finished games, latest finish first, without their records;
-        ``before``: the (finished ms, game id) of the previous page's last entry."""
+        """Up to ``limit`` finished games (of ``preset``; "": all), latest finish first, with
+        their summaries but not their records; ``before``: the (finished ms, game id) of the
+        previous page's last entry."""
         columns = [c for c in RECORDS.c if c.name not in ("record", "archived_ms")]
         query = select(*columns)
         if public_only:
             query = query.where(RECORDS.c.public.is_(True))
+        if preset:
+            query = query.where(RECORDS.c.preset == preset)
         if before is not None:
             ms, game_id = before
             query = query.where(
@@ -178,7 +189,14 @@ class GameArchive:
         except (SQLAlchemyError, OSError) as exc:
             raise ArchiveError(f"archive read failed: {type(exc).__name__}") from exc
         return [
-            ArchivedGame(r.game_id, r.preset, bool(r.public), r.created_ms, r.finished_ms)
+            ArchivedGame(
+                r.game_id,
+                r.preset,
+                bool(r.public),
+                r.created_ms,
+                r.finished_ms,
+                summary=bytes(r.summary),
+            )
             for r in rows
         ]
 

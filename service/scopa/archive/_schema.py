@@ -19,6 +19,8 @@ RECORDS: Final = Table(
     Column("created_ms", BigInteger, nullable=False),
     Column("finished_ms", BigInteger, nullable=False),
     Column("archived_ms", BigInteger, nullable=False),
+    # What a list shows of the game (JSON, small): read without the record.
+    Column("summary", LargeBinary, nullable=False),
     # The record's JSON (docs/api.md, "Game records"), zlib-compressed.
     Column("record", LargeBinary, nullable=False),
     Index("game_records_finished", "finished_ms", "game_id"),

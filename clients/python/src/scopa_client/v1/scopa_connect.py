@@ -248,10 +248,14 @@ class GameService(Protocol):
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-          "field": "preset"), a negative page_size ("page_size"), or a page_token
-          that is malformed or was returned for another preset ("page_token").
+          "field": "preset"), a negative page_size ("page_size"), a status other
+          than waiting or finished ("status"), or a page_token that is malformed
+          or was returned for another preset or status ("page_token").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -804,10 +808,14 @@ class GameServiceClient(ConnectClient):
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-          "field": "preset"), a negative page_size ("page_size"), or a page_token
-          that is malformed or was returned for another preset ("page_token").
+          "field": "preset"), a negative page_size ("page_size"), a status other
+          than waiting or finished ("status"), or a page_token that is malformed
+          or was returned for another preset or status ("page_token").
         """
         return await self.execute_unary(
             request=request,
@@ -1162,10 +1170,14 @@ class GameServiceSync(Protocol):
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-          "field": "preset"), a negative page_size ("page_size"), or a page_token
-          that is malformed or was returned for another preset ("page_token").
+          "field": "preset"), a negative page_size ("page_size"), a status other
+          than waiting or finished ("status"), or a page_token that is malformed
+          or was returned for another preset or status ("page_token").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1716,10 +1728,14 @@ class GameServiceClientSync(ConnectClientSync):
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-          "field": "preset"), a negative page_size ("page_size"), or a page_token
-          that is malformed or was returned for another preset ("page_token").
+          "field": "preset"), a negative page_size ("page_size"), a status other
+          than waiting or finished ("status"), or a page_token that is malformed
+          or was returned for another preset or status ("page_token").
         """
         return self.execute_unary(
             request=request,

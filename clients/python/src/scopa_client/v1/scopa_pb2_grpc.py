@@ -386,10 +386,14 @@ class GameServiceServicer:
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-        "field": "preset"), a negative page_size ("page_size"), or a page_token
-        that is malformed or was returned for another preset ("page_token").
+        "field": "preset"), a negative page_size ("page_size"), a status other
+        than waiting or finished ("status"), or a page_token that is malformed
+        or was returned for another preset or status ("page_token").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -25,6 +25,7 @@ def upgrade() -> None:
         sa.Column("created_ms", sa.BigInteger, nullable=False),
         sa.Column("finished_ms", sa.BigInteger, nullable=False),
         sa.Column("archived_ms", sa.BigInteger, nullable=False),
+        sa.Column("summary", sa.LargeBinary, nullable=False),
         sa.Column("record", sa.LargeBinary, nullable=False),
     )
     op.create_index("game_records_finished", "game_records", ["finished_ms", "game_id"])
