@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from support.games import SECRET, two_seat_game
 
+from scopa import rules
 from scopa.app import (
     CoreSettings,
     GameCore,
@@ -79,6 +80,9 @@ async def test_a_finished_game_is_archived_with_its_cards(archive: GameArchive) 
     dealt = [e for e in events if e["t"] == "cards_dealt"]
     assert {e["seat"] for e in dealt} == {0, 1}
     assert all(len(e["cards"]) == e["n_cards"] > 0 for e in dealt)  # hidden cards revealed
+    codes = record["cards"]
+    assert len(codes) == 40 and codes[str(rules.parse_card("7D"))] == "7D"
+    assert all(str(c) in codes for e in dealt for c in e["cards"])
     assert [e["t"] for e in events][-2:] == ["seat_resigned", "game_finished"]
     assert await core.game_record(game_id, tokens[0]) == found.record
     assert await core.game_record(game_id, tokens[1]) == found.record

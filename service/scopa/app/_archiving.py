@@ -77,6 +77,8 @@ def build_record(
         "created_ms": meta.created_ms,
         "finished_ms": finished_ms,
         "seats": [{"name": s.name, "bot": s.bot} for s in meta.seats],
+        # The events name cards by number: each number of this game's deck and its code.
+        "cards": {str(c): rules.card_code(c) for c in rules.deck_cards(options.deck_size)},
         "result": {
             "reason": state.finish_reason.value,
             "winners": None if finished is None else finished.get("winners"),
