@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
+from support.postgres_server import PostgresServer, running_postgres_server
 from support.redis_cluster import RedisCluster, running_redis_cluster
 from support.redis_sentinel import RedisSentinel, running_redis_sentinel
 from support.redis_server import RedisServer, running_redis_server
@@ -73,4 +74,11 @@ def redis_sentinel() -> Iterator[RedisSentinel]:
 def redis_tls() -> Iterator[RedisTls]:
     """A throwaway TLS-only redis-server (self-signed certificate) for the whole session."""
     with running_redis_tls() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL server (free port, fsync off) for the whole session."""
+    with running_postgres_server() as server:
         yield server

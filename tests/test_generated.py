@@ -92,6 +92,7 @@ def test_service_has_the_public_rpcs() -> None:
         "WatchGame",
         "ListGames",
         "ListRulesets",
+        "GetGameRecord",
         "ResignGame",
         "Session",
     }

@@ -14,7 +14,7 @@ import secrets
 import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Final, Literal, TypeVar
 
 import limits
 
@@ -142,6 +142,19 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "SCOPA_FINISHED_TTL_S",
         "`86400` (1 day)",
         "How long a finished game stays readable, in seconds.",
+    ),
+    EnvVar(
+        "SCOPA_ARCHIVE_URL",
+        "`sqlite:///scopa-data/archive.db`",
+        "Where finished games' records are kept: `sqlite:///PATH` (a file, relative to the working "
+        "directory; `sqlite:////abs/path` for an absolute one) or "
+        "`postgresql://USER:PASSWORD@HOST:PORT/DB`; `off` keeps none.",
+    ),
+    EnvVar(
+        "SCOPA_ARCHIVE_RETENTION_DAYS",
+        "`365`",
+        "Finished games' records older than this many days are deleted (every replica's "
+        "sweeper runs the retention job once a minute).",
     ),
     EnvVar(
         "SCOPA_WATCH_IDLE_S",
@@ -319,6 +332,11 @@ ENV_VARS: tuple[EnvVar, ...] = (
 )
 
 
+DEFAULT_ARCHIVE_URL: Final = "sqlite:///scopa-data/archive.db"
+"""The archive of finished games by default: a SQLite file under the working directory."""
+_ARCHIVE_DEFAULT: str | None = DEFAULT_ARCHIVE_URL
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every setting of the service process, validated."""
@@ -340,6 +358,8 @@ class Settings:
     allow_stacked_decks: bool = False
     game_ttl_s: int = 7 * _DAY_S
     finished_ttl_s: int = _DAY_S
+    archive_url: str | None = DEFAULT_ARCHIVE_URL
+    archive_retention_days: int = 365
     waiting_ttl_s: int = 3600
     watch_idle_s: float = 600.0
     watch_per_client: int = 100
@@ -417,6 +437,8 @@ class Settings:
             allow_stacked_decks=env.get("SCOPA_ALLOW_STACKED_DECKS", False, _bool),
             game_ttl_s=env.get("SCOPA_GAME_TTL_S", 7 * _DAY_S, _positive_int),
             finished_ttl_s=env.get("SCOPA_FINISHED_TTL_S", _DAY_S, _positive_int),
+            archive_url=env.get("SCOPA_ARCHIVE_URL", _ARCHIVE_DEFAULT, _archive_url),
+            archive_retention_days=env.get("SCOPA_ARCHIVE_RETENTION_DAYS", 365, _positive_int),
             waiting_ttl_s=env.get("SCOPA_WAITING_TTL_S", 3600, _positive_int),
             watch_idle_s=env.get("SCOPA_WATCH_IDLE_S", 600.0, _positive_float),
             watch_per_client=env.get("SCOPA_WATCH_PER_CLIENT", 100, _positive_count),
@@ -517,6 +539,14 @@ def _int(value: str) -> int:
         return int(value)
     except ValueError:
         raise ValueError("expected an integer") from None
+
+
+def _archive_url(value: str) -> str | None:
+    if value.lower() == "off":
+        return None
+    if not value.startswith(("sqlite:///", "postgresql://", "postgres://")):
+        raise ValueError("expected sqlite:///PATH, postgresql://... or off")
+    return value
 
 
 def _redis_url(value: str) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import zlib
 from pathlib import Path
@@ -17,6 +18,8 @@ from scopa.app._eventlog import (
     decode_response,
     encode_log,
     encode_response,
+    entry_records,
+    log_records,
 )
 
 
@@ -141,3 +144,19 @@ def test_a_log_entry_of_a_newer_format_is_format_too_new() -> None:
         decode_log(b"A" + zlib.compress(newer.encode()))
     with pytest.raises(rules.FormatTooNew):
         decode_log(b"C" + entry[1:])
+
+
+def test_entry_records_are_those_a_fresh_encoding_writes() -> None:
+    """The records of a stored entry, read as stored (this format) or decoded and written again
+    (format 1, the zlib format), equal those of the events encoded now."""
+    blobs = Path(__file__).with_name("blobs")
+    _, dealt = rules.new_match(rules.make_ruleset("scopa"), rng=random.Random(4))
+    batch = [SeatJoined(1, "Bea"), *dealt, TurnTimedOut(0, 1, False, "greedy")]
+    assert entry_records(encode_log(batch)) == json.loads(json.dumps(log_records(batch)))
+    expected = json.loads(json.dumps(log_records(dealt)))
+    assert any(r["t"] == "cards_dealt" and r["cards"] for r in expected)
+    for name in ("log_engine.v1.bin", "log_engine.v2.bin"):  # as JSON: tuples are lists
+        records = entry_records((blobs / name).read_bytes())
+        assert json.loads(json.dumps(records)) == expected
+    with pytest.raises(rules.InvalidState):
+        entry_records(b"B" + b"not deflate")

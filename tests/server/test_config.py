@@ -257,6 +257,8 @@ DOCUMENTED_VARIABLES = [
     "SCOPA_GAME_TTL_S",
     "SCOPA_WAITING_TTL_S",
     "SCOPA_FINISHED_TTL_S",
+    "SCOPA_ARCHIVE_URL",
+    "SCOPA_ARCHIVE_RETENTION_DAYS",
     "SCOPA_WATCH_IDLE_S",
     "SCOPA_SWEEP_INTERVAL_S",
     "SCOPA_BOT_BUDGET_MS",
@@ -311,3 +313,16 @@ def test_every_variable_read_is_documented() -> None:
         "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
     }
     assert len(read) >= 15
+
+
+def test_the_archive_settings() -> None:
+    """The archive is a SQLite file by default, any sqlite or postgresql URL, or off."""
+    assert Settings.from_env({}).archive_url == "sqlite:///scopa-data/archive.db"
+    pg = "postgresql://u:p@db:5432/scopa"
+    assert Settings.from_env({"SCOPA_ARCHIVE_URL": pg}).archive_url == pg
+    assert Settings.from_env({"SCOPA_ARCHIVE_URL": "OFF"}).archive_url is None
+    assert Settings.from_env({"SCOPA_ARCHIVE_RETENTION_DAYS": "30"}).archive_retention_days == 30
+    with pytest.raises(ConfigError, match="SCOPA_ARCHIVE_URL"):
+        Settings.from_env({"SCOPA_ARCHIVE_URL": "mysql://db/scopa"})
+    with pytest.raises(ConfigError, match="SCOPA_ARCHIVE_RETENTION_DAYS"):
+        Settings.from_env({"SCOPA_ARCHIVE_RETENTION_DAYS": "0"})

@@ -77,6 +77,8 @@ def _env(
         # The suites create games far faster than any person; fault tests turn limits on.
         SCOPA_RATE_LIMIT_CREATE_GAME="off",
         SCOPA_RATE_LIMIT_JOIN_GAME="off",
+        # No archive unless a test gives one (tests/faults/test_archive_faults.py does).
+        SCOPA_ARCHIVE_URL="off",
     )
     if token_secret is not None:
         env["SCOPA_TOKEN_SECRET"] = token_secret

@@ -20,6 +20,9 @@ INSTALL: Final[dict[str, str]] = {
     "nginx": "apt-get install nginx-light",
     "gcc": "apt-get install gcc",
     "node": "apt-get install nodejs npm",
+    "initdb": "apt-get install postgresql",
+    "postgres": "apt-get install postgresql",
+    "runuser": "apt-get install util-linux",
 }
 """How each tool is installed on Debian (what .ci/run runs)."""
 

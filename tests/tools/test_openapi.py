@@ -79,6 +79,7 @@ def test_every_annotated_route_is_an_operation(document: dict[str, Any]) -> None
         "ListGames": ("get", "/v1/games"),
         "ListRulesets": ("get", "/v1/rulesets"),
         "ResignGame": ("post", "/v1/games/{game}:resign"),
+        "GetGameRecord": ("get", "/v1/games/{game}/record"),
         "Healthz": ("get", "/healthz"),
         "Readyz": ("get", "/readyz"),
     }
@@ -142,6 +143,7 @@ def test_security_follows_each_method_token_option(document: dict[str, Any]) -> 
         "GetState": "inherited",
         "WatchGame": "inherited",
         "JoinGame": "inherited",
+        "GetGameRecord": "inherited",
         "PlayCard": [{"bearer": []}],
         "TakeAction": [{"bearer": []}],
         "ResignGame": [{"bearer": []}],

@@ -28,6 +28,7 @@ def test_routes_come_from_every_annotated_method() -> None:
         ("POST", "/v1/{name=games/*}:join", "*"),
         ("GET", "/v1/{name=games/*}:watch", ""),
         ("GET", "/v1/rulesets", ""),
+        ("GET", "/v1/{name=games/*}/record", ""),
         ("POST", "/v1/{name=games/*}:resign", "*"),
     }
 

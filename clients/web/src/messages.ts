@@ -27,6 +27,7 @@ const REASONS: Record<string, (metadata: Readonly<Record<string, string>>) => st
   FORMAT_TOO_NEW: () => "The server is being updated; try again.",
   GAME_STUCK: () => "This game cannot go on (a fault on our side); please start a new one.",
   BOT_ONLY_GAMES_DISABLED: () => "This server needs at least one person at the table.",
+  GAME_NOT_FINISHED: () => "This game is still being played: its record comes when it ends.",
   GAME_UNPLAYABLE: () => "This game's rules are no longer played here; please start a new one.",
   TOO_MANY_WATCHES: () => "Too many games are open from this address.",
 };

@@ -4,6 +4,7 @@ It knows the rules (:mod:`scopa.rules`) and the store contract (:mod:`scopa.stor
 transport: gRPC and REST only convert their messages into these calls.
 """
 
+from ._archiving import RECORD_FORMAT, GameNotFinished
 from ._botsearch import BotSearches, ProcessSearches, ThreadSearches
 from ._checks import DEFAULT_FORFEIT_AFTER
 from ._clock import MAX_SYNC_RTT_S, StoreClock, TimeoutAction
@@ -49,6 +50,7 @@ from ._tokens import TokenAuthority
 __all__ = [
     "DEFAULT_FORFEIT_AFTER",
     "MAX_SYNC_RTT_S",
+    "RECORD_FORMAT",
     "AppError",
     "AppEvent",
     "BotOnlyGamesDisabled",
@@ -59,6 +61,7 @@ __all__ = [
     "CreateResult",
     "GameCore",
     "GameMeta",
+    "GameNotFinished",
     "GameNotFoundError",
     "GameSnapshot",
     "GameStatus",

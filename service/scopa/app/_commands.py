@@ -72,6 +72,8 @@ class CoreSettings:
     allow_stacked_decks: bool = False
     active_ttl_s: float = 7 * 24 * 3600
     finished_ttl_s: float = 24 * 3600
+    archive_retention_days: int = 365
+    """Finished games' records older than this are deleted from the archive."""
     waiting_ttl_s: float = 3600.0
     """Expiry of a game still waiting for players to join (refreshed by every join)."""
     watch_idle_s: float = 600.0

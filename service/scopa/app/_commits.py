@@ -19,6 +19,7 @@ from scopa.storage import (
 )
 
 from . import _due, _records, _views
+from ._archiving import Archiving
 from ._commands import PlayResult
 from ._errors import ConcurrentUpdate, GameNotFoundError
 from ._eventlog import AppEvent, encode_log
@@ -43,8 +44,9 @@ class NotLatest(Exception):
 class Commits:
     """Commits a game's next version for every use case that changes a game."""
 
-    def __init__(self, games: Games) -> None:
+    def __init__(self, games: Games, archiving: Archiving) -> None:
         self._games = games
+        self._archiving = archiving
 
     async def commit(
         self,
@@ -80,6 +82,8 @@ class Commits:
         meta = replace(meta, last_events=log, deadline_ms=games.deadline(state, meta))
         if meta.deadline_ms and not 0 < before.deadline_ms <= meta.deadline_ms:
             await store.lower_deadline(game_id, meta.deadline_ms)
+        if state.finished:  # marked before the commit: no process death loses the record
+            await self._archiving.mark(game_id)
         meta_blob = meta.dump()
         response = None
         if request_id:
@@ -118,6 +122,8 @@ class Commits:
             games.hooks.finished(state.ruleset.preset, state.finish_reason.value)
         games.hooks.active(game_id, state.finished)
         await self.indexed(game_id, new_version, before, state, meta)
+        if state.finished:
+            self._archiving.archive_later(game_id, new_version)
         return self.result(game_id, seat, new_version, state, meta, events), meta
 
     async def indexed(
@@ -137,7 +143,8 @@ class Commits:
         """
         store = self._games.store
         try:
-            if before.deadline_ms or meta.deadline_ms:
+            archiving = state.finished and self._archiving.enabled  # the mark stays
+            if (before.deadline_ms or meta.deadline_ms) and not archiving:
                 await store.set_deadline(game_id, version, meta.deadline_ms or None)
             if meta.public and (before.waiting or not before.seats):
                 if meta.waiting and not state.finished:

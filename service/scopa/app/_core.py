@@ -26,10 +26,12 @@ from collections.abc import AsyncGenerator, Callable
 from opentelemetry import trace
 
 from scopa import rules
+from scopa.archive import GameArchive
 from scopa.identity import Identity
 from scopa.storage import GameStore
 
 from ._actions import Actions
+from ._archiving import Archiving
 from ._botsearch import BotSearches, ThreadSearches
 from ._clock import StoreClock
 from ._commands import (
@@ -70,6 +72,7 @@ class GameCore:
         tracer_provider: trace.TracerProvider | None = None,
         clock: StoreClock | None = None,
         bot_searches: BotSearches | None = None,
+        archive: GameArchive | None = None,
         identity: Identity | None = None,
     ) -> None:
         hooks = Hooks()
@@ -86,8 +89,10 @@ class GameCore:
         )
         rng = rng or random.SystemRandom()
         tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
-        commits = Commits(games)
-        self._turns = Turns(games, commits, rng, tracer, bot_searches or ThreadSearches())
+        self._archiving = Archiving(games, archive, games.settings.archive_retention_days)
+        commits = Commits(games, self._archiving)
+        searches = bot_searches or ThreadSearches()
+        self._turns = Turns(games, commits, rng, tracer, searches, self._archiving)
         self._actions = Actions(games, commits, self._turns, rng, tracer)
         self._seating = Seating(games, commits, self._turns, rng, tracer)
         self._lobby = Lobby(games)
@@ -146,10 +151,13 @@ class GameCore:
         return await self._actions.resign(game_id, token, request_id)
 
     async def list_games(
-        self, preset: str, page_size: int, page_token: str
+        self, preset: str, page_size: int, page_token: str, finished: bool = False
     ) -> tuple[list[LobbyGame], str]:
         """Public games waiting for players, newest first, each from its lobby summary
-        (AIP-158): one page and the token of the next ("" on the last page)."""
+        (AIP-158): one page and the token of the next ("" on the last page). ``finished``:
+        finished public games from the archive instead, latest finish first."""
+        if finished:
+            return await self._archiving.finished_page(preset, page_size, page_token)
         return await self._lobby.list_games(preset, page_size, page_token)
 
     def watch(
@@ -175,7 +183,17 @@ class GameCore:
         """Index entries due by the store's clock now, from every deadline shard."""
         return await self._turns.due_games(limit)
 
+    async def game_record(self, game_id: str, token: str | None) -> bytes:
+        """A finished game's record (JSON, docs/api.md "Game records") for its seats, or for
+        anyone if the game was public."""
+        return await self._archiving.record(game_id, token)
+
+    async def purge_archive(self) -> int:
+        """Delete one batch of archived records past the retention; how many."""
+        return await self._archiving.purge()
+
     async def close(self) -> None:
         """Stop the bots' work of this replica (games played in the background, the search
         workers); what they leave due, a sweeper takes."""
         await self._turns.close()
+        await self._archiving.close()

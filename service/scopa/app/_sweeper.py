@@ -12,6 +12,7 @@ service, no leader.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -19,6 +20,7 @@ import structlog
 from opentelemetry import context
 
 from scopa._tasks import cancel_until_done
+from scopa.archive import ArchiveError
 from scopa.rules import FormatTooNew
 from scopa.storage import StorageError
 
@@ -42,10 +44,18 @@ def _untraced() -> Iterator[None]:
 class Sweeper:
     """Scans the deadline index every ``interval_s`` and takes what is due."""
 
-    def __init__(self, core: GameCore, interval_s: float = 1.0, batch: int = 32) -> None:
+    def __init__(
+        self,
+        core: GameCore,
+        interval_s: float = 1.0,
+        batch: int = 32,
+        retention_interval_s: float = 60.0,
+    ) -> None:
         self._core = core
         self._interval_s = interval_s
         self._batch = batch
+        self._retention_interval_s = retention_interval_s
+        self._purged_at = -retention_interval_s
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -86,7 +96,23 @@ class Sweeper:
             dropped = await self._core.purge_lobby()
         if dropped:
             _log.info("lobby_purged", entries=dropped)
+        await self._retention()
         return acted
+
+    async def _retention(self) -> None:
+        """The archive's retention job, once per ``retention_interval_s``: one batch of records
+        past the retention is deleted (every replica runs it; a delete is idempotent)."""
+        now = time.monotonic()
+        if now - self._purged_at < self._retention_interval_s:
+            return
+        self._purged_at = now
+        try:
+            deleted = await self._core.purge_archive()
+        except ArchiveError as exc:
+            _log.warning("archive_purge_failed", error=type(exc).__name__)
+            return
+        if deleted:
+            _log.info("archive_purged", records=deleted)
 
     async def run(self) -> None:
         """Sweep until cancelled; a store outage is logged and the next pass tries again."""

@@ -15,9 +15,11 @@ import structlog
 from opentelemetry import trace
 
 from scopa import bots, rules
+from scopa.archive import ArchiveError
 from scopa.storage import DEADLINE_SHARDS, GameNotFound
 
 from . import _due
+from ._archiving import Archiving
 from ._botqueue import BotQueue, BotQueueFull
 from ._botsearch import BotSearches
 from ._commits import Commits
@@ -48,8 +50,10 @@ class Turns:
         rng: random.Random,
         tracer: trace.Tracer,
         searches: BotSearches,
+        archiving: Archiving,
     ) -> None:
         self._games = games
+        self._archiving = archiving
         self._commits = commits
         self._rng = rng
         self._tracer = tracer
@@ -185,6 +189,12 @@ class Turns:
             state = games.state(game_id, snap)
         except (GameStuck, rules.GameUnplayable):  # no sweep can ever take its turn
             await games.store.forget_deadline(game_id, deadline_ms)
+            return False
+        if state.finished and self._archiving.enabled:  # marked for archiving
+            try:
+                await self._archiving.archive(game_id, snap)
+            except ArchiveError as exc:  # the mark stays: the next sweep tries again
+                _log.warning("archive_deferred", game_id=game_id, error=type(exc).__name__)
             return False
         meta = games.metas.load(snap.meta)
         acted = [0]

@@ -17,6 +17,7 @@ from scopa.app import (
     TokenAuthority,
     parse_rate,
 )
+from scopa.archive import open_archive
 from scopa.config import Settings
 from scopa.identity import Identity, JwksKeys
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
@@ -78,6 +79,7 @@ def _identity(settings: Settings) -> Identity | None:
 async def build_services(settings: Settings) -> Wiring:
     """Build the servicers to register, the readiness check and the clean-up for ``settings``."""
     store = open_store(settings.redis_url, settings.redis_timeout_s)
+    archive = await open_archive(settings.archive_url) if settings.archive_url else None
     core = GameCore(
         store,
         TokenAuthority(settings.token_secret),
@@ -85,6 +87,7 @@ async def build_services(settings: Settings) -> Wiring:
             allow_stacked_decks=settings.allow_stacked_decks,
             active_ttl_s=settings.game_ttl_s,
             finished_ttl_s=settings.finished_ttl_s,
+            archive_retention_days=settings.archive_retention_days,
             waiting_ttl_s=settings.waiting_ttl_s,
             watch_idle_s=settings.watch_idle_s,
             watch_per_client=settings.watch_per_client,
@@ -104,6 +107,7 @@ async def build_services(settings: Settings) -> Wiring:
             ProcessSearches(settings.bot_searches) if settings.bot_processes else ThreadSearches()
         ),
         identity=_identity(settings),
+        archive=archive,
     )
     # The HTTP port's calls: Connect's binary codec appends each view's options as wire bytes,
     # REST and Connect JSON write them from a text kept per tail (GameCalls options_tail).
@@ -117,6 +121,8 @@ async def build_services(settings: Settings) -> Wiring:
         await sweeper.stop()
         await core.close()  # the bots' background games and search workers
         await store.close()
+        if archive is not None:
+            await archive.close()
 
     # gRPC's own GameCalls: its views' options go out as wire bytes (GameCalls options_tail).
     # One count of realtime sessions for both ports (SCOPA_SESSIONS_MAX).

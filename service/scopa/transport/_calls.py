@@ -23,7 +23,7 @@ from typing import Any, Final, NamedTuple, TypeVar
 from google.protobuf.message import Message
 
 from scopa import rules
-from scopa.app import AppError, GameCore, GameSnapshot
+from scopa.app import AppError, GameCore, GameSnapshot, InvalidArgument
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import (
@@ -41,6 +41,12 @@ from ._convert import (
 __all__ = ["Encoded", "GameCalls", "UnaryCall", "request_fields", "serialize_response"]
 
 _KEPT_RESPONSES: Final = 1024
+_LISTED: Final = (
+    pb.GAME_STATUS_UNSPECIFIED,
+    pb.GAME_STATUS_WAITING_FOR_PLAYERS,
+    pb.GAME_STATUS_FINISHED,
+)
+"""The statuses ListGames lists: the lobby (unset, waiting) and finished games."""
 """GetState responses kept per process (see GameCalls.get_state)."""
 _TAIL: ContextVar[bytes] = ContextVar("scopa_options_tail", default=b"")
 """The options tail of the response the current task's GameCalls method built last."""
@@ -189,6 +195,7 @@ class GameCalls:
             "ResignGame": self.resign_game,
             "ListGames": self.list_games,
             "ListRulesets": self.list_rulesets,
+            "GetGameRecord": self.get_game_record,
         }
 
     @property
@@ -209,6 +216,17 @@ class GameCalls:
             name=f"games/{created.game_id}",
             credentials=[pb.SeatCredential(seat=s, token=t) for s, t in created.tokens],
             invites=[pb.SeatInvite(seat=s, invite_code=c) for s, c in created.invites],
+        )
+
+    async def get_game_record(
+        self, request: pb.GetGameRecordRequest, token: str | None
+    ) -> pb.GetGameRecordResponse:
+        """A finished game's record (JSON) for its seats, or anyone if it was public."""
+        with request_fields():
+            game_id = game_id_from_name(request.name)
+            record = await self._core.game_record(game_id, token)
+        return pb.GetGameRecordResponse(
+            record=pb.GameRecord(name=f"games/{game_id}", record_json=record.decode())
         )
 
     async def get_state(
@@ -290,8 +308,15 @@ class GameCalls:
     ) -> pb.ListGamesResponse:
         """The lobby: public games waiting for players, each from its summary."""
         with request_fields():
+            if request.status not in _LISTED:
+                raise InvalidArgument(
+                    "status must be waiting for players or finished", field="status"
+                )
             games, next_token = await self._core.list_games(
-                request.preset, request.page_size, request.page_token
+                request.preset,
+                request.page_size,
+                request.page_token,
+                finished=request.status == pb.GAME_STATUS_FINISHED,
             )
         # Dicts: upb fills each GameView in place (a message would be serialized and parsed).
         views: Any = [lobby_fields(game) for game in games]

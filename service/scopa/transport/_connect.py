@@ -102,6 +102,12 @@ class ConnectGameService:
         """The caller's view of a game."""
         return await self._unary("GetState", self._calls.get_state, request, ctx)
 
+    async def get_game_record(
+        self, request: pb.GetGameRecordRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.GetGameRecordResponse:
+        """A finished game's record."""
+        return await self._unary("GetGameRecord", self._calls.get_game_record, request, ctx)
+
     async def play_card(
         self, request: pb.PlayCardRequest, ctx: RequestContext[Any, Any]
     ) -> pb.PlayCardResponse:

@@ -127,6 +127,7 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     app.GameStuck: grpc.StatusCode.FAILED_PRECONDITION,
     app.StackedDecksDisabled: grpc.StatusCode.FAILED_PRECONDITION,
     app.BotOnlyGamesDisabled: grpc.StatusCode.FAILED_PRECONDITION,
+    app.GameNotFinished: grpc.StatusCode.FAILED_PRECONDITION,
     app.RateLimited: grpc.StatusCode.RESOURCE_EXHAUSTED,
     storage.StorageUnavailable: grpc.StatusCode.UNAVAILABLE,
     MalformedRequest: grpc.StatusCode.INVALID_ARGUMENT,

@@ -76,6 +76,12 @@ class GameServicer:
         """The caller's view of a game."""
         return self._encoded(await self._calls.get_state(request, _token(context)))
 
+    async def GetGameRecord(
+        self, request: pb.GetGameRecordRequest, context: Any
+    ) -> pb.GetGameRecordResponse:
+        """A finished game's record."""
+        return await self._calls.get_game_record(request, _token(context))
+
     async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> Message | Encoded:
         """Play a card."""
         return self._encoded(await self._calls.play_card(request, _token(context)))

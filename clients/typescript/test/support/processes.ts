@@ -143,6 +143,7 @@ export async function startScopaServer(
     SCOPA_GRACE_S: "1",
     SCOPA_DRAIN_DELAY_S: "0",
     SCOPA_TOKEN_SECRET: "typescript-client-test-secret-0123456789",
+    SCOPA_ARCHIVE_URL: `sqlite:///${join(dir, "archive.db")}`,
     ...settings,
   });
   const logPath = join(dir, "server.log");

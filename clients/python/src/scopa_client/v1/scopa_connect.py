@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
+from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetGameRecordRequest, GetGameRecordResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -264,10 +264,14 @@ class GameService(Protocol):
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-          "field": "preset"), a negative page_size ("page_size"), or a page_token
-          that is malformed or was returned for another preset ("page_token").
+          "field": "preset"), a negative page_size ("page_size"), a status other
+          than waiting or finished ("status"), or a page_token that is malformed
+          or was returned for another preset or status ("page_token").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -287,6 +291,23 @@ class GameService(Protocol):
         Requires a seat token. Errors:
         - UNAUTHENTICATED / UNAUTHENTICATED: no token.
         - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def get_game_record(self, request: GetGameRecordRequest, ctx: RequestContext[GetGameRecordRequest, GetGameRecordResponse], /) -> GetGameRecordResponse:
+        """
+        Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -421,6 +442,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.resign_game,
+                ),
+                "/scopa.v1.GameService/GetGameRecord": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetGameRecord",
+                        service_name="scopa.v1.GameService",
+                        input=GetGameRecordRequest,
+                        output=GetGameRecordResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_game_record,
                 ),
                 "/scopa.v1.GameService/Session": Endpoint.bidi_stream(
                     method=MethodInfo(
@@ -808,10 +840,14 @@ class GameServiceClient(ConnectClient):
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-          "field": "preset"), a negative page_size ("page_size"), or a page_token
-          that is malformed or was returned for another preset ("page_token").
+          "field": "preset"), a negative page_size ("page_size"), a status other
+          than waiting or finished ("status"), or a page_token that is malformed
+          or was returned for another preset or status ("page_token").
         """
         return await self.execute_unary(
             request=request,
@@ -881,6 +917,42 @@ class GameServiceClient(ConnectClient):
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+        )
+    async def get_game_record(
+        self,
+        request: GetGameRecordRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> GetGameRecordResponse:
+        """
+        Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetGameRecord",
+                service_name="scopa.v1.GameService",
+                input=GetGameRecordRequest,
+                output=GetGameRecordResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     def session(
         self,
@@ -1146,10 +1218,14 @@ class GameServiceSync(Protocol):
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-          "field": "preset"), a negative page_size ("page_size"), or a page_token
-          that is malformed or was returned for another preset ("page_token").
+          "field": "preset"), a negative page_size ("page_size"), a status other
+          than waiting or finished ("status"), or a page_token that is malformed
+          or was returned for another preset or status ("page_token").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1169,6 +1245,23 @@ class GameServiceSync(Protocol):
         Requires a seat token. Errors:
         - UNAUTHENTICATED / UNAUTHENTICATED: no token.
         - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def get_game_record(self, request: GetGameRecordRequest, ctx: RequestContext[GetGameRecordRequest, GetGameRecordResponse], /) -> GetGameRecordResponse:
+        """
+        Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1301,6 +1394,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.resign_game,
+                ),
+                "/scopa.v1.GameService/GetGameRecord": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="GetGameRecord",
+                        service_name="scopa.v1.GameService",
+                        input=GetGameRecordRequest,
+                        output=GetGameRecordResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.get_game_record,
                 ),
                 "/scopa.v1.GameService/Session": EndpointSync.bidi_stream(
                     method=MethodInfo(
@@ -1688,10 +1792,14 @@ class GameServiceClientSync(ConnectClientSync):
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-          "field": "preset"), a negative page_size ("page_size"), or a page_token
-          that is malformed or was returned for another preset ("page_token").
+          "field": "preset"), a negative page_size ("page_size"), a status other
+          than waiting or finished ("status"), or a page_token that is malformed
+          or was returned for another preset or status ("page_token").
         """
         return self.execute_unary(
             request=request,
@@ -1761,6 +1869,42 @@ class GameServiceClientSync(ConnectClientSync):
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+        )
+    def get_game_record(
+        self,
+        request: GetGameRecordRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> GetGameRecordResponse:
+        """
+        Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetGameRecord",
+                service_name="scopa.v1.GameService",
+                input=GetGameRecordRequest,
+                output=GetGameRecordResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     def session(
         self,

@@ -2381,6 +2381,7 @@ class ListGamesRequest(google.protobuf.message.Message):
     PAGE_SIZE_FIELD_NUMBER: builtins.int
     PAGE_TOKEN_FIELD_NUMBER: builtins.int
     PRESET_FIELD_NUMBER: builtins.int
+    STATUS_FIELD_NUMBER: builtins.int
     page_size: builtins.int
     """The most games to return; 0: 20; more than 100: 100."""
     page_token: builtins.str
@@ -2389,14 +2390,21 @@ class ListGamesRequest(google.protobuf.message.Message):
     """
     preset: builtins.str
     """Only games of this preset (e.g. "scopa"); empty: every preset."""
+    status: global___GameStatus.ValueType
+    """Which games: unset or GAME_STATUS_WAITING_FOR_PLAYERS, the lobby;
+    GAME_STATUS_FINISHED, finished public games from the archive, latest finish
+    first (read one's record with GetGameRecord). Other values are
+    INVALID_ARGUMENT ("status").
+    """
     def __init__(
         self,
         *,
         page_size: builtins.int = ...,
         page_token: builtins.str = ...,
         preset: builtins.str = ...,
+        status: global___GameStatus.ValueType = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["page_size", b"page_size", "page_token", b"page_token", "preset", b"preset"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["page_size", b"page_size", "page_token", b"page_token", "preset", b"preset", "status", b"status"]) -> None: ...
 
 global___ListGamesRequest = ListGamesRequest
 
@@ -2412,8 +2420,9 @@ class ListGamesResponse(google.protobuf.message.Message):
     """The page_token of the next page; empty on the last page."""
     @property
     def games(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___GameView]:
-        """Public games waiting for players, newest first, each a summary (see
-        ListGames: the table, hands, scores and options are not set).
+        """Public games waiting for players, newest first (or finished ones, latest
+        finish first), each a summary (see ListGames: the table, hands, scores
+        and options are not set).
         """
 
     def __init__(
@@ -2467,9 +2476,66 @@ class ListRulesetsResponse(google.protobuf.message.Message):
 global___ListRulesetsResponse = ListRulesetsResponse
 
 @typing.final
-class ResignGameRequest(google.protobuf.message.Message):
+class GetGameRecordRequest(google.protobuf.message.Message):
     """Request message for ResignGame."""
 
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """The game's resource name, "games/{game}"."""
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["name", b"name"]) -> None: ...
+
+global___GetGameRecordRequest = GetGameRecordRequest
+
+@typing.final
+class GetGameRecordResponse(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: builtins.int
+    @property
+    def record(self) -> global___GameRecord:
+        """The game's record."""
+
+    def __init__(
+        self,
+        *,
+        record: global___GameRecord | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["record", b"record"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["record", b"record"]) -> None: ...
+
+global___GetGameRecordResponse = GetGameRecordResponse
+
+@typing.final
+class GameRecord(google.protobuf.message.Message):
+    """A finished game's record."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    RECORD_JSON_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """The game's resource name, "games/{game}"."""
+    record_json: builtins.str
+    """The record: one JSON object of format 1 (docs/api.md, "Game records")."""
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+        record_json: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["name", b"name", "record_json", b"record_json"]) -> None: ...
+
+global___GameRecord = GameRecord
+
+@typing.final
+class ResignGameRequest(google.protobuf.message.Message):
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     NAME_FIELD_NUMBER: builtins.int

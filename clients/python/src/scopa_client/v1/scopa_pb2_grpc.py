@@ -174,6 +174,11 @@ class GameServiceStub:
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.ResignGameRequest.SerializeToString,
                 response_deserializer=scopa_dot_v1_dot_scopa__pb2.ResignGameResponse.FromString,
                 _registered_method=True)
+        self.GetGameRecord = channel.unary_unary(
+                '/scopa.v1.GameService/GetGameRecord',
+                request_serializer=scopa_dot_v1_dot_scopa__pb2.GetGameRecordRequest.SerializeToString,
+                response_deserializer=scopa_dot_v1_dot_scopa__pb2.GetGameRecordResponse.FromString,
+                _registered_method=True)
         self.Session = channel.stream_stream(
                 '/scopa.v1.GameService/Session',
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.SessionRequest.SerializeToString,
@@ -413,10 +418,14 @@ class GameServiceServicer:
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-        "field": "preset"), a negative page_size ("page_size"), or a page_token
-        that is malformed or was returned for another preset ("page_token").
+        "field": "preset"), a negative page_size ("page_size"), a status other
+        than waiting or finished ("status"), or a page_token that is malformed
+        or was returned for another preset or status ("page_token").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -438,6 +447,24 @@ class GameServiceServicer:
         Requires a seat token. Errors:
         - UNAUTHENTICATED / UNAUTHENTICATED: no token.
         - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetGameRecord(self, request, context):
+        """Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+        the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -510,6 +537,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ResignGame,
                     request_deserializer=scopa_dot_v1_dot_scopa__pb2.ResignGameRequest.FromString,
                     response_serializer=scopa_dot_v1_dot_scopa__pb2.ResignGameResponse.SerializeToString,
+            ),
+            'GetGameRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGameRecord,
+                    request_deserializer=scopa_dot_v1_dot_scopa__pb2.GetGameRecordRequest.FromString,
+                    response_serializer=scopa_dot_v1_dot_scopa__pb2.GetGameRecordResponse.SerializeToString,
             ),
             'Session': grpc.stream_stream_rpc_method_handler(
                     servicer.Session,
@@ -855,6 +887,33 @@ class GameService:
             '/scopa.v1.GameService/ResignGame',
             scopa_dot_v1_dot_scopa__pb2.ResignGameRequest.SerializeToString,
             scopa_dot_v1_dot_scopa__pb2.ResignGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGameRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.GameService/GetGameRecord',
+            scopa_dot_v1_dot_scopa__pb2.GetGameRecordRequest.SerializeToString,
+            scopa_dot_v1_dot_scopa__pb2.GetGameRecordResponse.FromString,
             options,
             channel_credentials,
             insecure,

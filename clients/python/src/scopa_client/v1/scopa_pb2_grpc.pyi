@@ -256,10 +256,14 @@ class GameServiceStub:
     the lobby). Join an open seat with JoinGame and no invite code. Paged as
     AIP-158 describes; a page is short only on the last page.
 
+    With status GAME_STATUS_FINISHED it lists finished public games instead,
+    latest finish first, from the server's archive (none without one).
+
     Errors:
     - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-      "field": "preset"), a negative page_size ("page_size"), or a page_token
-      that is malformed or was returned for another preset ("page_token").
+      "field": "preset"), a negative page_size ("page_size"), a status other
+      than waiting or finished ("status"), or a page_token that is malformed
+      or was returned for another preset or status ("page_token").
     """
 
     ListRulesets: grpc.UnaryUnaryMultiCallable[
@@ -281,6 +285,24 @@ class GameServiceStub:
     Requires a seat token. Errors:
     - UNAUTHENTICATED / UNAUTHENTICATED: no token.
     - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
+    """
+
+    GetGameRecord: grpc.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.GetGameRecordRequest,
+        scopa_client.v1.scopa_pb2.GetGameRecordResponse,
+    ]
+    """Returns the record of a finished game: its options, seats, every version's
+    events with every card shown (the game is over), each hand's scoring and
+    the result, as the JSON object docs/api.md ("Game records") describes.
+    Its seats can read it with their token; anyone can if the game was public.
+    Records are kept in the server's archive for its retention
+    (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+    Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+    retention, or a server that keeps no archive), and:
+    - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+      the record of a game that was not public.
+    - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
     """
 
     Session: grpc.StreamStreamMultiCallable[
@@ -538,10 +560,14 @@ class GameServiceAsyncStub:
     the lobby). Join an open seat with JoinGame and no invite code. Paged as
     AIP-158 describes; a page is short only on the last page.
 
+    With status GAME_STATUS_FINISHED it lists finished public games instead,
+    latest finish first, from the server's archive (none without one).
+
     Errors:
     - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-      "field": "preset"), a negative page_size ("page_size"), or a page_token
-      that is malformed or was returned for another preset ("page_token").
+      "field": "preset"), a negative page_size ("page_size"), a status other
+      than waiting or finished ("status"), or a page_token that is malformed
+      or was returned for another preset or status ("page_token").
     """
 
     ListRulesets: grpc.aio.UnaryUnaryMultiCallable[
@@ -563,6 +589,24 @@ class GameServiceAsyncStub:
     Requires a seat token. Errors:
     - UNAUTHENTICATED / UNAUTHENTICATED: no token.
     - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
+    """
+
+    GetGameRecord: grpc.aio.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.GetGameRecordRequest,
+        scopa_client.v1.scopa_pb2.GetGameRecordResponse,
+    ]
+    """Returns the record of a finished game: its options, seats, every version's
+    events with every card shown (the game is over), each hand's scoring and
+    the result, as the JSON object docs/api.md ("Game records") describes.
+    Its seats can read it with their token; anyone can if the game was public.
+    Records are kept in the server's archive for its retention
+    (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+    Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+    retention, or a server that keeps no archive), and:
+    - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+      the record of a game that was not public.
+    - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
     """
 
     Session: grpc.aio.StreamStreamMultiCallable[
@@ -834,10 +878,14 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         the lobby). Join an open seat with JoinGame and no invite code. Paged as
         AIP-158 describes; a page is short only on the last page.
 
+        With status GAME_STATUS_FINISHED it lists finished public games instead,
+        latest finish first, from the server's archive (none without one).
+
         Errors:
         - INVALID_ARGUMENT / INVALID_ARGUMENT: an unknown preset (metadata
-          "field": "preset"), a negative page_size ("page_size"), or a page_token
-          that is malformed or was returned for another preset ("page_token").
+          "field": "preset"), a negative page_size ("page_size"), a status other
+          than waiting or finished ("status"), or a page_token that is malformed
+          or was returned for another preset or status ("page_token").
         """
 
     @abc.abstractmethod
@@ -863,6 +911,26 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         Requires a seat token. Errors:
         - UNAUTHENTICATED / UNAUTHENTICATED: no token.
         - FAILED_PRECONDITION / GAME_OVER: the game has already finished.
+        """
+
+    @abc.abstractmethod
+    def GetGameRecord(
+        self,
+        request: scopa_client.v1.scopa_pb2.GetGameRecordRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[scopa_client.v1.scopa_pb2.GetGameRecordResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.GetGameRecordResponse]]:
+        """Returns the record of a finished game: its options, seats, every version's
+        events with every card shown (the game is over), each hand's scoring and
+        the result, as the JSON object docs/api.md ("Game records") describes.
+        Its seats can read it with their token; anyone can if the game was public.
+        Records are kept in the server's archive for its retention
+        (SCOPA_ARCHIVE_RETENTION_DAYS).
+
+        Errors: the common ones (GAME_NOT_FOUND: no such game, a record past the
+        retention, or a server that keeps no archive), and:
+        - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
+          the record of a game that was not public.
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
         """
 
     @abc.abstractmethod

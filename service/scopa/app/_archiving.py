@@ -1,0 +1,241 @@
+"""Finished games' records: built from the game's log, written to the archive once, read back.
+
+Finishing a game marks it in the deadline index (due at once) before the commit that finishes
+it, and the mark stays until its record is in the archive. The finishing replica writes the
+record right after its commit, in the background; a replica killed before that leaves the mark,
+and the next sweep (any replica's) writes it. The archive writes a game once, keyed by its id,
+so replicas racing for the same record leave one. The game's Redis copy must outlive pending
+archiving: it keeps ``SCOPA_FINISHED_TTL_S`` after the finish, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import json
+from typing import Any, Final
+
+import structlog
+
+from scopa import rules
+from scopa.archive import ArchivedGame, ArchiveError, GameArchive
+from scopa.storage import GameNotFound, Snapshot, StorageError, StorageUnavailable
+
+from ._checks import check_game_id
+from ._commands import GameStatus, LobbyGame
+from ._errors import AppError, GameNotFoundError, PermissionDenied
+from ._eventlog import COMPACT, entry_records
+from ._games import Games
+from ._meta import GameMeta, SeatMeta
+from ._paging import page_size, page_token, read_page_token
+
+__all__ = ["RECORD_FORMAT", "Archiving", "GameNotFinished"]
+
+_log = structlog.get_logger("scopa.app.archive")
+
+RECORD_FORMAT: Final = 1
+"""The ``format`` of a record's JSON (docs/api.md, "Game records")."""
+
+_PURGE_BATCH: Final = 500
+
+
+class GameNotFinished(AppError):
+    """A record was asked of a game still being played."""
+
+    reason = "GAME_NOT_FINISHED"
+
+
+def _plain(value: Any) -> Any:
+    """An option's value as JSON: enums by value, tuples as lists."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def build_record(
+    game_id: str,
+    state: rules.MatchState,
+    meta: GameMeta,
+    versions: list[tuple[int, list[dict[str, Any]]]],
+    finished_ms: int,
+) -> bytes:
+    """A finished game's record as JSON: options, seats, every version's events (the deals'
+    cards included: the game is over) and the result."""
+    options = state.ruleset.options
+    finished = next(
+        (r for _, records in reversed(versions) for r in records if r["t"] == "game_finished"),
+        None,
+    )
+    record = {
+        "format": RECORD_FORMAT,
+        "game": f"games/{game_id}",
+        "preset": state.ruleset.preset,
+        "options": {i.name: _plain(getattr(options, i.name)) for i in rules.list_options()},
+        "public": meta.public,
+        "created_ms": meta.created_ms,
+        "finished_ms": finished_ms,
+        "seats": [{"name": s.name, "bot": s.bot} for s in meta.seats],
+        # The events name cards by number: each number of this game's deck and its code.
+        "cards": {str(c): rules.card_code(c) for c in rules.deck_cards(options.deck_size)},
+        "result": {
+            "reason": state.finish_reason.value,
+            "winners": None if finished is None else finished.get("winners"),
+            "scores": None if finished is None else finished.get("scores"),
+        },
+        "versions": [{"version": v, "events": records} for v, records in versions],
+    }
+    return COMPACT.encode(record).encode()
+
+
+def _listed(row: ArchivedGame) -> LobbyGame:
+    """A finished game as a list shows it, from its archived summary."""
+    summary = json.loads(row.summary)
+    seats = tuple(SeatMeta(name, False, True, bot=bot) for name, bot in summary["seats"])
+    return LobbyGame(
+        row.game_id,
+        summary["version"],
+        row.preset,
+        seats,
+        row.created_ms,
+        status=GameStatus.FINISHED,
+        public=row.public,
+    )
+
+
+class Archiving:
+    """Writes finished games to the archive (None: no archive) and serves their records."""
+
+    def __init__(self, games: Games, archive: GameArchive | None, retention_days: int) -> None:
+        self._games = games
+        self._archive = archive
+        self._retention_ms = retention_days * 86_400_000
+        self._later: set[asyncio.Task[None]] = set()
+
+    @property
+    def enabled(self) -> bool:
+        """Whether finished games are archived (an archive is configured)."""
+        return self._archive is not None
+
+    async def mark(self, game_id: str) -> None:
+        """Mark a game about to finish as due for archiving (before the finishing commit)."""
+        if self._archive is not None:
+            await self._games.store.lower_deadline(game_id, self._games.clock.now_ms())
+
+    def archive_later(self, game_id: str, version: int) -> None:
+        """Write a just-finished game's record in a task of its own (the move is answered
+        first); a failure leaves the mark, for a sweep."""
+        if self._archive is None:
+            return
+        task = asyncio.create_task(self._archive_quietly(game_id, version))
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
+
+    async def _archive_quietly(self, game_id: str, version: int) -> None:
+        try:
+            await self.archive(game_id)
+        except (ArchiveError, StorageError, GameNotFound) as exc:
+            _log.warning("archive_deferred", game_id=game_id, error=type(exc).__name__)
+        except Exception:  # the mark stays: a sweep tries again (logged without locals)
+            _log.exception("archive_failed", game_id=game_id)
+
+    async def archive(self, game_id: str, snap: Snapshot | None = None) -> bool:
+        """Write a finished game's record (if not written yet) and clear its mark; True if
+        this call wrote it. Raises ArchiveError or StorageError: the mark then stays."""
+        archive = self._archive
+        if archive is None:
+            return False
+        games = self._games
+        if snap is None:
+            snap = await games.store.load(game_id)
+        state = games.states.load(snap.state)
+        meta = games.metas.load(snap.meta)
+        record = await self._record(game_id, state, meta)
+        wrote = await archive.put(record, games.clock.now_ms())
+        if wrote:
+            _log.info("game_archived", game_id=game_id, bytes=len(record.record))
+        await games.store.set_deadline(game_id, snap.version, None)
+        return wrote
+
+    async def _record(self, game_id: str, state: rules.MatchState, meta: GameMeta) -> ArchivedGame:
+        entries = await self._games.store.events_since(game_id, 0)
+        versions = [(e.version, entry_records(e.payload)) for e in entries]
+        now = self._games.clock.now_ms()
+        blob = build_record(game_id, state, meta, versions, now)
+        preset = state.ruleset.preset
+        last = versions[-1][0] if versions else 0
+        seats = [[s.name, s.bot] for s in meta.seats]
+        summary = COMPACT.encode({"version": last, "seats": seats}).encode()
+        return ArchivedGame(game_id, preset, meta.public, meta.created_ms, now, blob, summary)
+
+    async def finished_page(
+        self, preset: str, size: int, token: str
+    ) -> tuple[list[LobbyGame], str]:
+        """One page of finished public games (of ``preset``; "": all), latest finish first,
+        each from its archived summary, and the next page's token ("" on the last page)."""
+        rows_wanted = page_size(preset, size)
+        key = f"finished:{preset}"  # a lobby page's token is no token here, nor the reverse
+        cursor = read_page_token(token, key)
+        if self._archive is None:
+            return [], ""
+        try:
+            rows = await self._archive.finished(rows_wanted + 1, cursor, True, preset)
+        except ArchiveError as exc:
+            raise StorageUnavailable(f"the archive failed: {exc}") from None
+        more = len(rows) > rows_wanted
+        rows = rows[:rows_wanted]
+        games = [_listed(row) for row in rows]
+        last = rows[-1] if rows else None
+        next_token = page_token(key, last.finished_ms, last.game_id) if more and last else ""
+        return games, next_token
+
+    async def record(self, game_id: str, token: str | None) -> bytes:
+        """A finished game's record (JSON) for its seats, or anyone if the game was public;
+        a finished game not archived yet is archived now (STORAGE_UNAVAILABLE: the archive
+        failed)."""
+        try:
+            return await self._record_of(game_id, token)
+        except ArchiveError as exc:
+            raise StorageUnavailable(f"the archive failed: {exc}") from None
+
+    async def _record_of(self, game_id: str, token: str | None) -> bytes:
+        check_game_id(game_id)
+        archive = self._archive
+        if archive is None:
+            raise GameNotFoundError("this server keeps no game records (no archive)")
+        found = await archive.get(game_id)
+        if found is None:
+            try:
+                snap = await self._games.store.load(game_id)
+            except GameNotFound:
+                raise GameNotFoundError(f"no record of games/{game_id}") from None
+            if not self._games.states.load(snap.state).finished:
+                raise GameNotFinished(f"games/{game_id} is not finished; it has no record yet")
+            await self.archive(game_id, snap)
+            found = await archive.get(game_id)
+            if found is None:  # purged at once: a retention of 0 days
+                raise GameNotFoundError(f"no record of games/{game_id}")
+        if token is None:
+            if not found.public:
+                raise PermissionDenied("the record of a private game is for its seats")
+        else:
+            seats = len(json.loads(found.record)["seats"])
+            seat = self._games.tokens.verify(token, game_id)
+            if seat >= seats:
+                raise PermissionDenied("this token does not act for this game")
+        return found.record
+
+    async def purge(self) -> int:
+        """Delete one batch of records past the retention (the sweepers' retention job)."""
+        if self._archive is None:
+            return 0
+        cutoff = self._games.clock.now_ms() - self._retention_ms
+        return await self._archive.purge(cutoff, _PURGE_BATCH)
+
+    async def close(self) -> None:
+        """Let the background archive writes end (a killed one leaves its mark)."""
+        if self._later:
+            await asyncio.wait(list(self._later), timeout=5)
+        for task in list(self._later):
+            task.cancel()

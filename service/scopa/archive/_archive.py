@@ -1,0 +1,252 @@
+"""The archive of finished games: write once, read by id, list by finish time, purge by age.
+
+Any SQLAlchemy URL of SQLite or PostgreSQL: ``sqlite:///path`` (aiosqlite) or
+``postgresql://user:password@host:port/db`` (asyncpg). The schema is brought to the latest
+revision by Alembic when the archive opens. A record is keyed by its game id and written with
+``INSERT ... ON CONFLICT DO NOTHING``: writers racing for one game write it once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import and_, delete, func, or_, select, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from scopa.archive._schema import RECORDS
+
+__all__ = ["ArchiveError", "ArchivedGame", "GameArchive", "open_archive"]
+
+_MIGRATIONS: Final = Path(__file__).with_name("migrations")
+_DRIVERS: Final = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
+_MIGRATE_ATTEMPTS: Final = 5
+_LOCK_KEY: Final = 0x5C0BA  # PostgreSQL advisory lock held while migrating
+_MIGRATING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+"""One migration at a time per event loop: Alembic's ``context`` and ``op`` are module globals."""
+
+
+class ArchiveError(Exception):
+    """The archive database failed or could not be reached; nothing is known to be written."""
+
+
+@dataclass(frozen=True)
+class ArchivedGame:
+    """A finished game's row: what lists show, and the record's JSON (empty in lists)."""
+
+    game_id: str
+    preset: str
+    public: bool
+    created_ms: int
+    finished_ms: int
+    record: bytes = b""
+    summary: bytes = b""
+    """What a list shows of the game (opaque, small), read without the record."""
+
+
+def async_url(url: str) -> str:
+    """``url`` with the async driver of its database (``sqlite`` or ``postgresql``)."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "postgres":
+        backend = "postgresql"
+    if backend not in _DRIVERS:
+        raise ValueError("expected a sqlite:/// or postgresql:// URL")
+    return parsed.set(drivername=_DRIVERS[backend]).render_as_string(hide_password=False)
+
+
+def _upgrade(connection: Connection) -> None:
+    """Alembic's upgrade to the latest revision, on ``connection``."""
+    if connection.dialect.name == "postgresql":  # replicas starting together migrate in turn
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+class GameArchive:
+    """Finished games' records in one SQL database."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._dialect = engine.dialect.name
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self._dialect
+
+    async def migrate(self) -> None:
+        """Bring the schema to the latest revision (two processes at once: one migrates, the
+        other retries and finds it done)."""
+        lock = _MIGRATING.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+        for attempt in range(_MIGRATE_ATTEMPTS):
+            try:
+                async with lock, self._engine.begin() as conn:
+                    await conn.run_sync(_upgrade)
+                return
+            except (SQLAlchemyError, OSError) as exc:
+                if attempt == _MIGRATE_ATTEMPTS - 1:
+                    raise ArchiveError(f"archive migration failed: {type(exc).__name__}") from exc
+                await asyncio.sleep(0.2 * (attempt + 1))
+
+    async def put(self, game: ArchivedGame, archived_ms: int) -> bool:
+        """Write a game's record unless one is there already; True if this call wrote it."""
+        insert: Any = postgresql.insert if self._dialect == "postgresql" else sqlite.insert
+        statement = (
+            insert(RECORDS)
+            .values(
+                game_id=game.game_id,
+                preset=game.preset,
+                public=game.public,
+                created_ms=game.created_ms,
+                finished_ms=game.finished_ms,
+                archived_ms=archived_ms,
+                record=zlib.compress(game.record, 9),
+                summary=game.summary,
+            )
+            .on_conflict_do_nothing(index_elements=["game_id"])
+        )
+        try:
+            async with self._engine.begin() as conn:
+                result = await conn.execute(statement)
+        except (SQLAlchemyError, OSError) as exc:
+            raise ArchiveError(f"archive write failed: {type(exc).__name__}") from exc
+        return bool(result.rowcount)
+
+    async def get(self, game_id: str) -> ArchivedGame | None:
+        """A game's record, or None when the archive has none (never finished, or purged)."""
+        try:
+            async with self._engine.connect() as conn:
+                row = (
+                    await conn.execute(select(RECORDS).where(RECORDS.c.game_id == game_id))
+                ).first()
+        except (SQLAlchemyError, OSError) as exc:
+            raise ArchiveError(f"archive read failed: {type(exc).__name__}") from exc
+        if row is None:
+            return None
+        return ArchivedGame(
+            row.game_id,
+            row.preset,
+            bool(row.public),
+            row.created_ms,
+            row.finished_ms,
+            zlib.decompress(row.record),
+            bytes(row.summary),
+        )
+
+    async def stored_bytes(self, game_id: str) -> int:
+        """The size of a game's stored record (compressed), 0 if none: for the bench."""
+        async with self._engine.connect() as conn:
+            size = (
+                await conn.execute(
+                    select(func.length(RECORDS.c.record)).where(RECORDS.c.game_id == game_id)
+                )
+            ).scalar()
+        return int(size or 0)
+
+    async def finished(
+        self,
+        limit: int,
+        before: tuple[int, str] | None = None,
+        public_only: bool = True,
+        preset: str = "",
+    ) -> list[ArchivedGame]:
+        """Up to ``limit`` finished games (of ``preset``; "": all), latest finish first, with
+        their summaries but not their records; ``before``: the (finished ms, game id) of the
+        previous page's last entry."""
+        columns = [c for c in RECORDS.c if c.name not in ("record", "archived_ms")]
+        query = select(*columns)
+        if public_only:
+            query = query.where(RECORDS.c.public.is_(True))
+        if preset:
+            query = query.where(RECORDS.c.preset == preset)
+        if before is not None:
+            ms, game_id = before
+            query = query.where(
+                or_(
+                    RECORDS.c.finished_ms < ms,
+                    and_(RECORDS.c.finished_ms == ms, RECORDS.c.game_id < game_id),
+                )
+            )
+        query = query.order_by(RECORDS.c.finished_ms.desc(), RECORDS.c.game_id.desc())
+        try:
+            async with self._engine.connect() as conn:
+                rows: Sequence[Any] = (await conn.execute(query.limit(limit))).all()
+        except (SQLAlchemyError, OSError) as exc:
+            raise ArchiveError(f"archive read failed: {type(exc).__name__}") from exc
+        return [
+            ArchivedGame(
+                r.game_id,
+                r.preset,
+                bool(r.public),
+                r.created_ms,
+                r.finished_ms,
+                summary=bytes(r.summary),
+            )
+            for r in rows
+        ]
+
+    async def purge(self, finished_before_ms: int, limit: int) -> int:
+        """Delete up to ``limit`` records of games finished before ``finished_before_ms``
+        (oldest first) and return how many: the retention job."""
+        oldest = (
+            select(RECORDS.c.game_id)
+            .where(RECORDS.c.finished_ms < finished_before_ms)
+            .order_by(RECORDS.c.finished_ms)
+            .limit(limit)
+        )
+        statement = delete(RECORDS).where(RECORDS.c.game_id.in_(oldest.scalar_subquery()))
+        try:
+            async with self._engine.begin() as conn:
+                result = await conn.execute(statement)
+        except (SQLAlchemyError, OSError) as exc:
+            raise ArchiveError(f"archive purge failed: {type(exc).__name__}") from exc
+        return int(result.rowcount or 0)
+
+    async def ping(self) -> None:
+        """Raise ArchiveError unless the database answers."""
+        try:
+            async with self._engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        except (SQLAlchemyError, OSError) as exc:
+            raise ArchiveError(f"archive unreachable: {type(exc).__name__}") from exc
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self._engine.dispose()
+
+
+async def open_archive(url: str) -> GameArchive:
+    """Connect to the archive at ``url`` (sqlite:/// or postgresql://) and migrate its schema.
+
+    A SQLite file's directory is created if missing; its writers wait up to 30 s for a lock.
+    """
+    full = async_url(url)
+    parsed = make_url(full)
+    connect_args: dict[str, Any] = {}
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        connect_args["timeout"] = 30
+    engine = create_async_engine(full, connect_args=connect_args, pool_pre_ping=True)
+    archive = GameArchive(engine)
+    try:
+        await archive.migrate()
+    except BaseException:
+        await engine.dispose()
+        raise
+    return archive

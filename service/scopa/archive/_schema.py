@@ -1,0 +1,28 @@
+"""The archive's table, as the migrations create it (migrations/versions)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlalchemy import BigInteger, Boolean, Column, Index, LargeBinary, MetaData, String, Table
+
+__all__ = ["METADATA", "RECORDS"]
+
+METADATA: Final = MetaData()
+
+RECORDS: Final = Table(
+    "game_records",
+    METADATA,
+    Column("game_id", String(64), primary_key=True),
+    Column("preset", String(64), nullable=False),
+    Column("public", Boolean, nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("finished_ms", BigInteger, nullable=False),
+    Column("archived_ms", BigInteger, nullable=False),
+    # What a list shows of the game (JSON, small): read without the record.
+    Column("summary", LargeBinary, nullable=False),
+    # The record's JSON (docs/api.md, "Game records"), zlib-compressed.
+    Column("record", LargeBinary, nullable=False),
+    Index("game_records_finished", "finished_ms", "game_id"),
+)
+"""One row per finished game, keyed by its id: a second write of a game is a no-op."""

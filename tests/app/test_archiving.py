@@ -1,0 +1,173 @@
+"""Tests of finished games' records (scopa.app._archiving) on the embedded store and a SQLite
+archive: written once when a game ends, by the finishing replica or a sweep, and read back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from support.games import SECRET, two_seat_game
+
+from scopa import rules
+from scopa.app import (
+    CoreSettings,
+    GameCore,
+    GameNotFinished,
+    GameStatus,
+    InvalidArgument,
+    PermissionDenied,
+    Sweeper,
+    TokenAuthority,
+)
+from scopa.archive import ArchivedGame, ArchiveError, GameArchive, open_archive
+from scopa.storage import MemoryStore
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+class BrokenArchive(GameArchive):
+    """An archive whose writes fail, as if the replica died before writing."""
+
+    async def put(self, game: ArchivedGame, archived_ms: int) -> bool:
+        raise ArchiveError("down")
+
+
+@pytest.fixture
+async def archive(tmp_path: Path) -> AsyncIterator[GameArchive]:
+    opened = await open_archive(f"sqlite:///{tmp_path}/games.db")
+    yield opened
+    await opened.close()
+
+
+def _core(store: MemoryStore, archive: GameArchive | None, **settings: object) -> GameCore:
+    return GameCore(
+        store,
+        TokenAuthority(SECRET),
+        CoreSettings(**settings),  # type: ignore[arg-type]
+        random.Random(3),
+        archive=archive,
+    )
+
+
+async def _archived(archive: GameArchive, game_id: str) -> ArchivedGame:
+    for _ in range(200):
+        found = await archive.get(game_id)
+        if found is not None:
+            return found
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"games/{game_id} was not archived")
+
+
+async def test_a_finished_game_is_archived_with_its_cards(archive: GameArchive) -> None:
+    core = _core(MemoryStore(), archive)
+    created, tokens = await two_seat_game(core)
+    game_id = created.game_id
+    with pytest.raises(GameNotFinished):
+        await core.game_record(game_id, tokens[0])
+    await core.resign(game_id, tokens[1])
+    found = await _archived(archive, game_id)
+    record = json.loads(found.record)
+    assert record["format"] == 1
+    assert record["game"] == f"games/{game_id}"
+    assert [s["name"] for s in record["seats"]] == ["ann", "bob"]
+    assert record["result"]["reason"] == "resigned"
+    assert record["result"]["winners"] == [0]
+    events = [e for v in record["versions"] for e in v["events"]]
+    dealt = [e for e in events if e["t"] == "cards_dealt"]
+    assert {e["seat"] for e in dealt} == {0, 1}
+    assert all(len(e["cards"]) == e["n_cards"] > 0 for e in dealt)  # hidden cards revealed
+    codes = record["cards"]
+    assert len(codes) == 40 and codes[str(rules.parse_card("7D"))] == "7D"
+    assert all(str(c) in codes for e in dealt for c in e["cards"])
+    assert [e["t"] for e in events][-2:] == ["seat_resigned", "game_finished"]
+    assert await core.game_record(game_id, tokens[0]) == found.record
+    assert await core.game_record(game_id, tokens[1]) == found.record
+    with pytest.raises(PermissionDenied):  # a private game's record is for its seats
+        await core.game_record(game_id, None)
+    assert await core.due_games(10) == []  # the archiving mark is cleared
+    await core.close()
+
+
+async def test_a_public_game_record_is_for_anyone(archive: GameArchive) -> None:
+    core = _core(MemoryStore(), archive)
+    created, tokens = await two_seat_game(core, public=True)
+    await core.resign(created.game_id, tokens[0])
+    record = json.loads(await core.game_record(created.game_id, None))
+    assert record["public"] is True
+    assert record["result"]["winners"] == [1]
+    await core.close()
+
+
+async def test_a_replica_lost_before_archiving_leaves_it_to_a_sweep(
+    archive: GameArchive, tmp_path: Path
+) -> None:
+    store = MemoryStore()
+    broken = BrokenArchive((await open_archive(f"sqlite:///{tmp_path}/other.db"))._engine)
+    finishing = _core(store, broken)
+    created, tokens = await two_seat_game(finishing)
+    await finishing.resign(created.game_id, tokens[0])
+    await asyncio.sleep(0.05)
+    assert await archive.get(created.game_id) is None
+    assert [g for g, _ in await finishing.due_games(10)] == [created.game_id]  # marked
+    others = [_core(store, archive), _core(store, archive)]
+    await asyncio.gather(*[Sweeper(core).sweep() for core in others])
+    found = await archive.get(created.game_id)
+    assert found is not None
+    assert json.loads(found.record)["result"]["winners"] == [1]
+    assert await others[0].due_games(10) == []
+    assert len(await archive.finished(10, public_only=False)) == 1  # written once
+    for core in [finishing, *others]:
+        await core.close()
+    await broken.close()
+
+
+async def test_a_game_finished_without_an_archive_is_not_marked() -> None:
+    core = _core(MemoryStore(), None)
+    created, tokens = await two_seat_game(core)
+    await core.resign(created.game_id, tokens[0])
+    assert await core.due_games(10) == []
+    await core.close()
+
+
+async def test_retention_deletes_records_past_it(archive: GameArchive) -> None:
+    keeping = _core(MemoryStore(), archive)
+    created, tokens = await two_seat_game(keeping)
+    await keeping.resign(created.game_id, tokens[0])
+    await _archived(archive, created.game_id)
+    assert await keeping.purge_archive() == 0
+    expiring = _core(MemoryStore(), archive, archive_retention_days=0)
+    await asyncio.sleep(0.01)
+    assert await expiring.purge_archive() == 1
+    assert await archive.get(created.game_id) is None
+    await keeping.close()
+    await expiring.close()
+
+
+async def test_finished_public_games_are_listed_latest_first_in_pages(
+    archive: GameArchive,
+) -> None:
+    core = _core(MemoryStore(), archive)
+    names = []
+    for public in (True, True, False, True):
+        created, tokens = await two_seat_game(core, public=public)
+        await core.resign(created.game_id, tokens[0])
+        await _archived(archive, created.game_id)
+        names.append(created.game_id)
+        await asyncio.sleep(0.002)  # distinct finish times
+    first, token = await core.list_games("", 2, "", finished=True)
+    assert [g.game_id for g in first] == [names[3], names[1]]
+    assert first[0].status is GameStatus.FINISHED
+    assert [(s.name, s.bot) for s in first[0].seats] == [("ann", ""), ("bob", "")]
+    assert first[0].version > 1
+    rest, last = await core.list_games("", 2, token, finished=True)
+    assert ([g.game_id for g in rest], last) == ([names[0]], "")
+    assert (await core.list_games("scopone", 10, "", finished=True))[0] == []
+    with pytest.raises(InvalidArgument):  # a finished page's token is not the lobby's
+        await core.list_games("", 2, token)
+    lobby, _ = await core.list_games("", 10, "")
+    assert lobby == []
+    await core.close()

@@ -1,0 +1,111 @@
+"""The archive's contract, run against SQLite (a file) and a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from support.postgres_server import PostgresServer
+
+from scopa.archive import ArchivedGame, ArchiveError, GameArchive, open_archive
+from scopa.archive._archive import async_url
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+_ALL = 2**62
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def archive_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/archive/games.db"
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.url
+
+
+@pytest.fixture
+async def archive(archive_url: str) -> AsyncIterator[GameArchive]:
+    opened = await open_archive(archive_url)
+    await opened.purge(_ALL, 1_000_000)  # the PostgreSQL server is the session's
+    yield opened
+    await opened.purge(_ALL, 1_000_000)
+    await opened.close()
+
+
+def _game(
+    game_id: str, finished_ms: int, public: bool = True, preset: str = "scopa"
+) -> ArchivedGame:
+    record = b'{"game":"games/%s","events":[]}' % game_id.encode()
+    summary = b'{"seats":["%s"]}' % game_id.encode()
+    return ArchivedGame(game_id, preset, public, finished_ms - 1000, finished_ms, record, summary)
+
+
+async def test_a_record_is_written_once_and_read_back(archive: GameArchive) -> None:
+    game = _game("g1", 5000)
+    assert await archive.put(game, 6000)
+    assert not await archive.put(ArchivedGame("g1", "other", False, 0, 1, b"{}"), 7000)
+    assert await archive.get("g1") == game
+    assert await archive.get("missing") is None
+    assert await archive.stored_bytes("g1") > 0
+
+
+async def test_racing_writers_write_one_record(archive: GameArchive) -> None:
+    wrote = await asyncio.gather(*[archive.put(_game("race", 100), 200) for _ in range(8)])
+    assert sorted(wrote) == [False] * 7 + [True]
+
+
+async def test_finished_lists_latest_first_in_pages(archive: GameArchive) -> None:
+    for n, ms in enumerate([300, 100, 200, 200]):
+        await archive.put(_game(f"g{n}", ms), 1000)
+    await archive.put(_game("private", 400, public=False), 1000)
+    first = await archive.finished(2)
+    assert [(g.game_id, g.finished_ms) for g in first] == [("g0", 300), ("g3", 200)]
+    assert all(g.record == b"" for g in first)
+    assert first[0].summary == _game("g0", 300).summary
+    rest = await archive.finished(10, before=(200, "g3"))
+    assert [g.game_id for g in rest] == ["g2", "g1"]
+    everything = await archive.finished(10, public_only=False)
+    assert [g.game_id for g in everything][:2] == ["private", "g0"]
+    await archive.put(_game("other", 50, preset="scopone"), 1000)
+    assert [g.game_id for g in await archive.finished(10, preset="scopone")] == ["other"]
+    assert len(await archive.finished(10, preset="scopa")) == 4
+
+
+async def test_purge_deletes_the_oldest_past_retention(archive: GameArchive) -> None:
+    for n in range(5):
+        await archive.put(_game(f"g{n}", 100 * (n + 1)), 1000)
+    assert await archive.purge(350, 2) == 2  # g0, g1 (100, 200)
+    assert await archive.get("g0") is None
+    assert await archive.purge(350, 10) == 1  # g2 (300)
+    assert await archive.purge(350, 10) == 0
+    assert [g.game_id for g in await archive.finished(10)] == ["g4", "g3"]
+
+
+async def test_opening_again_keeps_the_records(archive_url: str) -> None:
+    first = await open_archive(archive_url)
+    try:
+        await first.put(_game("kept", 100), 100)
+    finally:
+        await first.close()
+    again, other = await asyncio.gather(open_archive(archive_url), open_archive(archive_url))
+    try:
+        assert (await again.get("kept")) == _game("kept", 100)
+        await again.ping()
+        await again.purge(_ALL, 100)
+    finally:
+        await again.close()
+        await other.close()
+
+
+async def test_an_unreachable_database_is_an_archive_error(tmp_path: Path) -> None:
+    with pytest.raises(ArchiveError):
+        await open_archive("postgresql://scopa@127.0.0.1:1/postgres")
+
+
+async def test_urls_get_the_async_drivers() -> None:
+    assert async_url("sqlite:///data/games.db") == "sqlite+aiosqlite:///data/games.db"
+    assert async_url("postgres://u:p@h:5/db") == "postgresql+asyncpg://u:p@h:5/db"
+    with pytest.raises(ValueError, match="sqlite"):
+        async_url("mysql://h/db")

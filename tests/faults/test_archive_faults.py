@@ -1,0 +1,71 @@
+"""A replica SIGKILLed between a game's last move and its archive write: the record is written
+by another replica's sweep, once (real redis-server, real postgres, real server processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+import uuid
+import zlib
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+import pytest
+from support.postgres_server import PostgresServer
+
+from faults.conftest import StartServers
+from faults.ledger import async_stub, create_game
+from scopa_client import bearer_metadata
+from scopa_client.v1 import scopa_pb2 as pb
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def test_a_replica_killed_before_archiving_loses_no_record_and_doubles_none(
+    start_servers: StartServers, postgres_server: PostgresServer
+) -> None:
+    url = postgres_server.url
+    [finishing] = start_servers(1, SCOPA_ARCHIVE_URL=url, SCOPA_SWEEP_INTERVAL_S="0.2")
+    db = await asyncpg.connect(url.replace("postgresql://", "postgres://"))
+    channel, stub = async_stub(finishing.target)
+    game = await create_game(stub, seed=11)
+    game_id = game.name.removeprefix("games/")
+    # The archive's table is locked: the finishing replica's write (and sweep) waits on it.
+    blocker = db.transaction()
+    await blocker.start()
+    await db.execute("LOCK TABLE game_records IN ACCESS EXCLUSIVE MODE")
+    resign = stub.ResignGame(
+        pb.ResignGameRequest(name=game.name, request_id=uuid.uuid4().hex),
+        metadata=bearer_metadata(game.tokens[0]),
+        timeout=10,
+    )
+    await resign  # the game is finished in Redis; its record is not written
+    await asyncio.sleep(0.5)  # the replica is now blocked inside the archive write
+    os.kill(finishing.process.pid, signal.SIGKILL)
+    assert finishing.process.wait(timeout=10) == -signal.SIGKILL
+    await channel.close()
+    await blocker.rollback()
+    assert await db.fetchval("SELECT count(*) FROM game_records WHERE game_id=$1", game_id) == 0
+    # Two replicas sweep: the record is written by one of them, once.
+    start_servers(2, SCOPA_ARCHIVE_URL=url, SCOPA_SWEEP_INTERVAL_S="0.2")
+    deadline = time.monotonic() + 20
+    rows: list[Any] = []
+    while time.monotonic() < deadline:
+        rows = await db.fetch("SELECT record FROM game_records WHERE game_id=$1", game_id)
+        if rows:
+            break
+        await asyncio.sleep(0.1)
+    assert len(rows) == 1, "the finished game was not archived"
+    await asyncio.sleep(1)  # more sweeps: still one record
+    assert await db.fetchval("SELECT count(*) FROM game_records WHERE game_id=$1", game_id) == 1
+    record = json.loads(zlib.decompress(rows[0]["record"]))
+    assert record["game"] == game.name
+    assert record["result"]["reason"] == "resigned"
+    events = [e["t"] for v in record["versions"] for e in v["events"]]
+    assert events[-2:] == ["seat_resigned", "game_finished"]
+    assert "cards_dealt" in events
+    await db.execute("DELETE FROM game_records")
+    await db.close()
