@@ -60,6 +60,8 @@ export interface GameScreenInit {
   readonly token: string | null;
   readonly invites: readonly Invite[];
   readonly root: HTMLElement;
+  /** The link to the game's replay (shown once it is over). */
+  readonly replayLink: string;
 }
 
 /** The live game for one seat (or a spectator): renders into `root` until stopped. */
@@ -419,6 +421,9 @@ export class GameScreen {
       },
       this.header(view),
       this.banner(view),
+      view.status === GameStatus.FINISHED
+        ? h("p", { class: "replay-line" }, h("a", { class: "replay-link", href: this.init.replayLink, "data-key": "replay" }, "Replay the game, hand by hand"))
+        : null,
       this.turnClock(view),
       this.seats(view),
       this.invites(view),

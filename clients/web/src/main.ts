@@ -2,6 +2,7 @@
 //   #/                         the new-game form
 //   #/games/<id>               the game, as the seat whose token this tab holds (else a spectator)
 //   #/games/<id>/join/<code>   an invite link: claim the seat, then the game
+//   #/games/<id>/replay        a finished game's replay, from its record
 // The invite code travels in the fragment, which browsers never send to a server; the seat
 // token never appears in a URL (sessionStorage, then the Authorization header).
 import "./style.css";
@@ -11,12 +12,13 @@ import { h, replace } from "./dom.js";
 import { GameScreen, type Invite } from "./game.js";
 import { errorInWords } from "./messages.js";
 import { LobbyPanel } from "./lobby.js";
+import { ReplayScreen } from "./replay.js";
 import { SetupScreen } from "./setup.js";
 
 const INVITES_PREFIX = "scopa.invites.";
 
 interface Route {
-  readonly page: "setup" | "game" | "join";
+  readonly page: "setup" | "game" | "join" | "replay";
   readonly game?: string;
   readonly code?: string;
 }
@@ -26,6 +28,7 @@ function route(): Route {
   if (parts[0] === "games" && parts[1]) {
     const game = `games/${parts[1]}`;
     if (parts[2] === "join" && parts[3]) return { page: "join", game, code: parts[3] };
+    if (parts[2] === "replay") return { page: "replay", game };
     return { page: "game", game };
   }
   return { page: "setup" };
@@ -42,6 +45,7 @@ function inviteLink(game: string, code: string): string {
 class App {
   private readonly client: ScopaClient = pageClient();
   private game: GameScreen | undefined;
+  private replay: ReplayScreen | undefined;
   private lobby: LobbyPanel | undefined;
 
   constructor(private readonly root: HTMLElement) {}
@@ -49,11 +53,14 @@ class App {
   show(): void {
     this.game?.stop();
     this.game = undefined;
+    this.replay?.stop();
+    this.replay = undefined;
     this.lobby?.stop();
     this.lobby = undefined;
     const where = route();
     if (where.page === "join" && where.game && where.code) this.join(where.game, where.code);
     else if (where.page === "game" && where.game) this.play(where.game);
+    else if (where.page === "replay" && where.game) this.watchReplay(where.game);
     else this.home();
   }
 
@@ -82,8 +89,13 @@ class App {
   private play(game: string): void {
     const stored = window.sessionStorage.getItem(INVITES_PREFIX + game);
     const invites = stored ? (JSON.parse(stored) as Invite[]) : [];
-    this.game = new GameScreen({ client: this.client, name: game, token: loadToken(game), invites, root: this.root });
+    this.game = new GameScreen({ client: this.client, name: game, token: loadToken(game), invites, root: this.root, replayLink: `${gameHash(game)}/replay` });
     this.game.start();
+  }
+
+  private watchReplay(game: string): void {
+    this.replay = new ReplayScreen({ client: this.client, name: game, token: loadToken(game), root: this.root, gameLink: gameHash(game) });
+    this.replay.start();
   }
 
   private join(game: string, code: string): void {
