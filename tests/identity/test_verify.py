@@ -68,7 +68,7 @@ def test_a_claim_out_of_bounds_is_refused(changes: dict[str, Any], message: str)
     """``exp`` and ``nbf`` are given as seconds from the time the test runs (not from its
     collection, which xdist may do a minute earlier)."""
     now = int(time.time())
-    claims = {
+    claims: dict[str, Any] = {
         k: now + v if k in ("exp", "nbf") and isinstance(v, int) else v for k, v in changes.items()
     }
     with pytest.raises(TokenRejected, match=message):
