@@ -334,6 +334,9 @@ def _query_parameters(builder: _Builder, input_type: str, bound: set[str]) -> li
             continue
         schema = builder.field(input_type, field)
         description = schema.pop("description", "")
+        if list(schema) == ["allOf"] and len(schema["allOf"]) == 1:
+            # The wrapper carried the description beside a $ref; a parameter has its own.
+            schema = schema["allOf"][0]
         params.append(
             {
                 "name": field.json_name,

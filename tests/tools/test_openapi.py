@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -204,3 +205,23 @@ def test_documented_errors_reads_code_and_reason_lines() -> None:
         "Errors:\n- ABORTED / STALE_ETAG: stale.\nNot - A / B: here.\n- NOT_FOUND / X: gone."
     )
     assert errors == [("ABORTED", "STALE_ETAG"), ("NOT_FOUND", "X")]
+
+
+def _walk(node: object) -> Iterator[dict[str, Any]]:
+    """Every object of a JSON document, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def test_no_all_of_wraps_a_lone_schema_where_nothing_sits_beside_it() -> None:
+    """An ``allOf`` of one schema only carries a description or a flag beside a $ref; alone
+    (as a query parameter's schema, whose description is the parameter's) Redocly's
+    no-illogical-composition-keywords refuses it."""
+    document = json.loads(COMMITTED.read_text())
+    lone = [n for n in _walk(document) if list(n) == ["allOf"] and len(n["allOf"]) == 1]
+    assert lone == []
