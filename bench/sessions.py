@@ -17,6 +17,7 @@ repository root::
 
     .venv/bin/python bench/sessions.py [--matches 16 32] [--rounds 2] [--seconds 10]
         [--warmup 3] [--anchors DIR] [--only scopa bgio colyseus] [--idle 1000]
+        [--py-spy FILE]
 
 ``--anchors`` defaults to ``bench/anchors``.
 
@@ -30,7 +31,9 @@ memory).
 ``--idle N`` then opens N sessions that never act (on N/2 games) and measures one more game
 played closed loop beside them: ``idle_sessions=<n> p50_ms=<x> p99_ms=<x>
 server_cpu_us_per_move=<x> server_rss_mb=<x>`` (``--matches`` with no value: that phase only).
-Absolute figures vary several-fold between machines; the ratios measured in one run are
+``--py-spy FILE`` samples our server with py-spy during the first measured run of ours (raw
+collapsed stacks, as ``bench/service.py --py-spy``; ``bench/profile.py FILE`` sums them by
+component). Absolute figures vary several-fold between machines; the ratios measured in one run are
 the figures to quote (docs/performance.md).
 """
 
@@ -188,6 +191,8 @@ async def _run_scopa(
     await asyncio.sleep(0.5)  # every hello answered
     running.set()
     await asyncio.sleep(args.warmup)
+    spy = args.py_spy if index == 0 and matches == args.matches[0] else None
+    sampler = procs.start_py_spy(server.process.pid, spy) if spy is not None else None
     server0 = procs.cpu_seconds(server.process.pid)
     redis0 = procs.cpu_seconds(redis.process.pid) if redis is not None else 0.0
     client0, start = time.process_time(), time.perf_counter()
@@ -198,6 +203,8 @@ async def _run_scopa(
     server_s = procs.cpu_seconds(server.process.pid) - server0
     redis_s = procs.cpu_seconds(redis.process.pid) - redis0 if redis is not None else 0.0
     client_s = time.process_time() - client0
+    if sampler is not None:
+        procs.stop_py_spy(sampler)
     running.clear()
     for task in seats:
         task.cancel()
@@ -331,6 +338,7 @@ class Args:
     anchors: Path
     only: tuple[str, ...]
     idle: int
+    py_spy: Path | None = None
 
 
 def _default_anchors() -> Path:
@@ -347,6 +355,7 @@ def _parse(argv: Sequence[str] | None) -> Args:
     parser.add_argument("--anchors", type=Path, default=_default_anchors())
     parser.add_argument("--only", nargs="+", default=["scopa", *ANCHORS])
     parser.add_argument("--idle", type=int, default=0)
+    parser.add_argument("--py-spy", type=Path, default=None)
     ns = parser.parse_args(argv)
     return Args(
         tuple(ns.matches),
@@ -356,6 +365,7 @@ def _parse(argv: Sequence[str] | None) -> Args:
         ns.anchors.resolve(),
         tuple(ns.only),
         ns.idle,
+        ns.py_spy,
     )
 
 
