@@ -148,7 +148,9 @@ class Session:
         with _hello_fields():
             game_id = game_id_from_name(hello.name)
             token = hello.token or None
-            updates = self._core.watch(game_id, token, hello.last_version, self._client)
+            updates = self._core.watch(
+                game_id, token, hello.last_version, self._client, self._delivered
+            )
             try:
                 first = await anext(updates)
             except BaseException:
@@ -182,7 +184,7 @@ class Session:
             except WatchIdle:
                 await self._updates.aclose()
                 self._updates = self._core.watch(
-                    self._game_id, self._token, self.delivered, self._client
+                    self._game_id, self._token, self.delivered, self._client, self._delivered
                 )
 
     async def act(self, action: pb.SessionAction) -> None:
@@ -202,6 +204,10 @@ class Session:
                 action.request_id,
             )
         self._deliver(result, action.request_id)
+
+    def _delivered(self) -> int:
+        """The watch builds no view of a version this session sent already (its own action's)."""
+        return self.delivered
 
     def ping(self, ping: pb.SessionPing) -> None:
         """Answer a ping."""
