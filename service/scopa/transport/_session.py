@@ -22,12 +22,19 @@ from typing import Final, NamedTuple
 import grpc
 from google.protobuf.message import Message
 
-from scopa.app import AppError, GameCore, InvalidArgument, PlayResult, WatchIdle
+from scopa.app import AppError, GameCore, GameSnapshot, InvalidArgument, PlayResult, WatchIdle
 from scopa.transport._errors import MappedError, register, to_session_error
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import request_fields
-from ._convert import action_from_pb, events_to_pb, game_id_from_name, options_tail, with_view
+from ._convert import (
+    action_from_pb,
+    events_to_pb,
+    game_id_from_name,
+    options_tail,
+    results_tail,
+    with_view,
+)
 from ._http_telemetry import map_error
 from ._rest_json import dumps
 
@@ -60,7 +67,8 @@ class Frame(NamedTuple):
     """One SessionResponse, kept as its member message and written without building the
     response: a message handed to a constructor is copied (upb serializes and parses it), and
     a view's options map would be parsed again. ``tail``: the wire bytes of the member holding
-    only its view's options and deck size (:func:`._convert.options_tail`), appended as is."""
+    only its view's options and deck size (:func:`._convert.options_tail`) and hand results
+    (:func:`._convert.results_tail`), appended as is."""
 
     kind: str
     """The member: ``welcome``, ``update``, ``error`` or ``pong``."""
@@ -162,13 +170,13 @@ class Session:
             pb.SessionWelcome,
             snapshot,
             options=False,
+            results=False,
             version=snapshot.version,
             events=events_to_pb(first.events),
             events_truncated=first.truncated,
             max_frame_bytes=self._max_frame_bytes,
         )
-        tail = options_tail(pb.SessionWelcome, snapshot.view.options)
-        self._emit(Frame("welcome", welcome, tail))
+        self._emit(Frame("welcome", welcome, _tail(pb.SessionWelcome, snapshot)))
         self.delivered = snapshot.version
 
     async def follow(self) -> None:
@@ -250,13 +258,20 @@ class Session:
             pb.SessionUpdate,
             snapshot,
             options=False,
+            results=False,
             version=version,
             request_id=request_id,
             events=events_to_pb(events),
             events_truncated=result.truncated,
         )
         self.delivered = version
-        self._emit(Frame("update", message, options_tail(pb.SessionUpdate, snapshot.view.options)))
+        self._emit(Frame("update", message, _tail(pb.SessionUpdate, snapshot)))
+
+
+def _tail(response: type[Message], snapshot: GameSnapshot) -> bytes:
+    """A frame's tail: its view's options, deck size and hand results."""
+    view = snapshot.view
+    return options_tail(response, view.options) + results_tail(response, view.results)
 
 
 @contextmanager
