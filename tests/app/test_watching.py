@@ -251,5 +251,6 @@ async def test_versions_the_caller_has_pass_without_a_view() -> None:
         update = await asyncio.wait_for(nxt, 5)
         assert update.snapshot.version == version == skipped + 1
         assert {e.version for e in update.events} == {version}
+        assert update.snapshot.last_events == update.events, "the view's last events"
     finally:
         await stream.aclose()

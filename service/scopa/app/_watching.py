@@ -218,16 +218,21 @@ class Watches:
             due_at = _now() + wait_ms / 1000
         if not first and delivered is not None and snap.version <= delivered():
             return None, snap.version, state.finished, due_at
-        snapshot = games.snapshot(game_id, snap.version, state, meta, seat)
         if last is None or snap.version <= last:
+            snapshot = games.snapshot(game_id, snap.version, state, meta, seat)
             return PlayResult((), snapshot), snap.version, state.finished, due_at
         truncated = not logged or logged[0].version > last + 1
         shown: list[VersionedEvent] = []
+        latest: tuple[VersionedEvent, ...] | None = None
         for entry in logged:
             if entry.version > snap.version:
                 break
             events = visible(decode_log(entry.payload), seat)
-            shown.extend(VersionedEvent(entry.version, e) for e in events)
+            seen = [VersionedEvent(entry.version, e) for e in events]
+            shown.extend(seen)
+            if entry.version == snap.version and entry.payload == meta.last_events:
+                latest = tuple(seen)  # the view's last events: decoded once
+        snapshot = games.snapshot(game_id, snap.version, state, meta, seat, latest)
         return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished, due_at
 
 

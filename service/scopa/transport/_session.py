@@ -253,15 +253,17 @@ class Session:
                 return
         elif version <= self.delivered:
             return
-        events = [e for e in result.events if e.version > self.delivered]
+        events = tuple(e for e in result.events if e.version > self.delivered)
+        shown = events_to_pb(events)
         message = with_view(
             pb.SessionUpdate,
             snapshot,
+            shown if events == snapshot.last_events else None,  # converted once
             options=False,
             results=False,
             version=version,
             request_id=request_id,
-            events=events_to_pb(events),
+            events=shown,
             events_truncated=result.truncated,
         )
         self.delivered = version
