@@ -49,6 +49,8 @@ class _CoalescingTransport(asyncio.Transport):
         self._transport = transport
         self._pending: list[bytes] = []
         self._loop = asyncio.get_running_loop()
+        self._pause_wanted = False
+        self._pause_scheduled = False
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         """Queue ``data``; the first write of a step schedules the send."""
@@ -102,16 +104,30 @@ class _CoalescingTransport(asyncio.Transport):
         return self._transport.get_write_buffer_limits()
 
     def pause_reading(self) -> None:
-        """Stop reading (uvicorn's flow control)."""
-        self._transport.pause_reading()
+        """Stop reading (uvicorn's flow control) from the next event-loop step on, unless
+        reading is resumed before: uvicorn's WebSocket protocol pauses after each message and
+        resumes as soon as the application takes it, which is usually the very next step (two
+        selector updates per message for nothing). Nothing is read meanwhile: the socket is
+        read at most once a step."""
+        self._pause_wanted = True
+        if not self._pause_scheduled:
+            self._pause_scheduled = True
+            self._loop.call_soon(self._pause_now)
+
+    def _pause_now(self) -> None:
+        self._pause_scheduled = False
+        if self._pause_wanted and not self._transport.is_closing():
+            self._transport.pause_reading()
 
     def resume_reading(self) -> None:
         """Read again."""
-        self._transport.resume_reading()
+        if self._pause_wanted:
+            self._pause_wanted = False
+            self._transport.resume_reading()
 
     def is_reading(self) -> bool:
-        """True while reading."""
-        return self._transport.is_reading()
+        """True while reading (and no pause is wanted)."""
+        return not self._pause_wanted and self._transport.is_reading()
 
     def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
         """Hand the connection to another protocol."""
