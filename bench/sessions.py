@@ -23,7 +23,8 @@ repository root::
 
 Output (``key=value`` lines): one per implementation, round and matches (``impl=scopa|bgio|
 colyseus matches=<n> round=<i> server_cpu_us_per_move=<x> moves_per_s=<x> p50_ms=<x>
-p99_ms=<x>``; ours adds ``redis_cpu_us_per_move`` and ``client_cpu_util``), then per matches the
+p99_ms=<x>``; ours adds ``server_sys_us_per_move`` (the kernel's part of its CPU),
+``redis_cpu_us_per_move`` and ``client_cpu_util``), then per matches the
 medians over the rounds and ``vs_bgio=`` and ``vs_colyseus=``: our server CPU per move over
 theirs (``vs_bgio_with_redis=``: ours with Redis' CPU added; the anchors keep their state in
 memory).
@@ -193,7 +194,7 @@ async def _run_scopa(
     await asyncio.sleep(args.warmup)
     spy = args.py_spy if index == 0 and matches == args.matches[0] else None
     sampler = procs.start_py_spy(server.process.pid, spy) if spy is not None else None
-    server0 = procs.cpu_seconds(server.process.pid)
+    server0, sys0 = procs.cpu_seconds(server.process.pid), procs.cpu_times(server.process.pid)[1]
     redis0 = procs.cpu_seconds(redis.process.pid) if redis is not None else 0.0
     client0, start = time.process_time(), time.perf_counter()
     rec.measuring = True
@@ -201,6 +202,7 @@ async def _run_scopa(
     rec.measuring = False
     elapsed = time.perf_counter() - start
     server_s = procs.cpu_seconds(server.process.pid) - server0
+    sys_s = procs.cpu_times(server.process.pid)[1] - sys0
     redis_s = procs.cpu_seconds(redis.process.pid) - redis0 if redis is not None else 0.0
     client_s = time.process_time() - client0
     if sampler is not None:
@@ -219,6 +221,7 @@ async def _run_scopa(
         round(_quantile(rec.latencies_ms, 0.5), 3),
         round(_quantile(rec.latencies_ms, 0.99), 3),
         {
+            "server_sys_us_per_move": round(sys_s * 1e6 / moves, 1),
             "redis_cpu_us_per_move": round(redis_s * 1e6 / moves, 1),
             "client_cpu_util": round(client_s / elapsed, 3),
             "errors": rec.errors,
