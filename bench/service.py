@@ -69,10 +69,7 @@ import json
 import os
 import platform
 import random
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
@@ -145,7 +142,7 @@ class Bench:
         """
         rec = players.Recorder()
         pid = self.server.process.pid
-        sampler = _start_py_spy(pid, spy) if spy is not None else None
+        sampler = procs.start_py_spy(pid, spy) if spy is not None else None
         (user0, sys0), red0 = procs.cpu_times(pid), self.redis.counters()
         client0 = time.process_time()
         wall0 = time.time()
@@ -156,7 +153,7 @@ class Bench:
         client_cpu = time.process_time() - client0
         (user1, sys1), red1 = procs.cpu_times(pid), self.redis.counters()
         if sampler is not None:
-            _stop_py_spy(sampler)
+            procs.stop_py_spy(sampler)
         return PhaseResult(
             name,
             rec,
@@ -168,34 +165,6 @@ class Bench:
             ((wall0, time.time()),),
             sys1 - sys0,
         )
-
-
-def _py_spy() -> str:
-    """The py-spy executable: beside this interpreter (the venv's), else on PATH."""
-    beside = Path(sys.executable).with_name("py-spy")
-    found = str(beside) if beside.exists() else shutil.which("py-spy")
-    if found is None:
-        raise SystemExit("--py-spy needs py-spy (a dev dependency: make .venv/.installed)")
-    return found
-
-
-def _start_py_spy(pid: int, out: Path) -> subprocess.Popen[bytes]:
-    """Sample ``pid`` until :func:`_stop_py_spy`, raw collapsed stacks to ``out``."""
-    cmd = [_py_spy(), "record", "--pid", str(pid), "--format", "raw", "--rate", "200",
-           "--full-filenames", "--output", str(out)]  # fmt: skip
-    sampler = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.2)  # attached before the phase starts
-    return sampler
-
-
-def _stop_py_spy(sampler: subprocess.Popen[bytes]) -> None:
-    """Stop the sampler; py-spy writes its file on SIGINT."""
-    sampler.send_signal(signal.SIGINT)
-    try:
-        sampler.wait(30)
-    except subprocess.TimeoutExpired:
-        sampler.kill()
-        sampler.wait()
 
 
 def _line(**fields: object) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -253,3 +255,31 @@ def start_redis_mode(mode: str) -> BenchRedis:
 def make_workdir() -> Path:
     """A fresh temporary directory for logs and profiles."""
     return Path(tempfile.mkdtemp(prefix="scopa-bench-"))
+
+
+def _py_spy() -> str:
+    """The py-spy executable: beside this interpreter (the venv's), else on PATH."""
+    beside = Path(sys.executable).with_name("py-spy")
+    found = str(beside) if beside.exists() else shutil.which("py-spy")
+    if found is None:
+        raise SystemExit("--py-spy needs py-spy (a dev dependency: make .venv/.installed)")
+    return found
+
+
+def start_py_spy(pid: int, out: Path) -> subprocess.Popen[bytes]:
+    """Sample ``pid`` until :func:`stop_py_spy`, raw collapsed stacks to ``out``."""
+    cmd = [_py_spy(), "record", "--pid", str(pid), "--format", "raw", "--rate", "200",
+           "--full-filenames", "--output", str(out)]  # fmt: skip
+    sampler = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.2)  # attached before the phase starts
+    return sampler
+
+
+def stop_py_spy(sampler: subprocess.Popen[bytes]) -> None:
+    """Stop the sampler; py-spy writes its file on SIGINT."""
+    sampler.send_signal(signal.SIGINT)
+    try:
+        sampler.wait(30)
+    except subprocess.TimeoutExpired:
+        sampler.kill()
+        sampler.wait()

@@ -17,12 +17,14 @@ repository root::
 
     .venv/bin/python bench/sessions.py [--matches 16 32] [--rounds 2] [--seconds 10]
         [--warmup 3] [--anchors DIR] [--only scopa bgio colyseus] [--idle 1000]
+        [--py-spy FILE]
 
 ``--anchors`` defaults to ``bench/anchors``.
 
 Output (``key=value`` lines): one per implementation, round and matches (``impl=scopa|bgio|
 colyseus matches=<n> round=<i> server_cpu_us_per_move=<x> moves_per_s=<x> p50_ms=<x>
-p99_ms=<x>``; ours adds ``redis_cpu_us_per_move`` and ``client_cpu_util``), then per matches the
+p99_ms=<x>``; ours adds ``server_sys_us_per_move`` (the kernel's part of its CPU),
+``redis_cpu_us_per_move`` and ``client_cpu_util``), then per matches the
 medians over the rounds and ``vs_bgio=`` and ``vs_colyseus=``: our server CPU per move over
 theirs (``vs_bgio_with_redis=``: ours with Redis' CPU added; the anchors keep their state in
 memory).
@@ -30,7 +32,9 @@ memory).
 ``--idle N`` then opens N sessions that never act (on N/2 games) and measures one more game
 played closed loop beside them: ``idle_sessions=<n> p50_ms=<x> p99_ms=<x>
 server_cpu_us_per_move=<x> server_rss_mb=<x>`` (``--matches`` with no value: that phase only).
-Absolute figures vary several-fold between machines; the ratios measured in one run are
+``--py-spy FILE`` samples our server with py-spy during the first measured run of ours (raw
+collapsed stacks, as ``bench/service.py --py-spy``; ``bench/profile.py FILE`` sums them by
+component). Absolute figures vary several-fold between machines; the ratios measured in one run are
 the figures to quote (docs/performance.md).
 """
 
@@ -188,7 +192,9 @@ async def _run_scopa(
     await asyncio.sleep(0.5)  # every hello answered
     running.set()
     await asyncio.sleep(args.warmup)
-    server0 = procs.cpu_seconds(server.process.pid)
+    spy = args.py_spy if index == 0 and matches == args.matches[0] else None
+    sampler = procs.start_py_spy(server.process.pid, spy) if spy is not None else None
+    server0, sys0 = procs.cpu_seconds(server.process.pid), procs.cpu_times(server.process.pid)[1]
     redis0 = procs.cpu_seconds(redis.process.pid) if redis is not None else 0.0
     client0, start = time.process_time(), time.perf_counter()
     rec.measuring = True
@@ -196,8 +202,11 @@ async def _run_scopa(
     rec.measuring = False
     elapsed = time.perf_counter() - start
     server_s = procs.cpu_seconds(server.process.pid) - server0
+    sys_s = procs.cpu_times(server.process.pid)[1] - sys0
     redis_s = procs.cpu_seconds(redis.process.pid) - redis0 if redis is not None else 0.0
     client_s = time.process_time() - client0
+    if sampler is not None:
+        procs.stop_py_spy(sampler)
     running.clear()
     for task in seats:
         task.cancel()
@@ -212,6 +221,7 @@ async def _run_scopa(
         round(_quantile(rec.latencies_ms, 0.5), 3),
         round(_quantile(rec.latencies_ms, 0.99), 3),
         {
+            "server_sys_us_per_move": round(sys_s * 1e6 / moves, 1),
             "redis_cpu_us_per_move": round(redis_s * 1e6 / moves, 1),
             "client_cpu_util": round(client_s / elapsed, 3),
             "errors": rec.errors,
@@ -331,6 +341,7 @@ class Args:
     anchors: Path
     only: tuple[str, ...]
     idle: int
+    py_spy: Path | None = None
 
 
 def _default_anchors() -> Path:
@@ -347,6 +358,7 @@ def _parse(argv: Sequence[str] | None) -> Args:
     parser.add_argument("--anchors", type=Path, default=_default_anchors())
     parser.add_argument("--only", nargs="+", default=["scopa", *ANCHORS])
     parser.add_argument("--idle", type=int, default=0)
+    parser.add_argument("--py-spy", type=Path, default=None)
     ns = parser.parse_args(argv)
     return Args(
         tuple(ns.matches),
@@ -356,6 +368,7 @@ def _parse(argv: Sequence[str] | None) -> Args:
         ns.anchors.resolve(),
         tuple(ns.only),
         ns.idle,
+        ns.py_spy,
     )
 
 

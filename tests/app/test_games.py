@@ -21,6 +21,8 @@ from scopa.app import (
     SeatSpec,
     TokenAuthority,
 )
+from scopa.app._clock import StoreClock
+from scopa.app._games import Games, Hooks
 from scopa.storage import MemoryStore
 
 
@@ -88,6 +90,34 @@ async def test_a_stuck_game_is_refused_and_counted_once() -> None:
             await core.play_card(created.game_id, tokens[1 - turn], rules.Move(card, None))
     assert stuck == ["scopa"]
     assert (game.state, game.version) == before
+
+
+async def test_a_state_found_playable_is_not_checked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The stuck check (it lists the legal actions) runs once per decoded state, however many
+    reads look at it; a stuck state is checked, and refused, every time."""
+    store = MemoryStore()
+    core = GameCore(store, TokenAuthority(SECRET), CoreSettings(), rng=random.Random(7))
+    created, _ = await two_seat_game(core)
+    games = Games(store, TokenAuthority(SECRET), CoreSettings(), StoreClock(), Hooks())
+    snap = await games.load(created.game_id)
+    stuck = replace(snap, state=stuck_blob(snap.state))
+    checked: list[rules.MatchState] = []
+    real = rules.is_stuck
+
+    def counting(state: rules.MatchState) -> bool:
+        checked.append(state)
+        return real(state)
+
+    monkeypatch.setattr(rules, "is_stuck", counting)
+    for _ in range(3):
+        games.state(created.game_id, snap)
+    assert len(checked) == 1
+    for _ in range(2):
+        with pytest.raises(GameStuck):
+            games.state(created.game_id, stuck)
+    assert len(checked) == 3
 
 
 async def test_a_game_under_rules_this_release_cannot_build_is_unplayable_and_not_swept() -> None:

@@ -228,3 +228,29 @@ async def test_the_next_version_committed_here_reaches_a_watch_without_a_read() 
             assert (store.loads - before[0], store.logs - before[1]) == (loads, 0)
     finally:
         await stream.aclose()
+
+
+async def test_versions_the_caller_has_pass_without_a_view() -> None:
+    """A version up to ``delivered()`` (a session's own action, already sent) yields nothing;
+    the next one comes with its events only, not the skipped version's again."""
+    core = make_core()
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    delivered = 0
+    stream = core.watch(game, tokens[1], delivered=lambda: delivered)
+    first = await anext(stream)
+    delivered = first.snapshot.version
+    rng = random.Random(4)
+    try:
+        skipped = await play_one(core, game, tokens, rng)
+        delivered = skipped
+        nxt = asyncio.ensure_future(anext(stream))
+        await asyncio.sleep(0.05)
+        assert not nxt.done(), "the delivered version was yielded"
+        version = await play_one(core, game, tokens, rng)
+        update = await asyncio.wait_for(nxt, 5)
+        assert update.snapshot.version == version == skipped + 1
+        assert {e.version for e in update.events} == {version}
+        assert update.snapshot.last_events == update.events, "the view's last events"
+    finally:
+        await stream.aclose()

@@ -35,6 +35,7 @@ from scopa.transport._convert import (
     option_from_pb,
     option_to_pb,
     options_tail,
+    results_tail,
     rulesets_to_pb,
     token_from_metadata,
     view_to_pb,
@@ -247,6 +248,35 @@ def test_a_view_built_without_options_and_its_tail_make_the_whole_response(
     tail = options_tail(response, snapshot.view.options)
     assert response.FromString(bare.SerializeToString() + tail) == whole
     assert whole.view.options["target_score"].int_value == 21 and whole.view.deck_size == 40
+
+
+@pytest.mark.parametrize("response", [pb.SessionUpdate, pb.SessionWelcome])
+def test_a_view_built_without_results_and_their_tail_make_the_whole_response(
+    response: type[pb.SessionUpdate | pb.SessionWelcome],
+) -> None:
+    """A response built with results=False lacks the hand results; its bytes, the options tail
+    and the results tail parse as the response built with both; no results: no tail."""
+    snapshot = _after_first_hand()
+    whole = with_view(response, snapshot)
+    bare = with_view(response, snapshot, options=False, results=False)
+    assert len(bare.view.hand_results) == 0 and len(whole.view.hand_results) == 1
+    tail = options_tail(response, snapshot.view.options)
+    tail += results_tail(response, snapshot.view.results)
+    assert response.FromString(bare.SerializeToString() + tail) == whole
+    assert results_tail(response, ()) == b""
+
+
+def test_results_tails_follow_their_tuple_not_a_reused_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each results tuple gets the tail of its own results, also once the kept tails were
+    dropped (a small bound) and other tuples took their place."""
+    monkeypatch.setattr(_convert, "_TAILS_KEPT", 2)
+    snapshot = _after_first_hand()
+    (first,) = snapshot.view.results
+    for n in range(1, 7):
+        results = tuple(first._replace(hand_number=i) for i in range(1, n + 1))
+        view = pb.SessionUpdate.FromString(results_tail(pb.SessionUpdate, results)).view
+        assert [r.hand_number for r in view.hand_results] == list(range(1, n + 1))
+    assert 0 < len(_convert._RESULT_TAILS) <= 2
 
 
 def test_options_tails_are_kept_per_options_object_and_never_mixed_up(

@@ -15,6 +15,19 @@ class _Recording(asyncio.Transport):
         super().__init__()
         self.sent: list[bytes] = []
         self.closed = self.aborted = False
+        self.reading = True
+        self.selector_updates = 0
+
+    def pause_reading(self) -> None:
+        if self.reading:
+            self.reading, self.selector_updates = False, self.selector_updates + 1
+
+    def resume_reading(self) -> None:
+        if not self.reading:
+            self.reading, self.selector_updates = True, self.selector_updates + 1
+
+    def is_reading(self) -> bool:
+        return self.reading
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         self.sent.append(bytes(data))
@@ -102,3 +115,31 @@ async def _aborted() -> tuple[list[bytes], bool]:
 def test_abort_drops_what_is_queued() -> None:
     """abort() closes at once without sending the queued bytes."""
     assert asyncio.run(_aborted()) == ([], True)
+
+
+async def _pauses() -> list[tuple[bool, bool, int]]:
+    inner = _Recording()
+    transport = _CoalescingTransport(inner)
+    seen = []
+    transport.pause_reading()
+    transport.resume_reading()  # in the same step: the socket is never paused
+    await asyncio.sleep(0)
+    seen.append((transport.is_reading(), inner.reading, inner.selector_updates))
+    transport.pause_reading()
+    seen.append((transport.is_reading(), inner.reading, inner.selector_updates))
+    await asyncio.sleep(0)  # a step later, still wanted: paused for real
+    seen.append((transport.is_reading(), inner.reading, inner.selector_updates))
+    transport.resume_reading()
+    seen.append((transport.is_reading(), inner.reading, inner.selector_updates))
+    return seen
+
+
+def test_a_pause_resumed_within_the_step_never_reaches_the_socket() -> None:
+    """pause_reading takes effect a loop step later unless resume_reading came first; a pause
+    still wanted then stops the reads until resumed."""
+    assert asyncio.run(_pauses()) == [
+        (True, True, 0),
+        (False, True, 0),
+        (False, False, 1),
+        (True, True, 2),
+    ]

@@ -161,11 +161,16 @@ class GameCore:
         return await self._lobby.list_games(preset, page_size, page_token)
 
     def watch(
-        self, game_id: str, token: str | None, from_version: int = 0, client: str = ""
+        self,
+        game_id: str,
+        token: str | None,
+        from_version: int = 0,
+        client: str = "",
+        delivered: Callable[[], int] | None = None,
     ) -> AsyncGenerator[PlayResult, None]:
         """Updates after ``from_version``: first what was missed, then each new version live
-        (see :meth:`._watching.Watches.watch`)."""
-        return self._watches.watch(game_id, token, from_version, client)
+        (see :meth:`._watching.Watches.watch`; none for a version up to ``delivered()``)."""
+        return self._watches.watch(game_id, token, from_version, client, delivered)
 
     async def sweep_game(self, game_id: str, deadline_ms: int) -> bool:
         """Take a game's overdue action if it still is due; whether this call acted."""

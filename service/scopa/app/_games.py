@@ -109,6 +109,10 @@ class Games:
         # it first, in one round trip (see Actions.take_action).
         self.known: BoundedMap[str, Snapshot] = BoundedMap(DECODED_CACHE_SIZE)
         self._stuck: BoundedMap[str, int] = BoundedMap(DECODED_CACHE_SIZE)
+        # Decoded states found not stuck, by id (the state held beside it, so no other object
+        # can have that id while the entry lasts): a move's state is looked at by its commit
+        # and by every watch of its game, and the check lists the legal actions (~3% of a move).
+        self._playable: BoundedMap[int, rules.MatchState] = BoundedMap(DECODED_CACHE_SIZE)
 
     async def load(
         self, game_id: str, request_id: str | None = None, slot: str | None = None
@@ -127,6 +131,8 @@ class Games:
         """The game's state, unless it is stuck (:func:`scopa.rules.is_stuck`): then
         :class:`GameStuck`, logged with the game and its version, and counted once."""
         state = self.states.load(snap.state)
+        if self._playable.get(id(state)) is state:
+            return state
         if rules.is_stuck(state):
             if self._stuck.get(game_id) != snap.version:
                 self._stuck.put(game_id, snap.version)
@@ -142,6 +148,7 @@ class Games:
                 f"game games/{game_id} awaits seat {state.turn}, which has no legal action at"
                 f" version {snap.version}; it cannot go on"
             )
+        self._playable.put(id(state), state)
         return state
 
     def note(self, game_id: str, snap: Snapshot) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Final
 
@@ -54,7 +54,12 @@ class Watches:
             self._games.hooks.watch(-1)
 
     async def watch(
-        self, game_id: str, token: str | None, from_version: int = 0, client: str = ""
+        self,
+        game_id: str,
+        token: str | None,
+        from_version: int = 0,
+        client: str = "",
+        delivered: Callable[[], int] | None = None,
     ) -> AsyncGenerator[PlayResult, None]:
         """Updates after ``from_version``: first what was missed, then each new version live.
 
@@ -63,6 +68,9 @@ class Watches:
         fails with WATCH_IDLE after ``watch_idle_s`` without a new version, with
         GAME_NOT_FOUND once the game expired, and ``client`` (its address) may hold at most
         ``watch_per_client`` streams (TOO_MANY_WATCHES).
+
+        ``delivered``: the last version the caller already has by other means (a session's
+        own action's result); a version up to it is followed without building its view.
         """
         games = self._games
         idle_s = games.settings.watch_idle_s
@@ -80,9 +88,12 @@ class Watches:
             )
         with self._watchers.admit(client):
             async with self._watching(), games.store.subscribe(game_id) as versions:
-                first = await self._catch_up(game_id, seat, from_version or None, RESYNC, True)
+                first = await self._catch_up(
+                    game_id, seat, from_version or None, RESYNC, first=True
+                )
                 assert first is not None
                 update, last, done, due_at = first
+                assert update is not None
                 yield update
                 if done:
                     return
@@ -94,7 +105,7 @@ class Watches:
                         return  # the store is closing
                     if version != RESYNC and version <= last:
                         continue
-                    caught = await self._catch_up(game_id, seat, last, version)
+                    caught = await self._catch_up(game_id, seat, last, version, delivered)
                     if caught is None:
                         if _now() >= due_at:  # not taken yet (a rounding early): look again soon
                             due_at = _now() + _DUE_RETRY_S
@@ -104,8 +115,9 @@ class Watches:
                                 f"watch again from version {last} to resume"
                             )
                         continue
-                    update, last, done, due_at = caught
-                    yield update
+                    shown, last, done, due_at = caught
+                    if shown is not None:
+                        yield shown
                     if done:
                         return
                     idle_until = _now() + idle_s
@@ -116,7 +128,8 @@ class Watches:
         closed."""
         wait = max(0.0, min(self._games.settings.watch_probe_s, probe_by - _now()))
         try:
-            return await asyncio.wait_for(anext(notices), wait)
+            async with asyncio.timeout(wait):  # no task of its own, unlike wait_for (3.11)
+                return await anext(notices)
         except TimeoutError:
             return RESYNC
         except StopAsyncIteration:
@@ -154,40 +167,73 @@ class Watches:
         except GameNotFound:
             raise GameNotFoundError(f"no game games/{game_id}") from None
 
+    def _next_known(
+        self, game_id: str, last: int | None, notice: int
+    ) -> tuple[Snapshot, list[Event]] | None:
+        """What :meth:`_watched` returns for the usual notice, the version after ``last`` that
+        this replica committed or read (``Games.known``) with nothing due, without a shared
+        read (its task and wake-ups); None otherwise."""
+        if last is None or notice != last + 1:
+            return None
+        games = self._games
+        known = games.known.get(game_id)
+        if known is None or known.version != notice:
+            return None
+        meta = games.metas.load(known.meta)
+        if not meta.last_events or games.is_due(games.state(game_id, known), meta):
+            return None
+        return known, [Event(known.version, meta.last_events)]
+
     async def _catch_up(
-        self, game_id: str, seat: int | None, last: int | None, notice: int, first: bool = False
-    ) -> tuple[PlayResult, int, bool, float] | None:
+        self,
+        game_id: str,
+        seat: int | None,
+        last: int | None,
+        notice: int,
+        delivered: Callable[[], int] | None = None,
+        first: bool = False,
+    ) -> tuple[PlayResult | None, int, bool, float] | None:
         """The current view and the events after ``last``, the version, whether the game is
         over and when (on the ``_now`` clock) its awaited action is due; None when nothing is
-        new.
+        new. No view (None) for a version up to ``delivered()``: the caller has it.
 
         ``last`` None means the current view with no past events. The ``first`` message always
         carries the view. The read is shared with the streams of this game told of the same
         ``notice`` (a version; RESYNC shares only reads started from now on).
         """
         games = self._games
-        since = _now() if notice == RESYNC else float("-inf")
-        snap, logged = await self._reads.read(
-            (game_id, last, notice), since, lambda: self._watched(game_id, last, notice)
-        )
+        read = self._next_known(game_id, last, notice)
+        if read is None:
+            since = _now() if notice == RESYNC else float("-inf")
+            read = await self._reads.read(
+                (game_id, last, notice), since, lambda: self._watched(game_id, last, notice)
+            )
+        snap, logged = read
         state = games.state(game_id, snap)
         meta = games.metas.load(snap.meta)
         if not first and (last is None or snap.version <= last):
             return None
-        snapshot = games.snapshot(game_id, snap.version, state, meta, seat)
         due_at = math.inf
         if meta.deadline_ms:  # store-clock ms to this process's monotonic clock
             wait_ms = max(0, meta.deadline_ms - games.clock.now_ms()) + _DUE_MARGIN_MS
             due_at = _now() + wait_ms / 1000
+        if not first and delivered is not None and snap.version <= delivered():
+            return None, snap.version, state.finished, due_at
         if last is None or snap.version <= last:
+            snapshot = games.snapshot(game_id, snap.version, state, meta, seat)
             return PlayResult((), snapshot), snap.version, state.finished, due_at
         truncated = not logged or logged[0].version > last + 1
         shown: list[VersionedEvent] = []
+        latest: tuple[VersionedEvent, ...] | None = None
         for entry in logged:
             if entry.version > snap.version:
                 break
             events = visible(decode_log(entry.payload), seat)
-            shown.extend(VersionedEvent(entry.version, e) for e in events)
+            seen = [VersionedEvent(entry.version, e) for e in events]
+            shown.extend(seen)
+            if entry.version == snap.version and entry.payload == meta.last_events:
+                latest = tuple(seen)  # the view's last events: decoded once
+        snapshot = games.snapshot(game_id, snap.version, state, meta, seat, latest)
         return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished, due_at
 
 

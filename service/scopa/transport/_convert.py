@@ -39,6 +39,7 @@ __all__ = [
     "option_from_pb",
     "option_to_pb",
     "options_tail",
+    "results_tail",
     "rulesets_to_pb",
     "token_from_metadata",
     "view_to_pb",
@@ -476,6 +477,7 @@ def with_view(
     last_events: list[pb.Event] | None = None,
     *,
     options: bool = True,
+    results: bool = True,
     **fields: Any,
 ) -> _Response:
     """A response message (``fields`` and the field ``view``) holding the caller's view, built
@@ -485,9 +487,10 @@ def with_view(
 
     ``options=False`` leaves out the view's options map and deck size: the caller appends
     :func:`options_tail` to the response's wire bytes instead (parsing the map into the
-    message is ~3% of a gRPC PlayCard's instructions).
+    message is ~3% of a gRPC PlayCard's instructions). ``results=False`` leaves out the hand
+    results likewise (:func:`results_tail`).
     """
-    message = response(view=_view_fields(snapshot, last_events), **fields)
+    message = response(view=_view_fields(snapshot, last_events, results), **fields)
     view = cast(pb.GameView, getattr(message, "view"))  # noqa: B009
     _add_view_extras(view, snapshot)
     if options:
@@ -521,6 +524,29 @@ def options_tail(response: type[Message], options: rules.Options) -> bytes:
     return tail
 
 
+_RESULT_TAILS: dict[int, tuple[tuple[rules.HandResult, ...], dict[type[Message], bytes]]] = {}
+"""Hand results' tails by the id of the results tuple (held beside them, as _TAILS): a game's
+results are the same tuple from version to version until a hand ends, and they grow with the
+game, so converting and hashing them for every view would cost more with every hand."""
+
+
+def results_tail(response: type[Message], results: tuple[rules.HandResult, ...]) -> bytes:
+    """The wire bytes of a ``response`` (as :func:`options_tail`) whose view holds only the hand
+    results ``results``; empty when there are none."""
+    if not results:
+        return b""
+    kept = _RESULT_TAILS.get(id(results))
+    if kept is None:
+        if len(_RESULT_TAILS) >= _TAILS_KEPT:
+            _RESULT_TAILS.clear()
+        kept = _RESULT_TAILS[id(results)] = (results, {})
+    tail = kept[1].get(response)
+    if tail is None:
+        view = pb.GameView(hand_results=[_hand_result(r) for r in results])
+        tail = kept[1][response] = response(view=view).SerializeToString()
+    return tail
+
+
 @functools.lru_cache(maxsize=256)
 def _options_tail(response: str, options: rules.Options) -> bytes:
     view = pb.GameView.FromString(_options_view(options))
@@ -536,8 +562,11 @@ def _add_view_extras(message: pb.GameView, snapshot: GameSnapshot) -> None:
         message.create_time.FromMilliseconds(snapshot.created_ms)
 
 
-def _view_fields(snapshot: GameSnapshot, last_events: list[pb.Event] | None) -> dict[str, Any]:
-    """The GameView's constructor arguments (a dict initialises a submessage in place)."""
+def _view_fields(
+    snapshot: GameSnapshot, last_events: list[pb.Event] | None, results: bool = True
+) -> dict[str, Any]:
+    """The GameView's constructor arguments (a dict initialises a submessage in place);
+    without the hand results when not ``results``."""
     view = snapshot.view
     options = view.options
     playing = snapshot.status is GameStatus.ACTIVE and view.turn >= 0
@@ -585,7 +614,7 @@ def _view_fields(snapshot: GameSnapshot, last_events: list[pb.Event] | None) -> 
         legal_moves=[_legal_move(m) for m in view.legal_moves],
         legal_actions=[_legal_action(a) for a in view.legal_actions],
         last_events=events_to_pb(snapshot.last_events) if last_events is None else last_events,
-        hand_results=[_hand_result(r) for r in view.results],
+        hand_results=[_hand_result(r) for r in view.results] if results else (),
         winners=list(view.winners),
         finish_reason=_FINISH[view.finish_reason],
         turn_timeout_s=snapshot.turn_timeout_s,

@@ -9,9 +9,12 @@ hand the socket everything one event-loop step wrote in one send (:class:`_Coale
 on loopback each send cost about as much CPU as the whole JSON encoding of a PlayCard response.
 
 WebSocket connections (realtime sessions, :mod:`._websocket`) use uvicorn's websockets-sansio
-protocol with one addition: the scope's ``extensions`` carry ``scopa.abort``, a callable that
-drops the connection at once. ASGI has no abort, and a ``websocket.close`` waits until the
-peer reads what is queued before it: a slow reader would keep its buffers.
+protocol with two additions in the scope's ``extensions``: ``scopa.abort``, a callable that
+drops the connection at once (ASGI has no abort, and a ``websocket.close`` waits until the
+peer reads what is queued before it: a slow reader would keep its buffers); and
+``scopa.send_now``, which writes one data message without awaiting (what the ASGI
+``websocket.send`` does when nothing holds it up: no writer task to wake per frame), or
+returns False where the ASGI send would wait or fail (writing paused, closing, closed).
 """
 
 from __future__ import annotations
@@ -25,13 +28,17 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 from ._http_telemetry import ASGIApp
 
-__all__ = ["ABORT_EXTENSION", "HttpServer"]
+__all__ = ["ABORT_EXTENSION", "SEND_NOW_EXTENSION", "HttpServer"]
 
 ABORT_EXTENSION = "scopa.abort"
 """The WebSocket scope's extension: a callable that drops the connection at once."""
+SEND_NOW_EXTENSION = "scopa.send_now"
+"""The WebSocket scope's extension: ``send_now(data: bytes | str) -> bool`` writes one binary
+(bytes) or text (str) message at once; False, nothing written, where it cannot."""
 
 
 class _CoalescingTransport(asyncio.Transport):
@@ -42,6 +49,8 @@ class _CoalescingTransport(asyncio.Transport):
         self._transport = transport
         self._pending: list[bytes] = []
         self._loop = asyncio.get_running_loop()
+        self._pause_wanted = False
+        self._pause_scheduled = False
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         """Queue ``data``; the first write of a step schedules the send."""
@@ -95,16 +104,30 @@ class _CoalescingTransport(asyncio.Transport):
         return self._transport.get_write_buffer_limits()
 
     def pause_reading(self) -> None:
-        """Stop reading (uvicorn's flow control)."""
-        self._transport.pause_reading()
+        """Stop reading (uvicorn's flow control) from the next event-loop step on, unless
+        reading is resumed before: uvicorn's WebSocket protocol pauses after each message and
+        resumes as soon as the application takes it, which is usually the very next step (two
+        selector updates per message for nothing). Nothing is read meanwhile: the socket is
+        read at most once a step."""
+        self._pause_wanted = True
+        if not self._pause_scheduled:
+            self._pause_scheduled = True
+            self._loop.call_soon(self._pause_now)
+
+    def _pause_now(self) -> None:
+        self._pause_scheduled = False
+        if self._pause_wanted and not self._transport.is_closing():
+            self._transport.pause_reading()
 
     def resume_reading(self) -> None:
         """Read again."""
-        self._transport.resume_reading()
+        if self._pause_wanted:
+            self._pause_wanted = False
+            self._transport.resume_reading()
 
     def is_reading(self) -> bool:
-        """True while reading."""
-        return self._transport.is_reading()
+        """True while reading (and no pause is wanted)."""
+        return not self._pause_wanted and self._transport.is_reading()
 
     def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
         """Hand the connection to another protocol."""
@@ -144,9 +167,31 @@ class _WebSocketProtocol(WebSocketsSansIOProtocol):
         scope = getattr(self, "scope", None)
         if scope is not None:
             scope["extensions"][ABORT_EXTENSION] = self._abort
+            scope["extensions"][SEND_NOW_EXTENSION] = self._send_now
 
     def _abort(self) -> None:
         self.transport.abort()
+
+    def _send_now(self, data: bytes | str) -> bool:
+        """The ASGI send of a ``websocket.send`` where it would neither wait nor fail."""
+        if (
+            not self.writable.is_set()
+            or self.disconnected
+            or self.close_sent
+            or not self.handshake_complete
+            or self.initial_response is not None
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            if isinstance(data, bytes):
+                self.conn.send_binary(data)
+            else:
+                self.conn.send_text(data.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
 
 class _EmbeddedServer(uvicorn.Server):

@@ -22,12 +22,19 @@ from typing import Final, NamedTuple
 import grpc
 from google.protobuf.message import Message
 
-from scopa.app import AppError, GameCore, InvalidArgument, PlayResult, WatchIdle
+from scopa.app import AppError, GameCore, GameSnapshot, InvalidArgument, PlayResult, WatchIdle
 from scopa.transport._errors import MappedError, register, to_session_error
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._calls import request_fields
-from ._convert import action_from_pb, events_to_pb, game_id_from_name, options_tail, with_view
+from ._convert import (
+    action_from_pb,
+    events_to_pb,
+    game_id_from_name,
+    options_tail,
+    results_tail,
+    with_view,
+)
 from ._http_telemetry import map_error
 from ._rest_json import dumps
 
@@ -60,7 +67,8 @@ class Frame(NamedTuple):
     """One SessionResponse, kept as its member message and written without building the
     response: a message handed to a constructor is copied (upb serializes and parses it), and
     a view's options map would be parsed again. ``tail``: the wire bytes of the member holding
-    only its view's options and deck size (:func:`._convert.options_tail`), appended as is."""
+    only its view's options and deck size (:func:`._convert.options_tail`) and hand results
+    (:func:`._convert.results_tail`), appended as is."""
 
     kind: str
     """The member: ``welcome``, ``update``, ``error`` or ``pong``."""
@@ -148,7 +156,9 @@ class Session:
         with _hello_fields():
             game_id = game_id_from_name(hello.name)
             token = hello.token or None
-            updates = self._core.watch(game_id, token, hello.last_version, self._client)
+            updates = self._core.watch(
+                game_id, token, hello.last_version, self._client, self._delivered
+            )
             try:
                 first = await anext(updates)
             except BaseException:
@@ -160,13 +170,13 @@ class Session:
             pb.SessionWelcome,
             snapshot,
             options=False,
+            results=False,
             version=snapshot.version,
             events=events_to_pb(first.events),
             events_truncated=first.truncated,
             max_frame_bytes=self._max_frame_bytes,
         )
-        tail = options_tail(pb.SessionWelcome, snapshot.view.options)
-        self._emit(Frame("welcome", welcome, tail))
+        self._emit(Frame("welcome", welcome, _tail(pb.SessionWelcome, snapshot)))
         self.delivered = snapshot.version
 
     async def follow(self) -> None:
@@ -182,7 +192,7 @@ class Session:
             except WatchIdle:
                 await self._updates.aclose()
                 self._updates = self._core.watch(
-                    self._game_id, self._token, self.delivered, self._client
+                    self._game_id, self._token, self.delivered, self._client, self._delivered
                 )
 
     async def act(self, action: pb.SessionAction) -> None:
@@ -202,6 +212,10 @@ class Session:
                 action.request_id,
             )
         self._deliver(result, action.request_id)
+
+    def _delivered(self) -> int:
+        """The watch builds no view of a version this session sent already (its own action's)."""
+        return self.delivered
 
     def ping(self, ping: pb.SessionPing) -> None:
         """Answer a ping."""
@@ -239,18 +253,27 @@ class Session:
                 return
         elif version <= self.delivered:
             return
-        events = [e for e in result.events if e.version > self.delivered]
+        events = tuple(e for e in result.events if e.version > self.delivered)
+        shown = events_to_pb(events)
         message = with_view(
             pb.SessionUpdate,
             snapshot,
+            shown if events == snapshot.last_events else None,  # converted once
             options=False,
+            results=False,
             version=version,
             request_id=request_id,
-            events=events_to_pb(events),
+            events=shown,
             events_truncated=result.truncated,
         )
         self.delivered = version
-        self._emit(Frame("update", message, options_tail(pb.SessionUpdate, snapshot.view.options)))
+        self._emit(Frame("update", message, _tail(pb.SessionUpdate, snapshot)))
+
+
+def _tail(response: type[Message], snapshot: GameSnapshot) -> bytes:
+    """A frame's tail: its view's options, deck size and hand results."""
+    view = snapshot.view
+    return options_tail(response, view.options) + results_tail(response, view.results)
 
 
 @contextmanager

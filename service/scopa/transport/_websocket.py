@@ -47,7 +47,7 @@ from scopa_client.v1 import scopa_pb2 as pb
 
 from ._http_errors import RouteNotFound
 from ._http_guard import HttpGuard
-from ._http_server import ABORT_EXTENSION
+from ._http_server import ABORT_EXTENSION, SEND_NOW_EXTENSION
 from ._http_telemetry import (
     Receive,
     Scope,
@@ -161,6 +161,10 @@ class _Frames:
         if self.binary:
             return {"type": "websocket.send", "bytes": frame.wire()}
         return {"type": "websocket.send", "text": frame.json()}
+
+    def data(self, frame: Frame) -> bytes | str:
+        """One frame's message: bytes (binary) or str (text)."""
+        return frame.wire() if self.binary else frame.json()
 
     def decode(self, message: MutableMapping[str, Any], limit: int) -> pb.SessionRequest:
         """One received message as a SessionRequest (MalformedRequest, RequestTooLarge)."""
@@ -316,6 +320,11 @@ class _Connection:
         self._subprotocol = subprotocol
         self._frames = _Frames(subprotocol)
         self._queue: asyncio.Queue[Frame | None] = asyncio.Queue()
+        self._send_now: Callable[[bytes | str], bool] | None = scope.get("extensions", {}).get(
+            SEND_NOW_EXTENSION
+        )
+        self._writing = False
+        """The writer holds a frame it has not finished sending."""
         self._session = Session(core, self._emit, client, limits.max_frame_bytes)
         self._ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         """Done when the session is over: a result when the client left, an exception when an
@@ -363,6 +372,12 @@ class _Connection:
         # else: the game is over; the session stays open until the client closes
 
     def _emit(self, frame: Frame) -> None:
+        """Write ``frame`` at once where nothing is queued before it and the server can
+        (``scopa.send_now``); else queue it for the writer."""
+        send_now = self._send_now
+        idle = send_now is not None and not self._writing and self._queue.empty()
+        if idle and send_now is not None and send_now(self._frames.data(frame)):
+            return
         if self._queue.qsize() >= self._limits.queue_frames:
             if not self._ended.done():
                 self._ended.set_exception(_SlowReader())
@@ -372,7 +387,9 @@ class _Connection:
     async def _write(self) -> None:
         try:
             while (frame := await self._queue.get()) is not None:
+                self._writing = True
                 await self._send(self._frames.encode(frame))
+                self._writing = False
         except asyncio.CancelledError:
             raise
         except Exception:  # the client is gone (uvicorn's ClientDisconnected)
