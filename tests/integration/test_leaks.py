@@ -609,6 +609,11 @@ async def _play_against_bot_over_rest(
             seen["seat"].append((current.view.version, current))
             if current.view.status == pb.GAME_STATUS_FINISHED:
                 break
+            if not current.view.legal_moves:
+                # The bots' turns are played after the response that led to them (in worker
+                # processes): look again shortly.
+                await asyncio.sleep(0.05)
+                continue
             play = json_format.MessageToDict(
                 move_request(name, rng.choice(list(current.view.legal_moves)), rid())
             )
