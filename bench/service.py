@@ -34,6 +34,12 @@ per PlayCard (or floor call) under callgrind: the load-independent figure (bench
 this process's): another tree's server measured by this tree's bench, as ``bench/compare.py REF``
 does, alternating with this tree's.
 
+``--anchor [NAME]`` runs that anchor (``bench/anchor.py``; boardgame.io by default) before and
+after the phases and adds ``vs_<anchor>=`` (our server CPU per call over the mean of its two
+runs' CPU per move) to the isolated PlayCard and GetState lines. ``--late [HANDS]`` adds gRPC
+PlayCard in hand HANDS + 1 (10 by default) of games to 61 (``phase=late``) in rounds alternating
+with their first hand (``phase=early``), and ``vs_start=`` (late over early) on the late line.
+
 ``--redis cluster`` runs the same phases (server and floor alike) on a local 3-primary Redis
 Cluster; the Redis counters are summed over its primaries.
 

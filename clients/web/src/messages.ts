@@ -30,6 +30,12 @@ const REASONS: Record<string, (metadata: Readonly<Record<string, string>>) => st
   GAME_NOT_FINISHED: () => "This game is still being played: its record comes when it ends.",
   GAME_UNPLAYABLE: () => "This game's rules are no longer played here; please start a new one.",
   TOO_MANY_WATCHES: () => "Too many games are open from this address.",
+  TOO_MANY_SESSIONS: () => "The server has too many open games just now; try again shortly.",
+  STORAGE_FULL: () => "The server's game store is full; nothing changed, try again later.",
+  REQUEST_ID_REUSED: () => "That request was already sent with other contents; try again.",
+  IDENTITY_INVALID: () => "Your sign-in was not accepted; sign in again.",
+  IDENTITY_UNAVAILABLE: () => "The server cannot check sign-ins just now; try again shortly.",
+  SEAT_NOT_YOURS: () => "This seat belongs to another player.",
 };
 
 /** An error as words for a person, plus its reason for the curious. */

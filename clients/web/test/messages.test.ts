@@ -34,6 +34,14 @@ describe("errors in words", () => {
     assert.deepEqual(words, { text: "It is not your turn: wait for the other player.", reason: "NOT_YOUR_TURN" });
   });
 
+  it("words the reasons of sign-ins, seats, sessions and a full store, not the server's text", () => {
+    for (const reason of ["TOO_MANY_SESSIONS", "STORAGE_FULL", "REQUEST_ID_REUSED", "IDENTITY_INVALID", "IDENTITY_UNAVAILABLE", "SEAT_NOT_YOURS"]) {
+      const words = errorInWords(scopaError(Code.PermissionDenied, reason));
+      assert.notEqual(words.text, "raw message", reason);
+      assert.equal(words.reason, reason);
+    }
+  });
+
   it("quotes the metadata a reason carries", () => {
     const words = errorInWords(scopaError(Code.FailedPrecondition, "CARD_NOT_IN_HAND", { card: "7D" }));
     assert.match(words.text, /7D/);
