@@ -81,7 +81,7 @@ async def test_stacked_decks_need_permission() -> None:
 
 
 async def test_stacked_deck_deals_as_documented() -> None:
-    """With a stacked deck, seat 0 receives cards 0 and 2 and 4 of the deck (RULINGS.md)."""
+    """With a stacked deck, seat 0 receives cards 0 and 2 and 4 of the deck (docs/rules.md)."""
     core = make_core()
     deck = list(range(40))
     created = await core.create_game(CreateGameCommand("scopa", {}, [], stacked_decks=[deck]))

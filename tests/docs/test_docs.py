@@ -199,6 +199,21 @@ def test_no_served_text_or_doc_names_a_seed_file() -> None:
     assert found == {}
 
 
+def test_no_source_names_a_private_rules_file() -> None:
+    """The code's comments and docstrings cite the same public documents as the docs: a reader
+    of the repository cannot open "seed 004" or the project's private rulings file either."""
+    private = re.compile(r"seeds?\s*0\d\d|RULINGS\.md", re.IGNORECASE)
+    checkers = {Path(__file__).resolve(), (ROOT / "tests" / "rules" / "test_sources.py").resolve()}
+    sources = [*(ROOT / "service").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]
+    assert len(sources) > 100
+    found = {
+        str(path.relative_to(ROOT)): sorted(set(private.findall(path.read_text())))
+        for path in sources
+        if path.resolve() not in checkers and private.search(path.read_text())
+    }
+    assert found == {}
+
+
 def _browser_example() -> str:
     """The JavaScript block of docs/api.md's "Realtime sessions" section."""
     section = API.split("## Realtime sessions", 1)[1]

@@ -1,4 +1,4 @@
-"""Tests of capturing (scopa.rules._capture) against RULINGS.md "Capturing" and the seeds."""
+"""Tests of capturing (scopa.rules._capture) against docs/rules.md "Capturing" and the seeds."""
 
 from __future__ import annotations
 
@@ -21,43 +21,45 @@ def takes(preset: str, table: str, card: str, **overrides: Any) -> set[str]:
 
 @pytest.mark.parametrize("rank", range(1, 8))
 def test_each_rank_one_to_seven_takes_an_equal_card(rank: int) -> None:
-    """RULINGS.md capturing 1: a played card takes one table card of equal rank."""
+    """docs/rules.md capturing 1: a played card takes one table card of equal rank."""
     assert takes("scopa", f"{rank}C 10B", f"{rank}D") == {f"{rank}C"}
 
 
 def test_a_sum_of_two_or_more_cards_is_taken() -> None:
-    """RULINGS.md capturing 1: a card takes a set of cards whose ranks add up to its rank."""
+    """docs/rules.md capturing 1: a card takes a set of cards whose ranks add up to its rank."""
     assert takes("scopa", "1C 2B 4S 9D", "7D") == {"1C 2B 4S"}
     assert takes("scopa", "2C 3B 5S 9D", "5D") == {"5S"}  # equal first, Scopa default
     assert takes("scopa", "2C 3B 4S 1D", "5D") == {"1D 4S", "2C 3B"}
 
 
 def test_no_capture_when_nothing_matches() -> None:
-    """RULINGS.md capturing 2: a card that can take nothing has no capture (it is laid)."""
+    """docs/rules.md capturing 2: a card that can take nothing has no capture (it is laid)."""
     assert takes("scopa", "8C 9B", "6D") == set()
     assert takes("scopa", "", "6D") == set()
 
 
 def test_every_legal_set_is_listed() -> None:
-    """RULINGS.md capturing 4: every legal capture set is offered, each once."""
+    """docs/rules.md capturing 4: every legal capture set is offered, each once."""
     found = takes("spazzino", "1C 2C 3B 4S 6D", "7D")
     assert found == {"1C 2C 4S", "1C 6D", "3B 4S"}
 
 
 def test_equal_card_precedence_in_scopa() -> None:
-    """RULINGS.md capturing 3 (seeds 002, 004): with an equal card on the table, no sum."""
+    """docs/rules.md capturing 3 (the Scopa page and it.wikipedia): with an equal card on the table,
+    no sum."""
     assert takes("scopa", "7C 3B 4S", "7D") == {"7C"}
     assert takes("scopa", "7C 7S 3B 4S", "7D") == {"7C", "7S"}
 
 
 def test_free_choice_in_spazzino() -> None:
-    """RULINGS.md capturing 3: Spazzino's 7 on 7, 3, 4 may take [7] or [3, 4]."""
+    """docs/rules.md capturing 3: Spazzino's 7 on 7, 3, 4 may take [7] or [3, 4]."""
     assert takes("spazzino", "7C 3B 4S", "7D") == {"7C", "3B 4S"}
     assert takes("scopa", "7C 3B 4S", "7D", equal_card_precedence=False) == {"7C", "3B 4S"}
 
 
 def test_figures_take_only_figures_in_spazzino() -> None:
-    """RULINGS.md capturing 5 (seed 000): a Spazzino figure takes an equal figure, never a sum."""
+    """docs/rules.md capturing 5 (Lo Spazzino): a Spazzino figure takes an equal figure, never a
+    sum."""
     assert takes("spazzino", "3C 5B 2S", "8D") == set()
     assert takes("spazzino", "8C 3B 5S", "8D") == {"8C"}
     assert takes("spazzino", "3C 7B", "10D") == set()
@@ -66,13 +68,15 @@ def test_figures_take_only_figures_in_spazzino() -> None:
 
 
 def test_asso_piglia_tutto_takes_the_whole_table() -> None:
-    """RULINGS.md asso piglia tutto (seeds 002, 004): an ace takes every card on the table."""
+    """docs/rules.md asso piglia tutto (the Scopa page and it.wikipedia): an ace takes every card on
+    the table."""
     assert takes("asso_piglia_tutto", "2C 5B 9S", "1D") == {"2C 5B 9S"}
     assert takes("scopa", "2C 5B 9S", "1D") == set()
 
 
 def test_asso_piglia_tutto_with_an_ace_on_the_table_takes_only_that_ace() -> None:
-    """RULINGS.md asso piglia tutto (seed 004): with an ace on the table, the ace takes just it."""
+    """docs/rules.md asso piglia tutto (it.wikipedia): with an ace on the table, the ace takes just
+    it."""
     assert takes("asso_piglia_tutto", "1C 5B 9S", "1D") == {"1C"}
     assert takes("asso_piglia_tutto", "1C 1B 9S", "1D") == {"1C", "1B"}
     both = takes("asso_piglia_tutto", "1C 5B 9S", "1D", ace_takes_only_table_ace=False)
@@ -80,7 +84,7 @@ def test_asso_piglia_tutto_with_an_ace_on_the_table_takes_only_that_ace() -> Non
 
 
 def test_asso_piglia_tutto_on_an_empty_table_takes_nothing() -> None:
-    """RULINGS.md asso piglia tutto: on an empty table the ace has no capture (default: laid)."""
+    """docs/rules.md asso piglia tutto: on an empty table the ace has no capture (default: laid)."""
     assert takes("asso_piglia_tutto", "", "1D") == set()
 
 
@@ -90,42 +94,43 @@ def test_asso_piglia_tutto_leaves_other_cards_alone() -> None:
 
 
 def test_scopa_a_15_takes_the_fewest_cards() -> None:
-    """Seed 004 example: on A, 3, 4, 5, fante a 6 takes A+fante or 4+5, not A+3+5."""
+    """it.wikipedia example: on A, 3, 4, 5, fante a 6 takes A+fante or 4+5, not A+3+5."""
     assert takes("scopa15", "1C 3B 4S 5D 8C", "6B") == {"1C 8C", "4S 5D"}
 
 
 def test_scopa_a_15_alone_or_beside_ordinary_captures() -> None:
-    """RULINGS.md scopa a 15: by default only 15-captures; capture_15_only=False adds the others."""
+    """docs/rules.md scopa a 15: by default only 15-captures; capture_15_only=False adds the
+    others."""
     assert takes("scopa15", "2C 3B", "5D") == set()
     assert takes("scopa15", "2C 3B 10S", "5D") == {"10S"}
     assert takes("scopa15", "2C 3B 10S", "5D", capture_15_only=False) == {"10S", "2C 3B"}
 
 
 def test_scopa_a_11_fante_takes_a_three() -> None:
-    """RULINGS.md scopa a 11 (seed 004): a fante may also take a 3 (8 + 3 = 11)."""
+    """docs/rules.md scopa a 11 (it.wikipedia): a fante may also take a 3 (8 + 3 = 11)."""
     assert takes("scopa11", "3C 5B", "8D") == {"3C", "3C 5B"}
     assert takes("scopa", "3C 5B", "8D") == {"3C 5B"}
 
 
 def test_scopa_a_11_even_with_an_equal_card_on_the_table() -> None:
-    """RULINGS.md scopa a 11: the 11-capture is allowed even when an equal card lies there."""
+    """docs/rules.md scopa a 11: the 11-capture is allowed even when an equal card lies there."""
     assert takes("scopa11", "3C 8B", "8D") == {"3C", "8B"}
     assert takes("scopa", "3C 8B", "8D") == {"8B"}
 
 
 def test_frac_has_no_equal_card_obligation() -> None:
-    """Seed 004 Scopa FRAC: with an equal card and a sum on the table, either may be taken."""
+    """it.wikipedia Scopa FRAC: with an equal card and a sum on the table, either may be taken."""
     assert takes("frac", "7C 3B 4S", "7D") == {"7C", "3B 4S"}
     assert takes("scopa", "7C 3B 4S", "7D") == {"7C"}
 
 
 def test_sbarazzino_ace_takes_the_whole_table() -> None:
-    """Seed 004 Sbarazzino: a played ace takes every card face up on the table."""
+    """it.wikipedia Sbarazzino: a played ace takes every card face up on the table."""
     assert takes("sbarazzino", "2C 5B 9S", "1D") == {"2C 5B 9S"}
 
 
 def test_differenze_takes_by_the_difference_of_seed_004() -> None:
-    """Seed 004 Scopa delle differenze: fante and 2 by a 6 (8 - 2); ace, re and 7 by a 2."""
+    """it.wikipedia Scopa delle differenze: fante and 2 by a 6 (8 - 2); ace, re and 7 by a 2."""
     assert takes("differenze", "8C 2B", "6D") == {"2B 8C"}
     assert takes("differenze", "1C 10B 7S", "2D") == {"10B 1C 7S"}
     assert takes("differenze", "8C 2B", "10D") == set()  # no sums
@@ -144,7 +149,7 @@ def test_differenze_lists_every_difference() -> None:
 
 
 def test_inversa_takes_by_sum_or_by_difference() -> None:
-    """Seed 004 Scopa inversa, hybrid form: both additions and subtractions capture."""
+    """it.wikipedia Scopa inversa, hybrid form: both additions and subtractions capture."""
     assert takes("inversa", "8C 2B", "6D") == {"2B 8C"}
     assert takes("inversa", "8C 2B", "10D") == {"2B 8C"}
     assert takes("inversa", "1C 4B 5S", "9D") == {"4B 5S"}
@@ -152,7 +157,7 @@ def test_inversa_takes_by_sum_or_by_difference() -> None:
 
 
 def test_inversa_mista_takes_by_any_mix_of_signs() -> None:
-    """Seed 004 Scopa inversa read with mixed signs: each card added or subtracted."""
+    """it.wikipedia Scopa inversa read with mixed signs: each card added or subtracted."""
     assert takes("inversa_mista", "1C 4B 5S", "2D") == {"1C 4B 5S"}  # 5 - 4 + 1
     assert takes("inversa_mista", "2C 3B 5S", "6D") == {"2C 3B 5S"}  # 5 + 3 - 2
     assert takes("inversa_mista", "8C 2B", "6D") == {"2B 8C"}  # the seed's difference
@@ -164,19 +169,21 @@ def test_inversa_mista_takes_by_any_mix_of_signs() -> None:
 
 
 def test_modulo_sette_counts_values_and_sums_modulo_seven() -> None:
-    """Seed 004 Modulo sette: a 2 takes a 6 and a re (16 = 2 mod 7); a 4 takes an ace and a 3."""
+    """it.wikipedia Modulo sette: a 2 takes a 6 and a re (16 = 2 mod 7); a 4 takes an ace and a
+    3."""
     assert "10B 6C" in takes("modulo_sette", "6C 10B", "2D")
     assert takes("modulo_sette", "1C 3B", "4D") == {"1C 3B"}
     assert takes("modulo_sette", "6C 4B", "10D") == {"4B 6C"}
 
 
 def test_modulo_sette_choice_where_ambiguous() -> None:
-    """Seed 004 "axiom of choice": on 7 and 2 a cavallo takes the 2 alone, or the 2 and the 7."""
+    """it.wikipedia "axiom of choice": on 7 and 2 a cavallo takes the 2 alone, or the 2 and the
+    7."""
     assert takes("modulo_sette", "7C 2B", "9D") == {"2B", "2B 7C"}
 
 
 def test_modulo_sette_keeps_the_equal_card_first() -> None:
-    """Seed 004: on a 7 and a cavallo the cavallo must take the cavallo; a 2 may take both."""
+    """it.wikipedia: on a 7 and a cavallo the cavallo must take the cavallo; a 2 may take both."""
     assert takes("modulo_sette", "7C 9B", "9D") == {"9B"}
     assert takes("modulo_sette", "7C 9B", "2D") == {"9B", "7C 9B"}
 
@@ -220,7 +227,7 @@ def test_the_52_card_deck_figures_take_only_figures() -> None:
 
 
 def test_a_twin_is_taken_only_to_sweep() -> None:
-    """twin_captures (seed 004, 80 cards): 5S takes 5S' only when that clears the table."""
+    """twin_captures (it.wikipedia, 80 cards): 5S takes 5S' only when that clears the table."""
     deck = {"deck_size": 80, "players": 4, "hand_size": 5, "table_cards": 0}
     twins = {**deck, "twin_captures": True}
     assert takes("scopa", "5S' 3C", "5S", **twins) == set()

@@ -24,7 +24,7 @@ from scopa.rules import (
 
 
 def test_deck_has_forty_distinct_cards() -> None:
-    """RULINGS.md conventions: the deck is 40 cards, 4 suits of ranks 1..10."""
+    """docs/rules.md's conventions: the deck is 40 cards, 4 suits of ranks 1..10."""
     assert DECK_SIZE == 40
     assert len(set(ALL_CARDS)) == 40
     assert {(suit_of(c), rank_of(c)) for c in ALL_CARDS} == {
@@ -33,7 +33,7 @@ def test_deck_has_forty_distinct_cards() -> None:
 
 
 def test_suit_order_is_coppe_denari_bastoni_spade() -> None:
-    """RULINGS.md conventions: suits are numbered coppe, denari, bastoni, spade."""
+    """docs/rules.md's conventions: suits are numbered coppe, denari, bastoni, spade."""
     assert [s.name for s in Suit] == ["COPPE", "DENARI", "BASTONI", "SPADE"]
 
 
@@ -55,7 +55,7 @@ def test_named_cards_have_the_expected_codes() -> None:
 
 
 def test_capture_value_is_the_rank() -> None:
-    """RULINGS.md conventions: ranks 1..7, fante 8, cavallo 9, re 10, value = rank."""
+    """docs/rules.md's conventions: ranks 1..7, fante 8, cavallo 9, re 10, value = rank."""
     assert [rank_of(parse_card(f"{r}B")) for r in range(1, 11)] == list(range(1, 11))
 
 

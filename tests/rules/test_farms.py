@@ -1,5 +1,5 @@
-"""Tests of farms (Scopa della fattoria, seed 004) as rules (scopa.rules._farms), scored and stored;
-the move types are tested in test_moves_farm.py."""
+"""Tests of farms (Scopa della fattoria, it.wikipedia) as rules (scopa.rules._farms), scored and
+stored; the move types are tested in test_moves_farm.py."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_the_fattoria_preset_lists_the_farm_rules() -> None:
 
 
 def test_fattoria_scores_no_primiera_and_the_two_of_denari() -> None:
-    """Seed 004: "nu se ia în considerare prima, dar 2 ♦ valorează 1 punct"."""
+    """it.wikipedia: "nu se ia în considerare prima, dar 2 ♦ valorează 1 punct"."""
     state = situation(ruleset("fattoria"), hands=["2B", ""], table="2D", piles=((), ()))
     state, events = play(state, 0, "2B", "2D")
     lines = {c.name: c.points for c in of_type(events, HandScored)[0].result.score.components}

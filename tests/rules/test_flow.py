@@ -53,7 +53,8 @@ def test_no_sweep_on_last_card_speaks_only_for_the_last_card() -> None:
 def test_ace_sweep_answers_for_aces_only(
     counts: bool, only_table_ace: bool, table: str, card: str, expected: bool | None
 ) -> None:
-    """Seeds 002/004: an ace's clearing sweeps per ace_sweep_counts; a table ace is ordinary."""
+    """The Scopa page and it.wikipedia: an ace's clearing sweeps per ace_sweep_counts; a table ace
+    is ordinary."""
     rule = AceSweep(counts=counts, only_table_ace=only_table_ace)
     taken = cards(table) if table else ()
     assert rule.sweep(taken, _one(card), taken, last_card=False) is expected
@@ -79,7 +80,7 @@ def test_kings_redeal_voids_from_its_count(count: int, table: str, reason: str) 
 
 
 def test_aces_return_sends_a_lone_ace_under_the_stock() -> None:
-    """Seed 002: a lone ace goes under the stock and the next card is turned in its place."""
+    """The Scopa page: a lone ace goes under the stock and the next card is turned in its place."""
     table = list(cards("1C 4D 5S 6B"))
     stock, back, reason = AcesReturn().fix(table, cards("1D 7C 8C"), _never_void)
     assert table == list(cards("4D 5S 6B 7C"))  # the turned 1D went back too

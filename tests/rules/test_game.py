@@ -78,21 +78,21 @@ def only_played(events: Sequence[Event]) -> CardPlayed:
 
 @pytest.mark.parametrize(("preset", "players"), [("scopa", 2), ("scopa3", 3), ("scopa6", 6)])
 def test_first_dealer_is_the_last_seat_and_seat_zero_leads(preset: str, players: int) -> None:
-    """RULINGS.md conventions: the first dealer is the last seat, so seat 0 leads."""
+    """docs/rules.md's conventions: the first dealer is the last seat, so seat 0 leads."""
     state, events = new_match(make_ruleset(preset), rng=random.Random(3))
     assert (state.dealer, state.turn) == (players - 1, 0)
     assert of_type(events, HandStarted)[0].dealer == players - 1
 
 
 def test_first_dealer_can_be_overridden() -> None:
-    """RULINGS.md conventions: a game may override the first dealer; the next seat leads."""
+    """docs/rules.md's conventions: a game may override the first dealer; the next seat leads."""
     state, _ = new_match(ruleset("scopa3", first_dealer=0), decks=(stacked(),))
     assert (state.dealer, state.turn) == (0, 1)
     assert state.hands[1] == tuple(stacked()[0:9:3])
 
 
 def test_stacked_deck_deals_round_robin_from_the_leader_then_the_table() -> None:
-    """RULINGS.md conventions: index 0 is the top; hands one card at a time, then the table."""
+    """docs/rules.md's conventions: index 0 is the top; hands one card at a time, then the table."""
     deck = stacked("1C 2C 3C 4C 5C 6C 7C 8C 9C 10C")
     state, events = new_match(make_ruleset("scopa"), decks=(deck,))
     assert state.hands == (cards("1C 3C 5C"), cards("2C 4C 6C"))
@@ -103,7 +103,7 @@ def test_stacked_deck_deals_round_robin_from_the_leader_then_the_table() -> None
 
 
 def test_three_players_deal_from_seat_zero() -> None:
-    """RULINGS.md conventions: with 3 seats, cards go 0, 1, 2, 0, 1, 2, ..."""
+    """docs/rules.md's conventions: with 3 seats, cards go 0, 1, 2, 0, 1, 2, ..."""
     deck = stacked()
     state, _ = new_match(make_ruleset("scopa3"), decks=(deck,))
     assert state.hands == (deck[0:9:3], deck[1:9:3], deck[2:9:3])
@@ -111,7 +111,7 @@ def test_three_players_deal_from_seat_zero() -> None:
 
 
 def test_later_deals_are_round_robin_from_the_leader() -> None:
-    """RULINGS.md conventions: each later deal again starts with the leading seat."""
+    """docs/rules.md's conventions: each later deal again starts with the leading seat."""
     deck = stacked()
     state, _ = new_match(make_ruleset("scopa"), decks=(deck,))
     rng = random.Random(5)
@@ -126,7 +126,7 @@ def test_later_deals_are_round_robin_from_the_leader() -> None:
 
 
 def test_dealer_moves_on_every_hand() -> None:
-    """RULINGS.md conventions: the dealer moves one seat on each hand, and the lead with it."""
+    """docs/rules.md's conventions: the dealer moves one seat on each hand, and the lead with it."""
     rules = make_ruleset("scopa3", {"target_score": 99})
     first, second = stacked(), stacked()[::-1]
     state, _ = new_match(rules, decks=(first, second))
@@ -149,7 +149,7 @@ def test_dealer_moves_on_every_hand() -> None:
     ],
 )
 def test_deals_per_hand_follow_the_preset(preset: str, deals: int, hand: int, table: int) -> None:
-    """RULINGS.md Scopa/Scopone: 6, 4, 3, 2 deals of 3; Scopone 9 + 4 table; scientifico 10."""
+    """docs/rules.md Scopa/Scopone: 6, 4, 3, 2 deals of 3; Scopone 9 + 4 table; scientifico 10."""
     state, events = new_match(make_ruleset(preset), rng=random.Random(11))
     assert len(of_type(events, HandStarted)[0].table) == table
     assert {len(h) for h in state.hands} == {hand}
@@ -196,7 +196,7 @@ def test_check_deck_returns_the_deck_as_a_tuple_in_its_order() -> None:
 
 
 def test_three_kings_on_the_table_force_a_redeal() -> None:
-    """RULINGS.md Scopa options (seed 004): 3 kings on the starting table void the deal."""
+    """docs/rules.md Scopa options (it.wikipedia): 3 kings on the starting table void the deal."""
     first = stacked("1C 2C 3C 4C 5C 6C 10C 10D 10B 7S")
     second = stacked("1D 2D 3D 4D 5D 6D 7D 8D 9D 7C")
     state, events = new_match(ruleset("scopa", kings_redeal=3), decks=(first, second))
@@ -208,7 +208,8 @@ def test_three_kings_on_the_table_force_a_redeal() -> None:
 
 
 def test_two_kings_redeal_only_with_the_regional_option() -> None:
-    """RULINGS.md Scopa options (seed 002): 2 kings redeal regionally, not with the 3-king rule."""
+    """docs/rules.md Scopa options (the Scopa page): 2 kings redeal regionally, not with the 3-king
+    rule."""
     first = stacked("1C 2C 3C 4C 5C 6C 10C 10D 9B 7S")
     two, _ = new_match(ruleset("scopa", kings_redeal=2), decks=(first, stacked()))
     three, _ = new_match(ruleset("scopa", kings_redeal=3), decks=(first, stacked()))
@@ -217,7 +218,7 @@ def test_two_kings_redeal_only_with_the_regional_option() -> None:
 
 
 def test_an_ace_on_the_starting_table_goes_under_the_stock() -> None:
-    """RULINGS.md Scopa options (seed 002): a single ace turned up returns to the deck."""
+    """docs/rules.md Scopa options (the Scopa page): a single ace turned up returns to the deck."""
     deck = stacked("2C 3C 4C 5C 6C 7C 1S 8D 9D 10D 2S")
     state, events = new_match(ruleset("scopa", aces_on_table="return"), decks=(deck,))
     assert of_type(events, AceReturned) == [AceReturned(parse_card("1S"))]
@@ -228,7 +229,7 @@ def test_an_ace_on_the_starting_table_goes_under_the_stock() -> None:
 
 
 def test_two_aces_on_the_starting_table_force_a_redeal() -> None:
-    """RULINGS.md Scopa options (seed 002): two aces on the starting table: redeal."""
+    """docs/rules.md Scopa options (the Scopa page): two aces on the starting table: redeal."""
     first = stacked("2C 3C 4C 5C 6C 7C 1S 1D 9D 10D")
     state, events = new_match(ruleset("scopa", aces_on_table="return"), decks=(first, stacked()))
     voided = tuple(sorted(cards("1S 1D 9D 10D"), key=table_key))
@@ -291,7 +292,7 @@ def test_endless_void_deals_at_the_next_hand_of_a_play_are_no_stacked_deck_error
 
 
 def test_aces_stay_on_the_table_by_default() -> None:
-    """RULINGS.md: keeping aces on the starting table is the default."""
+    """docs/rules.md: keeping aces on the starting table is the default."""
     deck = stacked("2C 3C 4C 5C 6C 7C 1S 1D 9D 10D")
     state, events = new_match(make_ruleset("scopa"), decks=(deck,))
     assert not of_type(events, AceReturned) and not of_type(events, Redealt)
@@ -302,7 +303,7 @@ def test_aces_stay_on_the_table_by_default() -> None:
 
 
 def test_a_capture_moves_cards_to_the_side_pile_and_passes_the_turn() -> None:
-    """RULINGS.md capturing 1: the card and its capture go to the capturer's pile."""
+    """docs/rules.md capturing 1: the card and its capture go to the capturer's pile."""
     state = situation(make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B 2S", stock="")
     after, events = play(state, 0, "7D", "3C 4B")
     assert only_played(events) == CardPlayed(0, 16, cards("3C 4B"), True, False, ())
@@ -312,7 +313,7 @@ def test_a_capture_moves_cards_to_the_side_pile_and_passes_the_turn() -> None:
 
 
 def test_a_laid_card_joins_the_table_sorted() -> None:
-    """RULINGS.md capturing 2: a card that can take nothing is laid on the table."""
+    """docs/rules.md capturing 2: a card that can take nothing is laid on the table."""
     state = situation(make_ruleset("scopa"), hands=["9B 1C", "1S 8S"], table="3C 4B", stock="")
     after, events = play(state, 0, "9B", "")
     assert not only_played(events).taken
@@ -321,7 +322,7 @@ def test_a_laid_card_joins_the_table_sorted() -> None:
 
 
 def test_capture_none_takes_the_only_choice_and_any_order_is_accepted() -> None:
-    """RULINGS.md capturing 4: the client names the set in any order, or omits a unique one."""
+    """docs/rules.md capturing 4: the client names the set in any order, or omits a unique one."""
     state = situation(make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B 9S", stock="")
     auto, _ = play(state, 0, "7D")
     named, _ = play(state, 0, "7D", "4B 3C")
@@ -342,7 +343,7 @@ def test_a_listed_capture_is_accepted_in_any_spelling_and_a_same_size_stranger_i
 
 
 def test_partners_share_a_pile() -> None:
-    """RULINGS.md conventions: with 4 players seat 2 captures for team 0+2."""
+    """docs/rules.md's conventions: with 4 players seat 2 captures for team 0+2."""
     state = situation(
         make_ruleset("scopa4"), hands=["9C", "9D", "5B 8C", "9S"], table="5S 1C", turn=2
     )
@@ -375,7 +376,8 @@ ILLEGAL = [
 def test_illegal_moves_raise_typed_errors_and_leave_the_state(
     seat: int, card: str, capture: str | None, error: type[RulesError], reason: str
 ) -> None:
-    """RULINGS.md capturing 2 and 4: illegal plays raise the error with its reason, state intact."""
+    """docs/rules.md capturing 2 and 4: illegal plays raise the error with its reason, state
+    intact."""
     state = situation(
         make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B 2S 5C", stock=""
     )
@@ -401,7 +403,7 @@ def test_moves_after_the_game_is_over_raise_game_over() -> None:
 
 
 def test_clearing_the_table_is_a_sweep() -> None:
-    """RULINGS.md capturing 6: a capture that clears the table scores a sweep."""
+    """docs/rules.md capturing 6: a capture that clears the table scores a sweep."""
     state = situation(make_ruleset("scopa"), hands=["7D 9B", "1S 8S"], table="3C 4B", stock="")
     after, events = play(state, 0, "7D", "3C 4B")
     assert only_played(events).sweep
@@ -420,7 +422,7 @@ def test_sweep_points_are_given_once_per_sweep() -> None:
 @pytest.mark.parametrize(
     ("table", "card", "special"),
     [
-        ("1C 3B", "4D", ("traditional_sweep", -1)),  # seed 004: an ace and a 3 taken by a 4
+        ("1C 3B", "4D", ("traditional_sweep", -1)),  # it.wikipedia: an ace and a 3 taken by a 4
         ("6C 4B", "10D", ("traditional_sweep", -1)),  # a 6 and a 4 taken by a re
         ("6C 10B", "2D", ("modular_sweep", 1)),  # a 2 taking a 6 and a re
         ("7C 9B", "2D", ("modular_sweep", 1)),  # a 2 sweeping a 7 and a cavallo
@@ -429,7 +431,7 @@ def test_sweep_points_are_given_once_per_sweep() -> None:
 def test_modulo_sette_sweeps_score_by_their_kind(
     table: str, card: str, special: tuple[str, int]
 ) -> None:
-    """Seed 004 Modulo sette: a traditional sweep is worth -1, a modular one +1."""
+    """it.wikipedia Modulo sette: a traditional sweep is worth -1, a modular one +1."""
     state = situation(make_ruleset("modulo_sette"), hands=[f"{card} 5S", "8S"], table=table)
     after, events = play(state, 0, card, table)
     played = only_played(events)
@@ -438,7 +440,8 @@ def test_modulo_sette_sweeps_score_by_their_kind(
 
 
 def test_modulo_sette_seven_sweeping_a_seven_scores_nothing() -> None:
-    """Seed 004 Modulo sette: a sweep taking a 7 with another 7 is the one exception: 0 points."""
+    """it.wikipedia Modulo sette: a sweep taking a 7 with another 7 is the one exception: 0
+    points."""
     state = situation(make_ruleset("modulo_sette"), hands=["7D 5S", "5B"], table="7C")
     after, events = play(state, 0, "7D", "7C")
     assert only_played(events).sweep and only_played(events).specials == ()
@@ -449,7 +452,7 @@ def test_modulo_sette_seven_sweeping_a_seven_scores_nothing() -> None:
 
 
 def test_no_sweep_on_the_last_card_of_the_hand() -> None:
-    """RULINGS.md capturing 6: clearing the table with the hand's final play is no sweep."""
+    """docs/rules.md capturing 6: clearing the table with the hand's final play is no sweep."""
     state = situation(make_ruleset("scopa"), hands=["7D", ""], table="3C 4B", stock="")
     _, events = play(state, 0, "7D", "3C 4B")
     assert not of_type(events, CardPlayed)[0].sweep
@@ -457,7 +460,7 @@ def test_no_sweep_on_the_last_card_of_the_hand() -> None:
 
 
 def test_sweep_on_last_card_option() -> None:
-    """RULINGS.md capturing 6, option sweep_on_last_card: the final clearing play scores."""
+    """docs/rules.md capturing 6, option sweep_on_last_card: the final clearing play scores."""
     rules = ruleset("scopa", sweep_on_last_card=True)
     state = situation(rules, hands=["7D", ""], table="3C 4B", stock="")
     _, events = play(state, 0, "7D", "3C 4B")
@@ -466,7 +469,7 @@ def test_sweep_on_last_card_option() -> None:
 
 
 def test_leftovers_go_to_the_last_capturer_and_are_no_sweep() -> None:
-    """RULINGS.md capturing 7: table cards left at hand end go to the last capturer, no sweep."""
+    """docs/rules.md capturing 7: table cards left at hand end go to the last capturer, no sweep."""
     state = situation(make_ruleset("scopa"), hands=["5C", "9S"], table="3C 2B 8D", stock="")
     state, _ = play(state, 0, "5C", "3C 2B")
     _, events = play(state, 1, "9S", "")
@@ -488,7 +491,7 @@ def test_leftovers_go_to_the_dealer_when_nobody_captured() -> None:
 
 
 def test_partner_leftovers_go_to_the_team_pile() -> None:
-    """RULINGS.md capturing 7 with teams: seat 2's leftovers count for team 0+2."""
+    """docs/rules.md capturing 7 with teams: seat 2's leftovers count for team 0+2."""
     state = situation(
         make_ruleset("scopa4"), hands=["", "", "", "9S"], table="8D", stock="", turn=3
     )
@@ -505,7 +508,8 @@ def test_partner_leftovers_go_to_the_team_pile() -> None:
 
 
 def test_picula_takes_the_card_the_previous_player_just_laid() -> None:
-    """RULINGS.md Spazzino (seed 000): taking, with an equal card, the card just laid: picula."""
+    """docs/rules.md Spazzino (Lo Spazzino): taking, with an equal card, the card just laid:
+    picula."""
     state = situation(make_ruleset("spazzino"), hands=["5C 9B", "5D 8S"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
     after, events = play(state, 1, "5D", "5C")
@@ -514,7 +518,7 @@ def test_picula_takes_the_card_the_previous_player_just_laid() -> None:
 
 
 def test_no_picula_for_a_card_that_was_not_just_laid() -> None:
-    """RULINGS.md Spazzino: the picula needs the previous player's uncaptured card."""
+    """docs/rules.md Spazzino: the picula needs the previous player's uncaptured card."""
     state = situation(make_ruleset("spazzino"), hands=["5C 9B", "2D 8S"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
     _, events = play(state, 1, "2D", "2B")
@@ -522,7 +526,7 @@ def test_no_picula_for_a_card_that_was_not_just_laid() -> None:
 
 
 def test_no_picula_in_scopa() -> None:
-    """RULINGS.md: the picula is a Spazzino/Spatola special, off in Scopa."""
+    """docs/rules.md: the picula is a Spazzino/Spatola special, off in Scopa."""
     state = situation(make_ruleset("scopa"), hands=["5C 9B", "5D 8S"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
     _, events = play(state, 1, "5D", "5C")
@@ -530,7 +534,7 @@ def test_no_picula_in_scopa() -> None:
 
 
 def test_bagher_scores_every_card_three_points() -> None:
-    """RULINGS.md Spazzino (seed 000): 7 of cups taking 5 and 2 of cups is a bagher of 3."""
+    """docs/rules.md Spazzino (Lo Spazzino): 7 of cups taking 5 and 2 of cups is a bagher of 3."""
     state = situation(make_ruleset("spazzino"), hands=["7C 9B", "8S 9S"], table="5C 2C 10D")
     after, events = play(state, 0, "7C", "5C 2C")
     assert only_played(events).specials == (("bagher", 3),)
@@ -538,14 +542,14 @@ def test_bagher_scores_every_card_three_points() -> None:
 
 
 def test_bagher_of_four_points() -> None:
-    """RULINGS.md Spazzino: 7 of cups taking 1, 2 and 4 of cups is a bagher of 4."""
+    """docs/rules.md Spazzino: 7 of cups taking 1, 2 and 4 of cups is a bagher of 4."""
     state = situation(make_ruleset("spazzino"), hands=["7C 9B", "8S 9S"], table="1C 2C 4C 10D")
     _, events = play(state, 0, "7C", "1C 2C 4C")
     assert only_played(events).specials == (("bagher", 4),)
 
 
 def test_no_bagher_unless_all_cards_are_of_the_played_suit() -> None:
-    """RULINGS.md Spazzino: a capture with another suit, or of one card, is no bagher."""
+    """docs/rules.md Spazzino: a capture with another suit, or of one card, is no bagher."""
     rules = make_ruleset("spazzino")
     mixed = situation(rules, hands=["7C 9B", "8S 9S"], table="5C 2B 10D")
     other = situation(rules, hands=["7B 9B", "8S 9S"], table="5C 2C 10D")
@@ -556,7 +560,7 @@ def test_no_bagher_unless_all_cards_are_of_the_played_suit() -> None:
 
 
 def test_no_specials_on_the_last_card_by_default() -> None:
-    """RULINGS.md Spazzino: no picula, bagher or spazzino on the hand's last card."""
+    """docs/rules.md Spazzino: no picula, bagher or spazzino on the hand's last card."""
     rules = make_ruleset("spazzino")
     state = situation(rules, hands=["5C", "5D"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
@@ -570,7 +574,7 @@ def test_no_specials_on_the_last_card_by_default() -> None:
 
 
 def test_specials_on_last_card_option() -> None:
-    """RULINGS.md Spazzino, option specials_on_last_card: picula and bagher score at the end."""
+    """docs/rules.md Spazzino, option specials_on_last_card: picula and bagher score at the end."""
     rules = ruleset("spazzino", specials_on_last_card=True)
     state = situation(rules, hands=["5C", "5D"], table="2B", stock="")
     state, _ = play(state, 0, "5C", "")
@@ -586,7 +590,8 @@ def test_specials_on_last_card_option() -> None:
 
 
 def test_asso_piglia_tutto_is_not_a_scopa_by_default() -> None:
-    """RULINGS.md asso piglia tutto (seed 002): by default the ace's sweep does not count."""
+    """docs/rules.md asso piglia tutto (the Scopa page): by default the ace's sweep does not
+    count."""
     state = situation(make_ruleset("asso_piglia_tutto"), hands=["1D 9B", "8S"], table="2C 5B")
     after, events = play(state, 0, "1D", "2C 5B")
     assert only_played(events).taken and not only_played(events).sweep
@@ -594,15 +599,15 @@ def test_asso_piglia_tutto_is_not_a_scopa_by_default() -> None:
 
 
 def test_asso_piglia_tutto_counts_as_scopa_with_the_option() -> None:
-    """RULINGS.md asso piglia tutto, option ace_sweep_counts (scopa d'assi): it is a scopa."""
+    """docs/rules.md asso piglia tutto, option ace_sweep_counts (scopa d'assi): it is a scopa."""
     state = situation(make_ruleset("scopa_d_assi"), hands=["1D 9B", "8S"], table="2C 5B")
     after, events = play(state, 0, "1D", "2C 5B")
     assert only_played(events).sweep and after.sweeps == (1, 0)
 
 
 def test_sbarazzino_ace_capture_is_not_a_scopa_and_the_game_is_to_41() -> None:
-    """Seed 004 Sbarazzino: the ace takes the whole table, "this taking does not count as a scopa";
-    the aim is 41 points."""
+    """it.wikipedia Sbarazzino: the ace takes the whole table, "this taking does not count as a
+    scopa"; the aim is 41 points."""
     rules = make_ruleset("sbarazzino")
     state = situation(rules, hands=["1D 9B", "8S"], table="2C 5B 7S")
     after, events = play(state, 0, "1D", "2C 5B 7S")
@@ -612,14 +617,15 @@ def test_sbarazzino_ace_capture_is_not_a_scopa_and_the_game_is_to_41() -> None:
 
 
 def test_ace_taking_the_lone_table_ace_is_an_ordinary_sweep() -> None:
-    """RULINGS.md asso piglia tutto: an ace taking the only (ace) card clears the table: a scopa."""
+    """docs/rules.md asso piglia tutto: an ace taking the only (ace) card clears the table: a
+    scopa."""
     state = situation(make_ruleset("asso_piglia_tutto"), hands=["1D 9B", "8S"], table="1C")
     _, events = play(state, 0, "1D", "1C")
     assert only_played(events).sweep
 
 
 def test_ace_on_an_empty_table_is_laid_by_default() -> None:
-    """RULINGS.md asso piglia tutto: on an empty table the ace is laid (default)."""
+    """docs/rules.md asso piglia tutto: on an empty table the ace is laid (default)."""
     state = situation(make_ruleset("asso_piglia_tutto"), hands=["1D 9B", "8S"], table="")
     after, events = play(state, 0, "1D", "")
     assert not only_played(events).taken and after.table == cards("1D")
@@ -652,14 +658,15 @@ SIDE0_THREE_POINTS = "1D 2D 3D 4D 5D 6D 7D 8D 9D 10D 7C 7B 7S"  # denari, setteb
 
 
 def test_reaching_the_target_wins() -> None:
-    """RULINGS.md Scopa: the game to 11 ends when a side reaches it at the end of a hand."""
+    """docs/rules.md Scopa: the game to 11 ends when a side reaches it at the end of a hand."""
     state, events = _end_of_hand("scopa", (9, 0), SIDE0_THREE_POINTS, 1)
     assert of_type(events, GameFinished) == [GameFinished((0,), FinishReason.TARGET, (12, 1))]
     assert state.finished and state.turn == -1 and state.winners == (0,)
 
 
 def test_a_tie_at_the_top_plays_on() -> None:
-    """RULINGS.md Spazzino/Scopa: if the top scores tie past the target, another hand is played."""
+    """docs/rules.md Spazzino/Scopa: if the top scores tie past the target, another hand is
+    played."""
     state, events = _end_of_hand("scopa", (8, 10), SIDE0_THREE_POINTS, 1)
     assert state.scores == (11, 11)
     assert not of_type(events, GameFinished) and not state.finished
@@ -667,14 +674,14 @@ def test_a_tie_at_the_top_plays_on() -> None:
 
 
 def test_the_highest_of_several_past_the_target_wins() -> None:
-    """RULINGS.md Spazzino/Scopa: if several reach the target the highest wins."""
+    """docs/rules.md Spazzino/Scopa: if several reach the target the highest wins."""
     _, events = _end_of_hand("scopa", (9, 10), SIDE0_THREE_POINTS, 1)
     assert of_type(events, GameFinished)[0].winners == (0,)
     assert of_type(events, GameFinished)[0].scores == (12, 11)
 
 
 def test_napoleone_wins_at_once() -> None:
-    """RULINGS.md Scopa options (seed 002): all ten denari win the game at once."""
+    """docs/rules.md Scopa options (the Scopa page): all ten denari win the game at once."""
     _, events = _end_of_hand("scopa_napola", (0, 0), "1D 2D 3D 4D 5D 6D 7D 8D 9D 10D", 1)
     assert of_type(events, GameFinished)[0].reason is FinishReason.NAPOLEONE
     assert of_type(events, GameFinished)[0].winners == (0,)
@@ -734,14 +741,14 @@ def test_an_ordinary_play_keeps_every_unchanged_field_in_its_place() -> None:
     assert [played.card for played in new.history] == [move.card]
 
 
-# --- games played to lose (seed 004) -------------------------------------------------------
+# --- games played to lose (it.wikipedia) -------------------------------------------------------
 
 
 @pytest.mark.parametrize(("players", "hand", "table"), [(4, 10, 0), (6, 6, 4)])
 def test_a_non_prendere_deals_every_card_to_players_alone(
     players: int, hand: int, table: int
 ) -> None:
-    """Seed 004 A non prendere: four or six, each for himself, all the cards dealt at once."""
+    """it.wikipedia A non prendere: four or six, each for himself, all the cards dealt at once."""
     rules = make_ruleset("a_non_prendere", {"players": players})
     state, _ = new_match(rules, rng=random.Random(5))
     assert rules.options.sides == players
@@ -750,7 +757,7 @@ def test_a_non_prendere_deals_every_card_to_players_alone(
 
 
 def test_a_non_prendere_first_to_11_loses_and_the_lowest_wins() -> None:
-    """Seed 004: the match ends when a player reaches 11; the lowest score wins."""
+    """it.wikipedia: the match ends when a player reaches 11; the lowest score wins."""
     rules = make_ruleset("a_non_prendere")
     state = situation(rules, hands=["7D", "", "", ""], table="3C 4B", scores=(10, 4, 2, 6), turn=0)
     after, events = play(state, 0, "7D", "3C 4B")
@@ -760,7 +767,8 @@ def test_a_non_prendere_first_to_11_loses_and_the_lowest_wins() -> None:
 
 
 def test_scopone_al_contrario_skips_and_deals_nothing_to_a_seat_out() -> None:
-    """Seed 004 al contrario: a seat at 21 leaves; the three left get 6 cards, 4 on the table."""
+    """it.wikipedia al contrario: a seat at 21 leaves; the three left get 6 cards, 4 on the
+    table."""
     rules = make_ruleset("scopone_al_contrario")
     state = situation(rules, hands=["7D", "", "", ""], table="3C 4B", scores=(0, 30, 0, 0))
     state = replace(state, dealer=3)
@@ -797,7 +805,8 @@ def test_picula_and_bagher_each_have_their_own_last_card_option() -> None:
 def test_a_picula_across_a_mid_hand_re_deal_follows_its_option(
     after_redeal: bool, specials: tuple[tuple[str, int], ...]
 ) -> None:
-    """Seed 000 keeps the card laid before a re-deal takeable as a picula; Cuperativa forgets it."""
+    """Lo Spazzino keeps the card laid before a re-deal takeable as a picula; Cuperativa forgets
+    it."""
     rules = ruleset("spazzino", picula_after_redeal=after_redeal)
     state = situation(rules, hands=["2B", "5D"], table="10C", stock="5C 1S 2S 3C 4S 6S")
     state, _ = play(state, 0, "2B", "")
@@ -808,7 +817,7 @@ def test_a_picula_across_a_mid_hand_re_deal_follows_its_option(
 
 
 def test_marescialla_sweeping_with_the_maresciallo_costs_four() -> None:
-    """Seed 004 Marescialla: the re of spade used to make a sweep costs 4 points, not 1."""
+    """it.wikipedia Marescialla: the re of spade used to make a sweep costs 4 points, not 1."""
     state = situation(make_ruleset("marescialla"), hands=["10S", "9B"], table="4C 6B")
     after, events = play(state, 0, "10S", "4C 6B")
     assert only_played(events).sweep

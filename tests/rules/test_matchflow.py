@@ -1,4 +1,5 @@
-"""Tests of the match-flow rules (scopa.rules._matchflow) with seed 004's games played to lose."""
+"""Tests of the match-flow rules (scopa.rules._matchflow) with it.wikipedia's games played to
+lose."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def test_each_ruleset_gets_its_flow() -> None:
 def test_a_non_prendere_lowest_score_wins_once_a_side_reaches_11(
     scores: tuple[int, ...], winners: tuple[int, ...]
 ) -> None:
-    """Seed 004 A non prendere: the first to 11 loses; the match ends and the lowest wins."""
+    """it.wikipedia A non prendere: the first to 11 loses; the match ends and the lowest wins."""
     options = make_ruleset("a_non_prendere").options
     outcome = LowestWins().after_hand(options, scores, ())
     assert outcome.winners == winners
@@ -57,7 +58,7 @@ def test_a_non_prendere_lowest_score_wins_once_a_side_reaches_11(
 def test_scopone_al_contrario_seats_leave_at_21_until_one_is_left(
     scores: tuple[int, ...], out: tuple[int, ...], expected: FlowOutcome
 ) -> None:
-    """Seed 004 Scopone romano al contrario: who reaches 21 leaves; the last one left wins."""
+    """it.wikipedia Scopone romano al contrario: who reaches 21 leaves; the last one left wins."""
     options = make_ruleset("scopone_al_contrario").options
     assert Elimination().after_hand(options, scores, out) == expected
 
@@ -69,7 +70,7 @@ def test_scopone_al_contrario_seats_leave_at_21_until_one_is_left(
 def test_scopone_al_contrario_deals_by_the_seats_left(
     players: int, active: int, shape: tuple[int, int]
 ) -> None:
-    """Seed 004: five play 7 cards with 5 on the table, four 9 and 4, the last two 6 and 4."""
+    """it.wikipedia: five play 7 cards with 5 on the table, four 9 and 4, the last two 6 and 4."""
     options = make_ruleset("scopone_al_contrario", {"players": players}).options
     assert Elimination().deal_shape(options, active) == shape
 

@@ -76,7 +76,7 @@ def test_a_claim_awaits_the_opponents_answer_with_its_card_face_down() -> None:
 
 
 def test_a_trusted_claim_sweeps_unseen_even_when_false() -> None:
-    """Seed 004: "dacă răspundeți da, mătura rămâne terminată și nu trebuie afișată": 2C takes
+    """it.wikipedia: "dacă răspundeți da, mătura rămâne terminată și nu trebuie afișată": 2C takes
     3D 4S as a sweep, and only the claimer ever sees the card."""
     state, events = apply_action(_claimed(), 1, Answer(trust=True), None)
     trusted = CardPlayed(
@@ -92,7 +92,7 @@ def test_a_trusted_claim_sweeps_unseen_even_when_false() -> None:
 
 
 def test_a_doubted_false_claim_is_annulled_and_costs_the_claimer_a_point() -> None:
-    """Seed 004, case 1: the sweep is annulled (2C is laid beside 3D 4S) and the claimer's
+    """it.wikipedia, case 1: the sweep is annulled (2C is laid beside 3D 4S) and the claimer's
     side loses a point; the card is shown to everyone."""
     state, events = apply_action(_claimed(), 1, Answer(trust=False), None)
     laid = CardPlayed(
@@ -109,7 +109,7 @@ def test_a_doubted_false_claim_is_annulled_and_costs_the_claimer_a_point() -> No
 
 
 def test_a_doubted_true_claim_stands_and_costs_the_doubter_a_point() -> None:
-    """Seed 004, case 2: 7C does take 3D 4S, so the sweep stands and the doubter's side loses
+    """it.wikipedia, case 2: 7C does take 3D 4S, so the sweep stands and the doubter's side loses
     the point (the score sheet's wrong_doubts line)."""
     state = situation(
         ruleset("fidasse"), hands=["7C", "5B"], table="3D 4S", stock="", piles=((), ())

@@ -42,7 +42,8 @@ def builds(state: MatchState) -> list[Build]:
 
 
 def test_seed_example_build_then_take_both_next_turn() -> None:
-    """Seed 004: a card goes on a table card when the seat holds a card taking both next turn."""
+    """it.wikipedia: a card goes on a table card when the seat holds a card taking both next
+    turn."""
     state = situation(ruleset("fattoria"), hands=["3C 7S 9B", "1D 6B 10C"], table="4D 9C")
     assert builds(state) == [Build(card("3C"), (card("4D"),), 7)]
     state, events = apply_action(state, 0, Build(card("3C"), (card("4D"),), 7), None)
@@ -70,7 +71,7 @@ def test_the_owner_cannot_play_another_card_while_its_farm_lies() -> None:
 
 
 def test_others_take_the_farm_with_the_equal_loose_card() -> None:
-    """Seed 004: a card of the farm's value takes it, and a loose card of that value with it."""
+    """it.wikipedia: a card of the farm's value takes it, and a loose card of that value with it."""
     farm = Farm(0, 7, cards("4D 3C"))
     state = situation(
         ruleset("fattoria"), hands=["7S 2C", "7B 5S"], table="7C 9C", turn=1, farms=(farm,)
@@ -119,7 +120,7 @@ def test_the_farm_and_each_equal_card_are_separate_choices() -> None:
 
 
 def test_a_raise_makes_the_farm_the_raisers() -> None:
-    """Seed 004: others may raise a farm holding a card of the new value; it is then theirs."""
+    """it.wikipedia: others may raise a farm holding a card of the new value; it is then theirs."""
     farm = Farm(0, 7, cards("4D 3C"))
     state = situation(
         ruleset("fattoria"), hands=["7S 1C", "2B 9S 5C"], table="10C", turn=1, farms=(farm,)
@@ -136,7 +137,7 @@ def test_a_raise_makes_the_farm_the_raisers() -> None:
 
 
 def test_the_owner_may_not_raise_its_own_farm_and_raising_can_be_off() -> None:
-    """Only other seats raise (seed 004: "Alți jucători"); farm_raise=false allows none."""
+    """Only other seats raise (it.wikipedia: "Alți jucători"); farm_raise=false allows none."""
     farm = Farm(1, 5, cards("4D 1C"))
     hands = ["2B 7S", "5B 9S"]
     state = situation(ruleset("fattoria"), hands=hands, table="10C", farms=(farm,))

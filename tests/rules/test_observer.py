@@ -43,7 +43,7 @@ def test_a_seat_sees_its_own_hand_and_counts_of_the_others() -> None:
 
 
 def test_legal_moves_are_shown_only_to_the_seat_to_play() -> None:
-    """RULINGS.md capturing 4: every legal set is listed to the player whose turn it is, only."""
+    """docs/rules.md capturing 4: every legal set is listed to the player whose turn it is, only."""
     state, _ = new_match(make_ruleset("scopa"), rng=random.Random(9))
     assert observe(state, 0).legal_moves
     assert {m.card for m in observe(state, 0).legal_moves} == set(state.hands[0])

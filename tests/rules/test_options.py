@@ -224,7 +224,7 @@ def test_an_option_with_what_it_needs_or_at_its_default_is_accepted(
 
 
 def test_teams_alternate_with_four_and_six_players() -> None:
-    """RULINGS.md conventions: 4 players 0+2 vs 1+3, 6 players 0+2+4 vs 1+3+5, else alone."""
+    """docs/rules.md's conventions: 4 players 0+2 vs 1+3, 6 players 0+2+4 vs 1+3+5, else alone."""
     four = make_ruleset("scopa4").options
     six = make_ruleset("scopa6").options
     three = make_ruleset("scopa3").options
@@ -251,7 +251,7 @@ def test_teams_alternate_with_four_and_six_players() -> None:
 def test_preset_table_shapes_follow_the_seeds(
     preset: str, players: int, hand: int, table: int, target: int
 ) -> None:
-    """RULINGS.md Scopa/Scopone/Spazzino/Spatola: seats, hand size, table cards and target."""
+    """docs/rules.md Scopa/Scopone/Spazzino/Spatola: seats, hand size, table cards and target."""
     o = make_ruleset(preset).options
     assert (o.players, o.hand_size, o.table_cards, o.target_score) == (
         players,
@@ -262,7 +262,7 @@ def test_preset_table_shapes_follow_the_seeds(
 
 
 def test_default_capture_rulings_per_family() -> None:
-    """RULINGS.md capturing 3 and 5: equal-card precedence in Scopa, not in Spazzino/Spatola."""
+    """docs/rules.md capturing 3 and 5: equal-card precedence in Scopa, not in Spazzino/Spatola."""
     assert make_ruleset("scopa").options.equal_card_precedence
     assert make_ruleset("scopone").options.equal_card_precedence
     assert not make_ruleset("spazzino").options.equal_card_precedence
@@ -293,7 +293,8 @@ def test_docs_list_every_preset_with_its_settings() -> None:
 
 
 def test_kings_redeal_defaults() -> None:
-    """Scopa redeals on 3+ kings on the starting table (seed 004); Spazzino and Spatola don't."""
+    """Scopa redeals on 3+ kings on the starting table (it.wikipedia); Spazzino and Spatola
+    don't."""
     for preset in ("scopa", "scopa3", "scopa4", "scopa6", "scopone", "scopa15"):
         assert make_ruleset(preset).options.kings_redeal == 3, preset
     for preset in ("spazzino", "spatola", "spatola4"):
@@ -348,7 +349,7 @@ def test_a_table_that_leaves_exactly_whole_deals_is_accepted(
 def test_target_follows_the_player_count_unless_set(
     preset: str, overrides: dict[str, Any], target: int
 ) -> None:
-    """RULINGS.md Scopa: to 11 with 2 players, 21 with 3 or more, unless preset/caller set it."""
+    """docs/rules.md Scopa: to 11 with 2 players, 21 with 3 or more, unless preset/caller set it."""
     rules = make_ruleset(preset, overrides)
     assert rules.options.target_score == target
     assert make_ruleset(rules.preset, rules.overrides()) == rules
@@ -383,7 +384,8 @@ def test_overrides_name_a_target_only_when_it_differs_from_the_player_default() 
     ],
 )
 def test_each_preset_names_its_seat_counts(preset: str, players: tuple[int, ...]) -> None:
-    """RULINGS.md: Scopa 2/3/4/6, Scopone 4, Spazzino 2 (seed 000), Spatola 2 or 4 in pairs."""
+    """docs/rules.md: Scopa 2/3/4/6, Scopone 4, Spazzino 2 (Lo Spazzino), Spatola 2 or 4 in
+    pairs."""
     assert sorted(PRESETS[preset].players) == list(players)
     assert PRESETS[preset].players[0] == make_ruleset(preset).options.players
 

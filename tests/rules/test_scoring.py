@@ -73,7 +73,7 @@ def two_sides(side0: tuple[Card, ...]) -> list[SideTally]:
 
 
 def test_primiera_81_beats_75() -> None:
-    """Seed 001 (Spatola): 7 coppe, 7 bastoni, 7 denari, 6 spade = 81 beats 7 spade + 6s = 75."""
+    """La Spatola (Spatola): 7 coppe, 7 bastoni, 7 denari, 6 spade = 81 beats 7 spade + 6s = 75."""
     side0 = cards("7C 7B 7D 6S")
     side1 = cards("7S 6C 6D 6B")
     assert primiera_value(side0) == 81
@@ -85,7 +85,7 @@ def test_primiera_81_beats_75() -> None:
 
 
 def test_primiera_76_beats_75() -> None:
-    """Seed 002 (Fabio and Deborha): 21 + 21 + 18 + 16 = 76 beats 21 + 21 + 18 + 15 = 75."""
+    """The Scopa page (Fabio and Deborha): 21 + 21 + 18 + 16 = 76 beats 21 + 21 + 18 + 15 = 75."""
     fabio = cards("7C 7D 6B 1S 3S")
     deborha = cards("7B 7S 6C 5D 2D")
     assert primiera_value(fabio) == 76
@@ -95,18 +95,18 @@ def test_primiera_76_beats_75() -> None:
 
 
 def test_primiera_maximum_is_84() -> None:
-    """Seed 004: the maximum primiera is 84, the four 7s (also with the whole deck)."""
+    """it.wikipedia: the maximum primiera is 84, the four 7s (also with the whole deck)."""
     assert primiera_value(cards("7C 7D 7B 7S")) == 84
     assert primiera_value(ALL_CARDS) == 84
 
 
 def test_primiera_takes_best_card_of_each_suit() -> None:
-    """RULINGS.md Scopa: only the best card per suit counts (figures 10, ace 16 over a 5)."""
+    """docs/rules.md Scopa: only the best card per suit counts (figures 10, ace 16 over a 5)."""
     assert primiera_value(cards("10C 1C 5C 10D 8B 9S")) == 16 + 10 + 10 + 10
 
 
 def test_primiera_missing_suit_is_zero_and_cannot_win() -> None:
-    """Seeds 001, 004: a side without all four suits cannot win the primiera."""
+    """La Spatola and it.wikipedia: a side without all four suits cannot win the primiera."""
     strong = cards("7C 7D 7B 6C 6D 6B")
     weak = cards("2C 2D 2B 2S")
     assert primiera_value(strong) == 0
@@ -115,13 +115,13 @@ def test_primiera_missing_suit_is_zero_and_cannot_win() -> None:
 
 
 def test_primiera_nobody_has_all_suits() -> None:
-    """Seeds 001, 004: when no side has all four suits the primiera is not given."""
+    """La Spatola and it.wikipedia: when no side has all four suits the primiera is not given."""
     score = score_hand(Options(), [SideTally(cards("7C 7D")), SideTally(cards("7B 7S"))])
     assert component(score, "primiera").points == (0, 0)
 
 
 def test_primiera_tie_gives_nobody() -> None:
-    """Seed 001: two 7s and the 6s of the other suits each is a tie, not given."""
+    """La Spatola: two 7s and the 6s of the other suits each is a tie, not given."""
     side0 = cards("7C 7D 6B 6S")
     side1 = cards("7B 7S 6C 6D")
     score = score_hand(Options(), [SideTally(side0), SideTally(side1)])
@@ -129,7 +129,7 @@ def test_primiera_tie_gives_nobody() -> None:
 
 
 def test_veneto_primiera_values() -> None:
-    """Seed 004: Veneto primiera uses face value, ace 5.5 and figures 0.5."""
+    """it.wikipedia: Veneto primiera uses face value, ace 5.5 and figures 0.5."""
     veneto = PrimieraMethod.VENETO
     assert primiera_value(cards("7C 1D 10B 8S"), veneto) == 7 + 5.5 + 0.5 + 0.5
     assert primiera_value(cards("6C 5C 1C 2D 3B 4S"), veneto) == 6 + 2 + 3 + 4
@@ -143,7 +143,7 @@ def test_veneto_primiera_values() -> None:
 
 
 def test_veneto_and_standard_can_disagree() -> None:
-    """Seed 004: the same cards can win by standard values and tie by Veneto values."""
+    """it.wikipedia: the same cards can win by standard values and tie by Veneto values."""
     side0 = cards("1C 1D 1B 1S")  # standard 64, Veneto 22
     side1 = cards("5C 5D 5B 6S")  # standard 63, Veneto 21
     tallies = [SideTally(side0), SideTally(side1)]
@@ -156,7 +156,7 @@ def test_veneto_and_standard_can_disagree() -> None:
 
 
 def test_milan_primiera_most_sevens_then_sixes_then_aces() -> None:
-    """Seed 004: in Milan the primiera goes to most 7s, then most 6s, then most aces."""
+    """it.wikipedia: in Milan the primiera goes to most 7s, then most 6s, then most aces."""
     options = Options(primiera_method=PrimieraMethod.MILAN)
 
     def winner(side0: str, side1: str) -> tuple[int, ...]:
@@ -179,30 +179,30 @@ def test_milan_value_encoding() -> None:
 
 
 def test_napola_ace_two_three_is_three() -> None:
-    """Seeds 000, 001, 002: ace, 2 and 3 of the suit make a napola of 3."""
+    """Lo Spazzino, La Spatola and the Scopa page: ace, 2 and 3 of the suit make a napola of 3."""
     assert napola_length(suit_cards(Suit.SPADE, 1, 2, 3), Suit.SPADE) == 3
     assert napola_length(suit_cards(Suit.SPADE, 1, 2, 3), Suit.DENARI) == 0
 
 
 def test_napola_run_to_five() -> None:
-    """Seeds 000, 001: ace to 5 is worth 5."""
+    """Lo Spazzino and La Spatola: ace to 5 is worth 5."""
     assert napola_length(suit_cards(Suit.DENARI, 1, 2, 3, 4, 5), Suit.DENARI) == 5
 
 
 def test_napola_without_the_two_is_nothing() -> None:
-    """Seed 002: Fabio took every denaro but the 2: no napoli points."""
+    """The Scopa page: Fabio took every denaro but the 2: no napoli points."""
     held = suit_cards(Suit.DENARI, 1, 3, 4, 5, 6, 7, 8, 9, 10)
     assert napola_length(held, Suit.DENARI) == 0
 
 
 def test_napola_stops_at_first_gap() -> None:
-    """Seed 002: Deborha's ace, 2, 3, 4, 5 and fante of denari are 5 napoli points."""
+    """The Scopa page: Deborha's ace, 2, 3, 4, 5 and fante of denari are 5 napoli points."""
     held = suit_cards(Suit.DENARI, 1, 2, 3, 4, 5, 8)
     assert napola_length(held, Suit.DENARI) == 5
 
 
 def test_napoleone_all_ten_denari() -> None:
-    """Seed 002: all ten denari are a napola of 10, the napoleone that wins the game."""
+    """The Scopa page: all ten denari are a napola of 10, the napoleone that wins the game."""
     options = PRESETS["scopa_napola"].options()
     score = score_hand(options, two_sides(suit_cards(Suit.DENARI)))
     assert component(score, "napola_denari").points == (10, 0)
@@ -213,7 +213,7 @@ def test_napoleone_all_ten_denari() -> None:
 
 
 def test_napola_of_spade_all_ten() -> None:
-    """Seed 000: all ten spade are a napola of 10; the napoleone flag is about denari only."""
+    """Lo Spazzino: all ten spade are a napola of 10; the napoleone flag is about denari only."""
     score = score_hand(PRESETS["spazzino"].options(), two_sides(suit_cards(Suit.SPADE)))
     assert component(score, "napola_spade").points == (10, 0)
     assert score.napoleone == (False, True)
@@ -223,7 +223,7 @@ def test_napola_of_spade_all_ten() -> None:
 
 
 def test_spazzino_mazzo_is_seven() -> None:
-    """Seed 000: cards 2, spade 2, 7 of denari, fante and 2 of spade: 7 mazzo points."""
+    """Lo Spazzino: cards 2, spade 2, 7 of denari, fante and 2 of spade: 7 mazzo points."""
     side0 = suit_cards(Suit.COPPE) + suit_cards(Suit.BASTONI) + suit_cards(Suit.SPADE, *range(1, 7))
     score = score_hand(PRESETS["spazzino"].options(), two_sides(side0))
     assert component(score, "cards").points == (2, 0)
@@ -240,7 +240,7 @@ def test_spazzino_mazzo_is_seven() -> None:
 
 
 def test_spazzino_ties_split_one_each() -> None:
-    """Seed 000: a tie in cards or spade gives 1 point to each player."""
+    """Lo Spazzino: a tie in cards or spade gives 1 point to each player."""
     side0 = (
         suit_cards(Suit.COPPE)
         + suit_cards(Suit.SPADE, 1, 2, 3, 4, 5)
@@ -264,7 +264,7 @@ def test_split_tie_among_three_gives_at_least_one() -> None:
 
 
 def test_spatola_mazzo_is_eleven() -> None:
-    """Seed 001: cards 2, spade 2, denari 2, primiera 1, four honours 1 each: 11 points."""
+    """La Spatola: cards 2, spade 2, denari 2, primiera 1, four honours 1 each: 11 points."""
     side0 = (
         suit_cards(Suit.COPPE)
         + suit_cards(Suit.BASTONI)
@@ -289,7 +289,7 @@ def test_spatola_mazzo_is_eleven() -> None:
 
 
 def test_spatola_ties_give_nobody() -> None:
-    """Seed 001: a tie in cards, spade, denari or primiera gives nobody the points."""
+    """La Spatola: a tie in cards, spade, denari or primiera gives nobody the points."""
     side0 = suit_cards(Suit.COPPE, 7, 1, 2, 3, 4) + suit_cards(Suit.DENARI, 7, 1, 2, 3, 4)
     side0 += suit_cards(Suit.BASTONI, 6, 5, 8, 9, 10) + suit_cards(Suit.SPADE, 6, 5, 8, 9, 10)
     score = score_hand(PRESETS["spatola"].options(), two_sides(side0))
@@ -302,7 +302,7 @@ def test_spatola_ties_give_nobody() -> None:
 
 
 def test_scopa_ties_give_nobody() -> None:
-    """Seed 002: ties in carte, denari and primiera leave those points unassigned."""
+    """The Scopa page: ties in carte, denari and primiera leave those points unassigned."""
     side0 = cards("7C 7D 6B 6S 1C 2C 3C 4C 1D 2D 3D 4D 1B 2B 3B 4B 1S 2S 3S 4S")
     score = score_hand(Options(), two_sides(side0))
     assert component(score, "cards").values == (20.0, 20.0)
@@ -314,7 +314,7 @@ def test_scopa_ties_give_nobody() -> None:
 
 
 def test_scopa_four_mazzo_points_and_sweeps() -> None:
-    """Seed 002: up to 4 mazzo points plus 1 per scopa."""
+    """The Scopa page: up to 4 mazzo points plus 1 per scopa."""
     side0 = suit_cards(Suit.COPPE) + suit_cards(Suit.DENARI) + suit_cards(Suit.BASTONI)
     side0 += suit_cards(Suit.SPADE, 2)
     tallies = [SideTally(side0, sweeps=2), SideTally(complement(side0), sweeps=3)]
@@ -336,7 +336,7 @@ def test_sweep_points_multiply() -> None:
 
 
 def test_scopone_romano_totals_thirteen() -> None:
-    """Seed 004: scopone romano, every denaro 1, settebello 2, carte 1, primiera 1: 13."""
+    """it.wikipedia: scopone romano, every denaro 1, settebello 2, carte 1, primiera 1: 13."""
     options = PRESETS["scopone_romano"].options()
     side0 = suit_cards(Suit.COPPE) + suit_cards(Suit.DENARI) + suit_cards(Suit.BASTONI, 1, 2, 3)
     side0 += suit_cards(Suit.SPADE, 1)
@@ -352,7 +352,7 @@ def test_scopone_romano_totals_thirteen() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 1), min_size=40, max_size=40))
 def test_scopone_romano_distributes_everything(owners: list[int]) -> None:
-    """Seed 004: every one of the 13 points is given unless carte or primiera is tied."""
+    """it.wikipedia: every one of the 13 points is given unless carte or primiera is tied."""
     options = PRESETS["scopone_romano"].options()
     held = [tuple(c for c in ALL_CARDS if owners[c] == side) for side in (0, 1)]
     score = score_hand(options, [SideTally(h) for h in held])
@@ -364,7 +364,7 @@ def test_scopone_romano_distributes_everything(owners: list[int]) -> None:
 
 
 def test_settanta_all_four_sevens() -> None:
-    """Seed 004: a primiera made of all four 7s scores 1 more point (settanta)."""
+    """it.wikipedia: a primiera made of all four 7s scores 1 more point (settanta)."""
     options = Options(settanta=True)
     score = score_hand(options, two_sides(cards("7C 7D 7B 7S")))
     assert component(score, "settanta").points == (1, 0)
@@ -375,7 +375,8 @@ def test_settanta_all_four_sevens() -> None:
 
 
 def test_re_bello() -> None:
-    """Seeds 001, 002: with re bello the re of denari scores 1 for whoever takes it."""
+    """La Spatola and the Scopa page: with re bello the re of denari scores 1 for whoever takes
+    it."""
     score = score_hand(Options(re_bello=True), two_sides(cards("10D")))
     assert component(score, "re_bello").points == (1, 0)
     assert component(score, "re_bello").values == (1.0, 0.0)
@@ -383,7 +384,7 @@ def test_re_bello() -> None:
 
 
 def test_picule_and_bagher() -> None:
-    """Seeds 000, 001: each picula 1 point, bagher points as counted by the engine."""
+    """Lo Spazzino and La Spatola: each picula 1 point, bagher points as counted by the engine."""
     options = PRESETS["spazzino"].options()
     tallies = [
         SideTally(ALL_CARDS[:20], specials=(("picula", 2), ("bagher", 3))),
@@ -635,11 +636,11 @@ def test_score_hand_lines_equal_their_rules_on_a_tie_and_a_napoleone(
         assert {c.name: c.values[0] == c.values[1] for c in score.components}["cards"]
 
 
-# --- seed 004's scoring variants ------------------------------------------------------------
+# --- it.wikipedia's scoring variants ------------------------------------------------------------
 
 
 def test_punti_ai_denari_scores_each_denari_figure_and_no_primiera() -> None:
-    """Seed 004 Punti ai denari: no primiera; fante, cavallo and re of denari 1 point each."""
+    """it.wikipedia Punti ai denari: no primiera; fante, cavallo and re of denari 1 point each."""
     options = PRESETS["punti_ai_denari"].options()
     side0 = suit_cards(Suit.DENARI, 7, 8, 10) + suit_cards(Suit.COPPE)
     score = score_hand(options, two_sides(side0))
@@ -655,14 +656,16 @@ def test_punti_ai_denari_scores_each_denari_figure_and_no_primiera() -> None:
 
 
 def test_punti_ai_denari_puts_six_mazzo_points_in_play() -> None:
-    """Seed 004 Punti ai denari: cards, denari, settebello and three figures, 6 points a hand."""
+    """it.wikipedia Punti ai denari: cards, denari, settebello and three figures, 6 points a
+    hand."""
     options = PRESETS["punti_ai_denari"].options()
     score = score_hand(options, [SideTally(ALL_CARDS), SideTally(())])
     assert score.totals == (6, 0)
 
 
 def test_frac_scores_one_point_per_ace_and_figure() -> None:
-    """Seed 004 Scopa FRAC: each fante, re, asso and cavallo 1 point, 16 in the deck, no other."""
+    """it.wikipedia Scopa FRAC: each fante, re, asso and cavallo 1 point, 16 in the deck, no
+    other."""
     options = PRESETS["frac"].options()
     side0 = suit_cards(Suit.DENARI) + suit_cards(Suit.SPADE, 1, 8)
     score = score_hand(options, two_sides(side0))
@@ -672,7 +675,7 @@ def test_frac_scores_one_point_per_ace_and_figure() -> None:
 
 
 def test_frac_eight_to_eight_is_eight_points_each() -> None:
-    """Seed 004 Scopa FRAC over several hands: 8 to 8 is 8 points each, the re bello no more."""
+    """it.wikipedia Scopa FRAC over several hands: 8 to 8 is 8 points each, the re bello no more."""
     options = PRESETS["frac"].options()
     side0 = suit_cards(Suit.DENARI) + suit_cards(Suit.COPPE)
     score = score_hand(options, [SideTally(side0, sweeps=3), SideTally(complement(side0))])
@@ -680,8 +683,9 @@ def test_frac_eight_to_eight_is_eight_points_each() -> None:
 
 
 def test_frac_single_hand_eight_to_eight_goes_to_the_re_of_denari() -> None:
-    """Seed 004 FRAC in one hand: "în cazul de la 8 la 8, câștigătorul este cel care a luat regele
-    diamantelor" -- an 8-8 goes to the side that took the re of denari (frac_tie_re_bello)."""
+    """it.wikipedia FRAC in one hand: "în cazul de la 8 la 8, câștigătorul este cel care a luat
+    regele diamantelor" -- an 8-8 goes to the side that took the re of denari
+    (frac_tie_re_bello)."""
     options = make_ruleset("frac", {"frac_tie_re_bello": True, "target_score": 1}).options
     side0 = suit_cards(Suit.DENARI) + suit_cards(Suit.COPPE)  # holds the re of denari
     score = score_hand(options, two_sides(side0))
@@ -709,8 +713,8 @@ def test_frac_tie_break_needs_the_frac_line() -> None:
 
 
 def test_a_non_prendere_ties_give_the_point_to_every_tied_player() -> None:
-    """Seed 004 A non prendere: "în caz de egalitate, în loc să nu fie acordată, punctul se acordă
-    ambilor jucători" -- a tie gives the point to each tied player."""
+    """it.wikipedia A non prendere: "în caz de egalitate, în loc să nu fie acordată, punctul se
+    acordă ambilor jucători" -- a tie gives the point to each tied player."""
     options = PRESETS["a_non_prendere"].options()
     coppe, denari = suit_cards(Suit.COPPE), suit_cards(Suit.DENARI)
     bastoni, spade = suit_cards(Suit.BASTONI), suit_cards(Suit.SPADE)
@@ -722,7 +726,7 @@ def test_a_non_prendere_ties_give_the_point_to_every_tied_player() -> None:
 
 
 def test_marescialla_penalises_the_re_of_spade_and_scores_the_polacca() -> None:
-    """Seed 004 Marescialla: the re of spade costs its taker 1; the fante of denari beside the
+    """it.wikipedia Marescialla: the re of spade costs its taker 1; the fante of denari beside the
     settebello scores 1, alone nothing; with saponaro the fante of spade with the re costs 1."""
     options = dataclasses.replace(PRESETS["marescialla"].options(), saponaro=True)
     side0 = cards("10S 8S 8D 7D") + suit_cards(Suit.COPPE, 1, 2)
@@ -790,7 +794,8 @@ def _second(cards_: tuple[Card, ...]) -> tuple[Card, ...]:
 
 
 def test_two_decks_score_each_copy_of_a_card() -> None:
-    """Seed 004, 80 cards: two settebelli score 2, two marescialli cost 2, two polacche score 2."""
+    """it.wikipedia, 80 cards: two settebelli score 2, two marescialli cost 2, two polacche score
+    2."""
     options = Options(
         deck_size=80, players=4, hand_size=5, table_cards=0, maresciallo=True, polacca=True
     )
@@ -806,7 +811,7 @@ def test_two_decks_score_each_copy_of_a_card() -> None:
 
 
 def test_two_decks_make_a_second_napola_from_ranks_held_twice() -> None:
-    """Seed 004's "2 napole": a run held twice (ace..4) adds a second napola to the first."""
+    """it.wikipedia's "2 napole": a run held twice (ace..4) adds a second napola to the first."""
     first = suit_cards(Suit.DENARI, 1, 2, 3, 4, 5)
     second = _second(suit_cards(Suit.DENARI, 1, 2, 3, 4))
     assert napola_length(first, Suit.DENARI) == 5

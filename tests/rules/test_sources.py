@@ -37,7 +37,7 @@ def test_every_rules_text_is_cited_and_described(source: Source) -> None:
 
 def test_source_lines_cite_nothing_only_the_project_can_read() -> None:
     """Every preset and option has a source, and none points at the project's own files or
-    tracker (RULINGS.md, an issue number): a reader outside cannot open them."""
+    tracker (docs/rules.md, an issue number): a reader outside cannot open them."""
     private = re.compile(r"RULINGS|seeds?\b|\bissue \d+", re.IGNORECASE)
     assert len(_SOURCE_LINES) == len(PRESETS) + len(list_options())
     assert [name for name, line in _SOURCE_LINES.items() if not line.strip()] == []

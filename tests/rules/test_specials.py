@@ -44,7 +44,7 @@ from scopa.rules import (
     ],
 )
 def test_accusa_scores_the_combinations_of_seed_004(hand: str, points: int) -> None:
-    """Seed 004, Bazzica: three of a rank 7; sum <= 9 gives 2, or 3 with two of a rank."""
+    """it.wikipedia, Bazzica: three of a rank 7; sum <= 9 gives 2, or 3 with two of a rank."""
     shown = tuple(sorted(cards(hand)))
     assert Accusa().declarations(cards(hand), Options()) == [(shown, points)]
 
@@ -67,7 +67,7 @@ def test_accusa_scores_the_combinations_of_seed_004(hand: str, points: int) -> N
     ],
 )
 def test_tuzzulicchio_scores_the_table_of_seed_004(hand: str, shown: str, points: int) -> None:
-    """Seed 004 Tuzzulicchio: buongioco 3 (three alike 6), napoli 3 (ace, 2, 3 of a suit 7)."""
+    """it.wikipedia Tuzzulicchio: buongioco 3 (three alike 6), napoli 3 (ace, 2, 3 of a suit 7)."""
     expected = tuple(sorted(cards(shown)))
     assert Tuzzulicchio().declarations(cards(hand), Options()) == [(expected, points)]
 
@@ -79,7 +79,7 @@ def test_tuzzulicchio_needs_low_cards_alike_or_of_one_suit(hand: str) -> None:
 
 
 def test_cocchiaundici_is_tuzzulicchio_with_captures_to_eleven() -> None:
-    """Seed 004: Cocchiaundici keeps Tuzzulicchio's rules and adds captures adding up to 11."""
+    """it.wikipedia: Cocchiaundici keeps Tuzzulicchio's rules and adds captures adding up to 11."""
     tuzzu, cocchia = make_ruleset("tuzzulicchio"), make_ruleset("cocchiaundici")
     assert declaration_rules(tuzzu.options) == declaration_rules(cocchia.options)
     state = situation(cocchia, hands=["8C 5S", "9B"], table="3B 6D")
@@ -140,13 +140,13 @@ def test_pile_steal_takes_a_pile_whose_top_card_has_the_rank() -> None:
     assert steal_rules(make_ruleset("scopa").options) == ()
 
 
-# --- two decks: twins (seed 004, Marescialla with 80 cards) -------------------------------
+# --- two decks: twins (it.wikipedia, Marescialla with 80 cards) -------------------------------
 
 TWO_DECKS = {"deck_size": 80, "players": 4, "hand_size": 5, "table_cards": 0}
 
 
 def test_a_twin_sweep_scores_three_and_the_maresciallo_on_its_twin_ten() -> None:
-    """Seed 004: a card sweeping its twin scores 3 (+2 beside the sweep), the re of spade 10."""
+    """it.wikipedia: a card sweeping its twin scores 3 (+2 beside the sweep), the re of spade 10."""
     rule = TwinSweep()
     assert rule.points(cards("5S")[0], cards("5S'"), -1, True) == 2
     assert rule.points(cards("10S'")[0], cards("10S"), -1, True) == 9
@@ -170,7 +170,7 @@ def test_the_maresciallo_sweeping_its_twin_is_not_penalised_as_a_sweep() -> None
 
 
 def test_a_card_that_would_take_its_twin_short_of_a_sweep_is_laid() -> None:
-    """Seed 004: 5S cannot take 5S' beside another card; with no other set it is laid."""
+    """it.wikipedia: 5S cannot take 5S' beside another card; with no other set it is laid."""
     rules = ruleset("marescialla", **TWO_DECKS, twin_captures=True)
     state = situation(rules, hands=["5S 1C", "2C", "3C", "4C"], table="5S' 9C", stock="")
     state, events = play(state, 0, "5S", "")
@@ -186,7 +186,7 @@ def _card(code: str) -> int:
 
 
 def test_tifidi_asks_the_opponents_in_playing_order_and_prices_the_answers() -> None:
-    """Seed 004's "ti fidate?": every opponent in turn (the next one alone with claim_answers
+    """it.wikipedia's "ti fidate?": every opponent in turn (the next one alone with claim_answers
     next); a false claim and a wrong doubt cost a point each, or the option's points."""
     rule = claim_rules(make_ruleset("fidasse", {"players": 4}).options)[0]
     assert rule.answering(1, (2, 3, 0), (0, 1, 0, 1)) == (2, 0)

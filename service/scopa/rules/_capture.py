@@ -217,7 +217,8 @@ class _RankRule:
 
 
 class EqualOrSum(_RankRule):
-    """Take one equal card, or two or more cards adding up to the played card (seeds 000-004)."""
+    """Take one equal card, or two or more cards adding up to the played card (all four rules
+    texts)."""
 
     overriding = False
 
@@ -239,10 +240,10 @@ class EqualOrSum(_RankRule):
 
 
 class EqualOrDifference(_RankRule):
-    """Scopa delle differenze (seed 004): take one equal card, or two or more cards whose highest
-    rank minus all the others is the played card's (fante and 2 are taken by a 6: 8 - 2 = 6; ace,
-    7 and re by a 2: 10 - 7 - 1 = 2). With ``sums`` the ordinary sums are taken too (the hybrid
-    Scopa inversa); with ``signed`` any mix of signs (5 + 3 - 2 = 6), which holds both."""
+    """Scopa delle differenze (it.wikipedia): take one equal card, or two or more cards whose
+    highest rank minus all the others is the played card's (fante and 2 are taken by a 6: 8 - 2 =
+    6; ace, 7 and re by a 2: 10 - 7 - 1 = 2). With ``sums`` the ordinary sums are taken too (the
+    hybrid Scopa inversa); with ``signed`` any mix of signs (5 + 3 - 2 = 6), which holds both."""
 
     overriding = False
 
@@ -277,11 +278,11 @@ class EqualOrDifference(_RankRule):
 
 
 class ModularSum(_RankRule):
-    """Modulo sette (seed 004): ranks and sums count modulo ``modulus`` (7 is 0, fante 1, cavallo
-    2, re 3); a card takes any set of table cards adding up to its own value modulo 7, a single
-    card of another rank with the same value included. With ``equal_precedence`` a table card of
-    the played card's own rank must be taken alone ("dacă pe teren există o carte egală cu cea pe
-    care o aruncăm, suntem obligați să luăm acea carte")."""
+    """Modulo sette (it.wikipedia): ranks and sums count modulo ``modulus`` (7 is 0, fante 1,
+    cavallo 2, re 3); a card takes any set of table cards adding up to its own value modulo 7, a
+    single card of another rank with the same value included. With ``equal_precedence`` a table
+    card of the played card's own rank must be taken alone ("dacă pe teren există o carte egală cu
+    cea pe care o aruncăm, suntem obligați să luăm acea carte")."""
 
     overriding = False
 
@@ -315,7 +316,7 @@ class SumWithPlayed(_RankRule):
 
 
 class AceTakesAll(_RankRule):
-    """Asso piglia tutto: an ace takes the whole table (seeds 002, 004).
+    """Asso piglia tutto: an ace takes the whole table (the Scopa page and it.wikipedia).
 
     With ``only_table_ace`` an ace played while aces lie on the table takes just one of them,
     or, with ``beside_table_ace`` (Cirulla's 15), any set that rule allows it instead. With
@@ -482,7 +483,7 @@ _TWINS: Final[tuple[Card, ...]] = tuple(
 
 
 class TwinsOnlySweep:
-    """Marescialla's two decks (seed 004): "Aceeași carte nu poate lua aceeași carte [...] decât
+    """Marescialla's two decks (it.wikipedia): "Aceeași carte nu poate lua aceeași carte [...] decât
     pentru a face o mătură" -- a card takes its own twin (the other copy of its suit and rank)
     only when that takes the whole table. A set holding the twin is dropped otherwise; a card
     left with no set is laid."""

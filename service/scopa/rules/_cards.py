@@ -5,7 +5,7 @@ A card is an ``int``. The 40-card deck's cards are ``0..39``: ``suit * 10 + (ran
 adds the ranks 11..13 as ``40 + suit * 3 + (rank - 11)`` (``40..51``); there the ranks 8..10 are
 the numerals and 11 fante, 12 cavallo, 13 re. A second copy of a card (the 80-card deck is two
 40-card decks) is the first copy's int plus :data:`COPY_STRIDE`, so ``copy_of`` tells two
-otherwise identical cards apart. Suits are numbered in the order of RULINGS.md (coppe, denari,
+otherwise identical cards apart. Suits are numbered in the order of docs/rules.md (coppe, denari,
 bastoni, spade). The deck a game is dealt from is a ruleset option (:func:`deck_cards`).
 """
 

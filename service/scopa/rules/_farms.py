@@ -1,6 +1,6 @@
-"""Farms (Scopa della fattoria, seed 004) as rules a ruleset lists.
+"""Farms (Scopa della fattoria, it.wikipedia) as rules a ruleset lists.
 
-Seed 004: "Se adaugă regula de a putea juca o carte deasupra uneia dintre cele de pe masă, dacă
+it.wikipedia: "Se adaugă regula de a putea juca o carte deasupra uneia dintre cele de pe masă, dacă
 aveți o carte care vă permite să le capturați pe amândouă la următoarea rotire. Alți jucători pot
 captura ferma jucând o carte de scor egală cu cea a fermei sau mărind valoarea fermei prin
 adăugarea unei cărți, dar trebuie să respecte regula de a avea o carte care poate captura ferma pe

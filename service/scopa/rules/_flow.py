@@ -54,7 +54,8 @@ class SweepRule(Protocol):
 
 
 class NoSweepOnLastCard:
-    """A clearing made with the last card of the hand is no sweep (seeds 000, 002, 004)."""
+    """A clearing made with the last card of the hand is no sweep (Lo Spazzino, the Scopa page and
+    it.wikipedia)."""
 
     def sweep(
         self, table: tuple[Card, ...], card: Card, capture: tuple[Card, ...], last_card: bool
@@ -84,9 +85,10 @@ def sweeps_score(options: Options) -> bool:
 
 
 class AceSweep:
-    """Asso piglia tutto: whether an ace that takes the whole table sweeps (seeds 002, 004).
+    """Asso piglia tutto: whether an ace that takes the whole table sweeps (the Scopa page and
+    it.wikipedia).
 
-    ``counts``: the ace's clearing scores a sweep (Scopa d'assi) or not (seed 002's default).
+    ``counts``: the ace's clearing scores a sweep (Scopa d'assi) or not (the Scopa page's default).
     With ``only_table_ace`` an ace that took the one ace lying on the table captured by the
     ordinary rule, so it sweeps like any capture. An ace alone on an empty table that takes
     itself (:class:`AceOnEmptyTableTakes`) always sweeps.
@@ -118,7 +120,7 @@ class LoneTakeRule(Protocol):
 
 
 class AceOnEmptyTableTakes:
-    """With asso piglia tutto, an ace on an empty table takes itself and sweeps (RULINGS.md)."""
+    """With asso piglia tutto, an ace on an empty table takes itself and sweeps (docs/rules.md)."""
 
     def takes_alone(self, card: Card) -> bool:
         """True for an ace."""
@@ -148,7 +150,8 @@ class DealRule(Protocol):
 
 
 class KingsRedeal:
-    """At least ``count`` kings on the starting table void the deal (seeds 002, 004)."""
+    """At least ``count`` kings on the starting table void the deal (the Scopa page and
+    it.wikipedia)."""
 
     def __init__(self, count: int, king: int = 10) -> None:
         self.count = count
@@ -181,8 +184,8 @@ def _aces_void(table: list[Card]) -> str:
 
 
 class AcesReturn:
-    """Aces on the starting table (seed 002): a lone ace goes under the stock and the next card
-    is turned, until no ace is left; two or more aces void the deal."""
+    """Aces on the starting table (the Scopa page): a lone ace goes under the stock and the next
+    card is turned, until no ace is left; two or more aces void the deal."""
 
     def void(self, table: list[Card]) -> str:
         """``"aces"`` when two or more aces lie on the table."""

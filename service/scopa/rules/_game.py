@@ -1,7 +1,7 @@
 """The match: creating one, legal moves, applying a move or any action, resigning.
 
 Everything here is pure. A match is created from a ruleset and either an RNG or stacked decks
-(RULINGS.md: index 0 is the top; hands are dealt one card at a time round-robin from the
+(docs/rules.md: index 0 is the top; hands are dealt one card at a time round-robin from the
 leading seat, then the table cards). :func:`apply_move` returns a new state and the events it
 caused and never changes its input; an illegal move raises a :class:`RulesError` subclass.
 

@@ -68,7 +68,7 @@ class MatchFlow(Protocol):
 
 class HighestWins:
     """The first side to reach ``target_score`` wins; if several reach it the highest wins, and a
-    tie at the top plays further hands (RULINGS.md)."""
+    tie at the top plays further hands (docs/rules.md)."""
 
     def deal_shape(self, options: Options, active: int) -> tuple[int, int]:
         """The options' own deal (every seat stays in the match)."""
@@ -103,7 +103,7 @@ def _highest_winner(options: Options, scores: tuple[int, ...]) -> tuple[int, ...
 
 
 class LowestWins:
-    """A non prendere (seed 004): "Primul jucător care ajunge la 11 puncte pierde" -- the match
+    """A non prendere (it.wikipedia): "Primul jucător care ajunge la 11 puncte pierde" -- the match
     ends when a side reaches ``target_score``, and the side(s) with the lowest score win (every
     side tied for the lowest score wins)."""
 
@@ -130,13 +130,13 @@ _ELIMINATION_SHAPES: Final[dict[int, tuple[int, int]]] = {
     3: (6, 4),
     2: (6, 4),
 }
-"""Scopone al contrario (seed 004): cards per seat and on the table by seats left in the match.
+"""Scopone al contrario (it.wikipedia): cards per seat and on the table by seats left in the match.
 Five: 7 each and 5 on the table; four: 9 and 4; two: 6 and 4, dealt again until the deck ends;
 three (the seed is silent): as two, 6 each and 4, in two deals."""
 
 
 class Elimination:
-    """Scopone romano al contrario (seed 004): a seat (each plays alone) that reaches
+    """Scopone romano al contrario (it.wikipedia): a seat (each plays alone) that reaches
     ``target_score`` leaves the match, which goes on with the others; the last seat left wins.
 
     When every seat still in reaches the target in the same hand, those with the highest score
@@ -208,7 +208,7 @@ class InstantWinRule(Protocol):
 
 
 class NapoleoneWins:
-    """A side that took all ten denari wins the match at once (seeds 002, 004)."""
+    """A side that took all ten denari wins the match at once (the Scopa page and it.wikipedia)."""
 
     reason: Final = "napoleone"
 

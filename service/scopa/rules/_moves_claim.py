@@ -1,4 +1,5 @@
-"""Claimed sweeps (Scopa fidasse, seed 004): the move types :data:`CLAIM` and :data:`ANSWER_CLAIM`.
+"""Claimed sweeps (Scopa fidasse, it.wikipedia): the move types :data:`CLAIM` and
+:data:`ANSWER_CLAIM`.
 
 A seat plays a card face down claiming that it sweeps the table (:class:`Claim`); the match
 enters the ``answer`` phase, in which each opponent in turn trusts or doubts it
@@ -35,7 +36,7 @@ __all__ = ["ANSWER", "ANSWER_CLAIM", "CLAIM", "HIDDEN_CARD", "Answer", "Claim"]
 
 class Claim(NamedTuple):
     """Play ``card`` face down claiming that it sweeps the whole table: "ti fidi?" (Scopa
-    fidasse, seed 004). The opponents then answer (:class:`Answer`) before anything moves."""
+    fidasse, it.wikipedia). The opponents then answer (:class:`Answer`) before anything moves."""
 
     card: Card
 

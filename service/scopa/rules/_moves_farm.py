@@ -1,4 +1,4 @@
-"""Farms (Scopa della fattoria, seed 004): the move type :data:`BUILD` and the card play
+"""Farms (Scopa della fattoria, it.wikipedia): the move type :data:`BUILD` and the card play
 :data:`FARM_PLAY`.
 
 A seat builds a farm on a loose card or raises one (:class:`~._farms.Build`); while farms lie
@@ -246,7 +246,7 @@ def _builds_with(state: MatchState, plan: _Plan, free: tuple[Card, ...]) -> list
 def _build(
     state: MatchState, plan: _Plan, seat: int, action: Build, rng: random.Random | None
 ) -> tuple[MatchState, list[Event]]:
-    """Build a farm on a loose card or raise a farm (Scopa della fattoria, seed 004): the card
+    """Build a farm on a loose card or raise a farm (Scopa della fattoria, it.wikipedia): the card
     joins the farm, which is now the seat's, worth ``action.value``."""
     _check_turn(state, plan, seat)
     onto = sorted(action.onto)

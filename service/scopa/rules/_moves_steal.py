@@ -1,4 +1,4 @@
-"""Pile steals (Rubamazzo, seed 004): the move type :data:`STEAL`.
+"""Pile steals (Rubamazzo, it.wikipedia): the move type :data:`STEAL`.
 
 A seat plays a card of the rank of the top card of another side's pile and takes that whole
 pile (:class:`Steal`). The engine lists and applies it through the :class:`~._plan.MoveType`
@@ -24,7 +24,7 @@ __all__ = ["STEAL", "Steal"]
 
 class Steal(NamedTuple):
     """Play ``card`` to steal the whole pile of side ``side``, whose top card is of the played
-    card's rank (Rubamazzo, seed 004)."""
+    card's rank (Rubamazzo, it.wikipedia)."""
 
     card: Card
     side: int
@@ -49,7 +49,7 @@ def _steal(
     state: MatchState, plan: _Plan, seat: int, action: Steal, rng: random.Random | None
 ) -> tuple[MatchState, list[Event]]:
     """Steal a pile: the played card takes another side's whole pile and lies on top of its own
-    side's pile, which the others may steal in turn (Rubamazzo, seed 004)."""
+    side's pile, which the others may steal in turn (Rubamazzo, it.wikipedia)."""
     _check_turn(state, plan, seat)
     if action not in _open_steals(state, plan):
         raise ActionNotLegal(

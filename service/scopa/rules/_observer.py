@@ -156,7 +156,7 @@ def observe(state: MatchState, seat: int | None) -> SeatView:
 
 def _visible_play(play: CardPlayed, seat: int | None) -> CardPlayed:
     """``play`` as ``seat`` may see it: a claim every seat asked trusted keeps its card hidden
-    from every seat but the claimer's (seed 004: a trusted sweep "need not be shown")."""
+    from every seat but the claimer's (it.wikipedia: a trusted sweep "need not be shown")."""
     claim = play.claim
     if claim is None or claim.doubter >= 0 or play.seat == seat:
         return play

@@ -408,7 +408,7 @@ _MANY_PLAYERS_TARGET: Final = 21
 def _player_defaults(preset: Preset, players: int) -> dict[str, Any]:
     """Defaults that follow the player count where ``preset`` leaves them open.
 
-    RULINGS.md Scopa: game to 11 with 2 players, 21 with 3 or more (seed 002); then the
+    docs/rules.md Scopa: game to 11 with 2 players, 21 with 3 or more (the Scopa page); then the
     preset's own overrides for that seat count (``Preset.by_players``).
     """
     defaults: dict[str, Any] = {}

@@ -3,7 +3,7 @@
 Every line of the score sheet is produced by one :class:`ScoringRule`; :func:`scoring_rules`
 picks the rules that an :class:`~scopa.rules._options.Options` value enables, and
 :func:`score_hand` runs them over what each side gathered. A new variant's scoring is a new
-rule plus a line in :func:`scoring_rules`. The components follow RULINGS.md ("Spazzino
+rule plus a line in :func:`scoring_rules`. The components follow docs/rules.md ("Spazzino
 specials", "Spatola specials", "Scopa").
 """
 
@@ -319,7 +319,7 @@ def _held(cards: tuple[Card, ...], card: Card) -> int:
 @dataclass(frozen=True, slots=True)
 class TieBreakRule:
     """A point to the side holding ``card`` among the sides tied at the top of a count, when
-    two or more tie there (FRAC's single-hand game, seed 004: an 8-8 goes to the side that took
+    two or more tie there (FRAC's single-hand game, it.wikipedia: an 8-8 goes to the side that took
     the re of denari, "which in practice is worth two points")."""
 
     name: str

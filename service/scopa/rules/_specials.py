@@ -113,8 +113,8 @@ class DeclarationRule(Protocol):
 
 
 class Picula:
-    """Picula / piccola, 1 point: take with an equal card exactly the card just laid (seeds 000,
-    001)."""
+    """Picula / piccola, 1 point: take with an equal card exactly the card just laid (Lo Spazzino,
+    La Spatola)."""
 
     name: Final = "picula"
     line: Final = "picule"
@@ -126,12 +126,12 @@ class Picula:
         return 0
 
     def on_last_card(self, options: Options) -> bool:
-        """Not on the hand's final play (seed 000) unless ``picula_on_last_card`` or
+        """Not on the hand's final play (Lo Spazzino) unless ``picula_on_last_card`` or
         ``specials_on_last_card``."""
         return options.specials_on_last_card or options.picula_on_last_card
 
     def keeps_laid_card(self, options: Options) -> bool:
-        """Seed 000's reading by default; ``picula_after_redeal=false`` is Cuperativa's."""
+        """Lo Spazzino's reading by default; ``picula_after_redeal=false`` is Cuperativa's."""
         return options.picula_after_redeal
 
     def max_points(self, plays_per_hand: int) -> int:
@@ -141,7 +141,7 @@ class Picula:
 
 class Bagher:
     """Bagher: two or more cards all of the played card's suit, 1 point a card, the played card
-    included (seeds 000, 001)."""
+    included (Lo Spazzino and La Spatola)."""
 
     name: Final = "bagher"
     line: Final = "bagher"
@@ -230,7 +230,7 @@ def _traditional(card: Card, capture: tuple[Card, ...]) -> bool:
 
 
 class ModularSweep:
-    """Modulo sette (seed 004): a sweep that only the modular count allows scores 1 point ("Așa-
+    """Modulo sette (it.wikipedia): a sweep that only the modular count allows scores 1 point ("Așa-
     numitele mături modulare vor valora în schimb 1 punct"; a 2 taking a 6 and a re: 16 = 2 mod
     7)."""
 
@@ -255,8 +255,8 @@ class ModularSweep:
 
 
 class TraditionalSweep:
-    """Modulo sette (seed 004): a sweep that is also an ordinary capture costs 1 point (an ace and
-    a 3 taken by a 4, a 6 and a 4 by a re), except a 7 taking a lone 7, which scores nothing."""
+    """Modulo sette (it.wikipedia): a sweep that is also an ordinary capture costs 1 point (an ace
+    and a 3 taken by a 4, a 6 and a 4 by a re), except a 7 taking a lone 7, which scores nothing."""
 
     name: Final = "traditional_sweep"
     line: Final = "traditional_sweeps"
@@ -287,7 +287,7 @@ _MARESCIALLO: Final = 39
 
 
 class MarescialloSweep:
-    """Marescialla (seed 004): the re of spade "penalizează cu 1 punct cine o ia și cu 4 puncte
+    """Marescialla (it.wikipedia): the re of spade "penalizează cu 1 punct cine o ia și cu 4 puncte
     cine [...] îl folosește pentru a face o mătură" -- a sweep made by playing it costs 3 more
     points beside the maresciallo's -1 at the end of the hand (4 in all)."""
 
@@ -320,7 +320,7 @@ def _takes_twin(card: Card, capture: tuple[Card, ...]) -> bool:
 
 
 class TwinSweep:
-    """Marescialla with two decks (seed 004): a card may take its own twin only to sweep, "și în
+    """Marescialla with two decks (it.wikipedia): a card may take its own twin only to sweep, "și în
     acest caz, mătura nu merită unul, ci trei puncte" (+2 beside the sweep's 1); "Dacă măturați
     regele de pică pe celălalt rege de pică [...] câștigați 10 puncte" (+9 beside the sweep)."""
 
@@ -347,9 +347,9 @@ class TwinSweep:
 
 
 class Accusa:
-    """Bazzica's accusa (seed 004): on its turn, before playing a card of the deal, a seat holding
-    three cards may show them: three of a rank score 7; three adding up to 9 or less score 2, or 3
-    when two of them share a rank."""
+    """Bazzica's accusa (it.wikipedia): on its turn, before playing a card of the deal, a seat
+    holding three cards may show them: three of a rank score 7; three adding up to 9 or less score
+    2, or 3 when two of them share a rank."""
 
     name: Final = "accusa"
     line: Final = "accuse"
@@ -411,7 +411,7 @@ _LOW_RANKS: Final = (1, 2, 3)
 
 
 class Tuzzulicchio:
-    """Tuzzulicchio's hand declarations (seed 004, Bari), made like an accusa before the seat's
+    """Tuzzulicchio's hand declarations (it.wikipedia, Bari), made like an accusa before the seat's
     first card of the deal: "buongioco", two cards of one rank among ace, 2 and 3 (3 points) or
     three (6); "napoli", two of ace, 2 and 3 of one suit (3 points) or all three (7). A hand that
     has both scores both (the seed's hybrids: ace + ace and 2 of one suit = 6)."""
@@ -593,7 +593,7 @@ class StealRule(Protocol):
 
 
 class PileSteal:
-    """Rubamazzo (seed 004): a card of the same rank as the top card of an opponent's pile
+    """Rubamazzo (it.wikipedia): a card of the same rank as the top card of an opponent's pile
     steals that whole pile."""
 
     def can_steal(self, card: Card, top: Card) -> bool:
@@ -655,7 +655,7 @@ class ClaimRule(Protocol):
 
 
 class TiFidi:
-    """Scopa fidasse (seed 004): "ti fidi?" -- a claim trusted stands unseen; doubted, a false
+    """Scopa fidasse (it.wikipedia): "ti fidi?" -- a claim trusted stands unseen; doubted, a false
     one is annulled and costs the claimer a point, a true one costs the doubter a point."""
 
     def __init__(self, answers: ClaimAnswers, false_claim_points: int, wrong_doubt_points: int):
