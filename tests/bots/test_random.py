@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -84,3 +85,32 @@ def test_random_move_refuses_a_finished_game() -> None:
     over, _ = resign(state, 0)
     with pytest.raises(GameOver):
         random_move(over, random.Random(3))
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_random_action_is_legal_in_every_phase(preset: str) -> None:
+    """Whole matches of random_action: every pick is one of :func:`legal_actions`, in the
+    phases where a seat answers a claim or declares too, and every kind the preset opens is
+    drawn sometimes (claims and their answers in fidasse, steals in rubamazzo)."""
+    ruleset = make_ruleset(preset)
+    kinds: set[str] = set()
+    for seed in range(3):
+        deal, ours = random.Random(seed), random.Random(seed)
+        state, _ = new_match(ruleset, rng=deal)
+        while state.turn >= 0:
+            action = random_action(state, ours)
+            assert action in legal_actions(state), (state.phase, action)
+            kinds.add(type(action).__name__)
+            state, _ = apply_action(state, state.turn, action, deal)
+    opened = {"fidasse": {"Claim", "Answer"}, "rubamazzo": {"Steal"}}.get(preset, set())
+    assert {"Move"} | opened <= kinds
+
+
+def test_random_move_refuses_a_seat_with_no_card() -> None:
+    """A seat with an empty hand has no card to pick: a clear error, not an endless draw."""
+    state, _ = new_match(make_ruleset("scopa"), rng=random.Random(3))
+    hands = list(state.hands)
+    hands[state.turn] = ()
+    empty = dataclasses.replace(state, hands=tuple(hands))
+    with pytest.raises(ValueError, match="no card"):
+        random_move(empty, random.Random(3))

@@ -32,7 +32,8 @@ def random_move(state: MatchState, rng: random.Random) -> Move:
 
     Equal to ``rng.choice`` of a card from the hand, then ``rng.choice`` of one of that card's
     entries of :func:`legal_moves` (a one-element choice, still one draw, when the card must be
-    laid). Raises :class:`GameOver` when the game is over.
+    laid). Raises :class:`GameOver` when the game is over, :class:`ValueError` when the seat
+    holds no card.
     """
     if state.finish_reason is not _PLAYING:
         raise GameOver("the game is over")
@@ -40,6 +41,8 @@ def random_move(state: MatchState, rng: random.Random) -> Move:
         return _by_card(legal_moves(state), rng)
     hand = state.hands[state.turn]
     n = len(hand)  # randbelow(rng, n), inlined here and below for the card's capture
+    if not n:
+        raise ValueError(f"seat {state.turn} has no card to play")
     k = _BIT_LENGTH[n] if n < 64 else n.bit_length()
     at = rng.getrandbits(k)
     while at >= n:
@@ -106,9 +109,10 @@ def _by_card(moves: list[Move], rng: random.Random) -> Move:
 
 
 def random_action(state: MatchState, rng: random.Random) -> Action:
-    """A random legal action of the seat to play: :func:`random_move`'s move (the same draws)
-    unless the ruleset builds farms, then a uniform pick among :func:`legal_actions` (one
-    ``randbelow`` over their number, as ``rng.choice`` of the list draws).
+    """A random legal action of the seat to play: a uniform pick among :func:`legal_actions`
+    (one ``randbelow`` over their number, as ``rng.choice`` of the list draws), counted without
+    listing them where farms are built, and :func:`random_move`'s move (the same draws) where a
+    card play is the only kind of action.
 
     Raises :class:`GameOver` when the game is over.
     """
@@ -118,11 +122,11 @@ def random_action(state: MatchState, rng: random.Random) -> Action:
     plan = _PLANS.get(id(options))  # _plan(options), inlined: the benchmark's policy
     if plan is None or plan.options is not options:
         plan = _plan(options)
+    if state.phase != PLAY or plan.declarations or plan.steals or plan.claims:
+        actions = legal_actions(state)  # answers, declarations, steals, claims: listed
+        return actions[randbelow(rng, len(actions))]
     if not plan.builds:
         return random_move(state, rng)
-    if state.phase != PLAY or plan.declarations or plan.steals or plan.claims:
-        actions = legal_actions(state)
-        return actions[randbelow(rng, len(actions))]
     if state.farms:
         return _farm_action(state, plan, rng)
     return _build_action(state, plan, rng)
