@@ -13,8 +13,10 @@ import zlib
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
+import grpc
 import pytest
-from support.postgres_server import PostgresServer
+from support.postgres_server import PostgresServer, running_postgres_server
+from support.redis_server import free_port
 
 from faults.conftest import StartServers
 from faults.ledger import async_stub, create_game
@@ -69,3 +71,41 @@ async def test_a_replica_killed_before_archiving_loses_no_record_and_doubles_non
     assert "cards_dealt" in events
     await db.execute("DELETE FROM game_records")
     await db.close()
+
+
+async def test_a_replica_starts_with_the_archive_down_and_archives_once_it_is_up(
+    start_servers: StartServers,
+) -> None:
+    """The archive's database unreachable at start: the replica starts and plays anyway, a
+    record asked for is UNAVAILABLE with its reason, and the game finished meanwhile is archived
+    by a sweep once the database is up (its schema migrated then)."""
+    port = free_port()
+    url = f"postgresql://scopa@127.0.0.1:{port}/postgres"
+    [replica] = start_servers(1, SCOPA_ARCHIVE_URL=url, SCOPA_SWEEP_INTERVAL_S="0.2")
+    channel, stub = async_stub(replica.target)
+    game = await create_game(stub, seed=12)
+    await stub.ResignGame(
+        pb.ResignGameRequest(name=game.name, request_id=uuid.uuid4().hex),
+        metadata=bearer_metadata(game.tokens[0]),
+        timeout=10,
+    )
+    asked = pb.GetGameRecordRequest(name=game.name)
+    with pytest.raises(grpc.aio.AioRpcError) as down:
+        await stub.GetGameRecord(asked, metadata=bearer_metadata(game.tokens[0]), timeout=10)
+    assert down.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert "archive" in (down.value.details() or "")
+    with running_postgres_server(port=port):
+        deadline = time.monotonic() + 30
+        record = None
+        while record is None and time.monotonic() < deadline:
+            try:
+                record = await stub.GetGameRecord(
+                    asked, metadata=bearer_metadata(game.tokens[0]), timeout=10
+                )
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.NOT_FOUND):
+                    raise
+                await asyncio.sleep(0.2)
+        assert record is not None, "the game finished while the archive was down was not archived"
+        assert json.loads(record.record.record_json)["game"] == game.name
+    await channel.close()

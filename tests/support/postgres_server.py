@@ -59,8 +59,11 @@ def _answers(port: int, log: Path) -> bool:
 
 
 @contextmanager
-def running_postgres_server(timeout_s: float = 30.0) -> Iterator[PostgresServer]:
-    """Run a throwaway PostgreSQL server for the duration of the block."""
+def running_postgres_server(
+    timeout_s: float = 30.0, port: int | None = None
+) -> Iterator[PostgresServer]:
+    """Run a throwaway PostgreSQL server for the duration of the block (on ``port``, or a free
+    one)."""
     initdb, postgres = _binary("initdb"), _binary("postgres")
     workdir = Path(tempfile.mkdtemp(prefix="scopa-pg-"))
     datadir = workdir / "data"
@@ -73,7 +76,7 @@ def running_postgres_server(timeout_s: float = 30.0) -> Iterator[PostgresServer]
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    port = free_port()
+    port = port or free_port()
     command = [
         postgres, "-D", str(datadir), "-p", str(port), "-k", str(workdir),
         "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",

@@ -2,13 +2,16 @@
 
 Any SQLAlchemy URL of SQLite or PostgreSQL: ``sqlite:///path`` (aiosqlite) or
 ``postgresql://user:password@host:port/db`` (asyncpg). The schema is brought to the latest
-revision by Alembic when the archive opens. A record is keyed by its game id and written with
+revision by Alembic when the archive opens, or, when the database cannot be reached then, by
+the first call once it can (until then each call raises :class:`ArchiveError`, and one call per
+``_RETRY_S`` tries again). A record is keyed by its game id and written with
 ``INSERT ... ON CONFLICT DO NOTHING``: writers racing for one game write it once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 import weakref
 import zlib
 from collections.abc import Sequence
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import structlog
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import and_, delete, func, or_, select, text
@@ -31,11 +35,15 @@ __all__ = ["ArchiveError", "ArchivedGame", "GameArchive", "open_archive"]
 _MIGRATIONS: Final = Path(__file__).with_name("migrations")
 _DRIVERS: Final = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
 _MIGRATE_ATTEMPTS: Final = 5
+_RETRY_S: Final = 1.0
+"""How often a call of an archive not yet migrated tries again (the others fail at once)."""
 _LOCK_KEY: Final = 0x5C0BA  # PostgreSQL advisory lock held while migrating
 _MIGRATING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
     weakref.WeakKeyDictionary()
 )
 """One migration at a time per event loop: Alembic's ``context`` and ``op`` are module globals."""
+
+_log = structlog.get_logger("scopa.archive")
 
 
 class ArchiveError(Exception):
@@ -83,28 +91,43 @@ class GameArchive:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._dialect = engine.dialect.name
+        self._migrated = False
+        self._next_try = 0.0
+
+    async def _ready(self) -> None:
+        """Migrate first if opening could not (the database was down): one try per
+        ``_RETRY_S``, the calls in between fail at once with :class:`ArchiveError`."""
+        if self._migrated:
+            return
+        now = time.monotonic()
+        if now < self._next_try:
+            raise ArchiveError("archive unreachable: its schema is not migrated yet")
+        self._next_try = now + _RETRY_S
+        await self.migrate(attempts=1)
 
     @property
     def dialect(self) -> str:
         """``sqlite`` or ``postgresql``."""
         return self._dialect
 
-    async def migrate(self) -> None:
+    async def migrate(self, attempts: int = _MIGRATE_ATTEMPTS) -> None:
         """Bring the schema to the latest revision (two processes at once: one migrates, the
         other retries and finds it done)."""
         lock = _MIGRATING.setdefault(asyncio.get_running_loop(), asyncio.Lock())
-        for attempt in range(_MIGRATE_ATTEMPTS):
+        for attempt in range(attempts):
             try:
                 async with lock, self._engine.begin() as conn:
                     await conn.run_sync(_upgrade)
+                self._migrated = True
                 return
             except (SQLAlchemyError, OSError) as exc:
-                if attempt == _MIGRATE_ATTEMPTS - 1:
+                if attempt == attempts - 1:
                     raise ArchiveError(f"archive migration failed: {type(exc).__name__}") from exc
                 await asyncio.sleep(0.2 * (attempt + 1))
 
     async def put(self, game: ArchivedGame, archived_ms: int) -> bool:
         """Write a game's record unless one is there already; True if this call wrote it."""
+        await self._ready()
         insert: Any = postgresql.insert if self._dialect == "postgresql" else sqlite.insert
         statement = (
             insert(RECORDS)
@@ -129,6 +152,7 @@ class GameArchive:
 
     async def get(self, game_id: str) -> ArchivedGame | None:
         """A game's record, or None when the archive has none (never finished, or purged)."""
+        await self._ready()
         try:
             async with self._engine.connect() as conn:
                 row = (
@@ -150,6 +174,7 @@ class GameArchive:
 
     async def stored_bytes(self, game_id: str) -> int:
         """The size of a game's stored record (compressed), 0 if none: for the bench."""
+        await self._ready()
         async with self._engine.connect() as conn:
             size = (
                 await conn.execute(
@@ -168,6 +193,7 @@ class GameArchive:
         """Up to ``limit`` finished games (of ``preset``; "": all), latest finish first, with
         their summaries but not their records; ``before``: the (finished ms, game id) of the
         previous page's last entry."""
+        await self._ready()
         columns = [c for c in RECORDS.c if c.name not in ("record", "archived_ms")]
         query = select(*columns)
         if public_only:
@@ -203,6 +229,7 @@ class GameArchive:
     async def purge(self, finished_before_ms: int, limit: int) -> int:
         """Delete up to ``limit`` records of games finished before ``finished_before_ms``
         (oldest first) and return how many: the retention job."""
+        await self._ready()
         oldest = (
             select(RECORDS.c.game_id)
             .where(RECORDS.c.finished_ms < finished_before_ms)
@@ -219,6 +246,7 @@ class GameArchive:
 
     async def ping(self) -> None:
         """Raise ArchiveError unless the database answers."""
+        await self._ready()
         try:
             async with self._engine.connect() as conn:
                 await conn.execute(text("SELECT 1"))
@@ -233,7 +261,9 @@ class GameArchive:
 async def open_archive(url: str) -> GameArchive:
     """Connect to the archive at ``url`` (sqlite:/// or postgresql://) and migrate its schema.
 
-    A SQLite file's directory is created if missing; its writers wait up to 30 s for a lock.
+    A database that cannot be reached does not stop the opening (logged): the archive migrates
+    on the first call that reaches it. A SQLite file's directory is created if missing; its
+    writers wait up to 30 s for a lock.
     """
     full = async_url(url)
     parsed = make_url(full)
@@ -246,6 +276,8 @@ async def open_archive(url: str) -> GameArchive:
     archive = GameArchive(engine)
     try:
         await archive.migrate()
+    except ArchiveError as exc:
+        _log.warning("archive_unreachable", error=str(exc))
     except BaseException:
         await engine.dispose()
         raise
