@@ -12,6 +12,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry.sdk.metrics.export import HistogramDataPoint
 from opentelemetry.trace import SpanKind, StatusCode
+from server.fakes import ECHO, FOREVER, STREAM, Harness, session_loop
 
 from scopa.server import (
     AccessLogInterceptor,
@@ -21,7 +22,6 @@ from scopa.server import (
     default_interceptors,
 )
 from scopa.transport._interceptors import _as_call
-from server.fakes import ECHO, FOREVER, STREAM, Harness, session_loop
 
 SECRET_TOKEN = "Bearer sekrit-seat-token-1234"
 SECRET_BODY = b"sekrit-hand-cards"

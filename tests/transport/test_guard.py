@@ -12,13 +12,13 @@ import pytest
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_health.v1 import health_pb2
 from grpc_status import rpc_status
+from server.fakes import FOREVER, error_info, register_fake, session_loop
 
 from scopa.app import RateLimits
 from scopa.config import Settings
 from scopa.server import ScopaServer
 from scopa.transport._errors import ServerShuttingDown
 from scopa.transport._guard import Drain, ServerGuard, peer_host
-from server.fakes import FOREVER, error_info, register_fake, session_loop
 
 TYPED = "/test.Typed/Check"
 CREATE = "/scopa.v1.GameService/CreateGame"

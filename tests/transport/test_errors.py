@@ -7,6 +7,7 @@ import random
 import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from server.fakes import Harness, error_info, session_loop
 
 import scopa_client
 from scopa import rules
@@ -14,7 +15,6 @@ from scopa.app import RateLimited
 from scopa.server import ERROR_CODES, ERROR_DOMAIN, map_exception, register, to_grpc_status
 from scopa.storage import StorageUnavailable
 from scopa.transport._errors import http_error_headers, to_connect_error, to_http_error
-from server.fakes import Harness, error_info, session_loop
 
 
 class _SubSeat(rules.InvalidSeat):
