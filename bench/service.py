@@ -5,7 +5,8 @@ both on 127.0.0.1, then runs ``--conc`` client tasks, each driving one two-seat 
 (so ``conc`` RPCs are in flight), in phases:
 
 * ``create``: CreateGame only (games with a stacked deck, kept for the next phases);
-* ``get``: GetState only, on those games;
+* ``get``: GetState only, on those games (gRPC, then REST and Connect: ``get_rest``,
+  ``get_connect``);
 * ``play``: PlayCard only, random legal moves computed by a local engine mirror of each game;
 * ``games``: full games as a client plays them: CreateGame, then GetState + PlayCard per turn.
 
@@ -48,9 +49,9 @@ p99_ms=<x> cpu_us_per_call=<x> redis_cmds_per_call=<x> phase=<phase> ...`` line 
 and phase, ``redis_bytes_per_game=<n>`` (a finished 2-player game, every request carrying a
 request_id as the default client sends), the floor's ``rpc=floor`` line and ``ratio_vs_floor``
 on the ``phase=play`` PlayCard line (PlayCard-only calls/s over floor calls/s). Every RPC line
-has ``p99_over_p50`` (its tail); the isolated PlayCard lines (each protocol against its own
-stack's floor) and the GetState line (against the gRPC floor) have ``cpu_ratio_vs_floor``: server
-CPU per call over the floor's, the figure the performance goals are set in. A
+has ``p99_over_p50`` (its tail); the isolated PlayCard and GetState lines (each protocol against
+its own stack's floor) have ``cpu_ratio_vs_floor``: server CPU per call over the floor's, the
+figure the performance goals are set in. A
 ``runtime=play proto=grpc`` line says where calls waited inside the server during the gRPC
 PlayCard rounds, from the server's ``SCOPA_RUNTIME_STATS_S=1`` log lines: event-loop lag (median
 and worst per-second p50/p99 of a 10 ms probe, and the longest) and GC collections by generation
@@ -442,6 +443,12 @@ async def _phases(
     async def get(rec: players.Recorder, i: int, deadline: float) -> None:
         await players.get_worker(stub, rec, created, i * 7, deadline)
 
+    def get_over(proto: str) -> Callable[[players.Recorder, int, float], Coroutine[Any, Any, None]]:
+        async def worker(rec: players.Recorder, i: int, deadline: float) -> None:
+            await players.get_worker(stubs[proto], rec, created, i * 7, deadline)
+
+        return worker
+
     async def play(rec: players.Recorder, i: int, deadline: float) -> None:
         await players.play_stacked(stub, rec, pools, rngs[i], args.target, deadline)
 
@@ -459,6 +466,9 @@ async def _phases(
         "rest": http_clients.HttpStub(http, "rest"),
         "connect": http_clients.HttpStub(http, "connect"),
     }
+    for proto in ("rest", "connect"):  # GetState over the HTTP port, on the same games
+        await bench.phase("warmup", get_over(proto), min(1.0, args.seconds / 5))
+        results.append(await bench.phase(f"get_{proto}", get_over(proto), short))
 
     def play_over(
         proto: str,
@@ -657,12 +667,18 @@ def _report(
     by_name = {r.name: r for r in results}
     lines = []
     vs: dict[str, object] = {"vs_anchor": "?"} if anchored else {}
-    grpc_floor_cpu = _cpu_per_call(by_proto["grpc"][1], "floor")
-    for phase_name, rpc in (("create", "CreateGame"), ("get", "GetState")):
+    isolated = (
+        ("create", "CreateGame", "grpc"),
+        ("get", "GetState", "grpc"),
+        ("get_rest", "GetState", "rest"),
+        ("get_connect", "GetState", "connect"),
+    )
+    for phase_name, rpc, proto in isolated:
         phase = by_name[phase_name]
         ratio: dict[str, object] = {}
         if rpc == "GetState":
-            ratio["cpu_ratio_vs_floor"] = _ratio(_cpu_per_call(phase, rpc), grpc_floor_cpu)
+            floor_cpu = _cpu_per_call(by_proto[proto][1], "floor")
+            ratio["cpu_ratio_vs_floor"] = _ratio(_cpu_per_call(phase, rpc), floor_cpu)
             ratio.update(vs)
         lines.append(
             _rpc_line(
@@ -671,7 +687,7 @@ def _report(
                 args.conc,
                 phase.total_calls(),
                 cpu_attrib="isolated",
-                proto="grpc",
+                proto=proto,
                 **ratio,
             )
         )

@@ -1,12 +1,12 @@
 """HTTP clients for the service benchmark: the RPCs the workers call, over REST or Connect JSON.
 
-:class:`HttpStub` has the async ``CreateGame`` / ``PlayCard`` methods of the gRPC stub that
-``service_players`` calls, so the same workers drive the HTTP port: ``rest`` posts the proto3 JSON
-to the ``google.api.http`` routes, ``connect`` posts it to ``/scopa.v1.GameService/<Method>``
-(Connect unary, ``application/json``). Requests go through pyqwest (connectrpc's Rust HTTP
-client); messages are converted with the server's own proto3 JSON fast path, as cheap for the
-client as the gRPC stub's C parser is (json_format cost the client about 1 ms per call, and
-the client shares the two cores with the server it measures).
+:class:`HttpStub` has the async ``CreateGame`` / ``GetState`` / ``PlayCard`` methods of the gRPC
+stub that ``service_players`` calls, so the same workers drive the HTTP port: ``rest`` sends the
+proto3 JSON to the ``google.api.http`` routes, ``connect`` posts it to
+``/scopa.v1.GameService/<Method>`` (Connect unary, ``application/json``). Requests go through
+pyqwest (connectrpc's Rust HTTP client); messages are converted with the server's own proto3 JSON
+fast path, as cheap for the client as the gRPC stub's C parser is (json_format cost the client
+about 1 ms per call, and the client shares the two cores with the server it measures).
 """
 
 from __future__ import annotations
@@ -52,6 +52,13 @@ class Http:
         """GET, returning the status (a readiness probe)."""
         return (await self._client.get(self._base + path)).status
 
+    async def fetch(self, path: str, headers: Sequence[tuple[str, str]] = ()) -> bytes:
+        """GET; the response body (an error unless 200)."""
+        response = await self._client.get(self._base + path, list(headers))
+        if response.status != 200:
+            raise RuntimeError(f"{path}: HTTP {response.status} {response.content[:200]!r}")
+        return response.content
+
     async def aclose(self) -> None:
         """Nothing to close (connections are pooled by the transport)."""
 
@@ -78,6 +85,16 @@ class HttpStub:
         body = to_json_dict(request)
         path = "/v1/games" if self._protocol == "rest" else f"{_SERVICE}/CreateGame"
         return await self._post(path, body, metadata, pb.CreateGameResponse)
+
+    async def GetState(  # noqa: N802
+        self, request: pb.GetStateRequest, metadata: Sequence[tuple[str, str]] = ()
+    ) -> pb.GetStateResponse:
+        """GetState: REST's ``GET /v1/{name}``, Connect's POST."""
+        if self._protocol == "connect":
+            body = to_json_dict(request)
+            return await self._post(f"{_SERVICE}/GetState", body, metadata, pb.GetStateResponse)
+        raw = await self._http.fetch(f"/v1/{request.name}", metadata)
+        return from_json_dict(json.loads(raw), pb.GetStateResponse, ignore_unknown_fields=True)
 
     async def PlayCard(  # noqa: N802
         self, request: pb.PlayCardRequest, metadata: Sequence[tuple[str, str]] = ()
