@@ -7,6 +7,9 @@ import random
 from typing import Any
 
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from support.games import SECRET, InterleavingStore, make_core, play_one, two_seat_game
 
 from scopa import rules
@@ -198,3 +201,22 @@ async def test_a_watch_following_the_rematch_ends_with_its_link() -> None:
         await asyncio.wait_for(anext(following), 5)
     late = [u async for u in core.watch(game, None, follow_rematch=True)]
     assert len(late) == 1 and late[0].snapshot.rematch_game_id == asked.game_id
+
+
+async def test_the_rematch_span_names_both_games_only() -> None:
+    """One ``scopa.rematch_game`` span per rematch made, with the two game ids and nothing
+    else; a later ask finds the link and makes none."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    core = GameCore(MemoryStore(), TokenAuthority(SECRET), tracer_provider=provider)
+    created, tokens = await two_seat_game(core)
+    await core.resign(created.game_id, tokens[0])
+    exporter.clear()
+    asked = await core.rematch_game(created.game_id, tokens[0])
+    await core.rematch_game(created.game_id, tokens[1])
+    (span,) = [s for s in exporter.get_finished_spans() if s.name == "scopa.rematch_game"]
+    assert dict(span.attributes or {}) == {
+        "scopa.game_id": created.game_id,
+        "scopa.rematch_game_id": asked.game_id,
+    }
