@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from support.fake_clock import FakeClock
 from support.games import SECRET, InterleavingStore, make_core, play_one, two_seat_game
 
 from scopa import rules
@@ -26,6 +29,7 @@ from scopa.app import (
     Unauthenticated,
 )
 from scopa.app._rematch import rematch_ruleset
+from scopa.archive import open_archive
 from scopa.storage import MemoryStore, StorageUnavailable
 
 
@@ -220,3 +224,29 @@ async def test_the_rematch_span_names_both_games_only() -> None:
         "scopa.game_id": created.game_id,
         "scopa.rematch_game_id": asked.game_id,
     }
+
+
+async def test_a_game_left_only_in_the_archive_has_no_rematch(tmp_path: Path) -> None:
+    """Past its time in the store a finished game is only a record: its rematch is
+    GAME_NOT_FOUND (the record keeps no seat credentials), while the record is still read."""
+    clock = FakeClock()
+    archive = await open_archive(f"sqlite:///{tmp_path}/games.db")
+    core = GameCore(
+        MemoryStore(clock=clock),
+        TokenAuthority(SECRET),
+        CoreSettings(finished_ttl_s=60),
+        random.Random(1),
+        archive=archive,
+    )
+    try:
+        created, tokens = await two_seat_game(core)
+        game = created.game_id
+        await core.resign(game, tokens[0])
+        record = json.loads(await core.game_record(game, tokens[0]))
+        clock.advance(61)
+        with pytest.raises(GameNotFoundError):
+            await core.rematch_game(game, tokens[0])
+        assert json.loads(await core.game_record(game, tokens[1])) == record
+    finally:
+        await core.close()
+        await archive.close()
