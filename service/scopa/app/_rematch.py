@@ -128,13 +128,13 @@ class Rematches:
                 return await self._shown(meta.rematch, caller)
             with self._tracer.start_as_current_span("scopa.rematch_game") as span:
                 span.set_attribute("scopa.game_id", game_id)
-                created = await self._create(game_id, state, meta)
-                span.set_attribute("scopa.rematch_game_id", created[0])
-                if await self._link(game_id, snap, state, meta, created[0]):
-                    if created[1] is not None:
-                        new_id, (version, new_state, new_meta) = created[0], created[1]
-                        await self._turns.advance(new_id, version, new_state, new_meta)
-                    return await self._shown(created[0], caller)
+                new_id, stored = await self._create(game_id, state, meta)
+                span.set_attribute("scopa.rematch_game_id", new_id)
+                linked = await self._link(game_id, snap, state, meta, new_id)
+            if stored is not None:  # this call stored it: its first due turn (a bot's) is ours
+                await self._turns.advance(new_id, *stored)
+            if linked:
+                return await self._shown(new_id, caller)
         raise ConcurrentUpdate("the game kept changing while its rematch was linked; retry")
 
     async def _create(
