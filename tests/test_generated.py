@@ -94,6 +94,7 @@ def test_service_has_the_public_rpcs() -> None:
         "ListRulesets",
         "GetGameRecord",
         "ResignGame",
+        "RematchGame",
         "Session",
     }
     streaming = {name for name, m in methods.items() if m.server_streaming}

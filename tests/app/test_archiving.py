@@ -102,6 +102,35 @@ async def test_a_public_game_record_is_for_anyone(archive: GameArchive) -> None:
     await core.close()
 
 
+async def test_a_rematch_record_is_for_the_seats_of_its_first_game(
+    archive: GameArchive,
+) -> None:
+    """A rematch's seats hold the first game's tokens: its record names the game it is the
+    rematch of and whose tokens it takes, and those tokens read it; another game's do not.
+    The finished game's archiving mark survives the link, and is cleared by its archiving."""
+    core = _core(MemoryStore(), archive)
+    created, tokens = await two_seat_game(core)
+    first = created.game_id
+    await core.resign(first, tokens[0])
+    second = (await core.rematch_game(first, tokens[1])).game_id
+    await core.resign(second, tokens[1])
+    third = (await core.rematch_game(second, tokens[0])).game_id
+    await core.resign(third, tokens[0])
+    found = json.loads((await _archived(archive, third)).record)
+    assert found["rematch_of"] == f"games/{second}" and found["tokens_of"] == f"games/{first}"
+    assert "rematch_of" not in json.loads((await _archived(archive, first)).record)
+    assert await core.game_record(third, tokens[1]) == (await archive.get(third)).record  # type: ignore[union-attr]
+    other = (await two_seat_game(core))[1][0]
+    with pytest.raises(PermissionDenied):
+        await core.game_record(third, other)
+    for _ in range(200):
+        if await core.due_games(10) == []:
+            break
+        await asyncio.sleep(0.01)
+    assert await core.due_games(10) == []
+    await core.close()
+
+
 async def test_a_replica_lost_before_archiving_leaves_it_to_a_sweep(
     archive: GameArchive, tmp_path: Path
 ) -> None:

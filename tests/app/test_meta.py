@@ -112,3 +112,13 @@ def test_the_seat_an_owner_acts_for() -> None:
     assert meta.owned_seat("o2", 0) == 1
     assert meta.owned_seat("o3", 0) is None
     assert meta.owned_seat("", 3) is None
+
+
+def test_rematch_links_round_trip_and_older_metas_have_none() -> None:
+    """The finished game's rematch, and a rematch's previous game and token origin, survive
+    dump and load; a meta without them reads as empty."""
+    seats = (SeatMeta("ann", False, True),)
+    meta = GameMeta(seats, rematch="g3", rematch_of="g1", tokens_of="g0")
+    assert GameMeta.load(meta.dump()) == meta
+    plain = GameMeta.load(GameMeta(seats).dump())
+    assert (plain.rematch, plain.rematch_of, plain.tokens_of) == ("", "", "")

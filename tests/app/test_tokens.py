@@ -130,3 +130,15 @@ def test_a_token_that_failed_is_checked_again_and_never_kept() -> None:
     assert all(auth.verify(t, f"g{i}") == 0 for i, t in enumerate(tokens))
     assert len(auth._verified) <= 8192
     assert other not in auth._verified
+
+
+def test_a_rematch_takes_the_tokens_of_the_game_it_names() -> None:
+    """With ``tokens_of``, a token of that game verifies for the same seat; others do not."""
+    auth = TokenAuthority(SECRET)
+    token = auth.issue("g1", 1)
+    assert auth.verify(token, "g2", tokens_of="g1") == 1
+    assert auth.identify(token) == ("g1", 1)
+    with pytest.raises(PermissionDenied):
+        auth.verify(token, "g2", tokens_of="g3")
+    assert auth.derive_rematch_id("g1") == auth.derive_rematch_id("g1") != "g1"
+    assert auth.derive_rematch_id("g1") != auth.derive_game_id("g1")

@@ -489,3 +489,37 @@ def test_a_retried_create_or_join_of_another_subject_is_refused(
     assert carol.stub.JoinGame(join, metadata=carol.metadata, timeout=10).seat == 1
     for device in (alice, carol, anonymous):
         device.close()
+
+
+def test_signed_in_seats_take_their_places_in_the_rematch(
+    server: ServerProcess, provider: OidcProvider
+) -> None:
+    """Alice's and Bob's seats are bound to them: after the game, Bob asks for the rematch with
+    his identity token and both see their own seats of it, with no join; Carol, holding no
+    seat, is refused."""
+    alice = Device(server, provider.token(ALICE))
+    created = alice.create()
+    bob = Device(server, provider.token(BOB))
+    bob.join(created.name, created.invites[0].invite_code)
+    name = created.name
+    alice.stub.ResignGame(pb.ResignGameRequest(name=name), metadata=alice.metadata, timeout=10)
+    carol = Device(server, provider.token(CAROL))
+    expect_error(
+        lambda: carol.stub.RematchGame(
+            pb.RematchGameRequest(name=name), metadata=carol.metadata, timeout=10
+        ),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "PERMISSION_DENIED",
+    )
+    asked: pb.RematchGameResponse = bob.stub.RematchGame(
+        pb.RematchGameRequest(name=name), metadata=bob.metadata, timeout=10
+    )
+    assert asked.view.seat == 1 and asked.view.previous_game == name
+    mine = alice.view(asked.game)
+    assert mine.seat == 0 and len(mine.hand) == 3
+    assert mine.turn == 1 and asked.view.dealer == 0  # seat 1 dealt first, now seat 0
+    theirs = bob.view(asked.game)
+    bob.play(asked.game, theirs.legal_moves[0])
+    assert alice.view(asked.game).turn == 0
+    for device in (alice, bob, carol):
+        device.close()

@@ -81,6 +81,7 @@ def test_every_annotated_route_is_an_operation(document: dict[str, Any]) -> None
         "ListRulesets": ("get", "/v1/rulesets"),
         "ResignGame": ("post", "/v1/games/{game}:resign"),
         "GetGameRecord": ("get", "/v1/games/{game}/record"),
+        "RematchGame": ("post", "/v1/games/{game}:rematch"),
         "Healthz": ("get", "/healthz"),
         "Readyz": ("get", "/readyz"),
     }
@@ -98,7 +99,8 @@ def test_bodies_leave_out_path_fields_and_refuse_unknown_ones(document: dict[str
     assert set(schema["properties"]) == {"card", "capture", "etag", "requestId"}
     assert schema["additionalProperties"] is False and schema["required"] == ["card"]
     watch = document["paths"]["/v1/games/{game}:watch"]["get"]
-    assert [p["name"] for p in watch["parameters"] if p["in"] == "query"] == ["fromVersion"]
+    query = [p["name"] for p in watch["parameters"] if p["in"] == "query"]
+    assert query == ["fromVersion", "followRematch"]
     assert "text/event-stream" in watch["responses"]["200"]["content"]
 
 
@@ -148,6 +150,7 @@ def test_security_follows_each_method_token_option(document: dict[str, Any]) -> 
         "PlayCard": [{"bearer": []}],
         "TakeAction": [{"bearer": []}],
         "ResignGame": [{"bearer": []}],
+        "RematchGame": [{"bearer": []}],
         "Healthz": [],
         "Readyz": [],
     }

@@ -146,3 +146,28 @@ async def test_a_frame_is_written_as_the_response_it_stands_for() -> None:
         assert frames[1].response().pong.payload == "p" * 200  # a length over one varint byte
     finally:
         await session.close()
+
+
+async def test_a_session_on_a_finished_game_gets_its_rematch_then_stops_following() -> None:
+    """The game ends (a resignation): the session keeps following, and the version linking
+    the rematch reaches it as an update whose view names the rematch; then it follows no more."""
+    core, calls, name, tokens = await _game()
+    frames = _Frames()
+    session = Session(core, frames.emit, "", 65_536)
+    await session.hello(pb.SessionHello(name=name, token=tokens[1]))
+    await frames.next()  # the welcome
+    follower = asyncio.ensure_future(session.follow())
+    try:
+        await calls.resign_game(pb.ResignGameRequest(name=name), tokens[0])
+        finished = (await frames.next()).update
+        assert finished.view.status == pb.GAME_STATUS_FINISHED and not finished.view.rematch_game
+        await asyncio.sleep(0.05)
+        assert not follower.done()
+        asked = await calls.rematch_game(pb.RematchGameRequest(name=name), tokens[0])
+        linked = (await frames.next()).update
+        assert linked.version == finished.version + 1 and not linked.events
+        assert linked.view.rematch_game == asked.game and linked.view.seat == 1
+        await asyncio.wait_for(follower, 5)
+    finally:
+        await cancel_all(follower)
+        await session.close()

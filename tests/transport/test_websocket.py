@@ -226,6 +226,32 @@ async def test_a_move_made_over_rest_reaches_the_open_session(server: ServerProc
         await bob.close()
 
 
+async def test_an_open_session_learns_of_the_rematch_and_its_token_opens_it(
+    server: ServerProcess,
+) -> None:
+    """Ann resigns and asks for the rematch over REST; Bob's open session gets the update
+    naming it (Session.rematch), and his token opens a session on the rematch as seat 1."""
+    name, ann_token, bob_token = await _create(server, target=11)
+    bob = await open_session(server.http_url, name, bob_token)
+    try:
+        async with httpx.AsyncClient(base_url=server.http_url) as http:
+            auth = {"authorization": f"Bearer {ann_token}"}
+            resigned = await http.post(f"/v1/{name}:resign", json={}, headers=auth)
+            assert resigned.status_code == 200, resigned.text
+            reply = await http.post(f"/v1/{name}:rematch", json={}, headers=auth)
+        assert reply.status_code == 200, reply.text
+        rematch = await asyncio.wait_for(bob.rematch(), 10)
+        assert rematch == reply.json()["game"] != name
+    finally:
+        await bob.close()
+    again = await open_session(server.http_url, rematch, bob_token)
+    try:
+        assert again.view.seat == 1 and len(again.view.hand) == 3
+        assert again.view.previous_game == name
+    finally:
+        await again.close()
+
+
 async def test_garbage_and_oversized_frames_get_an_error_and_change_nothing(
     server: ServerProcess,
 ) -> None:

@@ -241,6 +241,27 @@ for (const transport of TRANSPORTS) {
       assert.deepEqual(resigned.view?.winners, [0]);
     });
 
+    it("asks for a rematch: the other seat's watch learns of it, and its old token plays it", TEST_TIMEOUT, async () => {
+      const game = await createGame(client, "scopa", 2);
+      const [ann, bob] = game.tokens;
+      assert.ok(ann !== undefined && bob !== undefined);
+      await client.resignGame({ name: game.name }, asSeat(ann));
+      const watched: WatchGameResponse[] = [];
+      const watching = (async () => {
+        for await (const message of client.watchGame({ name: game.name, followRematch: true }, asSeat(bob))) watched.push(message);
+      })();
+      const asked = await client.rematchGame({ name: game.name }, asSeat(ann));
+      await watching; // the stream ends after the message naming the rematch
+      assert.equal(watched.at(-1)?.view?.rematchGame, asked.game);
+      assert.equal(asked.view?.previousGame, game.name);
+      assert.equal(asked.view?.dealer, 0, "seat 1 dealt the first game: seat 0 deals the rematch");
+      const again = await client.rematchGame({ name: game.name }, asSeat(bob));
+      assert.equal(again.game, asked.game, "one rematch per game");
+      const mine = (await client.getState({ name: asked.game }, asSeat(bob))).view;
+      assert.equal(mine?.seat, 1);
+      assert.equal(mine?.hand.length, 3);
+    });
+
     it("plays a whole game against a bot seat, which answers every move by itself", TEST_TIMEOUT, async () => {
       const created = await client.createGame({
         preset: "scopa",

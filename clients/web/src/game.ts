@@ -1,7 +1,9 @@
 // The game screen: the seat's view kept live by a realtime session (one WebSocket: the
 // updates come and the plays go over it), or, where no session can be opened (no WebSocket, a
 // proxy that refuses the upgrade), by WatchGame with plays sent by PlayCard and TakeAction; and
-// a Resign button (ResignGame, after a confirmation).
+// a Resign button (ResignGame, after a confirmation). A finished game offers its seats a Rematch
+// button (RematchGame); the screen follows the rematch as soon as the game's view names it,
+// whichever seat asked (the session and WatchGame with followRematch stay open for it).
 import {
   asSeat,
   ClaimAnswer,
@@ -62,6 +64,8 @@ export interface GameScreenInit {
   readonly root: HTMLElement;
   /** The link to the game's replay (shown once it is over). */
   readonly replayLink: string;
+  /** Goes to the rematch `game` (this seat's token acts for it too). */
+  readonly onRematch: (game: string) => void;
 }
 
 /** The live game for one seat (or a spectator): renders into `root` until stopped. */
@@ -87,6 +91,8 @@ export class GameScreen {
   private resignId = "";
   private readonly abort = new AbortController();
   private clock: ReturnType<typeof setInterval> | undefined;
+  /** The rematch this screen went to (once: a later view naming it again changes nothing). */
+  private followed = "";
   /** Preset id -> display name, from ListRulesets (the heading falls back to the id). */
   private readonly presetNames = new Map<string, string>();
 
@@ -146,7 +152,7 @@ export class GameScreen {
           this.transport = "stream";
           continue;
         }
-        if (this.view?.status === GameStatus.FINISHED) {
+        if (this.view?.status === GameStatus.FINISHED && this.view.rematchGame) {
           this.setConnection("ended");
           return;
         }
@@ -158,13 +164,14 @@ export class GameScreen {
         continue;
       }
       try {
-        const stream = this.init.client.watchGame({ name: this.init.name, fromVersion: this.version }, this.options());
+        const request = { name: this.init.name, fromVersion: this.version, followRematch: true };
+        const stream = this.init.client.watchGame(request, this.options());
         for await (const message of stream) {
           this.setConnection("live");
           delay = RETRY_FIRST_MS;
           if (message.view) this.apply(message.view, message.events);
         }
-        if (this.view?.status === GameStatus.FINISHED) {
+        if (this.view?.status === GameStatus.FINISHED && this.view.rematchGame) {
           this.setConnection("ended");
           return;
         }
@@ -271,6 +278,29 @@ export class GameScreen {
       this.highlighted = [];
     }
     this.render();
+    if (view.rematchGame) this.goToRematch(view.rematchGame);
+  }
+
+  /** Asks for the finished game's rematch (every seat that asks gets the same one). */
+  private async rematch(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    this.error = undefined;
+    try {
+      const response = await this.init.client.rematchGame({ name: this.init.name }, this.options());
+      this.goToRematch(response.game);
+    } catch (error) {
+      this.error = errorInWords(error);
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  private goToRematch(game: string): void {
+    if (this.followed || this.abort.signal.aborted) return;
+    this.followed = game;
+    this.init.onRematch(game);
   }
 
   private readonly onKey = (event: KeyboardEvent): void => {
@@ -433,6 +463,7 @@ export class GameScreen {
       this.declarations(view),
       this.builds(view),
       this.resignation(view),
+      this.rematchOffer(view),
       h(
         "section",
         { class: "events", "aria-label": "What happened" },
@@ -767,6 +798,15 @@ export class GameScreen {
         h("button", { type: "button", class: "danger", "data-key": "resign-confirm", disabled: this.busy, onclick: () => void this.resign() }, "Yes, resign"),
         h("button", { type: "button", class: "secondary", "data-key": "resign-cancel", onclick: () => this.askResign(false) }, "Keep playing"),
       ),
+    );
+  }
+
+  private rematchOffer(view: GameView): HTMLElement | null {
+    if (view.status !== GameStatus.FINISHED || view.seat === undefined) return null;
+    return h(
+      "section",
+      { class: "rematch", "aria-label": "Rematch" },
+      h("button", { type: "button", "data-key": "rematch", disabled: this.busy, onclick: () => void this.rematch() }, "Rematch"),
     );
   }
 

@@ -89,7 +89,12 @@ class App {
   private play(game: string): void {
     const stored = window.sessionStorage.getItem(INVITES_PREFIX + game);
     const invites = stored ? (JSON.parse(stored) as Invite[]) : [];
-    this.game = new GameScreen({ client: this.client, name: game, token: loadToken(game), invites, root: this.root, replayLink: `${gameHash(game)}/replay` });
+    const token = loadToken(game);
+    const onRematch = (rematch: string): void => {
+      if (token) saveToken(rematch, token); // the seat's token acts for the rematch's seat too
+      window.location.hash = gameHash(rematch);
+    };
+    this.game = new GameScreen({ client: this.client, name: game, token, invites, root: this.root, replayLink: `${gameHash(game)}/replay`, onRematch });
     this.game.start();
   }
 

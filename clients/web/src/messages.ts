@@ -28,6 +28,7 @@ const REASONS: Record<string, (metadata: Readonly<Record<string, string>>) => st
   GAME_STUCK: () => "This game cannot go on (a fault on our side); please start a new one.",
   BOT_ONLY_GAMES_DISABLED: () => "This server needs at least one person at the table.",
   GAME_NOT_FINISHED: () => "This game is still being played: its record comes when it ends.",
+  REMATCH_UNAVAILABLE: () => "This game cannot have a rematch (a seat was never taken); start a new game.",
   GAME_UNPLAYABLE: () => "This game's rules are no longer played here; please start a new one.",
   TOO_MANY_WATCHES: () => "Too many games are open from this address.",
   TOO_MANY_SESSIONS: () => "The server has too many open games just now; try again shortly.",

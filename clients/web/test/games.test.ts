@@ -59,6 +59,7 @@ interface ServerView {
   readonly finishReason?: string;
   readonly seats: { seat: number; displayName?: string; resigned?: boolean; timeouts?: number }[];
   readonly timeoutBot?: string;
+  readonly rematchGame?: string;
 }
 
 /** The games one page of the lobby shows (lobby.ts PAGE_SIZE). */
@@ -644,6 +645,45 @@ describe("the web client in headless Chromium", { skip }, () => {
       for (const context of contexts) await context.close();
     }
   });
+
+  for (const noWebSocket of [false, true]) {
+    it(`Rematch: Bob asks, both pages go to the same rematch and play it with their seats (${noWebSocket ? "WatchGame" : "sessions"})`, TEST_TIMEOUT, async () => {
+      const { ann, bob, contexts } = await twoPeople(noWebSocket);
+      try {
+        await ann.goto("/");
+        await createTwoPlayerGame(ann, "scopa", "Ann", {});
+        await ann.locator("#create").click();
+        await join(bob, await inviteLink(ann, 1), "Bob");
+        await ann.locator(".game[data-status='ACTIVE']").waitFor();
+        const name = decodeURIComponent(new URL(ann.url()).hash.replace(/^#\//, ""));
+        assert.equal(await ann.locator("[data-key='rematch']").count(), 0, "no Rematch while the game runs");
+        await ann.locator("[data-key='resign']").click();
+        await ann.locator("[data-key='resign-confirm']").click();
+        for (const page of [ann, bob]) await page.locator(".game[data-status='FINISHED'] [data-key='rematch']").waitFor();
+
+        await bob.locator("[data-key='rematch']").click();
+        const rematch = (await getState(name)).rematchGame ?? "";
+        assert.match(rematch, /^games\/.+/);
+        assert.notEqual(rematch, name);
+        for (const page of [ann, bob]) {
+          await page.waitForURL((url) => decodeURIComponent(url.hash) === `#/${rematch}`);
+          await page.locator(".game[data-status='ACTIVE']").waitFor();
+          assert.equal((await handOf(page)).length, 3, "the seat's own hand: its token acts for the rematch");
+        }
+        const state = await getState(rematch);
+        assert.deepEqual(state.seats.map((seat) => seat.displayName), ["Ann", "Bob"]);
+        // Seat 1 dealt the first game, seat 0 deals the rematch: Bob (seat 1) leads.
+        assert.equal(await isMyTurn(bob), true);
+        const before = await versionOf(ann);
+        await bob.locator(".hand button.card").first().click();
+        const choice = bob.locator("[data-key='choice-0']");
+        if (await choice.count()) await choice.click();
+        await waitForVersion(ann, before + 1);
+      } finally {
+        for (const context of contexts) await context.close();
+      }
+    });
+  }
 
   it("create, join and play a complete game of scopa over sessions; an illegal play shows its error, a reload resumes, the sessions outlive the watch idle limit", TEST_TIMEOUT, async () => {
     await playGame("scopa", { target_score: "4" }, { illegalAt: 3, reloadAt: 6, idleAt: 9, screenshots: true });

@@ -35,7 +35,7 @@ describe("errors in words", () => {
   });
 
   it("words the reasons of sign-ins, seats, sessions and a full store, not the server's text", () => {
-    for (const reason of ["TOO_MANY_SESSIONS", "STORAGE_FULL", "REQUEST_ID_REUSED", "IDENTITY_INVALID", "IDENTITY_UNAVAILABLE", "SEAT_NOT_YOURS"]) {
+    for (const reason of ["TOO_MANY_SESSIONS", "STORAGE_FULL", "REQUEST_ID_REUSED", "IDENTITY_INVALID", "IDENTITY_UNAVAILABLE", "SEAT_NOT_YOURS", "REMATCH_UNAVAILABLE"]) {
       const words = errorInWords(scopaError(Code.PermissionDenied, reason));
       assert.notEqual(words.text, "raw message", reason);
       assert.equal(words.reason, reason);

@@ -17,6 +17,7 @@ from ._commands import (
     JoinResult,
     LobbyGame,
     PlayResult,
+    RematchResult,
     SeatSpec,
 )
 from ._core import GameCore
@@ -44,6 +45,7 @@ from ._errors import (
 from ._eventlog import AppEvent, SeatJoined, TurnTimedOut, VersionedEvent
 from ._limits import RateLimited, RateLimits, client_key, parse_rate
 from ._meta import GameMeta, SeatMeta
+from ._rematch import RematchUnavailable
 from ._sweeper import Sweeper
 from ._tokens import TokenAuthority
 
@@ -77,6 +79,8 @@ __all__ = [
     "ProcessSearches",
     "RateLimited",
     "RateLimits",
+    "RematchResult",
+    "RematchUnavailable",
     "RequestIdReused",
     "SeatJoined",
     "SeatMeta",

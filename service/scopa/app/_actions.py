@@ -226,7 +226,7 @@ class Actions:
         check_game_id(game_id)
         caller = await self._games.caller(token)
         if caller.token is not None:
-            return self._games.tokens.verify(caller.token, game_id), rid, ""
+            return await self._games.token_seat(caller.token, game_id), rid, ""
         return await self._games.owned_seat(game_id, caller.owner), rid, caller.owner
 
     async def _seat_write(

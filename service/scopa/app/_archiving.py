@@ -86,6 +86,9 @@ def build_record(
         },
         "versions": [{"version": v, "events": records} for v, records in versions],
     }
+    if meta.rematch_of:  # a rematch: whose seat tokens act for its seats (and its record)
+        record["rematch_of"] = f"games/{meta.rematch_of}"
+        record["tokens_of"] = f"games/{meta.tokens_of or meta.rematch_of}"
     return COMPACT.encode(record).encode()
 
 
@@ -220,8 +223,10 @@ class Archiving:
             if not found.public:
                 raise PermissionDenied("the record of a private game is for its seats")
         else:
-            seats = len(json.loads(found.record)["seats"])
-            seat = self._games.tokens.verify(token, game_id)
+            record = json.loads(found.record)
+            seats = len(record["seats"])
+            tokens_of = record.get("tokens_of", "").removeprefix("games/")
+            seat = self._games.tokens.verify(token, game_id, tokens_of)
             if seat >= seats:
                 raise PermissionDenied("this token does not act for this game")
         return found.record

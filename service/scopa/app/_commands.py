@@ -20,6 +20,7 @@ __all__ = [
     "JoinResult",
     "LobbyGame",
     "PlayResult",
+    "RematchResult",
     "SeatSpec",
 ]
 
@@ -122,6 +123,10 @@ class GameSnapshot:
     """When the game was created, ms since the epoch (0: unknown, games before the lobby)."""
     timeout_bot: str = ""
     """The bot level that plays a person's turn when its clock runs out (empty: no clock)."""
+    rematch_game_id: str = ""
+    """The finished game's rematch, once a seat asked for one (empty: none yet)."""
+    previous_game_id: str = ""
+    """The finished game this one is the rematch of (empty: none)."""
 
     @property
     def etag(self) -> str:
@@ -170,6 +175,14 @@ class PlayResult:
     snapshot: GameSnapshot
     truncated: bool = False
     """Watch only: some events since the requested version are no longer kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class RematchResult:
+    """A finished game's rematch and the asking seat's view of it."""
+
+    game_id: str
+    snapshot: GameSnapshot
 
 
 @dataclass(frozen=True, slots=True)

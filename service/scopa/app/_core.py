@@ -9,6 +9,7 @@ and the results back. Each call is handed to the collaborator whose job it is:
 - :class:`._actions.Actions`: GetState, TakeAction (PlayCard), ResignGame;
 - :class:`._lobby.Lobby`: ListGames;
 - :class:`._watching.Watches`: WatchGame;
+- :class:`._rematch.Rematches`: RematchGame;
 - :class:`._turns.Turns`: due bot turns and turn clocks, and the sweeper's calls; the bots'
   searches run where ``bot_searches`` says (:mod:`._botsearch`: threads by default);
 
@@ -42,10 +43,12 @@ from ._commands import (
     JoinResult,
     LobbyGame,
     PlayResult,
+    RematchResult,
 )
 from ._commits import Commits
 from ._games import Games, Hooks
 from ._lobby import Lobby
+from ._rematch import Rematches
 from ._seating import Seating
 from ._tokens import TokenAuthority
 from ._turns import Turns
@@ -74,6 +77,7 @@ class GameCore:
         bot_searches: BotSearches | None = None,
         archive: GameArchive | None = None,
         identity: Identity | None = None,
+        on_rematch: Callable[[str, str], None] | None = None,
     ) -> None:
         hooks = Hooks()
         hooks = Hooks(
@@ -83,6 +87,7 @@ class GameCore:
             on_watch or hooks.watch,
             on_game_stuck or hooks.stuck,
             on_bot_queue or hooks.bot_queue,
+            on_rematch or hooks.rematch,
         )
         games = Games(
             store, tokens, settings or CoreSettings(), clock or StoreClock(), hooks, identity
@@ -97,6 +102,7 @@ class GameCore:
         self._seating = Seating(games, commits, self._turns, rng, tracer)
         self._lobby = Lobby(games)
         self._watches = Watches(games, self._turns)
+        self._rematches = Rematches(games, commits, self._turns, rng, tracer)
 
     @staticmethod
     def list_rulesets() -> tuple[tuple[rules.Preset, ...], tuple[rules.OptionInfo, ...]]:
@@ -150,6 +156,11 @@ class GameCore:
         """The token's seat resigns: the game ends and the other sides win."""
         return await self._actions.resign(game_id, token, request_id)
 
+    async def rematch_game(self, game_id: str, bearer: str | None) -> RematchResult:
+        """The finished game's rematch for a seat (created and linked by the first ask; the
+        same game for every later or racing one), as that seat sees it."""
+        return await self._rematches.rematch(game_id, bearer)
+
     async def list_games(
         self, preset: str, page_size: int, page_token: str, finished: bool = False
     ) -> tuple[list[LobbyGame], str]:
@@ -167,10 +178,12 @@ class GameCore:
         from_version: int = 0,
         client: str = "",
         delivered: Callable[[], int] | None = None,
+        follow_rematch: bool = False,
     ) -> AsyncGenerator[PlayResult, None]:
         """Updates after ``from_version``: first what was missed, then each new version live
-        (see :meth:`._watching.Watches.watch`; none for a version up to ``delivered()``)."""
-        return self._watches.watch(game_id, token, from_version, client, delivered)
+        (see :meth:`._watching.Watches.watch`; none for a version up to ``delivered()``;
+        ``follow_rematch``: past the game's end, until its rematch is linked)."""
+        return self._watches.watch(game_id, token, from_version, client, delivered, follow_rematch)
 
     async def sweep_game(self, game_id: str, deadline_ms: int) -> bool:
         """Take a game's overdue action if it still is due; whether this call acted."""

@@ -67,7 +67,8 @@ ANONYMOUS: Final = Caller()
 
 @dataclass(frozen=True, slots=True)
 class Hooks:
-    """What the server counts (metrics): each is called after the fact it names."""
+    """What the server counts (metrics) or tells others of: each is called after the fact it
+    names."""
 
     created: Callable[[str], None] = _nothing
     """(preset) once a game is stored."""
@@ -81,6 +82,9 @@ class Hooks:
     """(preset) once per game this replica finds stuck."""
     bot_queue: Callable[[str, int], None] = _nothing
     """(kind, delta): bot moves ``running`` and ``waiting`` (+1/-1), turns ``deferred`` (+1)."""
+    rematch: Callable[[str, str], None] = _nothing
+    """(finished game id, rematch game id) once a rematch is linked to its finished game (by
+    the replica whose compare-and-set wrote the link: once per rematch)."""
 
 
 class Games:
@@ -183,9 +187,21 @@ class Games:
             return meta.owned_seat(caller.owner, state.turn)
         if caller.token is None:
             return None
-        seat = check_seat(self.tokens.verify(caller.token, game_id), state.ruleset.options.players)
+        seat = self.tokens.verify(caller.token, game_id, meta.tokens_of)
+        seat = check_seat(seat, state.ruleset.options.players)
         check_holder(meta, seat, "")
         return seat
+
+    async def token_seat(self, token: str, game_id: str) -> int:
+        """The seat ``token`` acts for in the game: no round trip for a token of the game
+        itself; another game's token is looked up in the game's meta, which says whose tokens
+        act for a rematch's seats (``GameMeta.tokens_of``: never changes once stored)."""
+        token_game, seat = self.tokens.identify(token)
+        if token_game == game_id:
+            return seat
+        known = self.known.get(game_id)
+        snap = known if known is not None else await self.load(game_id)
+        return self.tokens.verify(token, game_id, self.metas.load(snap.meta).tokens_of)
 
     async def owned_seat(self, game_id: str, owner: str) -> int:
         """The seat the signed-in ``owner`` acts for in the game (SEAT_NOT_YOURS: none).

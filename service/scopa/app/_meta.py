@@ -26,7 +26,18 @@ _SEAT_KEYS: Final = frozenset(
     {"name", "open", "joined", "invite_digest", "bot", "timeouts", "owner"}
 )
 _META_KEYS: Final = frozenset(
-    {"seats", "resigned", "clock", "deadline_ms", "public", "created_ms", "timeout_bot"}
+    {
+        "seats",
+        "resigned",
+        "clock",
+        "deadline_ms",
+        "public",
+        "created_ms",
+        "timeout_bot",
+        "rematch",
+        "rematch_of",
+        "tokens_of",
+    }
 )
 _BLOBS: Final = frozenset({"last_events"})
 
@@ -88,6 +99,13 @@ class GameMeta:
     """When the game was created, ms since the epoch by the store's clock."""
     timeout_bot: str = ""
     """The bot level that plays a timed-out person's turn (empty: the server's default)."""
+    rematch: str = ""
+    """A finished game's rematch (its game id), once a seat asked for one (:mod:`._rematch`)."""
+    rematch_of: str = ""
+    """The finished game this one is the rematch of (its game id), or empty."""
+    tokens_of: str = ""
+    """A rematch's: the game whose seat tokens act for this game's seats (the first game of a
+    chain of rematches), or empty (this game's own tokens)."""
     unknown: Unknown = ()
     """Keys of the meta record written by a newer release, kept to be written back."""
     unknown_blobs: tuple[tuple[str, bytes], ...] = ()
@@ -146,6 +164,13 @@ class GameMeta:
             record["created_ms"] = self.created_ms
         if self.timeout_bot:
             record["timeout_bot"] = self.timeout_bot
+        for key, value in (
+            ("rematch", self.rematch),
+            ("rematch_of", self.rematch_of),
+            ("tokens_of", self.tokens_of),
+        ):
+            if value:
+                record[key] = value
         _restore(record, self.unknown)
         return pack(record, {"last_events": self.last_events, **dict(self.unknown_blobs)})
 
@@ -181,6 +206,9 @@ class GameMeta:
                 record.get("public", False),
                 record.get("created_ms", 0),
                 record.get("timeout_bot", ""),
+                record.get("rematch", ""),
+                record.get("rematch_of", ""),
+                record.get("tokens_of", ""),
                 _unknown(record, _META_KEYS),
                 tuple([(k, v) for k, v in blobs.items() if k not in _BLOBS]),
             )

@@ -67,21 +67,27 @@ class TokenAuthority:
         mac = self._mac("seat", game_id, str(seat), nonce)
         return f"{game_id}.{seat}.{_b64(nonce)}.{_b64(mac)}"
 
-    def verify(self, token: str, game_id: str) -> int:
-        """The seat ``token`` acts for in ``game_id``.
+    def verify(self, token: str, game_id: str, tokens_of: str = "") -> int:
+        """The seat ``token`` acts for in ``game_id`` (or, for a rematch, whose seats the
+        tokens of the game ``tokens_of`` act for: the same seat).
 
         A token that does not verify is UNAUTHENTICATED; a genuine token of another game is
         PERMISSION_DENIED.
         """
+        token_game, seat = self.identify(token)
+        if token_game != game_id and not (tokens_of and token_game == tokens_of):
+            raise PermissionDenied("this token belongs to another game")
+        return seat
+
+    def identify(self, token: str) -> tuple[str, int]:
+        """The game and seat a genuine ``token`` was issued for (UNAUTHENTICATED otherwise)."""
         known = self._verified.get(token)
         if known is None:
             known = self._verify(token)
             if len(self._verified) >= _VERIFIED_MAX:
                 self._verified.clear()
             self._verified[token] = known
-        if known[0] != game_id:
-            raise PermissionDenied("this token belongs to another game")
-        return known[1]
+        return known
 
     def _verify(self, token: str) -> tuple[str, int]:
         """The game and seat of a genuine ``token``; UNAUTHENTICATED otherwise."""
@@ -110,6 +116,11 @@ class TokenAuthority:
         """The stored form of a signed-in player (issuer and subject): keyed, so a stored game
         names nobody, and the same for every replica sharing the secret."""
         return _b64(self._mac("owner", issuer, subject))
+
+    def derive_rematch_id(self, game_id: str) -> str:
+        """The id of a finished game's rematch: derived, so replicas racing to create it
+        create the same game (one of them stores it)."""
+        return _b64(self._mac("rematch", game_id))[:22]
 
     def derive_game_id(self, request_id: str) -> str:
         """A game id derived from a create request_id, so a retried create finds its game."""

@@ -64,6 +64,8 @@ def snapshot(
         public=meta.public,
         created_ms=meta.created_ms,
         timeout_bot=timeout_bot if meta.turn_timeout_s else "",
+        rematch_game_id=meta.rematch,
+        previous_game_id=meta.rematch_of,
     )
 
 

@@ -60,11 +60,13 @@ class Watches:
         from_version: int = 0,
         client: str = "",
         delivered: Callable[[], int] | None = None,
+        follow_rematch: bool = False,
     ) -> AsyncGenerator[PlayResult, None]:
         """Updates after ``from_version``: first what was missed, then each new version live.
 
         ``from_version`` 0 starts from the current state with no past events; the first
-        message always carries the current view. The stream ends after the game is over; it
+        message always carries the current view. The stream ends after the game is over
+        (``follow_rematch``: after the version that links its rematch, :mod:`._rematch`); it
         fails with WATCH_IDLE after ``watch_idle_s`` without a new version, with
         GAME_NOT_FOUND once the game expired, and ``client`` (its address) may hold at most
         ``watch_per_client`` streams (TOO_MANY_WATCHES).
@@ -89,7 +91,7 @@ class Watches:
         with self._watchers.admit(client):
             async with self._watching(), games.store.subscribe(game_id) as versions:
                 first = await self._catch_up(
-                    game_id, seat, from_version or None, RESYNC, first=True
+                    game_id, seat, from_version or None, RESYNC, first=True, follow=follow_rematch
                 )
                 assert first is not None
                 update, last, done, due_at = first
@@ -105,7 +107,9 @@ class Watches:
                         return  # the store is closing
                     if version != RESYNC and version <= last:
                         continue
-                    caught = await self._catch_up(game_id, seat, last, version, delivered)
+                    caught = await self._catch_up(
+                        game_id, seat, last, version, delivered, follow=follow_rematch
+                    )
                     if caught is None:
                         if _now() >= due_at:  # not taken yet (a rounding early): look again soon
                             due_at = _now() + _DUE_RETRY_S
@@ -192,10 +196,12 @@ class Watches:
         notice: int,
         delivered: Callable[[], int] | None = None,
         first: bool = False,
+        follow: bool = False,
     ) -> tuple[PlayResult | None, int, bool, float] | None:
-        """The current view and the events after ``last``, the version, whether the game is
-        over and when (on the ``_now`` clock) its awaited action is due; None when nothing is
-        new. No view (None) for a version up to ``delivered()``: the caller has it.
+        """The current view and the events after ``last``, the version, whether the stream is
+        done (the game is over; with ``follow``, and its rematch linked) and when (on the
+        ``_now`` clock) its awaited action is due; None when nothing is new. No view (None)
+        for a version up to ``delivered()``: the caller has it.
 
         ``last`` None means the current view with no past events. The ``first`` message always
         carries the view. The read is shared with the streams of this game told of the same
@@ -213,15 +219,16 @@ class Watches:
         meta = games.metas.load(snap.meta)
         if not first and (last is None or snap.version <= last):
             return None
+        done = state.finished and (not follow or bool(meta.rematch))
         due_at = math.inf
         if meta.deadline_ms:  # store-clock ms to this process's monotonic clock
             wait_ms = max(0, meta.deadline_ms - games.clock.now_ms()) + _DUE_MARGIN_MS
             due_at = _now() + wait_ms / 1000
         if not first and delivered is not None and snap.version <= delivered():
-            return None, snap.version, state.finished, due_at
+            return None, snap.version, done, due_at
         if last is None or snap.version <= last:
             snapshot = games.snapshot(game_id, snap.version, state, meta, seat)
-            return PlayResult((), snapshot), snap.version, state.finished, due_at
+            return PlayResult((), snapshot), snap.version, done, due_at
         truncated = not logged or logged[0].version > last + 1
         shown: list[VersionedEvent] = []
         latest: tuple[VersionedEvent, ...] | None = None
@@ -234,7 +241,7 @@ class Watches:
             if entry.version == snap.version and entry.payload == meta.last_events:
                 latest = tuple(seen)  # the view's last events: decoded once
         snapshot = games.snapshot(game_id, snap.version, state, meta, seat, latest)
-        return PlayResult(tuple(shown), snapshot, truncated), snap.version, state.finished, due_at
+        return PlayResult(tuple(shown), snapshot, truncated), snap.version, done, due_at
 
 
 def _now() -> float:

@@ -196,6 +196,7 @@ class GameCalls:
             "ListGames": self.list_games,
             "ListRulesets": self.list_rulesets,
             "GetGameRecord": self.get_game_record,
+            "RematchGame": self.rematch_game,
         }
 
     @property
@@ -303,6 +304,14 @@ class GameCalls:
             )
         return with_view(pb.ResignGameResponse, result.snapshot)
 
+    async def rematch_game(
+        self, request: pb.RematchGameRequest, token: str | None
+    ) -> pb.RematchGameResponse:
+        """The finished game's rematch (the same for every seat that asks)."""
+        with request_fields():
+            rematch = await self._core.rematch_game(game_id_from_name(request.name), token)
+        return with_view(pb.RematchGameResponse, rematch.snapshot, game=f"games/{rematch.game_id}")
+
     async def list_games(
         self, request: pb.ListGamesRequest, token: str | None
     ) -> pb.ListGamesResponse:
@@ -336,7 +345,11 @@ class GameCalls:
         ``client`` is the caller's address, for the per-client stream cap ("" = not counted).
         """
         updates = self._core.watch(
-            game_id_from_name(request.name), token, request.from_version, client
+            game_id_from_name(request.name),
+            token,
+            request.from_version,
+            client,
+            follow_rematch=request.follow_rematch,
         )
         try:
             with request_fields():  # the core checks the request on the first update

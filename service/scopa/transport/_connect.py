@@ -132,6 +132,12 @@ class ConnectGameService:
         """Resign the caller's seat."""
         return await self._unary("ResignGame", self._calls.resign_game, request, ctx)
 
+    async def rematch_game(
+        self, request: pb.RematchGameRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.RematchGameResponse:
+        """A finished game's rematch."""
+        return await self._unary("RematchGame", self._calls.rematch_game, request, ctx)
+
     async def list_games(
         self, request: pb.ListGamesRequest, ctx: RequestContext[Any, Any]
     ) -> pb.ListGamesResponse:

@@ -622,6 +622,10 @@ def _view_fields(
         timeout_bot=snapshot.timeout_bot,
         phase=_phase(view, playing),
         farms=[farm_to_pb(f) for f in view.farms],
+        rematch_game=_NAME_PREFIX + snapshot.rematch_game_id if snapshot.rematch_game_id else "",
+        previous_game=(
+            _NAME_PREFIX + snapshot.previous_game_id if snapshot.previous_game_id else ""
+        ),
     )
 
 

@@ -128,6 +128,7 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     app.StackedDecksDisabled: grpc.StatusCode.FAILED_PRECONDITION,
     app.BotOnlyGamesDisabled: grpc.StatusCode.FAILED_PRECONDITION,
     app.GameNotFinished: grpc.StatusCode.FAILED_PRECONDITION,
+    app.RematchUnavailable: grpc.StatusCode.FAILED_PRECONDITION,
     app.RateLimited: grpc.StatusCode.RESOURCE_EXHAUSTED,
     storage.StorageUnavailable: grpc.StatusCode.UNAVAILABLE,
     MalformedRequest: grpc.StatusCode.INVALID_ARGUMENT,

@@ -100,6 +100,12 @@ class GameServicer:
         """Resign the caller's seat."""
         return await self._calls.resign_game(request, _token(context))
 
+    async def RematchGame(
+        self, request: pb.RematchGameRequest, context: Any
+    ) -> pb.RematchGameResponse:
+        """A finished game's rematch."""
+        return await self._calls.rematch_game(request, _token(context))
+
     async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
         """The lobby: public games waiting for players."""
         return await self._calls.list_games(request, None)

@@ -157,7 +157,7 @@ class Session:
             game_id = game_id_from_name(hello.name)
             token = hello.token or None
             updates = self._core.watch(
-                game_id, token, hello.last_version, self._client, self._delivered
+                game_id, token, hello.last_version, self._client, self._delivered, True
             )
             try:
                 first = await anext(updates)
@@ -180,7 +180,8 @@ class Session:
         self.delivered = snapshot.version
 
     async def follow(self) -> None:
-        """Send each version the watch reports (after the hello), until the game is over.
+        """Send each version the watch reports (after the hello), until the game is over and
+        its rematch is linked (the finished game's last version, whose view names it).
 
         A watch that reached its idle limit is opened again from the last version delivered:
         the session itself stays open while its carrier's heartbeats do."""
@@ -188,11 +189,11 @@ class Session:
             try:
                 async for update in self._updates:
                     self._deliver(update, "")
-                return  # the game is over
+                return  # the game is over, its rematch linked
             except WatchIdle:
                 await self._updates.aclose()
                 self._updates = self._core.watch(
-                    self._game_id, self._token, self.delivered, self._client, self._delivered
+                    self._game_id, self._token, self.delivered, self._client, self._delivered, True
                 )
 
     async def act(self, action: pb.SessionAction) -> None:

@@ -22,7 +22,17 @@ MUTATING = frozenset(
     f"/{SERVICE}/{name}" for name in ("CreateGame", "PlayCard", "JoinGame", "ResignGame")
 )
 """Methods whose request carries a request_id."""
-UNARY = ("CreateGame", "GetState", "PlayCard", "JoinGame", "ResignGame", "ListRulesets")
+UNARY = (
+    "CreateGame",
+    "GetState",
+    "PlayCard",
+    "JoinGame",
+    "ResignGame",
+    "ListRulesets",
+    "RematchGame",
+)
+"""Methods retried on UNAVAILABLE: reads, writes with a request_id, and RematchGame (the same
+rematch however often it is asked for)."""
 
 
 def retry_service_config(

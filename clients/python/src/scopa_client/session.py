@@ -146,6 +146,15 @@ class Session:
                 if frame.update.view.status == pb.GAME_STATUS_FINISHED:
                     return
 
+    async def rematch(self) -> str:
+        """The name of the game's rematch ("games/..."): waits for the update whose view names
+        it (after the game is over, once any seat asked for it with RematchGame). The seat's
+        token acts for the same seat of the rematch: open a session on it with the same token."""
+        while True:
+            frame = await self.next_frame()
+            if frame.HasField("update") and frame.update.view.rematch_game:
+                return frame.update.view.rematch_game
+
     async def close(self) -> None:
         """Close the connection."""
         await self._connection.close()

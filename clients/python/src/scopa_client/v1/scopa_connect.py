@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetGameRecordRequest, GetGameRecordResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
+from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetGameRecordRequest, GetGameRecordResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, RematchGameRequest, RematchGameResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -238,7 +238,8 @@ class GameService(Protocol):
 
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
-        message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
+        message carries the events since the previous message. The stream ends after the message with a FINISHED view (with
+        follow_rematch: after the one naming the game's rematch), or when
         the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
         with `from_version` = the last version it received.
 
@@ -308,6 +309,34 @@ class GameService(Protocol):
         - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
           the record of a game that was not public.
         - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def rematch_game(self, request: RematchGameRequest, ctx: RequestContext[RematchGameRequest, RematchGameResponse], /) -> RematchGameResponse:
+        """
+        Asks for a rematch of a finished game: a new game of the same preset,
+        options and seats, the first dealer moved on to the next seat. Every seat
+        keeps its credential: the old game's seat token (or the signed-in player
+        bound to the seat) acts for the same seat of the rematch, bot seats come
+        along, so nobody joins again. The finished game gets a new version whose
+        GameView.rematch_game names the rematch, so its watchers (WatchGame with
+        follow_rematch, sessions) all learn of it.
+
+        One rematch per game: the link is written by compare-and-set on the
+        finished game, so seats asking at once (on any replicas) get the same
+        rematch, and a later ask returns it again.
+
+        Requires a seat token or the identity token of a seat's player. Errors:
+        the common ones, and:
+        - UNAUTHENTICATED / UNAUTHENTICATED: no token.
+        - PERMISSION_DENIED / PERMISSION_DENIED: the caller holds no seat of the
+          game (a token of another game, a signed-in player without a seat).
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        - FAILED_PRECONDITION / REMATCH_UNAVAILABLE: a seat of the game was never
+          taken, so the rematch would have nobody for it.
+        - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
+          time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
+          still in the archive: create a new game instead.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -453,6 +482,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_game_record,
+                ),
+                "/scopa.v1.GameService/RematchGame": Endpoint.unary(
+                    method=MethodInfo(
+                        name="RematchGame",
+                        service_name="scopa.v1.GameService",
+                        input=RematchGameRequest,
+                        output=RematchGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.rematch_game,
                 ),
                 "/scopa.v1.GameService/Session": Endpoint.bidi_stream(
                     method=MethodInfo(
@@ -796,7 +836,8 @@ class GameServiceClient(ConnectClient):
 
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
-        message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
+        message carries the events since the previous message. The stream ends after the message with a FINISHED view (with
+        follow_rematch: after the one naming the game's rematch), or when
         the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
         with `from_version` = the last version it received.
 
@@ -953,6 +994,51 @@ class GameServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
             use_get=use_get,
+        )
+    async def rematch_game(
+        self,
+        request: RematchGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> RematchGameResponse:
+        """
+        Asks for a rematch of a finished game: a new game of the same preset,
+        options and seats, the first dealer moved on to the next seat. Every seat
+        keeps its credential: the old game's seat token (or the signed-in player
+        bound to the seat) acts for the same seat of the rematch, bot seats come
+        along, so nobody joins again. The finished game gets a new version whose
+        GameView.rematch_game names the rematch, so its watchers (WatchGame with
+        follow_rematch, sessions) all learn of it.
+
+        One rematch per game: the link is written by compare-and-set on the
+        finished game, so seats asking at once (on any replicas) get the same
+        rematch, and a later ask returns it again.
+
+        Requires a seat token or the identity token of a seat's player. Errors:
+        the common ones, and:
+        - UNAUTHENTICATED / UNAUTHENTICATED: no token.
+        - PERMISSION_DENIED / PERMISSION_DENIED: the caller holds no seat of the
+          game (a token of another game, a signed-in player without a seat).
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        - FAILED_PRECONDITION / REMATCH_UNAVAILABLE: a seat of the game was never
+          taken, so the rematch would have nobody for it.
+        - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
+          time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
+          still in the archive: create a new game instead.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="RematchGame",
+                service_name="scopa.v1.GameService",
+                input=RematchGameRequest,
+                output=RematchGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
         )
     def session(
         self,
@@ -1192,7 +1278,8 @@ class GameServiceSync(Protocol):
 
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
-        message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
+        message carries the events since the previous message. The stream ends after the message with a FINISHED view (with
+        follow_rematch: after the one naming the game's rematch), or when
         the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
         with `from_version` = the last version it received.
 
@@ -1262,6 +1349,34 @@ class GameServiceSync(Protocol):
         - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
           the record of a game that was not public.
         - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def rematch_game(self, request: RematchGameRequest, ctx: RequestContext[RematchGameRequest, RematchGameResponse], /) -> RematchGameResponse:
+        """
+        Asks for a rematch of a finished game: a new game of the same preset,
+        options and seats, the first dealer moved on to the next seat. Every seat
+        keeps its credential: the old game's seat token (or the signed-in player
+        bound to the seat) acts for the same seat of the rematch, bot seats come
+        along, so nobody joins again. The finished game gets a new version whose
+        GameView.rematch_game names the rematch, so its watchers (WatchGame with
+        follow_rematch, sessions) all learn of it.
+
+        One rematch per game: the link is written by compare-and-set on the
+        finished game, so seats asking at once (on any replicas) get the same
+        rematch, and a later ask returns it again.
+
+        Requires a seat token or the identity token of a seat's player. Errors:
+        the common ones, and:
+        - UNAUTHENTICATED / UNAUTHENTICATED: no token.
+        - PERMISSION_DENIED / PERMISSION_DENIED: the caller holds no seat of the
+          game (a token of another game, a signed-in player without a seat).
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        - FAILED_PRECONDITION / REMATCH_UNAVAILABLE: a seat of the game was never
+          taken, so the rematch would have nobody for it.
+        - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
+          time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
+          still in the archive: create a new game instead.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1405,6 +1520,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.get_game_record,
+                ),
+                "/scopa.v1.GameService/RematchGame": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="RematchGame",
+                        service_name="scopa.v1.GameService",
+                        input=RematchGameRequest,
+                        output=RematchGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.rematch_game,
                 ),
                 "/scopa.v1.GameService/Session": EndpointSync.bidi_stream(
                     method=MethodInfo(
@@ -1748,7 +1874,8 @@ class GameServiceClientSync(ConnectClientSync):
 
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
-        message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
+        message carries the events since the previous message. The stream ends after the message with a FINISHED view (with
+        follow_rematch: after the one naming the game's rematch), or when
         the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
         with `from_version` = the last version it received.
 
@@ -1905,6 +2032,51 @@ class GameServiceClientSync(ConnectClientSync):
             headers=headers,
             timeout_ms=timeout_ms,
             use_get=use_get,
+        )
+    def rematch_game(
+        self,
+        request: RematchGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> RematchGameResponse:
+        """
+        Asks for a rematch of a finished game: a new game of the same preset,
+        options and seats, the first dealer moved on to the next seat. Every seat
+        keeps its credential: the old game's seat token (or the signed-in player
+        bound to the seat) acts for the same seat of the rematch, bot seats come
+        along, so nobody joins again. The finished game gets a new version whose
+        GameView.rematch_game names the rematch, so its watchers (WatchGame with
+        follow_rematch, sessions) all learn of it.
+
+        One rematch per game: the link is written by compare-and-set on the
+        finished game, so seats asking at once (on any replicas) get the same
+        rematch, and a later ask returns it again.
+
+        Requires a seat token or the identity token of a seat's player. Errors:
+        the common ones, and:
+        - UNAUTHENTICATED / UNAUTHENTICATED: no token.
+        - PERMISSION_DENIED / PERMISSION_DENIED: the caller holds no seat of the
+          game (a token of another game, a signed-in player without a seat).
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        - FAILED_PRECONDITION / REMATCH_UNAVAILABLE: a seat of the game was never
+          taken, so the rematch would have nobody for it.
+        - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
+          time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
+          still in the archive: create a new game instead.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="RematchGame",
+                service_name="scopa.v1.GameService",
+                input=RematchGameRequest,
+                output=RematchGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
         )
     def session(
         self,

@@ -722,6 +722,8 @@ class GameView(google.protobuf.message.Message):
     DECK_SIZE_FIELD_NUMBER: builtins.int
     TIMEOUT_BOT_FIELD_NUMBER: builtins.int
     PHASE_FIELD_NUMBER: builtins.int
+    REMATCH_GAME_FIELD_NUMBER: builtins.int
+    PREVIOUS_GAME_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The resource name, "games/{game}"."""
     preset: builtins.str
@@ -763,6 +765,14 @@ class GameView(google.protobuf.message.Message):
     """The bot level that plays a person's turn when its clock runs out
     (CreateGameRequest.timeout_bot, or the server's default); empty without a
     turn clock.
+    """
+    rematch_game: builtins.str
+    """The rematch of this finished game ("games/{game}", RematchGame), once a
+    seat asked for one; empty until then.
+    """
+    previous_game: builtins.str
+    """The finished game this game is the rematch of ("games/{game}"); empty for
+    a game made by CreateGame.
     """
     @property
     def options(self) -> google.protobuf.internal.containers.MessageMap[builtins.str, global___OptionValue]:
@@ -864,9 +874,11 @@ class GameView(google.protobuf.message.Message):
         deck_size: builtins.int = ...,
         timeout_bot: builtins.str = ...,
         phase: global___TurnPhase | None = ...,
+        rematch_game: builtins.str = ...,
+        previous_game: builtins.str = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "phase", b"phase", "seat", b"seat", "turn", b"turn", "turn_deadline", b"turn_deadline"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "farms", b"farms", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "phase", b"phase", "preset", b"preset", "public", b"public", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "timeout_bot", b"timeout_bot", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "farms", b"farms", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "phase", b"phase", "preset", b"preset", "previous_game", b"previous_game", "public", b"public", "rematch_game", b"rematch_game", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "timeout_bot", b"timeout_bot", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seat", b"_seat"]) -> typing.Literal["seat"] | None: ...
     @typing.overload
@@ -2317,19 +2329,26 @@ class WatchGameRequest(google.protobuf.message.Message):
 
     NAME_FIELD_NUMBER: builtins.int
     FROM_VERSION_FIELD_NUMBER: builtins.int
+    FOLLOW_REMATCH_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The game's resource name, "games/{game}"."""
     from_version: builtins.int
     """The last version the client has seen; the first message carries the
     events after it. 0 = start from the current state without past events.
     """
+    follow_rematch: builtins.bool
+    """Once the game is over, keep the stream open until a rematch is asked for
+    (RematchGame): the message whose view has `rematch_game` set is then the
+    last. Without it the stream ends with the game's FINISHED view.
+    """
     def __init__(
         self,
         *,
         name: builtins.str = ...,
         from_version: builtins.int = ...,
+        follow_rematch: builtins.bool = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["from_version", b"from_version", "name", b"name"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["follow_rematch", b"follow_rematch", "from_version", b"from_version", "name", b"name"]) -> None: ...
 
 global___WatchGameRequest = WatchGameRequest
 
@@ -2574,6 +2593,51 @@ class ResignGameResponse(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["view", b"view"]) -> None: ...
 
 global___ResignGameResponse = ResignGameResponse
+
+@typing.final
+class RematchGameRequest(google.protobuf.message.Message):
+    """Request message for RematchGame."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """The finished game's resource name, "games/{game}"."""
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["name", b"name"]) -> None: ...
+
+global___RematchGameRequest = RematchGameRequest
+
+@typing.final
+class RematchGameResponse(google.protobuf.message.Message):
+    """Response message for RematchGame."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: builtins.int
+    VIEW_FIELD_NUMBER: builtins.int
+    game: builtins.str
+    """The rematch's resource name, "games/{game}" (the same for every seat that
+    asks).
+    """
+    @property
+    def view(self) -> global___GameView:
+        """The rematch as the caller's seat sees it."""
+
+    def __init__(
+        self,
+        *,
+        game: builtins.str = ...,
+        view: global___GameView | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "view", b"view"]) -> None: ...
+
+global___RematchGameResponse = RematchGameResponse
 
 @typing.final
 class SessionRequest(google.protobuf.message.Message):

@@ -179,6 +179,11 @@ class GameServiceStub:
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.GetGameRecordRequest.SerializeToString,
                 response_deserializer=scopa_dot_v1_dot_scopa__pb2.GetGameRecordResponse.FromString,
                 _registered_method=True)
+        self.RematchGame = channel.unary_unary(
+                '/scopa.v1.GameService/RematchGame',
+                request_serializer=scopa_dot_v1_dot_scopa__pb2.RematchGameRequest.SerializeToString,
+                response_deserializer=scopa_dot_v1_dot_scopa__pb2.RematchGameResponse.FromString,
+                _registered_method=True)
         self.Session = channel.stream_stream(
                 '/scopa.v1.GameService/Session',
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.SessionRequest.SerializeToString,
@@ -391,7 +396,8 @@ class GameServiceServicer:
 
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
-        message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
+        message carries the events since the previous message. The stream ends after the message with a FINISHED view (with
+        follow_rematch: after the one naming the game's rematch), or when
         the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
         with `from_version` = the last version it received.
 
@@ -470,6 +476,35 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RematchGame(self, request, context):
+        """Asks for a rematch of a finished game: a new game of the same preset,
+        options and seats, the first dealer moved on to the next seat. Every seat
+        keeps its credential: the old game's seat token (or the signed-in player
+        bound to the seat) acts for the same seat of the rematch, bot seats come
+        along, so nobody joins again. The finished game gets a new version whose
+        GameView.rematch_game names the rematch, so its watchers (WatchGame with
+        follow_rematch, sessions) all learn of it.
+
+        One rematch per game: the link is written by compare-and-set on the
+        finished game, so seats asking at once (on any replicas) get the same
+        rematch, and a later ask returns it again.
+
+        Requires a seat token or the identity token of a seat's player. Errors:
+        the common ones, and:
+        - UNAUTHENTICATED / UNAUTHENTICATED: no token.
+        - PERMISSION_DENIED / PERMISSION_DENIED: the caller holds no seat of the
+        game (a token of another game, a signed-in player without a seat).
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        - FAILED_PRECONDITION / REMATCH_UNAVAILABLE: a seat of the game was never
+        taken, so the rematch would have nobody for it.
+        - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
+        time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
+        still in the archive: create a new game instead.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Session(self, request_iterator, context):
         """A realtime session: one seat (or a spectator) on one game over one
         bidirectional stream, for native clients; the WebSocket endpoint
@@ -542,6 +577,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetGameRecord,
                     request_deserializer=scopa_dot_v1_dot_scopa__pb2.GetGameRecordRequest.FromString,
                     response_serializer=scopa_dot_v1_dot_scopa__pb2.GetGameRecordResponse.SerializeToString,
+            ),
+            'RematchGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.RematchGame,
+                    request_deserializer=scopa_dot_v1_dot_scopa__pb2.RematchGameRequest.FromString,
+                    response_serializer=scopa_dot_v1_dot_scopa__pb2.RematchGameResponse.SerializeToString,
             ),
             'Session': grpc.stream_stream_rpc_method_handler(
                     servicer.Session,
@@ -914,6 +954,33 @@ class GameService:
             '/scopa.v1.GameService/GetGameRecord',
             scopa_dot_v1_dot_scopa__pb2.GetGameRecordRequest.SerializeToString,
             scopa_dot_v1_dot_scopa__pb2.GetGameRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RematchGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.GameService/RematchGame',
+            scopa_dot_v1_dot_scopa__pb2.RematchGameRequest.SerializeToString,
+            scopa_dot_v1_dot_scopa__pb2.RematchGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

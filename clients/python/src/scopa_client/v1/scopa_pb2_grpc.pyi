@@ -229,7 +229,8 @@ class GameServiceStub:
 
     The first message carries the current view and the events after
     `from_version` (none when it is 0 or the current version); each later
-    message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
+    message carries the events since the previous message. The stream ends after the message with a FINISHED view (with
+    follow_rematch: after the one naming the game's rematch), or when
     the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
     with `from_version` = the last version it received.
 
@@ -303,6 +304,35 @@ class GameServiceStub:
     - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
       the record of a game that was not public.
     - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+    """
+
+    RematchGame: grpc.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.RematchGameRequest,
+        scopa_client.v1.scopa_pb2.RematchGameResponse,
+    ]
+    """Asks for a rematch of a finished game: a new game of the same preset,
+    options and seats, the first dealer moved on to the next seat. Every seat
+    keeps its credential: the old game's seat token (or the signed-in player
+    bound to the seat) acts for the same seat of the rematch, bot seats come
+    along, so nobody joins again. The finished game gets a new version whose
+    GameView.rematch_game names the rematch, so its watchers (WatchGame with
+    follow_rematch, sessions) all learn of it.
+
+    One rematch per game: the link is written by compare-and-set on the
+    finished game, so seats asking at once (on any replicas) get the same
+    rematch, and a later ask returns it again.
+
+    Requires a seat token or the identity token of a seat's player. Errors:
+    the common ones, and:
+    - UNAUTHENTICATED / UNAUTHENTICATED: no token.
+    - PERMISSION_DENIED / PERMISSION_DENIED: the caller holds no seat of the
+      game (a token of another game, a signed-in player without a seat).
+    - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+    - FAILED_PRECONDITION / REMATCH_UNAVAILABLE: a seat of the game was never
+      taken, so the rematch would have nobody for it.
+    - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
+      time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
+      still in the archive: create a new game instead.
     """
 
     Session: grpc.StreamStreamMultiCallable[
@@ -533,7 +563,8 @@ class GameServiceAsyncStub:
 
     The first message carries the current view and the events after
     `from_version` (none when it is 0 or the current version); each later
-    message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
+    message carries the events since the previous message. The stream ends after the message with a FINISHED view (with
+    follow_rematch: after the one naming the game's rematch), or when
     the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
     with `from_version` = the last version it received.
 
@@ -607,6 +638,35 @@ class GameServiceAsyncStub:
     - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
       the record of a game that was not public.
     - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+    """
+
+    RematchGame: grpc.aio.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.RematchGameRequest,
+        scopa_client.v1.scopa_pb2.RematchGameResponse,
+    ]
+    """Asks for a rematch of a finished game: a new game of the same preset,
+    options and seats, the first dealer moved on to the next seat. Every seat
+    keeps its credential: the old game's seat token (or the signed-in player
+    bound to the seat) acts for the same seat of the rematch, bot seats come
+    along, so nobody joins again. The finished game gets a new version whose
+    GameView.rematch_game names the rematch, so its watchers (WatchGame with
+    follow_rematch, sessions) all learn of it.
+
+    One rematch per game: the link is written by compare-and-set on the
+    finished game, so seats asking at once (on any replicas) get the same
+    rematch, and a later ask returns it again.
+
+    Requires a seat token or the identity token of a seat's player. Errors:
+    the common ones, and:
+    - UNAUTHENTICATED / UNAUTHENTICATED: no token.
+    - PERMISSION_DENIED / PERMISSION_DENIED: the caller holds no seat of the
+      game (a token of another game, a signed-in player without a seat).
+    - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+    - FAILED_PRECONDITION / REMATCH_UNAVAILABLE: a seat of the game was never
+      taken, so the rematch would have nobody for it.
+    - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
+      time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
+      still in the archive: create a new game instead.
     """
 
     Session: grpc.aio.StreamStreamMultiCallable[
@@ -849,7 +909,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
 
         The first message carries the current view and the events after
         `from_version` (none when it is 0 or the current version); each later
-        message carries the events since the previous message. The stream ends after the message with a FINISHED view, or when
+        message carries the events since the previous message. The stream ends after the message with a FINISHED view (with
+        follow_rematch: after the one naming the game's rematch), or when
         the server drains (UNAVAILABLE / SERVER_SHUTTING_DOWN); a client reconnects
         with `from_version` = the last version it received.
 
@@ -931,6 +992,37 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
           the record of a game that was not public.
         - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+
+    @abc.abstractmethod
+    def RematchGame(
+        self,
+        request: scopa_client.v1.scopa_pb2.RematchGameRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[scopa_client.v1.scopa_pb2.RematchGameResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.RematchGameResponse]]:
+        """Asks for a rematch of a finished game: a new game of the same preset,
+        options and seats, the first dealer moved on to the next seat. Every seat
+        keeps its credential: the old game's seat token (or the signed-in player
+        bound to the seat) acts for the same seat of the rematch, bot seats come
+        along, so nobody joins again. The finished game gets a new version whose
+        GameView.rematch_game names the rematch, so its watchers (WatchGame with
+        follow_rematch, sessions) all learn of it.
+
+        One rematch per game: the link is written by compare-and-set on the
+        finished game, so seats asking at once (on any replicas) get the same
+        rematch, and a later ask returns it again.
+
+        Requires a seat token or the identity token of a seat's player. Errors:
+        the common ones, and:
+        - UNAUTHENTICATED / UNAUTHENTICATED: no token.
+        - PERMISSION_DENIED / PERMISSION_DENIED: the caller holds no seat of the
+          game (a token of another game, a signed-in player without a seat).
+        - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        - FAILED_PRECONDITION / REMATCH_UNAVAILABLE: a seat of the game was never
+          taken, so the rematch would have nobody for it.
+        - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
+          time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
+          still in the archive: create a new game instead.
         """
 
     @abc.abstractmethod
