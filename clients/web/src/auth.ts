@@ -42,6 +42,9 @@ interface ReturnState {
   readonly hash: string;
 }
 
+/** What changed: who is signed in, their access token, or only the notice to show. */
+export type Change = "state" | "token" | "notice";
+
 /** The name a player is shown by: the ID token's name, else preferred_username. */
 export function displayName(profile: Readonly<Record<string, unknown>>): string {
   for (const claim of ["name", "preferred_username", "nickname", "given_name"]) {
@@ -56,7 +59,7 @@ export class SignIn {
   private readonly manager: UserManager;
   private user: User | null = null;
   private renewing: Promise<User | null> | undefined;
-  private readonly listeners = new Set<(change: "state" | "token") => void>();
+  private readonly listeners = new Set<(change: Change) => void>();
   /** Why the player is no longer signed in, to show once (e.g. the sign-in expired). */
   notice = "";
   /** Access tokens renewed in this page (data-renewals: tests wait for one). */
@@ -109,8 +112,11 @@ export class SignIn {
     return hash;
   }
 
-  /** Called with "state" when the player signs in or out, "token" when the token is renewed. */
-  onChange(listener: (change: "state" | "token") => void): void {
+  /**
+   * Called with "state" when the player signs in or out, "token" when the token is renewed,
+   * "notice" when there is only something new to say.
+   */
+  onChange(listener: (change: Change) => void): void {
     this.listeners.add(listener);
   }
 
@@ -126,19 +132,37 @@ export class SignIn {
     return this.user?.access_token;
   }
 
-  /** Goes to the provider's sign-in page; comes back to this page's current hash. */
+  /**
+   * Goes to the provider's sign-in page; comes back to this page's current hash. A provider that
+   * cannot be reached (its discovery document) is said in the notice, and nothing changes.
+   */
   async signIn(): Promise<void> {
     this.notice = "";
     const state: ReturnState = { hash: window.location.hash };
-    await this.manager.signinRedirect({ state });
+    try {
+      // The provider's metadata may be known already: ask whether it answers before leaving.
+      const probe = await fetch(this.manager.settings.metadataUrl, { cache: "no-store" });
+      if (!probe.ok) throw new Error(`the provider answered ${probe.status}`);
+      await this.manager.signinRedirect({ state });
+    } catch {
+      this.notice = "The sign-in provider cannot be reached just now; try again shortly.";
+      this.emit("notice");
+    }
   }
 
   /**
-   * Forgets the player in this tab, then ends the provider's session on its own page (which
-   * comes back here), where the provider offers that.
+   * Revokes the refresh token (where the provider can), forgets the player in this tab, then
+   * ends the provider's session on its own page (which comes back here), where it offers that.
    */
   async signOut(): Promise<void> {
     const user = this.user;
+    if (user?.refresh_token) {
+      try {
+        await this.manager.revokeTokens(["refresh_token"]);
+      } catch {
+        // No revocation endpoint, or the provider is away: the token is forgotten all the same.
+      }
+    }
     await this.manager.removeUser();
     this.user = null;
     this.emit("state");
@@ -190,7 +214,7 @@ export class SignIn {
     this.emit("state");
   }
 
-  private emit(change: "state" | "token"): void {
+  private emit(change: Change): void {
     for (const listener of this.listeners) listener(change);
   }
 }

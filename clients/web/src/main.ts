@@ -182,7 +182,7 @@ async function main(root: HTMLElement): Promise<void> {
     signIn.onChange((change) => {
       showAccount(bar, signIn);
       if (change === "token") app.renewed();
-      else app.show(); // signed in or out: every screen again, as the new caller
+      else if (change === "state") app.show(); // signed in or out: every screen again, as the new caller
     });
   }
   window.addEventListener("hashchange", () => app.show());

@@ -172,4 +172,32 @@ describe("signing in to the web client (OpenID Connect, code flow with PKCE)", {
     await laptop.locator(".game").waitFor();
     assert.equal(await laptop.locator(".hand").count(), 0, "signed out: a spectator again");
   });
+
+  it("a cancelled sign-in says so and leaves the page signed out and working", TEST_TIMEOUT, async () => {
+    const page = await device();
+    await page.locator("#sign-in").click();
+    await page.getByRole("link", { name: "[ Cancel ]" }).click();
+    await page.locator("#sign-in-notice").waitFor();
+    assert.match((await page.locator("#sign-in-notice").textContent()) ?? "", /^Signing in failed/);
+    assert.equal(new URL(page.url()).search, "");
+    assert.equal(await page.locator("#account").getAttribute("data-signed-in"), "false");
+    await page.locator("#create").waitFor();
+  });
+
+  // Last: it stops the provider.
+  it("a sign-in that cannot be renewed expires into a signed-out page; Sign in says the provider is away", TEST_TIMEOUT, async () => {
+    const page = await device();
+    await signIn(page, "carol", "carol");
+    const signedInAt = Date.now();
+    assert.ok(provider);
+    await stopProvider(provider);
+    await page.locator("#sign-in-notice").waitFor({ timeout: (TOKEN_TTL_S + 10) * 1000 });
+    assert.ok(Date.now() - signedInAt >= (TOKEN_TTL_S - 1) * 1000, "signed out only once the token expired");
+    assert.match((await page.locator("#sign-in-notice").textContent()) ?? "", /sign-in has expired/);
+    assert.equal(await page.locator("#account").getAttribute("data-signed-in"), "false");
+    assert.equal(await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith("oidc.user:")).length), 0, "the tokens are forgotten");
+    await page.locator("#sign-in").click();
+    await page.locator("#sign-in-notice", { hasText: "cannot be reached" }).waitFor();
+    assert.equal(new URL(page.url()).origin, server?.httpUrl, "still on the page");
+  });
 });
