@@ -8,6 +8,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { UnaryRequest, UnaryResponse } from "@connectrpc/connect";
+import { signedInCalls } from "../src/api.js";
+import { displayName } from "../src/auth.js";
 import { freePort, startRedis, startScopaServer, stop, type Running, type ScopaServer } from "../../typescript/test/support/processes.js";
 import { launchBrowser, screenshot, whyNoBrowser } from "./support/browser.js";
 import { startProvider, stopProvider, whyNoProvider, type Provider } from "./support/oidc.js";
@@ -19,6 +22,31 @@ const CLIENT_ID = "scopa-web-test";
 const TOKEN_TTL_S = 25;
 const TEST_TIMEOUT = { timeout: 300_000 };
 const DESKTOP = { width: 1100, height: 900 };
+
+describe("the sign-in's parts (no browser)", () => {
+  /** The authorization header a call goes out with through signedInCalls(bearer). */
+  async function sent(bearer: string | undefined, seatToken?: string): Promise<string | null> {
+    const header = new Headers(seatToken ? { authorization: `Bearer ${seatToken}` } : {});
+    const next = async (request: UnaryRequest): Promise<UnaryResponse> => ({ header: request.header }) as unknown as UnaryResponse;
+    const response = await signedInCalls(async () => bearer)(next as never)({ header } as unknown as UnaryRequest);
+    return response.header.get("authorization");
+  }
+
+  it("sends the signed-in player's access token on a call without a seat token", async () => {
+    assert.equal(await sent("access-token"), "Bearer access-token");
+  });
+
+  it("leaves a call's seat token alone, and sends nothing signed out", async () => {
+    assert.equal(await sent("access-token", "seat-token"), "Bearer seat-token");
+    assert.equal(await sent(undefined), null);
+  });
+
+  it("shows the ID token's name, else preferred_username, never the subject", () => {
+    assert.equal(displayName({ sub: "s-1", name: " Alice Liddell ", preferred_username: "alice" }), "Alice Liddell");
+    assert.equal(displayName({ sub: "s-1", name: "", preferred_username: "alice" }), "alice");
+    assert.equal(displayName({ sub: "s-1" }), "a signed-in player");
+  });
+});
 
 const skip = whyNoBrowser() ?? whyNoProvider();
 
