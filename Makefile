@@ -91,12 +91,13 @@ openapi-test: $(STAMP) $(OPENAPI_STAMP)
 
 # The web client (clients/web) at http://localhost:8080/ unless SCOPA_WEB_UI is set otherwise.
 # tsc --strict, then node --test: the web client played end to end in headless Chromium
-# (Debian's /usr/bin/chromium or $$SCOPA_CHROMIUM; skipped, saying so, when there is none).
-web-test: $(STAMP) $(WEB_STAMP)
+# (Debian's /usr/bin/chromium or $$SCOPA_CHROMIUM; skipped, saying so, when there is none);
+# its sign-in test runs the identity tests' OpenID Connect provider (tests/oidc).
+web-test: $(STAMP) $(WEB_STAMP) $(OIDC_STAMP)
 	cd $(WEB_DIR) && npm test
 
 # The same tests, then the screenshots they took copied into docs/images (docs/web-client.md).
-web-screenshots: $(STAMP) $(WEB_STAMP)
+web-screenshots: $(STAMP) $(WEB_STAMP) $(OIDC_STAMP)
 	cd $(WEB_DIR) && SCOPA_SCREENSHOTS=../../docs/images npm test
 
 # With a C compiler, the server runs its pure modules compiled by mypyc (build/mypyc, the same

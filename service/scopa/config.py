@@ -9,16 +9,38 @@ exporter are also reflected here so that the choice is visible and testable.
 
 from __future__ import annotations
 
-import math
 import secrets
-import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final, Literal, TypeVar
+from typing import Final, TypeVar
 
-import limits
-
-from scopa.storage import parse_redis_url
+from scopa._config_values import (
+    Exporter,
+    LogFormat,
+    _archive_url,
+    _auth_params,
+    _bool,
+    _byte_count,
+    _exporter,
+    _header_name,
+    _hops,
+    _issuer,
+    _log_format,
+    _log_level,
+    _non_empty,
+    _non_negative_float,
+    _non_negative_int,
+    _optional_port,
+    _optional_seconds,
+    _origins,
+    _port,
+    _positive_count,
+    _positive_float,
+    _positive_int,
+    _rate,
+    _redis_url,
+    _scope,
+)
 
 __all__ = [
     "ENV_VARS",
@@ -28,13 +50,7 @@ __all__ = [
     "settings_table",
 ]
 
-LogFormat = Literal["json", "console", "auto"]
-Exporter = Literal["otlp", "console", "none"]
-
 _T = TypeVar("_T")
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
-_LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 _MIN_SECRET_BYTES = 16
 _DAY_S = 86_400
 _DEFAULT_HTTP_PORT: int | None = 8080
@@ -125,6 +141,26 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "Fewest seconds between two fetches of the issuer's keys (JWKS): a token with an unknown "
         "key id, or a failed fetch, refreshes them at most this often. Kept keys are fetched "
         "again every 10 minutes.",
+    ),
+    EnvVar(
+        "SCOPA_WEB_OIDC_CLIENT_ID",
+        "unset",
+        "The web client's own client id at the `SCOPA_OIDC_ISSUER` provider (a public client: "
+        "authorization code flow with PKCE, redirect URI the page's origin and `/`): with "
+        "`SCOPA_WEB_UI` the page offers Sign in (docs/operations.md, Identity). Unset: no Sign in.",
+    ),
+    EnvVar(
+        "SCOPA_WEB_OIDC_SCOPE",
+        "`openid profile`",
+        "The scopes the web client asks for; `profile` gives the name it shows, "
+        "`offline_access` a refresh token where the provider needs it for silent renewal.",
+    ),
+    EnvVar(
+        "SCOPA_WEB_OIDC_PARAMS",
+        "unset",
+        "Extra authorization request parameters of the web client, URL-encoded, e.g. "
+        "`audience=https%3A%2F%2Fscopa.example%2Fapi` where the provider needs one to issue "
+        "access tokens for `SCOPA_OIDC_AUDIENCE`.",
     ),
     EnvVar(
         "SCOPA_ALLOW_STACKED_DECKS",
@@ -355,6 +391,9 @@ class Settings:
     oidc_audience: str | None = None
     oidc_leeway_s: float = 30.0
     oidc_min_refresh_s: float = 10.0
+    web_oidc_client_id: str | None = None
+    web_oidc_scope: str = "openid profile"
+    web_oidc_params: tuple[tuple[str, str], ...] = ()
     allow_stacked_decks: bool = False
     game_ttl_s: int = 7 * _DAY_S
     finished_ttl_s: int = _DAY_S
@@ -415,6 +454,9 @@ class Settings:
         audience = env.raw("SCOPA_OIDC_AUDIENCE")
         if issuer is not None and audience is None:
             raise ConfigError("SCOPA_OIDC_AUDIENCE must be set with SCOPA_OIDC_ISSUER")
+        web_client_id = env.raw("SCOPA_WEB_OIDC_CLIENT_ID")
+        if web_client_id is not None and issuer is None:
+            raise ConfigError("SCOPA_WEB_OIDC_CLIENT_ID needs SCOPA_OIDC_ISSUER")
         endpoint = env.raw("OTEL_EXPORTER_OTLP_ENDPOINT")
         default_exporter: Exporter = "otlp" if endpoint else "none"
         traces_endpoint = env.raw("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -434,6 +476,9 @@ class Settings:
             oidc_audience=audience,
             oidc_leeway_s=env.get("SCOPA_OIDC_LEEWAY_S", 30.0, _non_negative_float),
             oidc_min_refresh_s=env.get("SCOPA_OIDC_MIN_REFRESH_S", 10.0, _non_negative_float),
+            web_oidc_client_id=web_client_id,
+            web_oidc_scope=env.get("SCOPA_WEB_OIDC_SCOPE", "openid profile", _scope),
+            web_oidc_params=env.get("SCOPA_WEB_OIDC_PARAMS", (), _auth_params),
             allow_stacked_decks=env.get("SCOPA_ALLOW_STACKED_DECKS", False, _bool),
             game_ttl_s=env.get("SCOPA_GAME_TTL_S", 7 * _DAY_S, _positive_int),
             finished_ttl_s=env.get("SCOPA_FINISHED_TTL_S", _DAY_S, _positive_int),
@@ -504,186 +549,3 @@ class _Env:
             return parse(value)
         except ValueError as exc:
             raise ConfigError(f"{name}={value!r} is invalid: {exc}") from None
-
-
-def _non_empty(value: str) -> str:
-    return value
-
-
-_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
-
-
-def _issuer(value: str) -> str:
-    """An OIDC issuer URL: https, or http on a loopback host (a provider beside the service)."""
-    parts = urllib.parse.urlsplit(value)
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise ValueError("must be an https:// URL")
-    if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
-        raise ValueError("must be an https:// URL (http:// only for localhost)")
-    if parts.query or parts.fragment:
-        raise ValueError("must have no query or fragment")
-    return value.rstrip("/")
-
-
-def _bool(value: str) -> bool:
-    lowered = value.lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise ValueError("expected one of true/false, on/off, yes/no, 1/0")
-
-
-def _int(value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError("expected an integer") from None
-
-
-def _archive_url(value: str) -> str | None:
-    if value.lower() == "off":
-        return None
-    if not value.startswith(("sqlite:///", "postgresql://", "postgres://")):
-        raise ValueError("expected sqlite:///PATH, postgresql://... or off")
-    return value
-
-
-def _redis_url(value: str) -> str | None:
-    parse_redis_url(value)
-    return value
-
-
-def _port(value: str) -> int:
-    port = _int(value)
-    if not 0 <= port <= 65535:
-        raise ValueError("expected a port number between 0 and 65535")
-    return port
-
-
-def _optional_port(value: str) -> int | None:
-    if value.lower() == "off":
-        return None
-    return _port(value)
-
-
-def _origins(value: str) -> tuple[str, ...]:
-    origins = tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
-    for origin in origins:
-        if origin != "*" and not origin.startswith(("http://", "https://")):
-            raise ValueError("expected * or origins like https://example.com, comma-separated")
-    return origins
-
-
-def _positive_int(value: str) -> int:
-    number = _int(value)
-    if number <= 0:
-        raise ValueError("expected a positive number of seconds")
-    return number
-
-
-def _byte_count(value: str) -> int:
-    number = _int(value)
-    if number < 1024:
-        raise ValueError("expected a number of bytes >= 1024")
-    return number
-
-
-def _hops(value: str) -> int:
-    number = _int(value)
-    if number < 1:
-        raise ValueError("expected a number of proxies >= 1")
-    return number
-
-
-def _header_name(value: str) -> str | None:
-    lowered = value.lower()
-    if not all(ch.isalnum() or ch in "-_" for ch in lowered):
-        raise ValueError("expected a header name such as x-forwarded-for")
-    return lowered
-
-
-def _rate(value: str) -> str:
-    if value.lower() in _FALSE or value.lower() == "none":
-        return "off"
-    try:
-        limits.parse(value)
-    except ValueError:
-        raise ValueError("expected a rate such as 60/minute or 10 per second, or off") from None
-    return value
-
-
-def _float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValueError("expected a number of seconds") from None
-    if not math.isfinite(number):
-        raise ValueError("expected a finite number of seconds")
-    return number
-
-
-def _positive_float(value: str) -> float:
-    number = _float(value)
-    if number <= 0:
-        raise ValueError("expected a positive number of seconds")
-    return number
-
-
-def _positive_count(value: str) -> int:
-    number = _int(value)
-    if number <= 0:
-        raise ValueError("expected a positive number")
-    return number
-
-
-def _non_negative_int(value: str) -> int:
-    number = _int(value)
-    if number < 0:
-        raise ValueError("expected a non-negative number")
-    return number
-
-
-def _non_negative_float(value: str) -> float:
-    number = _float(value)
-    if number < 0:
-        raise ValueError("expected a non-negative number of seconds")
-    return number
-
-
-def _optional_seconds(value: str) -> float | None:
-    if value.lower() in _FALSE:
-        return None
-    number = _float(value)
-    if number < 0:
-        raise ValueError("expected a positive number of seconds, or 0/off to disable")
-    return number or None
-
-
-def _log_format(value: str) -> LogFormat:
-    lowered = value.lower()
-    if lowered == "json":
-        return "json"
-    if lowered == "console":
-        return "console"
-    if lowered == "auto":
-        return "auto"
-    raise ValueError("expected json, console or auto")
-
-
-def _log_level(value: str) -> str:
-    lowered = value.lower()
-    if lowered not in _LOG_LEVELS:
-        raise ValueError(f"expected one of {', '.join(_LOG_LEVELS)}")
-    return lowered
-
-
-def _exporter(value: str) -> Exporter:
-    lowered = value.lower()
-    if lowered == "otlp":
-        return "otlp"
-    if lowered == "console":
-        return "console"
-    if lowered == "none":
-        return "none"
-    raise ValueError("expected otlp, console or none")

@@ -253,6 +253,9 @@ DOCUMENTED_VARIABLES = [
     "SCOPA_OIDC_AUDIENCE",
     "SCOPA_OIDC_LEEWAY_S",
     "SCOPA_OIDC_MIN_REFRESH_S",
+    "SCOPA_WEB_OIDC_CLIENT_ID",
+    "SCOPA_WEB_OIDC_SCOPE",
+    "SCOPA_WEB_OIDC_PARAMS",
     "SCOPA_ALLOW_STACKED_DECKS",
     "SCOPA_GAME_TTL_S",
     "SCOPA_WAITING_TTL_S",
@@ -326,3 +329,53 @@ def test_the_archive_settings() -> None:
         Settings.from_env({"SCOPA_ARCHIVE_URL": "mysql://db/scopa"})
     with pytest.raises(ConfigError, match="SCOPA_ARCHIVE_RETENTION_DAYS"):
         Settings.from_env({"SCOPA_ARCHIVE_RETENTION_DAYS": "0"})
+
+
+def test_the_web_sign_in_settings_are_parsed() -> None:
+    """The web client's client id, scopes and extra authorization parameters."""
+    env = {"SCOPA_OIDC_ISSUER": "https://id.example", "SCOPA_OIDC_AUDIENCE": "api"}
+    plain = Settings.from_env(env)
+    assert (plain.web_oidc_client_id, plain.web_oidc_scope, plain.web_oidc_params) == (
+        None,
+        "openid profile",
+        (),
+    )
+    settings = Settings.from_env(
+        {
+            **env,
+            "SCOPA_WEB_OIDC_CLIENT_ID": "scopa-web",
+            "SCOPA_WEB_OIDC_SCOPE": " openid  profile offline_access ",
+            "SCOPA_WEB_OIDC_PARAMS": "audience=https%3A%2F%2Fscopa.example%2Fapi&prompt=login",
+        }
+    )
+    assert settings.web_oidc_client_id == "scopa-web"
+    assert settings.web_oidc_scope == "openid profile offline_access"
+    assert settings.web_oidc_params == (
+        ("audience", "https://scopa.example/api"),
+        ("prompt", "login"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "why"),
+    [
+        ("SCOPA_WEB_OIDC_SCOPE", "profile email", "must include openid"),
+        ("SCOPA_WEB_OIDC_PARAMS", "audience", "URL-encoded"),
+        ("SCOPA_WEB_OIDC_PARAMS", "redirect_uri=https%3A%2F%2Fevil.example", "redirect_uri"),
+        ("SCOPA_WEB_OIDC_PARAMS", "x=1&code_challenge=abc", "code_challenge"),
+    ],
+)
+def test_bad_web_sign_in_settings_are_refused(name: str, value: str, why: str) -> None:
+    env = {
+        "SCOPA_OIDC_ISSUER": "https://id.example",
+        "SCOPA_OIDC_AUDIENCE": "api",
+        "SCOPA_WEB_OIDC_CLIENT_ID": "scopa-web",
+    }
+    with pytest.raises(ConfigError, match=name) as raised:
+        Settings.from_env({**env, name: value})
+    assert why in str(raised.value)
+
+
+def test_a_web_client_id_without_an_issuer_is_refused() -> None:
+    with pytest.raises(ConfigError, match="SCOPA_WEB_OIDC_CLIENT_ID needs SCOPA_OIDC_ISSUER"):
+        Settings.from_env({"SCOPA_WEB_OIDC_CLIENT_ID": "scopa-web"})

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from scopa.transport._webui import StaticFile, load_web_ui
+from scopa.transport._webui import StaticFile, WebSignIn, load_web_ui
 
 
 def _site(tmp_path: Path) -> Path:
@@ -34,9 +35,15 @@ def _get(web_ui: Any, path: str, headers: list[tuple[bytes, bytes]] | None = Non
 
 
 def test_index_is_served_at_the_root_and_assets_under_their_names(tmp_path: Path) -> None:
-    """`/` is index.html, every other file keeps its path, and nothing else is served."""
+    """`/` is index.html, every other file keeps its path, and nothing else is served (but the
+    page's settings, /web-config.json)."""
     web_ui = load_web_ui(_site(tmp_path))
-    assert web_ui.paths() == {"/", "/assets/app-AB12.js", "/assets/app-CD34.css"}
+    assert web_ui.paths() == {
+        "/",
+        "/assets/app-AB12.js",
+        "/assets/app-CD34.css",
+        "/web-config.json",
+    }
     assert web_ui.find("/index.html") is None
     assert web_ui.find("/assets/../index.html") is None
     assert web_ui.find("/assets/") is None
@@ -80,3 +87,50 @@ def test_the_packaged_bundle_loads_and_its_page_names_its_assets() -> None:
     assert {p.rsplit(".", 1)[1] for p in assets} == {"js", "css"}
     for asset in assets:
         assert f'"{asset}"'.encode() in page.body
+
+
+def _csp(web_ui: Any) -> str:
+    value: bytes = dict(_get(web_ui, "/")[0]["headers"])[b"content-security-policy"]
+    return value.decode()
+
+
+def test_without_sign_in_the_config_is_empty_and_the_page_calls_only_its_origin(
+    tmp_path: Path,
+) -> None:
+    """No sign-in configured: /web-config.json is {} (the page offers no Sign in), revalidated
+    on each load, and the page may connect to its own origin alone."""
+    web_ui = load_web_ui(_site(tmp_path))
+    start, body = _get(web_ui, "/web-config.json")
+    headers = dict(start["headers"])
+    assert (headers[b"content-type"], headers[b"cache-control"]) == (
+        b"application/json",
+        b"no-cache",
+    )
+    assert json.loads(body["body"]) == {}
+    assert "connect-src 'self';" in _csp(web_ui)
+
+
+def test_with_sign_in_the_config_names_the_issuer_and_the_page_may_call_it(
+    tmp_path: Path,
+) -> None:
+    """The issuer, client id, scopes and extra parameters are served; the CSP adds the issuer's
+    origin (not its path) to connect-src and nothing else."""
+    sign_in = WebSignIn(
+        "https://id.example:8443/tenant/a",
+        "scopa-web",
+        "openid profile",
+        (("audience", "https://scopa.example/api"),),
+    )
+    web_ui = load_web_ui(_site(tmp_path), sign_in)
+    _, body = _get(web_ui, "/web-config.json")
+    assert json.loads(body["body"]) == {
+        "oidc": {
+            "issuer": "https://id.example:8443/tenant/a",
+            "clientId": "scopa-web",
+            "scope": "openid profile",
+            "extraParams": {"audience": "https://scopa.example/api"},
+        }
+    }
+    csp = _csp(web_ui)
+    assert "connect-src 'self' https://id.example:8443;" in csp
+    assert "frame-ancestors 'none'" in csp and "form-action 'none'" in csp

@@ -67,3 +67,36 @@ def test_a_write_to_the_page_is_method_not_allowed(ui_client: httpx.Client) -> N
 def test_the_web_ui_is_off_by_default(client: httpx.Client) -> None:
     """Without SCOPA_WEB_UI the HTTP port serves no page at /."""
     check_error(client.get("/"), 404, "NOT_FOUND")
+
+
+def test_the_page_learns_its_sign_in_from_web_config(ui_client: httpx.Client) -> None:
+    """Without SCOPA_WEB_OIDC_CLIENT_ID the page's config offers no sign-in."""
+    response = ui_client.get("/web-config.json")
+    assert response.status_code == 200 and response.json() == {}
+    assert "connect-src 'self';" in ui_client.get("/").headers["content-security-policy"]
+
+
+def test_a_server_with_a_web_client_id_serves_its_sign_in(redis_server: RedisServer) -> None:
+    """With an issuer and the web client's id, /web-config.json names them (and the scopes) and
+    the page may call the issuer's origin."""
+    env = {
+        "SCOPA_WEB_UI": "on",
+        "SCOPA_OIDC_ISSUER": "http://127.0.0.1:9/realms/scopa",
+        "SCOPA_OIDC_AUDIENCE": "https://scopa.test/api",
+        "SCOPA_WEB_OIDC_CLIENT_ID": "scopa-web",
+    }
+    server = start_server(redis_server.url, env=env)
+    try:
+        with httpx.Client(base_url=server.http_url, timeout=30) as http:
+            assert http.get("/web-config.json").json() == {
+                "oidc": {
+                    "issuer": "http://127.0.0.1:9/realms/scopa",
+                    "clientId": "scopa-web",
+                    "scope": "openid profile",
+                    "extraParams": {},
+                }
+            }
+            csp = http.get("/").headers["content-security-policy"]
+            assert "connect-src 'self' http://127.0.0.1:9;" in csp
+    finally:
+        stop_server(server)

@@ -1,12 +1,34 @@
 // The service from the browser: a GameService client over Connect (JSON) on this page's
 // origin, and the seat tokens this tab holds (sessionStorage: they survive a reload, not the tab).
+import type { Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { createScopaClient, type ScopaClient } from "@scopa/client";
 
-/** The client of the server that served this page (Connect JSON; GET for side-effect-free calls). */
-export function pageClient(): ScopaClient {
+/** The signed-in player's access token, or undefined (signed out, or no sign-in). */
+export type Bearer = () => Promise<string | undefined>;
+
+/**
+ * Sends the signed-in player's access token as bearer on every call that carries no seat token
+ * (a seat token, set by the call, wins: a seat taken anonymously is played with it).
+ */
+export function signedInCalls(bearer: Bearer): Interceptor {
+  return (next) => async (request) => {
+    if (!request.header.has("authorization")) {
+      const token = await bearer();
+      if (token) request.header.set("authorization", `Bearer ${token}`);
+    }
+    return next(request);
+  };
+}
+
+/**
+ * The client of the server that served this page (Connect JSON; GET for side-effect-free calls),
+ * as the signed-in player when `bearer` gives a token.
+ */
+export function pageClient(bearer?: Bearer): ScopaClient {
+  const interceptors = bearer ? [signedInCalls(bearer)] : [];
   return createScopaClient(
-    createConnectTransport({ baseUrl: window.location.origin, useHttpGet: true }),
+    createConnectTransport({ baseUrl: window.location.origin, useHttpGet: true, interceptors }),
   );
 }
 

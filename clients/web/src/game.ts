@@ -25,7 +25,7 @@ import {
 } from "@scopa/client";
 import { create } from "@bufbuild/protobuf";
 import type { CallOptions } from "@connectrpc/connect";
-import { requestId } from "./api.js";
+import { requestId, type Bearer } from "./api.js";
 import {
   captureInWords,
   captureQuestion,
@@ -60,6 +60,8 @@ export interface GameScreenInit {
   readonly client: ScopaClient;
   readonly name: string;
   readonly token: string | null;
+  /** The signed-in player's access token, for a session's hello when there is no seat token. */
+  readonly bearer?: Bearer;
   readonly invites: readonly Invite[];
   readonly root: HTMLElement;
   /** The link to the game's replay (shown once it is over). */
@@ -111,6 +113,14 @@ export class GameScreen {
     this.render();
     this.clock = setInterval(() => this.tick(), 1000);
     void this.watch();
+  }
+
+  /**
+   * The signed-in player's access token was renewed: the open session (which authenticated with
+   * the old one in its hello) is closed, and the next one says hello with the new token.
+   */
+  renewed(): void {
+    if (!this.init.token) this.session?.close();
   }
 
   /** Stops watching (the page moves elsewhere). */
@@ -198,7 +208,8 @@ export class GameScreen {
   private async follow(): Promise<"opened" | "failed" | "final"> {
     let session: ScopaSession;
     try {
-      const options = { token: this.init.token ?? "", lastVersion: this.version };
+      const token = this.init.token || (await this.init.bearer?.()) || "";
+      const options = { token, lastVersion: this.version };
       session = await ScopaSession.open(window.location.origin, this.init.name, options);
     } catch (error) {
       if (error instanceof ScopaSessionError) {

@@ -5,9 +5,13 @@
 //   #/games/<id>/replay        a finished game's replay, from its record
 // The invite code travels in the fragment, which browsers never send to a server; the seat
 // token never appears in a URL (sessionStorage, then the Authorization header).
+// Where the server offers sign-in (/web-config.json), the top bar has Sign in / Sign out, and a
+// signed-in player's calls carry their access token instead of seat tokens (auth.ts); the
+// provider sends the browser back to "/?code=...&state=...", which start() completes.
 import "./style.css";
 import type { CreateGameResponse, ScopaClient } from "@scopa/client";
 import { loadToken, pageClient, requestId, saveToken } from "./api.js";
+import { loadSignInConfig, SignIn } from "./auth.js";
 import { h, replace } from "./dom.js";
 import { GameScreen, type Invite } from "./game.js";
 import { errorInWords } from "./messages.js";
@@ -43,12 +47,22 @@ function inviteLink(game: string, code: string): string {
 }
 
 class App {
-  private readonly client: ScopaClient = pageClient();
+  private readonly client: ScopaClient;
   private game: GameScreen | undefined;
   private replay: ReplayScreen | undefined;
   private lobby: LobbyPanel | undefined;
 
-  constructor(private readonly root: HTMLElement) {}
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly signIn: SignIn | undefined,
+  ) {
+    this.client = pageClient(signIn ? () => signIn.bearer() : undefined);
+  }
+
+  /** The signed-in player's token was renewed: the game's session says hello again with it. */
+  renewed(): void {
+    this.game?.renewed();
+  }
 
   show(): void {
     this.game?.stop();
@@ -94,7 +108,8 @@ class App {
       if (token) saveToken(rematch, token); // the seat's token acts for the rematch's seat too
       window.location.hash = gameHash(rematch);
     };
-    this.game = new GameScreen({ client: this.client, name: game, token, invites, root: this.root, replayLink: `${gameHash(game)}/replay`, onRematch });
+    const bearer = this.signIn ? () => this.signIn?.bearer() ?? Promise.resolve(undefined) : undefined;
+    this.game = new GameScreen({ client: this.client, name: game, token, bearer, invites, root: this.root, replayLink: `${gameHash(game)}/replay`, onRematch });
     this.game.start();
   }
 
@@ -110,7 +125,7 @@ class App {
       this.play(game);
       return;
     }
-    const name = h("input", { type: "text", id: "join-name", maxlength: 64, placeholder: "Your name", autocomplete: "nickname" });
+    const name = h("input", { type: "text", id: "join-name", maxlength: 64, placeholder: "Your name", autocomplete: "nickname", value: this.signIn?.name });
     const error = h("p", { class: "error", role: "alert" });
     const button = h("button", { type: "submit", id: "join" }, "Join the game");
     const id = requestId(); // one JoinGame: a retry (e.g. a double click) gets the same seat
@@ -144,9 +159,40 @@ class App {
   }
 }
 
-const root = document.getElementById("app");
-if (root) {
-  const app = new App(root);
+/** The top bar's account part: Sign in, or who is signed in and Sign out. */
+function showAccount(bar: HTMLElement, signIn: SignIn): void {
+  const name = signIn.name;
+  bar.setAttribute("data-signed-in", String(name !== undefined));
+  bar.setAttribute("data-renewals", String(signIn.renewals));
+  const notice = signIn.notice ? h("span", { class: "notice", id: "sign-in-notice", role: "status" }, signIn.notice) : null;
+  if (name === undefined) {
+    replace(bar, notice, h("button", { type: "button", id: "sign-in", class: "secondary", onclick: () => void signIn.signIn() }, "Sign in"));
+  } else {
+    replace(
+      bar,
+      h("span", { id: "signed-in-as" }, "Signed in as ", h("strong", {}, name)),
+      h("button", { type: "button", id: "sign-out", class: "secondary", onclick: () => void signIn.signOut() }, "Sign out"),
+    );
+  }
+}
+
+async function main(root: HTMLElement): Promise<void> {
+  const config = await loadSignInConfig();
+  const signIn = config ? new SignIn(config) : undefined;
+  await signIn?.start();
+  const app = new App(root, signIn);
+  const bar = document.getElementById("account");
+  if (signIn && bar) {
+    showAccount(bar, signIn);
+    signIn.onChange((change) => {
+      showAccount(bar, signIn);
+      if (change === "token") app.renewed();
+      else if (change === "state") app.show(); // signed in or out: every screen again, as the new caller
+    });
+  }
   window.addEventListener("hashchange", () => app.show());
   app.show();
 }
+
+const root = document.getElementById("app");
+if (root) void main(root);

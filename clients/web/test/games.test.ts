@@ -393,6 +393,18 @@ describe("the web client in headless Chromium", { skip }, () => {
     assert.match((await last.textContent()) ?? "", new RegExp(`^${bot} (played|laid)`));
   }
 
+  it("offers no Sign in when the server names no sign-in (/web-config.json is {})", TEST_TIMEOUT, async () => {
+    const { page, context } = await onePerson();
+    try {
+      await page.locator("#create").waitFor(); // the page has read its settings before showing the form
+      assert.equal(await page.locator("#sign-in").count(), 0);
+      assert.equal(await page.locator("#account").getAttribute("data-signed-in"), null);
+      assert.equal(await page.locator("#account").textContent(), "");
+    } finally {
+      await context.close();
+    }
+  });
+
   it("one person plays a whole game against a bot seat, every play with the keyboard; cards have text alternatives", TEST_TIMEOUT, async () => {
     assert.ok(browser && server);
     const context = await browser.newContext({ viewport: DESKTOP, baseURL: server.httpUrl });

@@ -37,6 +37,7 @@ from scopa.transport import (
     HttpGuard,
     SessionLimits,
     SessionSlots,
+    WebSignIn,
     add_game_service,
     build_http_app,
     load_web_ui,
@@ -63,6 +64,18 @@ def _session_limits(settings: Settings) -> SessionLimits:
         max_sessions=settings.sessions_max,
         action_burst=rate.amount if rate is not None else 0,
         action_window_s=float(rate.get_expiry()) if rate is not None else 1.0,
+    )
+
+
+def _web_sign_in(settings: Settings) -> WebSignIn | None:
+    """The web client's sign-in (None: its page offers none)."""
+    if settings.oidc_issuer is None or settings.web_oidc_client_id is None:
+        return None
+    return WebSignIn(
+        settings.oidc_issuer,
+        settings.web_oidc_client_id,
+        settings.web_oidc_scope,
+        settings.web_oidc_params,
     )
 
 
@@ -149,7 +162,7 @@ async def build_services(settings: Settings) -> Wiring:
         settings.redis_url,
     )
 
-    web_ui = load_web_ui() if settings.web_ui else None
+    web_ui = load_web_ui(sign_in=_web_sign_in(settings)) if settings.web_ui else None
 
     def http_app(server: ScopaServer) -> ASGIApp:
         guard = HttpGuard(

@@ -11,7 +11,7 @@ from ._http_server import HttpServer
 from ._http_telemetry import ASGIApp
 from ._session import SessionSlots
 from ._websocket import SessionLimits
-from ._webui import load_web_ui
+from ._webui import WebSignIn, load_web_ui
 
 __all__ = [
     "ASGIApp",
@@ -21,6 +21,7 @@ __all__ = [
     "HttpServer",
     "SessionLimits",
     "SessionSlots",
+    "WebSignIn",
     "add_game_service",
     "build_http_app",
     "load_web_ui",

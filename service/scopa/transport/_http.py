@@ -198,7 +198,7 @@ class _Router:
             return Classified("rest", route.template.text, route.rpc_method)
         known = path in ("/healthz", "/readyz", "/openapi.json")
         if self._web_ui is not None and self._web_ui.find(path) is not None:
-            return Classified("http", "/" if path == "/" else "/assets/*")
+            return Classified("http", "/assets/*" if path.startswith("/assets/") else path)
         return Classified("http", path if known else "/*")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -6,32 +6,67 @@ answered only when its path is exactly one of those files' URLs, so no path ever
 system (no traversal, no directory listing). ``index.html`` is revalidated on every load
 (``no-cache``, with an ETag); the hashed assets are ``immutable`` for a year, since a new build
 gives them new names.
+
+With sign-in configured (:class:`WebSignIn`), ``/web-config.json`` tells the page the OpenID
+Connect issuer, client id and scopes (public values), and the page's Content-Security-Policy lets
+it call the issuer's origin (discovery, token endpoint); without it the file is ``{}`` and the
+page offers no Sign in.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import urllib.parse
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 
 from ._http_telemetry import Scope, Send
 
-__all__ = ["StaticFile", "WebUi", "load_web_ui"]
+__all__ = ["StaticFile", "WebSignIn", "WebUi", "load_web_ui"]
 
 _CONTENT_TYPES = {
     ".html": b"text/html; charset=utf-8",
     ".js": b"text/javascript; charset=utf-8",
     ".css": b"text/css; charset=utf-8",
     ".svg": b"image/svg+xml",
+    ".json": b"application/json",
 }
 _PAGE_CACHE = b"no-cache"
 _ASSET_CACHE = b"public, max-age=31536000, immutable"
-# The app loads only its own files and calls only this origin; nothing may frame it.
+# The app loads only its own files and calls only this origin (and the sign-in issuer's);
+# nothing may frame it.
 _CSP = (
-    b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    b"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src {connect}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
+CONFIG_PATH = "/web-config.json"
+"""Where the page reads its sign-in settings."""
+
+
+@dataclass(frozen=True)
+class WebSignIn:
+    """The web client's OpenID Connect sign-in: public values, served to every browser."""
+
+    issuer: str
+    client_id: str
+    scope: str
+    params: tuple[tuple[str, str], ...] = ()
+
+    def config(self) -> dict[str, object]:
+        """The ``oidc`` object of /web-config.json."""
+        return {
+            "issuer": self.issuer,
+            "clientId": self.client_id,
+            "scope": self.scope,
+            "extraParams": dict(self.params),
+        }
+
+    def origin(self) -> str:
+        """The issuer's origin (scheme, host and port), which the page calls."""
+        parts = urllib.parse.urlsplit(self.issuer)
+        return f"{parts.scheme}://{parts.netloc}"
 
 
 @dataclass(frozen=True)
@@ -51,7 +86,7 @@ class StaticFile:
         return cls(
             body=body,
             content_type=_CONTENT_TYPES.get(suffix, b"application/octet-stream"),
-            cache_control=_PAGE_CACHE if name == "index.html" else _ASSET_CACHE,
+            cache_control=_ASSET_CACHE if name.startswith("assets/") else _PAGE_CACHE,
             etag=f'"{digest}"'.encode(),
         )
 
@@ -59,8 +94,9 @@ class StaticFile:
 class WebUi:
     """The web UI's files by URL path; answers GET and HEAD for exactly those paths."""
 
-    def __init__(self, files: dict[str, StaticFile]) -> None:
+    def __init__(self, files: dict[str, StaticFile], csp: bytes) -> None:
         self._files = files
+        self._csp = csp
 
     def paths(self) -> frozenset[str]:
         """Every URL path served (``/`` and ``/assets/...``)."""
@@ -80,7 +116,7 @@ class WebUi:
             (b"referrer-policy", b"no-referrer"),
         ]
         if file.content_type.startswith(b"text/html"):
-            headers.append((b"content-security-policy", _CSP))
+            headers.append((b"content-security-policy", self._csp))
         if _matches(scope, file.etag):
             await send({"type": "http.response.start", "status": 304, "headers": headers})
             await send({"type": "http.response.body", "body": b""})
@@ -112,15 +148,20 @@ def _walk(directory: Traversable, prefix: str) -> dict[str, bytes]:
     return found
 
 
-def load_web_ui(directory: Traversable | None = None) -> WebUi:
-    """The web UI bundled in the package (or in ``directory``); ``/`` serves its index.html."""
+def load_web_ui(directory: Traversable | None = None, sign_in: WebSignIn | None = None) -> WebUi:
+    """The web UI bundled in the package (or in ``directory``); ``/`` serves its index.html,
+    ``/web-config.json`` the page's sign-in settings (``{}``: no sign-in)."""
     root = directory or resources.files("scopa.transport").joinpath("webui")
     files = _walk(root, "")
     if "index.html" not in files:
         raise FileNotFoundError(f"the web UI has no index.html in {root}; run `make generate`")
+    config = {} if sign_in is None else {"oidc": sign_in.config()}
+    files[CONFIG_PATH.lstrip("/")] = json.dumps(config, sort_keys=True).encode()
+    connect = "'self'" if sign_in is None else f"'self' {sign_in.origin()}"
     return WebUi(
         {
             ("/" if name == "index.html" else f"/{name}"): StaticFile.of(name, body)
             for name, body in sorted(files.items())
-        }
+        },
+        _CSP.format(connect=connect).encode(),
     )
