@@ -98,6 +98,8 @@ class CoreSettings:
     """Bot moves this replica chooses at once (each search holds a core for its budget)."""
     bot_waiting: int = 32
     """Bot turns that may wait for a slot; a turn beyond them is deferred to the sweeper."""
+    webhooks: bool = False
+    """The deployment has a webhook URL: commits write their notices into the outbox."""
 
 
 @dataclass(frozen=True, slots=True)
