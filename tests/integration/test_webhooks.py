@@ -1,0 +1,206 @@
+"""Webhooks end to end: real replicas on a real redis-server POST signed notifications to a
+real receiver process (tests/support/webhook_receiver.py), which checks every signature with
+the Standard Webhooks library; retries reach a receiver that was failing, a receiver that never
+answers gets its notifications dead-lettered."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support.redis_server import RedisServer, running_redis_server
+from support.server_process import ServerProcess, running_replicas, start_server, stop_server
+from support.webhooks import Receiver, bodies, running_receiver, webhook_env
+
+from integration.helpers import Stub, create, play_to_end, stub_pair, tokens_of
+from scopa_client.v1 import scopa_pb2 as pb
+
+PAYLOAD_KEYS = {"type", "timestamp", "data"}
+DATA_KEYS = {
+    "game_id",
+    "version",
+    "turn",
+    "seat",
+    "forfeited",
+    "reason",
+    "winners",
+    "scores",
+    "rematch_game_id",
+}
+
+
+@pytest.fixture(scope="module")
+def own_redis() -> Iterator[RedisServer]:
+    """A redis-server of this module: no other suite's replicas deliver its outbox."""
+    with running_redis_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[Receiver]:
+    with running_receiver() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def hooked(own_redis: RedisServer, receiver: Receiver) -> Iterator[tuple[Stub, Stub]]:
+    """Two replicas sending webhooks to the module's receiver; a stub on each."""
+    with (
+        running_replicas(own_redis.url, env=webhook_env(receiver)) as pair,
+        stub_pair([r.target for r in pair]) as stubs,
+    ):
+        yield stubs
+
+
+def _of(receiver: Receiver, game: str) -> list[dict[str, Any]]:
+    return [d for d in receiver.deliveries() if json.loads(d["body"])["data"]["game_id"] == game]
+
+
+def _types(deliveries: list[dict[str, Any]]) -> list[str]:
+    return [body["type"] for body in bodies(deliveries)]
+
+
+def _game_id(name: str) -> str:
+    return name.removeprefix("games/")
+
+
+def test_each_event_is_delivered_signed(hooked: tuple[Stub, Stub], receiver: Receiver) -> None:
+    """A join, whose turn it is, and the finish: each POSTed once, its signature verified by the
+    receiver, with a webhook-id of its own."""
+    stub = hooked[0]
+    created = create(stub, open_seats=[1])
+    game = _game_id(created.name)
+    joined = stub.JoinGame(
+        pb.JoinGameRequest(
+            name=created.name, invite_code=created.invites[0].invite_code, display_name="J"
+        ),
+        timeout=10,
+    )
+    tokens = {**tokens_of(created), 1: joined.token}
+    assert joined.view.turn in (0, 1)
+    found = receiver.wait_for(
+        lambda ds: {"game.seat_joined", "game.your_turn"} <= set(_types(_of(receiver, game))),
+        "the join's notices",
+    )
+    mine = [d for d in found if json.loads(d["body"])["data"]["game_id"] == game]
+    joined_body = next(b for b in bodies(mine) if b["type"] == "game.seat_joined")
+    assert joined_body["data"]["seat"] == 1
+    turn_body = next(b for b in bodies(mine) if b["type"] == "game.your_turn")
+    assert turn_body["data"]["seat"] == turn_body["data"]["turn"] == joined.view.turn
+    created_both = pb.CreateGameResponse(name=created.name, view=joined.view)
+    for seat, token in tokens.items():
+        created_both.credentials.add(seat=seat, token=token)
+    final = play_to_end(list(hooked), created_both, random.Random(7)).final
+    finished = receiver.wait_for(
+        lambda ds: "game.finished" in _types(_of(receiver, game)), "the finish"
+    )
+    mine = [d for d in finished if json.loads(d["body"])["data"]["game_id"] == game]
+    assert all(d["valid"] and d["status"] == 204 for d in mine), mine
+    assert len({d["id"] for d in mine}) == len(mine)  # one request per notice, each its id
+    end = next(b for b in bodies(mine) if b["type"] == "game.finished")
+    assert end["data"]["scores"] == [side.score for side in final.sides]
+    assert end["data"]["turn"] is None
+    assert sorted(end["data"]["winners"]) == sorted(final.winners)
+
+
+def test_a_turn_clock_running_out_is_delivered(
+    hooked: tuple[Stub, Stub], receiver: Receiver
+) -> None:
+    """A person's turn left to its 1 s clock: the sweeper's timeout is notified."""
+    request = pb.CreateGameRequest(
+        preset="scopa",
+        seats=[pb.SeatSpec(display_name="P0"), pb.SeatSpec(display_name="B", bot="greedy")],
+        turn_timeout_s=1,
+    )
+    created = hooked[0].CreateGame(request, timeout=10)
+    game = _game_id(created.name)
+    found = receiver.wait_for(
+        lambda ds: "game.turn_timed_out" in _types(_of(receiver, game)), "the timeout"
+    )
+    mine = [d for d in found if json.loads(d["body"])["data"]["game_id"] == game]
+    timed = next(b for b in bodies(mine) if b["type"] == "game.turn_timed_out")
+    assert timed["data"]["seat"] == 0 and timed["data"]["forfeited"] is False
+    assert "game.your_turn" in _types(mine)  # the game started on the person's turn
+    assert all(d["valid"] for d in mine)
+
+
+def test_no_payload_holds_a_card_a_name_or_a_token(
+    hooked: tuple[Stub, Stub], receiver: Receiver
+) -> None:
+    """Every body the receiver got has only the documented keys: no hand, no card, no seat
+    name, no token."""
+    created = create(hooked[0], open_seats=[1])
+    hooked[0].JoinGame(
+        pb.JoinGameRequest(
+            name=created.name,
+            invite_code=created.invites[0].invite_code,
+            display_name="Secret-Name",
+        ),
+        timeout=10,
+    )
+    game = _game_id(created.name)
+    receiver.wait_for(lambda ds: len(_of(receiver, game)) >= 2, "the join's notices")
+    tokens = [c.token for c in created.credentials]
+    for delivery in receiver.deliveries():
+        body = json.loads(delivery["body"])
+        assert set(body) == PAYLOAD_KEYS and set(body["data"]) <= DATA_KEYS, body
+        text = delivery["body"]
+        assert "Secret-Name" not in text and "card" not in text and "hand" not in text
+        assert not any(token in text for token in tokens)
+
+
+def test_the_receiver_failing_then_back_gets_it_with_the_same_id() -> None:
+    """A receiver answering 503 sees retries (backoff) carrying one stable webhook-id; once it
+    answers again, that notification is delivered under the same id, once."""
+    with running_redis_server() as redis, running_receiver(fail=True) as receiver:
+        server = start_server(redis.url, env=webhook_env(receiver))
+        try:
+            with stub_pair([server.target] * 2) as (stub, _):
+                game = _game_id(create(stub).name)
+            tries = receiver.wait_for(lambda ds: len(_of(receiver, game)) >= 2, "two attempts")
+            ids = {d["id"] for d in tries if json.loads(d["body"])["data"]["game_id"] == game}
+            assert len(ids) == 1 and all(d["valid"] and d["status"] == 503 for d in tries)
+            receiver.stop()
+            receiver.start()
+            done = receiver.wait_for(
+                lambda ds: any(d["status"] == 204 for d in _of(receiver, game)), "the delivery"
+            )
+            delivered = [d for d in done if d["status"] == 204]
+            assert [d["id"] for d in delivered] == list(ids)
+            assert receiver.served() == receiver.deliveries()
+        finally:
+            stop_server(server)
+        assert any(r.get("event") == "webhook_failed" for r in server.log_records())
+
+
+def test_a_receiver_that_always_fails_gets_dead_letters() -> None:
+    """After SCOPA_WEBHOOK_MAX_ATTEMPTS failed attempts the notification is given up: logged as
+    dead-lettered, and never sent again."""
+    with running_redis_server() as redis, running_receiver(fail=True) as receiver:
+        env = webhook_env(receiver, SCOPA_WEBHOOK_MAX_ATTEMPTS="3")
+        server = start_server(redis.url, env=env)
+        try:
+            with stub_pair([server.target] * 2) as (stub, _):
+                game = _game_id(create(stub).name)
+            _wait_log(server, "webhook_dead_lettered", game)
+            time.sleep(1.5)  # a fourth attempt would have come by now (backoff 0.2 s doubling)
+            attempts = _of(receiver, game)
+            assert len(attempts) == 3 and len({d["id"] for d in attempts}) == 1
+            assert [r["attempts"] for r in _logged(server, "webhook_failed", game)] == [1, 2]
+        finally:
+            stop_server(server)
+
+
+def _logged(server: ServerProcess, event: str, game: str) -> list[dict[str, Any]]:
+    return [r for r in server.log_records() if r.get("event") == event and r.get("game_id") == game]
+
+
+def _wait_log(server: ServerProcess, event: str, game: str) -> None:
+    deadline = time.monotonic() + 60
+    while not _logged(server, event, game):
+        assert time.monotonic() < deadline, f"no {event} for {game}"
+        time.sleep(0.05)
