@@ -4,8 +4,9 @@ Webhooks signature with the specification's library and records what it got.
     python webhook_receiver.py --port P --secret whsec_... --record FILE [--fail]
 
 Each POST is answered 204 when its signature holds (400 when it does not; 503 always with
-``--fail``) and appended to FILE as one JSON line: the ``webhook-*`` headers, the body, whether
-the signature held and the status answered. ``GET /deliveries`` returns the lines as a JSON list.
+``--fail``; never, with ``--hang``) and appended to FILE as one JSON line: the ``webhook-*``
+headers, the body, whether the signature held and the status answered (0: none).
+``GET /deliveries`` returns the lines as a JSON list.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ def main() -> None:
     parser.add_argument("--secret", required=True)
     parser.add_argument("--record", type=Path, required=True)
     parser.add_argument("--fail", action="store_true")
+    parser.add_argument("--hang", action="store_true")
     args = parser.parse_args()
     webhook = Webhook(args.secret)
     lock = threading.Lock()
@@ -39,7 +42,7 @@ def main() -> None:
                 valid = True
             except WebhookVerificationError:
                 valid = False
-            status = 503 if args.fail else 204 if valid else 400
+            status = 0 if args.hang else 503 if args.fail else 204 if valid else 400
             record: dict[str, Any] = {
                 "id": headers.get("webhook-id"),
                 "timestamp": headers.get("webhook-timestamp"),
@@ -50,6 +53,8 @@ def main() -> None:
             }
             with lock, args.record.open("a") as out:
                 out.write(json.dumps(record) + "\n")
+            if args.hang:  # recorded, never answered (the sender times out)
+                time.sleep(3600)
             self.send_response(status)
             self.send_header("content-length", "0")
             self.end_headers()

@@ -34,10 +34,12 @@ class Receiver:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/hooks"
 
-    def start(self, *, fail: bool = False) -> None:
-        """Start the process (answering 503 to every delivery with ``fail``)."""
+    def start(self, *, fail: bool = False, hang: bool = False) -> None:
+        """Start the process (answering 503 to every delivery with ``fail``, never answering
+        with ``hang``)."""
         command = [sys.executable, str(_SCRIPT), "--port", str(self.port)]
-        command += ["--secret", SECRET, "--record", str(self.record)] + (["--fail"] if fail else [])
+        command += ["--secret", SECRET, "--record", str(self.record)]
+        command += (["--fail"] if fail else []) + (["--hang"] if hang else [])
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE)
         assert self.process.stdout is not None
         assert self.process.stdout.readline().strip() == b"listening"
@@ -45,7 +47,7 @@ class Receiver:
     def stop(self) -> None:
         """Stop the process: deliveries fail (connection refused) until it starts again."""
         if self.process is not None:
-            self.process.terminate()
+            self.process.kill()
             self.process.wait(timeout=10)
             self.process = None
 
