@@ -7,7 +7,7 @@ import binascii
 import math
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 __all__ = ["MAX_URL_LENGTH", "WEBHOOK_ENV_VARS", "WebhookSettings", "check_url", "webhook_settings"]
@@ -52,7 +52,7 @@ class WebhookSettings:
     """Validated webhook settings (``url`` "" : webhooks off)."""
 
     url: str = ""
-    secret: str = ""
+    secret: str = field(default="", repr=False)
     max_attempts: int = 8
     timeout_s: float = 5.0
     backoff_s: float = 1.0

@@ -35,17 +35,18 @@ async def _created(backend: Backend, game: str) -> None:
 
 
 async def test_create_and_commit_write_entries_with_the_game(backend: Backend) -> None:
-    """Entries written by create and commit are claimed, oldest first, each attempt counted."""
+    """Entries written by create and commit are claimed in version order (whatever their ids),
+    each attempt counted."""
     game = _game()
     await _created(backend, game)
     await backend.store.touch_outbox(game, F)
-    await backend.store.commit(game, 1, b"s2", b"m2", [b"e"], 60, outbox=[("msg_b", b"u\n{1}")])
+    await backend.store.commit(game, 1, b"s2", b"m2", [b"e"], 60, outbox=[("msg_0", b"u\n{1}")])
     assert game in await _due(backend, F)
     claim = await backend.store.claim_outbox(game, F, LEASE, 10, "lease-1")
-    assert {(e.entry_id, e.payload, e.attempts) for e in claim.entries} == {
+    assert [(e.entry_id, e.payload, e.attempts) for e in claim.entries] == [
         ("msg_a", b"\n{}", 1),
-        ("msg_b", b"u\n{1}", 1),
-    }
+        ("msg_0", b"u\n{1}", 1),
+    ]
     assert claim.next_due_ms == F + LEASE
 
 

@@ -144,9 +144,10 @@ class Commits:
             return []
         now_ms = self._games.clock.now_ms()
         await self._games.store.touch_outbox(game_id, now_ms)
+        prefix = secrets.token_hex(10)  # then the index: one commit's entries go in order
         return [
-            (f"msg_{secrets.token_hex(12)}", _webhooks.outbox_payload(url, notice, now_ms))
-            for notice in notices
+            (f"msg_{prefix}{i:02d}", _webhooks.outbox_payload(url, notice, now_ms))
+            for i, notice in enumerate(notices)
         ]
 
     async def indexed(

@@ -86,7 +86,7 @@ class MemoryStore(MemoryOutbox):
         game = _Game(state, meta, INITIAL_VERSION, expires_at=0.0)
         self._games[game_id] = game
         self._apply(game_id, game, events, ttl_s, request_id, response, kept=None)
-        self._enqueue(game_id, outbox)
+        self._enqueue(game_id, INITIAL_VERSION, outbox)
         return CreateResult(version=INITIAL_VERSION, created=True, response=response)
 
     async def load(
@@ -126,7 +126,7 @@ class MemoryStore(MemoryOutbox):
             raise VersionConflict(game_id, expected_version, game.version, stored)
         game.state, game.meta, game.version = state, meta, game.version + 1
         self._apply(game_id, game, events, ttl_s, request_id, response, state, slot)
-        self._enqueue(game_id, outbox)
+        self._enqueue(game_id, game.version, outbox)
         for queue in self._subscribers.get(game_id, ()):
             queue.put(game.version)
         return game.version

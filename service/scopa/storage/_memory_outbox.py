@@ -14,7 +14,7 @@ __all__ = ["MemoryOutbox"]
 @dataclass(slots=True)
 class _Entry:
     payload: bytes
-    due_ms: int = 0
+    due_ms: int
     attempts: int = 0
     lease: str = ""
 
@@ -25,12 +25,13 @@ class MemoryOutbox:
     def __init__(self) -> None:
         self._outboxes: dict[str, dict[str, _Entry]] = {}
 
-    def _enqueue(self, game_id: str, outbox: Sequence[OutboxItem]) -> None:
-        """Write a commit's entries (called inside the commit)."""
+    def _enqueue(self, game_id: str, version: int, outbox: Sequence[OutboxItem]) -> None:
+        """Write a commit's entries (called inside the commit), due at ``version`` (at once, in
+        version order, as the Redis stores do)."""
         if outbox:
             entries = self._outboxes.setdefault(game_id, {})
             for entry_id, payload in outbox:
-                entries.setdefault(entry_id, _Entry(payload))
+                entries.setdefault(entry_id, _Entry(payload, version))
 
     async def touch_outbox(self, game_id: str, now_ms: int) -> None:
         """Nothing to index ahead: the entries themselves are the index here."""

@@ -19,7 +19,8 @@
 -- ARGV[12] expected digest: '' none, else the SHA-1 hex of '<#state>:' .. state .. meta as the
 --          caller holds them for the expected version; other stored bytes are a conflict too
 -- ARGV[13] the outbox's ttl in milliseconds (it outlives the game until its entries are sent)
--- ARGV[14..] webhook entries written with the commit, due at once: id, payload, id, payload...
+-- ARGV[14..] webhook entries written with the commit: id, payload, id, payload... (due at once:
+--          their due time is the new version, so entries are sent in version order, then by id)
 -- A record holds no state while its version is the game's; the commit that moves the game
 -- past it appends that state (the one being replaced), so a retry can be answered with it.
 -- Returns {0, new_version} | {1, 0} not found | {2, current_version, state, meta} conflict
@@ -71,7 +72,7 @@ redis.call('RPUSH', log, ARGV[11])
 redis.call('PEXPIRE', game, ARGV[4])
 redis.call('PEXPIRE', log, ARGV[4])
 for i = 14, #ARGV, 2 do
-  redis.call('ZADD', queue, 'NX', 0, ARGV[i])
+  redis.call('ZADD', queue, 'NX', version, ARGV[i])
   redis.call('HSET', outbox, ARGV[i], ARGV[i + 1])
 end
 if #ARGV >= 14 then

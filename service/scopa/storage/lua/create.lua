@@ -13,7 +13,8 @@
 -- ARGV[7]  response recorded for the request (mode '2' only), after the tag
 -- ARGV[8]  the log entry of version 1
 -- ARGV[9]  the outbox's ttl in milliseconds
--- ARGV[10..] webhook entries written with the game, due at once: id, payload, id, payload...
+-- ARGV[10..] webhook entries written with the game: id, payload, id, payload... (due at once: at
+--          'time' 1, the version, as commit.lua does)
 -- Returns {0, 1} created | {3, current_version, stored_response} created earlier by
 --         this request | {4, current_version} exists
 local game, log, legacy, queue, outbox = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -39,7 +40,7 @@ redis.call('RPUSH', log, ARGV[8])
 redis.call('PEXPIRE', game, ARGV[3])
 redis.call('PEXPIRE', log, ARGV[3])
 for i = 10, #ARGV, 2 do
-  redis.call('ZADD', queue, 'NX', 0, ARGV[i])
+  redis.call('ZADD', queue, 'NX', 1, ARGV[i])
   redis.call('HSET', outbox, ARGV[i], ARGV[i + 1])
 end
 if #ARGV >= 10 then

@@ -1,6 +1,7 @@
 -- A game's webhook outbox: the entries its commits wrote (commit.lua, create.lua) until a
 -- delivery worker has sent them. Both keys carry the game's hash tag.
--- KEYS[1]  sorted set: entry id -> when it is due (ms by the store's clock; 0: at once; a
+-- KEYS[1]  sorted set: entry id -> when it is due (ms by the store's clock; a new entry's is its
+--          version, so always past, and entries go in version order; a
 --          claimed entry's lease expiry; a failed one's next attempt)
 -- KEYS[2]  hash: <id> -> payload, <id>|a -> attempts so far, <id>|l -> the current lease
 -- ARGV[1]  mode: 'claim'  lease up to ARGV[4] entries due by ARGV[2] for ARGV[3] ms under the
