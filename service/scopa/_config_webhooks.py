@@ -5,14 +5,14 @@ from __future__ import annotations
 import base64
 import binascii
 import math
-import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-__all__ = ["MAX_URL_LENGTH", "WEBHOOK_ENV_VARS", "WebhookSettings", "check_url", "webhook_settings"]
+from scopa.webhooks._urls import check_url
 
-MAX_URL_LENGTH: Final = 2048
+__all__ = ["WEBHOOK_ENV_VARS", "WebhookSettings", "webhook_settings"]
+
 _MIN_SECRET_BYTES: Final = 16
 
 WEBHOOK_ENV_VARS: Final = (
@@ -28,6 +28,14 @@ WEBHOOK_ENV_VARS: Final = (
         "unset",
         "The signing secret, `whsec_` + base64 of at least 16 bytes; required with "
         "`SCOPA_WEBHOOK_URL`.",
+    ),
+    (
+        "SCOPA_WEBHOOK_ALLOW_PER_GAME",
+        "`off`",
+        "Accept a game's own webhook URL at creation (CreateGame `webhook.url`), signed with "
+        "`SCOPA_WEBHOOK_SECRET` (required with it). Off: such a request is "
+        "`INVALID_ARGUMENT`. Turn it on only where players may make this server call URLs of "
+        "their choosing (server-side request forgery: see docs/operations.md, Webhooks).",
     ),
     (
         "SCOPA_WEBHOOK_MAX_ATTEMPTS",
@@ -53,26 +61,20 @@ class WebhookSettings:
 
     url: str = ""
     secret: str = field(default="", repr=False)
+    allow_per_game: bool = False
     max_attempts: int = 8
     timeout_s: float = 5.0
     backoff_s: float = 1.0
 
     @property
     def enabled(self) -> bool:
-        """Whether the deployment sends webhooks."""
+        """Whether the deployment sends webhooks (to its URL)."""
         return bool(self.url)
 
-
-def check_url(url: str) -> str:
-    """Return ``url`` if a webhook may be sent to it, else raise ValueError with the reason."""
-    if len(url) > MAX_URL_LENGTH:
-        raise ValueError(f"a webhook URL is at most {MAX_URL_LENGTH} characters")
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise ValueError("a webhook URL is an https:// or http:// URL with a host")
-    if any(c.isspace() or ord(c) < 32 for c in url) or parts.username or parts.password:
-        raise ValueError("a webhook URL has no spaces, control characters or credentials")
-    return url
+    @property
+    def worker(self) -> bool:
+        """Whether a delivery worker runs (a deployment URL, or per-game URLs)."""
+        return bool(self.secret) and (self.enabled or self.allow_per_game)
 
 
 def _secret(text: str) -> str:
@@ -111,9 +113,16 @@ def webhook_settings(environ: Mapping[str, str]) -> WebhookSettings:
             raise ValueError(f"SCOPA_WEBHOOK_URL: {exc}") from None
         if not secret:
             raise ValueError("SCOPA_WEBHOOK_SECRET must be set with SCOPA_WEBHOOK_URL")
+    allow = environ.get("SCOPA_WEBHOOK_ALLOW_PER_GAME", "").strip().lower()
+    if allow not in ("", "1", "true", "yes", "on", "0", "false", "no", "off"):
+        raise ValueError(f"SCOPA_WEBHOOK_ALLOW_PER_GAME must be on or off, got {allow!r}")
+    per_game = allow in ("1", "true", "yes", "on")
+    if per_game and not secret:
+        raise ValueError("SCOPA_WEBHOOK_SECRET must be set with SCOPA_WEBHOOK_ALLOW_PER_GAME")
     return WebhookSettings(
         url=url,
         secret=_secret(secret) if secret else "",
+        allow_per_game=per_game,
         max_attempts=int(_number(environ, "SCOPA_WEBHOOK_MAX_ATTEMPTS", 8, whole=True)),
         timeout_s=_number(environ, "SCOPA_WEBHOOK_TIMEOUT_S", 5.0, whole=False),
         backoff_s=_number(environ, "SCOPA_WEBHOOK_BACKOFF_S", 1.0, whole=False),

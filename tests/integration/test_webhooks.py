@@ -11,12 +11,14 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import grpc
+import httpx
 import pytest
 from support.redis_server import RedisServer, running_redis_server
 from support.server_process import ServerProcess, running_replicas, start_server, stop_server
 from support.webhooks import Receiver, bodies, running_receiver, webhook_env
 
-from integration.helpers import Stub, create, play_to_end, stub_pair, tokens_of
+from integration.helpers import Stub, create, expect_error, play_to_end, stub_pair, tokens_of
 from scopa_client.v1 import scopa_pb2 as pb
 
 PAYLOAD_KEYS = {"type", "timestamp", "data"}
@@ -47,12 +49,18 @@ def receiver() -> Iterator[Receiver]:
 
 
 @pytest.fixture(scope="module")
-def hooked(own_redis: RedisServer, receiver: Receiver) -> Iterator[tuple[Stub, Stub]]:
-    """Two replicas sending webhooks to the module's receiver; a stub on each."""
-    with (
-        running_replicas(own_redis.url, env=webhook_env(receiver)) as pair,
-        stub_pair([r.target for r in pair]) as stubs,
-    ):
+def hooked_replicas(
+    own_redis: RedisServer, receiver: Receiver
+) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two replicas sending webhooks to the module's receiver."""
+    with running_replicas(own_redis.url, env=webhook_env(receiver)) as pair:
+        yield pair
+
+
+@pytest.fixture(scope="module")
+def hooked(hooked_replicas: tuple[ServerProcess, ServerProcess]) -> Iterator[tuple[Stub, Stub]]:
+    """A stub on each of the two replicas."""
+    with stub_pair([r.target for r in hooked_replicas]) as stubs:
         yield stubs
 
 
@@ -204,3 +212,51 @@ def _wait_log(server: ServerProcess, event: str, game: str) -> None:
     while not _logged(server, event, game):
         assert time.monotonic() < deadline, f"no {event} for {game}"
         time.sleep(0.05)
+
+
+def test_a_games_own_url_gets_its_notices_where_allowed() -> None:
+    """With SCOPA_WEBHOOK_ALLOW_PER_GAME (and no deployment URL), a game created with its own
+    webhook URL has its notices sent there, signed with the server's secret; a game without
+    one sends nothing."""
+    with running_redis_server() as redis, running_receiver() as receiver:
+        env = webhook_env(receiver, SCOPA_WEBHOOK_ALLOW_PER_GAME="on")
+        del env["SCOPA_WEBHOOK_URL"]
+        server = start_server(redis.url, env=env)
+        try:
+            with stub_pair([server.target] * 2) as (stub, _):
+                plain = _game_id(create(stub).name)
+                request = pb.CreateGameRequest(
+                    preset="scopa", webhook=pb.GameWebhook(url=receiver.url)
+                )
+                own = _game_id(stub.CreateGame(request, timeout=10).name)
+            found = receiver.wait_for(lambda ds: bool(_of(receiver, own)), "the game's notice")
+            assert all(d["valid"] for d in found)
+            time.sleep(1)  # the plain game's notice would have come by now
+            assert _of(receiver, plain) == []
+        finally:
+            stop_server(server)
+
+
+def test_a_games_own_url_is_refused_with_a_reason(
+    hooked: tuple[Stub, Stub], hooked_replicas: tuple[ServerProcess, ServerProcess]
+) -> None:
+    """Where per-game URLs are not allowed (the default), or for a URL the server will not
+    call: INVALID_ARGUMENT naming webhook.url, over gRPC and REST alike; nothing is created."""
+    for url in ("https://elsewhere.example/h", "ftp://x.example/h", ""):
+        request = pb.CreateGameRequest(preset="scopa", webhook=pb.GameWebhook(url=url))
+        expect_error(
+            lambda request=request: hooked[0].CreateGame(request, timeout=10),  # type: ignore[misc]
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "INVALID_ARGUMENT",
+            field="webhook.url",
+        )
+    reply = httpx.post(
+        f"{hooked_replicas[0].http_url}/v1/games",
+        json={"preset": "scopa", "webhook": {"url": "https://elsewhere.example/h"}},
+        timeout=10,
+    )
+    assert reply.status_code == 400
+    error = reply.json()["error"]
+    assert error["status"] == "INVALID_ARGUMENT"
+    (info,) = [d for d in error["details"] if d.get("reason")]
+    assert info["reason"] == "INVALID_ARGUMENT" and info["metadata"]["field"] == "webhook.url"

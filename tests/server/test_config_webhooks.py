@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from scopa._config_webhooks import MAX_URL_LENGTH, check_url
 from scopa.config import ConfigError, Settings
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -40,6 +39,8 @@ def test_a_url_and_a_secret_turn_them_on() -> None:
         ({"SCOPA_WEBHOOK_MAX_ATTEMPTS": "0"}, "SCOPA_WEBHOOK_MAX_ATTEMPTS"),
         ({"SCOPA_WEBHOOK_TIMEOUT_S": "nan"}, "SCOPA_WEBHOOK_TIMEOUT_S"),
         ({"SCOPA_WEBHOOK_BACKOFF_S": "-1"}, "SCOPA_WEBHOOK_BACKOFF_S"),
+        ({"SCOPA_WEBHOOK_ALLOW_PER_GAME": "1"}, "SCOPA_WEBHOOK_SECRET must be set"),
+        ({"SCOPA_WEBHOOK_ALLOW_PER_GAME": "maybe"}, "on or off"),
     ],
 )
 def test_bad_values_name_the_variable(env: dict[str, str], message: str) -> None:
@@ -48,21 +49,10 @@ def test_bad_values_name_the_variable(env: dict[str, str], message: str) -> None
     assert "c2hvcnQ" not in str(info.value)  # a secret is never echoed
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "http://",
-        "javascript:alert(1)",
-        "https://user:pw@a.example/",
-        "https://a.example/a b",
-        "https://a.example/" + "x" * MAX_URL_LENGTH,
-    ],
-)
-def test_urls_a_webhook_may_not_go_to(url: str) -> None:
-    with pytest.raises(ValueError, match="webhook URL"):
-        check_url(url)
-
-
-def test_urls_it_may_go_to() -> None:
-    for url in ("https://a.example/h?x=1", "http://10.0.0.1:8080/"):
-        assert check_url(url) == url
+def test_per_game_urls_alone_run_a_worker() -> None:
+    """Per-game URLs allowed without a deployment URL: no deployment webhook, but a worker."""
+    hooks = Settings.from_env(
+        {"SCOPA_WEBHOOK_ALLOW_PER_GAME": "on", "SCOPA_WEBHOOK_SECRET": SECRET}
+    ).webhooks
+    assert hooks.allow_per_game and not hooks.enabled and hooks.worker
+    assert not Settings.from_env({"SCOPA_WEBHOOK_SECRET": SECRET}).webhooks.worker

@@ -139,7 +139,8 @@ class Commits:
         """The outbox entries of ``notices`` (none when the game has no webhook), each with an
         id of its own (``webhook-id``, stable across attempts); the outbox index is touched
         first, so a process death after the commit leaves no entry unindexed."""
-        url = _webhooks.target(meta, self._games.settings.webhooks)
+        settings = self._games.settings
+        url = _webhooks.target(meta, settings.webhooks, settings.per_game_webhooks)
         if url is None or not notices:
             return []
         now_ms = self._games.clock.now_ms()

@@ -26,7 +26,7 @@ _SEAT_KEYS: Final = frozenset(
     {"name", "open", "joined", "invite_digest", "bot", "timeouts", "owner"}
 )
 _META_KEYS: Final = frozenset(
-    {"seats", "resigned", "clock", "deadline_ms", "public", "created_ms", "timeout_bot"}
+    {"seats", "resigned", "clock", "deadline_ms", "public", "created_ms", "timeout_bot", "webhook"}
 )
 _BLOBS: Final = frozenset({"last_events"})
 
@@ -92,6 +92,8 @@ class GameMeta:
     """Keys of the meta record written by a newer release, kept to be written back."""
     unknown_blobs: tuple[tuple[str, bytes], ...] = ()
     """Named blobs written by a newer release, kept to be written back."""
+    webhook_url: str = ""
+    """The game's own webhook URL (CreateGame ``webhook``); never shown to anyone."""
 
     @property
     def waiting(self) -> bool:
@@ -146,6 +148,8 @@ class GameMeta:
             record["created_ms"] = self.created_ms
         if self.timeout_bot:
             record["timeout_bot"] = self.timeout_bot
+        if self.webhook_url:
+            record["webhook"] = self.webhook_url
         _restore(record, self.unknown)
         return pack(record, {"last_events": self.last_events, **dict(self.unknown_blobs)})
 
@@ -183,6 +187,7 @@ class GameMeta:
                 record.get("timeout_bot", ""),
                 _unknown(record, _META_KEYS),
                 tuple([(k, v) for k, v in blobs.items() if k not in _BLOBS]),
+                webhook_url=record.get("webhook", ""),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise InvalidState("corrupt game meta") from exc

@@ -99,8 +99,11 @@ def notices(
     return found
 
 
-def target(meta: GameMeta, deployment: bool) -> str | None:
-    """Where a game's notices go: "" the deployment's URL, None nowhere (no webhook)."""
+def target(meta: GameMeta, deployment: bool, per_game: bool) -> str | None:
+    """Where a game's notices go: its own URL (while per-game URLs are allowed), "" the
+    deployment's URL, None nowhere (no webhook)."""
+    if meta.webhook_url and per_game:
+        return meta.webhook_url
     return "" if deployment else None
 
 

@@ -81,7 +81,7 @@ def _identity(settings: Settings) -> Identity | None:
 def _webhook_worker(settings: Settings, store: GameStore) -> WebhookWorker | None:
     """Every replica's webhook delivery worker, started (None: the deployment has none)."""
     hooks = settings.webhooks
-    if not hooks.secret:
+    if not hooks.worker:
         return None
     policy = DeliveryPolicy(
         hooks.url,
@@ -117,6 +117,7 @@ async def build_services(settings: Settings) -> Wiring:
             bot_running=settings.bot_searches,
             bot_waiting=settings.bot_queue,
             webhooks=settings.webhooks.enabled,
+            per_game_webhooks=settings.webhooks.allow_per_game,
         ),
         on_game_created=record_game_created,
         on_game_finished=lambda preset, reason: record_game_finished(preset),

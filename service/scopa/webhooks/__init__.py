@@ -8,5 +8,15 @@ game's outbox with its commit (:mod:`scopa.storage`); this package only sends wh
 from scopa.webhooks._delivery import DeliveryPolicy, WebhookWorker
 from scopa.webhooks._sender import HttpSender, Sender
 from scopa.webhooks._signing import Signer, new_secret
+from scopa.webhooks._urls import MAX_URL_LENGTH, check_url
 
-__all__ = ["DeliveryPolicy", "HttpSender", "Sender", "Signer", "WebhookWorker", "new_secret"]
+__all__ = [
+    "MAX_URL_LENGTH",
+    "DeliveryPolicy",
+    "HttpSender",
+    "Sender",
+    "Signer",
+    "WebhookWorker",
+    "check_url",
+    "new_secret",
+]
