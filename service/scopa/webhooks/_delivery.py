@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import structlog
+from opentelemetry import context, trace
 
 from scopa._tasks import cancel_until_done
 from scopa.storage import OUTBOX_SHARDS, GameStore, OutboxEntry, StorageError
@@ -27,6 +28,7 @@ from scopa.webhooks._signing import Signer
 __all__ = ["DeliveryPolicy", "WebhookWorker"]
 
 _log = structlog.get_logger("scopa.webhooks")
+_tracer = trace.get_tracer("scopa.webhooks")
 
 _CLAIM_BATCH = 4
 """Entries of one game leased at once (sent one after the other)."""
@@ -110,28 +112,43 @@ class WebhookWorker:
             await asyncio.sleep(self._policy.interval_s)
 
     async def deliver(self) -> int:
-        """One pass over every shard; returns how many entries were delivered."""
-        now_ms = round(await self._store.time() * 1000)
-        due: list[str] = []
-        for shard in range(OUTBOX_SHARDS):
-            due += await self._store.due_outboxes(shard, now_ms, 32)
+        """One pass over every shard; returns how many entries were delivered.
+
+        The scan runs every interval on every replica: untraced (OpenTelemetry's
+        suppress-instrumentation flag, as the sweeper's), while each game's delivery is one
+        ``scopa.webhooks.deliver`` span with its store calls inside."""
+        token = context.attach(context.set_value(context._SUPPRESS_INSTRUMENTATION_KEY, True))
+        try:
+            now_ms = round(await self._store.time() * 1000)
+            due: list[str] = []
+            for shard in range(OUTBOX_SHARDS):
+                due += await self._store.due_outboxes(shard, now_ms, 32)
+        finally:
+            context.detach(token)
         counts = await asyncio.gather(*(self._game(game_id, now_ms) for game_id in due))
         return sum(counts)
 
     async def _game(self, game_id: str, now_ms: int) -> int:
         """Send one game's due entries; then re-index the game for its next due entry."""
         async with self._games:
-            lease = secrets.token_hex(8)
-            store = self._store
-            claim = await store.claim_outbox(
-                game_id, now_ms, self._policy.lease_ms, _CLAIM_BATCH, lease
-            )
-            next_due, delivered = claim.next_due_ms, 0
-            for entry in claim.entries:
-                sent, next_due = await self._entry(game_id, entry, lease)
-                delivered += sent
-            await store.settle_outbox(game_id, next_due, now_ms, _SETTLE_GRACE_MS)
-            return delivered
+            with _tracer.start_as_current_span(
+                "scopa.webhooks.deliver", attributes={"scopa.game_id": game_id}
+            ):
+                return await self._leased(game_id, now_ms)
+
+    async def _leased(self, game_id: str, now_ms: int) -> int:
+        """Lease, send and finish the game's due entries, then settle its index entry."""
+        lease = secrets.token_hex(8)
+        store = self._store
+        claim = await store.claim_outbox(
+            game_id, now_ms, self._policy.lease_ms, _CLAIM_BATCH, lease
+        )
+        next_due, delivered = claim.next_due_ms, 0
+        for entry in claim.entries:
+            sent, next_due = await self._entry(game_id, entry, lease)
+            delivered += sent
+        await store.settle_outbox(game_id, next_due, now_ms, _SETTLE_GRACE_MS)
+        return delivered
 
     async def _entry(self, game_id: str, entry: OutboxEntry, lease: str) -> tuple[int, int | None]:
         """POST one entry; drop it or schedule its retry. (1 if delivered, the next due)."""
