@@ -8,7 +8,15 @@ from typing import Any
 
 from support.games import SECRET, play_one
 
-from scopa.app import CoreSettings, CreateGameCommand, GameCore, SeatSpec, TokenAuthority
+from scopa import rules
+from scopa.app import (
+    CoreSettings,
+    CreateGameCommand,
+    GameCore,
+    GameMeta,
+    SeatSpec,
+    TokenAuthority,
+)
 from scopa.app._webhooks import EVENT_TYPES, body, rematch_offered
 from scopa.storage import MemoryStore
 
@@ -149,3 +157,21 @@ def test_the_rematch_offer_body() -> None:
         "timestamp": "2023-11-14T22:13:20.123Z",
         "data": {"game_id": "g1", "version": 42, "turn": None, "seat": 1, "rematch_game_id": "g2"},
     }
+
+
+async def test_a_commit_carries_the_notices_a_use_case_adds() -> None:
+    """The hook for use cases with notices of their own (a rematch offer): Commits.commit's
+    ``notices`` go into the outbox with the commit's own."""
+    store = MemoryStore()
+    core = _core(store)
+    created = await core.create_game(CreateGameCommand("scopa", {}, [SeatSpec("a"), SeatSpec("b")]))
+    game = created.game_id
+    await _outbox(store, game)
+    snap = await store.load(game)
+    state, meta = rules.load_state(snap.state), GameMeta.load(snap.meta)
+    commits = core._seating._commits  # the one write path every use case shares
+    offer = rematch_offered(game, snap.version + 1, 0, "g2")
+    await commits.commit(game, snap.version, state, meta, 0, [], None, b"", notices=[offer])
+    (notice,) = await _outbox(store, game)
+    assert notice["type"] == "game.rematch_offered"
+    assert notice["data"]["rematch_game_id"] == "g2" and notice["data"]["seat"] == 0
