@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 import httpx
 import pytest
+from support.redis_cluster import RedisCluster
 from support.redis_server import RedisServer, running_redis_server
 from support.server_process import ServerProcess, running_replicas, start_server, stop_server
 from support.webhooks import Receiver, bodies, running_receiver, webhook_env
@@ -264,3 +265,27 @@ def test_a_games_own_url_is_refused_with_a_reason(
     assert error["status"] == "INVALID_ARGUMENT"
     (info,) = [d for d in error["details"] if d.get("reason")]
     assert info["reason"] == "INVALID_ARGUMENT" and info["metadata"]["field"] == "webhook.url"
+
+
+def test_on_a_redis_cluster_too(redis_cluster: RedisCluster) -> None:
+    """On a Redis Cluster (the outbox in the game's slot, its index in the shards' own): a game
+    played by two replicas gets its join and finish notices delivered, each once."""
+    with running_receiver() as receiver:
+        with running_replicas(redis_cluster.url, env=webhook_env(receiver)) as pair:
+            with stub_pair([r.target for r in pair]) as stubs:
+                created = create(stubs[0], open_seats=[1])
+                game = _game_id(created.name)
+                code = created.invites[0].invite_code
+                request = pb.JoinGameRequest(name=created.name, invite_code=code)
+                joined = stubs[1].JoinGame(request, timeout=10)
+                both = pb.CreateGameResponse(name=created.name, view=joined.view)
+                for seat, token in {**tokens_of(created), 1: joined.token}.items():
+                    both.credentials.add(seat=seat, token=token)
+                play_to_end(list(stubs), both, random.Random(3))
+            found = receiver.wait_for(
+                lambda ds: "game.finished" in _types(_of(receiver, game)), "the finish"
+            )
+        mine = [d for d in found if json.loads(d["body"])["data"]["game_id"] == game]
+        assert {"game.seat_joined", "game.your_turn"} <= set(_types(mine))
+        assert all(d["valid"] and d["status"] == 204 for d in mine)
+        assert len({d["id"] for d in mine}) == len(mine)
