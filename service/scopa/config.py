@@ -41,6 +41,7 @@ from scopa._config_values import (
     _redis_url,
     _scope,
 )
+from scopa._config_webhooks import WEBHOOK_ENV_VARS, WebhookSettings, webhook_settings
 
 __all__ = [
     "ENV_VARS",
@@ -365,6 +366,7 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "`otlp` if an endpoint is set, else `none`",
         "`otlp`, `console` or `none`.",
     ),
+    *(EnvVar(*row) for row in WEBHOOK_ENV_VARS),
 )
 
 
@@ -428,6 +430,7 @@ class Settings:
     service_name: str = "scopa"
     traces_exporter: Exporter = "none"
     metrics_exporter: Exporter = "none"
+    webhooks: WebhookSettings = WebhookSettings()
 
     @property
     def address(self) -> str:
@@ -461,7 +464,12 @@ class Settings:
         default_exporter: Exporter = "otlp" if endpoint else "none"
         traces_endpoint = env.raw("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
         metrics_endpoint = env.raw("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+        try:
+            webhooks = webhook_settings(environ)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         return cls(
+            webhooks=webhooks,
             host=env.get("SCOPA_HOST", "0.0.0.0", _non_empty),
             port=env.get("SCOPA_PORT", 50051, _port),
             http_port=env.get("SCOPA_HTTP_PORT", _DEFAULT_HTTP_PORT, _optional_port),

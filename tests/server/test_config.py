@@ -291,6 +291,12 @@ DOCUMENTED_VARIABLES = [
     "OTEL_EXPORTER_OTLP_ENDPOINT",
     "OTEL_TRACES_EXPORTER",
     "OTEL_METRICS_EXPORTER",
+    "SCOPA_WEBHOOK_URL",
+    "SCOPA_WEBHOOK_SECRET",
+    "SCOPA_WEBHOOK_ALLOW_PER_GAME",
+    "SCOPA_WEBHOOK_MAX_ATTEMPTS",
+    "SCOPA_WEBHOOK_TIMEOUT_S",
+    "SCOPA_WEBHOOK_BACKOFF_S",
 ]
 """Every variable docs/operations.md's table documents, in order (written out, not derived)."""
 

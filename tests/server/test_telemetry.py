@@ -23,6 +23,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 import scopa
+from scopa._config_webhooks import WebhookSettings
 from scopa.config import Settings
 from scopa.telemetry import (
     DURATION_BUCKETS_S,
@@ -136,6 +137,20 @@ def test_game_counters() -> None:
         and metric.name in ("scopa.games.created", "scopa.games.finished")
     }
     assert sums == {("scopa.games.created", "scopa"): 2, ("scopa.games.finished", "scopone"): 1}
+
+
+def test_webhook_outcomes_are_counted() -> None:
+    """Attempts by outcome on scopa.webhooks.deliveries; give-ups on .dead_lettered."""
+    reader = InMemoryMetricReader()
+    instruments = ScopaMetrics(MeterProvider(metric_readers=[reader]))
+    for outcome in ("delivered", "failed", "failed", "dead_lettered"):
+        instruments.webhook(outcome)
+    by_outcome = {
+        dict(p.attributes or {})["outcome"]: p.value
+        for p in _points(reader, "scopa.webhooks.deliveries")
+    }
+    assert by_outcome == {"delivered": 1, "failed": 2}
+    assert [p.value for p in _points(reader, "scopa.webhooks.dead_lettered")] == [1]
 
 
 def _points(reader: InMemoryMetricReader, name: str) -> list[Any]:
@@ -338,10 +353,13 @@ def test_effective_settings_hide_secrets() -> None:
         redis_url="redis://:hunter2-pass@redis:6379/0",
         token_secret=b"sekrit-0123456789abcdef",
         token_secret_generated=False,
+        webhooks=WebhookSettings("https://a.example/h", "whsec_c2VrcmV0LXNla3JldC0xMjM0"),
     )
     shown = effective_settings(settings)
     text = json.dumps(shown)
-    assert "hunter2" not in text and "sekrit" not in text
+    assert "hunter2" not in text and "sekrit" not in text and "c2Vr" not in text
+    assert shown["webhooks"]["secret"] == "***"
+    assert shown["webhooks"]["url"] == "https://a.example/h"
     assert shown["redis_url"] == "redis://:***@redis:6379/0"
     assert shown["token_secret"] == "***"
     assert shown["token_secret_generated"] is False

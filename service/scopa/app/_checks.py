@@ -8,6 +8,7 @@ import unicodedata
 from typing import Final
 
 from scopa import bots
+from scopa.webhooks import check_url
 
 from ._clock import TimeoutAction
 from ._commands import CreateGameCommand, SeatSpec
@@ -21,6 +22,7 @@ __all__ = [
     "check_game_id",
     "check_preset",
     "check_request_id",
+    "check_webhook",
 ]
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -80,6 +82,23 @@ def check_bot(spec: SeatSpec, field: str) -> None:
         raise InvalidArgument(f"unknown bot level {spec.bot!r}; one of {levels}", field=field)
     if spec.open:
         raise InvalidArgument("a bot seat cannot also be open", field=field)
+
+
+def check_webhook(url: str | None, allowed: bool) -> None:
+    """A game's own webhook URL: only where the server allows them, and a URL it may call."""
+    if url is None:
+        return
+    if not allowed:
+        raise InvalidArgument(
+            "this server does not accept a game's own webhook (SCOPA_WEBHOOK_ALLOW_PER_GAME)",
+            field="webhook.url",
+        )
+    if not url:
+        raise InvalidArgument("webhook.url is required with webhook", field="webhook.url")
+    try:
+        check_url(url)
+    except ValueError as exc:
+        raise InvalidArgument(str(exc), field="webhook.url") from None
 
 
 def check_clock(cmd: CreateGameCommand) -> None:

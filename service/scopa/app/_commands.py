@@ -62,6 +62,8 @@ class CreateGameCommand:
     public: bool = False
     """List the game in the lobby while it waits for players; its open seats need no invite."""
     timeout_bot: str = ""
+    webhook_url: str | None = None
+    """The game's own webhook URL (None: the deployment's, if any)."""
     """The bot level that plays a person's turn when its clock runs out (empty: the server's
     ``CoreSettings.timeout_bot``); needs a turn clock."""
 
@@ -99,6 +101,10 @@ class CoreSettings:
     """Bot moves this replica chooses at once (each search holds a core for its budget)."""
     bot_waiting: int = 32
     """Bot turns that may wait for a slot; a turn beyond them is deferred to the sweeper."""
+    webhooks: bool = False
+    """The deployment has a webhook URL: commits write their notices into the outbox."""
+    per_game_webhooks: bool = False
+    """CreateGame may name the game's own webhook URL (``SCOPA_WEBHOOK_ALLOW_PER_GAME``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +128,8 @@ class GameSnapshot:
     created_ms: int = 0
     """When the game was created, ms since the epoch (0: unknown, games before the lobby)."""
     timeout_bot: str = ""
+    webhook_url: str | None = None
+    """The game's own webhook URL (None: the deployment's, if any)."""
     """The bot level that plays a person's turn when its clock runs out (empty: no clock)."""
     rematch_game_id: str = ""
     """The finished game's rematch, once a seat asked for one (empty: none yet)."""
@@ -148,6 +156,8 @@ class LobbyGame:
     created_ms: int
     turn_timeout_s: int = 0
     timeout_bot: str = ""
+    webhook_url: str | None = None
+    """The game's own webhook URL (None: the deployment's, if any)."""
     status: GameStatus = GameStatus.WAITING_FOR_PLAYERS
     public: bool = True
 

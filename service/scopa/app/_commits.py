@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -12,13 +13,14 @@ from scopa import rules
 from scopa.storage import (
     DuplicateRequest,
     GameNotFound,
+    OutboxItem,
     Snapshot,
     StorageError,
     VersionConflict,
     basis_digest,
 )
 
-from . import _due, _records, _views
+from . import _due, _records, _views, _webhooks
 from ._archiving import Archiving
 from ._commands import PlayResult
 from ._errors import ConcurrentUpdate, GameNotFoundError
@@ -60,6 +62,7 @@ class Commits:
         fingerprint: bytes,
         slot: str | None = None,
         basis: Snapshot | None = None,
+        notices: Sequence[_webhooks.Notice] = (),
     ) -> tuple[PlayResult, GameMeta | None]:
         """Compare-and-set ``state`` at ``version`` + 1; the result and the meta as committed
         (None when ``request_id`` was committed already: the result is the first response, and
@@ -71,7 +74,8 @@ class Commits:
 
         The meta gets the new version's deadline; the deadline index is lowered before the
         commit when the deadline comes sooner (so no process death leaves it late) and set
-        exactly after it.
+        exactly after it. The commit's webhook notices (and ``notices``, e.g. a rematch offer)
+        go into the game's outbox in the same commit (:mod:`._webhooks`).
         """
         games = self._games
         store = games.store
@@ -85,6 +89,8 @@ class Commits:
         if state.finished:  # marked before the commit: no process death loses the record
             await self._archiving.mark(game_id)
         meta_blob = meta.dump()
+        found = _webhooks.notices(game_id, new_version, seat, before, state, meta, events)
+        outbox = await self.outbox(game_id, meta, [*found, *notices])
         response = None
         if request_id:
             response = _records.frame_response(fingerprint, seat, new_version, log)
@@ -100,6 +106,7 @@ class Commits:
                 response,
                 slot,
                 None if basis is None else basis_digest(basis.state, basis.meta),
+                outbox,
             )
         except VersionConflict as conflict:
             if conflict.stored is not None:
@@ -125,6 +132,24 @@ class Commits:
         if state.finished:
             self._archiving.archive_later(game_id, new_version)
         return self.result(game_id, seat, new_version, state, meta, events), meta
+
+    async def outbox(
+        self, game_id: str, meta: GameMeta, notices: Sequence[_webhooks.Notice]
+    ) -> list[OutboxItem]:
+        """The outbox entries of ``notices`` (none when the game has no webhook), each with an
+        id of its own (``webhook-id``, stable across attempts); the outbox index is touched
+        first, so a process death after the commit leaves no entry unindexed."""
+        settings = self._games.settings
+        url = _webhooks.target(meta, settings.webhooks, settings.per_game_webhooks)
+        if url is None or not notices:
+            return []
+        now_ms = self._games.clock.now_ms()
+        await self._games.store.touch_outbox(game_id, now_ms)
+        prefix = secrets.token_hex(10)  # then the index: one commit's entries go in order
+        return [
+            (f"msg_{prefix}{i:02d}", _webhooks.outbox_payload(url, notice, now_ms))
+            for i, notice in enumerate(notices)
+        ]
 
     async def indexed(
         self,

@@ -37,6 +37,7 @@ _META_KEYS: Final = frozenset(
         "rematch",
         "rematch_of",
         "tokens_of",
+        "webhook",
     }
 )
 _BLOBS: Final = frozenset({"last_events"})
@@ -110,6 +111,8 @@ class GameMeta:
     """Keys of the meta record written by a newer release, kept to be written back."""
     unknown_blobs: tuple[tuple[str, bytes], ...] = ()
     """Named blobs written by a newer release, kept to be written back."""
+    webhook_url: str = ""
+    """The game's own webhook URL (CreateGame ``webhook``); never shown to anyone."""
 
     @property
     def waiting(self) -> bool:
@@ -171,6 +174,8 @@ class GameMeta:
         ):
             if value:
                 record[key] = value
+        if self.webhook_url:
+            record["webhook"] = self.webhook_url
         _restore(record, self.unknown)
         return pack(record, {"last_events": self.last_events, **dict(self.unknown_blobs)})
 
@@ -211,6 +216,7 @@ class GameMeta:
                 record.get("tokens_of", ""),
                 _unknown(record, _META_KEYS),
                 tuple([(k, v) for k, v in blobs.items() if k not in _BLOBS]),
+                webhook_url=record.get("webhook", ""),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise InvalidState("corrupt game meta") from exc

@@ -30,7 +30,7 @@ from opentelemetry import trace
 from scopa import rules
 from scopa.storage import GameExists, GameNotFound, Snapshot, VersionConflict
 
-from . import _due
+from . import _due, _webhooks
 from ._archiving import GameNotFinished
 from ._commands import RematchResult
 from ._commits import Commits
@@ -73,7 +73,7 @@ def rematch_ruleset(ruleset: rules.Ruleset) -> rules.Ruleset:
 
 def rematch_meta(game_id: str, meta: GameMeta, now_ms: int) -> GameMeta:
     """The rematch's meta (its log and deadline still to be set): the finished game's seats,
-    clock and visibility, linked back to it."""
+    clock, visibility and webhook, linked back to it."""
     if meta.waiting:
         raise RematchUnavailable("a seat of this game was never taken; create a new game")
     seats = tuple(SeatMeta(s.name, False, True, bot=s.bot, owner=s.owner) for s in meta.seats)
@@ -87,6 +87,7 @@ def rematch_meta(game_id: str, meta: GameMeta, now_ms: int) -> GameMeta:
         timeout_bot=meta.timeout_bot,
         rematch_of=game_id,
         tokens_of=meta.tokens_of or game_id,
+        webhook_url=meta.webhook_url,
     )
 
 
@@ -118,7 +119,8 @@ class Rematches:
             snap = await games.load(game_id)
             state = games.state(game_id, snap)
             meta = games.metas.load(snap.meta)
-            if games.seat_of(caller, game_id, state, meta) is None:
+            seat = games.seat_of(caller, game_id, state, meta)
+            if seat is None:
                 raise PermissionDenied("only a seat of the game can ask for its rematch")
             if not state.finished:
                 raise GameNotFinished(
@@ -130,7 +132,7 @@ class Rematches:
                 span.set_attribute("scopa.game_id", game_id)
                 new_id, stored = await self._create(game_id, state, meta)
                 span.set_attribute("scopa.rematch_game_id", new_id)
-                linked = await self._link(game_id, snap, state, meta, new_id)
+                linked = await self._link(game_id, snap, state, meta, new_id, seat)
             if stored is not None:  # this call stored it: its first due turn (a bot's) is ours
                 await self._turns.advance(new_id, *stored)
             if linked:
@@ -153,6 +155,8 @@ class Rematches:
         state_blob, meta_blob = rules.dump_state(new_state), meta.dump()
         if meta.deadline_ms:
             await games.store.lower_deadline(new_id, meta.deadline_ms)
+        found = _webhooks.notices(new_id, 1, -1, GameMeta(()), new_state, meta, [])
+        outbox = await self._commits.outbox(new_id, meta, found)
         try:
             result = await games.store.create(
                 new_id,
@@ -160,6 +164,7 @@ class Rematches:
                 meta_blob,
                 [meta.last_events],
                 _due.ttl(new_state, meta, games.settings),
+                outbox=outbox,
             )
         except GameExists:
             return new_id, None
@@ -179,16 +184,20 @@ class Rematches:
         state: rules.MatchState,
         meta: GameMeta,
         rematch_id: str,
+        seat: int,
     ) -> bool:
         """Commit the finished game's next version naming its rematch (compare-and-set on
         ``snap``'s version); False when another commit came first (read the game again).
 
         The state stays as it is; the version's log entry is empty. Nothing else a commit of a
         move does applies: the game was finished, archived (or marked for it) and counted by
-        the commit that finished it."""
+        the commit that finished it; the offer (``seat`` asked) goes to the game's webhook, in the
+        same commit."""
         games = self._games
         linked = replace(meta, rematch=rematch_id, last_events=encode_log([]))
         meta_blob = linked.dump()
+        offer = _webhooks.rematch_offered(game_id, snap.version + 1, seat, rematch_id)
+        outbox = await self._commits.outbox(game_id, linked, [offer])
         try:
             version = await games.store.commit(
                 game_id,
@@ -197,6 +206,7 @@ class Rematches:
                 meta_blob,
                 [linked.last_events],
                 _due.ttl(state, linked, games.settings),
+                outbox=outbox,
             )
         except VersionConflict as conflict:
             if conflict.stored is not None:

@@ -15,7 +15,7 @@ from opentelemetry import trace
 from scopa import rules
 from scopa.storage import GameExists, Snapshot
 
-from . import _due, _records
+from . import _due, _records, _webhooks
 from ._checks import check_display_name, check_request_id
 from ._commands import CreateGameCommand, CreateResult, JoinResult
 from ._commits import Commits
@@ -68,6 +68,8 @@ class Seating:
             span.set_attribute("scopa.players", len(meta.seats))
             if meta.deadline_ms:
                 await games.store.lower_deadline(game_id, meta.deadline_ms)
+            found = _webhooks.notices(game_id, 1, -1, GameMeta(()), state, meta, [])
+            outbox = await self._commits.outbox(game_id, meta, found)
             try:
                 result = await games.store.create(
                     game_id,
@@ -77,6 +79,7 @@ class Seating:
                     _due.ttl(state, meta, games.settings),
                     request_id,
                     response,
+                    outbox,
                 )
             except GameExists:
                 raise ConcurrentUpdate("a game with this id already exists; retry") from None

@@ -14,7 +14,7 @@ from typing import Any, Final, NamedTuple
 
 from scopa import rules
 
-from ._checks import check_bot, check_clock, check_display_name, check_preset
+from ._checks import check_bot, check_clock, check_display_name, check_preset, check_webhook
 from ._clock import TimeoutAction
 from ._commands import CoreSettings, CreateGameCommand, SeatSpec
 from ._due import deadline
@@ -88,6 +88,7 @@ def new_game(
             "every seat is a bot, and this server does not host games without a person"
         )
     check_clock(cmd)
+    check_webhook(cmd.webhook_url, settings.per_game_webhooks)
     if cmd.stacked_decks and not settings.allow_stacked_decks:
         raise StackedDecksDisabled("this server does not accept stacked decks")
     decks = tuple(
@@ -117,6 +118,7 @@ def new_game(
         public=cmd.public,
         created_ms=now_ms,
         timeout_bot=cmd.timeout_bot,
+        webhook_url=cmd.webhook_url or "",
     )
     meta = replace(meta, deadline_ms=deadline(state, meta, now_ms, settings))
     held = tuple(

@@ -21,7 +21,7 @@ from scopa.archive import open_archive
 from scopa.config import Settings
 from scopa.identity import Identity, JwksKeys
 from scopa.server._server import GAME_SERVICE, ScopaServer, Wiring
-from scopa.storage import StorageError, open_store
+from scopa.storage import GameStore, StorageError, open_store
 from scopa.telemetry import (
     record_bot_queue,
     record_game_active,
@@ -29,6 +29,7 @@ from scopa.telemetry import (
     record_game_finished,
     record_game_stuck,
     record_watch_streams,
+    record_webhook,
 )
 from scopa.transport import (
     ASGIApp,
@@ -43,6 +44,7 @@ from scopa.transport import (
     load_web_ui,
 )
 from scopa.transport._guard import grpc_client
+from scopa.webhooks import DeliveryPolicy, HttpSender, Signer, WebhookWorker
 
 __all__ = ["build_services"]
 
@@ -89,6 +91,24 @@ def _identity(settings: Settings) -> Identity | None:
     )
 
 
+def _webhook_worker(settings: Settings, store: GameStore) -> WebhookWorker | None:
+    """Every replica's webhook delivery worker, started (None: the deployment has none)."""
+    hooks = settings.webhooks
+    if not hooks.worker:
+        return None
+    policy = DeliveryPolicy(
+        hooks.url,
+        max_attempts=hooks.max_attempts,
+        timeout_s=hooks.timeout_s,
+        backoff_s=hooks.backoff_s,
+        interval_s=min(settings.sweep_interval_s, 1.0),
+    )
+    sender = HttpSender(hooks.timeout_s)
+    worker = WebhookWorker(store, Signer(hooks.secret), sender, policy, record_webhook)
+    worker.start()
+    return worker
+
+
 async def build_services(settings: Settings) -> Wiring:
     """Build the servicers to register, the readiness check and the clean-up for ``settings``."""
     store = open_store(settings.redis_url, settings.redis_timeout_s)
@@ -109,6 +129,8 @@ async def build_services(settings: Settings) -> Wiring:
             allow_bot_only_games=settings.bot_only_games,
             bot_running=settings.bot_searches,
             bot_waiting=settings.bot_queue,
+            webhooks=settings.webhooks.enabled,
+            per_game_webhooks=settings.webhooks.allow_per_game,
         ),
         on_game_created=record_game_created,
         on_game_finished=lambda preset, reason: record_game_finished(preset),
@@ -129,9 +151,12 @@ async def build_services(settings: Settings) -> Wiring:
     # replica's compare-and-set wins (scopa.app.Sweeper).
     sweeper = Sweeper(core, settings.sweep_interval_s)
     sweeper.start()
+    worker = _webhook_worker(settings, store)
 
     async def close() -> None:
         await sweeper.stop()
+        if worker is not None:
+            await worker.stop()
         await core.close()  # the bots' background games and search workers
         await store.close()
         if archive is not None:

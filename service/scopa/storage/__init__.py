@@ -17,6 +17,14 @@ from scopa.storage._index import DEADLINE_SHARDS, deadline_shard
 from scopa.storage._keys import channel, events_key, game_key
 from scopa.storage._log import read_log_entries
 from scopa.storage._memory import MemoryStore
+from scopa.storage._outbox import (
+    OUTBOX_SHARDS,
+    OUTBOX_TTL_S,
+    OutboxClaim,
+    OutboxEntry,
+    OutboxItem,
+    outbox_shard,
+)
 from scopa.storage._protocol import GameStore
 from scopa.storage._redis import RedisStore
 from scopa.storage._target import RedisMode, RedisTarget, parse_redis_url
@@ -32,6 +40,8 @@ from scopa.storage._types import (
 __all__ = [
     "DEADLINE_SHARDS",
     "INITIAL_VERSION",
+    "OUTBOX_SHARDS",
+    "OUTBOX_TTL_S",
     "RESYNC",
     "CreateResult",
     "DuplicateRequest",
@@ -40,6 +50,9 @@ __all__ = [
     "GameNotFound",
     "GameStore",
     "MemoryStore",
+    "OutboxClaim",
+    "OutboxEntry",
+    "OutboxItem",
     "OutcomeUnknown",
     "PublicGame",
     "RedisClusterStore",
@@ -57,6 +70,7 @@ __all__ = [
     "events_key",
     "game_key",
     "open_store",
+    "outbox_shard",
     "parse_redis_url",
     "read_log_entries",
 ]

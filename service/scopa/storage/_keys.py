@@ -48,3 +48,9 @@ def request_field(request_id: str) -> str:
 def slot_field(slot: str) -> str:
     """Return the hash field holding the one cached response of ``slot`` (e.g. a seat)."""
     return f"req@{slot}"
+
+
+def outbox_keys(game_id: str) -> list[str]:
+    """Return the webhook outbox of a game: its schedule (a sorted set) and its entries (a
+    hash), written in the game's commits (see ``lua/outbox.lua``)."""
+    return [f"{PREFIX}:{{{game_id}}}:wq", f"{PREFIX}:{{{game_id}}}:wb"]

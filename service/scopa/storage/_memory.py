@@ -18,6 +18,8 @@ from scopa.storage._errors import (
 from scopa.storage._fanout import VersionQueue
 from scopa.storage._index import deadline_shard
 from scopa.storage._keys import check_game_id, check_ttl, request_field, slot_field
+from scopa.storage._memory_outbox import MemoryOutbox
+from scopa.storage._outbox import OutboxItem
 from scopa.storage._types import (
     INITIAL_VERSION,
     CreateResult,
@@ -41,12 +43,13 @@ class _Game:
     events: list[Event] = field(default_factory=list)
 
 
-class MemoryStore:
+class MemoryStore(MemoryOutbox):
     """A GameStore kept in a dict; every operation is atomic because it never awaits."""
 
     def __init__(
         self, clock: Clock = time.monotonic, queue_size: int = 64, wall: Clock = time.time
     ) -> None:
+        super().__init__()
         self._clock = clock
         self._wall = wall
         self._deadlines: dict[str, tuple[int, int]] = {}
@@ -68,6 +71,7 @@ class MemoryStore:
         ttl_s: float,
         request_id: str | None = None,
         response: bytes | None = None,
+        outbox: Sequence[OutboxItem] = (),
     ) -> CreateResult:
         """Atomically create a game at version 1 (see GameStore.create)."""
         check_game_id(game_id)
@@ -82,6 +86,7 @@ class MemoryStore:
         game = _Game(state, meta, INITIAL_VERSION, expires_at=0.0)
         self._games[game_id] = game
         self._apply(game_id, game, events, ttl_s, request_id, response, kept=None)
+        self._enqueue(game_id, INITIAL_VERSION, outbox)
         return CreateResult(version=INITIAL_VERSION, created=True, response=response)
 
     async def load(
@@ -105,6 +110,7 @@ class MemoryStore:
         response: bytes | None = None,
         slot: str | None = None,
         expected_digest: str | None = None,
+        outbox: Sequence[OutboxItem] = (),
     ) -> int:
         """Compare-and-set the game and return its new version (see GameStore.commit)."""
         check_ttl(ttl_s)
@@ -120,6 +126,7 @@ class MemoryStore:
             raise VersionConflict(game_id, expected_version, game.version, stored)
         game.state, game.meta, game.version = state, meta, game.version + 1
         self._apply(game_id, game, events, ttl_s, request_id, response, state, slot)
+        self._enqueue(game_id, game.version, outbox)
         for queue in self._subscribers.get(game_id, ()):
             queue.put(game.version)
         return game.version
@@ -158,6 +165,7 @@ class MemoryStore:
         self._expiries.clear()
         self._deadlines.clear()
         self._lobby.clear()
+        self._outboxes.clear()
 
     async def time(self) -> float:
         """The store's clock: this process's wall clock, seconds since the epoch."""

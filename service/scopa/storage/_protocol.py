@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 
+from scopa.storage._outbox import OutboxClaim, OutboxItem
 from scopa.storage._types import CreateResult, Event, PublicGame, Snapshot
 
 
@@ -22,8 +23,9 @@ class GameStore(Protocol):
         ttl_s: float,
         request_id: str | None = None,
         response: bytes | None = None,
+        outbox: Sequence[OutboxItem] = (),
     ) -> CreateResult:
-        """Atomically create a game at version 1.
+        """Atomically create a game at version 1 (with its webhook ``outbox`` entries).
 
         Raises GameExists if the game exists, unless ``request_id`` was recorded on it, in
         which case the recorded response is returned with ``created=False``.
@@ -54,8 +56,12 @@ class GameStore(Protocol):
         response: bytes | None = None,
         slot: str | None = None,
         expected_digest: str | None = None,
+        outbox: Sequence[OutboxItem] = (),
     ) -> int:
         """Compare-and-set the game and return its new version.
+
+        ``outbox``: webhook entries (id, payload) written atomically with the game, due at once
+        (call :meth:`touch_outbox` before the commit).
 
         With a ``slot``, ``response`` replaces the slot's cached response (see :meth:`load`).
         The store keeps ``state`` for as long as a cached response recorded with it is kept.
@@ -141,6 +147,38 @@ class GameStore(Protocol):
         counted, however many there are: the page is short only when no more live entries
         exist (those met may be dropped on the way).
         """
+        ...
+
+    async def touch_outbox(self, game_id: str, now_ms: int) -> None:
+        """Index the game's webhook outbox as due: before a commit that writes entries, so no
+        process death between the two leaves entries nobody looks for."""
+        ...
+
+    async def due_outboxes(self, shard: int, now_ms: int, limit: int) -> list[str]:
+        """Up to ``limit`` games of outbox shard ``shard`` (``0 .. OUTBOX_SHARDS - 1``) to
+        look at by ``now_ms``."""
+        ...
+
+    async def claim_outbox(
+        self, game_id: str, now_ms: int, lease_ms: int, limit: int, lease: str
+    ) -> OutboxClaim:
+        """Lease up to ``limit`` of the game's entries due by ``now_ms`` for ``lease_ms`` under
+        the token ``lease`` (each claim counts an attempt); and the outbox's next due time."""
+        ...
+
+    async def finish_outbox(
+        self, game_id: str, entry_id: str, lease: str, retry_at_ms: int | None
+    ) -> int | None:
+        """Drop a leased entry (``retry_at_ms`` None) or make its next attempt due then; a
+        no-op unless the entry is still leased under ``lease``. Returns the next due time."""
+        ...
+
+    async def settle_outbox(
+        self, game_id: str, next_due_ms: int | None, claimed_ms: int, grace_ms: int
+    ) -> None:
+        """After a worker's pass over the game (claimed at ``claimed_ms``): index it for
+        ``next_due_ms``, or drop it when none is left and no commit touched it within
+        ``grace_ms`` before the claim."""
         ...
 
     async def ping(self) -> None:

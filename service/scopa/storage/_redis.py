@@ -45,10 +45,12 @@ from scopa.storage._keys import (
     events_key,
     game_key,
     legacy_events_key,
+    outbox_keys,
     request_field,
     slot_field,
 )
 from scopa.storage._log import decode_entry, encode_entry
+from scopa.storage._outbox import OutboxItem, RedisOutbox, outbox_args
 from scopa.storage._pubsub import RedisLink
 from scopa.storage._scripts import Script
 from scopa.storage._types import INITIAL_VERSION, CreateResult, Event, Snapshot
@@ -68,8 +70,11 @@ def _ttl_ms(ttl_s: float) -> int:
 
 
 def _keys(game_id: str) -> list[str]:
-    """The keys the scripts take: the game hash, the log and the log of earlier builds."""
-    return [game_key(game_id), events_key(game_id), legacy_events_key(game_id)]
+    """The keys the scripts take: the game hash, the log, the log of earlier builds and the
+    webhook outbox."""
+    return [game_key(game_id), events_key(game_id), legacy_events_key(game_id)] + outbox_keys(
+        game_id
+    )
 
 
 def _request_key(request_id: str, slot: str | None) -> tuple[str, str]:
@@ -212,7 +217,7 @@ check, so a write went out on a dead socket and was answered OUTCOME_UNKNOWN tho
 could have run. They are a RESP3 feature of managed Redis that the store does not use."""
 
 
-class RedisStore(RedisIndexes):
+class RedisStore(RedisIndexes, RedisOutbox):
     """A GameStore on Redis (or any Redis Cluster node set: one hash tag per game).
 
     Each operation is one CLIENT span named after its command and the store operation (e.g.
@@ -245,6 +250,7 @@ class RedisStore(RedisIndexes):
         self._create = Script("create.lua")
         self._commit = Script("commit.lua")
         self._load_index_scripts()
+        self._load_outbox_scripts()
         self._spans = LeafSpans(trace.get_tracer("scopa.storage", tracer_provider=tracer_provider))
         self._attrs = {
             op: span_attributes(pool.connection_kwargs, op)
@@ -311,12 +317,14 @@ class RedisStore(RedisIndexes):
         ttl_s: float,
         request_id: str | None = None,
         response: bytes | None = None,
+        outbox: Sequence[OutboxItem] = (),
     ) -> CreateResult:
         """Atomically create a game at version 1 (see GameStore.create)."""
         check_game_id(game_id)
         args: list[Any] = [state, meta, _ttl_ms(ttl_s)]
         args += _request_args(request_id, response)
         args.append(encode_entry(INITIAL_VERSION, events))
+        args += outbox_args(outbox)
         with self._call("EVALSHA", "create"):
             resend = request_id is not None and response is not None
             result = await self._evalsha(self._create, _keys(game_id), args, resend=resend)
@@ -359,6 +367,7 @@ class RedisStore(RedisIndexes):
         response: bytes | None = None,
         slot: str | None = None,
         expected_digest: str | None = None,
+        outbox: Sequence[OutboxItem] = (),
     ) -> int:
         """Compare-and-set the game in one EVALSHA and return its new version."""
         args: list[Any] = [expected_version, state, meta, _ttl_ms(ttl_s)]
@@ -367,6 +376,7 @@ class RedisStore(RedisIndexes):
         args += [self._publish, channel(game_id)]
         args.append(encode_entry(expected_version + 1, events))
         args.append(expected_digest or "")
+        args += outbox_args(outbox)
         with self._call("EVALSHA", "commit"):
             resend = record is not None and request_id is not None
             result = await self._evalsha(self._commit, _keys(game_id), args, resend=resend)

@@ -17,6 +17,7 @@ from scopa.telemetry._metrics import (
     record_game_finished,
     record_game_stuck,
     record_watch_streams,
+    record_webhook,
     scopa_metrics,
 )
 from scopa.telemetry._semconv import DURATION_BUCKETS_S, peer_attributes
@@ -44,6 +45,7 @@ __all__ = [
     "record_game_finished",
     "record_game_stuck",
     "record_watch_streams",
+    "record_webhook",
     "scopa_metrics",
     "untraced",
 ]

@@ -160,12 +160,13 @@ def _masked(value: Any) -> Any:
     return value
 
 
-def effective_settings(settings: Settings) -> dict[str, Any]:
+def effective_settings(settings: Any) -> dict[str, Any]:
     """Every setting as a loggable value: secrets left out or masked, URL passwords masked.
 
     Fields declared with ``repr=False`` (the token secret) and fields whose name says secret,
     password, token or credential (except ``*_generated`` flags) are shown as ``"***"`` when
-    set; a password inside any URL (``redis://:pw@host``) becomes ``***``.
+    set; a password inside any URL (``redis://:pw@host``) becomes ``***``. A group of settings
+    (e.g. ``webhooks``) is shown the same way, field by field.
     """
     shown: dict[str, Any] = {}
     for field in dataclasses.fields(settings):
@@ -175,6 +176,8 @@ def effective_settings(settings: Settings) -> dict[str, Any]:
             shown[field.name] = _MASK if value else None
         elif isinstance(value, tuple | list):
             shown[field.name] = [_masked(item) for item in value]
+        elif dataclasses.is_dataclass(value):
+            shown[field.name] = effective_settings(value)
         else:
             shown[field.name] = _masked(value)
     return shown

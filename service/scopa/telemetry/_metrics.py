@@ -22,6 +22,7 @@ __all__ = [
     "record_game_finished",
     "record_game_stuck",
     "record_watch_streams",
+    "record_webhook",
     "scopa_metrics",
 ]
 
@@ -137,6 +138,16 @@ class ScopaMetrics:
             unit="{stream}",
             description="WatchGame streams open on this replica.",
         )
+        self.webhook_deliveries = meter.create_counter(
+            "scopa.webhooks.deliveries",
+            unit="{attempt}",
+            description="Webhook delivery attempts by outcome (`delivered` or `failed`).",
+        )
+        self.webhooks_dead_lettered = meter.create_counter(
+            "scopa.webhooks.dead_lettered",
+            unit="{notification}",
+            description="Webhook notifications given up after SCOPA_WEBHOOK_MAX_ATTEMPTS.",
+        )
         meter.create_observable_gauge(
             "scopa.games.active",
             callbacks=[self._observe_active_games],
@@ -167,6 +178,13 @@ class ScopaMetrics:
         {"running": self.bots_running, "waiting": self.bots_waiting}.get(
             kind, self.bots_deferred
         ).add(delta)
+
+    def webhook(self, outcome: str) -> None:
+        """Count a webhook attempt (``delivered``, ``failed``) or a ``dead_lettered`` one."""
+        if outcome == "dead_lettered":
+            self.webhooks_dead_lettered.add(1)
+        else:
+            self.webhook_deliveries.add(1, {"outcome": outcome})
 
     def watch_opened(self) -> None:
         """Count one more open watch stream."""
@@ -216,3 +234,8 @@ def record_game_active(game_id: str, finished: bool) -> None:
 def record_watch_streams(delta: int) -> None:
     """Count watch streams opened (+1) or closed (-1) on `scopa.watch.streams`."""
     scopa_metrics().watch_streams.add(delta)
+
+
+def record_webhook(outcome: str) -> None:
+    """Count a webhook outcome (``scopa.webhooks.deliveries``, ``.dead_lettered``)."""
+    scopa_metrics().webhook(outcome)

@@ -289,6 +289,7 @@ def create_command(request: pb.CreateGameRequest) -> CreateGameCommand:
         forfeit_after=request.forfeit_after,
         public=request.public,
         timeout_bot=request.timeout_bot,
+        webhook_url=request.webhook.url if request.HasField("webhook") else None,
     )
 
 

@@ -3,6 +3,7 @@
 -- KEYS[2]  event log: a list, one entry per version (see scopa/storage/_log.py)
 -- KEYS[3]  the event stream of earlier builds (entry ids <version>-<seq>, field 'e'): moved
 --          into KEYS[2] by this write, oldest first, then deleted
+-- KEYS[4]  the webhook outbox's schedule, KEYS[5] its entries (see outbox.lua)
 -- ARGV[1]  expected version
 -- ARGV[2]  state
 -- ARGV[3]  meta
@@ -17,11 +18,14 @@
 -- ARGV[11] the log entry of the new version
 -- ARGV[12] expected digest: '' none, else the SHA-1 hex of '<#state>:' .. state .. meta as the
 --          caller holds them for the expected version; other stored bytes are a conflict too
+-- ARGV[13] the outbox's ttl in milliseconds (it outlives the game until its entries are sent)
+-- ARGV[14..] webhook entries written with the commit: id, payload, id, payload... (due at once:
+--          their due time is the new version, so entries are sent in version order, then by id)
 -- A record holds no state while its version is the game's; the commit that moves the game
 -- past it appends that state (the one being replaced), so a retry can be answered with it.
 -- Returns {0, new_version} | {1, 0} not found | {2, current_version, state, meta} conflict
 --       | {3, stored_record, current_state} duplicate request
-local game, log, legacy = KEYS[1], KEYS[2], KEYS[3]
+local game, log, legacy, queue, outbox = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local flat = redis.call('HGETALL', game)
 local fields = {}
 for i = 1, #flat, 2 do
@@ -67,5 +71,13 @@ end
 redis.call('RPUSH', log, ARGV[11])
 redis.call('PEXPIRE', game, ARGV[4])
 redis.call('PEXPIRE', log, ARGV[4])
+for i = 14, #ARGV, 2 do
+  redis.call('ZADD', queue, 'NX', version, ARGV[i])
+  redis.call('HSET', outbox, ARGV[i], ARGV[i + 1])
+end
+if #ARGV >= 14 then
+  redis.call('PEXPIRE', queue, ARGV[13])
+  redis.call('PEXPIRE', outbox, ARGV[13])
+end
 redis.call(ARGV[9], ARGV[10], version)
 return {0, version}

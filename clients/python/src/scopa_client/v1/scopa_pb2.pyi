@@ -1701,6 +1701,7 @@ class CreateGameRequest(google.protobuf.message.Message):
     FORFEIT_AFTER_FIELD_NUMBER: builtins.int
     PUBLIC_FIELD_NUMBER: builtins.int
     TIMEOUT_BOT_FIELD_NUMBER: builtins.int
+    WEBHOOK_FIELD_NUMBER: builtins.int
     preset: builtins.str
     """The preset id, one of ListRulesetsResponse.rulesets[].id (e.g. "scopa")."""
     first_dealer: builtins.int
@@ -1753,6 +1754,15 @@ class CreateGameRequest(google.protobuf.message.Message):
         are shuffled. Accepted only when the server allows stacked decks.
         """
 
+    @property
+    def webhook(self) -> global___GameWebhook:
+        """Where this game's notifications go (docs/api.md, "Webhooks") instead of
+        the server's SCOPA_WEBHOOK_URL; accepted only when the server allows
+        per-game webhooks (SCOPA_WEBHOOK_ALLOW_PER_GAME), else, or for a URL that
+        is not http(s) or is over 2048 characters, INVALID_ARGUMENT (metadata
+        "field": "webhook.url"). Signed with the server's secret; never shown.
+        """
+
     def __init__(
         self,
         *,
@@ -1767,12 +1777,33 @@ class CreateGameRequest(google.protobuf.message.Message):
         forfeit_after: builtins.int = ...,
         public: builtins.bool = ...,
         timeout_bot: builtins.str = ...,
+        webhook: global___GameWebhook | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "forfeit_after", b"forfeit_after", "options", b"options", "preset", b"preset", "public", b"public", "request_id", b"request_id", "seats", b"seats", "stacked_decks", b"stacked_decks", "timeout_action", b"timeout_action", "timeout_bot", b"timeout_bot", "turn_timeout_s", b"turn_timeout_s"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "webhook", b"webhook"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "forfeit_after", b"forfeit_after", "options", b"options", "preset", b"preset", "public", b"public", "request_id", b"request_id", "seats", b"seats", "stacked_decks", b"stacked_decks", "timeout_action", b"timeout_action", "timeout_bot", b"timeout_bot", "turn_timeout_s", b"turn_timeout_s", "webhook", b"webhook"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["_first_dealer", b"_first_dealer"]) -> typing.Literal["first_dealer"] | None: ...
 
 global___CreateGameRequest = CreateGameRequest
+
+@typing.final
+class GameWebhook(google.protobuf.message.Message):
+    """A game's own webhook target (CreateGameRequest.webhook)."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    URL_FIELD_NUMBER: builtins.int
+    url: builtins.str
+    """An https:// (or http://) URL, at most 2048 characters, without
+    credentials.
+    """
+    def __init__(
+        self,
+        *,
+        url: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["url", b"url"]) -> None: ...
+
+global___GameWebhook = GameWebhook
 
 @typing.final
 class CreateGameResponse(google.protobuf.message.Message):
