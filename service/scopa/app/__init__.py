@@ -17,6 +17,7 @@ from ._commands import (
     JoinResult,
     LobbyGame,
     PlayResult,
+    PresenceChange,
     SeatSpec,
 )
 from ._core import GameCore
@@ -34,6 +35,7 @@ from ._errors import (
     RequestIdReused,
     SeatNotYours,
     SeatTaken,
+    SpectatorInviteRequired,
     StackedDecksDisabled,
     StaleEtag,
     TooManyWatches,
@@ -74,6 +76,7 @@ __all__ = [
     "LobbyGame",
     "PermissionDenied",
     "PlayResult",
+    "PresenceChange",
     "ProcessSearches",
     "RateLimited",
     "RateLimits",
@@ -83,6 +86,7 @@ __all__ = [
     "SeatNotYours",
     "SeatSpec",
     "SeatTaken",
+    "SpectatorInviteRequired",
     "StackedDecksDisabled",
     "StaleEtag",
     "StoreClock",

@@ -27,6 +27,7 @@ _SEAT_KEYS: Final = frozenset(
 )
 _META_KEYS: Final = frozenset(
     {"seats", "resigned", "clock", "deadline_ms", "public", "created_ms", "timeout_bot"}
+    | {"spectators_invite"}
 )
 _BLOBS: Final = frozenset({"last_events"})
 
@@ -92,6 +93,8 @@ class GameMeta:
     """Keys of the meta record written by a newer release, kept to be written back."""
     unknown_blobs: tuple[tuple[str, bytes], ...] = ()
     """Named blobs written by a newer release, kept to be written back."""
+    spectators_invite: bool = False
+    """Spectators need the game's spectator token (CreateGame's ``spectators`` option)."""
 
     @property
     def waiting(self) -> bool:
@@ -146,6 +149,8 @@ class GameMeta:
             record["created_ms"] = self.created_ms
         if self.timeout_bot:
             record["timeout_bot"] = self.timeout_bot
+        if self.spectators_invite:
+            record["spectators_invite"] = True
         _restore(record, self.unknown)
         return pack(record, {"last_events": self.last_events, **dict(self.unknown_blobs)})
 
@@ -183,6 +188,7 @@ class GameMeta:
                 record.get("timeout_bot", ""),
                 _unknown(record, _META_KEYS),
                 tuple([(k, v) for k, v in blobs.items() if k not in _BLOBS]),
+                spectators_invite=record.get("spectators_invite", False),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise InvalidState("corrupt game meta") from exc

@@ -48,6 +48,10 @@ class Seating:
         self._rng = rng
         self._tracer = tracer
 
+    def spectator_token(self, game_id: str) -> str:
+        """The game's spectator token (for a game whose spectators need one)."""
+        return self._games.tokens.issue_spectator(game_id)
+
     async def create_game(self, cmd: CreateGameCommand, bearer: str | None = None) -> CreateResult:
         """Create a game; seats not marked open are held by the creator and get tokens (a
         signed-in creator's are bound to it instead; a seat token sent along is ignored)."""

@@ -117,6 +117,7 @@ def new_game(
         public=cmd.public,
         created_ms=now_ms,
         timeout_bot=cmd.timeout_bot,
+        spectators_invite=cmd.spectators_invite,
     )
     meta = replace(meta, deadline_ms=deadline(state, meta, now_ms, settings))
     held = tuple(

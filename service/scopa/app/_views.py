@@ -64,6 +64,7 @@ def snapshot(
         public=meta.public,
         created_ms=meta.created_ms,
         timeout_bot=timeout_bot if meta.turn_timeout_s else "",
+        spectators_invite=meta.spectators_invite,
     )
 
 

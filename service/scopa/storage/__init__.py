@@ -12,7 +12,7 @@ from scopa.storage._errors import (
     VersionConflict,
 )
 from scopa.storage._factory import open_store
-from scopa.storage._fanout import RESYNC
+from scopa.storage._fanout import PRESENCE, RESYNC
 from scopa.storage._index import DEADLINE_SHARDS, deadline_shard
 from scopa.storage._keys import channel, events_key, game_key
 from scopa.storage._log import read_log_entries
@@ -24,7 +24,9 @@ from scopa.storage._types import (
     INITIAL_VERSION,
     CreateResult,
     Event,
+    Presence,
     PublicGame,
+    SeatSeen,
     Snapshot,
     basis_digest,
 )
@@ -32,6 +34,7 @@ from scopa.storage._types import (
 __all__ = [
     "DEADLINE_SHARDS",
     "INITIAL_VERSION",
+    "PRESENCE",
     "RESYNC",
     "CreateResult",
     "DuplicateRequest",
@@ -41,11 +44,13 @@ __all__ = [
     "GameStore",
     "MemoryStore",
     "OutcomeUnknown",
+    "Presence",
     "PublicGame",
     "RedisClusterStore",
     "RedisMode",
     "RedisStore",
     "RedisTarget",
+    "SeatSeen",
     "Snapshot",
     "StorageError",
     "StorageFull",
