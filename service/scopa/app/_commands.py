@@ -187,8 +187,8 @@ class PlayResult:
     truncated: bool = False
     """Watch only: some events since the requested version are no longer kept."""
     presence: tuple[PresenceChange, ...] | None = None
-    """Watch only: set on a presence message (no new version, the view's presence changed):
-    the seats that connected or left (empty when only the spectator count changed)."""
+    """Watch only: set on a presence message (no new version; a seat connected or left): the
+    seats that did."""
 
 
 @dataclass(frozen=True, slots=True)

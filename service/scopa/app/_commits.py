@@ -160,6 +160,16 @@ class Commits:
         except StorageError:
             _log.warning("index_update_failed", game_id=game_id, version=version)
 
+    async def went_live(
+        self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
+    ) -> None:
+        """After the commit of ``version`` took a public game's last open seat: list it on
+        the lobby's second board (best effort, as :meth:`unlist`)."""
+        try:
+            await self._live_board(game_id, version, GameMeta(()), state, meta)
+        except StorageError:
+            _log.warning("index_update_failed", game_id=game_id, version=version)
+
     async def _live_board(
         self,
         game_id: str,
@@ -169,7 +179,8 @@ class Commits:
         meta: GameMeta,
     ) -> None:
         """List a public game with public spectators on the lobby's second board once it is
-        being played (until the game's expiry), and take it off when it ends."""
+        being played (until the game's expiry), and take it off when it ends. ``before``:
+        the meta before the commit (no seats: the game is new)."""
         if not meta.public or meta.spectators_invite:
             return
         store = self._games.store

@@ -17,8 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import replace
 
 import structlog
@@ -68,6 +66,16 @@ class Attendance:
             interval = min(interval, _RETRY_S)
         self.beat_at = _now() + interval
 
+    async def __aenter__(self) -> Attendance:
+        await self.beat()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        # A plain object, not an async generator: a stream closed by the garbage collector
+        # runs this inside its own aclose (an inner generator would be "already running").
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(self._presences.drop(self))
+
 
 class Presences:
     """Presence entries of this replica's streams, and shared reads of a game's presence."""
@@ -95,19 +103,13 @@ class Presences:
         self._kept.put(id(snapshot), (snapshot, shown))
         return shown
 
-    @asynccontextmanager
-    async def attend(self, game_id: str, seat: int | None) -> AsyncIterator[Attendance]:
-        """Hold a presence entry for ``seat`` (None: a spectator) while the block runs; its
-        drop is best effort (a store error leaves the entry to lapse)."""
-        here = Attendance(self, game_id, seat)
-        await here.beat()
-        try:
-            yield here
-        finally:
-            with contextlib.suppress(StorageError, asyncio.CancelledError):
-                await asyncio.shield(self._drop(here))
+    def attend(self, game_id: str, seat: int | None) -> Attendance:
+        """A presence entry for ``seat`` (None: a spectator), held while the ``async with``
+        block runs; its drop is best effort (a store error leaves the entry to lapse)."""
+        return Attendance(self, game_id, seat)
 
-    async def _drop(self, here: Attendance) -> None:
+    async def drop(self, here: Attendance) -> None:
+        """Drop a closed stream's entry (a store error is logged: the entry lapses)."""
         try:
             await self.games.store.drop_presence(
                 here.game_id, here.seat, here.connection, self.games.settings.active_ttl_s
@@ -136,9 +138,8 @@ def presence_message(
     """The presence message of a stream that last showed ``shown`` (read with ``before``),
     now that the game's presence is ``after``; None when nothing it shows changed."""
     changed = changes(before, after, len(shown.seats))
-    spectators = (before.spectators if before is not None else 0) != after.spectators
-    if not changed and not spectators:
-        return None
+    if not changed:
+        return None  # a new spectator count alone waits for the stream's next message
     return PlayResult((), replace(shown, presence=after), presence=changed)
 
 

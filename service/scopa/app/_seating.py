@@ -168,6 +168,7 @@ class Seating:
             if committed.public and not committed.waiting:
                 # The last open seat: ``indexed`` only sees the meta with it taken already.
                 await self._commits.unlist(game_id, result.snapshot.version)
+                await self._commits.went_live(game_id, result.snapshot.version, state, committed)
             await self._turns.advance(game_id, result.snapshot.version, state, committed)
         return JoinResult(seat, self._token(game_id, seat, rid, owner), result.snapshot)
 

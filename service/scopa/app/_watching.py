@@ -1,7 +1,7 @@
 """WatchGame: a seat's (or a spectator's) stream of updates, first what it missed, then each
 new version live, each with only the events that seat may see; and a presence message when a
-seat connects or leaves, or the spectator count changes (:mod:`._presence`: the stream holds a
-presence entry while it is open).
+seat connects or leaves (:mod:`._presence`: the stream holds a presence entry while it is
+open; a new spectator count alone comes with the next message).
 
 Streams are told of new versions by the store's shared subscription; reads are shared and
 bounded (:mod:`._watch`). A stream also looks at its game when the awaited action falls due,

@@ -2449,9 +2449,9 @@ class WatchGameResponse(google.protobuf.message.Message):
     @property
     def presence(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___PresenceChanged]:
         """Set on a presence message only: one with the same `version` as the
-        previous message, no events, and a view whose SeatInfo.connected and
-        spectator_count changed; lists the seats that connected or left (empty
-        when only the spectator count changed). See PresenceChanged.
+        previous message, no events, and the view with the new presence; lists
+        the seats that connected or left (see PresenceChanged). A new
+        spectator_count alone sends no message: the next one shows it.
         """
 
     def __init__(

@@ -2493,9 +2493,9 @@ export type WatchGameResponse = Message<"scopa.v1.WatchGameResponse"> & {
 
   /**
    * Set on a presence message only: one with the same `version` as the
-   * previous message, no events, and a view whose SeatInfo.connected and
-   * spectator_count changed; lists the seats that connected or left (empty
-   * when only the spectator count changed). See PresenceChanged.
+   * previous message, no events, and the view with the new presence; lists
+   * the seats that connected or left (see PresenceChanged). A new
+   * spectator_count alone sends no message: the next one shows it.
    *
    * @generated from field: repeated scopa.v1.PresenceChanged presence = 40;
    */
