@@ -97,7 +97,7 @@ async def test_a_seat_watching_on_one_replica_is_connected_on_the_other(
         assert [(p.seat, p.connected) for p in left.presence] == [(1, False)]
         assert left.presence[0].last_seen_time.ToMilliseconds() > 0
         ann.cancel()
-    gone = _until(lambda: (v := _state(stubs[0], name)).seats[0].connected is False and v or None)
+    gone = _until(lambda: ((v := _state(stubs[0], name)).seats[0].connected is False and v) or None)
     assert not gone.seats[1].connected
     assert gone.seats[1].last_seen_time.ToMilliseconds() > 0
 
@@ -117,10 +117,10 @@ async def test_spectators_are_counted_from_open_streams(
         assert _state(stubs[1], name).spectator_count == 3
         assert not any(s.connected for s in _state(stubs[1], name).seats)
         watchers[0].cancel()
-        _until(lambda: (v := _state(stubs[0], name)).spectator_count == 2 and v or None)
+        _until(lambda: ((v := _state(stubs[0], name)).spectator_count == 2 and v) or None)
         for watcher in watchers[1:]:
             watcher.cancel()
-    _until(lambda: (v := _state(stubs[1], name)).spectator_count == 0 and v or None)
+    _until(lambda: ((v := _state(stubs[1], name)).spectator_count == 0 and v) or None)
 
 
 def _sse_open(server: ServerProcess, name: str, token: str) -> httpx.Response:
@@ -141,7 +141,7 @@ async def test_sse_and_session_streams_count_too(
     sse = await asyncio.to_thread(_sse_open, pair[0], name, tokens[0])
     try:
         assert sse.status_code == 200
-        _until(lambda: (v := _state(stubs[1], name)).seats[0].connected and v or None)
+        _until(lambda: ((v := _state(stubs[1], name)).seats[0].connected and v) or None)
         session = await open_session(pair[1].http_url, name, tokens[1])
         try:
             assert session.view.seats[0].connected and session.view.seats[1].connected
@@ -155,7 +155,7 @@ async def test_sse_and_session_streams_count_too(
             await session.close()
     finally:
         await asyncio.to_thread(sse.close)
-    _until(lambda: (v := _state(stubs[0], name)).seats[1].connected is False and v or None)
+    _until(lambda: ((v := _state(stubs[0], name)).seats[1].connected is False and v) or None)
 
 
 def _private(stub: Stub) -> pb.CreateGameResponse:
