@@ -34,10 +34,10 @@ from ._convert import (
     lobby_fields,
     move_from_pb,
     options_tail,
-    presence_to_pb,
     rulesets_to_pb,
     with_view,
 )
+from ._convert_presence import presence_to_pb
 
 __all__ = ["Encoded", "GameCalls", "UnaryCall", "request_fields", "serialize_response"]
 

@@ -16,7 +16,6 @@ from scopa.app import (
     GameStatus,
     InvalidArgument,
     LobbyGame,
-    PresenceChange,
     SeatJoined,
     SeatSpec,
     TimeoutAction,
@@ -25,6 +24,8 @@ from scopa.app import (
     VersionedEvent,
 )
 from scopa_client.v1 import scopa_pb2 as pb
+
+from ._convert_presence import spectator_fields
 
 __all__ = [
     "action_from_pb",
@@ -599,15 +600,6 @@ def _view_fields(
         )
         for i, meta in enumerate(snapshot.seats)
     ]
-    presence = snapshot.presence
-    if presence is not None:
-        for i, seat in enumerate(seats):
-            seen = presence.seats.get(i)
-            seat["connected"] = seen is not None and seen.connected
-            if seen is not None:
-                seat["last_seen_time"] = _time(
-                    presence.now_ms if seen.connected else seen.last_seen_ms
-                )
     return dict(
         name=_NAME_PREFIX + snapshot.game_id,
         preset=view.preset,
@@ -634,26 +626,8 @@ def _view_fields(
         timeout_bot=snapshot.timeout_bot,
         phase=_phase(view, playing),
         farms=[farm_to_pb(f) for f in view.farms],
-        spectator_count=None if presence is None else presence.spectators,
-        spectators=pb.SPECTATOR_ACCESS_INVITE_ONLY
-        if snapshot.spectators_invite
-        else pb.SPECTATOR_ACCESS_PUBLIC,
-        spectator_token=snapshot.spectator_token,
+        **spectator_fields(snapshot, seats),
     )
-
-
-def _time(ms: int) -> dict[str, int]:
-    """A Timestamp's constructor arguments for ``ms`` since the epoch."""
-    seconds, millis = divmod(ms, 1000)
-    return dict(seconds=seconds, nanos=millis * 1_000_000)
-
-
-def presence_to_pb(changes: Iterable[PresenceChange]) -> list[dict[str, Any]]:
-    """A presence message's changes as PresenceChanged constructor arguments."""
-    return [
-        dict(seat=c.seat, connected=c.connected, last_seen_time=_time(c.last_seen_ms))
-        for c in changes
-    ]
 
 
 def rulesets_to_pb(

@@ -34,10 +34,10 @@ from ._convert import (
     events_to_pb,
     game_id_from_name,
     options_tail,
-    presence_to_pb,
     results_tail,
     with_view,
 )
+from ._convert_presence import presence_to_pb
 from ._http_telemetry import map_error
 from ._rest_json import dumps
 
