@@ -130,3 +130,19 @@ def test_a_token_that_failed_is_checked_again_and_never_kept() -> None:
     assert all(auth.verify(t, f"g{i}") == 0 for i, t in enumerate(tokens))
     assert len(auth._verified) <= 8192
     assert other not in auth._verified
+
+
+def test_spectator_tokens_are_per_game_and_act_for_no_seat() -> None:
+    """A game's spectator token is the same on every replica, recognised only for its game;
+    a forged one does not verify; a seat token is no spectator token, and vice versa."""
+    authority = TokenAuthority(SECRET)
+    token = authority.issue_spectator("g1")
+    assert token == TokenAuthority(SECRET).issue_spectator("g1") != authority.issue_spectator("g2")
+    assert authority.spectates(token, "g1")
+    assert not authority.spectates(authority.issue("g1", 0), "g1")
+    with pytest.raises(PermissionDenied):
+        authority.spectates(token, "g2")
+    with pytest.raises(Unauthenticated):
+        authority.spectates(token[:-2] + "AA", "g1")
+    with pytest.raises(Unauthenticated):
+        authority.verify(token, "g1")

@@ -5,6 +5,7 @@ WebSocket sessions count too; invite-only spectators; the spectator count; ListG
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -179,8 +180,9 @@ async def test_invite_only_spectators_need_the_spectator_token(
     assert spectator and created.view.spectators == pb.SPECTATOR_ACCESS_INVITE_ONLY
     assert _state(stubs[1], name, tokens_of(created)[1]).spectator_token == spectator
     for stub in stubs:
+        request = pb.GetStateRequest(name=name)
         expect_error(
-            lambda s=stub: s.GetState(pb.GetStateRequest(name=name), timeout=10),
+            functools.partial(stub.GetState, request, timeout=10),
             grpc.StatusCode.PERMISSION_DENIED,
             "SPECTATOR_INVITE_REQUIRED",
         )
