@@ -53,6 +53,18 @@ async def test_queue_holds_at_most_one_pending_presence_notice() -> None:
     assert [v async for v in queue] == [PRESENCE]
 
 
+async def test_a_presence_notice_is_stamped_with_its_latest_arrival() -> None:
+    """A coalesced presence notice carries the time of the latest one (a reader's presence
+    read must start after it)."""
+    queue = VersionQueue(maxsize=4)
+    queue.put(PRESENCE)
+    first = queue.presence_at
+    await asyncio.sleep(0.01)
+    queue.put(PRESENCE)
+    assert queue.presence_at > first > 0
+    assert await anext(queue) == PRESENCE
+
+
 async def test_a_dropped_presence_notice_can_be_queued_again() -> None:
     """A full queue that dropped its pending presence notice takes the next one."""
     queue = VersionQueue(maxsize=2)

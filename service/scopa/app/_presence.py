@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 
 import structlog
@@ -54,13 +56,14 @@ class Attendance:
         settings = presences.games.settings
         interval = settings.presence_ttl_s / 3
         try:
-            await presences.games.store.touch_presence(
-                self.game_id,
-                self.seat,
-                self.connection,
-                settings.presence_ttl_s,
-                settings.active_ttl_s,
-            )
+            async with presences.writing():
+                await presences.games.store.touch_presence(
+                    self.game_id,
+                    self.seat,
+                    self.connection,
+                    settings.presence_ttl_s,
+                    settings.active_ttl_s,
+                )
         except StorageError as exc:
             _log.warning("presence_refresh_failed", error=type(exc).__name__)
             interval = min(interval, _RETRY_S)
@@ -83,13 +86,23 @@ class Presences:
     def __init__(self, games: Games) -> None:
         self.games = games
         self._reads: SharedReads[Presence] = SharedReads(games.settings.watch_read_concurrency)
+        self._writes = asyncio.Semaphore(games.settings.watch_read_concurrency)
         self._kept: BoundedMap[int, tuple[GameSnapshot, GameSnapshot]] = BoundedMap(
             DECODED_CACHE_SIZE
         )
 
-    async def read(self, game_id: str) -> Presence:
-        """The game's presence now (one read shared by the streams that ask at once)."""
-        return await self._reads.read(game_id, _now(), lambda: self.games.store.presence(game_id))
+    async def read(self, game_id: str, since: float | None = None) -> Presence:
+        """The game's presence, read after ``since`` (on the loop's clock; None: now): one
+        read shared by the streams that ask for the same notice."""
+        at = _now() if since is None else since
+        return await self._reads.read(game_id, at, lambda: self.games.store.presence(game_id))
+
+    @asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        """A slot for a presence write: at most ``watch_read_concurrency`` at once, so a
+        thousand streams opening together take a handful of pooled connections."""
+        async with self._writes:
+            yield
 
     async def with_presence(self, snapshot: GameSnapshot) -> GameSnapshot:
         """``snapshot`` with the game's presence read now: the same object as last time for
@@ -111,9 +124,10 @@ class Presences:
     async def drop(self, here: Attendance) -> None:
         """Drop a closed stream's entry (a store error is logged: the entry lapses)."""
         try:
-            await self.games.store.drop_presence(
-                here.game_id, here.seat, here.connection, self.games.settings.active_ttl_s
-            )
+            async with self.writing():
+                await self.games.store.drop_presence(
+                    here.game_id, here.seat, here.connection, self.games.settings.active_ttl_s
+                )
         except StorageError as exc:
             _log.warning("presence_drop_failed", error=type(exc).__name__)
 

@@ -126,7 +126,10 @@ class Watches:
                         version = RESYNC
                     probe_at = _now() + games.settings.watch_probe_s
                     if version in (PRESENCE, RESYNC):
-                        fresh = await self._presences.read(game_id)
+                        since = getattr(versions, "presence_at", None)  # shared by the notice
+                        fresh = await self._presences.read(
+                            game_id, since if version == PRESENCE else None
+                        )
                         message = presence_message(shown, seen, fresh)
                         seen = fresh
                         if message is not None:

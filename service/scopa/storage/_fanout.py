@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import NamedTuple, Protocol
@@ -39,9 +40,14 @@ class VersionQueue:
         self._closed = False
         self._presence = False
         """A PRESENCE entry is pending (another one would say nothing more)."""
+        self.presence_at = 0.0
+        """When (``time.monotonic``, the loop's clock) the latest PRESENCE was put: a reader
+        may share a presence read started after it (every queue of one message has it)."""
 
     def put(self, version: int) -> None:
         """Enqueue ``version``, discarding the oldest pending one when full."""
+        if version == PRESENCE:
+            self.presence_at = time.monotonic()
         if self._closed or (version == PRESENCE and self._presence):
             return
         if self._queue.full() and self._queue.get_nowait() == PRESENCE:
