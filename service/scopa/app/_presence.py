@@ -95,12 +95,17 @@ class Presences:
         """The game's presence, read after ``since`` (on the loop's clock; None: now): one
         read shared by the streams that ask for the same notice."""
         at = _now() if since is None else since
-        return await self._reads.read(game_id, at, lambda: self.games.store.presence(game_id))
+        return await self._reads.read(game_id, at, lambda: self._read(game_id))
+
+    async def _read(self, game_id: str) -> Presence:
+        async with self.writing():
+            return await self.games.store.presence(game_id)
 
     @asynccontextmanager
     async def writing(self) -> AsyncIterator[None]:
-        """A slot for a presence write: at most ``watch_read_concurrency`` at once, so a
-        thousand streams opening together take a handful of pooled connections."""
+        """A slot for a presence store call: at most ``watch_read_concurrency`` at once (reads
+        and writes together), so a thousand streams opening together take a handful of pooled
+        connections."""
         async with self._writes:
             yield
 
