@@ -16,6 +16,7 @@ from scopa.app import (
     SpectatorInviteRequired,
     TokenAuthority,
     Unauthenticated,
+    WatchIdle,
 )
 from scopa.app._presence import changes
 from scopa.storage import MemoryStore, Presence, SeatSeen, StorageUnavailable
@@ -148,4 +149,22 @@ async def test_invite_only_spectators_need_the_spectator_token() -> None:
     public, _ = await two_seat_game(core)
     assert not public.spectator_token
     assert (await core.get_state(public.game_id, None)).view.seat is None
+    await core.close()
+
+
+async def test_a_stream_ended_by_its_idle_limit_leaves_its_entry_to_lapse() -> None:
+    """WATCH_IDLE ends a stream that its client reopens at once: its seat is not announced as
+    gone; the entry lapses if the client does not come back."""
+    core = GameCore(
+        MemoryStore(), TokenAuthority(SECRET), CoreSettings(watch_idle_s=0.2, presence_ttl_s=0.6)
+    )
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    ann = core.watch(game, tokens[0])
+    await _next(ann)
+    with pytest.raises(WatchIdle):
+        await _next(ann)
+    assert (await core.get_state(game, None)).presence.seats[0].connected  # type: ignore[union-attr]
+    await asyncio.sleep(0.7)
+    assert not (await core.get_state(game, None)).presence.seats[0].connected  # type: ignore[union-attr]
     await core.close()

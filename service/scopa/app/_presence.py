@@ -27,6 +27,7 @@ from scopa.storage import Presence, StorageError
 
 from ._commands import GameSnapshot, PlayResult, PresenceChange
 from ._decoded import BoundedMap
+from ._errors import WatchIdle
 from ._games import DECODED_CACHE_SIZE, Games
 from ._watch import SharedReads
 
@@ -73,9 +74,11 @@ class Attendance:
         await self.beat()
         return self
 
-    async def __aexit__(self, *_: object) -> None:
+    async def __aexit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
         # A plain object, not an async generator: a stream closed by the garbage collector
         # runs this inside its own aclose (an inner generator would be "already running").
+        if exc_type is not None and issubclass(exc_type, WatchIdle):
+            return  # the client watches again at once: no "left" and "joined"; else it lapses
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.shield(self._presences.drop(self))
 
