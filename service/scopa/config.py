@@ -200,6 +200,12 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "`DEADLINE_EXCEEDED / WATCH_IDLE` (watch again from the last version to resume).",
     ),
     EnvVar(
+        "SCOPA_PRESENCE_TTL_S",
+        "`15`",
+        "Presence: each open stream refreshes its seat's (or spectator's) entry every third of "
+        "this; an entry not refreshed for this many seconds (its replica died) lapses.",
+    ),
+    EnvVar(
         "SCOPA_SWEEP_INTERVAL_S",
         "`1`",
         "How often each replica's sweeper scans the turn-deadline index for overdue games "
@@ -404,6 +410,7 @@ class Settings:
     waiting_ttl_s: int = 3600
     watch_idle_s: float = 600.0
     watch_per_client: int = 100
+    presence_ttl_s: float = 15.0
     session_queue: int = 64
     sessions_max: int = 10_000
     session_action_rate: str = "20/second"
@@ -495,6 +502,7 @@ class Settings:
             waiting_ttl_s=env.get("SCOPA_WAITING_TTL_S", 3600, _positive_int),
             watch_idle_s=env.get("SCOPA_WATCH_IDLE_S", 600.0, _positive_float),
             watch_per_client=env.get("SCOPA_WATCH_PER_CLIENT", 100, _positive_count),
+            presence_ttl_s=env.get("SCOPA_PRESENCE_TTL_S", 15.0, _positive_float),
             session_queue=env.get("SCOPA_SESSION_QUEUE", 64, _positive_count),
             sessions_max=env.get("SCOPA_SESSIONS_MAX", 10_000, _positive_count),
             session_action_rate=env.get("SCOPA_SESSION_ACTION_RATE", "20/second", _rate),

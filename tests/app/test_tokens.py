@@ -142,3 +142,19 @@ def test_a_rematch_takes_the_tokens_of_the_game_it_names() -> None:
         auth.verify(token, "g2", tokens_of="g3")
     assert auth.derive_rematch_id("g1") == auth.derive_rematch_id("g1") != "g1"
     assert auth.derive_rematch_id("g1") != auth.derive_game_id("g1")
+
+
+def test_spectator_tokens_are_per_game_and_act_for_no_seat() -> None:
+    """A game's spectator token is the same on every replica, recognised only for its game;
+    a forged one does not verify; a seat token is no spectator token, and vice versa."""
+    authority = TokenAuthority(SECRET)
+    token = authority.issue_spectator("g1")
+    assert token == TokenAuthority(SECRET).issue_spectator("g1") != authority.issue_spectator("g2")
+    assert authority.spectates(token, "g1")
+    assert not authority.spectates(authority.issue("g1", 0), "g1")
+    with pytest.raises(PermissionDenied):
+        authority.spectates(token, "g2")
+    with pytest.raises(Unauthenticated):
+        authority.spectates(token[:-2] + "AA", "g1")
+    with pytest.raises(Unauthenticated):
+        authority.verify(token, "g1")

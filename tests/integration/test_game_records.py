@@ -104,7 +104,7 @@ def test_list_games_lists_finished_public_games(archived: ServerProcess) -> None
         assert public in names and private not in names
         assert all(g.status == pb.GAME_STATUS_FINISHED for g in listed.games)
         with pytest.raises(grpc.RpcError) as bad:
-            stub.ListGames(pb.ListGamesRequest(status=pb.GAME_STATUS_ACTIVE), timeout=10)
+            stub.ListGames(pb.ListGamesRequest(status=pb.GameStatus.ValueType(99)), timeout=10)
         assert bad.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     reply = httpx.get(f"{archived.http_url}/v1/games?status=GAME_STATUS_FINISHED", timeout=10)
     assert reply.status_code == 200, reply.text

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from scopa.storage import StorageUnavailable
-from scopa.storage._fanout import RESYNC, Fanout, Message, VersionQueue
+from scopa.storage._fanout import PRESENCE, RESYNC, Fanout, Message, VersionQueue
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -40,6 +40,38 @@ async def test_closed_queue_ignores_puts_and_stays_closed() -> None:
     queue.put(2)
     assert [v async for v in queue] == [1]
     assert [v async for v in queue] == []
+
+
+async def test_queue_holds_at_most_one_pending_presence_notice() -> None:
+    """Presence notices between versions coalesce into one; a read one may come again."""
+    queue = VersionQueue(maxsize=4)
+    for entry in (PRESENCE, 1, PRESENCE, 2, PRESENCE):
+        queue.put(entry)
+    assert [await anext(queue), await anext(queue), await anext(queue)] == [PRESENCE, 1, 2]
+    queue.put(PRESENCE)
+    queue.close()
+    assert [v async for v in queue] == [PRESENCE]
+
+
+async def test_a_presence_notice_is_stamped_with_its_latest_arrival() -> None:
+    """A coalesced presence notice carries the time of the latest one (a reader's presence
+    read must start after it)."""
+    queue = VersionQueue(maxsize=4)
+    queue.put(PRESENCE)
+    first = queue.presence_at
+    await asyncio.sleep(0.01)
+    queue.put(PRESENCE)
+    assert queue.presence_at > first > 0
+    assert await anext(queue) == PRESENCE
+
+
+async def test_a_dropped_presence_notice_can_be_queued_again() -> None:
+    """A full queue that dropped its pending presence notice takes the next one."""
+    queue = VersionQueue(maxsize=2)
+    for entry in (PRESENCE, 1, 2, PRESENCE):
+        queue.put(entry)
+    queue.close()
+    assert [v async for v in queue] == [PRESENCE]
 
 
 class FakeLink:

@@ -76,8 +76,12 @@ class _Seat:
         return frame.welcome
 
     async def read(self) -> pb.SessionResponse:
+        """The next frame that is not a presence frame (the other seat's session opening)."""
         frame = await asyncio.wait_for(self.call.read(), 10)
         assert isinstance(frame, pb.SessionResponse), frame
+        while frame.HasField("update") and frame.update.presence:
+            frame = await asyncio.wait_for(self.call.read(), 10)
+            assert isinstance(frame, pb.SessionResponse), frame
         if frame.HasField("update") and frame.update.HasField("view"):
             self.view, self.version = frame.update.view, frame.update.version
         return frame

@@ -43,6 +43,14 @@ MAX_FRAME = 8192
 QUEUE = 8
 
 
+async def _next_update(session: Session) -> pb.SessionResponse:
+    """The session's next frame that is no presence frame (the other seat connecting)."""
+    while True:
+        frame = await asyncio.wait_for(session.next_frame(), 10)
+        if not (frame.HasField("update") and frame.update.presence):
+            return frame
+
+
 @pytest.fixture(scope="module")
 def server(redis_server: RedisServer) -> Iterator[ServerProcess]:
     """One replica with a small frame limit and outgoing queue, to reach both quickly, and no
@@ -132,7 +140,7 @@ async def test_a_whole_game_over_two_sessions(server: ServerProcess) -> None:
             seen[turn].append(update.version)
             # The other seat gets the same version over its session (the watch's fan-out),
             # once, after every earlier one.
-            frame = await asyncio.wait_for(other.next_frame(), 10)
+            frame = await _next_update(other)
             assert frame.HasField("update") and not frame.update.request_id
             assert frame.update.version == update.version
             assert [e.version for e in frame.update.events] == [e.version for e in update.events]
@@ -178,7 +186,7 @@ async def test_a_refused_action_gets_an_error_frame_and_the_session_stays_open(
 
 async def _caught_up(session: Session, version: int) -> pb.GameView:
     while session.version < version:
-        await asyncio.wait_for(session.next_frame(), 10)
+        await _next_update(session)
     return session.view
 
 
@@ -218,7 +226,7 @@ async def test_a_move_made_over_rest_reaches_the_open_session(server: ServerProc
             )
         assert reply.status_code == 200, reply.text
         version = reply.json()["view"]["version"]
-        frame = await asyncio.wait_for(bob.next_frame(), 10)
+        frame = await _next_update(bob)
         assert frame.update.version == version and not frame.update.request_id
         assert frame.update.events[0].WhichOneof("kind") == "card_played"
         assert frame.update.view.seat == 1 and frame.update.view.legal_actions
@@ -451,10 +459,10 @@ async def test_a_draining_replica_ends_its_sessions_with_4503(redis_server: Redi
         name, ann_token, _ = await _create(replica, target=11)
         ann = await open_session(replica.http_url, name, ann_token)
         replica.process.send_signal(signal.SIGTERM)
-        frame = await asyncio.wait_for(ann.next_frame(), 10)
+        frame = await _next_update(ann)
         assert frame.error.info.reason == "SERVER_SHUTTING_DOWN"
         with pytest.raises(SessionClosed) as closed:
-            await asyncio.wait_for(ann.next_frame(), 10)
+            await _next_update(ann)
         assert closed.value.code == 4503
     finally:
         stop_server(replica)
@@ -534,9 +542,9 @@ async def test_a_replica_killed_mid_game_the_seat_resumes_on_another(
         ann = await open_session(first.http_url, name, ann_token)
         bob = await open_session(second.http_url, name, bob_token)
         played = await ann.act(_first_legal(ann.view))
-        assert (await asyncio.wait_for(bob.next_frame(), 10)).update.version == played.version
+        assert (await _next_update(bob)).update.version == played.version
         answered = await bob.act(_first_legal(bob.view))
-        assert (await asyncio.wait_for(ann.next_frame(), 10)).update.version == answered.version
+        assert (await _next_update(ann)).update.version == answered.version
         before = ann.version
         move = pb.SessionAction(request_id="across-replicas", action=_first_legal(ann.view))
         await ann.send(pb.SessionRequest(action=move))
@@ -550,7 +558,7 @@ async def test_a_replica_killed_mid_game_the_seat_resumes_on_another(
             seen = {e.version for e in resumed.welcome.events} | {e.version for e in ack.events}
             assert seen == {before + 1}  # the move's events, once, whichever path brought them
             assert (await _rest_state(second, name, ann_token))["version"] == before + 1
-            update = (await asyncio.wait_for(bob.next_frame(), 10)).update
+            update = (await _next_update(bob)).update
             assert update.version == before + 1 and {e.version for e in update.events} == {
                 before + 1
             }

@@ -74,6 +74,10 @@ export interface GameScreenInit {
 export class GameScreen {
   private view: GameView | undefined;
   private version = 0;
+  /** Who is online: each seat's last known presence, and the spectator count (views of
+   * writes carry none, so the last watch message's stay). */
+  private readonly online = new Map<number, boolean>();
+  private spectators: number | undefined;
   private announced = 0;
   private lastPlay: LastPlay | undefined;
   private readonly announcements: string[] = [];
@@ -282,6 +286,8 @@ export class GameScreen {
     if (events !== undefined) this.announced = Math.max(this.announced, view.version);
     this.announcements.splice(ANNOUNCEMENTS_SHOWN);
     const changed = this.view !== undefined && this.view.version !== view.version;
+    for (const seat of view.seats) if (seat.connected !== undefined) this.online.set(seat.seat, seat.connected);
+    if (view.spectatorCount !== undefined) this.spectators = view.spectatorCount;
     this.view = view;
     this.version = view.version;
     if (changed) {
@@ -562,7 +568,13 @@ export class GameScreen {
       return h(
         "tr",
         { "data-seat": seat.seat, class: view.turn === seat.seat ? "to-play" : null },
-        h("th", { scope: "row" }, view.turn === seat.seat ? h("span", { class: "turn-mark", "aria-label": "to play" }, "▶ ") : null, who),
+        h(
+          "th",
+          { scope: "row" },
+          view.turn === seat.seat ? h("span", { class: "turn-mark", "aria-label": "to play" }, "▶ ") : null,
+          this.presenceDot(seat.seat, seat.bot !== "" || seat.open),
+          who,
+        ),
         h("td", { "data-hand-size": seat.handSize }, seat.handSize),
         h("td", { "data-side-score": seat.side }, side?.score ?? 0),
         h("td", {}, side?.capturedCount ?? 0),
@@ -586,7 +598,16 @@ export class GameScreen {
         ),
         h("tbody", {}, ...rows),
       ),
+      this.spectators ? h("p", { class: "spectators", "data-spectators": this.spectators }, `${this.spectators} watching`) : null,
     );
+  }
+
+  /** A small dot: the seat's player has the game open now (none for bots and open seats). */
+  private presenceDot(seat: number, nobody: boolean): HTMLElement | null {
+    const online = this.online.get(seat);
+    if (nobody || online === undefined) return null;
+    const label = online ? "online" : "offline";
+    return h("span", { class: `presence ${label}`, "data-online": String(online), "aria-label": label, title: label }, "● ");
   }
 
   private invites(view: GameView): HTMLElement | null {

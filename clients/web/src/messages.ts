@@ -37,6 +37,7 @@ const REASONS: Record<string, (metadata: Readonly<Record<string, string>>) => st
   IDENTITY_INVALID: () => "Your sign-in was not accepted; sign in again.",
   IDENTITY_UNAVAILABLE: () => "The server cannot check sign-ins just now; try again shortly.",
   SEAT_NOT_YOURS: () => "This seat belongs to another player.",
+  SPECTATOR_INVITE_REQUIRED: () => "This game is watched by invitation only: ask a player for its link.",
 };
 
 /** An error as words for a person, plus its reason for the curious. */

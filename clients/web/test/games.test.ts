@@ -490,6 +490,9 @@ describe("the web client in headless Chromium", { skip }, () => {
       await bob.locator(".game").waitFor();
       assert.equal(decodeURIComponent(new URL(bob.url()).hash.replace(/^#\//, "")), name, "no invite code in the address");
       await bob.locator(".seats tr[data-seat='1']", { hasText: "Bob" }).waitFor();
+      // Presence: each page shows the other person online (both have the game open).
+      await ann.locator(".seats tr[data-seat='1'] .presence[data-online='true']").waitFor();
+      await bob.locator(".seats tr[data-seat='0'] .presence[data-online='true']").waitFor();
 
       // The game has left the lobby: a third page does not list it.
       const carol = await contexts[0]!.newPage();

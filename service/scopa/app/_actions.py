@@ -66,7 +66,7 @@ class Actions:
         snap = await games.load(game_id)
         state = games.state(game_id, snap)
         meta = games.metas.load(snap.meta)
-        seat = games.seat_of(caller, game_id, state, meta)
+        seat = games.viewer_of(caller, game_id, state, meta)
         key = (game_id, seat, snap.version, snap.state, snap.meta)
         if not games.is_due(state, meta):
             kept = self._snapshots.get(key)

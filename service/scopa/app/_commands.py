@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from scopa import bots, rules
+from scopa.storage import Presence
 
 from ._eventlog import VersionedEvent
 from ._meta import SeatMeta
@@ -20,6 +21,7 @@ __all__ = [
     "JoinResult",
     "LobbyGame",
     "PlayResult",
+    "PresenceChange",
     "RematchResult",
     "SeatSpec",
 ]
@@ -66,6 +68,8 @@ class CreateGameCommand:
     """The game's own webhook URL (None: the deployment's, if any)."""
     """The bot level that plays a person's turn when its clock runs out (empty: the server's
     ``CoreSettings.timeout_bot``); needs a turn clock."""
+    spectators_invite: bool = False
+    """Spectators need the game's spectator token."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,8 @@ class CoreSettings:
     """Open WatchGame streams one client address may hold on one replica."""
     watch_probe_s: float = 30.0
     """How often a quiet stream checks that its game still exists (and missed nothing)."""
+    presence_ttl_s: float = 15.0
+    """A stream's presence entry lapses this long after its last refresh (every third of it)."""
     watch_read_concurrency: int = 8
     """Game reads for watch streams running at once on one replica (shared per version)."""
     bot_budget: bots.Budget = bots.DEFAULT_BUDGET
@@ -135,6 +141,12 @@ class GameSnapshot:
     """The finished game's rematch, once a seat asked for one (empty: none yet)."""
     previous_game_id: str = ""
     """The finished game this one is the rematch of (empty: none)."""
+    presence: Presence | None = None
+    """Who watches the game (GetState, WatchGame, sessions); None where it was not read."""
+    spectators_invite: bool = False
+    """Spectators need the game's spectator token."""
+    spectator_token: str = ""
+    """The spectator token, in a seat's view of a game with ``spectators_invite``."""
 
     @property
     def etag(self) -> str:
@@ -160,6 +172,8 @@ class LobbyGame:
     """The game's own webhook URL (None: the deployment's, if any)."""
     status: GameStatus = GameStatus.WAITING_FOR_PLAYERS
     public: bool = True
+    spectator_count: int | None = None
+    """Open spectators' streams now (None: not read)."""
 
     @property
     def etag(self) -> str:
@@ -175,6 +189,8 @@ class CreateResult:
     tokens: tuple[tuple[int, str], ...]
     invites: tuple[tuple[int, str], ...]
     snapshot: GameSnapshot
+    spectator_token: str = ""
+    """The game's spectator token when its spectators need one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +201,18 @@ class PlayResult:
     snapshot: GameSnapshot
     truncated: bool = False
     """Watch only: some events since the requested version are no longer kept."""
+    presence: tuple[PresenceChange, ...] | None = None
+    """Watch only: set on a presence message (no new version; a seat connected or left): the
+    seats that did."""
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceChange:
+    """A seat connected or left (see :mod:`._presence`)."""
+
+    seat: int
+    connected: bool
+    last_seen_ms: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,8 +181,42 @@ class Commits:
                     await store.list_public(game_id, preset, meta.created_ms, expires, summary)
                 else:
                     await store.unlist_public(game_id)
+            await self._live_board(game_id, version, before, state, meta)
         except StorageError:
             _log.warning("index_update_failed", game_id=game_id, version=version)
+
+    async def went_live(
+        self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta
+    ) -> None:
+        """After the commit of ``version`` took a public game's last open seat: list it on
+        the lobby's second board (best effort, as :meth:`unlist`)."""
+        try:
+            await self._live_board(game_id, version, GameMeta(()), state, meta)
+        except StorageError:
+            _log.warning("index_update_failed", game_id=game_id, version=version)
+
+    async def _live_board(
+        self,
+        game_id: str,
+        version: int,
+        before: GameMeta,
+        state: rules.MatchState,
+        meta: GameMeta,
+    ) -> None:
+        """List a public game with public spectators on the lobby's second board once it is
+        being played (until the game's expiry), and take it off when it ends. ``before``:
+        the meta before the commit (no seats: the game is new)."""
+        if not meta.public or meta.spectators_invite:
+            return
+        store = self._games.store
+        if state.finished:
+            await store.unlist_public(game_id, live=True)
+        elif not meta.waiting and (before.waiting or not before.seats):
+            settings = self._games.settings
+            expires = self._games.clock.now_ms() + round(settings.active_ttl_s * 1000)
+            preset = state.ruleset.preset
+            summary = dump_summary(version, preset, meta, self._games.timeout_bot(meta))
+            await store.list_public(game_id, preset, meta.created_ms, expires, summary, live=True)
 
     async def unlist(self, game_id: str, version: int) -> None:
         """Take a game off the lobby after the commit of ``version`` took its last open seat

@@ -10,6 +10,7 @@ and the results back. Each call is handed to the collaborator whose job it is:
 - :class:`._lobby.Lobby`: ListGames;
 - :class:`._watching.Watches`: WatchGame;
 - :class:`._rematch.Rematches`: RematchGame;
+- :class:`._presence.Presences`: who watches (GetState's and the streams' presence);
 - :class:`._turns.Turns`: due bot turns and turn clocks, and the sweeper's calls; the bots'
   searches run where ``bot_searches`` says (:mod:`._botsearch`: threads by default);
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncGenerator, Callable
+from dataclasses import replace
 
 from opentelemetry import trace
 
@@ -48,6 +50,7 @@ from ._commands import (
 from ._commits import Commits
 from ._games import Games, Hooks
 from ._lobby import Lobby
+from ._presence import Presences
 from ._rematch import Rematches
 from ._seating import Seating
 from ._tokens import TokenAuthority
@@ -100,8 +103,9 @@ class GameCore:
         self._turns = Turns(games, commits, rng, tracer, searches, self._archiving)
         self._actions = Actions(games, commits, self._turns, rng, tracer)
         self._seating = Seating(games, commits, self._turns, rng, tracer)
-        self._lobby = Lobby(games)
-        self._watches = Watches(games, self._turns)
+        self._presences = Presences(games)
+        self._lobby = Lobby(games, self._presences)
+        self._watches = Watches(games, self._turns, self._presences)
         self._rematches = Rematches(games, commits, self._turns, rng, tracer)
 
     @staticmethod
@@ -112,7 +116,11 @@ class GameCore:
     async def create_game(self, cmd: CreateGameCommand, bearer: str | None = None) -> CreateResult:
         """Create a game; seats not marked open are held by the creator and get tokens (with
         an identity token as ``bearer``: bound to the signed-in creator, without tokens)."""
-        return await self._seating.create_game(cmd, bearer)
+        result = await self._seating.create_game(cmd, bearer)
+        if not result.snapshot.spectators_invite:
+            return result
+        token = self._seating.spectator_token(result.game_id)
+        return replace(result, spectator_token=token)
 
     async def join_game(
         self,
@@ -127,8 +135,9 @@ class GameCore:
         return await self._seating.join_game(game_id, invite_code, name, request_id, bearer)
 
     async def get_state(self, game_id: str, token: str | None) -> GameSnapshot:
-        """The game as the token's seat (or a spectator, without a token) may see it."""
-        return await self._actions.get_state(game_id, token)
+        """The game as the token's seat (or a spectator, without a token) may see it, with
+        who watches it now."""
+        return await self._presences.with_presence(await self._actions.get_state(game_id, token))
 
     async def play_card(
         self,
@@ -162,14 +171,20 @@ class GameCore:
         return await self._rematches.rematch(game_id, bearer)
 
     async def list_games(
-        self, preset: str, page_size: int, page_token: str, finished: bool = False
+        self,
+        preset: str,
+        page_size: int,
+        page_token: str,
+        finished: bool = False,
+        active: bool = False,
     ) -> tuple[list[LobbyGame], str]:
         """Public games waiting for players, newest first, each from its lobby summary
         (AIP-158): one page and the token of the next ("" on the last page). ``finished``:
-        finished public games from the archive instead, latest finish first."""
+        finished public games from the archive instead, latest finish first; ``active``:
+        public games being played (spectators public), with their spectator counts."""
         if finished:
             return await self._archiving.finished_page(preset, page_size, page_token)
-        return await self._lobby.list_games(preset, page_size, page_token)
+        return await self._lobby.list_games(preset, page_size, page_token, active)
 
     def watch(
         self,

@@ -21,6 +21,7 @@ __all__ = [
     "RequestIdReused",
     "SeatNotYours",
     "SeatTaken",
+    "SpectatorInviteRequired",
     "StackedDecksDisabled",
     "StaleEtag",
     "TooManyWatches",
@@ -84,6 +85,12 @@ class SeatNotYours(PermissionDenied):
     a seat token), or the signed-in caller holds no seat of the game."""
 
     reason = "SEAT_NOT_YOURS"
+
+
+class SpectatorInviteRequired(PermissionDenied):
+    """A spectator without the spectator token of a game whose spectators need one."""
+
+    reason = "SPECTATOR_INVITE_REQUIRED"
 
 
 class StaleEtag(AppError):

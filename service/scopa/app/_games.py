@@ -13,7 +13,7 @@ its owner digest; any other bearer value is a seat token; none is a spectator.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 import structlog
@@ -34,6 +34,7 @@ from ._errors import (
     IdentityUnavailable,
     PermissionDenied,
     SeatNotYours,
+    SpectatorInviteRequired,
 )
 from ._eventlog import VersionedEvent
 from ._meta import GameMeta
@@ -203,6 +204,20 @@ class Games:
         snap = known if known is not None else await self.load(game_id)
         return self.tokens.verify(token, game_id, self.metas.load(snap.meta).tokens_of)
 
+    def viewer_of(
+        self, caller: Caller, game_id: str, state: rules.MatchState, meta: GameMeta
+    ) -> int | None:
+        """The seat a read is for (:meth:`seat_of`; None: a spectator). A spectator of a game
+        whose spectators need an invite must bring its spectator token."""
+        if caller.token is not None and self.tokens.spectates(caller.token, game_id):
+            return None
+        seat = self.seat_of(caller, game_id, state, meta)
+        if seat is None and meta.spectators_invite:
+            raise SpectatorInviteRequired(
+                "this game's spectators need its spectator token (ask one of its players)"
+            )
+        return seat
+
     async def owned_seat(self, game_id: str, owner: str) -> int:
         """The seat the signed-in ``owner`` acts for in the game (SEAT_NOT_YOURS: none).
 
@@ -242,7 +257,12 @@ class Games:
         shown: tuple[VersionedEvent, ...] | None = None,
     ) -> GameSnapshot:
         """``seat``'s snapshot of the game (see :func:`._views.snapshot`)."""
-        return _views.snapshot(game_id, version, state, meta, seat, self.timeout_bot(meta), shown)
+        snapshot = _views.snapshot(
+            game_id, version, state, meta, seat, self.timeout_bot(meta), shown
+        )
+        if meta.spectators_invite and seat is not None:
+            return replace(snapshot, spectator_token=self.tokens.issue_spectator(game_id))
+        return snapshot
 
 
 def check_holder(meta: GameMeta, seat: int, owner: str) -> None:

@@ -38,6 +38,7 @@ _META_KEYS: Final = frozenset(
         "rematch_of",
         "tokens_of",
         "webhook",
+        "spectators_invite",
     }
 )
 _BLOBS: Final = frozenset({"last_events"})
@@ -113,6 +114,8 @@ class GameMeta:
     """Named blobs written by a newer release, kept to be written back."""
     webhook_url: str = ""
     """The game's own webhook URL (CreateGame ``webhook``); never shown to anyone."""
+    spectators_invite: bool = False
+    """Spectators need the game's spectator token (CreateGame's ``spectators`` option)."""
 
     @property
     def waiting(self) -> bool:
@@ -176,6 +179,8 @@ class GameMeta:
                 record[key] = value
         if self.webhook_url:
             record["webhook"] = self.webhook_url
+        if self.spectators_invite:
+            record["spectators_invite"] = True
         _restore(record, self.unknown)
         return pack(record, {"last_events": self.last_events, **dict(self.unknown_blobs)})
 
@@ -217,6 +222,7 @@ class GameMeta:
                 _unknown(record, _META_KEYS),
                 tuple([(k, v) for k, v in blobs.items() if k not in _BLOBS]),
                 webhook_url=record.get("webhook", ""),
+                spectators_invite=record.get("spectators_invite", False),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise InvalidState("corrupt game meta") from exc

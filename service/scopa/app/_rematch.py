@@ -73,7 +73,7 @@ def rematch_ruleset(ruleset: rules.Ruleset) -> rules.Ruleset:
 
 def rematch_meta(game_id: str, meta: GameMeta, now_ms: int) -> GameMeta:
     """The rematch's meta (its log and deadline still to be set): the finished game's seats,
-    clock, visibility and webhook, linked back to it."""
+    clock, visibility, spectators' access and webhook, linked back to it."""
     if meta.waiting:
         raise RematchUnavailable("a seat of this game was never taken; create a new game")
     seats = tuple(SeatMeta(s.name, False, True, bot=s.bot, owner=s.owner) for s in meta.seats)
@@ -88,6 +88,7 @@ def rematch_meta(game_id: str, meta: GameMeta, now_ms: int) -> GameMeta:
         rematch_of=game_id,
         tokens_of=meta.tokens_of or game_id,
         webhook_url=meta.webhook_url,
+        spectators_invite=meta.spectators_invite,
     )
 
 

@@ -48,6 +48,10 @@ class Seating:
         self._rng = rng
         self._tracer = tracer
 
+    def spectator_token(self, game_id: str) -> str:
+        """The game's spectator token (for a game whose spectators need one)."""
+        return self._games.tokens.issue_spectator(game_id)
+
     async def create_game(self, cmd: CreateGameCommand, bearer: str | None = None) -> CreateResult:
         """Create a game; seats not marked open are held by the creator and get tokens (a
         signed-in creator's are bound to it instead; a seat token sent along is ignored)."""
@@ -167,6 +171,7 @@ class Seating:
             if committed.public and not committed.waiting:
                 # The last open seat: ``indexed`` only sees the meta with it taken already.
                 await self._commits.unlist(game_id, result.snapshot.version)
+                await self._commits.went_live(game_id, result.snapshot.version, state, committed)
             await self._turns.advance(game_id, result.snapshot.version, state, committed)
         return JoinResult(seat, self._token(game_id, seat, rid, owner), result.snapshot)
 

@@ -119,6 +119,7 @@ def new_game(
         created_ms=now_ms,
         timeout_bot=cmd.timeout_bot,
         webhook_url=cmd.webhook_url or "",
+        spectators_invite=cmd.spectators_invite,
     )
     meta = replace(meta, deadline_ms=deadline(state, meta, now_ms, settings))
     held = tuple(

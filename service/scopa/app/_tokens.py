@@ -19,6 +19,8 @@ from ._errors import PermissionDenied, Unauthenticated
 __all__ = ["TokenAuthority"]
 
 _NONCE_BYTES = 16
+_SPECTATOR = "v"
+"""The seat part of a spectator token (a seat token's is a number)."""
 _VERIFIED_MAX = 8192
 """Tokens kept as verified (the seat games of a replica's recent callers); cleared when full."""
 
@@ -102,6 +104,26 @@ class TokenAuthority:
         if not hmac.compare_digest(mac, self._mac("seat", token_game, str(seat), nonce)):
             raise Unauthenticated("the seat token does not verify")
         return token_game, seat
+
+    def issue_spectator(self, game_id: str) -> str:
+        """The spectator token of ``game_id`` (``<game>.v.<nonce>.<mac>``): one per game,
+        derived from its id, acting for no seat; it lets its bearer watch a game whose
+        spectators need an invite."""
+        nonce = self._mac("nonce", "spectator", game_id)[:_NONCE_BYTES]
+        mac = self._mac("spectator", game_id, nonce)
+        return f"{game_id}.{_SPECTATOR}.{_b64(nonce)}.{_b64(mac)}"
+
+    def spectates(self, token: str, game_id: str) -> bool:
+        """Whether ``token`` is ``game_id``'s spectator token; False for any other kind of
+        token. A forged one is UNAUTHENTICATED, another game's PERMISSION_DENIED."""
+        parts = token.split(".")
+        if len(parts) != 4 or parts[1] != _SPECTATOR:
+            return False
+        if not hmac.compare_digest(token.encode(), self.issue_spectator(parts[0]).encode()):
+            raise Unauthenticated("the spectator token does not verify")
+        if parts[0] != game_id:
+            raise PermissionDenied("this token belongs to another game")
+        return True
 
     def new_invite(self, game_id: str, seat: int, salt: str | None = None) -> tuple[str, str]:
         """An invite code for ``seat`` (random, or derived from ``salt``) and its digest."""

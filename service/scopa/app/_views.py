@@ -66,6 +66,7 @@ def snapshot(
         timeout_bot=timeout_bot if meta.turn_timeout_s else "",
         rematch_game_id=meta.rematch,
         previous_game_id=meta.rematch_of,
+        spectators_invite=meta.spectators_invite,
     )
 
 

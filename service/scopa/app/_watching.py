@@ -1,5 +1,7 @@
 """WatchGame: a seat's (or a spectator's) stream of updates, first what it missed, then each
-new version live, each with only the events that seat may see.
+new version live, each with only the events that seat may see; and a presence message when a
+seat connects or leaves (:mod:`._presence`: the stream holds a presence entry while it is
+open; a new spectator count alone comes with the next message).
 
 Streams are told of new versions by the store's shared subscription; reads are shared and
 bounded (:mod:`._watch`). A stream also looks at its game when the awaited action falls due,
@@ -12,15 +14,17 @@ import asyncio
 import math
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Final
 
-from scopa.storage import RESYNC, Event, GameNotFound, Snapshot
+from scopa.storage import PRESENCE, RESYNC, Event, GameNotFound, Snapshot
 
 from ._checks import check_game_id
 from ._commands import PlayResult
 from ._errors import GameNotFoundError, InvalidArgument, WatchIdle
 from ._eventlog import VersionedEvent, decode_log, visible
 from ._games import Games
+from ._presence import Presences, presence_message
 from ._turns import Turns
 from ._watch import SharedReads, WatchCounter
 
@@ -30,14 +34,17 @@ _DUE_MARGIN_MS: Final = 5
 """A watch stream looks at its game this long after the deadline (clock rounding)."""
 _DUE_RETRY_S: Final = 0.5
 """A watch stream that found its game's due action not taken yet looks again this much later."""
+_QUIET: Final = -3
+"""No notice came before the stream's next wake-up."""
 
 
 class Watches:
     """The watch streams of this replica."""
 
-    def __init__(self, games: Games, turns: Turns) -> None:
+    def __init__(self, games: Games, turns: Turns, presences: Presences) -> None:
         self._games = games
         self._turns = turns
+        self._presences = presences
         settings = games.settings
         self._watchers = WatchCounter(settings.watch_per_client)
         self._reads: SharedReads[tuple[Snapshot, list[Event]]] = SharedReads(
@@ -82,29 +89,56 @@ class Watches:
             (game_id, None, RESYNC), _now(), lambda: self._watched(game_id, None)
         )
         state = games.state(game_id, snap)
-        seat = games.seat_of(caller, game_id, state, games.metas.load(snap.meta))
+        seat = games.viewer_of(caller, game_id, state, games.metas.load(snap.meta))
         if not 0 <= from_version <= snap.version:
             raise InvalidArgument(
                 f"from_version must be between 0 and the game's version {snap.version}",
                 field="from_version",
             )
         with self._watchers.admit(client):
-            async with self._watching(), games.store.subscribe(game_id) as versions:
+            async with (
+                self._watching(),
+                games.store.subscribe(game_id) as versions,
+                self._presences.attend(game_id, seat) as here,
+            ):
                 first = await self._catch_up(
                     game_id, seat, from_version or None, RESYNC, first=True, follow=follow_rematch
                 )
                 assert first is not None
                 update, last, done, due_at = first
                 assert update is not None
-                yield update
+                seen = await self._presences.read(game_id)
+                shown = replace(update.snapshot, presence=seen)
+                yield replace(update, snapshot=shown)
                 if done:
                     return
                 notices = aiter(versions)
-                idle_until = _now() + idle_s
+                start = _now()
+                idle_until, probe_at = start + idle_s, start + games.settings.watch_probe_s
                 while True:
-                    version = await self._next_notice(notices, min(idle_until, due_at))
+                    wake_at = min(idle_until, due_at, probe_at)
+                    version = await self._next_notice(notices, min(wake_at, here.beat_at))
                     if version is None:
                         return  # the store is closing
+                    if _now() >= here.beat_at:
+                        await here.beat()
+                    if version == _QUIET:
+                        if _now() < wake_at:
+                            continue  # only the presence refresh was due
+                        version = RESYNC
+                    probe_at = _now() + games.settings.watch_probe_s
+                    if version in (PRESENCE, RESYNC):
+                        since = getattr(versions, "presence_at", None)  # shared by the notice
+                        fresh = await self._presences.read(
+                            game_id, since if version == PRESENCE else None
+                        )
+                        message = presence_message(shown, seen, fresh)
+                        seen = fresh
+                        if message is not None:
+                            shown = message.snapshot
+                            yield message
+                        if version == PRESENCE:
+                            continue
                     if version != RESYNC and version <= last:
                         continue
                     caught = await self._catch_up(
@@ -119,23 +153,24 @@ class Watches:
                                 f"watch again from version {last} to resume"
                             )
                         continue
-                    shown, last, done, due_at = caught
-                    if shown is not None:
-                        yield shown
+                    result, last, done, due_at = caught
+                    if result is not None:
+                        shown = replace(result.snapshot, presence=seen)
+                        yield replace(result, snapshot=shown)
                     if done:
                         return
                     idle_until = _now() + idle_s
 
-    async def _next_notice(self, notices: AsyncIterator[int], probe_by: float) -> int | None:
-        """The next notified version; RESYNC when a probe is due (every ``watch_probe_s``, and
-        at ``probe_by``: the stream's idle limit or its game's deadline); None once the store
-        closed."""
-        wait = max(0.0, min(self._games.settings.watch_probe_s, probe_by - _now()))
+    async def _next_notice(self, notices: AsyncIterator[int], wake_at: float) -> int | None:
+        """The next notice (a version, PRESENCE or RESYNC); _QUIET when ``wake_at`` (on the
+        ``_now`` clock: a probe, the stream's idle limit, its game's deadline or its presence
+        refresh) comes first; None once the store closed."""
+        wait = max(0.0, wake_at - _now())
         try:
             async with asyncio.timeout(wait):  # no task of its own, unlike wait_for (3.11)
                 return await anext(notices)
         except TimeoutError:
-            return RESYNC
+            return _QUIET
         except StopAsyncIteration:
             return None
 

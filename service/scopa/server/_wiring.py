@@ -124,6 +124,7 @@ async def build_services(settings: Settings) -> Wiring:
             waiting_ttl_s=settings.waiting_ttl_s,
             watch_idle_s=settings.watch_idle_s,
             watch_per_client=settings.watch_per_client,
+            presence_ttl_s=settings.presence_ttl_s,
             bot_grace_s=settings.bot_grace_s,
             bot_budget=bots.scaled_budget(settings.bot_budget_ms / 1000),
             allow_bot_only_games=settings.bot_only_games,

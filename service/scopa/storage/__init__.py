@@ -12,7 +12,7 @@ from scopa.storage._errors import (
     VersionConflict,
 )
 from scopa.storage._factory import open_store
-from scopa.storage._fanout import RESYNC
+from scopa.storage._fanout import PRESENCE, RESYNC
 from scopa.storage._index import DEADLINE_SHARDS, deadline_shard
 from scopa.storage._keys import channel, events_key, game_key
 from scopa.storage._log import read_log_entries
@@ -32,7 +32,9 @@ from scopa.storage._types import (
     INITIAL_VERSION,
     CreateResult,
     Event,
+    Presence,
     PublicGame,
+    SeatSeen,
     Snapshot,
     basis_digest,
 )
@@ -42,6 +44,7 @@ __all__ = [
     "INITIAL_VERSION",
     "OUTBOX_SHARDS",
     "OUTBOX_TTL_S",
+    "PRESENCE",
     "RESYNC",
     "CreateResult",
     "DuplicateRequest",
@@ -54,11 +57,13 @@ __all__ = [
     "OutboxEntry",
     "OutboxItem",
     "OutcomeUnknown",
+    "Presence",
     "PublicGame",
     "RedisClusterStore",
     "RedisMode",
     "RedisStore",
     "RedisTarget",
+    "SeatSeen",
     "Snapshot",
     "StorageError",
     "StorageFull",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import NamedTuple, Protocol
@@ -25,6 +26,10 @@ from scopa.storage._errors import StorageUnavailable
 _CLOSED = -1
 RESYNC = 0
 """A queue entry meaning "some versions may have been missed: re-read from the last one"."""
+PRESENCE = -2
+"""A queue entry meaning "the game's presence changed" (the notice ``p``; see
+:mod:`._presence`): it is no version, and a queue holds at most one pending."""
+PRESENCE_NOTICE = b"p"
 
 
 class VersionQueue:
@@ -33,13 +38,21 @@ class VersionQueue:
     def __init__(self, maxsize: int) -> None:
         self._queue: asyncio.Queue[int] = asyncio.Queue(maxsize=maxsize)
         self._closed = False
+        self._presence = False
+        """A PRESENCE entry is pending (another one would say nothing more)."""
+        self.presence_at = 0.0
+        """When (``time.monotonic``, the loop's clock) the latest PRESENCE was put: a reader
+        may share a presence read started after it (every queue of one message has it)."""
 
     def put(self, version: int) -> None:
         """Enqueue ``version``, discarding the oldest pending one when full."""
-        if self._closed:
+        if version == PRESENCE:
+            self.presence_at = time.monotonic()
+        if self._closed or (version == PRESENCE and self._presence):
             return
-        if self._queue.full():
-            self._queue.get_nowait()
+        if self._queue.full() and self._queue.get_nowait() == PRESENCE:
+            self._presence = False
+        self._presence = self._presence or version == PRESENCE
         self._queue.put_nowait(version)
 
     def close(self) -> None:
@@ -55,6 +68,8 @@ class VersionQueue:
         if version == _CLOSED:
             self._queue.put_nowait(_CLOSED)
             raise StopAsyncIteration
+        if version == PRESENCE:
+            self._presence = False
         return version
 
 
@@ -257,7 +272,7 @@ class Fanout:
     def _dispatch(self, message: Message) -> None:
         if message.kind == "message":
             try:
-                version = int(message.data)
+                version = PRESENCE if message.data == PRESENCE_NOTICE else int(message.data)
             except ValueError:
                 return
             for queue in self._queues.get(message.channel, ()):

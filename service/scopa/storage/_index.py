@@ -41,10 +41,10 @@ def deadline_keys(shard: int) -> tuple[str, str]:
     return f"{PREFIX}:{{due-{shard}}}:z", f"{PREFIX}:{{due-{shard}}}:v"
 
 
-def lobby_keys(preset: str) -> tuple[str, str, str, str, str]:
+def lobby_keys(preset: str, live: bool = False) -> tuple[str, str, str, str, str]:
     """The lobby's keys: every listed game, those of ``preset``, their expiries, their presets,
-    their summaries."""
-    base = f"{PREFIX}:{{lobby}}"
+    their summaries. ``live``: those of the second board, games being played."""
+    base = f"{PREFIX}:{{lobby}}" + (":live" if live else "")
     return f"{base}:all", f"{base}:p:{preset}", f"{base}:exp", f"{base}:preset", f"{base}:sum"
 
 
@@ -109,38 +109,54 @@ class RedisIndexes:
         return [(member.decode(), int(score)) for member, score in rows]
 
     async def list_public(
-        self, game_id: str, preset: str, created_ms: int, expires_ms: int, summary: bytes = b""
+        self,
+        game_id: str,
+        preset: str,
+        created_ms: int,
+        expires_ms: int,
+        summary: bytes = b"",
+        *,
+        live: bool = False,
     ) -> None:
-        """List (or refresh) a public game waiting for players in the lobby, with its summary."""
-        keys = list(lobby_keys(preset))
-        args = ["add", _preset_prefix(), game_id, preset, created_ms, expires_ms, summary]
+        """List (or refresh) a public game waiting for players in the lobby, with its summary
+        (``live``: a game being played, on the second board)."""
+        keys = list(lobby_keys(preset, live))
+        args = ["add", _preset_prefix(live), game_id, preset, created_ms, expires_ms, summary]
         with self._index_call("EVALSHA", "lobby"):
             await self._evalsha(self._lobby, keys, args)
 
-    async def unlist_public(self, game_id: str) -> None:
+    async def unlist_public(self, game_id: str, *, live: bool = False) -> None:
         """Take a game off the lobby (its seats are taken, it finished or it is gone)."""
         with self._index_call("EVALSHA", "lobby"):
             await self._evalsha(
-                self._lobby, list(lobby_keys("")), ["remove", _preset_prefix(), game_id]
+                self._lobby,
+                list(lobby_keys("", live)),
+                ["remove", _preset_prefix(live), game_id],
             )
 
-    async def purge_public(self, now_ms: int, limit: int) -> int:
+    async def purge_public(self, now_ms: int, limit: int, *, live: bool = False) -> int:
         """Drop up to ``limit`` lobby entries expired by ``now_ms`` (oldest expiry first)."""
-        keys = list(lobby_keys(""))
-        args = ["purge", _preset_prefix(), now_ms, limit]
+        keys = list(lobby_keys("", live))
+        args = ["purge", _preset_prefix(live), now_ms, limit]
         with self._index_call("EVALSHA", "lobby"):
             return int(await self._evalsha(self._lobby, keys, args))
 
     async def public_games(
-        self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
+        self,
+        preset: str,
+        now_ms: int,
+        limit: int,
+        before: tuple[int, str] | None = None,
+        *,
+        live: bool = False,
     ) -> list[PublicGame]:
         """Listed games, newest first, with their summaries, after the cursor ``before``.
 
         ``preset`` "" lists every preset. One script: expired entries met on the way are
         dropped and skipped, so the page is short only when no more live entries exist.
         """
-        keys = list(lobby_keys(preset))
-        args: list[Any] = ["page", _preset_prefix(), now_ms, limit, "1" if preset else "0"]
+        keys = list(lobby_keys(preset, live))
+        args: list[Any] = ["page", _preset_prefix(live), now_ms, limit, "1" if preset else "0"]
         args += ["", ""] if before is None else [before[0], before[1]]
         with self._index_call("EVALSHA", "lobby"):
             flat = await self._evalsha(self._lobby, keys, args)
@@ -150,6 +166,6 @@ class RedisIndexes:
         ]
 
 
-def _preset_prefix() -> str:
+def _preset_prefix(live: bool = False) -> str:
     """The name of a preset's lobby set without the preset (lobby.lua appends it)."""
-    return lobby_keys("")[1]
+    return lobby_keys("", live)[1]

@@ -15,15 +15,17 @@ from scopa.storage._errors import (
     StorageError,
     VersionConflict,
 )
-from scopa.storage._fanout import VersionQueue
+from scopa.storage._fanout import PRESENCE, VersionQueue
 from scopa.storage._index import deadline_shard
 from scopa.storage._keys import check_game_id, check_ttl, request_field, slot_field
 from scopa.storage._memory_outbox import MemoryOutbox
 from scopa.storage._outbox import OutboxItem
+from scopa.storage._presence import PresenceBook
 from scopa.storage._types import (
     INITIAL_VERSION,
     CreateResult,
     Event,
+    Presence,
     PublicGame,
     Snapshot,
     basis_digest,
@@ -56,10 +58,13 @@ class MemoryStore(MemoryOutbox):
         """Game id -> (deadline ms, the version it was set for)."""
         self._lobby: dict[str, tuple[str, int, int, bytes]] = {}
         """Game id -> (preset, creation ms, expiry ms, summary) of the listed public games."""
+        self._playing: dict[str, tuple[str, int, int, bytes]] = {}
+        """The same of the second board (games being played)."""
         self._queue_size = queue_size
         self._games: dict[str, _Game] = {}
         self._expiries: list[tuple[float, str]] = []
         self._subscribers: dict[str, set[VersionQueue]] = {}
+        self._presence = PresenceBook()
         self._closed = False
 
     async def create(
@@ -166,6 +171,8 @@ class MemoryStore(MemoryOutbox):
         self._deadlines.clear()
         self._lobby.clear()
         self._outboxes.clear()
+        self._playing.clear()
+        self._presence.clear()
 
     async def time(self) -> float:
         """The store's clock: this process's wall clock, seconds since the epoch."""
@@ -210,46 +217,87 @@ class MemoryStore(MemoryOutbox):
         return [(game, score) for score, game in due[:limit]]
 
     async def list_public(
-        self, game_id: str, preset: str, created_ms: int, expires_ms: int, summary: bytes = b""
+        self,
+        game_id: str,
+        preset: str,
+        created_ms: int,
+        expires_ms: int,
+        summary: bytes = b"",
+        *,
+        live: bool = False,
     ) -> None:
-        """List (or refresh) a public game waiting for players in the lobby."""
+        """List (or refresh) a public game in the lobby (``live``: on the second board)."""
         self._check_open()
-        self._lobby[game_id] = (preset, created_ms, expires_ms, summary)
+        self._board(live)[game_id] = (preset, created_ms, expires_ms, summary)
 
-    async def unlist_public(self, game_id: str) -> None:
+    async def unlist_public(self, game_id: str, *, live: bool = False) -> None:
         """Take a game off the lobby."""
         self._check_open()
-        self._lobby.pop(game_id, None)
+        self._board(live).pop(game_id, None)
 
-    async def purge_public(self, now_ms: int, limit: int) -> int:
+    async def purge_public(self, now_ms: int, limit: int, *, live: bool = False) -> int:
         """Drop up to ``limit`` lobby entries expired by ``now_ms`` (oldest expiry first)."""
         self._check_open()
-        expired = sorted(
-            (exp, game) for game, (_, _, exp, _) in self._lobby.items() if exp <= now_ms
-        )
+        board = self._board(live)
+        expired = sorted((exp, game) for game, (_, _, exp, _) in board.items() if exp <= now_ms)
         for _, game in expired[:limit]:
-            del self._lobby[game]
+            del board[game]
         return min(len(expired), limit)
 
     async def public_games(
-        self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
+        self,
+        preset: str,
+        now_ms: int,
+        limit: int,
+        before: tuple[int, str] | None = None,
+        *,
+        live: bool = False,
     ) -> list[PublicGame]:
         """Listed games, newest first, after the cursor ``before`` (see GameStore)."""
         self._check_open()
-        for game, (_, _, expires, _) in list(self._lobby.items()):
+        board = self._board(live)
+        for game, (_, _, expires, _) in list(board.items()):
             if expires <= now_ms:
-                del self._lobby[game]
+                del board[game]
         rows = sorted(
-            (
-                (created, game)
-                for game, (p, created, _, _) in self._lobby.items()
-                if preset in ("", p)
-            ),
+            ((created, game) for game, (p, created, _, _) in board.items() if preset in ("", p)),
             reverse=True,
         )
         if before is not None:
             rows = [(c, g) for c, g in rows if (c, g) < before]
-        return [PublicGame(game, created, self._lobby[game][3]) for created, game in rows[:limit]]
+        return [PublicGame(game, created, board[game][3]) for created, game in rows[:limit]]
+
+    def _board(self, live: bool) -> dict[str, tuple[str, int, int, bytes]]:
+        return self._playing if live else self._lobby
+
+    async def touch_presence(
+        self, game_id: str, seat: int | None, connection: str, ttl_s: float, keep_s: float
+    ) -> bool:
+        """Add or refresh a stream's presence entry (see GameStore.touch_presence)."""
+        self._check_open()
+        return self._presence_changed(game_id, seat, connection, _ms(ttl_s), _ms(keep_s))
+
+    async def drop_presence(
+        self, game_id: str, seat: int | None, connection: str, keep_s: float
+    ) -> bool:
+        """Drop a closed stream's presence entry (see GameStore.drop_presence)."""
+        self._check_open()
+        return self._presence_changed(game_id, seat, connection, None, _ms(keep_s))
+
+    async def presence(self, game_id: str) -> Presence:
+        """The game's presence now (see GameStore.presence)."""
+        self._check_open()
+        return self._presence.read(game_id, round(self._wall() * 1000))
+
+    def _presence_changed(
+        self, game_id: str, seat: int | None, connection: str, ttl_ms: int | None, keep_ms: int
+    ) -> bool:
+        now_ms = round(self._wall() * 1000)
+        changed = self._presence.change(game_id, now_ms, seat, connection, ttl_ms, keep_ms)
+        if changed:
+            for queue in self._subscribers.get(game_id, ()):
+                queue.put(PRESENCE)
+        return changed
 
     def _check_open(self) -> None:
         if self._closed:
@@ -293,6 +341,11 @@ class MemoryStore(MemoryOutbox):
         while self._expiries and self._expiries[0][0] <= now:
             _, game_id = heapq.heappop(self._expiries)
             self._live(game_id)
+
+
+def _ms(seconds: float) -> int:
+    check_ttl(seconds)
+    return max(1, round(seconds * 1000))
 
 
 def _request_key(request_id: str, slot: str | None) -> tuple[str, str]:

@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 
 from scopa.storage._outbox import OutboxClaim, OutboxItem
-from scopa.storage._types import CreateResult, Event, PublicGame, Snapshot
+from scopa.storage._types import CreateResult, Event, Presence, PublicGame, Snapshot
 
 
 @runtime_checkable
@@ -121,23 +121,39 @@ class GameStore(Protocol):
         ...
 
     async def list_public(
-        self, game_id: str, preset: str, created_ms: int, expires_ms: int, summary: bytes = b""
+        self,
+        game_id: str,
+        preset: str,
+        created_ms: int,
+        expires_ms: int,
+        summary: bytes = b"",
+        *,
+        live: bool = False,
     ) -> None:
         """List (or refresh) a public game in the lobby until ``expires_ms``, with ``summary``
-        (opaque, small): what a lobby page shows of it, so a page reads no game."""
+        (opaque, small): what a lobby page shows of it, so a page reads no game.
+
+        ``live``: on the lobby's second board, of games being played (to watch), kept apart
+        from the games waiting for players; every lobby call takes the same flag."""
         ...
 
-    async def unlist_public(self, game_id: str) -> None:
+    async def unlist_public(self, game_id: str, *, live: bool = False) -> None:
         """Take a game off the lobby (a no-op if it is not listed)."""
         ...
 
-    async def purge_public(self, now_ms: int, limit: int) -> int:
+    async def purge_public(self, now_ms: int, limit: int, *, live: bool = False) -> int:
         """Drop up to ``limit`` lobby entries expired by ``now_ms``, oldest expiry first, and
         return how many: the sweepers call it, so the lobby stays bounded with no reader."""
         ...
 
     async def public_games(
-        self, preset: str, now_ms: int, limit: int, before: tuple[int, str] | None = None
+        self,
+        preset: str,
+        now_ms: int,
+        limit: int,
+        before: tuple[int, str] | None = None,
+        *,
+        live: bool = False,
     ) -> list[PublicGame]:
         """Up to ``limit`` listed games (game id, creation ms, summary), newest first, in one
         round trip.
@@ -179,6 +195,29 @@ class GameStore(Protocol):
         """After a worker's pass over the game (claimed at ``claimed_ms``): index it for
         ``next_due_ms``, or drop it when none is left and no commit touched it within
         ``grace_ms`` before the claim."""
+
+    async def touch_presence(
+        self, game_id: str, seat: int | None, connection: str, ttl_s: float, keep_s: float
+    ) -> bool:
+        """Add or refresh the presence entry of one open stream of ``seat`` (None: of a
+        spectator), ``connection`` naming the stream (unique across replicas), until ``ttl_s``
+        from now by the store's clock; the game's presence keys live ``keep_s`` after their
+        last write. Entries that lapsed are dropped on the way. Returns whether the connected
+        seats or the number of spectators changed (a lapsed entry counts); a change is
+        announced to the game's subscribers as :data:`~scopa.storage.PRESENCE` (never a
+        version: presence does not write the game)."""
+        ...
+
+    async def drop_presence(
+        self, game_id: str, seat: int | None, connection: str, keep_s: float
+    ) -> bool:
+        """Drop the entry of a stream that closed (the seat's last-seen time is now); as
+        :meth:`touch_presence`, whether that changed the game's presence (then announced)."""
+        ...
+
+    async def presence(self, game_id: str) -> Presence:
+        """Which seats have an entry that has not lapsed, when each seat was last seen, and
+        how many spectators' entries have not lapsed (all empty for an unknown game)."""
         ...
 
     async def ping(self) -> None:

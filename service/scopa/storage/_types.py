@@ -57,3 +57,24 @@ class PublicGame(NamedTuple):
     created_ms: int
     summary: bytes
     """What the last ``list_public`` stored with the entry (opaque to the store; b"" none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSeen:
+    """One seat's presence: whether a stream of it is open now, and when it was last seen."""
+
+    connected: bool
+    last_seen_ms: int
+    """The seat's last refresh while connected, else when its last stream closed or lapsed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """Who watches a game now (see ``GameStore.presence``)."""
+
+    now_ms: int
+    """The store's clock when this was read (ms since the epoch)."""
+    seats: dict[int, SeatSeen]
+    """Every seat ever seen (seats never seen are absent)."""
+    spectators: int
+    """How many spectators' streams are open."""

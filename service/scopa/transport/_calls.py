@@ -37,6 +37,7 @@ from ._convert import (
     rulesets_to_pb,
     with_view,
 )
+from ._convert_presence import presence_to_pb
 
 __all__ = ["Encoded", "GameCalls", "UnaryCall", "request_fields", "serialize_response"]
 
@@ -44,9 +45,11 @@ _KEPT_RESPONSES: Final = 1024
 _LISTED: Final = (
     pb.GAME_STATUS_UNSPECIFIED,
     pb.GAME_STATUS_WAITING_FOR_PLAYERS,
+    pb.GAME_STATUS_ACTIVE,
     pb.GAME_STATUS_FINISHED,
 )
-"""The statuses ListGames lists: the lobby (unset, waiting) and finished games."""
+"""The statuses ListGames lists: the lobby (unset, waiting), games being played and finished
+games."""
 """GetState responses kept per process (see GameCalls.get_state)."""
 _TAIL: ContextVar[bytes] = ContextVar("scopa_options_tail", default=b"")
 """The options tail of the response the current task's GameCalls method built last."""
@@ -217,6 +220,7 @@ class GameCalls:
             name=f"games/{created.game_id}",
             credentials=[pb.SeatCredential(seat=s, token=t) for s, t in created.tokens],
             invites=[pb.SeatInvite(seat=s, invite_code=c) for s, c in created.invites],
+            spectator_token=created.spectator_token,
         )
 
     async def get_game_record(
@@ -319,13 +323,14 @@ class GameCalls:
         with request_fields():
             if request.status not in _LISTED:
                 raise InvalidArgument(
-                    "status must be waiting for players or finished", field="status"
+                    "status must be waiting for players, active or finished", field="status"
                 )
             games, next_token = await self._core.list_games(
                 request.preset,
                 request.page_size,
                 request.page_token,
                 finished=request.status == pb.GAME_STATUS_FINISHED,
+                active=request.status == pb.GAME_STATUS_ACTIVE,
             )
         # Dicts: upb fills each GameView in place (a message would be serialized and parsed).
         views: Any = [lobby_fields(game) for game in games]
@@ -361,6 +366,7 @@ class GameCalls:
                     version=update.snapshot.version,
                     events=events_to_pb(update.events),
                     events_truncated=update.truncated,
+                    presence=presence_to_pb(update.presence or ()),
                 )
                 update = await anext(updates, None)
         finally:

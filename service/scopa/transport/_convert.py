@@ -25,6 +25,8 @@ from scopa.app import (
 )
 from scopa_client.v1 import scopa_pb2 as pb
 
+from ._convert_presence import spectator_fields
+
 __all__ = [
     "action_from_pb",
     "action_to_pb",
@@ -288,6 +290,7 @@ def create_command(request: pb.CreateGameRequest) -> CreateGameCommand:
         on_timeout=_TIMEOUT_ACTIONS.get(request.timeout_action, "?"),
         forfeit_after=request.forfeit_after,
         public=request.public,
+        spectators_invite=request.spectators == pb.SPECTATOR_ACCESS_INVITE_ONLY,
         timeout_bot=request.timeout_bot,
         webhook_url=request.webhook.url if request.HasField("webhook") else None,
     )
@@ -466,6 +469,7 @@ def lobby_fields(game: LobbyGame) -> dict[str, Any]:
         turn_timeout_s=game.turn_timeout_s,
         timeout_bot=game.timeout_bot,
         create_time=dict(seconds=seconds, nanos=millis * 1_000_000) if game.created_ms else None,
+        spectator_count=game.spectator_count,
     )
 
 
@@ -627,6 +631,7 @@ def _view_fields(
         previous_game=(
             _NAME_PREFIX + snapshot.previous_game_id if snapshot.previous_game_id else ""
         ),
+        **spectator_fields(snapshot, seats),
     )
 
 

@@ -118,6 +118,7 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     app.GameNotFoundError: grpc.StatusCode.NOT_FOUND,
     app.Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
     app.PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+    app.SpectatorInviteRequired: grpc.StatusCode.PERMISSION_DENIED,
     app.IdentityUnavailable: grpc.StatusCode.UNAVAILABLE,
     app.InviteInvalid: grpc.StatusCode.PERMISSION_DENIED,
     app.StaleEtag: grpc.StatusCode.ABORTED,

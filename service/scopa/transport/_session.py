@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager
-from typing import Final, NamedTuple
+from dataclasses import replace
+from typing import Any, Final, NamedTuple
 
 import grpc
 from google.protobuf.message import Message
 
 from scopa.app import AppError, GameCore, GameSnapshot, InvalidArgument, PlayResult, WatchIdle
+from scopa.storage import Presence
 from scopa.transport._errors import MappedError, register, to_session_error
 from scopa_client.v1 import scopa_pb2 as pb
 
@@ -35,6 +37,7 @@ from ._convert import (
     results_tail,
     with_view,
 )
+from ._convert_presence import presence_to_pb
 from ._http_telemetry import map_error
 from ._rest_json import dumps
 
@@ -142,6 +145,8 @@ class Session:
         self._updates: AsyncGenerator[PlayResult, None] | None = None
         self.delivered = -1
         """The last version whose events were sent (-1: not open yet)."""
+        self._presence: Presence | None = None
+        """The latest presence the watch read (an action's own result has none)."""
 
     @property
     def open(self) -> bool:
@@ -246,6 +251,13 @@ class Session:
         """
         snapshot = result.snapshot
         version = snapshot.version
+        if result.presence is not None:
+            self._deliver_presence(result)
+            return
+        if snapshot.presence is not None:
+            self._presence = snapshot.presence
+        elif self._presence is not None:
+            snapshot = replace(snapshot, presence=self._presence)
         if request_id:
             first = result.events[0].version if result.events else None
             if version <= self.delivered or first != self.delivered + 1:
@@ -268,6 +280,27 @@ class Session:
             events_truncated=result.truncated,
         )
         self.delivered = version
+        self._emit(Frame("update", message, _tail(pb.SessionUpdate, snapshot)))
+
+    def _deliver_presence(self, result: PlayResult) -> None:
+        """Send a presence frame: the version delivered, no events, the view with the new
+        presence (none when the session's latest version came with its own action's
+        acknowledgement: the watch's view is of an older version then)."""
+        snapshot = result.snapshot
+        self._presence = snapshot.presence
+        changes: Any = presence_to_pb(result.presence or ())  # dicts: filled in place
+        if snapshot.version != self.delivered:
+            update = pb.SessionUpdate(version=self.delivered, presence=changes)
+            self._emit(Frame("update", update))
+            return
+        message = with_view(
+            pb.SessionUpdate,
+            snapshot,
+            options=False,
+            results=False,
+            version=snapshot.version,
+            presence=changes,
+        )
         self._emit(Frame("update", message, _tail(pb.SessionUpdate, snapshot)))
 
 

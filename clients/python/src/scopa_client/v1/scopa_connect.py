@@ -163,10 +163,14 @@ class GameService(Protocol):
     async def get_state(self, request: GetStateRequest, ctx: RequestContext[GetStateRequest, GetStateResponse], /) -> GetStateResponse:
         """
         Returns the game as the caller may see it (a seat's view with a token, a
-        spectator's view without one).
+        spectator's view without one, or with the game's spectator token), with
+        who watches it now (SeatInfo.connected, GameView.spectator_count).
 
-        Errors: only the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
-        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL).
+        Errors: the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL), and:
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: a spectator (no seat of
+          the game) without the spectator token of a game whose spectators are
+          SPECTATOR_ACCESS_INVITE_ONLY.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -251,6 +255,11 @@ class GameService(Protocol):
           holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
         - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
           limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: as GetState's.
+
+        Presence: while the stream is open its seat is connected (a spectator's
+        stream counts in spectator_count), on every replica; a seat connecting or
+        leaving is a presence message (WatchGameResponse.presence).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -692,10 +701,14 @@ class GameServiceClient(ConnectClient):
     ) -> GetStateResponse:
         """
         Returns the game as the caller may see it (a seat's view with a token, a
-        spectator's view without one).
+        spectator's view without one, or with the game's spectator token), with
+        who watches it now (SeatInfo.connected, GameView.spectator_count).
 
-        Errors: only the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
-        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL).
+        Errors: the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL), and:
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: a spectator (no seat of
+          the game) without the spectator token of a game whose spectators are
+          SPECTATOR_ACCESS_INVITE_ONLY.
         """
         return await self.execute_unary(
             request=request,
@@ -849,6 +862,11 @@ class GameServiceClient(ConnectClient):
           holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
         - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
           limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: as GetState's.
+
+        Presence: while the stream is open its seat is connected (a spectator's
+        stream counts in spectator_count), on every replica; a seat connecting or
+        leaving is a presence message (WatchGameResponse.presence).
         """
         return self.execute_server_stream(
             request=request,
@@ -1203,10 +1221,14 @@ class GameServiceSync(Protocol):
     def get_state(self, request: GetStateRequest, ctx: RequestContext[GetStateRequest, GetStateResponse], /) -> GetStateResponse:
         """
         Returns the game as the caller may see it (a seat's view with a token, a
-        spectator's view without one).
+        spectator's view without one, or with the game's spectator token), with
+        who watches it now (SeatInfo.connected, GameView.spectator_count).
 
-        Errors: only the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
-        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL).
+        Errors: the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL), and:
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: a spectator (no seat of
+          the game) without the spectator token of a game whose spectators are
+          SPECTATOR_ACCESS_INVITE_ONLY.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1291,6 +1313,11 @@ class GameServiceSync(Protocol):
           holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
         - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
           limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: as GetState's.
+
+        Presence: while the stream is open its seat is connected (a spectator's
+        stream counts in spectator_count), on every replica; a seat connecting or
+        leaving is a presence message (WatchGameResponse.presence).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1730,10 +1757,14 @@ class GameServiceClientSync(ConnectClientSync):
     ) -> GetStateResponse:
         """
         Returns the game as the caller may see it (a seat's view with a token, a
-        spectator's view without one).
+        spectator's view without one, or with the game's spectator token), with
+        who watches it now (SeatInfo.connected, GameView.spectator_count).
 
-        Errors: only the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
-        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL).
+        Errors: the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL), and:
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: a spectator (no seat of
+          the game) without the spectator token of a game whose spectators are
+          SPECTATOR_ACCESS_INVITE_ONLY.
         """
         return self.execute_unary(
             request=request,
@@ -1887,6 +1918,11 @@ class GameServiceClientSync(ConnectClientSync):
           holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
         - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
           limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: as GetState's.
+
+        Presence: while the stream is open its seat is connected (a spectator's
+        stream counts in spectator_count), on every replica; a seat connecting or
+        leaving is a presence message (WatchGameResponse.presence).
         """
         return self.execute_server_stream(
             request=request,

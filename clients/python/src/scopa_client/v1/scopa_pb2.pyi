@@ -297,6 +297,45 @@ CLAIM_ANSWER_DOUBT: ClaimAnswer.ValueType  # 2
 """Doubt the claim: the card is shown and the claim settled."""
 global___ClaimAnswer = ClaimAnswer
 
+class _SpectatorAccess:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _SpectatorAccessEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_SpectatorAccess.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    SPECTATOR_ACCESS_UNSPECIFIED: _SpectatorAccess.ValueType  # 0
+    """Not stated: SPECTATOR_ACCESS_PUBLIC."""
+    SPECTATOR_ACCESS_PUBLIC: _SpectatorAccess.ValueType  # 1
+    """Anyone may watch (GetState, WatchGame, Session without a token)."""
+    SPECTATOR_ACCESS_INVITE_ONLY: _SpectatorAccess.ValueType  # 2
+    """Only callers with the game's spectator token (CreateGameResponse and its
+    seats' views carry it), sent as `authorization: Bearer <token>` (or a
+    Session hello's token), may watch; without it GetState, WatchGame and a
+    Session hello fail with PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED.
+    The token acts for no seat. ListGames lists no such game while it is
+    played.
+    """
+
+class SpectatorAccess(_SpectatorAccess, metaclass=_SpectatorAccessEnumTypeWrapper):
+    """---- Presence and spectators ----
+
+    Who may watch a game without holding a seat.
+    """
+
+SPECTATOR_ACCESS_UNSPECIFIED: SpectatorAccess.ValueType  # 0
+"""Not stated: SPECTATOR_ACCESS_PUBLIC."""
+SPECTATOR_ACCESS_PUBLIC: SpectatorAccess.ValueType  # 1
+"""Anyone may watch (GetState, WatchGame, Session without a token)."""
+SPECTATOR_ACCESS_INVITE_ONLY: SpectatorAccess.ValueType  # 2
+"""Only callers with the game's spectator token (CreateGameResponse and its
+seats' views carry it), sent as `authorization: Bearer <token>` (or a
+Session hello's token), may watch; without it GetState, WatchGame and a
+Session hello fail with PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED.
+The token acts for no seat. ListGames lists no such game while it is
+played.
+"""
+global___SpectatorAccess = SpectatorAccess
+
 @typing.final
 class Card(google.protobuf.message.Message):
     """One card of the game's deck (GameView.deck_size): the Italian 40 cards, the
@@ -481,6 +520,8 @@ class SeatInfo(google.protobuf.message.Message):
     TIMEOUTS_FIELD_NUMBER: builtins.int
     OUT_FIELD_NUMBER: builtins.int
     ANSWERING_FIELD_NUMBER: builtins.int
+    CONNECTED_FIELD_NUMBER: builtins.int
+    LAST_SEEN_TIME_FIELD_NUMBER: builtins.int
     seat: builtins.int
     """The seat number."""
     display_name: builtins.str
@@ -505,6 +546,18 @@ class SeatInfo(google.protobuf.message.Message):
     """True while the game awaits this seat's answer to a claimed sweep (Scopa
     fidasse); it is then also GameView.turn.
     """
+    connected: builtins.bool
+    """Presence (see PresenceChanged): true while the seat has a stream open
+    (WatchGame, its SSE form, or a Session) on any replica. Set in the views
+    of GetState, WatchGame and Session; unset elsewhere (a write's response).
+    """
+    @property
+    def last_seen_time(self) -> google.protobuf.timestamp_pb2.Timestamp:
+        """When the seat was last seen: while connected, its stream's latest refresh;
+        else when its last stream closed or lapsed. Unset when it never connected
+        (or where `connected` is unset).
+        """
+
     def __init__(
         self,
         *,
@@ -518,8 +571,12 @@ class SeatInfo(google.protobuf.message.Message):
         timeouts: builtins.int = ...,
         out: builtins.bool = ...,
         answering: builtins.bool = ...,
+        connected: builtins.bool | None = ...,
+        last_seen_time: google.protobuf.timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["answering", b"answering", "bot", b"bot", "display_name", b"display_name", "hand_size", b"hand_size", "open", b"open", "out", b"out", "resigned", b"resigned", "seat", b"seat", "side", b"side", "timeouts", b"timeouts"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_connected", b"_connected", "connected", b"connected", "last_seen_time", b"last_seen_time"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_connected", b"_connected", "answering", b"answering", "bot", b"bot", "connected", b"connected", "display_name", b"display_name", "hand_size", b"hand_size", "last_seen_time", b"last_seen_time", "open", b"open", "out", b"out", "resigned", b"resigned", "seat", b"seat", "side", b"side", "timeouts", b"timeouts"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["_connected", b"_connected"]) -> typing.Literal["connected"] | None: ...
 
 global___SeatInfo = SeatInfo
 
@@ -724,6 +781,9 @@ class GameView(google.protobuf.message.Message):
     PHASE_FIELD_NUMBER: builtins.int
     REMATCH_GAME_FIELD_NUMBER: builtins.int
     PREVIOUS_GAME_FIELD_NUMBER: builtins.int
+    SPECTATOR_COUNT_FIELD_NUMBER: builtins.int
+    SPECTATORS_FIELD_NUMBER: builtins.int
+    SPECTATOR_TOKEN_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The resource name, "games/{game}"."""
     preset: builtins.str
@@ -773,6 +833,17 @@ class GameView(google.protobuf.message.Message):
     previous_game: builtins.str
     """The finished game this game is the rematch of ("games/{game}"); empty for
     a game made by CreateGame.
+    """
+    spectator_count: builtins.int
+    """How many spectators' streams (WatchGame, SSE, Session) are open on the
+    game now, on every replica. Set where SeatInfo.connected is, and in
+    ListGames' summaries of live games.
+    """
+    spectators: global___SpectatorAccess.ValueType
+    """Who may watch the game without a seat (CreateGameRequest.spectators)."""
+    spectator_token: builtins.str
+    """With SPECTATOR_ACCESS_INVITE_ONLY: the game's spectator token, shown to its
+    seats only; hand it to whoever may watch (see SpectatorAccess).
     """
     @property
     def options(self) -> google.protobuf.internal.containers.MessageMap[builtins.str, global___OptionValue]:
@@ -876,11 +947,16 @@ class GameView(google.protobuf.message.Message):
         phase: global___TurnPhase | None = ...,
         rematch_game: builtins.str = ...,
         previous_game: builtins.str = ...,
+        spectator_count: builtins.int | None = ...,
+        spectators: global___SpectatorAccess.ValueType = ...,
+        spectator_token: builtins.str = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "phase", b"phase", "seat", b"seat", "turn", b"turn", "turn_deadline", b"turn_deadline"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "farms", b"farms", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "phase", b"phase", "preset", b"preset", "previous_game", b"previous_game", "public", b"public", "rematch_game", b"rematch_game", "seat", b"seat", "seats", b"seats", "sides", b"sides", "status", b"status", "stock_size", b"stock_size", "table", b"table", "timeout_bot", b"timeout_bot", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_seat", b"_seat", "_spectator_count", b"_spectator_count", "_turn", b"_turn", "create_time", b"create_time", "phase", b"phase", "seat", b"seat", "spectator_count", b"spectator_count", "turn", b"turn", "turn_deadline", b"turn_deadline"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "_spectator_count", b"_spectator_count", "_turn", b"_turn", "create_time", b"create_time", "dealer", b"dealer", "deck_size", b"deck_size", "etag", b"etag", "farms", b"farms", "finish_reason", b"finish_reason", "hand", b"hand", "hand_number", b"hand_number", "hand_results", b"hand_results", "last_events", b"last_events", "legal_actions", b"legal_actions", "legal_moves", b"legal_moves", "name", b"name", "options", b"options", "phase", b"phase", "preset", b"preset", "previous_game", b"previous_game", "public", b"public", "rematch_game", b"rematch_game", "seat", b"seat", "seats", b"seats", "sides", b"sides", "spectator_count", b"spectator_count", "spectator_token", b"spectator_token", "spectators", b"spectators", "status", b"status", "stock_size", b"stock_size", "table", b"table", "timeout_bot", b"timeout_bot", "turn", b"turn", "turn_deadline", b"turn_deadline", "turn_timeout_s", b"turn_timeout_s", "version", b"version", "winners", b"winners"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seat", b"_seat"]) -> typing.Literal["seat"] | None: ...
+    @typing.overload
+    def WhichOneof(self, oneof_group: typing.Literal["_spectator_count", b"_spectator_count"]) -> typing.Literal["spectator_count"] | None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_turn", b"_turn"]) -> typing.Literal["turn"] | None: ...
 
@@ -1702,6 +1778,7 @@ class CreateGameRequest(google.protobuf.message.Message):
     PUBLIC_FIELD_NUMBER: builtins.int
     TIMEOUT_BOT_FIELD_NUMBER: builtins.int
     WEBHOOK_FIELD_NUMBER: builtins.int
+    SPECTATORS_FIELD_NUMBER: builtins.int
     preset: builtins.str
     """The preset id, one of ListRulesetsResponse.rulesets[].id (e.g. "scopa")."""
     first_dealer: builtins.int
@@ -1737,6 +1814,8 @@ class CreateGameRequest(google.protobuf.message.Message):
     INVALID_ARGUMENT, metadata "field": "turn_timeout_s"); another value is
     INVALID_ARGUMENT (metadata "field": "timeout_bot").
     """
+    spectators: global___SpectatorAccess.ValueType
+    """Who may watch the game without a seat; unset: anyone (SPECTATOR_ACCESS_PUBLIC)."""
     @property
     def options(self) -> google.protobuf.internal.containers.MessageMap[builtins.str, global___OptionValue]:
         """Option overrides on top of the preset, keyed by RuleOption.name."""
@@ -1778,9 +1857,10 @@ class CreateGameRequest(google.protobuf.message.Message):
         public: builtins.bool = ...,
         timeout_bot: builtins.str = ...,
         webhook: global___GameWebhook | None = ...,
+        spectators: global___SpectatorAccess.ValueType = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "webhook", b"webhook"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "forfeit_after", b"forfeit_after", "options", b"options", "preset", b"preset", "public", b"public", "request_id", b"request_id", "seats", b"seats", "stacked_decks", b"stacked_decks", "timeout_action", b"timeout_action", "timeout_bot", b"timeout_bot", "turn_timeout_s", b"turn_timeout_s", "webhook", b"webhook"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "forfeit_after", b"forfeit_after", "options", b"options", "preset", b"preset", "public", b"public", "request_id", b"request_id", "seats", b"seats", "spectators", b"spectators", "stacked_decks", b"stacked_decks", "timeout_action", b"timeout_action", "timeout_bot", b"timeout_bot", "turn_timeout_s", b"turn_timeout_s", "webhook", b"webhook"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["_first_dealer", b"_first_dealer"]) -> typing.Literal["first_dealer"] | None: ...
 
 global___CreateGameRequest = CreateGameRequest
@@ -1815,8 +1895,13 @@ class CreateGameResponse(google.protobuf.message.Message):
     CREDENTIALS_FIELD_NUMBER: builtins.int
     INVITES_FIELD_NUMBER: builtins.int
     VIEW_FIELD_NUMBER: builtins.int
+    SPECTATOR_TOKEN_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The new game's resource name, "games/{game}"."""
+    spectator_token: builtins.str
+    """With SPECTATOR_ACCESS_INVITE_ONLY: the game's spectator token (see
+    SpectatorAccess); empty otherwise.
+    """
     @property
     def credentials(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___SeatCredential]:
         """Tokens for the seats the creator holds (the non-open seats)."""
@@ -1838,9 +1923,10 @@ class CreateGameResponse(google.protobuf.message.Message):
         credentials: collections.abc.Iterable[global___SeatCredential] | None = ...,
         invites: collections.abc.Iterable[global___SeatInvite] | None = ...,
         view: global___GameView | None = ...,
+        spectator_token: builtins.str = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["credentials", b"credentials", "invites", b"invites", "name", b"name", "view", b"view"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["credentials", b"credentials", "invites", b"invites", "name", b"name", "spectator_token", b"spectator_token", "view", b"view"]) -> None: ...
 
 global___CreateGameResponse = CreateGameResponse
 
@@ -2393,6 +2479,7 @@ class WatchGameResponse(google.protobuf.message.Message):
     EVENTS_FIELD_NUMBER: builtins.int
     EVENTS_TRUNCATED_FIELD_NUMBER: builtins.int
     VIEW_FIELD_NUMBER: builtins.int
+    PRESENCE_FIELD_NUMBER: builtins.int
     version: builtins.int
     """The game version this message brings the client to."""
     events_truncated: builtins.bool
@@ -2409,6 +2496,14 @@ class WatchGameResponse(google.protobuf.message.Message):
     def view(self) -> global___GameView:
         """The caller's view at `version`."""
 
+    @property
+    def presence(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___PresenceChanged]:
+        """Set on a presence message only: one with the same `version` as the
+        previous message, no events, and the view with the new presence; lists
+        the seats that connected or left (see PresenceChanged). A new
+        spectator_count alone sends no message: the next one shows it.
+        """
+
     def __init__(
         self,
         *,
@@ -2416,9 +2511,10 @@ class WatchGameResponse(google.protobuf.message.Message):
         events: collections.abc.Iterable[global___Event] | None = ...,
         events_truncated: builtins.bool = ...,
         view: global___GameView | None = ...,
+        presence: collections.abc.Iterable[global___PresenceChanged] | None = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["events", b"events", "events_truncated", b"events_truncated", "version", b"version", "view", b"view"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["events", b"events", "events_truncated", b"events_truncated", "presence", b"presence", "version", b"version", "view", b"view"]) -> None: ...
 
 global___WatchGameResponse = WatchGameResponse
 
@@ -2442,9 +2538,9 @@ class ListGamesRequest(google.protobuf.message.Message):
     """Only games of this preset (e.g. "scopa"); empty: every preset."""
     status: global___GameStatus.ValueType
     """Which games: unset or GAME_STATUS_WAITING_FOR_PLAYERS, the lobby;
-    GAME_STATUS_FINISHED, finished public games from the archive, latest finish
-    first (read one's record with GetGameRecord). Other values are
-    INVALID_ARGUMENT ("status").
+    GAME_STATUS_ACTIVE, public games being played whose spectators are public
+    (to watch), newest first; GAME_STATUS_FINISHED, finished public games from
+    the archive, latest finish first (read one's record with GetGameRecord).
     """
     def __init__(
         self,
@@ -2922,6 +3018,7 @@ class SessionUpdate(google.protobuf.message.Message):
     EVENTS_FIELD_NUMBER: builtins.int
     EVENTS_TRUNCATED_FIELD_NUMBER: builtins.int
     VIEW_FIELD_NUMBER: builtins.int
+    PRESENCE_FIELD_NUMBER: builtins.int
     version: builtins.int
     """The game version this frame brings the client to."""
     request_id: builtins.str
@@ -2944,6 +3041,13 @@ class SessionUpdate(google.protobuf.message.Message):
         acknowledgement that brings no new version.
         """
 
+    @property
+    def presence(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___PresenceChanged]:
+        """Set on a presence frame only (as WatchGameResponse.presence): same
+        `version`, no events, the view with the new presence (unset when the
+        session's latest version came with its own action's acknowledgement).
+        """
+
     def __init__(
         self,
         *,
@@ -2952,9 +3056,10 @@ class SessionUpdate(google.protobuf.message.Message):
         events: collections.abc.Iterable[global___Event] | None = ...,
         events_truncated: builtins.bool = ...,
         view: global___GameView | None = ...,
+        presence: collections.abc.Iterable[global___PresenceChanged] | None = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["events", b"events", "events_truncated", b"events_truncated", "request_id", b"request_id", "version", b"version", "view", b"view"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["events", b"events", "events_truncated", b"events_truncated", "presence", b"presence", "request_id", b"request_id", "version", b"version", "view", b"view"]) -> None: ...
 
 global___SessionUpdate = SessionUpdate
 
@@ -3016,6 +3121,39 @@ class SessionPong(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["payload", b"payload"]) -> None: ...
 
 global___SessionPong = SessionPong
+
+@typing.final
+class PresenceChanged(google.protobuf.message.Message):
+    """A seat connected (its first stream opened, on any replica) or left (its
+    last stream closed, or lapsed: the replica holding it died and stopped
+    refreshing it, SCOPA_PRESENCE_TTL_S). Presence never changes the game's
+    version or etag.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    CONNECTED_FIELD_NUMBER: builtins.int
+    LAST_SEEN_TIME_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """The seat."""
+    connected: builtins.bool
+    """Whether the seat is connected now."""
+    @property
+    def last_seen_time(self) -> google.protobuf.timestamp_pb2.Timestamp:
+        """When the seat was last seen (see SeatInfo.last_seen_time)."""
+
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        connected: builtins.bool = ...,
+        last_seen_time: google.protobuf.timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["last_seen_time", b"last_seen_time"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["connected", b"connected", "last_seen_time", b"last_seen_time", "seat", b"seat"]) -> None: ...
+
+global___PresenceChanged = PresenceChanged
 
 SEAT_TOKEN_FIELD_NUMBER: builtins.int
 seat_token: google.protobuf.internal.extension_dict._ExtensionFieldDescriptor[google.protobuf.descriptor_pb2.MethodOptions, global___SeatToken.ValueType]

@@ -150,10 +150,14 @@ class GameServiceStub:
         scopa_client.v1.scopa_pb2.GetStateResponse,
     ]
     """Returns the game as the caller may see it (a seat's view with a token, a
-    spectator's view without one).
+    spectator's view without one, or with the game's spectator token), with
+    who watches it now (SeatInfo.connected, GameView.spectator_count).
 
-    Errors: only the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
-    PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL).
+    Errors: the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
+    PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL), and:
+    - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: a spectator (no seat of
+      the game) without the spectator token of a game whose spectators are
+      SPECTATOR_ACCESS_INVITE_ONLY.
     """
 
     PlayCard: grpc.UnaryUnaryMultiCallable[
@@ -242,6 +246,11 @@ class GameServiceStub:
       holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
     - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
       limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+    - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: as GetState's.
+
+    Presence: while the stream is open its seat is connected (a spectator's
+    stream counts in spectator_count), on every replica; a seat connecting or
+    leaving is a presence message (WatchGameResponse.presence).
     """
 
     ListGames: grpc.UnaryUnaryMultiCallable[
@@ -484,10 +493,14 @@ class GameServiceAsyncStub:
         scopa_client.v1.scopa_pb2.GetStateResponse,
     ]
     """Returns the game as the caller may see it (a seat's view with a token, a
-    spectator's view without one).
+    spectator's view without one, or with the game's spectator token), with
+    who watches it now (SeatInfo.connected, GameView.spectator_count).
 
-    Errors: only the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
-    PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL).
+    Errors: the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
+    PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL), and:
+    - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: a spectator (no seat of
+      the game) without the spectator token of a game whose spectators are
+      SPECTATOR_ACCESS_INVITE_ONLY.
     """
 
     PlayCard: grpc.aio.UnaryUnaryMultiCallable[
@@ -576,6 +589,11 @@ class GameServiceAsyncStub:
       holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
     - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
       limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+    - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: as GetState's.
+
+    Presence: while the stream is open its seat is connected (a spectator's
+    stream counts in spectator_count), on every replica; a seat connecting or
+    leaving is a presence message (WatchGameResponse.presence).
     """
 
     ListGames: grpc.aio.UnaryUnaryMultiCallable[
@@ -822,10 +840,14 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         context: _ServicerContext,
     ) -> typing.Union[scopa_client.v1.scopa_pb2.GetStateResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.GetStateResponse]]:
         """Returns the game as the caller may see it (a seat's view with a token, a
-        spectator's view without one).
+        spectator's view without one, or with the game's spectator token), with
+        who watches it now (SeatInfo.connected, GameView.spectator_count).
 
-        Errors: only the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
-        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL).
+        Errors: the common ones (GAME_NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED, INVALID_ARGUMENT, INTERNAL), and:
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: a spectator (no seat of
+          the game) without the spectator token of a game whose spectators are
+          SPECTATOR_ACCESS_INVITE_ONLY.
         """
 
     @abc.abstractmethod
@@ -922,6 +944,11 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
           holds as many streams as the server allows (SCOPA_WATCH_PER_CLIENT).
         - DEADLINE_EXCEEDED / WATCH_IDLE: no new version for the server's idle
           limit (SCOPA_WATCH_IDLE_S); watch again from the last version received.
+        - PERMISSION_DENIED / SPECTATOR_INVITE_REQUIRED: as GetState's.
+
+        Presence: while the stream is open its seat is connected (a spectator's
+        stream counts in spectator_count), on every replica; a seat connecting or
+        leaving is a presence message (WatchGameResponse.presence).
         """
 
     @abc.abstractmethod

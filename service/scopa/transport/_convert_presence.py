@@ -1,0 +1,46 @@
+"""Presence to messages: a view's ``connected`` / ``last_seen_time`` per seat, its spectator
+fields, and a presence message's ``PresenceChanged`` list (constructor-argument dicts, filled
+in place by upb as the rest of a view)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from scopa.app import GameSnapshot, PresenceChange
+from scopa_client.v1 import scopa_pb2 as pb
+
+__all__ = ["presence_to_pb", "spectator_fields"]
+
+
+def _time(ms: int) -> dict[str, int]:
+    """A Timestamp's constructor arguments for ``ms`` since the epoch."""
+    seconds, millis = divmod(ms, 1000)
+    return dict(seconds=seconds, nanos=millis * 1_000_000)
+
+
+def spectator_fields(snapshot: GameSnapshot, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """The view's spectator fields; sets each seat dict's presence when the snapshot has it."""
+    presence = snapshot.presence
+    if presence is not None:
+        for i, seat in enumerate(seats):
+            seen = presence.seats.get(i)
+            seat["connected"] = seen is not None and seen.connected
+            if seen is not None:
+                seat["last_seen_time"] = _time(
+                    presence.now_ms if seen.connected else seen.last_seen_ms
+                )
+    invite = snapshot.spectators_invite
+    return dict(
+        spectator_count=None if presence is None else presence.spectators,
+        spectators=pb.SPECTATOR_ACCESS_INVITE_ONLY if invite else pb.SPECTATOR_ACCESS_PUBLIC,
+        spectator_token=snapshot.spectator_token,
+    )
+
+
+def presence_to_pb(changes: Iterable[PresenceChange]) -> list[dict[str, Any]]:
+    """A presence message's changes as PresenceChanged constructor arguments."""
+    return [
+        dict(seat=c.seat, connected=c.connected, last_seen_time=_time(c.last_seen_ms))
+        for c in changes
+    ]

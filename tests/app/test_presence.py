@@ -1,0 +1,170 @@
+"""Presence in the core (scopa.app._presence): entries of open watch streams, presence
+messages, GetState's presence, refreshes that survive store errors, invite-only spectators."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from support.games import SECRET, two_seat_game
+
+from scopa.app import (
+    CoreSettings,
+    GameCore,
+    PlayResult,
+    PresenceChange,
+    SpectatorInviteRequired,
+    TokenAuthority,
+    Unauthenticated,
+    WatchIdle,
+)
+from scopa.app._presence import changes
+from scopa.storage import MemoryStore, Presence, SeatSeen, StorageUnavailable
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+def _core(store: MemoryStore | None = None, ttl_s: float = 15.0) -> GameCore:
+    settings = CoreSettings(presence_ttl_s=ttl_s)
+    return GameCore(store or MemoryStore(), TokenAuthority(SECRET), settings)
+
+
+async def _next(stream: object) -> PlayResult:
+    result = await asyncio.wait_for(anext(stream), 5)  # type: ignore[call-overload]
+    assert isinstance(result, PlayResult)
+    return result
+
+
+async def test_changes_are_the_seats_whose_connected_state_differs() -> None:
+    """Only seats that connected or left are changes; a first read has none."""
+    before = Presence(1, {0: SeatSeen(True, 1), 1: SeatSeen(False, 1)}, 0)
+    after = Presence(2, {0: SeatSeen(False, 2), 2: SeatSeen(True, 2)}, 5)
+    assert changes(before, after, 3) == (PresenceChange(0, False, 2), PresenceChange(2, True, 2))
+    assert changes(None, after, 3) == ()
+    assert changes(after, after, 3) == ()
+
+
+async def test_a_seat_joining_and_leaving_is_a_presence_message() -> None:
+    """Seat 1's stream opening and closing reaches seat 0's stream as presence messages of the
+    same version, no events; the game's version does not move."""
+    core = _core()
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    ann = core.watch(game, tokens[0])
+    first = await _next(ann)
+    assert first.presence is None and first.snapshot.presence is not None
+    assert first.snapshot.presence.seats[0].connected
+    bob = core.watch(game, tokens[1])
+    await _next(bob)
+    joined = await _next(ann)
+    assert joined.snapshot.version == first.snapshot.version and not joined.events
+    assert joined.presence is not None and [(c.seat, c.connected) for c in joined.presence] == [
+        (1, True)
+    ]
+    await bob.aclose()
+    left = await _next(ann)
+    assert left.presence is not None and [(c.seat, c.connected) for c in left.presence] == [
+        (1, False)
+    ]
+    state = await core.get_state(game, None)
+    assert state.version == first.snapshot.version and state.presence is not None
+    assert state.presence.seats[0].connected and not state.presence.seats[1].connected
+    await ann.aclose()
+    assert not (await core.get_state(game, None)).presence.seats[0].connected  # type: ignore[union-attr]
+    await core.close()
+
+
+async def test_spectators_are_counted_and_shown_with_the_next_message() -> None:
+    """A spectator's stream counts in the spectator count; a count change sends nothing by
+    itself."""
+    core = _core()
+    created, _ = await two_seat_game(core)
+    game = created.game_id
+    one = core.watch(game, None)
+    assert (await _next(one)).snapshot.presence.spectators == 1  # type: ignore[union-attr]
+    two = core.watch(game, None)
+    await _next(two)
+    assert (await core.get_state(game, None)).presence.spectators == 2  # type: ignore[union-attr]
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(anext(one), 0.3)
+    await one.aclose()
+    await two.aclose()
+    assert (await core.get_state(game, None)).presence.spectators == 0  # type: ignore[union-attr]
+    await core.close()
+
+
+class FlakyPresence(MemoryStore):
+    """The embedded store, whose presence refreshes fail while ``failing``."""
+
+    failing = False
+    refreshes = 0
+
+    async def touch_presence(
+        self, game_id: str, seat: int | None, connection: str, ttl_s: float, keep_s: float
+    ) -> bool:
+        self.refreshes += 1
+        if self.failing:
+            raise StorageUnavailable("down")
+        return await super().touch_presence(game_id, seat, connection, ttl_s, keep_s)
+
+
+async def test_a_failed_refresh_is_retried_and_the_stream_goes_on() -> None:
+    """A store error on a refresh ends no stream: the refresh is tried again soon."""
+    store = FlakyPresence()
+    core = _core(store, ttl_s=0.3)
+    created, tokens = await two_seat_game(core)
+    stream = core.watch(created.game_id, tokens[0])
+    await _next(stream)
+    store.failing = True
+    pending = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.5)
+    failed = store.refreshes
+    assert failed >= 3 and not pending.done()
+    store.failing = False
+    await asyncio.sleep(0.3)
+    assert store.refreshes > failed and not pending.done()
+    pending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await pending
+    await stream.aclose()
+    await core.close()
+
+
+async def test_invite_only_spectators_need_the_spectator_token() -> None:
+    """Without the token a spectator's GetState and watch are refused; with it they see the
+    spectator view; seats see the token; the token cannot act."""
+    core = _core()
+    created, tokens = await two_seat_game(core, spectators_invite=True)
+    game, spectator = created.game_id, created.spectator_token
+    assert spectator and created.snapshot.spectator_token == spectator
+    with pytest.raises(SpectatorInviteRequired):
+        await core.get_state(game, None)
+    with pytest.raises(SpectatorInviteRequired):
+        await _next(core.watch(game, None))
+    seen = await core.get_state(game, spectator)
+    assert seen.view.seat is None and not seen.spectator_token and seen.spectators_invite
+    assert (await core.get_state(game, tokens[1])).spectator_token == spectator
+    with pytest.raises(Unauthenticated):
+        await core.resign(game, spectator)
+    public, _ = await two_seat_game(core)
+    assert not public.spectator_token
+    assert (await core.get_state(public.game_id, None)).view.seat is None
+    await core.close()
+
+
+async def test_a_stream_ended_by_its_idle_limit_leaves_its_entry_to_lapse() -> None:
+    """WATCH_IDLE ends a stream that its client reopens at once: its seat is not announced as
+    gone; the entry lapses if the client does not come back."""
+    core = GameCore(
+        MemoryStore(), TokenAuthority(SECRET), CoreSettings(watch_idle_s=0.2, presence_ttl_s=0.6)
+    )
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    ann = core.watch(game, tokens[0])
+    await _next(ann)
+    with pytest.raises(WatchIdle):
+        await _next(ann)
+    assert (await core.get_state(game, None)).presence.seats[0].connected  # type: ignore[union-attr]
+    await asyncio.sleep(0.7)
+    assert not (await core.get_state(game, None)).presence.seats[0].connected  # type: ignore[union-attr]
+    await core.close()
