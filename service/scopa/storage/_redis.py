@@ -13,6 +13,7 @@ from typing import Any, Final, Protocol, cast
 import hiredis
 from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
+from redis._parsers.hiredis import NOT_ENOUGH_DATA, _AsyncHiredisParser
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 from redis.asyncio.connection import AbstractConnection, Connection
 from redis.asyncio.retry import Retry
@@ -607,9 +608,54 @@ async def _send(conn: AbstractConnection, command: bytes, *, check_health: bool)
         raise
 
 
+async def _read(conn: AbstractConnection) -> Any:
+    """``conn.read_response()`` in one layer where the connection reads with hiredis over RESP2
+    (the store's own pools): the reply is taken from hiredis' reader, fed from the stream
+    until it is whole, under one timeout for the read. redis-py's own path adds four awaited
+    layers per reply (its timeout and error mapping, the protocol check, the parser, the
+    socket read) and formats its server's address for an error message it will not raise;
+    those are most of the Python a reply costs. Anything else (another parser, RESP3's push
+    replies, a disconnected parser) goes through the library. Failures are mapped, and the
+    connection dropped, as the library does; a reply read counts as its health check.
+    """
+    parser: Any = getattr(conn, "_parser", None)
+    resp3 = getattr(conn, "protocol", None) in (3, "3")
+    if type(parser) is not _AsyncHiredisParser or not parser._connected or resp3:
+        return await conn.read_response()
+    reader: Any = parser._reader
+    reply = reader.gets()
+    if reply is NOT_ENOUGH_DATA:
+        stream: Any = parser._stream
+        size = parser._read_size
+        try:
+            async with asyncio.timeout(conn.socket_timeout):
+                while reply is NOT_ENOUGH_DATA:
+                    data = await stream.read(size)
+                    if not data:
+                        raise RedisConnectionError("Connection closed by server.")
+                    reader.feed(data)
+                    reply = reader.gets()
+        except TimeoutError:
+            await conn.disconnect(nowait=True)
+            raise RedisTimeoutError("Timeout reading from socket") from None
+        except OSError as exc:
+            await conn.disconnect(nowait=True)
+            raise RedisConnectionError(f"Error while reading from socket: {exc}") from exc
+        except BaseException:
+            await conn.disconnect(nowait=True)
+            raise
+    if conn.health_check_interval:
+        conn.next_health_check = asyncio.get_running_loop().time() + conn.health_check_interval
+    if isinstance(reply, ResponseError | RedisConnectionError):
+        raise reply
+    if isinstance(reply, list) and reply and isinstance(reply[0], RedisConnectionError):
+        raise reply[0]
+    return reply
+
+
 async def _roundtrip(conn: AbstractConnection, command: bytes) -> Any:
     await _send(conn, command, check_health=True)
-    return await conn.read_response()
+    return await _read(conn)
 
 
 async def _send_evalsha(
@@ -618,7 +664,7 @@ async def _send_evalsha(
     command = _pack("EVALSHA", script.sha, len(keys), *keys, *args)
     try:
         await _send(conn, command, check_health=False)
-        return await conn.read_response()
+        return await _read(conn)
     except RedisTimeoutError as exc:
         await conn.disconnect()
         raise OutcomeUnknown(str(exc)) from exc
