@@ -537,7 +537,7 @@ class RedisStore(RedisIndexes):
             except NoScriptError:
                 # SCRIPT FLUSH or a restarted Redis: NOSCRIPT means nothing ran.
                 await conn.send_command("SCRIPT", "LOAD", script.text, check_health=False)
-                await conn.read_response()
+                await _read(conn)
                 return await _send_evalsha(conn, script, keys, args)
         finally:
             await self._release(conn)
@@ -609,32 +609,26 @@ async def _send(conn: AbstractConnection, command: bytes, *, check_health: bool)
 
 
 async def _read(conn: AbstractConnection) -> Any:
-    """``conn.read_response()`` in one layer where the connection reads with hiredis over RESP2
-    (the store's own pools): the reply is taken from hiredis' reader, fed from the stream
-    until it is whole, under one timeout for the read. redis-py's own path adds four awaited
-    layers per reply (its timeout and error mapping, the protocol check, the parser, the
-    socket read) and formats its server's address for an error message it will not raise;
-    those are most of the Python a reply costs. Anything else (another parser, RESP3's push
-    replies, a disconnected parser) goes through the library. Failures are mapped, and the
-    connection dropped, as the library does; a reply read counts as its health check.
+    """``conn.read_response()`` in one layer where the connection reads with hiredis (the
+    store's own pools, RESP2 or RESP3): the reply is taken from hiredis' reader, fed from the
+    stream until it is whole, under one timeout for the read. redis-py's own path adds four
+    awaited layers per reply (its timeout and error mapping, the protocol check, the parser,
+    the socket read) and formats its server's address for an error message it will not raise;
+    those are most of the Python a reply costs. A push message met first goes to the parser's
+    handler, as the library does; another parser goes through the library. Failures are
+    mapped, and the connection dropped, as the library does; a reply read counts as its health
+    check.
     """
     parser: Any = getattr(conn, "_parser", None)
-    resp3 = getattr(conn, "protocol", None) in (3, "3")
-    if type(parser) is not _AsyncHiredisParser or not parser._connected or resp3:
+    if type(parser) is not _AsyncHiredisParser or not parser._connected:
         return await conn.read_response()
     reader: Any = parser._reader
     reply = reader.gets()
-    if reply is NOT_ENOUGH_DATA:
-        stream: Any = parser._stream
-        size = parser._read_size
+    push = parser._hiredis_PushNotificationType
+    if reply is NOT_ENOUGH_DATA or (push is not None and isinstance(reply, push)):
         try:
             async with asyncio.timeout(conn.socket_timeout):
-                while reply is NOT_ENOUGH_DATA:
-                    data = await stream.read(size)
-                    if not data:
-                        raise RedisConnectionError("Connection closed by server.")
-                    reader.feed(data)
-                    reply = reader.gets()
+                reply = await _whole_reply(parser, reply)
         except TimeoutError:
             await conn.disconnect(nowait=True)
             raise RedisTimeoutError("Timeout reading from socket") from None
@@ -651,6 +645,23 @@ async def _read(conn: AbstractConnection) -> Any:
     if isinstance(reply, list) and reply and isinstance(reply[0], RedisConnectionError):
         raise reply[0]
     return reply
+
+
+async def _whole_reply(parser: Any, reply: Any) -> Any:
+    """Feed hiredis' reader from the stream until it holds a reply that is not a push."""
+    reader, stream, size = parser._reader, parser._stream, parser._read_size
+    push = parser._hiredis_PushNotificationType
+    while True:
+        if reply is NOT_ENOUGH_DATA:
+            data = await stream.read(size)
+            if not data:
+                raise RedisConnectionError("Connection closed by server.")
+            reader.feed(data)
+        elif push is not None and isinstance(reply, push):
+            await parser.handle_push_response(reply)
+        else:
+            return reply
+        reply = reader.gets()
 
 
 async def _roundtrip(conn: AbstractConnection, command: bytes) -> Any:
