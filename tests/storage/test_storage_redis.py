@@ -140,24 +140,6 @@ async def test_uses_hiredis_parser(redis_store: RedisStore) -> None:
         await pool.release(connection)
 
 
-async def test_loads_and_commits_read_replies_straight_from_hiredis(
-    redis_store: RedisStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A load's and a commit's replies (a conflict's too) are read from hiredis' reader, not
-    through redis-py's read_response (the connection's RESP version whatever it is)."""
-    await redis_store.create("g1", b"s", b"m", [b"e"], TTL)
-    await redis_store.load("g1")  # a connection opened (its handshake is the library's)
-
-    def slow(*_: object, **__: object) -> None:
-        raise AssertionError("read through redis-py's read_response")
-
-    monkeypatch.setattr(Connection, "read_response", slow)
-    assert await redis_store.commit("g1", 1, b"s2", b"m2", [b"f"], TTL) == 2
-    assert (await redis_store.load("g1")).state == b"s2"
-    with pytest.raises(VersionConflict):
-        await redis_store.commit("g1", 1, b"s3", b"m3", [b"g"], TTL)
-
-
 async def test_keys_share_hash_tag_and_layout(
     redis_store: RedisStore, redis_admin: Redis[bytes]
 ) -> None:
@@ -475,17 +457,17 @@ def cut_replies(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     cut and the reader told "Connection closed by server." (the command ran; its reply is lost,
     as when Redis restarts or a proxy drops an idle connection)."""
     cuts: list[int] = []
-    real = redis_module._read
+    real = Connection.read_response
 
-    async def read_then_cut(conn: Connection) -> Any:
-        reply = await real(conn)
+    async def read_then_cut(self: Connection, *args: Any, **kwargs: Any) -> Any:
+        reply = await real(self, *args, **kwargs)
         if cuts:
             cuts.pop()
-            await conn.disconnect()
+            await self.disconnect()
             raise RedisConnectionError("Connection closed by server.")
         return reply
 
-    monkeypatch.setattr(redis_module, "_read", read_then_cut)
+    monkeypatch.setattr(Connection, "read_response", read_then_cut)
     return cuts
 
 

@@ -13,7 +13,6 @@ from typing import Any, Final, Protocol, cast
 import hiredis
 from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
-from redis._parsers.hiredis import NOT_ENOUGH_DATA, _AsyncHiredisParser
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 from redis.asyncio.connection import AbstractConnection, Connection
 from redis.asyncio.retry import Retry
@@ -537,7 +536,7 @@ class RedisStore(RedisIndexes):
             except NoScriptError:
                 # SCRIPT FLUSH or a restarted Redis: NOSCRIPT means nothing ran.
                 await conn.send_command("SCRIPT", "LOAD", script.text, check_health=False)
-                await _read(conn)
+                await conn.read_response()
                 return await _send_evalsha(conn, script, keys, args)
         finally:
             await self._release(conn)
@@ -608,65 +607,9 @@ async def _send(conn: AbstractConnection, command: bytes, *, check_health: bool)
         raise
 
 
-async def _read(conn: AbstractConnection) -> Any:
-    """``conn.read_response()`` in one layer where the connection reads with hiredis (the
-    store's own pools, RESP2 or RESP3): the reply is taken from hiredis' reader, fed from the
-    stream until it is whole, under one timeout for the read. redis-py's own path adds four
-    awaited layers per reply (its timeout and error mapping, the protocol check, the parser,
-    the socket read) and formats its server's address for an error message it will not raise;
-    those are most of the Python a reply costs. A push message met first goes to the parser's
-    handler, as the library does; another parser goes through the library. Failures are
-    mapped, and the connection dropped, as the library does; a reply read counts as its health
-    check.
-    """
-    parser: Any = getattr(conn, "_parser", None)
-    if type(parser) is not _AsyncHiredisParser or not parser._connected:
-        return await conn.read_response()
-    reader: Any = parser._reader
-    reply = reader.gets()
-    push = parser._hiredis_PushNotificationType
-    if reply is NOT_ENOUGH_DATA or (push is not None and isinstance(reply, push)):
-        try:
-            async with asyncio.timeout(conn.socket_timeout):
-                reply = await _whole_reply(parser, reply)
-        except TimeoutError:
-            await conn.disconnect(nowait=True)
-            raise RedisTimeoutError("Timeout reading from socket") from None
-        except OSError as exc:
-            await conn.disconnect(nowait=True)
-            raise RedisConnectionError(f"Error while reading from socket: {exc}") from exc
-        except BaseException:
-            await conn.disconnect(nowait=True)
-            raise
-    if conn.health_check_interval:
-        conn.next_health_check = asyncio.get_running_loop().time() + conn.health_check_interval
-    if isinstance(reply, ResponseError | RedisConnectionError):
-        raise reply
-    if isinstance(reply, list) and reply and isinstance(reply[0], RedisConnectionError):
-        raise reply[0]
-    return reply
-
-
-async def _whole_reply(parser: Any, reply: Any) -> Any:
-    """Feed hiredis' reader from the stream until it holds a reply that is not a push."""
-    reader, stream, size = parser._reader, parser._stream, parser._read_size
-    push = parser._hiredis_PushNotificationType
-    while True:
-        if reply is NOT_ENOUGH_DATA:
-            data = await stream.read(size)
-            if not data:
-                raise RedisConnectionError("Connection closed by server.")
-            reader.feed(data)
-        elif push is not None and isinstance(reply, push):
-            await parser.handle_push_response(reply)
-        else:
-            return reply
-        reply = reader.gets()
-
-
 async def _roundtrip(conn: AbstractConnection, command: bytes) -> Any:
     await _send(conn, command, check_health=True)
-    return await _read(conn)
+    return await conn.read_response()
 
 
 async def _send_evalsha(
@@ -675,7 +618,7 @@ async def _send_evalsha(
     command = _pack("EVALSHA", script.sha, len(keys), *keys, *args)
     try:
         await _send(conn, command, check_health=False)
-        return await _read(conn)
+        return await conn.read_response()
     except RedisTimeoutError as exc:
         await conn.disconnect()
         raise OutcomeUnknown(str(exc)) from exc
