@@ -435,7 +435,7 @@ async def _main_async(args: Args) -> list[str]:
                 reply = await probe.get(f"http://{procs.HOST}:{http_port}/readyz")
                 return reply.raise_for_status()
 
-            await procs.wait_until(server, 20, healthy, retry_on=(httpx.HTTPError,))
+            await procs.wait_until(server, 90, healthy, retry_on=(httpx.HTTPError,))
         impls = [impl for impl in ("scopa", *ANCHORS) if impl in args.only]
         for matches in args.matches:
             for index in range(args.rounds):

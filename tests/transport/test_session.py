@@ -170,4 +170,34 @@ async def test_a_session_on_a_finished_game_gets_its_rematch_then_stops_followin
         await asyncio.wait_for(follower, 5)
     finally:
         await cancel_all(follower)
+
+
+async def test_an_updates_events_are_its_views_last_events_in_bytes_and_json() -> None:
+    """An update's events (and its view's last events, the same ones) are appended to its
+    message as wire bytes: the response, its bytes and its JSON hold them once each, equal to
+    what GetState shows at that version."""
+    core, calls, name, tokens = await _game()
+    frames: list[Frame] = []
+    session = Session(core, frames.append, "", 65_536)
+    await session.hello(pb.SessionHello(name=name, token=tokens[0]))
+    try:
+        welcome = frames[0].response().welcome
+        seat = welcome.view.turn
+        if seat != 0:
+            await _play_first(calls, name, tokens[seat])
+            frames.clear()
+            session.delivered = welcome.version + 1  # as if the watch had delivered it
+        view = (await calls.get_state(pb.GetStateRequest(name=name), tokens[0])).view
+        await session.act(pb.SessionAction(request_id="one", action=view.legal_actions[0]))
+        frame = frames[-1]
+        update = frame.response().update
+        state = (await calls.get_state(pb.GetStateRequest(name=name), tokens[0])).view
+        assert update.request_id == "one" and update.version == state.version
+        assert update.events and list(update.events) == list(state.last_events)
+        assert list(update.view.last_events) == list(state.last_events)
+        assert update.view.hand == state.hand and dict(update.view.options) == dict(state.options)
+        whole = frame.response()
+        assert json.loads(frame.json()) == json.loads(dumps(whole))
+        assert len(json.loads(frame.json())["update"]["events"]) == len(update.events)
+    finally:
         await session.close()

@@ -124,6 +124,7 @@ class Commits:
             raise GameNotFoundError(f"no game games/{game_id}") from None
         games.states.remember(blob, state)
         games.metas.remember(meta_blob, meta)
+        games.logs.remember(log, tuple(events))  # what decode_log(log) gives back
         games.known.put(game_id, Snapshot(blob, meta_blob, new_version))
         if state.finished:
             games.hooks.finished(state.ruleset.preset, state.finish_reason.value)

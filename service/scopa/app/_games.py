@@ -36,7 +36,7 @@ from ._errors import (
     SeatNotYours,
     SpectatorInviteRequired,
 )
-from ._eventlog import VersionedEvent
+from ._eventlog import AppEvent, VersionedEvent, decode_log
 from ._meta import GameMeta
 from ._tokens import TokenAuthority
 
@@ -47,6 +47,14 @@ _log = structlog.get_logger("scopa.app")
 DECODED_CACHE_SIZE: Final = 2048
 """States (and metas) kept decoded per replica: a few KB each, the latest versions of the
 games this replica served last."""
+
+
+LOGS_KEPT: Final = 256
+"""Log entries kept decoded per replica: the latest version's of the games moving now."""
+
+
+def _decode_log(payload: bytes) -> tuple[AppEvent, ...]:
+    return tuple(decode_log(payload))
 
 
 def _nothing(*_: object) -> None:
@@ -113,6 +121,9 @@ class Games:
         # The latest version of each game this replica loaded or committed: a move is tried on
         # it first, in one round trip (see Actions.take_action).
         self.known: BoundedMap[str, Snapshot] = BoundedMap(DECODED_CACHE_SIZE)
+        # Log entries' events by their bytes: the events this replica just committed are
+        # those its watches of the game (the other seats' sessions) read back from the entry.
+        self.logs: DecodedCache[tuple[AppEvent, ...]] = DecodedCache(_decode_log, LOGS_KEPT)
         self._stuck: BoundedMap[str, int] = BoundedMap(DECODED_CACHE_SIZE)
         # Decoded states found not stuck, by id (the state held beside it, so no other object
         # can have that id while the entry lasts): a move's state is looked at by its commit

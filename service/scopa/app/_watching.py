@@ -22,7 +22,7 @@ from scopa.storage import PRESENCE, RESYNC, Event, GameNotFound, Snapshot
 from ._checks import check_game_id
 from ._commands import PlayResult
 from ._errors import GameNotFoundError, InvalidArgument, WatchIdle
-from ._eventlog import VersionedEvent, decode_log, visible
+from ._eventlog import VersionedEvent, visible
 from ._games import Games
 from ._presence import Presences, presence_message
 from ._turns import Turns
@@ -270,7 +270,7 @@ class Watches:
         for entry in logged:
             if entry.version > snap.version:
                 break
-            events = visible(decode_log(entry.payload), seat)
+            events = visible(games.logs.load(entry.payload), seat)
             seen = [VersionedEvent(entry.version, e) for e in events]
             shown.extend(seen)
             if entry.version == snap.version and entry.payload == meta.last_events:

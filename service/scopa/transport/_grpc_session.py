@@ -24,6 +24,7 @@ import grpc
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
+from scopa._spans import LeafSpans
 from scopa._tasks import cancel_all
 from scopa.app import GameCore
 from scopa.transport._errors import MalformedRequest, register
@@ -89,7 +90,7 @@ class _Call:
         self._limits = limits
         self._requests = requests
         self._context = context
-        self._tracer = tracer
+        self._spans = LeafSpans(tracer)
         self._queue: asyncio.Queue[Frame | None] = asyncio.Queue()
         self._session = Session(core, self._emit, client, limits.max_frame_bytes)
         self._window = ActionWindow(limits.action_burst, limits.action_window_s)
@@ -193,10 +194,9 @@ class _Call:
             if kind is None:
                 raise MalformedRequest("the frame sets no kind (hello, action or ping)")
             if kind == "action":
-                with self._tracer.start_as_current_span(
-                    _ACTION_SPAN,
-                    kind=SpanKind.INTERNAL,
-                    attributes={"scopa.action": item.action.action.WhichOneof("kind") or ""},
+                kind_of = item.action.action.WhichOneof("kind") or ""
+                with self._spans.current(
+                    _ACTION_SPAN, SpanKind.INTERNAL, {"scopa.action": kind_of}
                 ):
                     self._window.take()
                     await self._session.act(item.action)

@@ -77,15 +77,22 @@ class Frame(NamedTuple):
     """The member: ``welcome``, ``update``, ``error`` or ``pong``."""
     message: Message
     tail: bytes = b""
+    events: bytes = b""
+    """The wire bytes of the member's events and its view's last events (:func:`_events`),
+    left out of ``message``: each event is serialized once, where a message handed to the
+    constructor is copied (serialized and parsed), twice when the view shows the same events."""
 
     def wire(self) -> bytes:
         """The SessionResponse in the protobuf wire format."""
-        body: bytes = self.message.SerializeToString() + self.tail
+        body: bytes = self.message.SerializeToString() + self.events + self.tail
         return _TAGS[self.kind] + _varint(len(body)) + body
 
     def json(self) -> str:
         """The SessionResponse in proto3 JSON (every field present, as REST writes it)."""
-        return '{"' + self.kind + '":' + dumps(self.message, self.tail).decode() + "}"
+        message = self.message
+        if self.events:
+            message = type(message).FromString(message.SerializeToString() + self.events)
+        return '{"' + self.kind + '":' + dumps(message, self.tail).decode() + "}"
 
     def response(self) -> pb.SessionResponse:
         """The SessionResponse message."""
@@ -267,20 +274,21 @@ class Session:
         elif version <= self.delivered:
             return
         events = tuple(e for e in result.events if e.version > self.delivered)
-        shown = events_to_pb(events)
+        encoded = [e.SerializeToString() for e in events_to_pb(events)]
+        latest = events == snapshot.last_events  # the view's last events: the same bytes
         message = with_view(
             pb.SessionUpdate,
             snapshot,
-            shown if events == snapshot.last_events else None,  # converted once
+            [] if latest else None,
             options=False,
             results=False,
             version=version,
             request_id=request_id,
-            events=shown,
             events_truncated=result.truncated,
         )
         self.delivered = version
-        self._emit(Frame("update", message, _tail(pb.SessionUpdate, snapshot)))
+        wired = _events(encoded, latest)
+        self._emit(Frame("update", message, _tail(pb.SessionUpdate, snapshot), wired))
 
     def _deliver_presence(self, result: PlayResult) -> None:
         """Send a presence frame: the version delivered, no events, the view with the new
@@ -302,6 +310,24 @@ class Session:
             presence=changes,
         )
         self._emit(Frame("update", message, _tail(pb.SessionUpdate, snapshot)))
+
+
+_EVENTS_KEY: Final = b"\x1a"
+"""SessionUpdate.events (field 3, length-delimited) on the wire."""
+_VIEW_KEY: Final = b"\x2a"
+"""SessionUpdate.view (field 5)."""
+_LAST_EVENTS_KEY: Final = b"\x8a\x01"
+"""GameView.last_events (field 17)."""
+
+
+def _events(encoded: list[bytes], in_view: bool) -> bytes:
+    """The wire bytes of a SessionUpdate holding only the events ``encoded`` (each an Event's
+    wire bytes) and, when ``in_view``, a view holding only them as its last events."""
+    out = b"".join(_EVENTS_KEY + _varint(len(e)) + e for e in encoded)
+    if in_view and encoded:
+        view = b"".join(_LAST_EVENTS_KEY + _varint(len(e)) + e for e in encoded)
+        out += _VIEW_KEY + _varint(len(view)) + view
+    return out
 
 
 def _tail(response: type[Message], snapshot: GameSnapshot) -> bytes:

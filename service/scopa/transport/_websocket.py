@@ -30,6 +30,7 @@ from google.protobuf.message import DecodeError
 from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode, TracerProvider
 
+from scopa._spans import LeafSpans
 from scopa._tasks import cancel_all
 from scopa.app import GameCore, RateLimited
 from scopa.telemetry import get_logger
@@ -306,6 +307,7 @@ class _Connection:
         tracer: trace.Tracer,
     ) -> None:
         self._tracer = tracer
+        self._spans = LeafSpans(tracer)
         self.close_code = 0
         """The close code sent (0: none, the client left first or the connection dropped)."""
         self.outcome = "OK"
@@ -455,9 +457,7 @@ class _Connection:
         """One action, in a span of its own (the core's and the store's spans inside it)."""
         self.actions += 1
         kind = action.action.WhichOneof("kind") or ""
-        with self._tracer.start_as_current_span(
-            _ACTION_SPAN, kind=SpanKind.INTERNAL, attributes={"scopa.action": kind}
-        ) as span:
+        with self._spans.current(_ACTION_SPAN, SpanKind.INTERNAL, {"scopa.action": kind}) as span:
             try:
                 self._window.take()
                 await self._session.act(action)
