@@ -95,6 +95,7 @@ def test_service_has_the_public_rpcs() -> None:
         "GetGameRecord",
         "ResignGame",
         "Session",
+        "ListMyGames",
     }
     streaming = {name for name, m in methods.items() if m.server_streaming}
     assert streaming == {"WatchGame", "Session"}

@@ -145,6 +145,10 @@ class LobbyGame:
     timeout_bot: str = ""
     status: GameStatus = GameStatus.WAITING_FOR_PLAYERS
     public: bool = True
+    seat: int | None = None
+    """The caller's seat (ListMyGames); None in the lobby."""
+    turn: int | None = None
+    """The seat to play (ListMyGames; None when no one can: waiting or finished)."""
 
     @property
     def etag(self) -> str:

@@ -8,6 +8,7 @@ and the results back. Each call is handed to the collaborator whose job it is:
   neither): :meth:`._games.Games.caller`;
 - :class:`._actions.Actions`: GetState, TakeAction (PlayCard), ResignGame;
 - :class:`._lobby.Lobby`: ListGames;
+- :class:`._mine.MyGames`: ListMyGames (and the owner index its commits keep);
 - :class:`._watching.Watches`: WatchGame;
 - :class:`._turns.Turns`: due bot turns and turn clocks, and the sweeper's calls; the bots'
   searches run where ``bot_searches`` says (:mod:`._botsearch`: threads by default);
@@ -39,6 +40,7 @@ from ._commands import (
     CreateGameCommand,
     CreateResult,
     GameSnapshot,
+    GameStatus,
     JoinResult,
     LobbyGame,
     PlayResult,
@@ -46,6 +48,7 @@ from ._commands import (
 from ._commits import Commits
 from ._games import Games, Hooks
 from ._lobby import Lobby
+from ._mine import MyGames
 from ._seating import Seating
 from ._tokens import TokenAuthority
 from ._turns import Turns
@@ -90,7 +93,8 @@ class GameCore:
         rng = rng or random.SystemRandom()
         tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
         self._archiving = Archiving(games, archive, games.settings.archive_retention_days)
-        commits = Commits(games, self._archiving)
+        self._mine = MyGames(games, self._archiving)
+        commits = Commits(games, self._archiving, self._mine)
         searches = bot_searches or ThreadSearches()
         self._turns = Turns(games, commits, rng, tracer, searches, self._archiving)
         self._actions = Actions(games, commits, self._turns, rng, tracer)
@@ -159,6 +163,13 @@ class GameCore:
         if finished:
             return await self._archiving.finished_page(preset, page_size, page_token)
         return await self._lobby.list_games(preset, page_size, page_token)
+
+    async def list_my_games(
+        self, bearer: str | None, status: GameStatus | None, page_size: int, page_token: str
+    ) -> tuple[list[LobbyGame], str]:
+        """The signed-in caller's games (of ``status``; None: all), newest first, each with
+        the caller's seat and whose turn it is (see :class:`._mine.MyGames`)."""
+        return await self._mine.list_games(bearer, status, page_size, page_token)
 
     def watch(
         self,

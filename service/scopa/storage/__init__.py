@@ -17,6 +17,7 @@ from scopa.storage._index import DEADLINE_SHARDS, deadline_shard
 from scopa.storage._keys import channel, events_key, game_key
 from scopa.storage._log import read_log_entries
 from scopa.storage._memory import MemoryStore
+from scopa.storage._owners import OWNED_STATUSES
 from scopa.storage._protocol import GameStore
 from scopa.storage._redis import RedisStore
 from scopa.storage._target import RedisMode, RedisTarget, parse_redis_url
@@ -32,6 +33,7 @@ from scopa.storage._types import (
 __all__ = [
     "DEADLINE_SHARDS",
     "INITIAL_VERSION",
+    "OWNED_STATUSES",
     "RESYNC",
     "CreateResult",
     "DuplicateRequest",

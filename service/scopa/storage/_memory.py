@@ -18,6 +18,7 @@ from scopa.storage._errors import (
 from scopa.storage._fanout import VersionQueue
 from scopa.storage._index import deadline_shard
 from scopa.storage._keys import check_game_id, check_ttl, request_field, slot_field
+from scopa.storage._owners import MemoryOwnerIndex
 from scopa.storage._types import (
     INITIAL_VERSION,
     CreateResult,
@@ -41,12 +42,13 @@ class _Game:
     events: list[Event] = field(default_factory=list)
 
 
-class MemoryStore:
+class MemoryStore(MemoryOwnerIndex):
     """A GameStore kept in a dict; every operation is atomic because it never awaits."""
 
     def __init__(
         self, clock: Clock = time.monotonic, queue_size: int = 64, wall: Clock = time.time
     ) -> None:
+        super().__init__()
         self._clock = clock
         self._wall = wall
         self._deadlines: dict[str, tuple[int, int]] = {}
@@ -158,6 +160,7 @@ class MemoryStore:
         self._expiries.clear()
         self._deadlines.clear()
         self._lobby.clear()
+        self._owned.clear()
 
     async def time(self) -> float:
         """The store's clock: this process's wall clock, seconds since the epoch."""

@@ -465,6 +465,8 @@ def lobby_fields(game: LobbyGame) -> dict[str, Any]:
         turn_timeout_s=game.turn_timeout_s,
         timeout_bot=game.timeout_bot,
         create_time=dict(seconds=seconds, nanos=millis * 1_000_000) if game.created_ms else None,
+        seat=game.seat,
+        turn=game.turn,
     )
 
 

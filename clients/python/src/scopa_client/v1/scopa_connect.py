@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetGameRecordRequest, GetGameRecordResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
+from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetGameRecordRequest, GetGameRecordResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListMyGamesRequest, ListMyGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -311,6 +311,27 @@ class GameService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    async def list_my_games(self, request: ListMyGamesRequest, ctx: RequestContext[ListMyGamesRequest, ListMyGamesResponse], /) -> ListMyGamesResponse:
+        """
+        Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def session(self, request: AsyncIterator[SessionRequest], ctx: RequestContext[SessionRequest, SessionResponse], /) -> AsyncIterator[SessionResponse]:
         """
         A realtime session: one seat (or a spectator) on one game over one
@@ -453,6 +474,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_game_record,
+                ),
+                "/scopa.v1.GameService/ListMyGames": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ListMyGames",
+                        service_name="scopa.v1.GameService",
+                        input=ListMyGamesRequest,
+                        output=ListMyGamesResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.list_my_games,
                 ),
                 "/scopa.v1.GameService/Session": Endpoint.bidi_stream(
                     method=MethodInfo(
@@ -954,6 +986,46 @@ class GameServiceClient(ConnectClient):
             timeout_ms=timeout_ms,
             use_get=use_get,
         )
+    async def list_my_games(
+        self,
+        request: ListMyGamesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> ListMyGamesResponse:
+        """
+        Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListMyGames",
+                service_name="scopa.v1.GameService",
+                input=ListMyGamesRequest,
+                output=ListMyGamesResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
+        )
     def session(
         self,
         request: AsyncIterator[SessionRequest],
@@ -1265,6 +1337,27 @@ class GameServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def list_my_games(self, request: ListMyGamesRequest, ctx: RequestContext[ListMyGamesRequest, ListMyGamesResponse], /) -> ListMyGamesResponse:
+        """
+        Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def session(self, request: Iterator[SessionRequest], ctx: RequestContext[SessionRequest, SessionResponse], /) -> Iterator[SessionResponse]:
         """
         A realtime session: one seat (or a spectator) on one game over one
@@ -1405,6 +1498,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.get_game_record,
+                ),
+                "/scopa.v1.GameService/ListMyGames": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ListMyGames",
+                        service_name="scopa.v1.GameService",
+                        input=ListMyGamesRequest,
+                        output=ListMyGamesResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.list_my_games,
                 ),
                 "/scopa.v1.GameService/Session": EndpointSync.bidi_stream(
                     method=MethodInfo(
@@ -1899,6 +2003,46 @@ class GameServiceClientSync(ConnectClientSync):
                 service_name="scopa.v1.GameService",
                 input=GetGameRecordRequest,
                 output=GetGameRecordResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
+        )
+    def list_my_games(
+        self,
+        request: ListMyGamesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> ListMyGamesResponse:
+        """
+        Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListMyGames",
+                service_name="scopa.v1.GameService",
+                input=ListMyGamesRequest,
+                output=ListMyGamesResponse,
                 idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),

@@ -305,6 +305,28 @@ class GameServiceStub:
     - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
     """
 
+    ListMyGames: grpc.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.ListMyGamesRequest,
+        scopa_client.v1.scopa_pb2.ListMyGamesResponse,
+    ]
+    """Lists the games where the signed-in caller (an identity token; see
+    Authentication) holds a seat, newest first, whoever created them and from
+    whichever device: each as ListGames shows a game (name, preset, version,
+    status, seats, public, create_time, turn clock), with the caller's `seat`
+    (its lowest, if it holds several) and `turn`, the seat to play (unset when
+    no one can). Paged as AIP-158 describes. A game leaves the list when it
+    expires from the game store; with status GAME_STATUS_FINISHED, on a server
+    with an archive, finished games are listed from the archive instead
+    (latest finish first, for its retention).
+
+    Errors:
+    - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+      is a signed-in player's.
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+      "field": "page_size"), or a page_token that is malformed or was returned
+      for another status ("page_token").
+    """
+
     Session: grpc.StreamStreamMultiCallable[
         scopa_client.v1.scopa_pb2.SessionRequest,
         scopa_client.v1.scopa_pb2.SessionResponse,
@@ -607,6 +629,28 @@ class GameServiceAsyncStub:
     - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
       the record of a game that was not public.
     - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+    """
+
+    ListMyGames: grpc.aio.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.ListMyGamesRequest,
+        scopa_client.v1.scopa_pb2.ListMyGamesResponse,
+    ]
+    """Lists the games where the signed-in caller (an identity token; see
+    Authentication) holds a seat, newest first, whoever created them and from
+    whichever device: each as ListGames shows a game (name, preset, version,
+    status, seats, public, create_time, turn clock), with the caller's `seat`
+    (its lowest, if it holds several) and `turn`, the seat to play (unset when
+    no one can). Paged as AIP-158 describes. A game leaves the list when it
+    expires from the game store; with status GAME_STATUS_FINISHED, on a server
+    with an archive, finished games are listed from the archive instead
+    (latest finish first, for its retention).
+
+    Errors:
+    - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+      is a signed-in player's.
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+      "field": "page_size"), or a page_token that is malformed or was returned
+      for another status ("page_token").
     """
 
     Session: grpc.aio.StreamStreamMultiCallable[
@@ -931,6 +975,30 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         - PERMISSION_DENIED / PERMISSION_DENIED: no token (or another game's) for
           the record of a game that was not public.
         - FAILED_PRECONDITION / GAME_NOT_FINISHED: the game is still being played.
+        """
+
+    @abc.abstractmethod
+    def ListMyGames(
+        self,
+        request: scopa_client.v1.scopa_pb2.ListMyGamesRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[scopa_client.v1.scopa_pb2.ListMyGamesResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.ListMyGamesResponse]]:
+        """Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
         """
 
     @abc.abstractmethod
