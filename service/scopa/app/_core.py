@@ -46,6 +46,7 @@ from ._commands import (
     PlayResult,
 )
 from ._commits import Commits
+from ._errors import IdentityInvalid, IdentityUnavailable
 from ._games import Games, Hooks
 from ._lobby import Lobby
 from ._mine import MyGames
@@ -93,6 +94,7 @@ class GameCore:
         rng = rng or random.SystemRandom()
         tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
         self._archiving = Archiving(games, archive, games.settings.archive_retention_days)
+        self._games = games
         self._mine = MyGames(games, self._archiving)
         commits = Commits(games, self._archiving, self._mine)
         searches = bot_searches or ThreadSearches()
@@ -170,6 +172,15 @@ class GameCore:
         """The signed-in caller's games (of ``status``; None: all), newest first, each with
         the caller's seat and whose turn it is (see :class:`._mine.MyGames`)."""
         return await self._mine.list_games(bearer, status, page_size, page_token)
+
+    async def rate_subject(self, bearer: str | None) -> str:
+        """The key a signed-in caller's rate limits count against: its owner digest (never
+        its subject), or "" when ``bearer`` is no identity token that verifies (the caller
+        is counted by its address; the use case then refuses a bad token)."""
+        try:
+            return (await self._games.caller(bearer)).owner
+        except (IdentityInvalid, IdentityUnavailable):
+            return ""
 
     def watch(
         self,

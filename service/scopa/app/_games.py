@@ -13,6 +13,7 @@ its owner digest; any other bearer value is a seat token; none is a spectator.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -63,6 +64,10 @@ class Caller:
 
 
 ANONYMOUS: Final = Caller()
+
+_VERIFIED: ContextVar[tuple[str, Caller] | None] = ContextVar("scopa_verified", default=None)
+"""The identity token verified last in this task (a request) and who it is: the guard's rate
+limit asks first, the use case next, and the token is verified once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,13 +172,18 @@ class Games:
             return Caller(bearer)
         if self.identity is None:
             raise IdentityInvalid("this server takes no identity tokens (no OIDC issuer is set)")
+        verified = _VERIFIED.get()
+        if verified is not None and verified[0] == bearer:
+            return verified[1]  # verified earlier in this request (its rate limit's key)
         try:
             subject = await self.identity.verify(bearer)
         except KeysUnavailable as exc:
             raise IdentityUnavailable(exc.message) from None
         except TokenRejected as exc:
             raise IdentityInvalid(exc.message) from None
-        return Caller(None, self.tokens.owner_digest(subject.issuer, subject.subject))
+        caller = Caller(None, self.tokens.owner_digest(subject.issuer, subject.subject))
+        _VERIFIED.set((bearer, caller))
+        return caller
 
     def seat_of(
         self, caller: Caller, game_id: str, state: rules.MatchState, meta: GameMeta
