@@ -8,6 +8,10 @@ Redis Cluster where the owner index has its own slot.
 
 from __future__ import annotations
 
+import json
+import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -31,10 +35,10 @@ def _subject(name: str) -> str:
     return f"subject-{name}-{uuid.uuid4().hex[:8]}"
 
 
-ALICE, BOB, CAROL, DAVE, ERIN, FRANK = (
-    _subject(n) for n in ("alice", "bob", "carol", "dave", "erin", "frank")
+ALICE, BOB, CAROL, DAVE, ERIN, FRANK, GRACE, HEIDI = (
+    _subject(n) for n in ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
 )
-CLIENTS = dict.fromkeys((ALICE, BOB, CAROL, DAVE, ERIN, FRANK), 300)
+CLIENTS = dict.fromkeys((ALICE, BOB, CAROL, DAVE, ERIN, FRANK, GRACE, HEIDI), 300)
 
 
 def _env(provider: OidcProvider, **more: str) -> dict[str, str]:
@@ -245,3 +249,61 @@ def test_the_owner_index_on_a_redis_cluster(
     assert active is not None and active.turn == 0 and active.seat == 0
     listed = alice.listed(games[0].view.name)
     assert listed is not None and listed.seat == 1
+
+
+@pytest.fixture(scope="module")
+def archive_server(
+    redis_server: RedisServer, provider: OidcProvider, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    folder = tmp_path_factory.mktemp("archive")
+    env = _env(provider, SCOPA_ARCHIVE_URL=f"sqlite:///{folder}/archive.db")
+    process = start_server(redis_server.url, env=env)
+    try:
+        yield process
+    finally:
+        stop_server(process)
+
+
+def _rest(server: ServerProcess, path: str, token: str | None) -> tuple[int, dict[str, Any]]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(f"{server.http_url}{path}", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return int(response.status), json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return int(error.code), json.loads(error.read())
+
+
+def test_finished_games_come_from_the_archive_and_their_records_are_readable(
+    archive_server: ServerProcess, provider: OidcProvider
+) -> None:
+    """On a server with an archive, Grace's finished private game is listed from it (with her
+    seat) once archived, over gRPC and REST (GET /v1/me/games); she reads its record with her
+    access token, Heidi (who held no seat) may not."""
+    grace, heidi = Device(archive_server, provider, GRACE), Device(archive_server, provider, HEIDI)
+    created = grace.create(open_seats=())
+    name = created.view.name
+    grace.stub.ResignGame(pb.ResignGameRequest(name=name, request_id=rid()), timeout=10)
+    deadline = time.monotonic() + 10
+    while not grace.mine(status=pb.GAME_STATUS_FINISHED).games:
+        assert time.monotonic() < deadline, "the finished game was never archived"
+        time.sleep(0.1)
+    [finished] = grace.mine(status=pb.GAME_STATUS_FINISHED).games
+    assert (finished.name, finished.seat, finished.status) == (name, 0, pb.GAME_STATUS_FINISHED)
+    assert heidi.mine(status=pb.GAME_STATUS_FINISHED).games == []
+    status, body = _rest(
+        archive_server, "/v1/me/games?status=GAME_STATUS_FINISHED", provider.token(GRACE)
+    )
+    assert status == 200 and [g["name"] for g in body["games"]] == [name]
+    assert body["games"][0]["seat"] == 0
+    status, body = _rest(archive_server, "/v1/me/games", None)
+    assert status == 401 and body["error"]["details"][0]["reason"] == "IDENTITY_REQUIRED"
+    record: pb.GetGameRecordResponse = grace.stub.GetGameRecord(
+        pb.GetGameRecordRequest(name=name), timeout=10
+    )
+    assert json.loads(record.record.record_json)["game"] == name
+    expect_error(
+        lambda: heidi.stub.GetGameRecord(pb.GetGameRecordRequest(name=name), timeout=10),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "PERMISSION_DENIED",
+    )

@@ -219,7 +219,8 @@ class Archiving:
         ]
 
     async def record(self, game_id: str, token: str | None) -> bytes:
-        """A finished game's record (JSON) for its seats, or anyone if the game was public;
+        """A finished game's record (JSON) for its seats (seat tokens or signed-in players), or
+        anyone if the game was public;
         a finished game not archived yet is archived now (STORAGE_UNAVAILABLE: the archive
         failed)."""
         try:
@@ -244,7 +245,11 @@ class Archiving:
             found = await archive.get(game_id)
             if found is None:  # purged at once: a retention of 0 days
                 raise GameNotFoundError(f"no record of games/{game_id}")
-        if token is None:
+        owner = (await self._games.caller(token)).owner
+        if owner:  # a signed-in player: one of its seats', or a public game's
+            if not found.public and all(held != owner for held, _ in found.owners):
+                raise PermissionDenied("the record of a private game is for its seats")
+        elif token is None:
             if not found.public:
                 raise PermissionDenied("the record of a private game is for its seats")
         else:

@@ -137,12 +137,24 @@ class GameArchive:
         return bool(result.rowcount)
 
     async def get(self, game_id: str) -> ArchivedGame | None:
-        """A game's record, or None when the archive has none (never finished, or purged)."""
+        """A game's record (with its owners), or None when the archive has none (never
+        finished, or purged)."""
         try:
             async with self._engine.connect() as conn:
                 row = (
                     await conn.execute(select(RECORDS).where(RECORDS.c.game_id == game_id))
                 ).first()
+                owners = (
+                    []
+                    if row is None
+                    else (
+                        await conn.execute(
+                            select(OWNERS.c.owner, OWNERS.c.seat)
+                            .where(OWNERS.c.game_id == game_id)
+                            .order_by(OWNERS.c.owner)
+                        )
+                    ).all()
+                )
         except (SQLAlchemyError, OSError) as exc:
             raise ArchiveError(f"archive read failed: {type(exc).__name__}") from exc
         if row is None:
@@ -155,6 +167,7 @@ class GameArchive:
             row.finished_ms,
             zlib.decompress(row.record),
             bytes(row.summary),
+            tuple((str(owner), int(seat)) for owner, seat in owners),
         )
 
     async def stored_bytes(self, game_id: str) -> int:
