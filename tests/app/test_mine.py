@@ -219,5 +219,12 @@ async def test_a_request_verifies_its_identity_token_once(
     assert identity.verified == 1
     await asyncio.create_task(request())
     assert identity.verified == 2
+
+    async def stream() -> None:  # a long-lived task: each later call verifies its token
+        await core.list_my_games(ALICE, None, 0, "")
+        await core.list_my_games(ALICE, None, 0, "")
+
+    await asyncio.create_task(stream())
+    assert identity.verified == 4
     assert await core.rate_subject(None) == ""
     assert await core.rate_subject("seat.token.of.four") == ""

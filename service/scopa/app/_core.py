@@ -178,7 +178,7 @@ class GameCore:
         its subject), or "" when ``bearer`` is no identity token that verifies (the caller
         is counted by its address; the use case then refuses a bad token)."""
         try:
-            return (await self._games.caller(bearer)).owner
+            return (await self._games.caller(bearer, for_request=True)).owner
         except (IdentityInvalid, IdentityUnavailable):
             return ""
 
