@@ -81,6 +81,7 @@ def test_every_annotated_route_is_an_operation(document: dict[str, Any]) -> None
         "ListRulesets": ("get", "/v1/rulesets"),
         "ResignGame": ("post", "/v1/games/{game}:resign"),
         "GetGameRecord": ("get", "/v1/games/{game}/record"),
+        "ListMyGames": ("get", "/v1/me/games"),
         "Healthz": ("get", "/healthz"),
         "Readyz": ("get", "/readyz"),
     }
@@ -148,6 +149,7 @@ def test_security_follows_each_method_token_option(document: dict[str, Any]) -> 
         "PlayCard": [{"bearer": []}],
         "TakeAction": [{"bearer": []}],
         "ResignGame": [{"bearer": []}],
+        "ListMyGames": [{"bearer": []}],
         "Healthz": [],
         "Readyz": [],
     }
