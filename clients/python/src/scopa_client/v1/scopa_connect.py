@@ -299,7 +299,8 @@ class GameService(Protocol):
         Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -962,7 +963,8 @@ class GameServiceClient(ConnectClient):
         Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -1325,7 +1327,8 @@ class GameServiceSync(Protocol):
         Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -1986,7 +1989,8 @@ class GameServiceClientSync(ConnectClientSync):
         Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 

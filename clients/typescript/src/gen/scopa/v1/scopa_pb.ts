@@ -3801,7 +3801,8 @@ export const GameService: GenService<{
    * Returns the record of a finished game: its options, seats, every version's
    * events with every card shown (the game is over), each hand's scoring and
    * the result, as the JSON object docs/api.md ("Game records") describes.
-   * Its seats can read it with their token; anyone can if the game was public.
+   * Its seats can read it with their token (a signed-in seat's player with its
+   * access token); anyone can if the game was public.
    * Records are kept in the server's archive for its retention
    * (SCOPA_ARCHIVE_RETENTION_DAYS).
    *
