@@ -8,6 +8,7 @@ Redis Cluster where the owner index has its own slot.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import urllib.error
@@ -24,7 +25,8 @@ from support.redis_cluster import RedisCluster
 from support.redis_server import RedisServer
 from support.server_process import ServerProcess, start_server, stop_server
 
-from scopa_client import bearer_metadata, connect
+from scopa_client import aio_connect, bearer_metadata, connect
+from scopa_client.session import open_session
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc
 
@@ -307,3 +309,33 @@ def test_finished_games_come_from_the_archive_and_their_records_are_readable(
         grpc.StatusCode.PERMISSION_DENIED,
         "PERMISSION_DENIED",
     )
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_an_async_token_provider_and_a_signed_in_session(
+    server: ServerProcess, provider: OidcProvider
+) -> None:
+    """aio_connect takes a coroutine function as its token provider (awaited before each
+    call), and open_session one for its hello: Alice's realtime session acts for her seat."""
+    fetched = 0
+
+    async def fresh() -> str:
+        nonlocal fetched
+        fetched += 1
+        return await asyncio.to_thread(provider.token, ALICE)
+
+    stub = aio_connect(server.target, token_provider=fresh)
+    created: pb.CreateGameResponse = await stub.CreateGame(
+        pb.CreateGameRequest(preset="scopa", seats=[pb.SeatSpec(), pb.SeatSpec(open=True)]),
+        timeout=10,
+    )
+    mine: pb.ListMyGamesResponse = await stub.ListMyGames(
+        pb.ListMyGamesRequest(page_size=100), timeout=10
+    )
+    assert created.view.name in [g.name for g in mine.games]
+    assert fetched == 2
+    session = await open_session(server.http_url, created.view.name, fresh)
+    try:
+        assert session.view.seat == 0 and fetched == 3
+    finally:
+        await session.close()
