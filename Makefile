@@ -79,7 +79,8 @@ typecheck: $(STAMP)
 pytest: $(STAMP) $(OIDC_STAMP) $(RUN_BUILD)
 	$(if $(HAVE_CC),SCOPA_MYPYC_BUILD=$(CURDIR)/build/mypyc) $(PY) -m pytest -q -n auto
 
-# tsc --strict, then node --test: complete games against real server processes on real Redis.
+# tsc --strict, then node --test: complete games against real server processes on real Redis
+# (the signed-in tests with the OIDC provider of tests/oidc).
 ts-test: $(STAMP) $(TS_STAMP) $(OIDC_STAMP)
 	cd $(TS_DIR) && npm test
 
