@@ -79,8 +79,9 @@ typecheck: $(STAMP)
 pytest: $(STAMP) $(OIDC_STAMP) $(RUN_BUILD)
 	$(if $(HAVE_CC),SCOPA_MYPYC_BUILD=$(CURDIR)/build/mypyc) $(PY) -m pytest -q -n auto
 
-# tsc --strict, then node --test: complete games against real server processes on real Redis.
-ts-test: $(STAMP) $(TS_STAMP)
+# tsc --strict, then node --test: complete games against real server processes on real Redis
+# (the signed-in tests with the OIDC provider of tests/oidc).
+ts-test: $(STAMP) $(TS_STAMP) $(OIDC_STAMP)
 	cd $(TS_DIR) && npm test
 
 # The committed OpenAPI document as a team would use it: Redocly's recommended rules, then a

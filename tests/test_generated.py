@@ -96,6 +96,7 @@ def test_service_has_the_public_rpcs() -> None:
         "ResignGame",
         "RematchGame",
         "Session",
+        "ListMyGames",
     }
     streaming = {name for name, m in methods.items() if m.server_streaming}
     assert streaming == {"WatchGame", "Session"}

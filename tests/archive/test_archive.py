@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -109,3 +110,25 @@ async def test_urls_get_the_async_drivers() -> None:
     assert async_url("postgres://u:p@h:5/db") == "postgresql+asyncpg://u:p@h:5/db"
     with pytest.raises(ValueError, match="sqlite"):
         async_url("mysql://h/db")
+
+
+async def test_owned_lists_an_owners_games_latest_first_and_purges_with_them(
+    archive: GameArchive,
+) -> None:
+    """Each record's owners are written with it: an owner's page lists its games (private
+    ones too) with its seat, latest finish first after the cursor; a purged record leaves
+    every owner's list."""
+    for i, owners in enumerate([(("alice", 0),), (("alice", 1), ("bob", 0)), (("bob", 1),)]):
+        game = dataclasses.replace(_game(f"g{i}", 1000 * (i + 1), public=i != 1), owners=owners)
+        assert await archive.put(game, 9000)
+    alice = await archive.owned("alice", 10)
+    assert [(g.game_id, g.owners) for g in alice] == [
+        ("g1", (("alice", 1),)),
+        ("g0", (("alice", 0),)),
+    ]
+    assert [g.game_id for g in await archive.owned("alice", 10, (2000, "g1"))] == ["g0"]
+    assert [g.game_id for g in await archive.owned("bob", 1)] == ["g2"]
+    assert await archive.owned("carol", 10) == []
+    assert await archive.purge(2500, 10) == 2
+    assert await archive.owned("alice", 10) == []
+    assert [g.game_id for g in await archive.owned("bob", 10)] == ["g2"]

@@ -82,6 +82,7 @@ def test_every_annotated_route_is_an_operation(document: dict[str, Any]) -> None
         "ResignGame": ("post", "/v1/games/{game}:resign"),
         "GetGameRecord": ("get", "/v1/games/{game}/record"),
         "RematchGame": ("post", "/v1/games/{game}:rematch"),
+        "ListMyGames": ("get", "/v1/me/games"),
         "Healthz": ("get", "/healthz"),
         "Readyz": ("get", "/readyz"),
     }
@@ -151,6 +152,7 @@ def test_security_follows_each_method_token_option(document: dict[str, Any]) -> 
         "TakeAction": [{"bearer": []}],
         "ResignGame": [{"bearer": []}],
         "RematchGame": [{"bearer": []}],
+        "ListMyGames": [{"bearer": []}],
         "Healthz": [],
         "Readyz": [],
     }

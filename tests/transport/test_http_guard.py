@@ -23,7 +23,7 @@ class _Limits:
         self.checked: list[tuple[str, str]] = []
         self.over = over
 
-    async def check(self, action: str, client: str) -> None:
+    async def check(self, action: str, client: str, bearer: str | None = None) -> None:
         self.checked.append((action, client))
         if client == self.over:
             raise RuntimeError("rate limited")

@@ -31,6 +31,7 @@ def test_routes_come_from_every_annotated_method() -> None:
         ("GET", "/v1/{name=games/*}/record", ""),
         ("POST", "/v1/{name=games/*}:resign", "*"),
         ("POST", "/v1/{name=games/*}:rematch", "*"),
+        ("GET", "/v1/me/games", ""),
     }
 
 

@@ -5,7 +5,7 @@ export type { ErrorInfo } from "./gen/google/rpc/error_details_pb.js";
 export { StatusSchema } from "./gen/google/rpc/status_pb.js";
 export type { Status } from "./gen/google/rpc/status_pb.js";
 export { asSeat, createScopaClient } from "./client.js";
-export type { ScopaClient } from "./client.js";
+export type { ScopaClient, ScopaClientOptions, TokenProvider } from "./client.js";
 export { SCOPA_ERROR_DOMAIN, errorReason, scopaErrorInfo } from "./errors.js";
 export type { ScopaErrorInfo } from "./errors.js";
 export { Code, ConnectError } from "@connectrpc/connect";

@@ -28,6 +28,11 @@ export type WebSocketConstructor = new (url: string, protocols: string[]) => Web
 export interface SessionOptions {
   /** The seat's token; without one the session is a spectator's. */
   readonly token?: string;
+  /**
+   * A signed-in player's token provider (`createScopaClient`'s), called once for the hello
+   * instead of `token`.
+   */
+  readonly tokenProvider?: () => string | Promise<string>;
   /** The last version received, to resume after a reconnect (0: a new session). */
   readonly lastVersion?: number;
   /** The WebSocket constructor; the global one by default. */
@@ -104,8 +109,16 @@ export class ScopaSession {
     const socket = new Socket(url, [SESSION_SUBPROTOCOL]);
     socket.binaryType = "arraybuffer";
     return new Promise((resolve, reject) => {
-      socket.onopen = () => {
-        const hello = { name, token: options.token ?? "", lastVersion: options.lastVersion ?? 0 };
+      socket.onopen = async () => {
+        let token = options.token ?? "";
+        try {
+          if (options.tokenProvider !== undefined) token = await options.tokenProvider();
+        } catch (error) {
+          socket.close();
+          reject(error);
+          return;
+        }
+        const hello = { name, token, lastVersion: options.lastVersion ?? 0 };
         send(socket, { frame: { case: "hello", value: hello } });
       };
       socket.onmessage = (message: MessageEvent) => {

@@ -33,3 +33,40 @@ describe("asSeat", () => {
     assert.equal(headers.get("x-trace"), "1");
   });
 });
+
+describe("createScopaClient with a token provider", () => {
+  it("asks the provider (sync or async) before every call and sends its fresh token", async () => {
+    const seen: (string | null)[] = [];
+    const transport = createRouterTransport(({ service }) => {
+      service(GameService, {
+        listMyGames(_request, context) {
+          seen.push(context.requestHeader.get("authorization"));
+          return { games: [] };
+        },
+      });
+    });
+    let calls = 0;
+    const sync = createScopaClient(transport, { tokenProvider: () => `jwt-${++calls}` });
+    await sync.listMyGames({});
+    await sync.listMyGames({});
+    const asyncClient = createScopaClient(transport, { tokenProvider: async () => "jwt-async" });
+    await asyncClient.listMyGames({});
+    await asyncClient.listMyGames({}, asSeat("seat-token"));
+    assert.deepEqual(seen, ["Bearer jwt-1", "Bearer jwt-2", "Bearer jwt-async", "Bearer seat-token"]);
+  });
+
+  it("fails a call whose provider gives no token, without sending it", async () => {
+    let sent = 0;
+    const transport = createRouterTransport(({ service }) => {
+      service(GameService, {
+        listMyGames() {
+          sent += 1;
+          return { games: [] };
+        },
+      });
+    });
+    const client = createScopaClient(transport, { tokenProvider: () => "" });
+    await assert.rejects(client.listMyGames({}), /empty token/);
+    assert.equal(sent, 0);
+  });
+});

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+from dataclasses import replace
 from typing import Any, Final
 
 import structlog
@@ -170,7 +171,17 @@ class Archiving:
         last = versions[-1][0] if versions else 0
         seats = [[s.name, s.bot] for s in meta.seats]
         summary = COMPACT.encode({"version": last, "seats": seats}).encode()
-        return ArchivedGame(game_id, preset, meta.public, meta.created_ms, now, blob, summary)
+        owners = {s.owner: meta.owned_seat(s.owner, -1) for s in meta.seats if s.owner}
+        return ArchivedGame(
+            game_id,
+            preset,
+            meta.public,
+            meta.created_ms,
+            now,
+            blob,
+            summary,
+            tuple(sorted((owner, seat) for owner, seat in owners.items() if seat is not None)),
+        )
 
     async def finished_page(
         self, preset: str, size: int, token: str
@@ -193,8 +204,26 @@ class Archiving:
         next_token = page_token(key, last.finished_ms, last.game_id) if more and last else ""
         return games, next_token
 
+    async def owned(
+        self, owner: str, limit: int, before: tuple[int, str] | None
+    ) -> list[tuple[LobbyGame, int]]:
+        """Up to ``limit`` archived games where ``owner`` held a seat, latest finish first,
+        each with its finish time (ms); ``before``: the previous page's last (finish ms, game
+        id). None without an archive."""
+        if self._archive is None:
+            return []
+        try:
+            rows = await self._archive.owned(owner, limit, before)
+        except ArchiveError as exc:
+            raise StorageUnavailable(f"the archive failed: {exc}") from None
+        return [
+            (replace(_listed(row), seat=row.owners[0][1] if row.owners else None), row.finished_ms)
+            for row in rows
+        ]
+
     async def record(self, game_id: str, token: str | None) -> bytes:
-        """A finished game's record (JSON) for its seats, or anyone if the game was public;
+        """A finished game's record (JSON) for its seats (seat tokens or signed-in players), or
+        anyone if the game was public;
         a finished game not archived yet is archived now (STORAGE_UNAVAILABLE: the archive
         failed)."""
         try:
@@ -219,7 +248,11 @@ class Archiving:
             found = await archive.get(game_id)
             if found is None:  # purged at once: a retention of 0 days
                 raise GameNotFoundError(f"no record of games/{game_id}")
-        if token is None:
+        owner = (await self._games.caller(token)).owner
+        if owner:  # a signed-in player: one of its seats', or a public game's
+            if not found.public and all(held != owner for held, _ in found.owners):
+                raise PermissionDenied("the record of a private game is for its seats")
+        elif token is None:
             if not found.public:
                 raise PermissionDenied("the record of a private game is for its seats")
         else:

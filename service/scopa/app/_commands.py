@@ -64,10 +64,10 @@ class CreateGameCommand:
     public: bool = False
     """List the game in the lobby while it waits for players; its open seats need no invite."""
     timeout_bot: str = ""
-    webhook_url: str | None = None
-    """The game's own webhook URL (None: the deployment's, if any)."""
     """The bot level that plays a person's turn when its clock runs out (empty: the server's
     ``CoreSettings.timeout_bot``); needs a turn clock."""
+    webhook_url: str | None = None
+    """The game's own webhook URL (None: the deployment's, if any)."""
     spectators_invite: bool = False
     """Spectators need the game's spectator token."""
 
@@ -134,8 +134,6 @@ class GameSnapshot:
     created_ms: int = 0
     """When the game was created, ms since the epoch (0: unknown, games before the lobby)."""
     timeout_bot: str = ""
-    webhook_url: str | None = None
-    """The game's own webhook URL (None: the deployment's, if any)."""
     """The bot level that plays a person's turn when its clock runs out (empty: no clock)."""
     rematch_game_id: str = ""
     """The finished game's rematch, once a seat asked for one (empty: none yet)."""
@@ -168,12 +166,14 @@ class LobbyGame:
     created_ms: int
     turn_timeout_s: int = 0
     timeout_bot: str = ""
-    webhook_url: str | None = None
-    """The game's own webhook URL (None: the deployment's, if any)."""
     status: GameStatus = GameStatus.WAITING_FOR_PLAYERS
     public: bool = True
     spectator_count: int | None = None
     """Open spectators' streams now (None: not read)."""
+    seat: int | None = None
+    """The caller's seat (ListMyGames); None in the lobby."""
+    turn: int | None = None
+    """The seat to play (ListMyGames; None when no one can: waiting or finished)."""
 
     @property
     def etag(self) -> str:

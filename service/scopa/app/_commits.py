@@ -1,5 +1,5 @@
 """Writes: one compare-and-set commit per change, its idempotency record, and the indexes
-(deadlines, lobby) brought up to it; a retried request gets its first response back."""
+(deadlines, lobby, owners) brought up to it; a retried request gets its first response back."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from ._errors import ConcurrentUpdate, GameNotFoundError
 from ._eventlog import AppEvent, encode_log
 from ._games import Games
 from ._meta import GameMeta
+from ._mine import MyGames
 from ._summary import dump_summary
 
 __all__ = ["Commits", "NotLatest"]
@@ -46,9 +47,10 @@ class NotLatest(Exception):
 class Commits:
     """Commits a game's next version for every use case that changes a game."""
 
-    def __init__(self, games: Games, archiving: Archiving) -> None:
+    def __init__(self, games: Games, archiving: Archiving, mine: MyGames | None = None) -> None:
         self._games = games
         self._archiving = archiving
+        self._mine = mine
 
     async def commit(
         self,
@@ -185,6 +187,8 @@ class Commits:
             await self._live_board(game_id, version, before, state, meta)
         except StorageError:
             _log.warning("index_update_failed", game_id=game_id, version=version)
+        if self._mine is not None:  # the signed-in owners' indexes (ListMyGames)
+            await self._mine.index(game_id, version, state, meta)
 
     async def went_live(
         self, game_id: str, version: int, state: rules.MatchState, meta: GameMeta

@@ -8,6 +8,7 @@ and the results back. Each call is handed to the collaborator whose job it is:
   neither): :meth:`._games.Games.caller`;
 - :class:`._actions.Actions`: GetState, TakeAction (PlayCard), ResignGame;
 - :class:`._lobby.Lobby`: ListGames;
+- :class:`._mine.MyGames`: ListMyGames (and the owner index its commits keep);
 - :class:`._watching.Watches`: WatchGame;
 - :class:`._rematch.Rematches`: RematchGame;
 - :class:`._presence.Presences`: who watches (GetState's and the streams' presence);
@@ -42,14 +43,17 @@ from ._commands import (
     CreateGameCommand,
     CreateResult,
     GameSnapshot,
+    GameStatus,
     JoinResult,
     LobbyGame,
     PlayResult,
     RematchResult,
 )
 from ._commits import Commits
+from ._errors import IdentityInvalid, IdentityUnavailable
 from ._games import Games, Hooks
 from ._lobby import Lobby
+from ._mine import MyGames
 from ._presence import Presences
 from ._rematch import Rematches
 from ._seating import Seating
@@ -98,7 +102,9 @@ class GameCore:
         rng = rng or random.SystemRandom()
         tracer = trace.get_tracer("scopa.app", tracer_provider=tracer_provider)
         self._archiving = Archiving(games, archive, games.settings.archive_retention_days)
-        commits = Commits(games, self._archiving)
+        self._games = games
+        self._mine = MyGames(games, self._archiving)
+        commits = Commits(games, self._archiving, self._mine)
         searches = bot_searches or ThreadSearches()
         self._turns = Turns(games, commits, rng, tracer, searches, self._archiving)
         self._actions = Actions(games, commits, self._turns, rng, tracer)
@@ -185,6 +191,22 @@ class GameCore:
         if finished:
             return await self._archiving.finished_page(preset, page_size, page_token)
         return await self._lobby.list_games(preset, page_size, page_token, active)
+
+    async def list_my_games(
+        self, bearer: str | None, status: GameStatus | None, page_size: int, page_token: str
+    ) -> tuple[list[LobbyGame], str]:
+        """The signed-in caller's games (of ``status``; None: all), newest first, each with
+        the caller's seat and whose turn it is (see :class:`._mine.MyGames`)."""
+        return await self._mine.list_games(bearer, status, page_size, page_token)
+
+    async def rate_subject(self, bearer: str | None) -> str:
+        """The key a signed-in caller's rate limits count against: its owner digest (never
+        its subject), or "" when ``bearer`` is no identity token that verifies (the caller
+        is counted by its address; the use case then refuses a bad token)."""
+        try:
+            return (await self._games.caller(bearer, for_request=True)).owner
+        except (IdentityInvalid, IdentityUnavailable):
+            return ""
 
     def watch(
         self,

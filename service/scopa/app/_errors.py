@@ -14,6 +14,7 @@ __all__ = [
     "GameNotFoundError",
     "GameStuck",
     "IdentityInvalid",
+    "IdentityRequired",
     "IdentityUnavailable",
     "InvalidArgument",
     "InviteInvalid",
@@ -71,6 +72,13 @@ class IdentityInvalid(Unauthenticated):
     tokens: no ``SCOPA_OIDC_ISSUER``)."""
 
     reason = "IDENTITY_INVALID"
+
+
+class IdentityRequired(Unauthenticated):
+    """A call about the signed-in player (ListMyGames) without an identity token: none at
+    all, or a seat token."""
+
+    reason = "IDENTITY_REQUIRED"
 
 
 class IdentityUnavailable(AppError):

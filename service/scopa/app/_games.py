@@ -12,7 +12,9 @@ its owner digest; any other bearer value is a seat token; none is a spectator.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -72,6 +74,13 @@ class Caller:
 
 
 ANONYMOUS: Final = Caller()
+
+_VERIFIED: ContextVar[tuple[str, Caller, float] | None] = ContextVar("scopa_verified", default=None)
+"""An identity token the guard's rate limit verified for this request (a task), who it is and
+until when (monotonic) the use case may take it unverified: once, within
+:data:`VERIFIED_REUSE_S`, so a token is verified once per request and a long-lived stream's
+later calls verify theirs again (an expired token is refused)."""
+VERIFIED_REUSE_S: Final = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,22 +183,31 @@ class Games:
         if known is None or known.version <= snap.version:
             self.known.put(game_id, snap)
 
-    async def caller(self, bearer: str | None) -> Caller:
+    async def caller(self, bearer: str | None, *, for_request: bool = False) -> Caller:
         """Who sent ``bearer``: a JWT is verified (IDENTITY_INVALID, IDENTITY_UNAVAILABLE),
-        a seat token is verified where it is used."""
+        a seat token is verified where it is used. ``for_request``: the guard asks ahead of
+        the use case, which then takes the verified caller once (see ``_VERIFIED``)."""
         if bearer is None:
             return ANONYMOUS
         if not looks_like_jwt(bearer):
             return Caller(bearer)
         if self.identity is None:
             raise IdentityInvalid("this server takes no identity tokens (no OIDC issuer is set)")
+        verified = _VERIFIED.get()
+        if verified is not None:
+            _VERIFIED.set(None)
+            if verified[0] == bearer and time.monotonic() < verified[2]:
+                return verified[1]  # verified by this request's rate limit
         try:
             subject = await self.identity.verify(bearer)
         except KeysUnavailable as exc:
             raise IdentityUnavailable(exc.message) from None
         except TokenRejected as exc:
             raise IdentityInvalid(exc.message) from None
-        return Caller(None, self.tokens.owner_digest(subject.issuer, subject.subject))
+        caller = Caller(None, self.tokens.owner_digest(subject.issuer, subject.subject))
+        if for_request:
+            _VERIFIED.set((bearer, caller, time.monotonic() + VERIFIED_REUSE_S))
+        return caller
 
     def seat_of(
         self, caller: Caller, game_id: str, state: rules.MatchState, meta: GameMeta

@@ -2,14 +2,16 @@
 
 A policy of the application, not of a transport: each transport works out the client's key (its
 address, or the address a trusted proxy reports) and calls :meth:`RateLimits.check` before the
-use case. The counters live in the `limits` library's storage: Redis when the games are on
-Redis, so every replica counts against the same limit, else the process's memory.
+use case; a signed-in caller (a verified identity token) is counted by the digest of its
+subject instead, wherever it calls from. The counters live in the `limits` library's storage:
+Redis when the games are on Redis, so every replica counts against the same limit, else the
+process's memory.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,18 +115,29 @@ class RateLimits:
                 self._rules[action] = _Rule(item, text)
         self._storage = storage if storage is not None else MemoryStorage()
         self._limiter = MovingWindowRateLimiter(self._storage)
+        self._subject_of: Callable[[str | None], Awaitable[str]] | None = None
 
     @classmethod
     def for_store(cls, limits: Mapping[str, str], redis_url: str | None) -> RateLimits:
         """Limits counted on the Redis of ``redis_url`` (shared by replicas), else in memory."""
         return cls(limits, _storage_for(redis_url))
 
-    async def check(self, action: str, client: str) -> None:
-        """Count one ``action`` by ``client``; raise :class:`RateLimited` when over its limit."""
+    def identify_with(self, subject_of: Callable[[str | None], Awaitable[str]]) -> None:
+        """Count signed-in callers by who they are: ``subject_of(bearer)`` is the caller's
+        owner digest ("" when the bearer is no verified identity token)."""
+        self._subject_of = subject_of
+
+    async def check(self, action: str, client: str, bearer: str | None = None) -> None:
+        """Count one ``action`` by ``client`` (a signed-in ``bearer``'s: by its subject's
+        digest, wherever it calls from); raise :class:`RateLimited` when over its limit."""
         rule = self._rules.get(action)
         if rule is None:
             return
         key = client or _UNKNOWN_CLIENT
+        if bearer and self._subject_of is not None:
+            subject = await self._subject_of(bearer)
+            if subject:
+                key = f"sub:{subject}"[:_MAX_KEY]
         try:
             if await self._limiter.hit(rule.item, action, key):
                 return

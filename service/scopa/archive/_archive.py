@@ -28,7 +28,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from scopa.archive._schema import RECORDS
+from scopa.archive._schema import OWNERS, RECORDS
 
 __all__ = ["ArchiveError", "ArchivedGame", "GameArchive", "open_archive"]
 
@@ -62,6 +62,9 @@ class ArchivedGame:
     record: bytes = b""
     summary: bytes = b""
     """What a list shows of the game (opaque, small), read without the record."""
+    owners: tuple[tuple[str, int], ...] = ()
+    """(owner digest, seat) of each signed-in player who held a seat (its lowest); in a
+    list of one owner's games, that owner's only."""
 
 
 def async_url(url: str) -> str:
@@ -143,21 +146,39 @@ class GameArchive:
             )
             .on_conflict_do_nothing(index_elements=["game_id"])
         )
+        owners = [
+            {"owner": o, "game_id": game.game_id, "seat": seat, "finished_ms": game.finished_ms}
+            for o, seat in game.owners
+        ]
         try:
             async with self._engine.begin() as conn:
                 result = await conn.execute(statement)
+                if result.rowcount and owners:
+                    await conn.execute(insert(OWNERS).on_conflict_do_nothing(), owners)
         except (SQLAlchemyError, OSError) as exc:
             raise ArchiveError(f"archive write failed: {type(exc).__name__}") from exc
         return bool(result.rowcount)
 
     async def get(self, game_id: str) -> ArchivedGame | None:
-        """A game's record, or None when the archive has none (never finished, or purged)."""
+        """A game's record (with its owners), or None when the archive has none (never
+        finished, or purged)."""
         await self._ready()
         try:
             async with self._engine.connect() as conn:
                 row = (
                     await conn.execute(select(RECORDS).where(RECORDS.c.game_id == game_id))
                 ).first()
+                owners = (
+                    []
+                    if row is None
+                    else (
+                        await conn.execute(
+                            select(OWNERS.c.owner, OWNERS.c.seat)
+                            .where(OWNERS.c.game_id == game_id)
+                            .order_by(OWNERS.c.owner)
+                        )
+                    ).all()
+                )
         except (SQLAlchemyError, OSError) as exc:
             raise ArchiveError(f"archive read failed: {type(exc).__name__}") from exc
         if row is None:
@@ -170,6 +191,7 @@ class GameArchive:
             row.finished_ms,
             zlib.decompress(row.record),
             bytes(row.summary),
+            tuple((str(owner), int(seat)) for owner, seat in owners),
         )
 
     async def stored_bytes(self, game_id: str) -> int:
@@ -226,9 +248,50 @@ class GameArchive:
             for r in rows
         ]
 
+    async def owned(
+        self, owner: str, limit: int, before: tuple[int, str] | None = None
+    ) -> list[ArchivedGame]:
+        """Up to ``limit`` finished games where ``owner`` held a seat, latest finish first,
+        each with its summary and ``owners`` = ((owner, its seat),); ``before``: the
+        (finished ms, game id) of the previous page's last entry."""
+        await self._ready()
+        columns = [c for c in RECORDS.c if c.name not in ("record", "archived_ms")]
+        query = (
+            select(*columns, OWNERS.c.seat)
+            .join(OWNERS, OWNERS.c.game_id == RECORDS.c.game_id)
+            .where(OWNERS.c.owner == owner)
+        )
+        if before is not None:
+            ms, game_id = before
+            query = query.where(
+                or_(
+                    OWNERS.c.finished_ms < ms,
+                    and_(OWNERS.c.finished_ms == ms, OWNERS.c.game_id < game_id),
+                )
+            )
+        query = query.order_by(OWNERS.c.finished_ms.desc(), OWNERS.c.game_id.desc())
+        try:
+            async with self._engine.connect() as conn:
+                rows: Sequence[Any] = (await conn.execute(query.limit(limit))).all()
+        except (SQLAlchemyError, OSError) as exc:
+            raise ArchiveError(f"archive read failed: {type(exc).__name__}") from exc
+        return [
+            ArchivedGame(
+                r.game_id,
+                r.preset,
+                bool(r.public),
+                r.created_ms,
+                r.finished_ms,
+                summary=bytes(r.summary),
+                owners=((owner, int(r.seat)),),
+            )
+            for r in rows
+        ]
+
     async def purge(self, finished_before_ms: int, limit: int) -> int:
         """Delete up to ``limit`` records of games finished before ``finished_before_ms``
-        (oldest first) and return how many: the retention job."""
+        (oldest first), their owners' rows with them, and return how many: the retention
+        job."""
         await self._ready()
         oldest = (
             select(RECORDS.c.game_id)
@@ -236,10 +299,13 @@ class GameArchive:
             .order_by(RECORDS.c.finished_ms)
             .limit(limit)
         )
-        statement = delete(RECORDS).where(RECORDS.c.game_id.in_(oldest.scalar_subquery()))
         try:
             async with self._engine.begin() as conn:
-                result = await conn.execute(statement)
+                ids = list((await conn.execute(oldest)).scalars())
+                if not ids:
+                    return 0
+                await conn.execute(delete(OWNERS).where(OWNERS.c.game_id.in_(ids)))
+                result = await conn.execute(delete(RECORDS).where(RECORDS.c.game_id.in_(ids)))
         except (SQLAlchemyError, OSError) as exc:
             raise ArchiveError(f"archive purge failed: {type(exc).__name__}") from exc
         return int(result.rowcount or 0)

@@ -187,6 +187,7 @@ async def build_services(settings: Settings) -> Wiring:
         },
         settings.redis_url,
     )
+    rate_limits.identify_with(core.rate_subject)  # a signed-in caller: by subject
 
     web_ui = load_web_ui(sign_in=_web_sign_in(settings)) if settings.web_ui else None
 

@@ -25,6 +25,7 @@ from scopa.storage._outbox import (
     OutboxItem,
     outbox_shard,
 )
+from scopa.storage._owners import OWNED_STATUSES
 from scopa.storage._protocol import GameStore
 from scopa.storage._redis import RedisStore
 from scopa.storage._target import RedisMode, RedisTarget, parse_redis_url
@@ -44,6 +45,7 @@ __all__ = [
     "INITIAL_VERSION",
     "OUTBOX_SHARDS",
     "OUTBOX_TTL_S",
+    "OWNED_STATUSES",
     "PRESENCE",
     "RESYNC",
     "CreateResult",

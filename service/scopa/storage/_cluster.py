@@ -62,6 +62,7 @@ class RedisClusterStore(RedisStore):
         self._commit = Script("commit.lua")
         self._load_index_scripts()
         self._load_outbox_scripts()
+        self._load_owner_script()
         self._spans = LeafSpans(trace.get_tracer("scopa.storage", tracer_provider=tracer_provider))
         seed = cluster.get_connection_kwargs()
         self._attrs = {

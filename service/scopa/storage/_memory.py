@@ -20,6 +20,7 @@ from scopa.storage._index import deadline_shard
 from scopa.storage._keys import check_game_id, check_ttl, request_field, slot_field
 from scopa.storage._memory_outbox import MemoryOutbox
 from scopa.storage._outbox import OutboxItem
+from scopa.storage._owners import MemoryOwnerIndex
 from scopa.storage._presence import PresenceBook
 from scopa.storage._types import (
     INITIAL_VERSION,
@@ -45,13 +46,14 @@ class _Game:
     events: list[Event] = field(default_factory=list)
 
 
-class MemoryStore(MemoryOutbox):
+class MemoryStore(MemoryOutbox, MemoryOwnerIndex):
     """A GameStore kept in a dict; every operation is atomic because it never awaits."""
 
     def __init__(
         self, clock: Clock = time.monotonic, queue_size: int = 64, wall: Clock = time.time
     ) -> None:
-        super().__init__()
+        MemoryOutbox.__init__(self)
+        MemoryOwnerIndex.__init__(self)
         self._clock = clock
         self._wall = wall
         self._deadlines: dict[str, tuple[int, int]] = {}
@@ -173,6 +175,7 @@ class MemoryStore(MemoryOutbox):
         self._outboxes.clear()
         self._playing.clear()
         self._presence.clear()
+        self._owned.clear()
 
     async def time(self) -> float:
         """The store's clock: this process's wall clock, seconds since the epoch."""

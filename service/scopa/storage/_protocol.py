@@ -218,6 +218,38 @@ class GameStore(Protocol):
     async def presence(self, game_id: str) -> Presence:
         """Which seats have an entry that has not lapsed, when each seat was last seen, and
         how many spectators' entries have not lapsed (all empty for an unknown game)."""
+
+    async def index_owned(
+        self,
+        owner: str,
+        game_id: str,
+        status: str,
+        created_ms: int,
+        expires_ms: int,
+        summary: bytes,
+    ) -> None:
+        """Add (or refresh) a game in ``owner``'s index (a signed-in player's games) until
+        ``expires_ms`` (the game's own expiry), with its ``status`` (one of
+        ``OWNED_STATUSES``) and ``summary`` (opaque, small). Written beside the game's commit,
+        not inside it: on a Redis Cluster each owner's index has its own slot."""
+        ...
+
+    async def unindex_owned(self, owner: str, game_id: str) -> None:
+        """Drop a game from ``owner``'s index (a no-op if it is not there)."""
+        ...
+
+    async def owned_games(
+        self,
+        owner: str,
+        status: str,
+        now_ms: int,
+        limit: int,
+        before: tuple[int, str] | None = None,
+    ) -> list[PublicGame]:
+        """Up to ``limit`` entries of ``owner``'s index (of ``status``; "" every status),
+        newest first, after ``before`` (the (creation ms, game id) of the previous page's last
+        entry), in one round trip. Entries expired by ``now_ms`` (their game is gone) are
+        never returned nor counted, and are dropped when met."""
         ...
 
     async def ping(self) -> None:

@@ -51,6 +51,7 @@ from scopa.storage._keys import (
 )
 from scopa.storage._log import decode_entry, encode_entry
 from scopa.storage._outbox import OutboxItem, RedisOutbox, outbox_args
+from scopa.storage._owners import RedisOwnerIndex
 from scopa.storage._presence import RedisPresence
 from scopa.storage._pubsub import RedisLink
 from scopa.storage._scripts import Script
@@ -218,7 +219,7 @@ check, so a write went out on a dead socket and was answered OUTCOME_UNKNOWN tho
 could have run. They are a RESP3 feature of managed Redis that the store does not use."""
 
 
-class RedisStore(RedisIndexes, RedisOutbox, RedisPresence):
+class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
     """A GameStore on Redis (or any Redis Cluster node set: one hash tag per game).
 
     Each operation is one CLIENT span named after its command and the store operation (e.g.
@@ -252,6 +253,7 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence):
         self._commit = Script("commit.lua")
         self._load_index_scripts()
         self._load_outbox_scripts()
+        self._load_owner_script()
         self._spans = LeafSpans(trace.get_tracer("scopa.storage", tracer_provider=tracer_provider))
         self._attrs = {
             op: span_attributes(pool.connection_kwargs, op)

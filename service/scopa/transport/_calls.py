@@ -23,7 +23,7 @@ from typing import Any, Final, NamedTuple, TypeVar
 from google.protobuf.message import Message
 
 from scopa import rules
-from scopa.app import AppError, GameCore, GameSnapshot, InvalidArgument
+from scopa.app import AppError, GameCore, GameSnapshot, GameStatus, InvalidArgument
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import (
@@ -57,6 +57,14 @@ _Viewed = TypeVar(
     "_Viewed", pb.GetStateResponse, pb.PlayCardResponse, pb.TakeActionResponse, pb.WatchGameResponse
 )
 """The responses whose view may leave its options to the tail."""
+
+_MY_STATUS: Final = {
+    pb.GAME_STATUS_UNSPECIFIED: None,
+    pb.GAME_STATUS_WAITING_FOR_PLAYERS: GameStatus.WAITING_FOR_PLAYERS,
+    pb.GAME_STATUS_ACTIVE: GameStatus.ACTIVE,
+    pb.GAME_STATUS_FINISHED: GameStatus.FINISHED,
+}
+"""ListMyGames' status filter (unset: every status)."""
 
 _FIELD_PATHS: Final = {"game_id": "name"}
 """The core's names of request fields that the proto spells otherwise."""
@@ -200,6 +208,7 @@ class GameCalls:
             "ListRulesets": self.list_rulesets,
             "GetGameRecord": self.get_game_record,
             "RematchGame": self.rematch_game,
+            "ListMyGames": self.list_my_games,
         }
 
     @property
@@ -335,6 +344,19 @@ class GameCalls:
         # Dicts: upb fills each GameView in place (a message would be serialized and parsed).
         views: Any = [lobby_fields(game) for game in games]
         return pb.ListGamesResponse(games=views, next_page_token=next_token)
+
+    async def list_my_games(
+        self, request: pb.ListMyGamesRequest, token: str | None
+    ) -> pb.ListMyGamesResponse:
+        """The signed-in caller's games, each with its seat and whose turn it is."""
+        with request_fields():
+            if request.status not in _MY_STATUS:
+                raise InvalidArgument(f"unknown status {request.status}", field="status")
+            games, next_token = await self._core.list_my_games(
+                token, _MY_STATUS[request.status], request.page_size, request.page_token
+            )
+        views: Any = [lobby_fields(game) for game in games]
+        return pb.ListMyGamesResponse(games=views, next_page_token=next_token)
 
     async def list_rulesets(
         self, request: pb.ListRulesetsRequest, token: str | None

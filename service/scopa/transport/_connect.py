@@ -144,6 +144,12 @@ class ConnectGameService:
         """The lobby: public games waiting for players."""
         return await self._unary("ListGames", self._calls.list_games, request, ctx)
 
+    async def list_my_games(
+        self, request: pb.ListMyGamesRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.ListMyGamesResponse:
+        """The signed-in caller's games."""
+        return await self._unary("ListMyGames", self._calls.list_my_games, request, ctx)
+
     async def list_rulesets(
         self, request: pb.ListRulesetsRequest, ctx: RequestContext[Any, Any]
     ) -> pb.ListRulesetsResponse:

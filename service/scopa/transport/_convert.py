@@ -470,6 +470,8 @@ def lobby_fields(game: LobbyGame) -> dict[str, Any]:
         timeout_bot=game.timeout_bot,
         create_time=dict(seconds=seconds, nanos=millis * 1_000_000) if game.created_ms else None,
         spectator_count=game.spectator_count,
+        seat=game.seat,
+        turn=game.turn,
     )
 
 

@@ -110,6 +110,12 @@ class GameServicer:
         """The lobby: public games waiting for players."""
         return await self._calls.list_games(request, None)
 
+    async def ListMyGames(
+        self, request: pb.ListMyGamesRequest, context: Any
+    ) -> pb.ListMyGamesResponse:
+        """The signed-in caller's games."""
+        return await self._calls.list_my_games(request, _token(context))
+
     async def ListRulesets(
         self, request: pb.ListRulesetsRequest, context: Any
     ) -> pb.ListRulesetsResponse:

@@ -9,7 +9,8 @@
 - While the server drains (see :class:`Drain`), new calls are refused with UNAVAILABLE /
   SERVER_SHUTTING_DOWN and open streams are ended with the same status, so clients reconnect.
 - CreateGame and JoinGame count against the client's rate limit
-  (:class:`scopa.app.RateLimits`), the client being its address or what a trusted proxy says.
+  (:class:`scopa.app.RateLimits`), the client being its address or what a trusted proxy says,
+  or a signed-in caller's subject (its digest) when the bearer is an identity token.
 
 It sits inside the tracing / access-log / error-mapping stack, so its errors are mapped and
 logged like any other.
@@ -26,7 +27,8 @@ from typing import Any
 
 import grpc
 
-from scopa.app import RateLimits, client_key
+from scopa.app import AppError, RateLimits, client_key
+from scopa.transport._convert import token_from_metadata
 from scopa.transport._errors import (
     MalformedRequest,
     RequestTooLarge,
@@ -262,6 +264,14 @@ def grpc_client(context: Any, proxy_header: str | None, proxy_hops: int) -> str:
     return client_key(peer_host(context.peer()), forwarded, proxy_hops)
 
 
+def _bearer(context: Any) -> str | None:
+    """The call's bearer value (None: none, or a malformed header, which the call refuses)."""
+    try:
+        return token_from_metadata(context.invocation_metadata())
+    except AppError:
+        return None
+
+
 class ServerGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Decode errors, drain refusals and rate limits, as typed errors inside the call."""
 
@@ -316,7 +326,7 @@ class ServerGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
         async def check(request: Any, context: Any) -> None:
             if limits is not None and action is not None:
-                await limits.check(action, self._client(context))
+                await limits.check(action, self._client(context), _bearer(context))
             if isinstance(request, _Undecodable):
                 raise request.error
 

@@ -4,7 +4,7 @@ The same policy as the gRPC port's guard (scopa.transport._guard): while the ser
 calls are refused with UNAVAILABLE / SERVER_SHUTTING_DOWN and open streams are ended the same
 way; CreateGame and JoinGame count against the client's rate limit, the client being the peer
 address or what a trusted proxy header says (:meth:`HttpGuard.client_of`, which streams pass
-on for the per-client stream cap).
+on for the per-client stream cap), or a signed-in caller's subject (its digest).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class HttpGuard:
         self._drain.admit(False)
         self._drain.unary_started()
         try:
-            await self._check_rate(scope, rpc_method)
+            await self._check_rate(scope, rpc_method, token)
             return await handler(request, token)
         finally:
             self._drain.unary_finished()
@@ -66,10 +66,10 @@ class HttpGuard:
             await self._check_rate(scope, rpc_method)
             yield
 
-    async def _check_rate(self, scope: Scope, rpc_method: str) -> None:
+    async def _check_rate(self, scope: Scope, rpc_method: str, token: str | None = None) -> None:
         action = RATE_LIMITED_METHODS.get(rpc_method)
         if action is not None and self._limits is not None:
-            await self._limits.check(action, self.client_of(scope))
+            await self._limits.check(action, self.client_of(scope), token)
 
     def client_of(self, scope: Scope) -> str:
         """The client a call counts against (rate limits, the per-client stream cap)."""

@@ -1,5 +1,6 @@
 """Python client for the scopa game service (generated code lives in `scopa_client.v1`)."""
 
+from scopa_client._auth import TokenProvider
 from scopa_client._channel import AUTHORIZATION_KEY, aio_connect, bearer_metadata, connect
 from scopa_client._errors import (
     ERROR_DOMAIN,
@@ -16,6 +17,7 @@ __all__ = [
     "ERROR_DOMAIN",
     "STATUS_DETAILS_KEY",
     "Reason",
+    "TokenProvider",
     "aio_connect",
     "bearer_metadata",
     "connect",

@@ -24,6 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
+from scopa_client._auth import TokenProvider, resolve_token
 from scopa_client.v1 import scopa_pb2 as pb
 
 __all__ = [
@@ -225,7 +226,7 @@ class Session:
 async def open_session(
     url: str,
     name: str,
-    token: str = "",
+    token: str | TokenProvider = "",
     *,
     last_version: int = 0,
     json: bool = False,
@@ -233,8 +234,9 @@ async def open_session(
 ) -> Session:
     """Open a session on ``name`` ("games/<id>") at ``url`` (the HTTP port, ``ws://host:8080``
     or ``wss://...``; ``/v1/session`` is added when it has no path): as the seat of ``token``
-    (a spectator without one), resuming after ``last_version`` when set. ``json`` uses the
-    JSON subprotocol (for debugging). SessionFailed when the hello is refused."""
+    (a spectator without one; a token provider, such as ``connect``'s, is called once for
+    the hello: a signed-in player's session), resuming after ``last_version`` when set.
+    ``json`` uses the JSON subprotocol (for debugging). SessionFailed when the hello is refused."""
     if url.startswith("http"):
         url = "ws" + url[4:]
     if url.rstrip("/").count("/") <= 2:
@@ -248,7 +250,8 @@ async def open_session(
     )
     session = Session(connection, json)
     try:
-        await session._hello(name, token, last_version)
+        bearer = token if isinstance(token, str) else await resolve_token(token)
+        await session._hello(name, bearer, last_version)
     except BaseException:
         await connection.close()
         raise

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetGameRecordRequest, GetGameRecordResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, RematchGameRequest, RematchGameResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
+from .scopa_pb2 import CreateGameRequest, CreateGameResponse, GetGameRecordRequest, GetGameRecordResponse, GetStateRequest, GetStateResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListMyGamesRequest, ListMyGamesResponse, ListRulesetsRequest, ListRulesetsResponse, PlayCardRequest, PlayCardResponse, RematchGameRequest, RematchGameResponse, ResignGameRequest, ResignGameResponse, SessionRequest, SessionResponse, TakeActionRequest, TakeActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -309,7 +309,8 @@ class GameService(Protocol):
         Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -346,6 +347,27 @@ class GameService(Protocol):
         - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
           time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
           still in the archive: create a new game instead.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def list_my_games(self, request: ListMyGamesRequest, ctx: RequestContext[ListMyGamesRequest, ListMyGamesResponse], /) -> ListMyGamesResponse:
+        """
+        Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -502,6 +524,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.rematch_game,
+                ),
+                "/scopa.v1.GameService/ListMyGames": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ListMyGames",
+                        service_name="scopa.v1.GameService",
+                        input=ListMyGamesRequest,
+                        output=ListMyGamesResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.list_my_games,
                 ),
                 "/scopa.v1.GameService/Session": Endpoint.bidi_stream(
                     method=MethodInfo(
@@ -989,7 +1022,8 @@ class GameServiceClient(ConnectClient):
         Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -1057,6 +1091,46 @@ class GameServiceClient(ConnectClient):
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+        )
+    async def list_my_games(
+        self,
+        request: ListMyGamesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> ListMyGamesResponse:
+        """
+        Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListMyGames",
+                service_name="scopa.v1.GameService",
+                input=ListMyGamesRequest,
+                output=ListMyGamesResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     def session(
         self,
@@ -1367,7 +1441,8 @@ class GameServiceSync(Protocol):
         Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -1404,6 +1479,27 @@ class GameServiceSync(Protocol):
         - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
           time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
           still in the archive: create a new game instead.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def list_my_games(self, request: ListMyGamesRequest, ctx: RequestContext[ListMyGamesRequest, ListMyGamesResponse], /) -> ListMyGamesResponse:
+        """
+        Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1558,6 +1654,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.rematch_game,
+                ),
+                "/scopa.v1.GameService/ListMyGames": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ListMyGames",
+                        service_name="scopa.v1.GameService",
+                        input=ListMyGamesRequest,
+                        output=ListMyGamesResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.list_my_games,
                 ),
                 "/scopa.v1.GameService/Session": EndpointSync.bidi_stream(
                     method=MethodInfo(
@@ -2045,7 +2152,8 @@ class GameServiceClientSync(ConnectClientSync):
         Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -2113,6 +2221,46 @@ class GameServiceClientSync(ConnectClientSync):
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+        )
+    def list_my_games(
+        self,
+        request: ListMyGamesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> ListMyGamesResponse:
+        """
+        Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListMyGames",
+                service_name="scopa.v1.GameService",
+                input=ListMyGamesRequest,
+                output=ListMyGamesResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     def session(
         self,

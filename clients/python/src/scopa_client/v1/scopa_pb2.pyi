@@ -43,6 +43,10 @@ class _SeatTokenEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._Enum
     """
     SEAT_TOKEN_REQUIRED: _SeatToken.ValueType  # 3
     """Without a token the call fails with UNAUTHENTICATED."""
+    SEAT_TOKEN_IDENTITY_REQUIRED: _SeatToken.ValueType  # 4
+    """The method needs a signed-in player's identity token (a JWT), not a seat
+    token; without one it fails with UNAUTHENTICATED / IDENTITY_REQUIRED.
+    """
 
 class SeatToken(_SeatToken, metaclass=_SeatTokenEnumTypeWrapper):
     """How a method uses the caller's seat token (`authorization: Bearer <token>`).
@@ -59,6 +63,10 @@ spectator (or, for JoinGame, as the newcomer).
 """
 SEAT_TOKEN_REQUIRED: SeatToken.ValueType  # 3
 """Without a token the call fails with UNAUTHENTICATED."""
+SEAT_TOKEN_IDENTITY_REQUIRED: SeatToken.ValueType  # 4
+"""The method needs a signed-in player's identity token (a JWT), not a seat
+token; without one it fails with UNAUTHENTICATED / IDENTITY_REQUIRED.
+"""
 global___SeatToken = SeatToken
 
 class _Suit:
@@ -3154,6 +3162,60 @@ class PresenceChanged(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["connected", b"connected", "last_seen_time", b"last_seen_time", "seat", b"seat"]) -> None: ...
 
 global___PresenceChanged = PresenceChanged
+
+@typing.final
+class ListMyGamesRequest(google.protobuf.message.Message):
+    """Request message for ListMyGames."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: builtins.int
+    STATUS_FIELD_NUMBER: builtins.int
+    page_size: builtins.int
+    """The most games to return; 0: 20; more than 100: 100."""
+    page_token: builtins.str
+    """A next_page_token of an earlier ListMyGames call with the same status,
+    for the next page; empty: the first page.
+    """
+    status: global___GameStatus.ValueType
+    """Only games of this status; unset: every status."""
+    def __init__(
+        self,
+        *,
+        page_size: builtins.int = ...,
+        page_token: builtins.str = ...,
+        status: global___GameStatus.ValueType = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["page_size", b"page_size", "page_token", b"page_token", "status", b"status"]) -> None: ...
+
+global___ListMyGamesRequest = ListMyGamesRequest
+
+@typing.final
+class ListMyGamesResponse(google.protobuf.message.Message):
+    """Response message for ListMyGames."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    GAMES_FIELD_NUMBER: builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: builtins.int
+    next_page_token: builtins.str
+    """The page_token of the next page; empty on the last page."""
+    @property
+    def games(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___GameView]:
+        """The caller's games, newest first (finished ones from the archive: latest
+        finish first), each a summary with `seat` and `turn` (see ListMyGames).
+        """
+
+    def __init__(
+        self,
+        *,
+        games: collections.abc.Iterable[global___GameView] | None = ...,
+        next_page_token: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["games", b"games", "next_page_token", b"next_page_token"]) -> None: ...
+
+global___ListMyGamesResponse = ListMyGamesResponse
 
 SEAT_TOKEN_FIELD_NUMBER: builtins.int
 seat_token: google.protobuf.internal.extension_dict._ExtensionFieldDescriptor[google.protobuf.descriptor_pb2.MethodOptions, global___SeatToken.ValueType]

@@ -184,6 +184,11 @@ class GameServiceStub:
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.RematchGameRequest.SerializeToString,
                 response_deserializer=scopa_dot_v1_dot_scopa__pb2.RematchGameResponse.FromString,
                 _registered_method=True)
+        self.ListMyGames = channel.unary_unary(
+                '/scopa.v1.GameService/ListMyGames',
+                request_serializer=scopa_dot_v1_dot_scopa__pb2.ListMyGamesRequest.SerializeToString,
+                response_deserializer=scopa_dot_v1_dot_scopa__pb2.ListMyGamesResponse.FromString,
+                _registered_method=True)
         self.Session = channel.stream_stream(
                 '/scopa.v1.GameService/Session',
                 request_serializer=scopa_dot_v1_dot_scopa__pb2.SessionRequest.SerializeToString,
@@ -471,7 +476,8 @@ class GameServiceServicer:
         """Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -509,6 +515,28 @@ class GameServiceServicer:
         - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
         time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
         still in the archive: create a new game instead.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMyGames(self, request, context):
+        """Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+        is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+        "field": "page_size"), or a page_token that is malformed or was returned
+        for another status ("page_token").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -591,6 +619,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.RematchGame,
                     request_deserializer=scopa_dot_v1_dot_scopa__pb2.RematchGameRequest.FromString,
                     response_serializer=scopa_dot_v1_dot_scopa__pb2.RematchGameResponse.SerializeToString,
+            ),
+            'ListMyGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMyGames,
+                    request_deserializer=scopa_dot_v1_dot_scopa__pb2.ListMyGamesRequest.FromString,
+                    response_serializer=scopa_dot_v1_dot_scopa__pb2.ListMyGamesResponse.SerializeToString,
             ),
             'Session': grpc.stream_stream_rpc_method_handler(
                     servicer.Session,
@@ -990,6 +1023,33 @@ class GameService:
             '/scopa.v1.GameService/RematchGame',
             scopa_dot_v1_dot_scopa__pb2.RematchGameRequest.SerializeToString,
             scopa_dot_v1_dot_scopa__pb2.RematchGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMyGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.GameService/ListMyGames',
+            scopa_dot_v1_dot_scopa__pb2.ListMyGamesRequest.SerializeToString,
+            scopa_dot_v1_dot_scopa__pb2.ListMyGamesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -304,7 +304,8 @@ class GameServiceStub:
     """Returns the record of a finished game: its options, seats, every version's
     events with every card shown (the game is over), each hand's scoring and
     the result, as the JSON object docs/api.md ("Game records") describes.
-    Its seats can read it with their token; anyone can if the game was public.
+    Its seats can read it with their token (a signed-in seat's player with its
+    access token); anyone can if the game was public.
     Records are kept in the server's archive for its retention
     (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -342,6 +343,28 @@ class GameServiceStub:
     - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
       time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
       still in the archive: create a new game instead.
+    """
+
+    ListMyGames: grpc.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.ListMyGamesRequest,
+        scopa_client.v1.scopa_pb2.ListMyGamesResponse,
+    ]
+    """Lists the games where the signed-in caller (an identity token; see
+    Authentication) holds a seat, newest first, whoever created them and from
+    whichever device: each as ListGames shows a game (name, preset, version,
+    status, seats, public, create_time, turn clock), with the caller's `seat`
+    (its lowest, if it holds several) and `turn`, the seat to play (unset when
+    no one can). Paged as AIP-158 describes. A game leaves the list when it
+    expires from the game store; with status GAME_STATUS_FINISHED, on a server
+    with an archive, finished games are listed from the archive instead
+    (latest finish first, for its retention).
+
+    Errors:
+    - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+      is a signed-in player's.
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+      "field": "page_size"), or a page_token that is malformed or was returned
+      for another status ("page_token").
     """
 
     Session: grpc.StreamStreamMultiCallable[
@@ -647,7 +670,8 @@ class GameServiceAsyncStub:
     """Returns the record of a finished game: its options, seats, every version's
     events with every card shown (the game is over), each hand's scoring and
     the result, as the JSON object docs/api.md ("Game records") describes.
-    Its seats can read it with their token; anyone can if the game was public.
+    Its seats can read it with their token (a signed-in seat's player with its
+    access token); anyone can if the game was public.
     Records are kept in the server's archive for its retention
     (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -685,6 +709,28 @@ class GameServiceAsyncStub:
     - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
       time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
       still in the archive: create a new game instead.
+    """
+
+    ListMyGames: grpc.aio.UnaryUnaryMultiCallable[
+        scopa_client.v1.scopa_pb2.ListMyGamesRequest,
+        scopa_client.v1.scopa_pb2.ListMyGamesResponse,
+    ]
+    """Lists the games where the signed-in caller (an identity token; see
+    Authentication) holds a seat, newest first, whoever created them and from
+    whichever device: each as ListGames shows a game (name, preset, version,
+    status, seats, public, create_time, turn clock), with the caller's `seat`
+    (its lowest, if it holds several) and `turn`, the seat to play (unset when
+    no one can). Paged as AIP-158 describes. A game leaves the list when it
+    expires from the game store; with status GAME_STATUS_FINISHED, on a server
+    with an archive, finished games are listed from the archive instead
+    (latest finish first, for its retention).
+
+    Errors:
+    - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+      is a signed-in player's.
+    - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+      "field": "page_size"), or a page_token that is malformed or was returned
+      for another status ("page_token").
     """
 
     Session: grpc.aio.StreamStreamMultiCallable[
@@ -1010,7 +1056,8 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         """Returns the record of a finished game: its options, seats, every version's
         events with every card shown (the game is over), each hand's scoring and
         the result, as the JSON object docs/api.md ("Game records") describes.
-        Its seats can read it with their token; anyone can if the game was public.
+        Its seats can read it with their token (a signed-in seat's player with its
+        access token); anyone can if the game was public.
         Records are kept in the server's archive for its retention
         (SCOPA_ARCHIVE_RETENTION_DAYS).
 
@@ -1050,6 +1097,30 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         - NOT_FOUND / GAME_NOT_FOUND: no such game, also a finished game past its
           time in the game store (SCOPA_FINISHED_TTL_S), even if its record is
           still in the archive: create a new game instead.
+        """
+
+    @abc.abstractmethod
+    def ListMyGames(
+        self,
+        request: scopa_client.v1.scopa_pb2.ListMyGamesRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[scopa_client.v1.scopa_pb2.ListMyGamesResponse, collections.abc.Awaitable[scopa_client.v1.scopa_pb2.ListMyGamesResponse]]:
+        """Lists the games where the signed-in caller (an identity token; see
+        Authentication) holds a seat, newest first, whoever created them and from
+        whichever device: each as ListGames shows a game (name, preset, version,
+        status, seats, public, create_time, turn clock), with the caller's `seat`
+        (its lowest, if it holds several) and `turn`, the seat to play (unset when
+        no one can). Paged as AIP-158 describes. A game leaves the list when it
+        expires from the game store; with status GAME_STATUS_FINISHED, on a server
+        with an archive, finished games are listed from the archive instead
+        (latest finish first, for its retention).
+
+        Errors:
+        - UNAUTHENTICATED / IDENTITY_REQUIRED: no token, or a seat token: the list
+          is a signed-in player's.
+        - INVALID_ARGUMENT / INVALID_ARGUMENT: a negative page_size (metadata
+          "field": "page_size"), or a page_token that is malformed or was returned
+          for another status ("page_token").
         """
 
     @abc.abstractmethod

@@ -1,0 +1,107 @@
+-- One signed-in player's games (the owner index): the games where the player holds a seat,
+-- newest first, each with its summary (what a list shows of it, the player's seat included).
+-- Every key carries the owner's own hash tag {own-<owner digest>}, so on a Redis Cluster one
+-- player's index is one slot and a page one call; it is written beside a game's commit, never
+-- inside it (the game's keys live in another slot). Each entry expires with its game: its
+-- expiry is the game's, refreshed with every commit, and the keys themselves expire with the
+-- latest entry, so the index of a player who stopped playing leaves the store on its own.
+-- KEYS[1]  sorted set of every entry (score: the game's creation time, ms)
+-- KEYS[2]  sorted set of the entries waiting for players (score: creation time, ms)
+-- KEYS[3]  sorted set of the active entries
+-- KEYS[4]  sorted set of the finished entries
+-- KEYS[5]  sorted set of expiry times (score: ms)
+-- KEYS[6]  hash: game id -> its status ('waiting_for_players', 'active' or 'finished')
+-- KEYS[7]  hash: game id -> its summary (opaque bytes)
+-- ARGV[1]  mode: 'put' (add or refresh), 'remove' or 'page'
+-- 'put':    ARGV[2] game id, ARGV[3] status, ARGV[4] creation ms, ARGV[5] expiry ms,
+--           ARGV[6] summary
+-- 'remove': ARGV[2] game id
+-- 'page':   ARGV[2] now in ms, ARGV[3] page size, ARGV[4] status ('' every entry),
+--           ARGV[5] cursor creation time ('' none: from the newest), ARGV[6] cursor game id:
+--           the page holds entries strictly after it (older, or as old with a smaller id).
+--           Expired entries met on the way are dropped and never count, so the page is only
+--           short when no more live entries exist.
+-- Returns 1 ('put', 'remove') or the page as a flat list {game id, creation ms, summary, ...}.
+local all, expiry, statuses, summaries = KEYS[1], KEYS[5], KEYS[6], KEYS[7]
+local by_status = {waiting_for_players = KEYS[2], active = KEYS[3], finished = KEYS[4]}
+local mode = ARGV[1]
+
+local function drop(game)
+  local status = redis.call('HGET', statuses, game)
+  if status and by_status[status] then
+    redis.call('ZREM', by_status[status], game)
+  end
+  redis.call('ZREM', all, game)
+  redis.call('ZREM', expiry, game)
+  redis.call('HDEL', statuses, game)
+  redis.call('HDEL', summaries, game)
+end
+
+if mode == 'put' then
+  local game, status = ARGV[2], ARGV[3]
+  local listed = by_status[status]
+  if not listed then
+    return redis.error_reply('unknown status')
+  end
+  local old = redis.call('HGET', statuses, game)
+  if old and old ~= status and by_status[old] then
+    redis.call('ZREM', by_status[old], game)
+  end
+  redis.call('ZADD', all, ARGV[4], game)
+  redis.call('ZADD', listed, ARGV[4], game)
+  redis.call('ZADD', expiry, ARGV[5], game)
+  redis.call('HSET', statuses, game, status)
+  redis.call('HSET', summaries, game, ARGV[6])
+  local last = redis.call('ZRANGE', expiry, -1, -1, 'WITHSCORES')
+  for _, key in ipairs({all, listed, expiry, statuses, summaries}) do
+    redis.call('PEXPIREAT', key, last[2])
+  end
+  return 1
+end
+if mode == 'remove' then
+  drop(ARGV[2])
+  return 1
+end
+
+local now, size = tonumber(ARGV[2]), tonumber(ARGV[3])
+local listed = all
+if ARGV[4] ~= '' then
+  listed = by_status[ARGV[4]]
+  if not listed then
+    return redis.error_reply('unknown status')
+  end
+end
+local top, cursor_ms, cursor_game = '+inf', nil, ARGV[6]
+if ARGV[5] ~= '' then
+  top = ARGV[5]
+  cursor_ms = tonumber(ARGV[5])
+end
+local chunk = size + 16
+local page, count, offset = {}, 0, 0
+while count < size do
+  local rows = redis.call('ZREVRANGEBYSCORE', listed, top, '-inf', 'WITHSCORES', 'LIMIT', offset, chunk)
+  if #rows == 0 then
+    break
+  end
+  local kept = 0
+  for i = 1, #rows, 2 do
+    local game, created = rows[i], rows[i + 1]
+    local expires = redis.call('ZSCORE', expiry, game)
+    if not expires or tonumber(expires) <= now then
+      drop(game)
+    else
+      kept = kept + 1
+      if count < size and not (cursor_ms and tonumber(created) == cursor_ms and game >= cursor_game) then
+        page[#page + 1] = game
+        page[#page + 1] = created
+        page[#page + 1] = redis.call('HGET', summaries, game) or ''
+        count = count + 1
+      end
+    end
+  end
+  if #rows < 2 * chunk then
+    break
+  end
+  offset = offset + kept
+end
+return page
