@@ -126,7 +126,7 @@ def test_fields_the_server_always_sends_are_required(document: dict[str, Any]) -
     assert not {"seat", "turn", "turnDeadline", "phase"} & view  # unset when there is none
     assert schemas["scopa.v1.LegalMove"]["required"] == ["card", "capture"]
     created = schemas["scopa.v1.CreateGameResponse"]["required"]
-    assert created == ["name", "credentials", "invites", "view"]
+    assert created == ["name", "credentials", "invites", "view", "spectatorToken"]
     assert schemas["scopa.v1.GetStateResponse"]["required"] == ["view"]
     assert schemas["scopa.v1.Card"]["required"] == ["suit", "rank"]  # also a request's card
     assert "required" not in schemas["scopa.v1.SeatSpec"]  # a request message
