@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 from typing import Any
 
 from scopa import rules
@@ -12,11 +13,10 @@ from scopa.app import (
     CreateGameCommand,
     CreateResult,
     GameCore,
-    GameMeta,
     SeatSpec,
     TokenAuthority,
 )
-from scopa.storage import MemoryStore, Snapshot
+from scopa.storage import GameStore, MemoryStore, Snapshot
 
 SECRET = b"k" * 32
 
@@ -81,14 +81,15 @@ async def play_one(core: GameCore, game: str, tokens: dict[int, str], rng: rando
 
 class SilentCore(GameCore):
     """A replica that dies before taking any due action (a bot's turn, a run-out clock's): it
-    commits the requested writes only."""
+    commits the requested writes only (``CoreSettings.take_due_actions`` off)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-
-        async def advance(
-            game_id: str, version: int, state: rules.MatchState, meta: GameMeta
-        ) -> tuple[int, rules.MatchState, GameMeta]:
-            return version, state, meta
-
-        self._turns.advance = advance  # type: ignore[method-assign]
+    def __init__(
+        self,
+        store: GameStore,
+        tokens: TokenAuthority,
+        settings: CoreSettings | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        silent = replace(settings or CoreSettings(), take_due_actions=False)
+        super().__init__(store, tokens, silent, *args, **kwargs)

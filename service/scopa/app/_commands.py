@@ -111,6 +111,11 @@ class CoreSettings:
     """The deployment has a webhook URL: commits write their notices into the outbox."""
     per_game_webhooks: bool = False
     """CreateGame may name the game's own webhook URL (``SCOPA_WEBHOOK_ALLOW_PER_GAME``)."""
+    take_due_actions: bool = True
+    """Whether this replica takes the actions due in a game (a bot's turn, a run-out clock's)
+    itself; off, it commits the requested writes only and leaves what is due to other replicas
+    (e.g. a replica that must stay out of the bots' way; the tests' replica that dies before
+    acting)."""
 
 
 @dataclass(frozen=True, slots=True)

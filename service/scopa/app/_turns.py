@@ -59,6 +59,7 @@ class Turns:
         self._tracer = tracer
         self._searches = searches
         settings = games.settings
+        self._acting = settings.take_due_actions
         self._queue = BotQueue(settings.bot_running, settings.bot_waiting, games.hooks.bot_queue)
         self._later: set[asyncio.Task[None]] = set()
 
@@ -95,8 +96,11 @@ class Turns:
         Due are a bot seat's turn, and a person's turn whose clock ran out (the timeout bot
         plays it, or the seat forfeits). A lost race means another replica acted: stop, its
         commit stands, and the game is read again. Returns the game's latest version, state
-        and meta.
+        and meta. A replica that takes no due actions (``CoreSettings.take_due_actions``)
+        returns the game as it is.
         """
+        if not self._acting:
+            return version, state, meta
         games = self._games
         for _ in range(_MAX_BOT_TURNS):
             if not games.is_due(state, meta):
