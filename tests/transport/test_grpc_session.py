@@ -94,6 +94,15 @@ class _Seat:
         return await self.read()
 
 
+async def _rest_of(call: object) -> AsyncIterator[pb.SessionResponse]:
+    """The frames a stream still sends after the client half-closed it, to its end."""
+    while True:
+        frame = await asyncio.wait_for(call.read(), 10)  # type: ignore[attr-defined]
+        if frame is grpc.aio.EOF:
+            return
+        yield frame
+
+
 async def test_a_whole_game_over_two_grpc_sessions(server: ServerProcess) -> None:
     """Two seats play a game to its end over Session streams: each action acknowledged with its
     events and view, the other seat told of each version, once, in order."""
@@ -115,6 +124,8 @@ async def test_a_whole_game_over_two_grpc_sessions(server: ServerProcess) -> Non
         assert moves >= 10 and seats[1].view.status == pb.GAME_STATUS_FINISHED
         for seat in seats.values():
             await seat.call.done_writing()
+            left = [frame async for frame in _rest_of(seat.call)]  # presence frames, if any
+            assert all(f.update.presence for f in left), left
             assert await seat.call.code() == grpc.StatusCode.OK
 
 
