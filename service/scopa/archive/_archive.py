@@ -15,7 +15,7 @@ import time
 import weakref
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -86,6 +86,22 @@ def _upgrade(connection: Connection) -> None:
     config.set_main_option("script_location", str(_MIGRATIONS))
     config.attributes["connection"] = connection
     command.upgrade(config, "head")
+
+
+_LISTED: Final = [c for c in RECORDS.c if c.name not in ("record", "archived_ms")]
+"""What a list reads of a record: all but its JSON and when it was written."""
+
+
+def _listed(row: Any) -> ArchivedGame:
+    """A listed row (:data:`_LISTED`) as a game without its record."""
+    return ArchivedGame(
+        row.game_id,
+        row.preset,
+        bool(row.public),
+        row.created_ms,
+        row.finished_ms,
+        summary=bytes(row.summary),
+    )
 
 
 class GameArchive:
@@ -216,37 +232,13 @@ class GameArchive:
         their summaries but not their records; ``before``: the (finished ms, game id) of the
         previous page's last entry."""
         await self._ready()
-        columns = [c for c in RECORDS.c if c.name not in ("record", "archived_ms")]
-        query = select(*columns)
+        query = select(*_LISTED)
         if public_only:
             query = query.where(RECORDS.c.public.is_(True))
         if preset:
             query = query.where(RECORDS.c.preset == preset)
-        if before is not None:
-            ms, game_id = before
-            query = query.where(
-                or_(
-                    RECORDS.c.finished_ms < ms,
-                    and_(RECORDS.c.finished_ms == ms, RECORDS.c.game_id < game_id),
-                )
-            )
-        query = query.order_by(RECORDS.c.finished_ms.desc(), RECORDS.c.game_id.desc())
-        try:
-            async with self._engine.connect() as conn:
-                rows: Sequence[Any] = (await conn.execute(query.limit(limit))).all()
-        except (SQLAlchemyError, OSError) as exc:
-            raise ArchiveError(f"archive read failed: {type(exc).__name__}") from exc
-        return [
-            ArchivedGame(
-                r.game_id,
-                r.preset,
-                bool(r.public),
-                r.created_ms,
-                r.finished_ms,
-                summary=bytes(r.summary),
-            )
-            for r in rows
-        ]
+        rows = await self._page(query, RECORDS, before, limit)
+        return [_listed(r) for r in rows]
 
     async def owned(
         self, owner: str, limit: int, before: tuple[int, str] | None = None
@@ -255,38 +247,33 @@ class GameArchive:
         each with its summary and ``owners`` = ((owner, its seat),); ``before``: the
         (finished ms, game id) of the previous page's last entry."""
         await self._ready()
-        columns = [c for c in RECORDS.c if c.name not in ("record", "archived_ms")]
         query = (
-            select(*columns, OWNERS.c.seat)
+            select(*_LISTED, OWNERS.c.seat)
             .join(OWNERS, OWNERS.c.game_id == RECORDS.c.game_id)
             .where(OWNERS.c.owner == owner)
         )
+        rows = await self._page(query, OWNERS, before, limit)
+        return [replace(_listed(r), owners=((owner, int(r.seat)),)) for r in rows]
+
+    async def _page(
+        self, query: Any, table: Any, before: tuple[int, str] | None, limit: int
+    ) -> Sequence[Any]:
+        """``query``'s rows after the cursor ``before`` (finished ms, game id) of ``table``'s
+        columns, latest finish first, at most ``limit``."""
         if before is not None:
             ms, game_id = before
             query = query.where(
                 or_(
-                    OWNERS.c.finished_ms < ms,
-                    and_(OWNERS.c.finished_ms == ms, OWNERS.c.game_id < game_id),
+                    table.c.finished_ms < ms,
+                    and_(table.c.finished_ms == ms, table.c.game_id < game_id),
                 )
             )
-        query = query.order_by(OWNERS.c.finished_ms.desc(), OWNERS.c.game_id.desc())
+        query = query.order_by(table.c.finished_ms.desc(), table.c.game_id.desc())
         try:
             async with self._engine.connect() as conn:
-                rows: Sequence[Any] = (await conn.execute(query.limit(limit))).all()
+                return (await conn.execute(query.limit(limit))).all()
         except (SQLAlchemyError, OSError) as exc:
             raise ArchiveError(f"archive read failed: {type(exc).__name__}") from exc
-        return [
-            ArchivedGame(
-                r.game_id,
-                r.preset,
-                bool(r.public),
-                r.created_ms,
-                r.finished_ms,
-                summary=bytes(r.summary),
-                owners=((owner, int(r.seat)),),
-            )
-            for r in rows
-        ]
 
     async def purge(self, finished_before_ms: int, limit: int) -> int:
         """Delete up to ``limit`` records of games finished before ``finished_before_ms``
