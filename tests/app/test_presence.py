@@ -168,3 +168,33 @@ async def test_a_stream_ended_by_its_idle_limit_leaves_its_entry_to_lapse() -> N
     await asyncio.sleep(0.7)
     assert not (await core.get_state(game, None)).presence.seats[0].connected  # type: ignore[union-attr]
     await core.close()
+
+
+class _SlowDrop(MemoryStore):
+    """A store whose drop of a presence entry takes a while."""
+
+    async def drop_presence(
+        self, game_id: str, seat: int | None, connection: str, keep_s: float
+    ) -> bool:
+        await asyncio.sleep(0.3)
+        return await super().drop_presence(game_id, seat, connection, keep_s)
+
+
+async def test_a_cancellation_during_a_normal_exits_drop_is_not_swallowed() -> None:
+    """A stream's task cancelled while its entry is dropped on a normal exit still ends as
+    cancelled (the drop goes on, shielded); it does not carry on as if nothing happened."""
+    store = _SlowDrop()
+    core = _core(store)
+    created, _ = await two_seat_game(core)
+    presences = core._presences  # the facade's collaborator
+
+    async def attend() -> str:
+        async with presences.attend(created.game_id, 0):
+            pass
+        return "carried on"
+
+    task = asyncio.ensure_future(attend())
+    await asyncio.sleep(0.1)  # inside the drop
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

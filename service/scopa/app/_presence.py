@@ -15,7 +15,6 @@ within ``presence_ttl_s`` plus a third of it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -79,8 +78,11 @@ class Attendance:
         # runs this inside its own aclose (an inner generator would be "already running").
         if exc_type is not None and issubclass(exc_type, WatchIdle):
             return  # the client watches again at once: no "left" and "joined"; else it lapses
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.shield(self._presences.drop(self))
+        try:
+            await asyncio.shield(self._presences.drop(self))  # goes on if the task is cancelled
+        except asyncio.CancelledError:
+            if exc_type is None:
+                raise  # a cancellation during a normal exit is the task's, not ours to drop
 
 
 class Presences:
