@@ -20,7 +20,7 @@ OPENAPI_STAMP := $(OPENAPI_DIR)/node_modules/.installed
 OIDC_DIR   := tests/oidc
 OIDC_STAMP := $(OIDC_DIR)/node_modules/.installed
 
-.PHONY: test skipped-reset lint typecheck pytest pytest-compiled ts-test web-test openapi-test web-screenshots check-deploy run run-compiled generate check-generated check-api lock bench bench-service mypyc clean
+.PHONY: deps test skipped-reset lint typecheck pytest pytest-compiled ts-test web-test openapi-test web-screenshots check-deploy run run-compiled generate check-generated check-api lock bench bench-service mypyc clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -186,3 +186,8 @@ endif
 
 clean:
 	rm -rf $(VENV) $(DEPLOY_VENV) build .mypy_cache .ruff_cache .pytest_cache
+
+# Everything `make test` installs or builds before its checks, for `make -j deps` (.ci/run):
+# the pip and npm installs wait on the network, the compiled build on a core, side by side.
+deps: $(STAMP) $(TS_STAMP) $(WEB_STAMP) $(OPENAPI_STAMP) $(OIDC_STAMP) $(DEPLOY_STAMP) \
+  $(if $(HAVE_CC),$(MYPYC_STAMP))

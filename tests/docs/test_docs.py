@@ -135,6 +135,13 @@ def test_readme_is_short() -> None:
     assert len(README.splitlines()) <= 150
 
 
+def test_the_performance_page_is_short() -> None:
+    """docs/performance.md keeps today's figures, their commands and their limits; how they
+    were reached goes to CHANGELOG.md."""
+    page = (ROOT / "docs" / "performance.md").read_text()
+    assert len(page.splitlines()) <= 300
+
+
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _DOCS = ["README.md", "CHANGELOG.md", "bench/README.md", "deploy/README.md", "docs/*.md"]
 

@@ -71,7 +71,7 @@ def test_service_bench_prints_ratios_to_the_anchor_and_a_late_phase(tmp_path: Pa
     system_tool("redis-server")
     script = _fake_anchor(tmp_path, 100.0)
     done = subprocess.run(
-        [sys.executable, "bench/service.py", "--seconds", "1.5", "--conc", "2"]
+        [sys.executable, "bench/service.py", "--seconds", "0.5", "--conc", "2"]
         + ["--anchor", str(script), "--late", "1"],
         cwd=ROOT,
         capture_output=True,

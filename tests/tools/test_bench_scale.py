@@ -26,7 +26,7 @@ def test_a_tiny_scale_run_prints_every_figure_and_leaves_no_lobby_entry() -> Non
     system_tool("redis-server")
     done = subprocess.run(
         [sys.executable, "bench/scale.py", "--games", "400", "--public", "130"]
-        + ["--small", "100", "--seconds", "0.5", "--conc", "2", "--waiting-ttl", "45"],
+        + ["--small", "100", "--seconds", "0.5", "--conc", "2", "--waiting-ttl", "30"],
         cwd=ROOT,
         capture_output=True,
         text=True,
