@@ -18,6 +18,7 @@ since the previous view it sent (a ViewPatch, :mod:`._view_patch`) where others 
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -84,15 +85,35 @@ class Frame(NamedTuple):
         return _TAGS[self.kind] + varint(len(body)) + body
 
     def json(self) -> str:
-        """The SessionResponse in proto3 JSON (every field present, as REST writes it)."""
+        """The SessionResponse in proto3 JSON (every field present, as REST writes it; a view
+        patch's view has only the fields its mask names, and comes last)."""
         message = self.message
         if self.events:
             message = type(message).FromString(message.SerializeToString() + self.events)
-        return '{"' + self.kind + '":' + dumps(message, self.tail).decode() + "}"
+        if isinstance(message, pb.SessionUpdate) and message.HasField("view_patch"):
+            patch = _patch_json(message.view_patch)
+            message.ClearField("view_patch")
+            text = dumps(message).decode()[:-1] + ',"viewPatch":' + patch + "}"
+        else:
+            text = dumps(message, self.tail).decode()
+        return '{"' + self.kind + '":' + text + "}"
 
     def response(self) -> pb.SessionResponse:
         """The SessionResponse message."""
         return pb.SessionResponse.FromString(self.wire())
+
+
+_JSON_NAMES: Final = {f.name: f.json_name for f in pb.GameView.DESCRIPTOR.fields}
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _patch_json(patch: pb.ViewPatch) -> str:
+    """A ViewPatch in proto3 JSON: its view's named fields as a whole view writes them (every
+    field of their elements present), and none of the others."""
+    names = [_JSON_NAMES[path] for path in patch.update_mask.paths]
+    view = json.loads(dumps(patch.view))
+    named = {name: view[name] for name in names if name in view}
+    return '{"updateMask":' + _compact(",".join(names)) + ',"view":' + _compact(named) + "}"
 
 
 Emit = Callable[[Frame], None]
