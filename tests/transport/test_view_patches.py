@@ -96,6 +96,8 @@ class _Socket:
     view: pb.GameView = field(default_factory=pb.GameView)
     at: dict[int, pb.GameView] = field(default_factory=dict)
     sizes: list[int] = field(default_factory=list)
+    presence: int = 0
+    """Presence frames with a view (or patch) read."""
 
     @classmethod
     async def open(
@@ -151,6 +153,7 @@ class _Socket:
                 self.view = update.view
             assert self.view.version == update.version
             self.sizes.append(size)
+            self.presence += bool(update.presence)
             self.at[update.version] = self.view
             if update.version >= version:
                 return
@@ -184,6 +187,8 @@ async def test_patched_views_are_the_whole_views_over_a_whole_game(
                 await asyncio.gather(*(s.until(state.version) for s in sockets.values()))
                 moves += 1
             assert moves >= 40, "more than one hand"
+            # seat 1 connecting: a presence frame, the patch of its seats
+            assert sockets[0, True].presence == sockets[0, False].presence >= 1
             for seat in (0, 1):
                 patched, whole = sockets[seat, True], sockets[seat, False]
                 assert patched.at.keys() == whole.at.keys()
