@@ -91,9 +91,11 @@ class Frame(NamedTuple):
         if self.events:
             message = type(message).FromString(message.SerializeToString() + self.events)
         if isinstance(message, pb.SessionUpdate) and message.HasField("view_patch"):
+            rest = pb.SessionUpdate()
+            rest.CopyFrom(message)
+            rest.ClearField("view_patch")
             patch = _patch_json(message.view_patch)
-            message.ClearField("view_patch")
-            text = dumps(message).decode()[:-1] + ',"viewPatch":' + patch + "}"
+            text = dumps(rest).decode()[:-1] + ',"viewPatch":' + patch + "}"
         else:
             text = dumps(message, self.tail).decode()
         return '{"' + self.kind + '":' + text + "}"
