@@ -10,6 +10,7 @@ export { SCOPA_ERROR_DOMAIN, errorReason, scopaErrorInfo } from "./errors.js";
 export type { ScopaErrorInfo } from "./errors.js";
 export { Code, ConnectError } from "@connectrpc/connect";
 export {
+  applyViewPatch,
   ScopaSession,
   ScopaSessionClosed,
   ScopaSessionError,

@@ -13,6 +13,7 @@ import {
   SessionResponseSchema,
   type SessionUpdate,
   type SessionWelcome,
+  type ViewPatch,
 } from "./gen/scopa/v1/scopa_pb.js";
 import type { ScopaErrorInfo } from "./errors.js";
 
@@ -37,6 +38,12 @@ export interface SessionOptions {
   readonly lastVersion?: number;
   /** The WebSocket constructor; the global one by default. */
   readonly WebSocket?: WebSocketConstructor;
+  /**
+   * Ask for view patches instead of whole views after the welcome (true by default). Either
+   * way `view` and each update's `view` are the whole view; a patched update keeps its
+   * `viewPatch` (what changed).
+   */
+  readonly viewPatches?: boolean;
 }
 
 /** An error frame (or a refused hello) as a ScopaErrorInfo, with the refused request id. */
@@ -76,7 +83,7 @@ interface Waiter<T> {
 
 /** An open session: the seat's latest view, its actions, the other seats' updates. */
 export class ScopaSession {
-  /** The seat's latest view (the welcome's, then each update's). */
+  /** The seat's latest view, whole (the welcome's, then each update's, its patch applied). */
   view: GameView;
   /** The last version received: pass it as `lastVersion` to resume. */
   version: number;
@@ -118,7 +125,7 @@ export class ScopaSession {
           reject(error);
           return;
         }
-        const hello = { name, token, lastVersion: options.lastVersion ?? 0 };
+        const hello = { name, token, lastVersion: options.lastVersion ?? 0, viewPatches: options.viewPatches ?? true };
         send(socket, { frame: { case: "hello", value: hello } });
       };
       socket.onmessage = (message: MessageEvent) => {
@@ -160,6 +167,7 @@ export class ScopaSession {
     const frame = decode(data);
     if (frame.case === "update") {
       const update = frame.value;
+      if (update.viewPatch !== undefined) update.view = applyViewPatch(this.view, update.viewPatch);
       if (update.view !== undefined) {
         this.view = update.view;
         this.version = update.version;
@@ -183,6 +191,24 @@ export class ScopaSession {
     for (const waiter of [...this.pending.values(), ...this.pongs.values()]) waiter.reject(error);
     this.onClose(code);
   }
+}
+
+/** GameView's field names (the proto names a ViewPatch's mask lists) to their properties. */
+const VIEW_FIELDS: ReadonlyMap<string, string> = new Map(GameViewSchema.fields.map((f) => [f.name, f.localName]));
+
+/**
+ * `view` after `patch` (a new object; `view` is left as it is): each field named in the patch's
+ * update mask takes the patch's value (its default when the patch has none); a name this copy of
+ * the API does not know is skipped.
+ */
+export function applyViewPatch(view: GameView, patch: ViewPatch): GameView {
+  const next: Record<string, unknown> = { ...view };
+  const source = (patch.view ?? create(GameViewSchema)) as unknown as Record<string, unknown>;
+  for (const path of patch.updateMask?.paths ?? []) {
+    const property = VIEW_FIELDS.get(path);
+    if (property !== undefined) next[property] = source[property];
+  }
+  return next as unknown as GameView;
 }
 
 function send(socket: WebSocket, frame: Parameters<typeof create<typeof SessionRequestSchema>>[1]): void {

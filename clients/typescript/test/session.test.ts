@@ -2,13 +2,16 @@
 // game over two WebSocket sessions, a refused action, a ping.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { create } from "@bufbuild/protobuf";
+import { create, toJson } from "@bufbuild/protobuf";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import {
   ActionSchema,
+  asSeat,
   Code,
   createScopaClient,
   GameStatus,
+  type GameView,
+  GameViewSchema,
   ScopaSession,
   ScopaSessionError,
   type ScopaClient,
@@ -49,6 +52,13 @@ function nextUpdate(session: ScopaSession): Promise<SessionUpdate> {
   });
 }
 
+/** `view` as JSON without its connected seats' lastSeenTime (each stream reads the presence). */
+function comparable(view: GameView): unknown {
+  const json = toJson(GameViewSchema, view) as { seats?: { connected?: boolean; lastSeenTime?: string }[] };
+  for (const seat of json.seats ?? []) if (seat.connected) delete seat.lastSeenTime;
+  return json;
+}
+
 describe("ScopaSession", () => {
   it("plays a whole game over two sessions", TEST_TIMEOUT, async () => {
     assert.ok(server !== undefined);
@@ -79,6 +89,53 @@ describe("ScopaSession", () => {
       assert.equal(seats[1]!.view.status, GameStatus.FINISHED);
     } finally {
       for (const seat of seats) seat.close();
+    }
+  });
+
+  it("plays a game through view patches and ends with GetState's views", TEST_TIMEOUT, async () => {
+    assert.ok(server !== undefined);
+    const game = await createGame(client, "scopa", 2);
+    const seats = await Promise.all(
+      game.tokens.map((token) => ScopaSession.open(server!.httpUrl, game.name, { token })),
+    );
+    const whole = await ScopaSession.open(server.httpUrl, game.name, {
+      token: game.tokens[0] ?? "",
+      viewPatches: false,
+    });
+    const wholeUpdates: SessionUpdate[] = [];
+    whole.onUpdate = (update) => wholeUpdates.push(update);
+    const patched: SessionUpdate[] = [];
+    for (const seat of seats) seat.onUpdate = (update) => patched.push(update);
+    try {
+      let plays = 0;
+      while (seats[0]!.view.status !== GameStatus.FINISHED) {
+        assert.ok(plays < MAX_PLAYS, "the game ends");
+        const actor = seats[seats[0]!.view.turn ?? -1]!;
+        const acknowledged = await actor.act(actor.view.legalActions[0]!);
+        patched.push(acknowledged);
+        assert.equal(actor.view, acknowledged.view);
+        // the other seat's news of the same version
+        while (seats.some((s) => s.version < acknowledged.version)) await new Promise((ok) => setTimeout(ok, 5));
+        plays += 1;
+      }
+      assert.ok(plays >= 10);
+      const withView = patched.filter((u) => u.view !== undefined);
+      assert.ok(withView.length >= 2 * plays);
+      for (const update of withView) {
+        assert.ok(update.viewPatch !== undefined, "every view came as a patch");
+        assert.equal(update.view!.version, update.version);
+        assert.ok(Object.keys(update.view!.options).length > 0, "the whole view");
+      }
+      for (const [seat, session] of seats.entries()) {
+        const state = (await client.getState({ name: game.name }, asSeat(game.tokens[seat] ?? ""))).view;
+        assert.deepEqual(comparable(session.view), comparable(state!));
+      }
+      while (whole.version < seats[0]!.version) await new Promise((ok) => setTimeout(ok, 5));
+      assert.ok(wholeUpdates.length >= plays);
+      assert.ok(wholeUpdates.every((u) => u.viewPatch === undefined && u.view !== undefined));
+      assert.deepEqual(comparable(whole.view), comparable(seats[0]!.view));
+    } finally {
+      for (const seat of [...seats, whole]) seat.close();
     }
   });
 

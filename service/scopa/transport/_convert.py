@@ -41,7 +41,9 @@ __all__ = [
     "option_from_pb",
     "option_to_pb",
     "options_tail",
+    "options_view",
     "results_tail",
+    "results_view",
     "rulesets_to_pb",
     "token_from_metadata",
     "view_to_pb",
@@ -552,6 +554,16 @@ def results_tail(response: type[Message], results: tuple[rules.HandResult, ...])
         view = pb.GameView(hand_results=[_hand_result(r) for r in results])
         tail = kept[1][response] = response(view=view).SerializeToString()
     return tail
+
+
+def options_view(options: rules.Options) -> bytes:
+    """The wire bytes of a GameView holding only ``options`` and the deck size (cached)."""
+    return _options_view(options)
+
+
+def results_view(results: tuple[rules.HandResult, ...]) -> bytes:
+    """The wire bytes of a GameView holding only the hand results ``results``."""
+    return pb.GameView(hand_results=[_hand_result(r) for r in results]).SerializeToString()
 
 
 @functools.lru_cache(maxsize=256)

@@ -11,10 +11,14 @@ and every frame carries only the events after it, so the seat's own action and t
 notification of the same version are sent once. The carrier (:mod:`._websocket`; a gRPC stream
 later) reads and writes the frames, bounds them and ends the connection; errors are mapped by
 the one error table (:func:`scopa.transport._errors.to_session_error`).
+
+A session whose hello set ``view_patches`` sends, after its welcome, what changed in its view
+since the previous view it sent (a ViewPatch, :mod:`._view_patch`) where others get the whole.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -40,6 +44,7 @@ from ._convert import (
 from ._convert_presence import presence_to_pb
 from ._http_telemetry import map_error
 from ._rest_json import dumps
+from ._view_patch import ViewPatches, varint
 
 __all__ = [
     "SESSION_METHOD",
@@ -57,15 +62,6 @@ _TAGS: Final = {"welcome": b"\x0a", "update": b"\x12", "error": b"\x1a", "pong":
 """The key of each SessionResponse member on the wire (field number << 3 | length-delimited)."""
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 class Frame(NamedTuple):
     """One SessionResponse, kept as its member message and written without building the
     response: a message handed to a constructor is copied (upb serializes and parses it), and
@@ -80,23 +76,46 @@ class Frame(NamedTuple):
     events: bytes = b""
     """The wire bytes of the member's events and its view's last events (:func:`_events`),
     left out of ``message``: each event is serialized once, where a message handed to the
-    constructor is copied (serialized and parsed), twice when the view shows the same events."""
+    constructor is copied (serialized and parsed), twice when the view shows the same events.
+    On a patched session, its view patch follows (:meth:`ViewPatches.patch`)."""
 
     def wire(self) -> bytes:
         """The SessionResponse in the protobuf wire format."""
         body: bytes = self.message.SerializeToString() + self.events + self.tail
-        return _TAGS[self.kind] + _varint(len(body)) + body
+        return _TAGS[self.kind] + varint(len(body)) + body
 
     def json(self) -> str:
-        """The SessionResponse in proto3 JSON (every field present, as REST writes it)."""
+        """The SessionResponse in proto3 JSON (every field present, as REST writes it; a view
+        patch's view has only the fields its mask names, and comes last)."""
         message = self.message
         if self.events:
             message = type(message).FromString(message.SerializeToString() + self.events)
-        return '{"' + self.kind + '":' + dumps(message, self.tail).decode() + "}"
+        if isinstance(message, pb.SessionUpdate) and message.HasField("view_patch"):
+            rest = pb.SessionUpdate()
+            rest.CopyFrom(message)
+            rest.ClearField("view_patch")
+            patch = _patch_json(message.view_patch)
+            text = dumps(rest).decode()[:-1] + ',"viewPatch":' + patch + "}"
+        else:
+            text = dumps(message, self.tail).decode()
+        return '{"' + self.kind + '":' + text + "}"
 
     def response(self) -> pb.SessionResponse:
         """The SessionResponse message."""
         return pb.SessionResponse.FromString(self.wire())
+
+
+_JSON_NAMES: Final = {f.name: f.json_name for f in pb.GameView.DESCRIPTOR.fields}
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _patch_json(patch: pb.ViewPatch) -> str:
+    """A ViewPatch in proto3 JSON: its view's named fields as a whole view writes them (every
+    field of their elements present), and none of the others."""
+    names = [_JSON_NAMES[path] for path in patch.update_mask.paths]
+    view = json.loads(dumps(patch.view))
+    named = {name: view[name] for name in names if name in view}
+    return '{"updateMask":' + _compact(",".join(names)) + ',"view":' + _compact(named) + "}"
 
 
 Emit = Callable[[Frame], None]
@@ -154,6 +173,8 @@ class Session:
         """The last version whose events were sent (-1: not open yet)."""
         self._presence: Presence | None = None
         """The latest presence the watch read (an action's own result has none)."""
+        self._patches: ViewPatches | None = None
+        """The view sent last, when the hello asked for view patches."""
 
     @property
     def open(self) -> bool:
@@ -188,6 +209,9 @@ class Session:
             events_truncated=first.truncated,
             max_frame_bytes=self._max_frame_bytes,
         )
+        if hello.view_patches:
+            self._patches = ViewPatches()
+            self._patches.sent_whole(welcome.view, snapshot)
         self._emit(Frame("welcome", welcome, _tail(pb.SessionWelcome, snapshot)))
         self.delivered = snapshot.version
 
@@ -276,6 +300,14 @@ class Session:
         events = tuple(e for e in result.events if e.version > self.delivered)
         encoded = [e.SerializeToString() for e in events_to_pb(events)]
         latest = events == snapshot.last_events  # the view's last events: the same bytes
+        if self._patches is not None:
+            patch = self._patches.patch(snapshot, encoded if latest else None)
+            update = pb.SessionUpdate(
+                version=version, request_id=request_id, events_truncated=result.truncated
+            )
+            self.delivered = version
+            self._emit(Frame("update", update, events=_events(encoded, False) + patch))
+            return
         message = with_view(
             pb.SessionUpdate,
             snapshot,
@@ -301,6 +333,11 @@ class Session:
             update = pb.SessionUpdate(version=self.delivered, presence=changes)
             self._emit(Frame("update", update))
             return
+        if self._patches is not None:
+            patch = self._patches.patch(snapshot, None)
+            update = pb.SessionUpdate(version=snapshot.version, presence=changes)
+            self._emit(Frame("update", update, events=patch))
+            return
         message = with_view(
             pb.SessionUpdate,
             snapshot,
@@ -323,10 +360,10 @@ _LAST_EVENTS_KEY: Final = b"\x8a\x01"
 def _events(encoded: list[bytes], in_view: bool) -> bytes:
     """The wire bytes of a SessionUpdate holding only the events ``encoded`` (each an Event's
     wire bytes) and, when ``in_view``, a view holding only them as its last events."""
-    out = b"".join(_EVENTS_KEY + _varint(len(e)) + e for e in encoded)
+    out = b"".join(_EVENTS_KEY + varint(len(e)) + e for e in encoded)
     if in_view and encoded:
-        view = b"".join(_LAST_EVENTS_KEY + _varint(len(e)) + e for e in encoded)
-        out += _VIEW_KEY + _varint(len(view)) + view
+        view = b"".join(_LAST_EVENTS_KEY + varint(len(e)) + e for e in encoded)
+        out += _VIEW_KEY + varint(len(view)) + view
     return out
 
 

@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Final
 
 from google.protobuf import json_format
+from google.protobuf.message import Message
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
@@ -34,6 +35,7 @@ __all__ = [
     "Session",
     "SessionClosed",
     "SessionFailed",
+    "apply_view_patch",
     "open_session",
 ]
 
@@ -79,12 +81,14 @@ class Session:
         self._last_error: pb.SessionError | None = None
         self.welcome = pb.SessionWelcome()
         self.view = pb.GameView()
-        """The seat's latest view (the welcome's, then each update's)."""
+        """The seat's latest view, whole (the welcome's, then each update's, its patch applied)."""
         self.version = 0
         """The last version received: resume from it after a reconnect."""
 
-    async def _hello(self, name: str, token: str, last_version: int) -> None:
-        hello = pb.SessionHello(name=name, token=token, last_version=last_version)
+    async def _hello(self, name: str, token: str, last_version: int, view_patches: bool) -> None:
+        hello = pb.SessionHello(
+            name=name, token=token, last_version=last_version, view_patches=view_patches
+        )
         await self.send(pb.SessionRequest(hello=hello))
         frame = await self._receive()
         if frame.HasField("error"):
@@ -204,6 +208,9 @@ class Session:
         kind = frame.WhichOneof("frame")
         if kind == "update":
             update = frame.update
+            if update.HasField("view_patch"):
+                update.view.CopyFrom(self.view)
+                apply_view_patch(update.view, update.view_patch)
             if update.HasField("view"):
                 self.view, self.version = update.view, update.version
             waiter = self._pending.get(update.request_id) if update.request_id else None
@@ -223,6 +230,27 @@ class Session:
         self._frames.put_nowait(frame)
 
 
+def apply_view_patch(view: pb.GameView, patch: pb.ViewPatch) -> None:
+    """Apply ``patch`` to ``view`` in place: each field named in its update mask is replaced
+    by the patch's value (cleared when the patch has none); a name this copy of the API does
+    not know is skipped."""
+    fields = pb.GameView.DESCRIPTOR.fields_by_name
+    target: Message = view  # field names as strings
+    source: Message = patch.view
+    for path in patch.update_mask.paths:
+        field = fields.get(path)
+        if field is None:
+            continue
+        target.ClearField(path)
+        if field.is_repeated:  # a map too
+            getattr(target, path).MergeFrom(getattr(source, path))
+        elif field.message_type is not None:
+            if source.HasField(path):
+                getattr(target, path).CopyFrom(getattr(source, path))
+        elif not field.has_presence or source.HasField(path):
+            setattr(target, path, getattr(source, path))
+
+
 async def open_session(
     url: str,
     name: str,
@@ -231,12 +259,17 @@ async def open_session(
     last_version: int = 0,
     json: bool = False,
     max_frame_bytes: int = 4 * 1024 * 1024,
+    view_patches: bool = True,
 ) -> Session:
     """Open a session on ``name`` ("games/<id>") at ``url`` (the HTTP port, ``ws://host:8080``
     or ``wss://...``; ``/v1/session`` is added when it has no path): as the seat of ``token``
     (a spectator without one; a token provider, such as ``connect``'s, is called once for
     the hello: a signed-in player's session), resuming after ``last_version`` when set.
-    ``json`` uses the JSON subprotocol (for debugging). SessionFailed when the hello is refused."""
+    ``json`` uses the JSON subprotocol (for debugging). SessionFailed when the hello is refused.
+
+    ``view_patches`` asks the server for view patches instead of whole views after the
+    welcome; either way ``Session.view`` and each update's ``view`` are the whole view (a
+    patched update keeps its ``view_patch``: what changed)."""
     if url.startswith("http"):
         url = "ws" + url[4:]
     if url.rstrip("/").count("/") <= 2:
@@ -251,7 +284,7 @@ async def open_session(
     session = Session(connection, json)
     try:
         bearer = token if isinstance(token, str) else await resolve_token(token)
-        await session._hello(name, bearer, last_version)
+        await session._hello(name, bearer, last_version, view_patches)
     except BaseException:
         await connection.close()
         raise

@@ -10,6 +10,7 @@ import builtins
 import collections.abc
 import google.protobuf.descriptor
 import google.protobuf.descriptor_pb2
+import google.protobuf.field_mask_pb2
 import google.protobuf.internal.containers
 import google.protobuf.internal.enum_type_wrapper
 import google.protobuf.internal.extension_dict
@@ -2844,6 +2845,7 @@ class SessionHello(google.protobuf.message.Message):
     NAME_FIELD_NUMBER: builtins.int
     TOKEN_FIELD_NUMBER: builtins.int
     LAST_VERSION_FIELD_NUMBER: builtins.int
+    VIEW_PATCHES_FIELD_NUMBER: builtins.int
     name: builtins.str
     """The game's resource name, "games/{game}"."""
     token: builtins.str
@@ -2855,14 +2857,21 @@ class SessionHello(google.protobuf.message.Message):
     any replica): the welcome carries the events after it. 0: a new session,
     with the current view and no past events.
     """
+    view_patches: builtins.bool
+    """Send view patches instead of whole views after the welcome: each update
+    that carries a view then sets `view_patch` (what changed since the
+    previous view the session sent) instead of `view`. The welcome (on
+    connect and on resume) always carries the whole view. False: whole views.
+    """
     def __init__(
         self,
         *,
         name: builtins.str = ...,
         token: builtins.str = ...,
         last_version: builtins.int = ...,
+        view_patches: builtins.bool = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["last_version", b"last_version", "name", b"name", "token", b"token"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["last_version", b"last_version", "name", b"name", "token", b"token", "view_patches", b"view_patches"]) -> None: ...
 
 global___SessionHello = SessionHello
 
@@ -3026,6 +3035,7 @@ class SessionUpdate(google.protobuf.message.Message):
     EVENTS_FIELD_NUMBER: builtins.int
     EVENTS_TRUNCATED_FIELD_NUMBER: builtins.int
     VIEW_FIELD_NUMBER: builtins.int
+    VIEW_PATCH_FIELD_NUMBER: builtins.int
     PRESENCE_FIELD_NUMBER: builtins.int
     version: builtins.int
     """The game version this frame brings the client to."""
@@ -3046,7 +3056,16 @@ class SessionUpdate(google.protobuf.message.Message):
     @property
     def view(self) -> global___GameView:
         """The session's view at `version` (with its legal actions); unset on an
-        acknowledgement that brings no new version.
+        acknowledgement that brings no new version, and on a session whose hello
+        asked for view patches (`view_patch` instead). At most one of `view` and
+        `view_patch` is set.
+        """
+
+    @property
+    def view_patch(self) -> global___ViewPatch:
+        """What changed in the session's view since the previous view it sent (the
+        welcome's or an update's), on a session whose hello set `view_patches`;
+        unset where `view` would be.
         """
 
     @property
@@ -3064,12 +3083,50 @@ class SessionUpdate(google.protobuf.message.Message):
         events: collections.abc.Iterable[global___Event] | None = ...,
         events_truncated: builtins.bool = ...,
         view: global___GameView | None = ...,
+        view_patch: global___ViewPatch | None = ...,
         presence: collections.abc.Iterable[global___PresenceChanged] | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["events", b"events", "events_truncated", b"events_truncated", "presence", b"presence", "request_id", b"request_id", "version", b"version", "view", b"view"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["view", b"view", "view_patch", b"view_patch"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["events", b"events", "events_truncated", b"events_truncated", "presence", b"presence", "request_id", b"request_id", "version", b"version", "view", b"view", "view_patch", b"view_patch"]) -> None: ...
 
 global___SessionUpdate = SessionUpdate
+
+@typing.final
+class ViewPatch(google.protobuf.message.Message):
+    """The change of a session's view from the previous view the session sent to
+    the view at SessionUpdate.version. To apply it, replace each top-level
+    GameView field named in `update_mask` by its value in `view` (absent or
+    empty there: cleared; a repeated or map field wholesale, never merged);
+    every field not named keeps its value. A client ignores names it does not
+    know (fields newer than its copy of this file).
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    UPDATE_MASK_FIELD_NUMBER: builtins.int
+    VIEW_FIELD_NUMBER: builtins.int
+    @property
+    def update_mask(self) -> google.protobuf.field_mask_pb2.FieldMask:
+        """The top-level GameView fields that changed, by their proto names (e.g.
+        "hand", "legal_actions"; in proto3 JSON: "hand,legalActions").
+        """
+
+    @property
+    def view(self) -> global___GameView:
+        """The new values of the fields named in `update_mask`; every other field is
+        unset.
+        """
+
+    def __init__(
+        self,
+        *,
+        update_mask: google.protobuf.field_mask_pb2.FieldMask | None = ...,
+        view: global___GameView | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["update_mask", b"update_mask", "view", b"view"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["update_mask", b"update_mask", "view", b"view"]) -> None: ...
+
+global___ViewPatch = ViewPatch
 
 @typing.final
 class SessionError(google.protobuf.message.Message):

@@ -1,0 +1,163 @@
+"""View patches of a realtime session (SessionHello.view_patches): what changed in its view.
+
+A patched session keeps the last view it sent as the wire bytes of each top-level GameView
+field, and sends as a ViewPatch only the fields whose bytes changed: their names in the
+update mask, their new values in the patch's view (a field absent there is cleared). The view
+is built as a whole view is, without its options and hand results (a game's same objects from
+version to version: their fields are split once per object and kept, as the tails of
+:mod:`._convert` are), and with the update's events as its last events when they are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from scopa import rules
+from scopa.app import GameSnapshot
+from scopa_client.v1 import scopa_pb2 as pb
+
+from ._convert import options_view, results_view, with_view
+
+__all__ = ["ViewPatches", "split_fields", "varint"]
+
+
+def varint(value: int) -> bytes:
+    """``value`` (>= 0) as a protobuf varint."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    """The varint at ``pos`` and the position after it."""
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+
+
+def split_fields(data: bytes) -> dict[int, bytes]:
+    """A message's wire bytes by top-level field number: each field's keys and values (every
+    element of a repeated or map field, in order), as the message's serialization has them."""
+    fields: dict[int, bytes] = {}
+    pos, end = 0, len(data)
+    run, start = -1, 0
+    while pos < end:
+        at = pos
+        key, pos = _read_varint(data, pos)
+        wire = key & 7
+        if wire == 2:
+            length, pos = _read_varint(data, pos)
+            pos += length
+        elif wire == 0:
+            _, pos = _read_varint(data, pos)
+        elif wire == 1:
+            pos += 8
+        elif wire == 5:
+            pos += 4
+        else:
+            raise ValueError(f"wire type {wire} in a GameView")
+        number = key >> 3
+        if number != run:
+            if run >= 0:
+                fields[run] = fields.get(run, b"") + data[start:at]
+            run, start = number, at
+    if pos != end:
+        raise ValueError("a GameView's wire bytes end inside a field")
+    if run >= 0:
+        fields[run] = fields.get(run, b"") + data[start:end]
+    return fields
+
+
+_PATHS: Final = {
+    field.number: b"\x0a" + varint(len(field.name)) + field.name.encode()
+    for field in pb.GameView.DESCRIPTOR.fields
+}
+"""Each GameView field's entry of FieldMask.paths (field 1) on the wire, by field number."""
+_LAST_EVENTS: Final = pb.GameView.DESCRIPTOR.fields_by_name["last_events"].number
+_LAST_EVENTS_KEY: Final = varint(_LAST_EVENTS << 3 | 2)
+_MASK_KEY: Final = b"\x0a"
+"""ViewPatch.update_mask (field 1, length-delimited)."""
+_PATCH_VIEW_KEY: Final = b"\x12"
+"""ViewPatch.view (field 2)."""
+_UPDATE_PATCH_KEY: Final = b"\x32"
+"""SessionUpdate.view_patch (field 6)."""
+
+_SPLIT: dict[int, tuple[object, dict[int, bytes]]] = {}
+"""The fields of a view's options (and deck size) or hand results, by the id of the object
+they were made from (held beside them, as _convert's tails): a game's objects are the same
+from version to version."""
+_SPLIT_KEPT: Final = 512
+
+
+def _options_fields(options: rules.Options) -> dict[int, bytes]:
+    kept = _SPLIT.get(id(options))
+    if kept is None:
+        if len(_SPLIT) >= _SPLIT_KEPT:
+            _SPLIT.clear()
+        kept = _SPLIT[id(options)] = (options, split_fields(options_view(options)))
+    return kept[1]
+
+
+def _results_fields(results: tuple[rules.HandResult, ...]) -> dict[int, bytes]:
+    if not results:
+        return {}
+    kept = _SPLIT.get(id(results))
+    if kept is None:
+        if len(_SPLIT) >= _SPLIT_KEPT:
+            _SPLIT.clear()
+        kept = _SPLIT[id(results)] = (results, split_fields(results_view(results)))
+    return kept[1]
+
+
+class ViewPatches:
+    """The last view a patched session sent, field by field; the patch to each next view."""
+
+    def __init__(self) -> None:
+        self._sent: dict[int, bytes] = {}
+
+    def sent_whole(self, view: pb.GameView, snapshot: GameSnapshot) -> None:
+        """The session sent ``view`` whole (its welcome's: without options and hand results,
+        which are ``snapshot``'s)."""
+        self._sent = self._fields(view.SerializeToString(), snapshot, None)
+
+    def patch(self, snapshot: GameSnapshot, last_events: list[bytes] | None) -> bytes:
+        """The wire bytes of a SessionUpdate holding only the view patch from the view sent
+        last to ``snapshot``'s, which then counts as sent. ``last_events``: the view's last
+        events already serialized (each an Event's wire bytes), or None to convert them."""
+        holder = with_view(
+            pb.ViewPatch,
+            snapshot,
+            None if last_events is None else [],
+            options=False,
+            results=False,
+        )
+        fields = self._fields(holder.view.SerializeToString(), snapshot, last_events)
+        sent, self._sent = self._sent, fields
+        changed = sorted(n for n in fields.keys() | sent.keys() if fields.get(n) != sent.get(n))
+        mask = b"".join(_PATHS[n] for n in changed)
+        view = b"".join(fields.get(n, b"") for n in changed)
+        body = _MASK_KEY + varint(len(mask)) + mask + _PATCH_VIEW_KEY + varint(len(view)) + view
+        return _UPDATE_PATCH_KEY + varint(len(body)) + body
+
+    @staticmethod
+    def _fields(
+        part: bytes, snapshot: GameSnapshot, last_events: list[bytes] | None
+    ) -> dict[int, bytes]:
+        """A whole view's fields: those of ``part`` (a view without options, deck size and
+        hand results, and without its last events when ``last_events`` is set) and the rest."""
+        fields = split_fields(part)
+        if last_events:
+            fields[_LAST_EVENTS] = b"".join(
+                _LAST_EVENTS_KEY + varint(len(e)) + e for e in last_events
+            )
+        fields.update(_options_fields(snapshot.view.options))
+        fields.update(_results_fields(snapshot.view.results))
+        return fields
