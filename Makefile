@@ -74,10 +74,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-# The suite on every core (pytest-xdist): each test starts its own redis-server and servers on free
-# ports, so workers share nothing.
+# The suite on every core and one more (pytest-xdist): each test starts its own redis-server and
+# servers on free ports, so workers share nothing; many wait on their servers, so one worker more
+# than the cores keeps them busy (3 on 2 cores: 484 s against 524 s for the suite).
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 pytest: $(STAMP) $(OIDC_STAMP) $(RUN_BUILD)
-	$(if $(HAVE_CC),SCOPA_MYPYC_BUILD=$(CURDIR)/build/mypyc) $(PY) -m pytest -q -n auto
+	$(if $(HAVE_CC),SCOPA_MYPYC_BUILD=$(CURDIR)/build/mypyc) $(PY) -m pytest -q -n $(PYTEST_WORKERS)
 
 # tsc --strict, then node --test: complete games against real server processes on real Redis
 # (the signed-in tests with the OIDC provider of tests/oidc).

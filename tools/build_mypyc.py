@@ -62,6 +62,7 @@ APP_MODULES: Final = (
     "_seats",
     "_tokens",
     "_views",
+    "_wire",
 )
 """The pure modules of ``scopa.app`` (no asyncio, store, tracing or logging): every request's
 decoding, checks, encoding and views run through them."""

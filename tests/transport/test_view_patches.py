@@ -21,7 +21,6 @@ from support.server_process import ServerProcess, start_server, stop_server
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from scopa.transport._view_patch import split_fields
 from scopa_client.session import JSON_SUBPROTOCOL, PROTO_SUBPROTOCOL, open_session
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc
@@ -251,24 +250,6 @@ async def test_a_patched_grpc_session_ends_with_the_games_state(server: ServerPr
         got = (await stub.GetState(pb.GetStateRequest(name=name), metadata=ann)).view
         assert _comparable(view) == _comparable(got)
         await call.done_writing()
-
-
-async def test_split_fields_keeps_each_fields_bytes_and_refuses_a_cut_message() -> None:
-    """The splitter sees a view's fields as its serialization has them: a repeated field is one
-    piece (its elements in order), and a message cut inside a field is refused."""
-    view = pb.GameView(
-        name="games/x",
-        version=300,
-        table=[pb.Card(suit=pb.SUIT_COPPE, rank=7), pb.Card(suit=pb.SUIT_DENARI, rank=1)],
-    )
-    view.options["target_score"].int_value = 11
-    data = view.SerializeToString()
-    fields = split_fields(data)
-    assert sorted(fields) == [1, 3, 4, 10]
-    assert b"".join(fields[n] for n in sorted(fields)) == data
-    assert pb.GameView.FromString(fields[10]).table == view.table
-    with pytest.raises((ValueError, IndexError)):
-        split_fields(data[:-1])
 
 
 async def test_the_python_client_plays_a_game_through_patches(server: ServerProcess) -> None:

@@ -50,6 +50,7 @@ from ._meta import GameMeta, SeatMeta
 from ._rematch import RematchUnavailable
 from ._sweeper import Sweeper
 from ._tokens import TokenAuthority
+from ._wire import split_fields, varint
 
 __all__ = [
     "DEFAULT_FORFEIT_AFTER",
@@ -106,4 +107,6 @@ __all__ = [
     "WatchIdle",
     "client_key",
     "parse_rate",
+    "split_fields",
+    "varint",
 ]

@@ -27,7 +27,15 @@ from typing import Any, Final, NamedTuple
 import grpc
 from google.protobuf.message import Message
 
-from scopa.app import AppError, GameCore, GameSnapshot, InvalidArgument, PlayResult, WatchIdle
+from scopa.app import (
+    AppError,
+    GameCore,
+    GameSnapshot,
+    InvalidArgument,
+    PlayResult,
+    WatchIdle,
+    varint,
+)
 from scopa.storage import Presence
 from scopa.transport._errors import MappedError, register, to_session_error
 from scopa_client.v1 import scopa_pb2 as pb
@@ -44,7 +52,7 @@ from ._convert import (
 from ._convert_presence import presence_to_pb
 from ._http_telemetry import map_error
 from ._rest_json import dumps
-from ._view_patch import ViewPatches, varint
+from ._view_patch import ViewPatches
 
 __all__ = [
     "SESSION_METHOD",

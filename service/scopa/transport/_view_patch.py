@@ -13,67 +13,12 @@ from __future__ import annotations
 from typing import Final
 
 from scopa import rules
-from scopa.app import GameSnapshot
+from scopa.app import GameSnapshot, split_fields, varint
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import options_view, results_view, with_view
 
-__all__ = ["ViewPatches", "split_fields", "varint"]
-
-
-def varint(value: int) -> bytes:
-    """``value`` (>= 0) as a protobuf varint."""
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    """The varint at ``pos`` and the position after it."""
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
-
-
-def split_fields(data: bytes) -> dict[int, bytes]:
-    """A message's wire bytes by top-level field number: each field's keys and values (every
-    element of a repeated or map field, in order), as the message's serialization has them."""
-    fields: dict[int, bytes] = {}
-    pos, end = 0, len(data)
-    run, start = -1, 0
-    while pos < end:
-        at = pos
-        key, pos = _read_varint(data, pos)
-        wire = key & 7
-        if wire == 2:
-            length, pos = _read_varint(data, pos)
-            pos += length
-        elif wire == 0:
-            _, pos = _read_varint(data, pos)
-        elif wire == 1:
-            pos += 8
-        elif wire == 5:
-            pos += 4
-        else:
-            raise ValueError(f"wire type {wire} in a GameView")
-        number = key >> 3
-        if number != run:
-            if run >= 0:
-                fields[run] = fields.get(run, b"") + data[start:at]
-            run, start = number, at
-    if pos != end:
-        raise ValueError("a GameView's wire bytes end inside a field")
-    if run >= 0:
-        fields[run] = fields.get(run, b"") + data[start:end]
-    return fields
+__all__ = ["ViewPatches"]
 
 
 _PATHS: Final = {
