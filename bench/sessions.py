@@ -8,15 +8,18 @@ from round to round, so background load on the machine hits all three alike. Our
 redis-server and ``python -m scopa.server`` (tracing on, durable: every move a compare-and-set
 commit on Redis, as ``bench/service.py``), MATCHES two-seat scopa games (a target of 1,000 points:
 none ends while measured), one binary-subprotocol session per seat, each seat playing a random
-legal action as soon as its view says it is its turn (closed loop, as the anchors' clients do).
-A move counts once its acknowledgement (the update with its request id) is back.
+legal action as soon as its view says it is its turn (closed loop, as the anchors' clients do),
+with view patches as the clients ask for them (``scopa_whole`` in ``--only``: the same with
+whole views, for ``patches_vs_whole=`` in the summary). A move counts once its acknowledgement
+(the update with its request id) is back.
 
 The anchors (``bench/anchors``, or ``--anchors DIR``) are copied to ``build/anchors`` (``npm ci``
 there on first use) and run from there, so the source folder is never written. Run from the
 repository root::
 
     .venv/bin/python bench/sessions.py [--matches 16 32] [--rounds 2] [--seconds 10]
-        [--warmup 3] [--anchors DIR] [--only scopa bgio colyseus] [--idle 1000]
+        [--warmup 3] [--anchors DIR] [--only scopa scopa_whole bgio colyseus]
+        [--idle 1000]
         [--py-spy FILE]
 
 ``--anchors`` defaults to ``bench/anchors``.
@@ -43,6 +46,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import shutil
@@ -60,6 +64,7 @@ import service_procs as procs
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
+from scopa_client.session import apply_view_patch
 from scopa_client.v1 import scopa_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,13 +112,17 @@ async def _seat(
     rec: Recorder,
     rng: random.Random,
     running: asyncio.Event,
+    patches: bool = True,
 ) -> None:
-    """One seat, closed loop: act when it is its turn, wait for the acknowledgement."""
+    """One seat, closed loop: act when it is its turn, wait for the acknowledgement. With
+    ``patches`` it asks for view patches (as the clients do) and applies them."""
     ws: ClientConnection = await connect(
         url, subprotocols=[Subprotocol("scopa.v1.proto")], compression=None, max_size=2**22
     )
     try:
-        hello = pb.SessionRequest(hello=pb.SessionHello(name=name, token=token))
+        hello = pb.SessionRequest(
+            hello=pb.SessionHello(name=name, token=token, view_patches=patches)
+        )
         await ws.send(hello.SerializeToString())
         first = pb.SessionResponse.FromString(await ws.recv())  # type: ignore[arg-type]
         view = first.welcome.view
@@ -138,6 +147,8 @@ async def _seat(
             if kind == "update":
                 if reply.update.HasField("view"):
                     view = reply.update.view
+                elif reply.update.HasField("view_patch"):
+                    apply_view_patch(view, reply.update.view_patch)
                 if pending and reply.update.request_id == pending:
                     if rec.measuring:
                         rec.moves += 1
@@ -175,8 +186,10 @@ async def _run_scopa(
     matches: int,
     args: Args,
     index: int,
+    impl: str = "scopa",
 ) -> Figures:
-    """MATCHES games over WebSocket sessions: warm up, then measure the server's CPU."""
+    """MATCHES games over WebSocket sessions (``scopa``: with view patches; ``scopa_whole``:
+    whole views): warm up, then measure the server's CPU."""
     base = f"http://{procs.HOST}:{http_port}"
     url = f"ws://{procs.HOST}:{http_port}/v1/session"
     rec = Recorder()
@@ -185,7 +198,7 @@ async def _run_scopa(
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         games = [await _create(http) for _ in range(matches)]
     seats = [
-        asyncio.ensure_future(_seat(url, name, token, rec, rng, running))
+        asyncio.ensure_future(_seat(url, name, token, rec, rng, running, impl == "scopa"))
         for name, tokens in games
         for token in tokens
     ]
@@ -213,7 +226,7 @@ async def _run_scopa(
     await asyncio.gather(*seats, return_exceptions=True)
     moves = max(1, rec.moves)
     return Figures(
-        "scopa",
+        impl,
         matches,
         index,
         round(server_s * 1e6 / moves, 1),
@@ -410,6 +423,10 @@ def _summary(matches: int, results: Sequence[Figures]) -> str:
         fields[f"vs_{anchor}"] = round(ours / theirs, 3) if theirs else float("nan")
         fields[f"vs_{anchor}_with_redis"] = round(with_redis / theirs, 3) if theirs else "nan"
     fields["scopa_with_redis_us"] = round(with_redis, 1)
+    whole = median("scopa_whole")
+    if not math.isnan(whole):
+        fields["scopa_whole_us"] = round(whole, 1)
+        fields["patches_vs_whole"] = round(ours / whole, 3)
     return " ".join(f"{key}={value}" for key, value in fields.items())
 
 
@@ -436,13 +453,15 @@ async def _main_async(args: Args) -> list[str]:
                 return reply.raise_for_status()
 
             await procs.wait_until(server, 90, healthy, retry_on=(httpx.HTTPError,))
-        impls = [impl for impl in ("scopa", *ANCHORS) if impl in args.only]
+        impls = [impl for impl in ("scopa", "scopa_whole", *ANCHORS) if impl in args.only]
         for matches in args.matches:
             for index in range(args.rounds):
                 shift = index % len(impls)
                 for impl in impls[shift:] + impls[:shift]:
-                    if impl == "scopa":
-                        figures = await _run_scopa(server, redis, http_port, matches, args, index)
+                    if impl.startswith("scopa"):
+                        figures = await _run_scopa(
+                            server, redis, http_port, matches, args, index, impl
+                        )
                     else:
                         figures = await asyncio.to_thread(
                             _run_anchor, anchors[impl], impl, matches, args, index
