@@ -60,12 +60,16 @@ APP_MODULES: Final = (
     "_paging",
     "_records",
     "_seats",
+    "_summary",
     "_tokens",
     "_views",
+    "_webhooks",
     "_wire",
 )
 """The pure modules of ``scopa.app`` (no asyncio, store, tracing or logging): every request's
-decoding, checks, encoding and views run through them."""
+decoding, checks, encoding and views run through them, and each commit's lobby summary and
+webhook notices. The pure helpers of ``_mine``, ``_presence`` and ``_rematch`` share their
+modules with async code and stay interpreted."""
 
 
 def _copy_sources(out: Path) -> dict[str, str]:

@@ -629,7 +629,14 @@ def build_openapi(
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "A seat token from CreateGame or JoinGame.",
+                    "description": (
+                        "One of: a seat token from CreateGame or JoinGame, acting for its seat;"
+                        " a signed-in player's OpenID Connect access token (a JWT), where the"
+                        " server sets SCOPA_OIDC_ISSUER, acting for that player's seats"
+                        " (docs/operations.md, Identity); an invite-only game's spectator token"
+                        " (CreateGameResponse.spectatorToken), reading that game as a spectator"
+                        " with no seat."
+                    ),
                 }
             },
         },

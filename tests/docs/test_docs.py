@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -17,6 +20,7 @@ from support.tools import system_tool
 from scopa.config import settings_table
 from scopa.rules import PRESETS, list_options
 from scopa.transport._websocket import CLOSE_SLOW_READER
+from scopa.webhooks import Signer, new_secret
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
@@ -277,3 +281,22 @@ def test_api_doc_lists_every_session_close_code() -> None:
     """The close codes of docs/api.md are those the server uses."""
     section = API.split("## Realtime sessions", 1)[1]
     assert f"| {CLOSE_SLOW_READER} |" in section and "| 1009 |" in section
+
+
+def test_the_webhook_verify_example_accepts_a_signed_request_once() -> None:
+    """docs/api.md's webhook example, at most 10 lines, accepts what the server signs (handing it
+    on with its id) and answers 400 to a changed body."""
+    section = API.split("## Webhooks", 1)[1].split("\n## ", 1)[0]
+    match = re.search(r"```python\n(.*?)```", section, re.S)
+    assert match, "docs/api.md's webhooks give a verify example"
+    assert len(match.group(1).strip().splitlines()) <= 10
+    secret = new_secret()
+    handled: list[tuple[str, object]] = []
+    example: dict[str, Any] = {"handle_once": lambda *args: handled.append(args)}
+    exec(match.group(1).replace("whsec_...", secret), example)
+    body = b'{"type":"game.finished","timestamp":"2026-12-06T09:01:44.325Z","data":{}}'
+    headers = Signer(secret).headers("msg_1", int(time.time()), body.decode())
+    assert example["receive"](body.replace(b"finished", b"your_turn"), headers) == 400
+    assert handled == []
+    assert example["receive"](body, headers) == 204
+    assert handled == [("msg_1", json.loads(body))]

@@ -20,7 +20,7 @@ from support.redis_server import free_port
 
 from faults.conftest import StartServers
 from faults.ledger import async_stub, create_game
-from scopa_client import bearer_metadata
+from scopa_client import bearer_metadata, error_info
 from scopa_client.v1 import scopa_pb2 as pb
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -77,8 +77,9 @@ async def test_a_replica_starts_with_the_archive_down_and_archives_once_it_is_up
     start_servers: StartServers,
 ) -> None:
     """The archive's database unreachable at start: the replica starts and plays anyway, a
-    record asked for is UNAVAILABLE with its reason, and the game finished meanwhile is archived
-    by a sweep once the database is up (its schema migrated then)."""
+    record or the finished games asked for are UNAVAILABLE / STORAGE_UNAVAILABLE with a message
+    naming the archive, and the game finished meanwhile is archived by a sweep once the
+    database is up (its schema migrated then)."""
     port = free_port()
     url = f"postgresql://scopa@127.0.0.1:{port}/postgres"
     [replica] = start_servers(1, SCOPA_ARCHIVE_URL=url, SCOPA_SWEEP_INTERVAL_S="0.2")
@@ -93,6 +94,16 @@ async def test_a_replica_starts_with_the_archive_down_and_archives_once_it_is_up
     with pytest.raises(grpc.aio.AioRpcError) as down:
         await stub.GetGameRecord(asked, metadata=bearer_metadata(game.tokens[0]), timeout=10)
     assert down.value.code() == grpc.StatusCode.UNAVAILABLE  # to retry, as for the store's
+    archive_down = "the archive of finished games is unavailable; nothing was changed, retry later"
+    assert down.value.details() == archive_down  # not the game store's message
+    info = error_info(down.value)
+    assert info is not None and info.reason == "STORAGE_UNAVAILABLE"
+    with pytest.raises(grpc.aio.AioRpcError) as listing:
+        await stub.ListGames(pb.ListGamesRequest(status=pb.GAME_STATUS_FINISHED), timeout=10)
+    assert (listing.value.code(), listing.value.details()) == (
+        grpc.StatusCode.UNAVAILABLE,
+        archive_down,
+    )
     with running_postgres_server(port=port):
         deadline = time.monotonic() + 30
         record = None

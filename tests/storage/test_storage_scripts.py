@@ -33,3 +33,15 @@ def test_an_unknown_script_is_an_error() -> None:
     """A name no file has fails at once, when the store is built, not at its first call."""
     with pytest.raises(FileNotFoundError):
         Script("nope.lua")
+
+
+@pytest.mark.parametrize("name", ["lobby.lua", "owned.lua"])
+def test_an_include_line_is_replaced_by_the_file_it_names(name: str) -> None:
+    """The lobby and the owner index page with page.lua's function: its text stands where the
+    script's include line was, before the SHA1 is taken, so Redis runs one whole script."""
+    raw = importlib.resources.files("scopa.storage.lua").joinpath(name).read_text("utf-8")
+    assert "\n-- include: page.lua\n" in raw and "local function newest_page" not in raw
+    before, after = raw.split("\n-- include: page.lua\n")
+    script = Script(name)
+    assert script.text == f"{before}\n{script_text('page.lua')}\n{after}"
+    assert script.sha == hashlib.sha1(script.text.encode()).hexdigest()

@@ -112,8 +112,9 @@ def test_a_module_outside_the_engine_compiled_with_also_runs(tmp_path: Path) -> 
 
 
 _WHERE_THE_APP_COMES_FROM = """
-from scopa.app import _actions, _due, _records, _views
-print(_views.__file__, _due.__file__, _records.__file__, _actions.__file__)
+from scopa.app import _actions, _due, _records, _summary, _views, _webhooks
+print(_views.__file__, _due.__file__, _records.__file__, _summary.__file__, _webhooks.__file__)
+print(_actions.__file__)
 """
 
 

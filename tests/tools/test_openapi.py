@@ -158,6 +158,14 @@ def test_security_follows_each_method_token_option(document: dict[str, Any]) -> 
     }
 
 
+def test_the_bearer_names_the_three_tokens_it_takes(document: dict[str, Any]) -> None:
+    """The bearer scheme's description names a seat token, an identity token and a spectator
+    token."""
+    description = document["components"]["securitySchemes"]["bearer"]["description"]
+    for token in ("seat token", "OpenID Connect access token", "spectator token"):
+        assert token in description
+
+
 def test_oneofs_are_one_of_objects_each_requiring_its_member(document: dict[str, Any]) -> None:
     """Event, Action and OptionValue: a oneOf of objects, each with its member required."""
     schemas = document["components"]["schemas"]

@@ -4,7 +4,7 @@ It knows the rules (:mod:`scopa.rules`) and the store contract (:mod:`scopa.stor
 transport: gRPC and REST only convert their messages into these calls.
 """
 
-from ._archiving import RECORD_FORMAT, GameNotFinished
+from ._archiving import RECORD_FORMAT, ArchiveUnavailable, GameNotFinished
 from ._botsearch import BotSearches, ProcessSearches, ThreadSearches
 from ._checks import DEFAULT_FORFEIT_AFTER
 from ._clock import MAX_SYNC_RTT_S, StoreClock, TimeoutAction
@@ -58,6 +58,7 @@ __all__ = [
     "RECORD_FORMAT",
     "AppError",
     "AppEvent",
+    "ArchiveUnavailable",
     "BotOnlyGamesDisabled",
     "BotSearches",
     "ConcurrentUpdate",

@@ -25,6 +25,7 @@ from ._errors import StaleEtag, Unauthenticated, WaitingForPlayers
 from ._games import DECODED_CACHE_SIZE, Games, check_holder, check_seat
 from ._meta import GameMeta
 from ._turns import Turns
+from ._usecase import UseCase
 
 __all__ = ["Actions"]
 
@@ -32,7 +33,7 @@ _SnapshotKey = tuple[str, int | None, int, bytes, bytes]
 """game id, seat (None: a spectator), version, stored state bytes, stored meta bytes."""
 
 
-class Actions:
+class Actions(UseCase):
     """GetState, TakeAction (and PlayCard) and ResignGame."""
 
     def __init__(
@@ -43,11 +44,7 @@ class Actions:
         rng: random.Random,
         tracer: trace.Tracer,
     ) -> None:
-        self._games = games
-        self._commits = commits
-        self._turns = turns
-        self._rng = rng
-        self._tracer = tracer
+        super().__init__(games, commits, turns, rng, tracer)
         self._leaves = LeafSpans(tracer)
         # A seat's snapshot by everything it is derived from (see get_state).
         self._snapshots: BoundedMap[_SnapshotKey, GameSnapshot] = BoundedMap(DECODED_CACHE_SIZE)

@@ -30,7 +30,7 @@ from ._games import Games
 from ._meta import GameMeta, SeatMeta
 from ._paging import page_size, page_token, read_page_token
 
-__all__ = ["RECORD_FORMAT", "Archiving", "GameNotFinished"]
+__all__ = ["RECORD_FORMAT", "ArchiveUnavailable", "Archiving", "GameNotFinished"]
 
 _log = structlog.get_logger("scopa.app.archive")
 
@@ -44,6 +44,14 @@ class GameNotFinished(AppError):
     """A record was asked of a game still being played."""
 
     reason = "GAME_NOT_FINISHED"
+
+
+class ArchiveUnavailable(StorageUnavailable):
+    """The archive of finished games failed (unreachable, or a read or write refused): for
+    GetGameRecord and the finished games of ListGames and ListMyGames. The same status and
+    reason as the game store's outage, told apart by its message."""
+
+    message = "the archive of finished games is unavailable; nothing was changed, retry later"
 
 
 def _plain(value: Any) -> Any:
@@ -196,7 +204,7 @@ class Archiving:
         try:
             rows = await self._archive.finished(rows_wanted + 1, cursor, True, preset)
         except ArchiveError as exc:
-            raise StorageUnavailable(f"the archive failed: {exc}") from None
+            raise ArchiveUnavailable(f"the archive failed: {exc}") from None
         more = len(rows) > rows_wanted
         rows = rows[:rows_wanted]
         games = [_listed(row) for row in rows]
@@ -215,7 +223,7 @@ class Archiving:
         try:
             rows = await self._archive.owned(owner, limit, before)
         except ArchiveError as exc:
-            raise StorageUnavailable(f"the archive failed: {exc}") from None
+            raise ArchiveUnavailable(f"the archive failed: {exc}") from None
         return [
             (replace(_listed(row), seat=row.owners[0][1] if row.owners else None), row.finished_ms)
             for row in rows
@@ -224,12 +232,12 @@ class Archiving:
     async def record(self, game_id: str, token: str | None) -> bytes:
         """A finished game's record (JSON) for its seats (seat tokens or signed-in players), or
         anyone if the game was public;
-        a finished game not archived yet is archived now (STORAGE_UNAVAILABLE: the archive
+        a finished game not archived yet is archived now (ArchiveUnavailable: the archive
         failed)."""
         try:
             return await self._record_of(game_id, token)
         except ArchiveError as exc:
-            raise StorageUnavailable(f"the archive failed: {exc}") from None
+            raise ArchiveUnavailable(f"the archive failed: {exc}") from None
 
     async def _record_of(self, game_id: str, token: str | None) -> bytes:
         check_game_id(game_id)

@@ -20,12 +20,10 @@ is left (:mod:`._archiving`), which holds no seats' credentials: its rematch is 
 
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 from typing import Final
 
 import structlog
-from opentelemetry import trace
 
 from scopa import rules
 from scopa.storage import GameExists, GameNotFound, Snapshot, VersionConflict
@@ -33,7 +31,6 @@ from scopa.storage import GameExists, GameNotFound, Snapshot, VersionConflict
 from . import _due, _webhooks
 from ._archiving import GameNotFinished
 from ._commands import RematchResult
-from ._commits import Commits
 from ._errors import (
     AppError,
     ConcurrentUpdate,
@@ -42,9 +39,9 @@ from ._errors import (
     Unauthenticated,
 )
 from ._eventlog import encode_log
-from ._games import Caller, Games
+from ._games import Caller
 from ._meta import GameMeta, SeatMeta
-from ._turns import Turns
+from ._usecase import UseCase
 
 __all__ = ["RematchUnavailable", "Rematches"]
 
@@ -92,22 +89,8 @@ def rematch_meta(game_id: str, meta: GameMeta, now_ms: int) -> GameMeta:
     )
 
 
-class Rematches:
+class Rematches(UseCase):
     """Creates a finished game's rematch and links it to the finished game."""
-
-    def __init__(
-        self,
-        games: Games,
-        commits: Commits,
-        turns: Turns,
-        rng: random.Random,
-        tracer: trace.Tracer,
-    ) -> None:
-        self._games = games
-        self._commits = commits
-        self._turns = turns
-        self._rng = rng
-        self._tracer = tracer
 
     async def rematch(self, game_id: str, bearer: str | None) -> RematchResult:
         """The rematch of the finished game (created and linked by the first ask), as the

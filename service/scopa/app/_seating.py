@@ -7,10 +7,8 @@ module stores it, replays a retried request, and takes what is due after (a bot'
 from __future__ import annotations
 
 import hmac
-import random
 
 import structlog
-from opentelemetry import trace
 
 from scopa import rules
 from scopa.storage import GameExists, Snapshot
@@ -18,35 +16,19 @@ from scopa.storage import GameExists, Snapshot
 from . import _due, _records, _webhooks
 from ._checks import check_display_name, check_request_id
 from ._commands import CreateGameCommand, CreateResult, JoinResult
-from ._commits import Commits
 from ._errors import ConcurrentUpdate, RequestIdReused, SeatTaken
 from ._eventlog import AppEvent, SeatJoined
-from ._games import Games
 from ._meta import GameMeta
 from ._seats import invited_seat, new_game, open_seat
-from ._turns import Turns
+from ._usecase import UseCase
 
 __all__ = ["Seating"]
 
 _log = structlog.get_logger("scopa.app")
 
 
-class Seating:
+class Seating(UseCase):
     """Creates games and seats the players who join them."""
-
-    def __init__(
-        self,
-        games: Games,
-        commits: Commits,
-        turns: Turns,
-        rng: random.Random,
-        tracer: trace.Tracer,
-    ) -> None:
-        self._games = games
-        self._commits = commits
-        self._turns = turns
-        self._rng = rng
-        self._tracer = tracer
 
     def spectator_token(self, game_id: str) -> str:
         """The game's spectator token (for a game whose spectators need one)."""

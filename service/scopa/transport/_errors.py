@@ -132,6 +132,8 @@ ERROR_CODES: dict[type[BaseException], grpc.StatusCode] = {
     app.RematchUnavailable: grpc.StatusCode.FAILED_PRECONDITION,
     app.RateLimited: grpc.StatusCode.RESOURCE_EXHAUSTED,
     storage.StorageUnavailable: grpc.StatusCode.UNAVAILABLE,
+    # The archive of finished games: the store's status and reason, a message of its own.
+    app.ArchiveUnavailable: grpc.StatusCode.UNAVAILABLE,
     MalformedRequest: grpc.StatusCode.INVALID_ARGUMENT,
     ServerShuttingDown: grpc.StatusCode.UNAVAILABLE,
     app.RequestIdReused: grpc.StatusCode.INVALID_ARGUMENT,

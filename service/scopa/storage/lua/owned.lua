@@ -37,6 +37,8 @@ local function drop(game)
   redis.call('HDEL', summaries, game)
 end
 
+-- include: page.lua
+
 if mode == 'put' then
   local game, status = ARGV[2], ARGV[3]
   local listed = by_status[status]
@@ -71,37 +73,4 @@ if ARGV[4] ~= '' then
     return redis.error_reply('unknown status')
   end
 end
-local top, cursor_ms, cursor_game = '+inf', nil, ARGV[6]
-if ARGV[5] ~= '' then
-  top = ARGV[5]
-  cursor_ms = tonumber(ARGV[5])
-end
-local chunk = size + 16
-local page, count, offset = {}, 0, 0
-while count < size do
-  local rows = redis.call('ZREVRANGEBYSCORE', listed, top, '-inf', 'WITHSCORES', 'LIMIT', offset, chunk)
-  if #rows == 0 then
-    break
-  end
-  local kept = 0
-  for i = 1, #rows, 2 do
-    local game, created = rows[i], rows[i + 1]
-    local expires = redis.call('ZSCORE', expiry, game)
-    if not expires or tonumber(expires) <= now then
-      drop(game)
-    else
-      kept = kept + 1
-      if count < size and not (cursor_ms and tonumber(created) == cursor_ms and game >= cursor_game) then
-        page[#page + 1] = game
-        page[#page + 1] = created
-        page[#page + 1] = redis.call('HGET', summaries, game) or ''
-        count = count + 1
-      end
-    end
-  end
-  if #rows < 2 * chunk then
-    break
-  end
-  offset = offset + kept
-end
-return page
+return newest_page(listed, expiry, summaries, now, size, ARGV[5], ARGV[6], drop)

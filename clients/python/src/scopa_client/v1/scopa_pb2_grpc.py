@@ -78,8 +78,10 @@ class GameServiceStub:
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
     retrying with the same request_id is safe.
-    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
-    nothing was changed, retry with the same request_id.
+    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached, or
+    the archive of finished games (GetGameRecord; ListGames and ListMyGames
+    of finished games), the message saying which; nothing was changed, retry
+    with the same request_id.
     - UNAVAILABLE / OUTCOME_UNKNOWN: a write reached the game store but its
     outcome was not confirmed (e.g. the store stalled); it may have been
     applied. Retry with the same request_id: the retry returns the first
@@ -249,8 +251,10 @@ class GameServiceServicer:
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
     retrying with the same request_id is safe.
-    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
-    nothing was changed, retry with the same request_id.
+    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached, or
+    the archive of finished games (GetGameRecord; ListGames and ListMyGames
+    of finished games), the message saying which; nothing was changed, retry
+    with the same request_id.
     - UNAVAILABLE / OUTCOME_UNKNOWN: a write reached the game store but its
     outcome was not confirmed (e.g. the store stalled); it may have been
     applied. Retry with the same request_id: the retry returns the first
@@ -691,8 +695,10 @@ class GameService:
     - NOT_FOUND / GAME_NOT_FOUND: no game has this name (or it has expired).
     - ABORTED / CONCURRENT_UPDATE: another write to the same game won a race;
     retrying with the same request_id is safe.
-    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached;
-    nothing was changed, retry with the same request_id.
+    - UNAVAILABLE / STORAGE_UNAVAILABLE: the game store cannot be reached, or
+    the archive of finished games (GetGameRecord; ListGames and ListMyGames
+    of finished games), the message saying which; nothing was changed, retry
+    with the same request_id.
     - UNAVAILABLE / OUTCOME_UNKNOWN: a write reached the game store but its
     outcome was not confirmed (e.g. the store stalled); it may have been
     applied. Retry with the same request_id: the retry returns the first
