@@ -16,5 +16,6 @@ export {
   ScopaSessionError,
   SESSION_PATH,
   SESSION_SUBPROTOCOL,
+  UNREADABLE_FRAME,
 } from "./session.js";
 export type { SessionOptions, WebSocketConstructor } from "./session.js";

@@ -76,6 +76,9 @@ export class ScopaSessionClosed extends Error {
   }
 }
 
+/** The code a session reports when the client ended it on a frame it could not read (1007). */
+export const UNREADABLE_FRAME = 1007;
+
 interface Waiter<T> {
   readonly resolve: (value: T) => void;
   readonly reject: (error: Error) => void;
@@ -104,7 +107,16 @@ export class ScopaSession {
   ) {
     this.view = welcome.view ?? create(GameViewSchema);
     this.version = welcome.version;
-    socket.onmessage = (message: MessageEvent) => this.receive(message.data);
+    socket.onmessage = (message: MessageEvent) => {
+      try {
+        this.receive(message.data);
+      } catch {
+        // A frame this client cannot read or apply ends the session (browsers may close with
+        // 1000 only, so the socket says 1000 and the session reports 1007).
+        this.closed(UNREADABLE_FRAME);
+        socket.close(1000, "unreadable frame");
+      }
+    };
     socket.onclose = (event: CloseEvent) => this.closed(event.code);
   }
 
@@ -186,6 +198,7 @@ export class ScopaSession {
   }
 
   private closed(code: number): void {
+    if (this.closedWith !== undefined) return;
     this.closedWith = code;
     const error = new ScopaSessionClosed(code);
     for (const waiter of [...this.pending.values(), ...this.pongs.values()]) waiter.reject(error);

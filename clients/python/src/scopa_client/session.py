@@ -14,6 +14,7 @@ The protocol (frames, subprotocols, close codes) is in docs/api.md, "Realtime se
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator
 from types import TracebackType
@@ -42,6 +43,9 @@ __all__ = [
 SESSION_PATH: Final = "/v1/session"
 PROTO_SUBPROTOCOL: Final = "scopa.v1.proto"
 JSON_SUBPROTOCOL: Final = "scopa.v1.json"
+_UNREADABLE: Final = 1007
+"""The close code this client ends a session with when a frame cannot be read or applied
+(WebSocket's "invalid frame payload data")."""
 
 
 class SessionFailed(Exception):
@@ -116,6 +120,7 @@ class Session:
         waiter: asyncio.Future[pb.SessionUpdate] = asyncio.get_running_loop().create_future()
         self._pending[rid] = waiter
         try:
+            self._check_open()
             frame = pb.SessionAction(request_id=rid, action=action, etag=etag)
             await self.send(pb.SessionRequest(action=frame))
             return await waiter
@@ -128,6 +133,7 @@ class Session:
         waiter: asyncio.Future[pb.SessionPong] = asyncio.get_running_loop().create_future()
         self._pongs[key] = waiter
         try:
+            self._check_open()
             await self.send(pb.SessionRequest(ping=pb.SessionPing(payload=key)))
             return await waiter
         finally:
@@ -177,6 +183,11 @@ class Session:
     ) -> None:
         await self.close()
 
+    def _check_open(self) -> None:
+        """SessionClosed when the reader has ended: nothing would answer a call then."""
+        if self._reader is not None and self._reader.done():
+            raise self._closed or SessionClosed(None)
+
     async def _receive(self) -> pb.SessionResponse:
         try:
             data = await self._connection.recv()
@@ -197,6 +208,11 @@ class Session:
                 self._route(await self._receive())
         except SessionClosed as closed:
             self._closed = closed
+        except Exception as exc:  # a frame this client cannot read or apply: end the session
+            self._closed = SessionClosed(_UNREADABLE, self._last_error)
+            self._closed.__cause__ = exc
+            with contextlib.suppress(Exception):
+                await self._connection.close(_UNREADABLE, "unreadable frame")
         finally:
             closed_error = self._closed or SessionClosed(None)
             for waiter in [*self._pending.values(), *self._pongs.values()]:
