@@ -30,7 +30,8 @@ import json
 import os
 import random
 import timeit
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
+from typing import Any
 
 from opentelemetry import context, trace
 from opentelemetry.sdk.metrics import MeterProvider
@@ -209,10 +210,10 @@ def _rest_get_state(telemetry: tuple[TracerProvider, MeterProvider]) -> Callable
     }
     statuses: list[int] = []
 
-    async def receive() -> dict[str, object]:
+    async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    async def send(message: dict[str, object]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             statuses.append(int(str(message["status"])))
 

@@ -14,7 +14,7 @@ import pytest
 
 from scopa.app import CoreSettings, GameCore, TokenAuthority
 from scopa.storage import open_store
-from scopa.transport import GameCalls, _calls, _rest, build_http_app
+from scopa.transport import GameCalls, _calls, _convert, _rest, _rest_json, build_http_app
 from scopa.transport._calls import serialize_response
 from scopa_client.v1 import scopa_pb2 as pb
 
@@ -93,8 +93,8 @@ async def test_a_second_read_of_an_unchanged_game_sends_the_kept_bytes(
     the same bytes go out, with the same ETag, and If-None-Match still answers 304. After a
     move the next read is of the new version."""
     name, tokens = await _game(http)
-    views = _Counted(_calls.with_view)
-    texts = _Counted(_rest.dumps)
+    views = _Counted(_convert.with_view)  # as _calls and _rest call them
+    texts = _Counted(_rest_json.dumps)
     monkeypatch.setattr(_calls, "with_view", views)
     monkeypatch.setattr(_rest, "dumps", texts)
     first = await _get(http, name, tokens[0])
