@@ -7,7 +7,9 @@ pass added the pieces of a PlayCard in play (a game nine moves in, its last move
 ``with_view_tail`` (the response without its options, as both ports build it),
 ``options_tail``, ``rest_json_playcard`` (its proto3 JSON with the tail, a new view version each
 call so that the view's own text is never taken from the kept ones), ``rest_bind_playcard``
-(a REST PlayCard body bound to its request) and ``dump_state`` (that game's state). Each is
+(a REST PlayCard body bound to its request) and ``dump_state`` (that game's state); issue 26's
+GetState pass ``rest_get_state`` (a whole REST GetState of an unchanged game through the HTTP
+app, on the embedded store). Each is
 timed with :mod:`timeit` (best of ``--repeat`` rounds) and printed as
 ``micro=<name> us_per_call=<x>``, after a ``baseline=empty_call`` line timed the same way::
 
@@ -28,7 +30,8 @@ import json
 import os
 import random
 import timeit
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
+from typing import Any
 
 from opentelemetry import context, trace
 from opentelemetry.sdk.metrics import MeterProvider
@@ -157,6 +160,72 @@ def _tail_cases() -> dict[str, Callable[[], object]]:
     }
 
 
+class _Probes:
+    def live(self) -> bool:
+        return True
+
+    def ready(self) -> bool:
+        return True
+
+
+def _rest_get_state(telemetry: tuple[TracerProvider, MeterProvider]) -> Callable[[], object]:
+    """A whole REST GetState through the HTTP port's application (telemetry, routing, the
+    core, the response) on the embedded store: seat 0 reading a game nine moves in, unchanged
+    since its last read. Each call runs one request on a loop of its own (the loop's step is
+    in the figure: compare it between trees, not with the other pieces)."""
+    from scopa.transport import GameCalls, build_http_app  # noqa: PLC0415
+
+    loop = asyncio.new_event_loop()
+    core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), random.Random(1))
+    calls = GameCalls(core, options_tail=True)
+    app = build_http_app(
+        calls, _Probes(), tracer_provider=telemetry[0], meter_provider=telemetry[1]
+    )
+
+    async def played() -> tuple[str, str]:
+        created = await core.create_game(
+            CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("bob")])
+        )
+        tokens = dict(created.tokens)
+        seat = created.snapshot.view.turn
+        for _ in range(9):
+            move = (await core.get_state(created.game_id, tokens[seat])).view.legal_moves[0]
+            seat = (await core.play_card(created.game_id, tokens[seat], move)).snapshot.view.turn
+        return created.game_id, tokens[0]
+
+    game_id, token = loop.run_until_complete(played())
+    path = f"/v1/games/{game_id}"
+    headers = [(b"host", b"bench"), (b"authorization", f"Bearer {token}".encode())]
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8080),
+        "scheme": "http",
+        "http_version": "1.1",
+    }
+    statuses: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(int(str(message["status"])))
+
+    def get_state() -> None:
+        loop.run_until_complete(app(dict(scope), receive, send))
+        if statuses.pop() != 200:
+            raise RuntimeError("GetState failed")
+
+    get_state()
+    return get_state
+
+
 def _cases() -> dict[str, Callable[[], object]]:
     """Each measured piece, as a call of no arguments."""
     configure_logging(Settings(log_format="json"), open(os.devnull, "w"))  # noqa: SIM115
@@ -186,6 +255,7 @@ def _cases() -> dict[str, Callable[[], object]]:
         "view_to_pb": lambda: view_to_pb(snapshot),
         "token_verify": lambda: tokens.verify(token, game_id),
         **_tail_cases(),
+        "rest_get_state": _rest_get_state((provider, MeterProvider())),
     }
 
 

@@ -18,6 +18,7 @@ PIECES = {
     "rest_json_playcard",
     "rest_bind_playcard",
     "dump_state",
+    "rest_get_state",
 }
 
 

@@ -103,7 +103,7 @@ class Presences:
         return await self._reads.read(game_id, at, lambda: self._read(game_id))
 
     async def _read(self, game_id: str) -> Presence:
-        async with self.writing():
+        async with self._writes:
             return await self.games.store.presence(game_id)
 
     @asynccontextmanager
@@ -117,8 +117,9 @@ class Presences:
     async def with_presence(self, snapshot: GameSnapshot) -> GameSnapshot:
         """``snapshot`` with the game's presence read now: the same object as last time for
         the same snapshot while its presence is unchanged (transports reuse what they built
-        from it, see ``Actions.get_state``)."""
-        presence = await self.read(snapshot.game_id)
+        from it, see ``Actions.get_state``). Read on its own, not shared: a read shared with
+        another caller must start after this call did, which a call of its own always does."""
+        presence = await self._read(snapshot.game_id)
         kept = self._kept.get(id(snapshot))
         if kept is not None and kept[0] is snapshot and _same(kept[1].presence, presence):
             return kept[1]

@@ -42,6 +42,8 @@ from ._convert_presence import presence_to_pb
 __all__ = ["Encoded", "GameCalls", "UnaryCall", "request_fields", "serialize_response"]
 
 _KEPT_RESPONSES: Final = 1024
+"""GetState responses kept per GameCalls (see GameCalls.get_state), each with its encodings:
+a few KB each (~4 KB of JSON and ~1.5 KB of protobuf for a 2-player game in play)."""
 _LISTED: Final = (
     pb.GAME_STATUS_UNSPECIFIED,
     pb.GAME_STATUS_WAITING_FOR_PLAYERS,
@@ -50,9 +52,13 @@ _LISTED: Final = (
 )
 """The statuses ListGames lists: the lobby (unset, waiting), games being played and finished
 games."""
-"""GetState responses kept per process (see GameCalls.get_state)."""
 _TAIL: ContextVar[bytes] = ContextVar("scopa_options_tail", default=b"")
 """The options tail of the response the current task's GameCalls method built last."""
+_FORMS: ContextVar[tuple[Message, dict[str, bytes]] | None] = ContextVar(
+    "scopa_kept_forms", default=None
+)
+"""The GetState response the current task's GameCalls.get_state returned last, and the
+encodings kept with it (see :class:`Encoded`)."""
 _Viewed = TypeVar(
     "_Viewed", pb.GetStateResponse, pb.PlayCardResponse, pb.TakeActionResponse, pb.WatchGameResponse
 )
@@ -103,16 +109,35 @@ def _locate_option(exc: rules.InvalidOption, request: pb.CreateGameRequest) -> N
         exc.field = f"options.{name}"
 
 
+def _wire(message: Message, tail: bytes) -> bytes:
+    data: bytes = message.SerializeToString()
+    return data + tail
+
+
 class Encoded(NamedTuple):
     """A response and the bytes to append to its wire form (see ``GameCalls.take_tail``)."""
 
     message: Message
     tail: bytes
+    forms: dict[str, bytes] | None = None
+    """A kept GetState response's encodings by name ("proto": :meth:`serialize`; "json": the
+    proto3 JSON of REST and Connect), kept with the response (see ``GameCalls.get_state``);
+    None: the response is not kept, each encoding is made anew."""
 
     def serialize(self) -> bytes:
         """The complete response in the wire format."""
-        data: bytes = self.message.SerializeToString()
-        return data + self.tail
+        return self.form("proto", _wire)
+
+    def form(self, name: str, encode: Callable[[Message, bytes], bytes]) -> bytes:
+        """``encode(message, tail)``: the bytes kept under ``name`` for this very response, or
+        made now (and kept, for a kept response). Each name must always mean one encoding."""
+        forms = self.forms
+        if forms is None:
+            return encode(self.message, self.tail)
+        data = forms.get(name)
+        if data is None:
+            data = forms[name] = encode(self.message, self.tail)
+        return data
 
 
 def serialize_response(response: Message | Encoded) -> bytes:
@@ -121,6 +146,16 @@ def serialize_response(response: Message | Encoded) -> bytes:
         return response.serialize()
     data: bytes = response.SerializeToString()
     return data
+
+
+class _Kept(NamedTuple):
+    """A GetState response kept by the snapshot it was built from, its options tail and its
+    encodings (:attr:`Encoded.forms`, filled as transports send it)."""
+
+    snapshot: GameSnapshot
+    response: pb.GetStateResponse
+    tail: bytes
+    forms: dict[str, bytes]
 
 
 UnaryCall = Callable[[Any, str | None], Awaitable[Message]]
@@ -143,7 +178,9 @@ class GameCalls:
         self._rulesets = rulesets_to_pb(presets, options)  # fixed for the process's life
         # GetState responses by the snapshot they were built from: the core hands out the same
         # snapshot object for an unchanged game and seat. Never mutated once built.
-        self._states: OrderedDict[int, tuple[GameSnapshot, pb.GetStateResponse]] = OrderedDict()
+        # Kept with each: its options tail and its encodings (Encoded.forms), made by the first
+        # transport that sends it.
+        self._states: OrderedDict[int, _Kept] = OrderedDict()
         self._options_tail = options_tail
 
     @property
@@ -162,8 +199,14 @@ class GameCalls:
     @classmethod
     def encoded(cls, message: Message) -> Message | Encoded:
         """``message`` (just returned or yielded by a method, in this task) with the options
-        tail that method left for it, if any (see :meth:`take_tail`)."""
+        tail that method left for it, if any (see :meth:`take_tail`), and the encodings kept
+        with it (a GetState response of an unchanged view: see :class:`Encoded`)."""
         tail = cls.take_tail()
+        kept = _FORMS.get()
+        if kept is not None:
+            _FORMS.set(None)
+            if kept[0] is message:
+                return Encoded(message, tail, kept[1])
         return Encoded(message, tail) if tail else message
 
     @classmethod
@@ -250,15 +293,17 @@ class GameCalls:
         with request_fields():
             snapshot = await self._core.get_state(game_id_from_name(request.name), token)
         kept = self._states.get(id(snapshot))
-        if kept is not None and kept[0] is snapshot:
-            if self._options_tail:  # kept without its options: the tail again
-                _TAIL.set(options_tail(pb.GetStateResponse, snapshot.view.options))
-            return kept[1]
-        response = self._viewed(pb.GetStateResponse, snapshot)
-        if len(self._states) >= _KEPT_RESPONSES:
-            self._states.popitem(last=False)  # O(1): no holes to skip, as in a plain dict
-        self._states[id(snapshot)] = (snapshot, response)  # holds the snapshot: its id stays
-        return response
+        if kept is None or kept.snapshot is not snapshot:
+            response = self._viewed(pb.GetStateResponse, snapshot)
+            # Holds the snapshot: its id stays its own while the entry lasts.
+            kept = _Kept(snapshot, response, _TAIL.get() if self._options_tail else b"", {})
+            if len(self._states) >= _KEPT_RESPONSES:
+                self._states.popitem(last=False)  # O(1): no holes to skip, as in a plain dict
+            self._states[id(snapshot)] = kept
+        elif kept.tail:  # kept without its options: the tail again
+            _TAIL.set(kept.tail)
+        _FORMS.set((kept.response, kept.forms))
+        return kept.response
 
     async def play_card(
         self, request: pb.PlayCardRequest, token: str | None

@@ -244,8 +244,9 @@ class _LimitedCodec(Codec[Any, Any]):
 
 
 def _json_tailed(response: Encoded) -> bytes:
-    """The proto3 JSON of a response and its tail, as of the complete response."""
-    return dumps(response.message, response.tail)
+    """The proto3 JSON of a response and its tail, as of the complete response (REST's: the
+    same ``json`` form of :class:`Encoded`)."""
+    return response.form("json", dumps)
 
 
 def _malformed(codec: str, exc: Exception) -> ConnectError:

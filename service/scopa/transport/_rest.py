@@ -281,7 +281,9 @@ class RestApp:
         response: Message | Encoded,
         if_match: list[str] | None,
     ) -> None:
-        message, tail = response if isinstance(response, Encoded) else (response, b"")
+        message, tail = (
+            (response.message, response.tail) if isinstance(response, Encoded) else (response, b"")
+        )
         etag = etag_of(message)
         headers = [(b"etag", f'"{etag}"'.encode())] if etag else []
         if route.http_method == "GET" and etag is not None:
@@ -301,4 +303,5 @@ class RestApp:
             whole = type(message).FromString(message.SerializeToString() + tail)
             await send_json(send, 200, to_json(whole).get(field.json_name), headers)
             return
-        await send_payload(send, 200, dumps(message, tail), headers)
+        body = response.form("json", dumps) if isinstance(response, Encoded) else dumps(message)
+        await send_payload(send, 200, body, headers)

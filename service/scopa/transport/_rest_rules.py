@@ -345,7 +345,19 @@ def bind_request(
         _parse(_query_dict(descriptor, query, taken), request, descriptor, "query")
     bound: dict[str, Any] = {}
     for path, value in path_values.items():
-        _field_at(descriptor, path)
-        _nest(bound, path, value)
+        field = _field_at(descriptor, path)
+        if field.containing_type is descriptor and _is_text(field):
+            setattr(request, field.name, value)  # what parsing {path: value} sets, directly
+        else:
+            _nest(bound, path, value)
     _parse(bound, request, descriptor, "path")
     return request
+
+
+def _is_text(field: FieldDescriptor) -> bool:
+    """A singular string field (not one of a oneof, whose setting would clear the others)."""
+    return (
+        field.type == FieldDescriptor.TYPE_STRING
+        and not is_repeated(field)
+        and field.containing_oneof is None
+    )

@@ -46,7 +46,9 @@ _KEEPALIVE = b": keep-alive\n\n"
 def format_event(response: Message | Encoded) -> bytes:
     """One SSE event: ``id:`` from the message's id field, ``data:`` its JSON on one line (of
     the complete message, for an :class:`Encoded` one)."""
-    message, tail = response if isinstance(response, Encoded) else (response, b"")
+    message, tail = (
+        (response.message, response.tail) if isinstance(response, Encoded) else (response, b"")
+    )
     data = dumps(message, tail).decode()
     event_id = getattr(message, ID_FIELD, None)
     head = f"id: {event_id}\n" if event_id is not None else ""
