@@ -677,7 +677,12 @@ describe("the web client in headless Chromium", { skip }, () => {
         for (const page of [ann, bob]) await page.locator(".game[data-status='FINISHED'] [data-key='rematch']").waitFor();
 
         await bob.locator("[data-key='rematch']").click();
-        const rematch = (await getState(name)).rematchGame ?? "";
+        // The click starts RematchGame; the finished game names its rematch once it is linked.
+        let rematch = "";
+        for (let tries = 0; tries < 100 && !rematch; tries++) {
+          rematch = (await getState(name)).rematchGame ?? "";
+          if (!rematch) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
         assert.match(rematch, /^games\/.+/);
         assert.notEqual(rematch, name);
         for (const page of [ann, bob]) {
