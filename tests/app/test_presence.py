@@ -11,6 +11,7 @@ from support.games import SECRET, two_seat_game
 from scopa.app import (
     CoreSettings,
     GameCore,
+    GameNotFoundError,
     PlayResult,
     PresenceChange,
     SpectatorInviteRequired,
@@ -19,7 +20,7 @@ from scopa.app import (
     WatchIdle,
 )
 from scopa.app._presence import changes
-from scopa.storage import MemoryStore, Presence, SeatSeen, StorageUnavailable
+from scopa.storage import MemoryStore, Presence, SeatSeen, Snapshot, StorageUnavailable
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -127,6 +128,50 @@ async def test_a_failed_refresh_is_retried_and_the_stream_goes_on() -> None:
     with pytest.raises(asyncio.CancelledError):
         await pending
     await stream.aclose()
+    await core.close()
+
+
+class CountedReads(MemoryStore):
+    """The embedded store, counting its reads; its presence reads fail while ``failing``."""
+
+    failing = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[str] = []
+
+    async def load(
+        self, game_id: str, request_id: str | None = None, slot: str | None = None
+    ) -> Snapshot:
+        self.reads.append("load")
+        return await super().load(game_id, request_id, slot)
+
+    async def presence(self, game_id: str) -> Presence:
+        self.reads.append("presence")
+        if self.failing:
+            raise StorageUnavailable("down")
+        return await super().presence(game_id)
+
+    async def load_with_presence(self, game_id: str) -> tuple[Snapshot, Presence]:
+        self.reads.append("load_with_presence")
+        return await super().load_with_presence(game_id)
+
+
+async def test_get_state_reads_the_game_with_its_presence_in_one_call() -> None:
+    """GetState is one store read (game and presence); a presence that cannot be read fails
+    it; a missing game is not found."""
+    store = CountedReads()
+    core = _core(store)
+    created, tokens = await two_seat_game(core)
+    store.reads.clear()
+    snap = await core.get_state(created.game_id, tokens[0])
+    assert snap.presence is not None and snap.presence.seats == {}
+    assert store.reads[0] == "load_with_presence" and store.reads.count("load_with_presence") == 1
+    store.failing = True
+    with pytest.raises(StorageUnavailable):
+        await core.get_state(created.game_id, tokens[0])
+    with pytest.raises(GameNotFoundError):
+        await core.get_state("missing", None)
     await core.close()
 
 

@@ -1,5 +1,6 @@
-"""Contract tests of presence (``touch_presence``, ``drop_presence``, ``presence``) on every
-backend: entries per open stream, lapsing, and the ``p`` notice on the game's channel."""
+"""Contract tests of presence (``touch_presence``, ``drop_presence``, ``presence``,
+``load_with_presence``) on every backend: entries per open stream, lapsing, the ``p`` notice on
+the game's channel, and the game read with its presence."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from scopa.storage import PRESENCE, GameStore, MemoryStore, SeatSeen
+from scopa.storage import PRESENCE, GameNotFound, GameStore, MemoryStore, SeatSeen, Snapshot
 from scopa.storage._presence import presence_keys
 from storage.backends import Backend
 
@@ -137,6 +138,47 @@ async def test_bad_arguments_are_refused(backend: Backend) -> None:
         with pytest.raises(ValueError):
             await call
     assert (await store.presence("g1")).seats == {}
+
+
+async def test_a_game_is_loaded_with_its_presence(backend: Backend) -> None:
+    """load_with_presence reads what load (without a request) and presence read."""
+    store = backend.store
+    await store.create("g1", b"s", b"m", [], TTL, request_id="r1", response=b"x")
+    await store.commit("g1", 1, b"s2", b"m2", [b"e"], TTL)
+    await store.touch_presence("g1", 0, "a", TTL, KEEP)
+    await store.touch_presence("g1", 1, "b", TTL, KEEP)
+    await store.drop_presence("g1", 1, "b", KEEP)
+    await store.touch_presence("g1", None, "s", TTL, KEEP)
+    snap, presence = await store.load_with_presence("g1")
+    assert snap == Snapshot(b"s2", b"m2", 2) == await store.load("g1")
+    alone = await store.presence("g1")
+    assert (presence.seats, presence.spectators) == (alone.seats, alone.spectators)
+    assert presence.seats[0].connected and not presence.seats[1].connected
+    assert presence.spectators == 1 and abs(presence.now_ms - _now_ms()) < 5000
+
+
+async def test_a_game_nobody_watches_is_loaded_with_empty_presence(backend: Backend) -> None:
+    """A game without presence entries loads with no seats and no spectators."""
+    store = backend.store
+    await store.create("g1", b"s", b"m", [], TTL)
+    snap, presence = await store.load_with_presence("g1")
+    assert snap == Snapshot(b"s", b"m", 1)
+    assert (presence.seats, presence.spectators) == ({}, 0)
+
+
+async def test_a_missing_game_is_not_found_with_its_presence(backend: Backend) -> None:
+    """A game that does not exist (or expired) is GameNotFound even if streams are open on
+    it; a malformed id is a ValueError."""
+    store = backend.store
+    await store.touch_presence("g1", 0, "a", TTL, KEEP)
+    with pytest.raises(GameNotFound):
+        await store.load_with_presence("g1")
+    await store.create("g2", b"s", b"m", [], 0.3)
+    await backend.advance(0.5)
+    with pytest.raises(GameNotFound):
+        await store.load_with_presence("g2")
+    with pytest.raises(ValueError):
+        await store.load_with_presence("g{1}")
 
 
 async def test_presence_keys_share_the_game_hash_tag() -> None:

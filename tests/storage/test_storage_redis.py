@@ -201,6 +201,28 @@ async def test_commit_survives_script_flush(
     assert await redis_store.commit("g1", 1, b"s", b"m", [], TTL) == 2
 
 
+async def test_a_game_and_its_presence_load_in_one_command(
+    redis_url: str, redis_admin: Redis[bytes]
+) -> None:
+    """load_with_presence is one EVALSHA (no HMGET: the benchmarks count those as round
+    trips), one span, and the script is reloaded after SCRIPT FLUSH."""
+    store, exporter = _traced_store(redis_url)
+    try:
+        await store.create("g1", b"s", b"m", [], TTL)
+        await store.touch_presence("g1", 0, "a", TTL, TTL)
+        await redis_admin.script_flush()
+        assert (await store.load_with_presence("g1"))[0].version == 1
+        exporter.clear()
+        await redis_admin.config_resetstat()
+        snap, presence = await store.load_with_presence("g1")
+    finally:
+        await store.close()
+    assert snap.state == b"s" and presence.seats[0].connected
+    assert [span.name for span in exporter.get_finished_spans()] == ["EVALSHA load_presence"]
+    stats = await redis_admin.info("commandstats")
+    assert stats["cmdstat_evalsha"]["calls"] == 1 and "cmdstat_hmget" not in stats
+
+
 async def test_the_store_clock_reads_at_maxmemory(
     redis_store: RedisStore, redis_admin: Redis[bytes]
 ) -> None:

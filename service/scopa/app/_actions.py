@@ -22,8 +22,9 @@ from ._commands import GameSnapshot, PlayResult
 from ._commits import Commits, NotLatest
 from ._decoded import BoundedMap
 from ._errors import StaleEtag, Unauthenticated, WaitingForPlayers
-from ._games import DECODED_CACHE_SIZE, Games, check_holder, check_seat
+from ._games import DECODED_CACHE_SIZE, Caller, Games, check_holder, check_seat
 from ._meta import GameMeta
+from ._presence import Presences
 from ._turns import Turns
 from ._usecase import UseCase
 
@@ -49,18 +50,26 @@ class Actions(UseCase):
         # A seat's snapshot by everything it is derived from (see get_state).
         self._snapshots: BoundedMap[_SnapshotKey, GameSnapshot] = BoundedMap(DECODED_CACHE_SIZE)
 
-    async def get_state(self, game_id: str, token: str | None) -> GameSnapshot:
-        """The game as the token's seat (or a spectator, without a token) may see it.
+    async def get_state(
+        self, game_id: str, token: str | None, presences: Presences
+    ) -> GameSnapshot:
+        """The game as the token's seat (or a spectator, without a token) may see it, with who
+        watches it (the game and its presence read in one round trip).
 
         A snapshot depends only on the stored state and meta bytes, the version and the seat,
         so a read of an unchanged game by the same seat (a client polling between moves) gets
         the snapshot built for the first one, the very same object (transports may then reuse
         what they built from it) while nothing is due; a read that takes a due turn (a bot's,
-        a run-out clock's) is never kept.
+        a run-out clock's) is never kept. The same holds of the snapshot with its presence,
+        while the presence is unchanged (:meth:`Presences.shown`).
         """
+        caller = await self._games.caller(token)
+        snap, presence = await presences.load(game_id)
+        return presences.shown(await self._view(game_id, caller, snap), presence)
+
+    async def _view(self, game_id: str, caller: Caller, snap: Snapshot) -> GameSnapshot:
+        """The caller's snapshot of the loaded game (after any due turn; see get_state)."""
         games = self._games
-        caller = await games.caller(token)
-        snap = await games.load(game_id)
         state = games.state(game_id, snap)
         meta = games.metas.load(snap.meta)
         seat = games.viewer_of(caller, game_id, state, meta)

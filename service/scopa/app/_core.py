@@ -143,7 +143,7 @@ class GameCore:
     async def get_state(self, game_id: str, token: str | None) -> GameSnapshot:
         """The game as the token's seat (or a spectator, without a token) may see it, with
         who watches it now."""
-        return await self._presences.with_presence(await self._actions.get_state(game_id, token))
+        return await self._actions.get_state(game_id, token, self._presences)
 
     async def play_card(
         self,

@@ -22,7 +22,7 @@ import structlog
 
 from scopa import rules
 from scopa.identity import Identity, KeysUnavailable, TokenRejected, looks_like_jwt
-from scopa.storage import GameNotFound, GameStore, Snapshot
+from scopa.storage import GameNotFound, GameStore, Presence, Snapshot
 
 from . import _due, _views
 from ._checks import check_game_id
@@ -147,10 +147,24 @@ class Games:
         try:
             snap = await self.store.load(game_id, request_id, slot)
         except GameNotFound:
-            self.known.discard(game_id)
-            raise GameNotFoundError(f"no game games/{game_id}") from None
+            raise self._gone(game_id) from None
         self.note(game_id, snap)
         return snap
+
+    async def load_with_presence(self, game_id: str) -> tuple[Snapshot, Presence]:
+        """The stored game and its presence, read together (one round trip on Redis)."""
+        check_game_id(game_id)
+        try:
+            snap, presence = await self.store.load_with_presence(game_id)
+        except GameNotFound:
+            raise self._gone(game_id) from None
+        self.note(game_id, snap)
+        return snap, presence
+
+    def _gone(self, game_id: str) -> GameNotFoundError:
+        """The error of a game the store does not hold (no longer known here either)."""
+        self.known.discard(game_id)
+        return GameNotFoundError(f"no game games/{game_id}")
 
     def state(self, game_id: str, snap: Snapshot) -> rules.MatchState:
         """The game's state, unless it is stuck (:func:`scopa.rules.is_stuck`): then

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import structlog
 
-from scopa.storage import Presence, StorageError
+from scopa.storage import Presence, Snapshot, StorageError
 
 from ._commands import GameSnapshot, PlayResult, PresenceChange
 from ._decoded import BoundedMap
@@ -114,12 +114,17 @@ class Presences:
         async with self._writes:
             yield
 
-    async def with_presence(self, snapshot: GameSnapshot) -> GameSnapshot:
-        """``snapshot`` with the game's presence read now: the same object as last time for
-        the same snapshot while its presence is unchanged (transports reuse what they built
-        from it, see ``Actions.get_state``). Read on its own, not shared: a read shared with
-        another caller must start after this call did, which a call of its own always does."""
-        presence = await self._read(snapshot.game_id)
+    async def load(self, game_id: str) -> tuple[Snapshot, Presence]:
+        """The stored game and its presence, read together (GetState's one round trip), in a
+        slot of :meth:`writing`. Read on its own, not shared: a read shared with another
+        caller must start after this call did, which a call of its own always does."""
+        async with self._writes:
+            return await self.games.load_with_presence(game_id)
+
+    def shown(self, snapshot: GameSnapshot, presence: Presence) -> GameSnapshot:
+        """``snapshot`` with the game's ``presence``: the same object as last time for the
+        same snapshot while its presence is unchanged (transports reuse what they built from
+        it, see ``Actions.get_state``)."""
         kept = self._kept.get(id(snapshot))
         if kept is not None and kept[0] is snapshot and _same(kept[1].presence, presence):
             return kept[1]

@@ -292,6 +292,12 @@ class MemoryStore(MemoryOutbox, MemoryOwnerIndex):
         self._check_open()
         return self._presence.read(game_id, round(self._wall() * 1000))
 
+    async def load_with_presence(self, game_id: str) -> tuple[Snapshot, Presence]:
+        """The game and its presence (see GameStore.load_with_presence)."""
+        check_game_id(game_id)
+        snap = await self.load(game_id)
+        return snap, await self.presence(game_id)
+
     def _presence_changed(
         self, game_id: str, seat: int | None, connection: str, ttl_ms: int | None, keep_ms: int
     ) -> bool:

@@ -10,18 +10,21 @@ it) publishes the notice ``p`` on the game's channel, which every replica's fano
 version.
 
 Redis: three keys under the game's hash tag, changed by ``lua/presence.lua`` with the game
-node's own clock (TIME). The embedded store keeps the same in a :class:`PresenceBook`.
+node's own clock (TIME); the same script reads the game's hash with its presence in one round
+trip (:meth:`RedisPresence.load_with_presence`, GetState's read). The embedded store keeps the
+same in a :class:`PresenceBook`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from scopa.storage._keys import PREFIX, channel, check_game_id, check_ttl
+from scopa.storage._errors import GameNotFound
+from scopa.storage._keys import PREFIX, channel, check_game_id, check_ttl, game_key
 from scopa.storage._scripts import Script
-from scopa.storage._types import Presence, SeatSeen
+from scopa.storage._types import Presence, SeatSeen, Snapshot
 
 __all__ = ["SPECTATOR", "PresenceBook", "RedisPresence", "presence_keys"]
 
@@ -54,8 +57,12 @@ class RedisPresence:
 
     _presence_script: Final = Script("presence.lua")
     _publish: str
-    _evalsha: Callable[[Any, list[str], list[Any]], Awaitable[Any]]
     _index_call: Callable[[str, str], Any]
+    if TYPE_CHECKING:
+
+        def _evalsha(
+            self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False
+        ) -> Awaitable[Any]: ...
 
     async def touch_presence(
         self, game_id: str, seat: int | None, connection: str, ttl_s: float, keep_s: float
@@ -77,11 +84,22 @@ class RedisPresence:
             flat = await self._evalsha(
                 self._presence_script, list(presence_keys(game_id)), ["read"]
             )
-        seats = {
-            int(flat[i]): SeatSeen(bool(int(flat[i + 1])), int(flat[i + 2]))
-            for i in range(2, len(flat), 3)
-        }
-        return Presence(int(flat[0]), seats, int(flat[1]))
+        return _presence(flat)
+
+    async def load_with_presence(self, game_id: str) -> tuple[Snapshot, Presence]:
+        """The game (as :meth:`load` without a request) and its presence, in one EVALSHA.
+
+        Only reads: a connection lost after the call was sent is retried once on a fresh one.
+        """
+        check_game_id(game_id)
+        keys = [*presence_keys(game_id), game_key(game_id)]
+        args = ["load", "state", "meta", "version"]
+        with self._index_call("EVALSHA", "load_presence"):
+            values, flat = await self._evalsha(self._presence_script, keys, args, resend=True)
+        state, meta, version = values
+        if state is None or meta is None or version is None:
+            raise GameNotFound(game_id)
+        return Snapshot(bytes(state), bytes(meta), int(version)), _presence(flat)
 
     async def _change_presence(
         self,
@@ -98,6 +116,15 @@ class RedisPresence:
         with self._index_call("EVALSHA", "presence"):
             changed = await self._evalsha(self._presence_script, list(presence_keys(game_id)), args)
         return bool(changed)
+
+
+def _presence(flat: list[Any]) -> Presence:
+    """The presence of a ``read`` reply of ``lua/presence.lua``."""
+    seats = {
+        int(flat[i]): SeatSeen(bool(int(flat[i + 1])), int(flat[i + 2]))
+        for i in range(2, len(flat), 3)
+    }
+    return Presence(int(flat[0]), seats, int(flat[1]))
 
 
 @dataclass(slots=True)

@@ -219,6 +219,12 @@ class GameStore(Protocol):
         """Which seats have an entry that has not lapsed, when each seat was last seen, and
         how many spectators' entries have not lapsed (all empty for an unknown game)."""
 
+    async def load_with_presence(self, game_id: str) -> tuple[Snapshot, Presence]:
+        """:meth:`load` (without a request) and :meth:`presence` of the game, read together
+        in one round trip (GetState's read; on Redis one script call, the presence keys
+        sharing the game's hash tag). Raises GameNotFound as :meth:`load` does."""
+        ...
+
     async def index_owned(
         self,
         owner: str,
