@@ -44,6 +44,7 @@ from scopa.app import (
     CreateGameCommand,
     GameCore,
     GameSnapshot,
+    PlayResult,
     SeatSpec,
     TokenAuthority,
 )
@@ -84,22 +85,30 @@ def _snapshot() -> tuple[GameSnapshot, TokenAuthority, str, str]:
     return snapshot, tokens, token, game_id
 
 
+async def _nine_moves(core: GameCore) -> tuple[str, dict[int, str], PlayResult]:
+    """A new 2-player scopa game nine moves in (each the first legal move): its id, the seats'
+    tokens and the ninth move's result."""
+    created = await core.create_game(
+        CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("bob")])
+    )
+    tokens = dict(created.tokens)
+    seat = created.snapshot.view.turn
+    for _ in range(9):
+        move = (await core.get_state(created.game_id, tokens[seat])).view.legal_moves[0]
+        result = await core.play_card(created.game_id, tokens[seat], move)
+        seat = result.snapshot.view.turn
+    return created.game_id, tokens, result
+
+
 def _played() -> tuple[GameSnapshot, list[pb.Event], str]:
     """The mover's snapshot nine moves into a 2-player game, that move's events, and the next
     move as a REST PlayCard body."""
     core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), random.Random(1))
 
     async def played() -> tuple[GameSnapshot, list[pb.Event], str]:
-        created = await core.create_game(
-            CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("bob")])
-        )
-        tokens = dict(created.tokens)
-        seat = created.snapshot.view.turn
-        for _ in range(9):
-            move = (await core.get_state(created.game_id, tokens[seat])).view.legal_moves[0]
-            result = await core.play_card(created.game_id, tokens[seat], move)
-            seat = result.snapshot.view.turn
-        move = (await core.get_state(created.game_id, tokens[seat])).view.legal_moves[0]
+        game_id, tokens, result = await _nine_moves(core)
+        seat = result.snapshot.view.turn
+        move = (await core.get_state(game_id, tokens[seat])).view.legal_moves[0]
         cards = [card_to_pb(c) for c in (move.card, *(move.capture or ()))]
         shown = [{"suit": pb.Suit.Name(c.suit), "rank": c.rank} for c in cards]
         body = json.dumps({"card": shown[0], "capture": {"cards": shown[1:]}})
@@ -183,15 +192,8 @@ def _rest_get_state(telemetry: tuple[TracerProvider, MeterProvider]) -> Callable
     )
 
     async def played() -> tuple[str, str]:
-        created = await core.create_game(
-            CreateGameCommand("scopa", {}, [SeatSpec("ann"), SeatSpec("bob")])
-        )
-        tokens = dict(created.tokens)
-        seat = created.snapshot.view.turn
-        for _ in range(9):
-            move = (await core.get_state(created.game_id, tokens[seat])).view.legal_moves[0]
-            seat = (await core.play_card(created.game_id, tokens[seat], move)).snapshot.view.turn
-        return created.game_id, tokens[0]
+        game_id, tokens, _ = await _nine_moves(core)
+        return game_id, tokens[0]
 
     game_id, token = loop.run_until_complete(played())
     path = f"/v1/games/{game_id}"

@@ -10,6 +10,7 @@ version to version: their fields are split once per object and kept, as the tail
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 from scopa import rules
@@ -42,24 +43,23 @@ from version to version."""
 _SPLIT_KEPT: Final = 512
 
 
-def _options_fields(options: rules.Options) -> dict[int, bytes]:
-    kept = _SPLIT.get(id(options))
+def _kept_split(source: object, view: Callable[[], bytes]) -> dict[int, bytes]:
+    """The fields of ``view()`` (a GameView's wire bytes made from ``source``), split once per
+    ``source`` object and kept beside it."""
+    kept = _SPLIT.get(id(source))
     if kept is None:
         if len(_SPLIT) >= _SPLIT_KEPT:
             _SPLIT.clear()
-        kept = _SPLIT[id(options)] = (options, split_fields(options_view(options)))
+        kept = _SPLIT[id(source)] = (source, split_fields(view()))
     return kept[1]
+
+
+def _options_fields(options: rules.Options) -> dict[int, bytes]:
+    return _kept_split(options, lambda: options_view(options))
 
 
 def _results_fields(results: tuple[rules.HandResult, ...]) -> dict[int, bytes]:
-    if not results:
-        return {}
-    kept = _SPLIT.get(id(results))
-    if kept is None:
-        if len(_SPLIT) >= _SPLIT_KEPT:
-            _SPLIT.clear()
-        kept = _SPLIT[id(results)] = (results, split_fields(results_view(results)))
-    return kept[1]
+    return _kept_split(results, lambda: results_view(results)) if results else {}
 
 
 class ViewPatches:
