@@ -27,6 +27,7 @@ from scopa.app import AppError, GameCore, GameSnapshot, GameStatus, InvalidArgum
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import (
+    STATUS_FROM_PB,
     action_from_pb,
     create_command,
     events_to_pb,
@@ -64,11 +65,9 @@ _Viewed = TypeVar(
 )
 """The responses whose view may leave its options to the tail."""
 
-_MY_STATUS: Final = {
+_MY_STATUS: Final[dict[int, GameStatus | None]] = {
     pb.GAME_STATUS_UNSPECIFIED: None,
-    pb.GAME_STATUS_WAITING_FOR_PLAYERS: GameStatus.WAITING_FOR_PLAYERS,
-    pb.GAME_STATUS_ACTIVE: GameStatus.ACTIVE,
-    pb.GAME_STATUS_FINISHED: GameStatus.FINISHED,
+    **{int(value): status for value, status in STATUS_FROM_PB.items()},
 }
 """ListMyGames' status filter (unset: every status)."""
 

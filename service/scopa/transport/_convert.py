@@ -28,6 +28,7 @@ from scopa_client.v1 import scopa_pb2 as pb
 from ._convert_presence import spectator_fields
 
 __all__ = [
+    "STATUS_FROM_PB",
     "action_from_pb",
     "action_to_pb",
     "card_from_pb",
@@ -56,6 +57,8 @@ _STATUS = {
     GameStatus.ACTIVE: pb.GAME_STATUS_ACTIVE,
     GameStatus.FINISHED: pb.GAME_STATUS_FINISHED,
 }
+STATUS_FROM_PB: Final = {value: status for status, value in _STATUS.items()}
+"""A proto GameStatus (but UNSPECIFIED) as the core's."""
 _FINISH = {
     rules.FinishReason.NONE: pb.FINISH_REASON_UNSPECIFIED,
     rules.FinishReason.TARGET: pb.FINISH_REASON_TARGET,
