@@ -225,6 +225,12 @@ def test_pages_and_status_filters(server: ServerProcess, provider: OidcProvider)
         "INVALID_ARGUMENT",
         field="page_size",
     )
+    expect_error(
+        lambda: dave.mine(status=99),  # a status this API does not have (open enums pass it)
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "INVALID_ARGUMENT",
+        field="status",
+    )
 
 
 @pytest.fixture(scope="module")
