@@ -19,7 +19,8 @@ hits both sides of ``ratio_vs_floor`` alike. Run from the repository root::
         [--py-spy DIR] [--redis standalone|cluster]
 
 Profiling. ``--py-spy DIR`` samples the server process with py-spy (a dev dependency) during the
-first PlayCard-only round of each protocol and writes ``DIR/play-<proto>.txt`` (py-spy's raw
+first PlayCard-only round of each protocol (and with ``--late`` the first early and late
+rounds) and writes ``DIR/play-<proto>.txt`` (``play-early.txt``, ``play-late.txt``; py-spy's raw
 collapsed stacks); ``bench/profile.py DIR/play-*.txt`` prints the breakdown by component. That
 is the same as running, while the round runs::
 
@@ -555,12 +556,15 @@ async def _late_phases(
     print(f"# late: {len(late)} games prepared ({wanted} wanted)", file=sys.stderr)
     late_parts, early_parts = [], []
     per_round = len(late) // _ROUNDS
-    for _round in range(_ROUNDS):
+    for round_index in range(_ROUNDS):
         while len(early.fresh) < 4 * args.conc:
             await bench.phase("refill", refill, 1.0)
-        early_parts.append(await bench.phase("early", play_early, round_s))
+        spies: tuple[Path | None, Path | None] = (None, None)
+        if args.py_spy is not None and round_index == 0:
+            spies = (args.py_spy / "play-early.txt", args.py_spy / "play-late.txt")
+        early_parts.append(await bench.phase("early", play_early, round_s, spies[0]))
         batch, late[:] = late[:per_round], late[per_round:]
-        late_parts.append(await _late_round(bench, stub, batch, rngs, round_s))
+        late_parts.append(await _late_round(bench, stub, batch, rngs, round_s, spies[1]))
     return [_merge(early_parts), _merge(late_parts)]
 
 
@@ -570,13 +574,14 @@ async def _late_round(
     batch: list[players.Game],
     rngs: Sequence[random.Random],
     seconds: float,
+    spy: Path | None,
 ) -> PhaseResult:
     """One ``late`` round on its own share of the prepared games."""
 
     async def worker(rec: players.Recorder, i: int, deadline: float) -> None:
         await players.play_late(stub, rec, batch, rngs[i], deadline)
 
-    return await bench.phase("late", worker, seconds)
+    return await bench.phase("late", worker, seconds, spy)
 
 
 def run(args: Args) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -10,6 +11,7 @@ from scopa import rules
 from scopa.app import CoreSettings, GameCore, InvalidArgument, TokenAuthority
 from scopa.storage import MemoryStore
 from scopa.transport._calls import Encoded, GameCalls, serialize_response
+from scopa.transport._rest_json import dumps
 from scopa_client.v1 import scopa_pb2 as pb
 
 
@@ -104,3 +106,34 @@ async def test_with_options_tail_a_view_goes_without_its_options_and_the_task_ge
     finished = pb.PlayCardResponse.FromString(Encoded(played, wire.take_tail()).serialize())
     assert dict(finished.view.options) == dict(whole.view.options)
     assert finished.view.deck_size == 40 and finished.view.version == whole.view.version + 1
+
+
+async def test_after_a_hand_the_results_go_to_the_tail_in_wire_bytes_and_json() -> None:
+    """Once a hand has ended, a PlayCard response leaves its hand results to the tail too (they
+    grow with the game: converting them on every call made late moves dearer); its wire bytes
+    and its JSON with the tail are those of the whole response."""
+    core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), rng=random.Random(3))
+    plain, wire = _calls(core), _calls(core, options_tail=True)
+    seats = [pb.SeatSpec(display_name="a"), pb.SeatSpec(display_name="b")]
+    options = {"target_score": pb.OptionValue(int_value=61)}
+    created = await plain.create_game(
+        pb.CreateGameRequest(preset="scopa", seats=seats, options=options), None
+    )
+    tokens = {c.seat: c.token for c in created.credentials}
+    get = pb.GetStateRequest(name=created.name)
+    turn, checked = created.view.turn, 0
+    while checked < 3:
+        move = (await plain.get_state(get, tokens[turn])).view.legal_moves[0]
+        request = pb.PlayCardRequest(
+            name=created.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
+        )
+        bare = await wire.play_card(request, tokens[turn])
+        tail = wire.take_tail()
+        whole = pb.PlayCardResponse.FromString(Encoded(bare, tail).serialize())
+        turn = whole.view.turn
+        if whole.view.hand_results:
+            checked += 1
+            assert not bare.view.hand_results
+            state = await plain.get_state(get, tokens[0])
+            assert list(whole.view.hand_results) == list(state.view.hand_results)
+            assert json.loads(dumps(bare, tail)) == json.loads(dumps(whole))

@@ -34,8 +34,8 @@ from ._convert import (
     game_id_from_name,
     lobby_fields,
     move_from_pb,
-    options_tail,
     rulesets_to_pb,
+    view_tail,
     with_view,
 )
 from ._convert_presence import presence_to_pb
@@ -229,11 +229,11 @@ class GameCalls:
         last_events: list[pb.Event] | None = None,
         **fields: Any,
     ) -> _Viewed:
-        """``with_view``, leaving the options to the tail with ``options_tail``."""
+        """``with_view``, leaving the options and hand results to the tail (``view_tail``)."""
         if not self._options_tail:
             return with_view(response, snapshot, last_events, **fields)
-        message = with_view(response, snapshot, last_events, options=False, **fields)
-        _TAIL.set(options_tail(response, snapshot.view.options))
+        message = with_view(response, snapshot, last_events, options=False, results=False, **fields)
+        _TAIL.set(view_tail(response, snapshot.view))
         return message
 
     @property

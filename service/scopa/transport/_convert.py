@@ -47,6 +47,7 @@ __all__ = [
     "results_view",
     "rulesets_to_pb",
     "token_from_metadata",
+    "view_tail",
     "view_to_pb",
     "with_view",
 ]
@@ -557,6 +558,13 @@ def results_tail(response: type[Message], results: tuple[rules.HandResult, ...])
         view = pb.GameView(hand_results=[_hand_result(r) for r in results])
         tail = kept[1][response] = response(view=view).SerializeToString()
     return tail
+
+
+def view_tail(response: type[Message], view: rules.SeatView) -> bytes:
+    """The tail of a ``response`` built with ``with_view(..., options=False, results=False)``:
+    its view's options, deck size and hand results as wire bytes (:func:`options_tail`,
+    :func:`results_tail`), both kept from call to call."""
+    return options_tail(response, view.options) + results_tail(response, view.results)
 
 
 def options_view(options: rules.Options) -> bytes:

@@ -369,8 +369,12 @@ class _Overlay:
 
 
 _OVERLAYS: dict[tuple[Any, bytes], _Overlay | None] = {}
-_OVERLAYS_KEPT: Final = 256
-"""Overlays by message type and tail (a tail per response type and distinct options)."""
+_OVERLAYS_KEPT: Final = 1024
+"""Overlays by message type and tail: a tail per response type and distinct options, and per
+game in play once a hand has ended (its hand results); the oldest dropped when full."""
+_OVERLAY_TEXTS_KEPT: Final = 16
+"""Merged texts kept per overlay (a view sent to several watchers is written once); all
+dropped when full. Few, as an overlay may serve a single game."""
 
 
 def _overlay(message_type: type[Message], tail: bytes) -> _Overlay | None:
@@ -388,7 +392,7 @@ def _overlay(message_type: type[Message], tail: bytes) -> _Overlay | None:
         except KeyError:  # an extension
             overlay = None
     if len(_OVERLAYS) >= _OVERLAYS_KEPT:
-        _OVERLAYS.clear()
+        del _OVERLAYS[next(iter(_OVERLAYS))]  # the oldest: dicts keep insertion order
     _OVERLAYS[key] = overlay
     return overlay
 
@@ -434,7 +438,7 @@ def _merged_text(message: Message, overlay: _Overlay, keep: bool) -> str | None:
     parts += [part for field, part in plan.defaults if field not in present]
     text = "{" + ",".join(parts) + "}"
     if keep:
-        if len(overlay.texts) >= _TEXTS_KEPT:
+        if len(overlay.texts) >= _OVERLAY_TEXTS_KEPT:
             overlay.texts.clear()
         overlay.texts[key] = text
     return text

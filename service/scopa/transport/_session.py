@@ -45,8 +45,7 @@ from ._convert import (
     action_from_pb,
     events_to_pb,
     game_id_from_name,
-    options_tail,
-    results_tail,
+    view_tail,
     with_view,
 )
 from ._convert_presence import presence_to_pb
@@ -377,8 +376,7 @@ def _events(encoded: list[bytes], in_view: bool) -> bytes:
 
 def _tail(response: type[Message], snapshot: GameSnapshot) -> bytes:
     """A frame's tail: its view's options, deck size and hand results."""
-    view = snapshot.view
-    return options_tail(response, view.options) + results_tail(response, view.results)
+    return view_tail(response, snapshot.view)
 
 
 @contextmanager
