@@ -269,7 +269,7 @@ def test_a_view_built_without_results_and_their_tail_make_the_whole_response(
 def test_results_tails_follow_their_tuple_not_a_reused_id(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each results tuple gets the tail of its own results, also once the kept tails were
     dropped (a small bound) and other tuples took their place."""
-    monkeypatch.setattr(_convert, "_TAILS_KEPT", 2)
+    monkeypatch.setattr(_convert, "_RESULT_TAILS", rules.ByIdentity(2))
     snapshot = _after_first_hand()
     (first,) = snapshot.view.results
     for n in range(1, 7):
@@ -284,7 +284,7 @@ def test_options_tails_are_kept_per_options_object_and_never_mixed_up(
 ) -> None:
     """The tail of each of many distinct Options (a small bound: the kept tails dropped on the
     way) holds that Options' own values, and an equal Options object gets the same bytes."""
-    monkeypatch.setattr(_convert, "_TAILS_KEPT", 3)
+    monkeypatch.setattr(_convert, "_TAILS", rules.ByIdentity(3))
     base = rules.make_ruleset("scopa").options
     for _ in range(2):
         for target in range(1, 9):

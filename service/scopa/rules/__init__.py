@@ -108,6 +108,7 @@ from ._game import (
     resign,
 )
 from ._hand import check_deck
+from ._kept import ByIdentity
 from ._matchflow import (
     Elimination,
     HighestWins,
@@ -215,6 +216,7 @@ __all__ = [
     "Build",
     "BuildOnCard",
     "BuildRule",
+    "ByIdentity",
     "CaptureChoiceRequired",
     "CaptureNotLegal",
     "CaptureRule",

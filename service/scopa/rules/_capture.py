@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Final, Protocol
 
 from ._cards import _COPIES, _RANKS, _SUITS, COPY_STRIDE, MAX_CARD, Card, figure_rank
+from ._kept import ByIdentity
 from ._options import CaptureArithmetic, OptionalCaptures, Options
 
 __all__ = [
@@ -571,21 +572,17 @@ class CaptureTable:
         return sets if only is None else only(table, card, sets)
 
 
-_TABLES: dict[int, tuple[Options, CaptureTable]] = {}
-_MAX_TABLES: Final = 256
+_TABLES: ByIdentity[Options, CaptureTable] = ByIdentity(4096)
+"""Capture tables by their options object (a game's is one object from move to move)."""
 
 
 def capture_table(options: Options) -> CaptureTable:
     """The :class:`CaptureTable` of ``options``, cached by identity (checked with ``is``)."""
-    entry = _TABLES.get(id(options))
-    if entry is not None and entry[0] is options:
-        return entry[1]
-    if len(_TABLES) >= _MAX_TABLES:
-        _TABLES.clear()
+    found = _TABLES.get(options)
+    if found is not None:
+        return found
     only = TwinsOnlySweep() if options.twin_captures else None
-    found = CaptureTable(capture_rules(options), options.deck_size, only)
-    _TABLES[id(options)] = (options, found)
-    return found
+    return _TABLES.put(options, CaptureTable(capture_rules(options), options.deck_size, only))
 
 
 def capture_options(options: Options, table: tuple[Card, ...], card: Card) -> list[Capture]:

@@ -76,6 +76,7 @@ from ._events import (
     SweepClaimed,
 )
 from ._farms import Farm
+from ._kept import ByIdentity
 from ._options import list_options
 from ._presets import PRESETS
 from ._ruleset import Ruleset, make_ruleset
@@ -127,17 +128,24 @@ def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
 _CACHE_LIMIT: Final = 256
 _OVERRIDES: dict[Ruleset, dict[str, Any]] = {}
 _RULESETS: dict[tuple[str, tuple[tuple[str, Any], ...]], Ruleset] = {}
+_OVERRIDES_BY_ID: ByIdentity[Ruleset, dict[str, Any]] = ByIdentity(4096)
+"""The same by the ruleset object (a game's is one object from move to move)."""
 
 
 def _overrides(ruleset: Ruleset) -> dict[str, Any]:
-    """``ruleset.overrides()`` as plain values, computed once per distinct ruleset."""
+    """``ruleset.overrides()`` as plain values, computed once per distinct ruleset, and found
+    by the ruleset object's id first: hashing and comparing a ruleset (every option) cost more
+    than the rest of a state's encoding."""
+    kept = _OVERRIDES_BY_ID.get(ruleset)
+    if kept is not None:
+        return kept
     cached = _OVERRIDES.get(ruleset)
     if cached is None:
         if len(_OVERRIDES) >= _CACHE_LIMIT:
             _OVERRIDES.clear()
         cached = {k: _plain(v) for k, v in ruleset.overrides().items()}
         _OVERRIDES[ruleset] = cached
-    return cached
+    return _OVERRIDES_BY_ID.put(ruleset, cached)
 
 
 def _ruleset(preset: str, overrides: dict[str, Any]) -> Ruleset:

@@ -511,12 +511,10 @@ def with_view(
     return message
 
 
-_TAILS: dict[int, tuple[rules.Options, dict[type[Message], bytes]]] = {}
-"""Tails by the id of their Options (held beside them: no other object can have that id while
-the entry lasts) and response type: a game's Options object is the same from play to play, and
-hashing it (75 fields) and comparing it in an lru_cache cost 7 us a call, more than the rest of
-building the tail."""
-_TAILS_KEPT: Final = 256
+_TAILS: rules.ByIdentity[rules.Options, dict[type[Message], bytes]] = rules.ByIdentity(4096)
+"""Tails by their Options object and response type: a game's Options object is the same from
+play to play, and hashing it (75 fields) and comparing it in an lru_cache cost 7 us a call,
+more than the rest of building the tail."""
 
 
 def options_tail(response: type[Message], options: rules.Options) -> bytes:
@@ -526,21 +524,19 @@ def options_tail(response: type[Message], options: rules.Options) -> bytes:
     Appended to a response serialized without them, they make the complete response: a parser
     merges the second occurrence of the (singular, embedded) ``view`` field into the first.
     """
-    kept = _TAILS.get(id(options))
+    kept = _TAILS.get(options)
     if kept is None:
-        if len(_TAILS) >= _TAILS_KEPT:
-            _TAILS.clear()
-        kept = _TAILS[id(options)] = (options, {})
-    tail = kept[1].get(response)
+        kept = _TAILS.put(options, {})
+    tail = kept.get(response)
     if tail is None:
-        tail = kept[1][response] = _options_tail(response.DESCRIPTOR.name, options)
+        tail = kept[response] = _options_tail(response.DESCRIPTOR.name, options)
     return tail
 
 
-_RESULT_TAILS: dict[int, tuple[tuple[rules.HandResult, ...], dict[type[Message], bytes]]] = {}
-"""Hand results' tails by the id of the results tuple (held beside them, as _TAILS): a game's
-results are the same tuple from version to version until a hand ends, and they grow with the
-game, so converting and hashing them for every view would cost more with every hand."""
+_Tails = rules.ByIdentity[Any, dict[type[Message], bytes]]
+_RESULT_TAILS: _Tails = rules.ByIdentity(4096)
+"""Hand results' tails by the results tuple (as _TAILS): a game's results are one tuple until a
+hand ends, and they grow with the game (converting them for every view cost more each hand)."""
 
 
 def results_tail(response: type[Message], results: tuple[rules.HandResult, ...]) -> bytes:
@@ -548,22 +544,19 @@ def results_tail(response: type[Message], results: tuple[rules.HandResult, ...])
     results ``results``; empty when there are none."""
     if not results:
         return b""
-    kept = _RESULT_TAILS.get(id(results))
+    kept = _RESULT_TAILS.get(results)
     if kept is None:
-        if len(_RESULT_TAILS) >= _TAILS_KEPT:
-            _RESULT_TAILS.clear()
-        kept = _RESULT_TAILS[id(results)] = (results, {})
-    tail = kept[1].get(response)
+        kept = _RESULT_TAILS.put(results, {})
+    tail = kept.get(response)
     if tail is None:
         view = pb.GameView(hand_results=[_hand_result(r) for r in results])
-        tail = kept[1][response] = response(view=view).SerializeToString()
+        tail = kept[response] = response(view=view).SerializeToString()
     return tail
 
 
 def view_tail(response: type[Message], view: rules.SeatView) -> bytes:
-    """The tail of a ``response`` built with ``with_view(..., options=False, results=False)``:
-    its view's options, deck size and hand results as wire bytes (:func:`options_tail`,
-    :func:`results_tail`), both kept from call to call."""
+    """The tail of a ``response`` built by ``with_view(..., options=False, results=False)``: the
+    view's options, deck size and hand results (:func:`options_tail`, :func:`results_tail`)."""
     return options_tail(response, view.options) + results_tail(response, view.results)
 
 
