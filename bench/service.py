@@ -19,9 +19,10 @@ hits both sides of ``ratio_vs_floor`` alike. Run from the repository root::
         [--py-spy DIR] [--redis standalone|cluster]
 
 Profiling. ``--py-spy DIR`` samples the server process with py-spy (a dev dependency) during the
-first PlayCard-only round of each protocol (and with ``--late`` the first early and late
-rounds) and writes ``DIR/play-<proto>.txt`` (``play-early.txt``, ``play-late.txt``; py-spy's raw
-collapsed stacks); ``bench/profile.py DIR/play-*.txt`` prints the breakdown by component. That
+first PlayCard-only round of each protocol, REST and Connect GetState (and with ``--late`` the
+first early and late rounds) and writes ``DIR/play-<proto>.txt`` and ``DIR/get-<proto>.txt``
+(``play-early.txt``, ``play-late.txt``; py-spy's raw collapsed stacks); ``bench/profile.py
+DIR/play-*.txt`` prints the breakdown by component. That
 is the same as running, while the round runs::
 
     py-spy record --pid <server pid> --format raw --rate 200 --full-filenames -o play-rest.txt
@@ -469,7 +470,8 @@ async def _phases(
     }
     for proto in ("rest", "connect"):  # GetState over the HTTP port, on the same games
         await bench.phase("warmup", get_over(proto), min(1.0, args.seconds / 5))
-        results.append(await bench.phase(f"get_{proto}", get_over(proto), short))
+        spy = None if args.py_spy is None else args.py_spy / f"get-{proto}.txt"
+        results.append(await bench.phase(f"get_{proto}", get_over(proto), short, spy))
 
     def play_over(
         proto: str,
