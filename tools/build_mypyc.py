@@ -57,8 +57,11 @@ APP_MODULES: Final = (
     "_errors",
     "_eventlog",
     "_meta",
+    "_owned",
     "_paging",
+    "_presence_changes",
     "_records",
+    "_rematch_setup",
     "_seats",
     "_summary",
     "_tokens",
@@ -67,9 +70,8 @@ APP_MODULES: Final = (
     "_wire",
 )
 """The pure modules of ``scopa.app`` (no asyncio, store, tracing or logging): every request's
-decoding, checks, encoding and views run through them, and each commit's lobby summary and
-webhook notices. The pure helpers of ``_mine``, ``_presence`` and ``_rematch`` share their
-modules with async code and stay interpreted."""
+decoding, checks, encoding and views run through them, each commit's lobby and owner
+summaries and webhook notices, a rematch's set-up and what a presence read changes."""
 
 
 def _copy_sources(out: Path) -> dict[str, str]:

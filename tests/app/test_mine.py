@@ -11,7 +11,6 @@ import jwt
 import pytest
 import structlog
 
-from scopa import rules
 from scopa.app import (
     CoreSettings,
     CreateGameCommand,
@@ -23,10 +22,8 @@ from scopa.app import (
     TokenAuthority,
 )
 from scopa.app._errors import IdentityRequired
-from scopa.app._meta import GameMeta, SeatMeta
-from scopa.app._mine import dump_owned, load_owned
 from scopa.identity import Identity, JwksKeys, Subject
-from scopa.storage import MemoryStore, PublicGame, StorageUnavailable
+from scopa.storage import MemoryStore, StorageUnavailable
 
 SECRET = b"k" * 32
 ISSUER = "https://id.example"
@@ -96,23 +93,6 @@ async def _create(core: GameCore, wall: Wall, bearer: str | None = ALICE) -> Any
 async def _names(core: GameCore, bearer: str, status: GameStatus | None = None) -> list[str]:
     games, _ = await core.list_my_games(bearer, status, 0, "")
     return [g.game_id for g in games]
-
-
-def test_a_summary_reads_back_and_an_unreadable_one_is_none() -> None:
-    """The owner's seat, the turn (none while waiting) and the status survive the summary;
-    garbage, another format or nothing is None (the game is then read itself)."""
-    state, _ = rules.new_match(rules.make_ruleset("scopa"), rng=random.Random(1))
-    meta = GameMeta((SeatMeta("a", False, True, owner="o"), SeatMeta("b", True, False)))
-    game = load_owned(PublicGame("g", 5, dump_owned(3, state, meta, 0, "greedy")))
-    assert game is not None
-    assert (game.seat, game.turn, game.status, game.version) == (
-        0,
-        None,
-        GameStatus.WAITING_FOR_PLAYERS,
-        3,
-    )
-    for blob in (b"", b"{", b'{"f": 2}', b'{"f": 1}'):
-        assert load_owned(PublicGame("g", 5, blob)) is None
 
 
 async def test_both_players_list_the_game_with_their_seat_and_the_turn(

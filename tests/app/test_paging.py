@@ -46,3 +46,19 @@ def test_a_page_token_reads_back_as_its_cursor_under_the_same_filter_only() -> N
 def test_a_malformed_page_token_is_refused(token: str) -> None:
     with pytest.raises(InvalidArgument, match="not a token of ListGames"):
         read_page_token(token, "")
+
+
+def test_another_listings_tokens_name_it_and_are_not_taken_by_any_other() -> None:
+    """A ListMyGames token reads back under its method and filter only: ListGames refuses it,
+    and it refuses ListGames' tokens, each naming the listing and the filter in its words."""
+    mine = page_token("FINISHED", 7, "g1", method="ListMyGames")
+    assert read_page_token(mine, "FINISHED", method="ListMyGames", filter_name="status") == (
+        7,
+        "g1",
+    )
+    with pytest.raises(InvalidArgument, match="another status filter"):
+        read_page_token(mine, "ACTIVE", method="ListMyGames", filter_name="status")
+    with pytest.raises(InvalidArgument, match="not a token of ListGames"):
+        read_page_token(mine, "FINISHED")
+    with pytest.raises(InvalidArgument, match="not a token of ListMyGames"):
+        read_page_token(page_token("FINISHED", 7, "g1"), "FINISHED", method="ListMyGames")

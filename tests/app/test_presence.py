@@ -13,14 +13,12 @@ from scopa.app import (
     GameCore,
     GameNotFoundError,
     PlayResult,
-    PresenceChange,
     SpectatorInviteRequired,
     TokenAuthority,
     Unauthenticated,
     WatchIdle,
 )
-from scopa.app._presence import changes
-from scopa.storage import MemoryStore, Presence, SeatSeen, Snapshot, StorageUnavailable
+from scopa.storage import MemoryStore, Presence, Snapshot, StorageUnavailable
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -34,15 +32,6 @@ async def _next(stream: object) -> PlayResult:
     result = await asyncio.wait_for(anext(stream), 5)  # type: ignore[call-overload]
     assert isinstance(result, PlayResult)
     return result
-
-
-async def test_changes_are_the_seats_whose_connected_state_differs() -> None:
-    """Only seats that connected or left are changes; a first read has none."""
-    before = Presence(1, {0: SeatSeen(True, 1), 1: SeatSeen(False, 1)}, 0)
-    after = Presence(2, {0: SeatSeen(False, 2), 2: SeatSeen(True, 2)}, 5)
-    assert changes(before, after, 3) == (PresenceChange(0, False, 2), PresenceChange(2, True, 2))
-    assert changes(None, after, 3) == ()
-    assert changes(after, after, 3) == ()
 
 
 async def test_a_seat_joining_and_leaving_is_a_presence_message() -> None:

@@ -15,7 +15,6 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from support.fake_clock import FakeClock
 from support.games import SECRET, InterleavingStore, make_core, play_one, two_seat_game
 
-from scopa import rules
 from scopa.app import (
     CoreSettings,
     CreateGameCommand,
@@ -28,29 +27,12 @@ from scopa.app import (
     TokenAuthority,
     Unauthenticated,
 )
-from scopa.app._rematch import rematch_ruleset
 from scopa.archive import open_archive
 from scopa.storage import MemoryStore, StorageUnavailable
 
 
 def _core(store: MemoryStore, seed: int = 7, **hooks: Any) -> GameCore:
     return GameCore(store, TokenAuthority(SECRET), CoreSettings(), random.Random(seed), **hooks)
-
-
-@pytest.mark.parametrize(
-    ("preset", "players", "first", "then"),
-    [("scopa", 2, -1, 0), ("scopa", 2, 0, 1), ("scopa", 3, 1, 2), ("scopone", 4, -1, 0)],
-)
-def test_the_rematch_deals_from_the_next_seat(
-    preset: str, players: int, first: int, then: int
-) -> None:
-    """The first dealer moves on by one seat (-1 is the last seat); other options stay."""
-    ruleset = rules.make_ruleset(
-        preset, {"players": players, "first_dealer": first, "target_score": 5}
-    )
-    again = rematch_ruleset(ruleset)
-    assert again.preset == preset and again.options.first_dealer_seat == then
-    assert again.options.target_score == 5 and again.options.players == players
 
 
 async def test_a_rematch_keeps_seats_and_tokens_and_is_asked_once() -> None:

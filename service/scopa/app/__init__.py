@@ -47,7 +47,7 @@ from ._errors import (
 from ._eventlog import AppEvent, SeatJoined, TurnTimedOut, VersionedEvent
 from ._limits import RateLimited, RateLimits, client_key, parse_rate
 from ._meta import GameMeta, SeatMeta
-from ._rematch import RematchUnavailable
+from ._rematch_setup import RematchUnavailable
 from ._sweeper import Sweeper
 from ._tokens import TokenAuthority
 from ._wire import split_fields, varint

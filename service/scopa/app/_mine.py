@@ -8,17 +8,13 @@ whose game expired is dropped by that call, one without a readable summary is re
 game (and dropped if the game is gone). Finished games are listed from the archive when there
 is one (they outlive the store's finished TTL there), from the index otherwise.
 
-Summary: compact JSON ``{"f": 1, "v": version, "p": preset, "st": status, "s": [[name,
-open, bot], ...], "me": seat, "turn": seat or -1, "pub": public, "t": turn clock s, "b":
-timeout bot}``; never an owner digest, a hand or an invite.
+The summary is :mod:`._owned`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import json
-from typing import Any, Final
+from typing import Final
 
 import structlog
 
@@ -28,99 +24,17 @@ from scopa.storage import GameNotFound, PublicGame, StorageError
 from . import _due, _views
 from ._archiving import Archiving
 from ._commands import GameStatus, LobbyGame
-from ._errors import IdentityRequired, InvalidArgument
+from ._errors import IdentityRequired
 from ._games import Games
-from ._meta import GameMeta, SeatMeta
-from ._paging import page_size
+from ._meta import GameMeta
+from ._owned import dump_owned, load_owned
+from ._paging import page_size, page_token, read_page_token
 
-__all__ = ["MyGames", "dump_owned", "load_owned"]
+__all__ = ["MyGames"]
 
 _log = structlog.get_logger("scopa.app")
 
-FORMAT: Final = 1
 _METHOD: Final = "ListMyGames"
-
-
-def dump_owned(
-    version: int, state: rules.MatchState, meta: GameMeta, seat: int, timeout_bot: str
-) -> bytes:
-    """The index summary of a game at ``version`` for the owner of ``seat``."""
-    where = _views.status(state, meta)
-    turn = state.turn if where is GameStatus.ACTIVE else -1
-    record: dict[str, Any] = {
-        "f": FORMAT,
-        "v": version,
-        "p": state.ruleset.preset,
-        "st": where.value,
-        "s": [[s.name, s.open and not s.joined, s.bot] for s in meta.seats],
-        "me": seat,
-        "turn": turn,
-    }
-    if meta.public:
-        record["pub"] = True
-    if meta.turn_timeout_s:
-        record["t"] = meta.turn_timeout_s
-        record["b"] = timeout_bot
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def load_owned(row: PublicGame) -> LobbyGame | None:
-    """The game an index entry's summary describes; None when it is missing, unreadable or
-    of another format."""
-    if not row.summary:
-        return None
-    try:
-        record = json.loads(row.summary)
-        if record.get("f") != FORMAT:
-            return None
-        seats = tuple(
-            [
-                SeatMeta(str(name), bool(is_open), not is_open, bot=str(bot))
-                for name, is_open, bot in record["s"]
-            ]
-        )
-        turn = int(record["turn"])
-        return LobbyGame(
-            row.game_id,
-            int(record["v"]),
-            str(record["p"]),
-            seats,
-            row.created_ms,
-            int(record.get("t", 0)),
-            str(record.get("b", "")),
-            GameStatus(record["st"]),
-            bool(record.get("pub", False)),
-            seat=int(record["me"]),
-            turn=turn if turn >= 0 else None,
-        )
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return None
-
-
-def _page_token(status: str, created_ms: int, game_id: str) -> str:
-    text = json.dumps([_METHOD, status, created_ms, game_id], separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
-
-
-def _read_page_token(token: str, status: str) -> tuple[int, str] | None:
-    """The cursor of a ListMyGames page token; INVALID_ARGUMENT if malformed or of another
-    status filter."""
-    if not token:
-        return None
-    try:
-        padded = token + "=" * (-len(token) % 4)
-        method, filtered, created_ms, game_id = json.loads(base64.urlsafe_b64decode(padded))
-        if method != _METHOD or not isinstance(created_ms, int) or not isinstance(game_id, str):
-            raise ValueError(token)
-    except (ValueError, TypeError):
-        raise InvalidArgument(
-            "page_token is not a token of ListMyGames", field="page_token"
-        ) from None
-    if filtered != status:
-        raise InvalidArgument(
-            "page_token belongs to a listing with another status filter", field="page_token"
-        )
-    return created_ms, game_id
 
 
 class MyGames:
@@ -172,13 +86,13 @@ class MyGames:
                 "ListMyGames lists a signed-in player's games: send an identity token"
             )
         filtered = "" if status is None else status.value
-        cursor = _read_page_token(token, filtered)
+        cursor = read_page_token(token, filtered, method=_METHOD, filter_name="status")
         if status is GameStatus.FINISHED and self._archiving.enabled:
             archived = await self._archiving.owned(caller.owner, rows_wanted + 1, cursor)
             more = len(archived) > rows_wanted
             archived = archived[:rows_wanted]
             end = archived[-1] if more and archived else None
-            next_token = _page_token(filtered, end[1], end[0].game_id) if end else ""
+            next_token = page_token(filtered, end[1], end[0].game_id, method=_METHOD) if end else ""
             return [game for game, _ in archived], next_token
         now_ms = games.clock.now_ms()
         rows = await games.store.owned_games(
@@ -195,7 +109,11 @@ class MyGames:
             for i, game in zip(unread, loaded, strict=True):
                 listed[i] = game
         last = rows[-1] if rows else None
-        next_token = _page_token(filtered, last.created_ms, last.game_id) if more and last else ""
+        next_token = (
+            page_token(filtered, last.created_ms, last.game_id, method=_METHOD)
+            if more and last
+            else ""
+        )
         return [g for g in listed if g is not None and status in (None, g.status)], next_token
 
     async def _read(self, owner: str, game_id: str) -> LobbyGame | None:

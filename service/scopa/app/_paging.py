@@ -1,4 +1,5 @@
-"""ListGames pages (pure): the page size and the opaque page token (AIP-158)."""
+"""Listing pages (pure): the page size and the opaque page token (AIP-158) of ListGames, and
+the page tokens of the other listings (ListMyGames, the archive's)."""
 
 from __future__ import annotations
 
@@ -26,27 +27,41 @@ def page_size(preset: str, size: int) -> int:
     return min(size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
 
 
-def page_token(preset: str, created_ms: int, game_id: str) -> str:
-    """An opaque ListGames page token: the filter and the last entry of the page."""
-    text = json.dumps([preset, created_ms, game_id], separators=(",", ":"))
+def page_token(key: str, created_ms: int, game_id: str, *, method: str = "") -> str:
+    """An opaque page token: the filter ``key`` and the last entry of the page. ``method``: a
+    listing other than ListGames, named in its tokens."""
+    fields: list[str | int] = [key, created_ms, game_id]
+    if method:
+        fields.insert(0, method)
+    text = json.dumps(fields, separators=(",", ":"))
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def read_page_token(token: str, preset: str) -> tuple[int, str] | None:
-    """The cursor of a page token; INVALID_ARGUMENT if malformed or from another filter."""
+def read_page_token(
+    token: str, key: str, *, method: str = "", filter_name: str = "preset"
+) -> tuple[int, str] | None:
+    """The cursor of a page token of :func:`page_token` (same ``method``); INVALID_ARGUMENT if
+    malformed, of another listing or of another filter (the ``filter_name`` filter)."""
     if not token:
         return None
+    listing = method or "ListGames"
     try:
         padded = token + "=" * (-len(token) % 4)
-        filtered, created_ms, game_id = json.loads(base64.urlsafe_b64decode(padded))
+        fields = json.loads(base64.urlsafe_b64decode(padded))
+        if method:
+            tag, *fields = fields
+            if tag != method:
+                raise ValueError(token)
+        filtered, created_ms, game_id = fields
         if not isinstance(created_ms, int) or not isinstance(game_id, str):
             raise ValueError(token)
     except (ValueError, TypeError):
         raise InvalidArgument(
-            "page_token is not a token of ListGames", field="page_token"
+            f"page_token is not a token of {listing}", field="page_token"
         ) from None
-    if filtered != preset:
+    if filtered != key:
         raise InvalidArgument(
-            "page_token belongs to a listing with another preset filter", field="page_token"
+            f"page_token belongs to a listing with another {filter_name} filter",
+            field="page_token",
         )
     return created_ms, game_id

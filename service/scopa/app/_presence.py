@@ -24,13 +24,14 @@ import structlog
 
 from scopa.storage import Presence, Snapshot, StorageError
 
-from ._commands import GameSnapshot, PlayResult, PresenceChange
+from ._commands import GameSnapshot
 from ._decoded import BoundedMap
 from ._errors import WatchIdle
 from ._games import DECODED_CACHE_SIZE, Games
+from ._presence_changes import same_presence
 from ._watch import SharedReads
 
-__all__ = ["Attendance", "Presences", "changes", "presence_message"]
+__all__ = ["Attendance", "Presences"]
 
 _log = structlog.get_logger("scopa.app")
 
@@ -126,7 +127,7 @@ class Presences:
         same snapshot while its presence is unchanged (transports reuse what they built from
         it, see ``Actions.get_state``)."""
         kept = self._kept.get(id(snapshot))
-        if kept is not None and kept[0] is snapshot and _same(kept[1].presence, presence):
+        if kept is not None and kept[0] is snapshot and same_presence(kept[1].presence, presence):
             return kept[1]
         shown = replace(snapshot, presence=presence)
         self._kept.put(id(snapshot), (snapshot, shown))
@@ -146,38 +147,6 @@ class Presences:
                 )
         except StorageError as exc:
             _log.warning("presence_drop_failed", error=type(exc).__name__)
-
-
-def changes(before: Presence | None, after: Presence, players: int) -> tuple[PresenceChange, ...]:
-    """The seats whose connected state differs between two reads (none without ``before``)."""
-    if before is None:
-        return ()
-    out = []
-    for seat in range(players):
-        old, new = before.seats.get(seat), after.seats.get(seat)
-        was = old is not None and old.connected
-        now = new is not None and new.connected
-        if was != now:
-            out.append(PresenceChange(seat, now, new.last_seen_ms if new is not None else 0))
-    return tuple(out)
-
-
-def presence_message(
-    shown: GameSnapshot, before: Presence | None, after: Presence
-) -> PlayResult | None:
-    """The presence message of a stream that last showed ``shown`` (read with ``before``),
-    now that the game's presence is ``after``; None when nothing it shows changed."""
-    changed = changes(before, after, len(shown.seats))
-    if not changed:
-        return None  # a new spectator count alone waits for the stream's next message
-    return PlayResult((), replace(shown, presence=after), presence=changed)
-
-
-def _same(kept: Presence | None, presence: Presence) -> bool:
-    """Whether two reads show the same (their read times aside)."""
-    return (
-        kept is not None and kept.seats == presence.seats and kept.spectators == presence.spectators
-    )
 
 
 def _now() -> float:

@@ -32,7 +32,6 @@ from . import _due, _webhooks
 from ._archiving import GameNotFinished
 from ._commands import RematchResult
 from ._errors import (
-    AppError,
     ConcurrentUpdate,
     GameNotFoundError,
     PermissionDenied,
@@ -40,53 +39,16 @@ from ._errors import (
 )
 from ._eventlog import encode_log
 from ._games import Caller
-from ._meta import GameMeta, SeatMeta
+from ._meta import GameMeta
+from ._rematch_setup import rematch_meta, rematch_ruleset
 from ._usecase import UseCase
 
-__all__ = ["RematchUnavailable", "Rematches"]
+__all__ = ["Rematches"]
 
 _log = structlog.get_logger("scopa.app")
 
 _LINK_TRIES: Final = 5
 """Commits of the link tried before CONCURRENT_UPDATE (each lost one re-reads the game)."""
-
-
-class RematchUnavailable(AppError):
-    """The finished game cannot have a rematch (a seat nobody took, rules no longer offered)."""
-
-    reason = "REMATCH_UNAVAILABLE"
-
-
-def rematch_ruleset(ruleset: rules.Ruleset) -> rules.Ruleset:
-    """The finished game's ruleset with the first deal moved on to the next seat."""
-    options = ruleset.options
-    overrides = ruleset.overrides()
-    overrides["first_dealer"] = (options.first_dealer_seat + 1) % options.players
-    try:
-        return rules.make_ruleset(ruleset.preset, overrides)
-    except rules.InvalidOption as exc:  # a ruleset this release no longer accepts
-        raise RematchUnavailable(f"this game's rules are no longer offered: {exc}") from None
-
-
-def rematch_meta(game_id: str, meta: GameMeta, now_ms: int) -> GameMeta:
-    """The rematch's meta (its log and deadline still to be set): the finished game's seats,
-    clock, visibility, spectators' access and webhook, linked back to it."""
-    if meta.waiting:
-        raise RematchUnavailable("a seat of this game was never taken; create a new game")
-    seats = tuple(SeatMeta(s.name, False, True, bot=s.bot, owner=s.owner) for s in meta.seats)
-    return GameMeta(
-        seats,
-        turn_timeout_s=meta.turn_timeout_s,
-        on_timeout=meta.on_timeout,
-        forfeit_after=meta.forfeit_after,
-        public=meta.public,
-        created_ms=now_ms,
-        timeout_bot=meta.timeout_bot,
-        rematch_of=game_id,
-        tokens_of=meta.tokens_of or game_id,
-        webhook_url=meta.webhook_url,
-        spectators_invite=meta.spectators_invite,
-    )
 
 
 class Rematches(UseCase):

@@ -24,7 +24,8 @@ from ._commands import PlayResult
 from ._errors import GameNotFoundError, InvalidArgument, WatchIdle
 from ._eventlog import VersionedEvent, visible
 from ._games import Games
-from ._presence import Presences, presence_message
+from ._presence import Presences
+from ._presence_changes import presence_message
 from ._turns import Turns
 from ._watch import SharedReads, WatchCounter
 
