@@ -1,0 +1,45 @@
+"""Tests of bench/redis_client.py: the store's Redis call against the pipelined prototype."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = re.compile(r"client=(store|pipelined) conc=(\d+) round=(\d+) cpu_us_per_call=[\d.]+")
+SUMMARY = re.compile(
+    r"summary conc=(\d+) store_us=[\d.]+ pipelined_us=[\d.]+ pipelined_vs_store=[\d.]+"
+)
+
+
+def test_each_client_runs_every_round_and_each_concurrency_is_summed_up() -> None:
+    done = subprocess.run(
+        [sys.executable, "bench/redis_client.py", "--conc", "1", "4", "--calls", "40"]
+        + ["--rounds", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    runs = [m.groups() for m in map(RUN.fullmatch, lines) if m]
+    assert sorted(runs) == sorted(
+        (client, conc, rnd) for client in ("store", "pipelined") for conc in "14" for rnd in "01"
+    ), done.stdout
+    assert [m.group(1) for m in map(SUMMARY.fullmatch, lines) if m] == ["1", "4"], done.stdout
+
+
+def test_bad_arguments_are_refused() -> None:
+    done = subprocess.run(
+        [sys.executable, "bench/redis_client.py", "--conc", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and "must be positive" in done.stderr
