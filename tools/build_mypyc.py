@@ -105,6 +105,8 @@ python_version = 3.11
 mypy_path = {ROOT / "clients" / "python" / "src"}
 [mypy-grpc.*,grpc_health.*,grpc_reflection.*,grpc_status.*]
 ignore_missing_imports = True
+[mypy-scopa_client.*]
+ignore_errors = True
 """
 """The project's mypy settings (pyproject.toml) for a build that compiles modules outside the
 engine, which import the client package and grpc."""

@@ -147,12 +147,17 @@ def wrap_handler(handler: Any, wrap: Callable[[Call], Call]) -> Any:
     )
 
 
-class RpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class RpcInterceptor:
     """Base class: wraps each non-excluded method's handler with :meth:`wrap`, once per method.
 
     The wrapped handler is kept per method name and returned to every later call of that method
     without asking the rest of the chain again (the inner interceptors, like this one, only build
     handlers; whatever they do per call happens inside the behaviour they built).
+
+    A ``grpc.aio.ServerInterceptor`` by registration, not by inheritance: grpc is untyped (its
+    classes are ``Any`` to mypy), and mypyc compiles a class with an ``Any`` base as a native
+    class laid out over a Python one, whose attributes then crash the process
+    (``tools/build_mypyc.py --also``).
     """
 
     def __init__(self, excluded_prefixes: Sequence[str] = EXCLUDED_PREFIXES) -> None:
@@ -178,6 +183,9 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def wrap(self, method: str, call: Call) -> Call:
         """The behaviour every call of ``method`` runs, around ``call`` (built once)."""
         raise NotImplementedError
+
+
+grpc.aio.ServerInterceptor.register(RpcInterceptor)
 
 
 def _carrier(metadata: Any) -> dict[str, str]:
