@@ -25,7 +25,17 @@ from support.redis_server import RedisServer, restart_redis_server
 from support.server_process import ServerProcess
 
 from faults.conftest import StartServers
-from faults.ledger import Game, Ledger, async_stub, audit, create_game, play
+from faults.ledger import (
+    CALL_TIMEOUT_S,
+    Game,
+    Ledger,
+    async_stub,
+    audit,
+    create_game,
+    play,
+)
+from scopa_client import bearer_metadata, error_info
+from scopa_client.v1 import scopa_pb2 as pb
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -194,3 +204,30 @@ async def test_script_flush_under_load(
 
     ledger = await _load_with_fault(servers, flush, admin)
     assert ledger.failures == []
+
+
+async def test_a_read_held_by_a_stopped_redis_is_unavailable_not_an_unknown_write(
+    start_servers: StartServers, own_redis: list[RedisServer]
+) -> None:
+    """GetState reads the game and its presence in one script call; held past the store's
+    timeout by a stopped Redis it answers UNAVAILABLE with STORAGE_UNAVAILABLE (retry), not
+    the OUTCOME_UNKNOWN of a write that may have been applied. Once Redis goes on, so do reads."""
+    (server,) = start_servers(1)
+    channel, stub = async_stub(server.target)
+    game = await create_game(stub, seed=3)
+    request = pb.GetStateRequest(name=game.name)
+    seat = bearer_metadata(game.tokens[0])
+    await stub.GetState(request, metadata=seat, timeout=CALL_TIMEOUT_S)
+    pid = own_redis[0].process.pid
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as held:
+            await stub.GetState(request, metadata=seat, timeout=CALL_TIMEOUT_S)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    info = error_info(held.value)
+    assert held.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert info is not None and info.reason == "STORAGE_UNAVAILABLE", held.value.details()
+    again = await stub.GetState(request, metadata=seat, timeout=CALL_TIMEOUT_S)
+    assert again.view.name == game.name
+    await channel.close()

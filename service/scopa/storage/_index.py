@@ -15,6 +15,7 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from scopa.storage._errors import read_only
 from scopa.storage._keys import PREFIX
 from scopa.storage._scripts import Script
 from scopa.storage._types import PublicGame
@@ -78,7 +79,7 @@ class RedisIndexes:
     async def time(self) -> float:
         """The store's clock, in seconds since the epoch (Redis TIME of deadline shard 0)."""
         with self._index_call("EVALSHA", "time"):
-            seconds, micros = await self._evalsha(self._time, [deadline_keys(0)[0]], [])
+            seconds, micros = await read_only(self._evalsha(self._time, [deadline_keys(0)[0]], []))
         return int(seconds) + int(micros) / 1e6
 
     async def set_deadline(self, game_id: str, version: int, deadline_ms: int | None) -> bool:
@@ -159,7 +160,7 @@ class RedisIndexes:
         args: list[Any] = ["page", _preset_prefix(live), now_ms, limit, "1" if preset else "0"]
         args += ["", ""] if before is None else [before[0], before[1]]
         with self._index_call("EVALSHA", "lobby"):
-            flat = await self._evalsha(self._lobby, keys, args)
+            flat = await read_only(self._evalsha(self._lobby, keys, args))
         return [
             PublicGame(flat[i].decode(), int(flat[i + 1]), bytes(flat[i + 2]))
             for i in range(0, len(flat), 3)

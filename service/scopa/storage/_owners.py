@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
+from scopa.storage._errors import read_only
 from scopa.storage._keys import PREFIX
 from scopa.storage._scripts import Script
 from scopa.storage._types import PublicGame
@@ -85,7 +86,7 @@ class RedisOwnerIndex:
         args: list[Any] = ["page", now_ms, limit, status]
         args += ["", ""] if before is None else [before[0], before[1]]
         with self._index_call("EVALSHA", "owned"):
-            flat = await self._evalsha(self._owned, owner_keys(owner), args)
+            flat = await read_only(self._evalsha(self._owned, owner_keys(owner), args))
         return [
             PublicGame(flat[i].decode(), int(flat[i + 1]), bytes(flat[i + 2]))
             for i in range(0, len(flat), 3)
