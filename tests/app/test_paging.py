@@ -41,7 +41,13 @@ def test_a_page_token_reads_back_as_its_cursor_under_the_same_filter_only() -> N
 
 @pytest.mark.parametrize(
     "token",
-    ["%%%", "bm90IGpzb24", base64.urlsafe_b64encode(b'["", "x", "g"]').decode(), "WzFd"],
+    [
+        "%%%",
+        "bm90IGpzb24",
+        base64.urlsafe_b64encode(b'["", "x", "g"]').decode(),
+        "WzFd",
+        base64.urlsafe_b64encode(b"[" * 5000).decode(),  # nested past the decoder's depth
+    ],
 )
 def test_a_malformed_page_token_is_refused(token: str) -> None:
     with pytest.raises(InvalidArgument, match="not a token of ListGames"):

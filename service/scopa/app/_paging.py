@@ -55,7 +55,7 @@ def read_page_token(
         filtered, created_ms, game_id = fields
         if not isinstance(created_ms, int) or not isinstance(game_id, str):
             raise ValueError(token)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # RecursionError: nested too deep
         raise InvalidArgument(
             f"page_token is not a token of {listing}", field="page_token"
         ) from None
