@@ -126,26 +126,18 @@ def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
 # --- rulesets ------------------------------------------------------------------------------
 
 _CACHE_LIMIT: Final = 256
-_OVERRIDES: dict[Ruleset, dict[str, Any]] = {}
 _RULESETS: dict[tuple[str, tuple[tuple[str, Any], ...]], Ruleset] = {}
-_OVERRIDES_BY_ID: ByIdentity[Ruleset, dict[str, Any]] = ByIdentity(4096)
-"""The same by the ruleset object (a game's is one object from move to move)."""
+_OVERRIDES: ByIdentity[Ruleset, dict[str, Any]] = ByIdentity(4096)
 
 
 def _overrides(ruleset: Ruleset) -> dict[str, Any]:
-    """``ruleset.overrides()`` as plain values, computed once per distinct ruleset, and found
-    by the ruleset object's id first: hashing and comparing a ruleset (every option) cost more
-    than the rest of a state's encoding."""
-    kept = _OVERRIDES_BY_ID.get(ruleset)
+    """``ruleset.overrides()`` as plain values, computed once per ruleset object: hashing and
+    comparing a ruleset (every option) cost more than the rest of a state's encoding, and a
+    game's ruleset is one object from move to move."""
+    kept = _OVERRIDES.get(ruleset)
     if kept is not None:
         return kept
-    cached = _OVERRIDES.get(ruleset)
-    if cached is None:
-        if len(_OVERRIDES) >= _CACHE_LIMIT:
-            _OVERRIDES.clear()
-        cached = {k: _plain(v) for k, v in ruleset.overrides().items()}
-        _OVERRIDES[ruleset] = cached
-    return _OVERRIDES_BY_ID.put(ruleset, cached)
+    return _OVERRIDES.put(ruleset, {k: _plain(v) for k, v in ruleset.overrides().items()})
 
 
 def _ruleset(preset: str, overrides: dict[str, Any]) -> Ruleset:
@@ -365,13 +357,11 @@ def events_from_records(rows: list[Record], version: int) -> list[Event]:
 # --- state ---------------------------------------------------------------------------------
 
 
-_HISTORY_TEXTS: dict[int, tuple[Event, str]] = {}
-"""JSON texts of history events by the event's id (the event kept beside its text: no other
-object can have that id while the entry lasts): each play stays in the history, and in every
-state dumped, until its hand ends."""
-_RESULT_TEXTS: dict[int, tuple[HandResult, str]] = {}
-"""JSON texts of hand results by the result's id, likewise: each stays in every later state."""
-_HISTORY_KEPT: Final = 4096
+_HISTORY_TEXTS: ByIdentity[Event, str] = ByIdentity(4096)
+"""JSON texts of history events by the event object: each play stays in the history, and in
+every state dumped, until its hand ends."""
+_RESULT_TEXTS: ByIdentity[HandResult, str] = ByIdentity(4096)
+"""JSON texts of hand results by the result object, likewise: each stays in every later state."""
 _HISTORY_SLOT: Final = ',"history":[],"scores":'
 """Where the history goes in a state's JSON (with its neighbours: no option name is either)."""
 _RESULTS_SLOT: Final = ',"results":[],"winners":'
@@ -381,18 +371,15 @@ _Kept = TypeVar("_Kept")
 
 
 def _kept_texts(
-    items: tuple[_Kept, ...], kept: dict[int, tuple[_Kept, str]], out: Callable[[_Kept], Any]
+    items: tuple[_Kept, ...], kept: ByIdentity[_Kept, str], out: Callable[[_Kept], Any]
 ) -> str:
-    """The JSON texts of ``items`` joined by commas, each written once and kept by its id."""
+    """The JSON texts of ``items`` joined by commas, each written once and kept by its object."""
     texts = []
     for item in items:
-        found = kept.get(id(item))
+        found = kept.get(item)
         if found is None:
-            if len(kept) >= _HISTORY_KEPT:
-                kept.clear()
-            found = (item, _ENCODER.encode(out(item)))
-            kept[id(item)] = found
-        texts.append(found[1])
+            found = kept.put(item, _ENCODER.encode(out(item)))
+        texts.append(found)
     return ",".join(texts)
 
 

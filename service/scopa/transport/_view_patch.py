@@ -36,22 +36,16 @@ _PATCH_VIEW_KEY: Final = b"\x12"
 _UPDATE_PATCH_KEY: Final = b"\x32"
 """SessionUpdate.view_patch (field 6)."""
 
-_SPLIT: dict[int, tuple[object, dict[int, bytes]]] = {}
-"""The fields of a view's options (and deck size) or hand results, by the id of the object
-they were made from (held beside them, as _convert's tails): a game's objects are the same
-from version to version."""
-_SPLIT_KEPT: Final = 512
+_SPLIT: rules.ByIdentity[object, dict[int, bytes]] = rules.ByIdentity(4096)
+"""The fields of a view's options (and deck size) or hand results, by the object they were
+made from (as _convert's tails): a game's objects are the same from version to version."""
 
 
 def _kept_split(source: object, view: Callable[[], bytes]) -> dict[int, bytes]:
     """The fields of ``view()`` (a GameView's wire bytes made from ``source``), split once per
-    ``source`` object and kept beside it."""
-    kept = _SPLIT.get(id(source))
-    if kept is None:
-        if len(_SPLIT) >= _SPLIT_KEPT:
-            _SPLIT.clear()
-        kept = _SPLIT[id(source)] = (source, split_fields(view()))
-    return kept[1]
+    ``source`` object and kept."""
+    kept = _SPLIT.get(source)
+    return kept if kept is not None else _SPLIT.put(source, split_fields(view()))
 
 
 def _options_fields(options: rules.Options) -> dict[int, bytes]:
