@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from support.python import ROOT, run_python
+
 LINE = re.compile(r"hand=(\d+) calls=(\d+) median_us=[\d.]+ mean_us=[\d.]+")
+PYTHONPATH = f"{ROOT / 'service'}:{ROOT / 'clients' / 'python' / 'src'}"
 
 
 def test_two_games_print_each_hand_and_the_ratio() -> None:
-    done = subprocess.run(
-        [sys.executable, "bench/late_core.py", "--games", "2", "--hands", "3"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done = run_python(
+        "bench/late_core.py", "--games", "2", "--hands", "3", pythonpath=PYTHONPATH, timeout=120
     )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()

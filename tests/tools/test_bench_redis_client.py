@@ -3,27 +3,19 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from support.python import ROOT, run_python
+
 RUN = re.compile(r"client=(store|pipelined) conc=(\d+) round=(\d+) cpu_us_per_call=[\d.]+")
 SUMMARY = re.compile(
     r"summary conc=(\d+) store_us=[\d.]+ pipelined_us=[\d.]+ pipelined_vs_store=[\d.]+"
 )
+PYTHONPATH = f"{ROOT / 'service'}:{ROOT / 'clients' / 'python' / 'src'}"
 
 
 def test_each_client_runs_every_round_and_each_concurrency_is_summed_up() -> None:
-    done = subprocess.run(
-        [sys.executable, "bench/redis_client.py", "--conc", "1", "4", "--calls", "40"]
-        + ["--rounds", "2"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    args = ("--conc", "1", "4", "--calls", "40", "--rounds", "2")
+    done = run_python("bench/redis_client.py", *args, pythonpath=PYTHONPATH, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     runs = [m.groups() for m in map(RUN.fullmatch, lines) if m]
@@ -34,12 +26,5 @@ def test_each_client_runs_every_round_and_each_concurrency_is_summed_up() -> Non
 
 
 def test_bad_arguments_are_refused() -> None:
-    done = subprocess.run(
-        [sys.executable, "bench/redis_client.py", "--conc", "0"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_python("bench/redis_client.py", "--conc", "0", pythonpath=PYTHONPATH, timeout=60)
     assert done.returncode == 2 and "must be positive" in done.stderr
