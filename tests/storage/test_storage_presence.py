@@ -15,12 +15,9 @@ from scopa.storage import (
     GameNotFound,
     GameStore,
     MemoryStore,
-    OutcomeUnknown,
     SeatSeen,
     Snapshot,
-    StorageUnavailable,
 )
-from scopa.storage._errors import read_only
 from scopa.storage._presence import presence_keys
 from storage.backends import Backend
 
@@ -204,21 +201,3 @@ async def test_the_embedded_store_forgets_presence_after_keep() -> None:
     now[0] += 11
     assert (await store.presence("g1")).seats == {}
     await store.close()
-
-
-async def test_a_read_whose_reply_never_came_is_unavailable_not_an_unknown_write() -> None:
-    """``read_only``: a script call that only reads turns OutcomeUnknown (sent, no reply) into
-    StorageUnavailable, whose words a client can act on; other errors pass through."""
-
-    async def lost() -> None:
-        raise OutcomeUnknown("timeout reading from socket")
-
-    with pytest.raises(StorageUnavailable) as err:
-        await read_only(lost())
-    assert type(err.value) is StorageUnavailable and err.value.reason == "STORAGE_UNAVAILABLE"
-
-    async def gone() -> None:
-        raise GameNotFound("g")
-
-    with pytest.raises(GameNotFound):
-        await read_only(gone())
