@@ -1,15 +1,16 @@
-"""The Redis client's CPU per store call: the store's path against auto-pipelining, in process.
+"""The Redis client's CPU per store call: the store's path against a bare pipeline, in process.
 
 Measures what issue 26 names as the next lever of a call's cost. A real redis-server (started on
 a free port), 64 games created through ``RedisStore``; then, alternating per round, the same
 read (GetState's ``load_with_presence``: one EVALSHA of ``lua/presence.lua``) through:
 
-- ``store``: ``RedisStore.load_with_presence`` as the server calls it (a pooled connection, a
-  health check, one send and one read per command, the client span);
-- ``pipelined``: a prototype of auto-pipelining, not used by the server: one connection, an
+- ``store``: ``RedisStore.load_with_presence`` as the server calls it (the store's
+  auto-pipelined connection, ``scopa.storage._pipe``, with its timeouts, reconnection and
+  error mapping, and the client span);
+- ``pipelined``: the bare floor of auto-pipelining, not used by the server: one connection, an
   ``asyncio.Protocol`` with hiredis' reader, the commands queued in one loop step written with
-  one send, each reply handed to its caller's future in order. No timeouts, reconnection or
-  error mapping: it shows the ceiling of what the change would save, not a store.
+  one send, each reply handed to its caller's future in order. No timeouts, reconnection,
+  error mapping or span: what the store's layers cost above it.
 
 Run from the repository root::
 

@@ -16,9 +16,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 from redis.asyncio import Redis
-from redis.asyncio.connection import Connection
 from redis.crc import key_slot
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.utils import HIREDIS_AVAILABLE
 from support.redis_server import (
     RedisServer,
@@ -39,8 +37,8 @@ from scopa.storage import (
     events_key,
     game_key,
 )
-from scopa.storage import _redis as redis_module
 from scopa.storage._keys import legacy_events_key
+from scopa.storage._pipe import Pipe
 from scopa.telemetry import untraced
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -64,11 +62,17 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
     """Record, per network write (one round trip), the command names sent by any client.
 
     Recorded where every connection's bytes leave: the stream writer (redis-py writes through
-    ``writelines``, the store's own commands through ``write``).
+    ``writelines``) and the store's pipe (one write per loop step).
     """
     writes: list[list[str]] = []
     write: Callable[..., Any] = asyncio.StreamWriter.write
     writelines: Callable[..., Any] = asyncio.StreamWriter.writelines
+    flush: Callable[..., Any] = Pipe._flush
+
+    def recording_flush(self: Pipe) -> None:
+        if self._out:
+            writes.append(_command_names(b"".join(self._out)))
+        flush(self)
 
     def recording_write(self: asyncio.StreamWriter, data: Any) -> None:
         writes.append(_command_names(bytes(data)))
@@ -81,6 +85,7 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
 
     monkeypatch.setattr(asyncio.StreamWriter, "write", recording_write)
     monkeypatch.setattr(asyncio.StreamWriter, "writelines", recording_writelines)
+    monkeypatch.setattr(Pipe, "_flush", recording_flush)
     yield writes
 
 
@@ -123,6 +128,7 @@ async def test_events_since_is_one_round_trip(
     """events_since pipelines its existence check and LRANGE into one write."""
     await redis_store.create("g1", b"s", b"m", [b"e"], TTL)
     await redis_store.commit("g1", 1, b"s", b"m", [b"f"], TTL)
+    await redis_store.events_since("g1", 0)  # the pool's connection is open
     sent.clear()
     assert [e.payload for e in await redis_store.events_since("g1", 1)] == [b"f"]
     assert sent == [["EXISTS", "LRANGE"]]
@@ -447,7 +453,8 @@ async def test_write_sent_to_a_paused_redis_is_outcome_unknown(
 async def test_a_write_stalled_on_a_full_socket_times_out_as_outcome_unknown(
     own_server: list[RedisServer],
 ) -> None:
-    """A commit too large for the socket's buffers while Redis is stopped times out writing."""
+    """A commit too large for the socket's buffers while Redis is stopped times out: the pipe
+    drops the connection, whose buffered bytes go with it."""
     server = own_server[0]
     store = RedisStore.from_url(server.url, socket_timeout=0.5)
     try:
@@ -456,7 +463,7 @@ async def test_a_write_stalled_on_a_full_socket_times_out_as_outcome_unknown(
         os.kill(server.process.pid, signal.SIGSTOP)
         try:
             began = asyncio.get_running_loop().time()
-            with pytest.raises(OutcomeUnknown, match="Timeout writing"):
+            with pytest.raises(OutcomeUnknown, match=r"no reply from Redis within 0\.5 s"):
                 await store.commit("g1", 2, b"x" * (64 << 20), b"m", [], TTL, "r1", b"first")
             assert asyncio.get_running_loop().time() - began < 5  # bounded by the timeout
         finally:
@@ -479,17 +486,17 @@ def cut_replies(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     cut and the reader told "Connection closed by server." (the command ran; its reply is lost,
     as when Redis restarts or a proxy drops an idle connection)."""
     cuts: list[int] = []
-    real = Connection.read_response
+    real = Pipe.data_received
 
-    async def read_then_cut(self: Connection, *args: Any, **kwargs: Any) -> Any:
-        reply = await real(self, *args, **kwargs)
-        if cuts:
-            cuts.pop()
-            await self.disconnect()
-            raise RedisConnectionError("Connection closed by server.")
-        return reply
+    def read_then_cut(self: Pipe, data: bytes) -> None:
+        if not cuts:
+            real(self, data)
+            return
+        cuts.pop()
+        transport: Any = self._transport
+        transport.abort()  # connection_lost follows, with the reply unread
 
-    monkeypatch.setattr(Connection, "read_response", read_then_cut)
+    monkeypatch.setattr(Pipe, "data_received", read_then_cut)
     return cuts
 
 
@@ -611,47 +618,24 @@ async def test_writes_on_connections_idle_since_a_redis_restart_all_succeed(
         await store.close()
 
 
-async def test_every_connection_goes_back_to_the_pool(redis_url: str) -> None:
-    """After loads and commits, concurrent and failed ones too, no connection stays in use."""
+async def test_the_store_s_calls_share_one_connection(redis_url: str) -> None:
+    """Loads and commits, concurrent and failed ones too, go through one connection (the
+    pipe), and each caller gets its own reply."""
     store = RedisStore.from_url(redis_url, max_connections=4)
+    admin: Redis[bytes] = Redis.from_url(redis_url)
     try:
-        await store.create("released", b"s", b"m", [b"e"], TTL)
-        for version in range(1, 6):
-            await store.commit("released", version, b"s", b"m", [b"f"], TTL)
-        await asyncio.gather(*(store.load("released") for _ in range(20)))
+        before = len(await admin.client_list())
+        names = [f"shared{i}" for i in range(20)]
+        await asyncio.gather(*(store.create(n, n.encode(), b"m", [b"e"], TTL) for n in names))
+        for version in range(1, 4):
+            await asyncio.gather(
+                *(store.commit(n, version, f"{n}@{version}".encode(), b"m", [], TTL) for n in names)
+            )
+        loads = await asyncio.gather(*(store.load(n) for n in names * 3))
+        assert [(s.state, s.version) for s in loads] == [(f"{n}@3".encode(), 4) for n in names * 3]
         with pytest.raises(VersionConflict):
-            await store.commit("released", 1, b"s", b"m", [b"f"], TTL)
-        pool: Any = store.pool
-        assert len(pool._in_use_connections) == 0
-        assert 1 <= len(pool._available_connections) <= 4
+            await store.commit(names[0], 1, b"s", b"m", [b"f"], TTL)
+        assert len(await admin.client_list()) == before + 1
     finally:
-        await store.close()
-
-
-async def test_a_release_wakes_a_command_waiting_for_a_connection(
-    redis_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With every pooled connection taken, the client's own command (PING) waits in the pool;
-    the store's next release hands it the connection before the pool's 3 s timeout (it waited
-    that long, then failed, while releases skipped the pool's waiters)."""
-    store = RedisStore.from_url(redis_url, max_connections=1, socket_timeout=3.0)
-    try:
-        await store.create("woken", b"s", b"m", [b"e"], TTL)
-        gate = asyncio.Event()
-        real_roundtrip = redis_module._roundtrip
-
-        async def held(conn: Any, command: bytes) -> Any:
-            await gate.wait()  # the load holds the only connection until the PING waits
-            return await real_roundtrip(conn, command)
-
-        monkeypatch.setattr(redis_module, "_roundtrip", held)
-        loading = asyncio.ensure_future(store.load("woken"))
-        await asyncio.sleep(0.05)
-        pinging = asyncio.ensure_future(store.ping())
-        await asyncio.sleep(0.05)
-        assert not pinging.done()  # waiting for the connection the load holds
-        gate.set()
-        await loading
-        await asyncio.wait_for(pinging, timeout=2.5)
-    finally:
+        await admin.connection_pool.disconnect()
         await store.close()

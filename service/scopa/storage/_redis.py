@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any, Final, Protocol, cast
@@ -14,13 +14,14 @@ import hiredis
 from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
-from redis.asyncio.connection import AbstractConnection, Connection
+from redis.asyncio.connection import Connection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import (  # type: ignore[attr-defined]  # the stubs predate OutOfMemoryError
     NoScriptError,
     OutOfMemoryError,
+    ReadOnlyError,
     ResponseError,
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -52,6 +53,7 @@ from scopa.storage._keys import (
 from scopa.storage._log import decode_entry, encode_entry
 from scopa.storage._outbox import OutboxItem, RedisOutbox, outbox_args
 from scopa.storage._owners import RedisOwnerIndex
+from scopa.storage._pipe import Lost, SharedPipe, Stalled, reply_error
 from scopa.storage._presence import RedisPresence
 from scopa.storage._pubsub import RedisLink
 from scopa.storage._scripts import Script
@@ -246,9 +248,9 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
     ) -> None:
         self._pool = pool
         self._client: Redis[bytes] = Redis(connection_pool=pool)
-        # Only the plain blocking pool (from_url) is taken from without its lock; see _connection.
-        self._lock_free = type(pool) is BlockingConnectionPool
-        self._waiting = 0
+        # The store's own calls (HMGET, EVALSHA) share one pipelined connection; the client's
+        # commands (pipelines, PING, INFO) take pooled ones.
+        self._pipe = SharedPipe(pool.make_connection, pool.connection_kwargs.get("socket_timeout"))
         self._create = Script("create.lua")
         self._commit = Script("commit.lua")
         self._load_index_scripts()
@@ -448,111 +450,86 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
             raise StorageFull("used_memory has reached maxmemory")
 
     async def close(self) -> None:
-        """Close the client, the shared subscription and every pooled connection."""
+        """Close the client, the shared subscription, the pipe and every pooled connection."""
         await self._fanout.close()
+        self._pipe.drop()
         await cast(_AsyncClosable, self._client).aclose()
         await self._pool.disconnect()
 
-    async def _connection(self) -> Any:
-        """A connection of the pool, checked as the pool checks it (connected, nothing unread).
-
-        While a connection is free and nobody waits for one, it is taken directly: the blocking
-        pool's own ``get_connection`` also takes its condition lock, starts a timeout and
-        records pool metrics, which cost more CPU than the HMGET itself. When the pool is
-        exhausted, this waits in ``get_connection`` (up to its timeout) like any other user.
-        """
-        pool: Any = self._pool  # the stubs predate 5.3
-        if self._lock_free and not self._waiting and pool.can_get_connection():
-            conn = pool.get_available_connection()
-            try:
-                await pool.ensure_connection(conn)
-            except BaseException:
-                await self._release(conn)
-                raise
-            return conn
-        self._waiting += 1
-        try:
-            return await pool.get_connection()
-        finally:
-            self._waiting -= 1
-
-    async def _release(self, conn: Any) -> None:
-        """Give a connection back to the pool, as ``_connection`` takes it: directly while nobody
-        waits for one. The blocking pool's ``release`` takes its condition and its pool lock,
-        dispatches an after-release event (re-authentication, for streaming credentials only) and
-        records two pool metrics: ~2% of a PlayCard's samples for the two releases. A connection
-        to re-authenticate or to reconnect, or any release while someone waits (here, or in the
-        pool's ``get_connection`` for the client's own commands), goes through the pool's
-        ``release``, which wakes the waiter."""
-        pool: Any = self._pool
-        if (
-            self._lock_free
-            and not self._waiting
-            and not pool._condition._waiters  # nobody waits in get_connection (client calls too)
-            and getattr(conn, "_re_auth_token", None) is None
-            and not conn.should_reconnect()
-        ):
-            pool._in_use_connections.remove(conn)
-            pool._available_connections.append(conn)
-            return
-        await pool.release(conn)
-
     async def _hmget(self, key: str, fields: list[str]) -> list[bytes | None]:
-        """HMGET on a pooled connection, packed by hiredis (in C) and sent without the redis-py
-        client's per-command layers; a lost connection is retried on a fresh one with the pool's
-        retry policy (a read changes nothing), as the client does."""
+        """HMGET through the shared pipe; a lost connection is retried on a fresh one with the
+        pool's retry policy (a read changes nothing), as the client does."""
         command = _pack("HMGET", key, *fields)
-        conn = await self._connection()
-        try:
-            values: list[bytes | None] = await conn.retry.call_with_retry(
-                lambda: _roundtrip(conn, command), lambda error: conn.disconnect()
-            )
-            return values
-        finally:
-            await self._release(conn)
+        values: list[bytes | None] = await _READ_RETRY.call_with_retry(
+            lambda: self._read(command), _nothing_to_undo
+        )
+        return values
+
+    async def _read(self, command: bytes) -> Any:
+        reply = await self._pipe.call(command)
+        if isinstance(reply, hiredis.ReplyError):
+            raise self._refused(reply)
+        return reply
 
     async def _evalsha(
         self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False
     ) -> Any:
         """Run ``script``, telling "never sent" from "sent, reply lost".
 
-        Failing to get a healthy connection raises StorageUnavailable (nothing was sent); once
-        the command is on the wire, a timeout or a lost connection raises OutcomeUnknown: the
+        Failing to open a connection raises StorageUnavailable (nothing was sent); once the
+        command is on the wire, a timeout or a lost connection raises OutcomeUnknown: the
         script may have run (e.g. Redis was paused and resumed).
 
         ``resend``: the write records its request id in the same script (create and commit
         with a response to keep), so running it twice is safe: the second run answers
         "duplicate" with the first one's record. Then a connection found closed or reset after
-        the command was sent (a restarted Redis, an idle connection the server or a proxy cut,
-        which the pool's checks can miss for the moments before the kernel's news is read) is
+        the command was sent (a restarted Redis, a connection the server or a proxy cut) is
         retried once on a freshly opened connection. A timeout is not retried: Redis may be
         stalled, and the call would wait twice as long.
         """
+        command = _pack("EVALSHA", script.sha, len(keys), *keys, *args)
         try:
-            return await self._evalsha_once(script, keys, args, fresh=False)
+            reply = await self._sent(command)
         except _ConnectionLost:
             if not resend:
                 raise
-        return await self._evalsha_once(script, keys, args, fresh=True)
+            reply = await self._sent(command)
+        if isinstance(reply, hiredis.ReplyError):
+            error = self._refused(reply)
+            if not isinstance(error, NoScriptError):
+                raise error
+            # SCRIPT FLUSH or a restarted Redis: NOSCRIPT means nothing ran.
+            loaded = await self._sent(_pack("SCRIPT", "LOAD", script.text))
+            if isinstance(loaded, hiredis.ReplyError):
+                raise self._refused(loaded)
+            reply = await self._sent(command)
+            if isinstance(reply, hiredis.ReplyError):
+                raise self._refused(reply)
+        return reply
 
-    async def _evalsha_once(
-        self, script: Script, keys: list[str], args: list[Any], *, fresh: bool
-    ) -> Any:
-        conn = await self._connection()
+    async def _sent(self, command: bytes) -> Any:
+        """A command's reply; once sent, a timeout or a lost connection is OutcomeUnknown."""
         try:
-            if fresh:
-                await _reconnect(conn)
-            else:
-                await _healthy(conn)
-            try:
-                return await _send_evalsha(conn, script, keys, args)
-            except NoScriptError:
-                # SCRIPT FLUSH or a restarted Redis: NOSCRIPT means nothing ran.
-                await conn.send_command("SCRIPT", "LOAD", script.text, check_health=False)
-                await conn.read_response()
-                return await _send_evalsha(conn, script, keys, args)
-        finally:
-            await self._release(conn)
+            return await self._pipe.call(command)
+        except Stalled as exc:
+            raise OutcomeUnknown(str(exc)) from exc
+        except Lost as exc:
+            raise _ConnectionLost(str(exc)) from exc
+
+    def _refused(self, reply: hiredis.ReplyError) -> Exception:
+        """redis-py's exception for an error reply. READONLY (the server was demoted to a
+        replica, nothing ran) drops the pipe, so the next call connects again (to the new
+        master, behind Sentinel), and is StorageUnavailable's."""
+        error = reply_error(reply)
+        if isinstance(error, ReadOnlyError):
+            self._pipe.drop()
+            return RedisConnectionError(f"the server is now a replica: {error}")
+        return error
+
+
+def _nothing_to_undo(error: Exception) -> Awaitable[None]:
+    """A read's retry has nothing to close: a failed pipe is replaced on the next call."""
+    return asyncio.sleep(0)
 
 
 def _events(entries: list[bytes], version: int) -> list[Event]:
@@ -565,76 +542,7 @@ def _events(entries: list[bytes], version: int) -> list[Event]:
     ]
 
 
-async def _reconnect(conn: AbstractConnection) -> None:
-    """Open ``conn`` anew (nothing is sent on it yet: errors are StorageUnavailable's)."""
-    await conn.disconnect()
-    await conn.connect()
-
-
-async def _healthy(conn: AbstractConnection) -> None:
-    """PING a connection idle for too long (reconnecting once); errors mean nothing was sent."""
-    try:
-        await conn.check_health()
-    except (RedisConnectionError, RedisTimeoutError, OSError):
-        await conn.disconnect()
-        await conn.connect()
-
-
 def _pack(*args: str | int | bytes) -> bytes:
     """One command in the Redis protocol, packed by hiredis (the same bytes as redis-py's)."""
     packed: bytes = hiredis.pack_command(cast(Any, args))  # its stub types a 1-tuple
     return packed
-
-
-async def _send(conn: AbstractConnection, command: bytes, *, check_health: bool) -> None:
-    """Write ``command`` as ``send_packed_command`` does, without its per-write task.
-
-    redis-py bounds every write by the socket timeout with ``asyncio.wait_for``, which on
-    Python 3.11 runs the write in a task of its own: a task, a timer and a loop iteration per
-    command. A command of a few KB on a connected socket is taken by the kernel (or the
-    transport's buffer) in the call itself, so only a write that left bytes buffered (the socket
-    full: the one case ``drain`` can wait) is bounded by the timeout; anything unusual (not
-    connected, a buffer already non-empty) goes through the library as before. Failures are
-    mapped as the library maps them.
-    """
-    writer: Any = getattr(conn, "_writer", None)
-    if writer is None or not conn.is_connected or writer.transport.get_write_buffer_size():
-        await conn.send_packed_command(command, check_health=check_health)
-        return
-    if check_health:
-        await conn.check_health()
-    try:
-        writer.write(command)
-        if writer.transport.get_write_buffer_size():
-            await asyncio.wait_for(writer.drain(), conn.socket_timeout)
-        else:
-            await writer.drain()  # returns at once; raises if the connection was lost
-    except TimeoutError:
-        await conn.disconnect(nowait=True)
-        raise RedisTimeoutError("Timeout writing to socket") from None
-    except OSError as exc:
-        await conn.disconnect(nowait=True)
-        raise RedisConnectionError(f"Error while writing to socket: {exc}") from exc
-    except BaseException:
-        await conn.disconnect(nowait=True)
-        raise
-
-
-async def _roundtrip(conn: AbstractConnection, command: bytes) -> Any:
-    await _send(conn, command, check_health=True)
-    return await conn.read_response()
-
-
-async def _send_evalsha(
-    conn: AbstractConnection, script: Script, keys: list[str], args: list[Any]
-) -> Any:
-    command = _pack("EVALSHA", script.sha, len(keys), *keys, *args)
-    try:
-        await _send(conn, command, check_health=False)
-        return await conn.read_response()
-    except RedisTimeoutError as exc:
-        await conn.disconnect()
-        raise OutcomeUnknown(str(exc)) from exc
-    except (RedisConnectionError, OSError) as exc:
-        await conn.disconnect()
-        raise _ConnectionLost(str(exc)) from exc
