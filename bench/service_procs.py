@@ -54,7 +54,7 @@ TOKEN_SECRET = "bench-secret-0123456789abcdef"
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _OWN_COMMANDS = frozenset({"info", "memory", "ping", "client", "hello", "config", "select"})
 """Commands the benchmark itself (or a readiness probe) sends; never charged to an RPC."""
-_ROUNDTRIP_COMMANDS = frozenset({"hmget", "evalsha", "script"})
+_ROUNDTRIP_COMMANDS = frozenset({"hmget", "evalsha", "evalsha_ro", "script"})
 """Commands the store (and the floor) send over the wire in the benchmarked RPCs; the rest run
 inside their Lua scripts: HMGET to load, EVALSHA to create or commit, and SCRIPT LOAD when
 redis-py's script call falls back after NOSCRIPT (then EVALSHA again)."""

@@ -231,3 +231,40 @@ async def test_a_read_held_by_a_stopped_redis_is_unavailable_not_an_unknown_writ
     again = await stub.GetState(request, metadata=seat, timeout=CALL_TIMEOUT_S)
     assert again.view.name == game.name
     await channel.close()
+
+
+async def test_reads_go_on_while_redis_holds_writes(
+    start_servers: StartServers, own_redis: list[RedisServer], admin: redis.Redis[bytes]
+) -> None:
+    """Under CLIENT PAUSE WRITE (as in a coordinated failover) Redis holds every EVALSHA and
+    whatever follows it on the same connection. GetState reads with EVALSHA_RO on the store's
+    reads connection, so it is answered while a move waits for the pause to end."""
+    (server,) = start_servers(1)
+    channel, stub = async_stub(server.target)
+    game = await create_game(stub, seed=5)
+    request = pb.GetStateRequest(name=game.name)
+    seat = bearer_metadata(game.tokens[0])
+    view = (await stub.GetState(request, metadata=seat, timeout=CALL_TIMEOUT_S)).view
+    move = view.legal_moves[0]
+    play = pb.PlayCardRequest(
+        name=game.name,
+        card=move.card,
+        capture=pb.CaptureChoice(cards=list(move.capture)),
+        request_id="held-move",
+    )
+    admin.execute_command("CLIENT", "PAUSE", "3000", "WRITE")
+    try:
+        held = asyncio.ensure_future(
+            stub.PlayCard(play, metadata=bearer_metadata(game.tokens[view.turn]), timeout=10)
+        )
+        await asyncio.sleep(0.2)
+        for _ in range(3):
+            again = await stub.GetState(request, metadata=seat, timeout=0.9)
+            assert again.view.name == game.name
+        assert not held.done()
+        with pytest.raises(grpc.aio.AioRpcError) as unknown:
+            await held
+        assert error_info(unknown.value).reason == "OUTCOME_UNKNOWN"  # type: ignore[union-attr]
+    finally:
+        admin.execute_command("CLIENT", "UNPAUSE")
+    await channel.close()

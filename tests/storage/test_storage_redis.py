@@ -106,6 +106,7 @@ async def _until_subscribers(admin: Redis[bytes], game_id: str, expected: int) -
 async def test_load_is_one_hmget(redis_store: RedisStore, sent: list[list[str]]) -> None:
     """load with a request id costs exactly one round trip: a single HMGET."""
     await redis_store.create("g1", b"s", b"m", [], TTL, "r1", b"resp")
+    await redis_store.load("g1")  # the reads' connection is open
     sent.clear()
     snapshot = await redis_store.load("g1", "r1")
     assert sent == [["HMGET"]]
@@ -210,8 +211,9 @@ async def test_commit_survives_script_flush(
 async def test_a_game_and_its_presence_load_in_one_command(
     redis_url: str, redis_admin: Redis[bytes]
 ) -> None:
-    """load_with_presence is one EVALSHA (no HMGET: the benchmarks count those as round
-    trips), one span, and the script is reloaded after SCRIPT FLUSH."""
+    """load_with_presence is one EVALSHA_RO (not held by CLIENT PAUSE WRITE; no HMGET: the
+    benchmarks count those as round trips), one span, and the script is reloaded after SCRIPT
+    FLUSH."""
     store, exporter = _traced_store(redis_url)
     try:
         await store.create("g1", b"s", b"m", [], TTL)
@@ -226,7 +228,8 @@ async def test_a_game_and_its_presence_load_in_one_command(
     assert snap.state == b"s" and presence.seats[0].connected
     assert [span.name for span in exporter.get_finished_spans()] == ["EVALSHA load_presence"]
     stats = await redis_admin.info("commandstats")
-    assert stats["cmdstat_evalsha"]["calls"] == 1 and "cmdstat_hmget" not in stats
+    assert stats["cmdstat_evalsha_ro"]["calls"] == 1
+    assert "cmdstat_hmget" not in stats and "cmdstat_evalsha" not in stats
 
 
 async def test_the_store_clock_reads_at_maxmemory(
@@ -473,6 +476,26 @@ async def test_a_write_stalled_on_a_full_socket_times_out_as_outcome_unknown(
         await store.close()
 
 
+async def test_a_load_is_not_held_up_by_a_write_redis_pauses(redis_url: str) -> None:
+    """Under CLIENT PAUSE WRITE (a coordinated failover) Redis holds a script and every command
+    after it on the same connection; a load goes on another and is answered at once."""
+    store = RedisStore.from_url(redis_url, socket_timeout=2.0)
+    admin: Redis[bytes] = Redis.from_url(redis_url)
+    try:
+        await store.create("paused", b"s", b"m", [], TTL)
+        await store.load("paused")
+        paused: Any = admin  # execute_command is untyped in the stubs
+        await paused.execute_command("CLIENT", "PAUSE", "1000", "WRITE")
+        held = asyncio.ensure_future(store.commit("paused", 1, b"s2", b"m", [], TTL))
+        await asyncio.sleep(0.1)
+        loaded = await asyncio.wait_for(store.load("paused"), 0.5)
+        assert loaded.version == 1 and not held.done()
+        assert await held == 2
+    finally:
+        await admin.connection_pool.disconnect()
+        await store.close()
+
+
 async def _load_scripts(store: RedisStore) -> None:
     """Create and commit a throwaway game, so that Redis has the scripts (no NOSCRIPT later)."""
     name = f"warm-{os.getpid()}-{id(store)}"
@@ -618,9 +641,9 @@ async def test_writes_on_connections_idle_since_a_redis_restart_all_succeed(
         await store.close()
 
 
-async def test_the_store_s_calls_share_one_connection(redis_url: str) -> None:
-    """Loads and commits, concurrent and failed ones too, go through one connection (the
-    pipe), and each caller gets its own reply."""
+async def test_the_store_s_calls_share_two_connections(redis_url: str) -> None:
+    """Loads and commits, concurrent and failed ones too, go through two connections (the
+    scripts' pipe and the reads'), and each caller gets its own reply."""
     store = RedisStore.from_url(redis_url, max_connections=4)
     admin: Redis[bytes] = Redis.from_url(redis_url)
     try:
@@ -635,7 +658,7 @@ async def test_the_store_s_calls_share_one_connection(redis_url: str) -> None:
         assert [(s.state, s.version) for s in loads] == [(f"{n}@3".encode(), 4) for n in names * 3]
         with pytest.raises(VersionConflict):
             await store.commit(names[0], 1, b"s", b"m", [b"f"], TTL)
-        assert len(await admin.client_list()) == before + 1
+        assert len(await admin.client_list()) == before + 2
     finally:
         await admin.connection_pool.disconnect()
         await store.close()

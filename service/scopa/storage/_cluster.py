@@ -21,7 +21,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from scopa._spans import LeafSpans
-from scopa.storage._errors import OutcomeUnknown, StorageUnavailable
+from scopa.storage._errors import OutcomeUnknown, StorageUnavailable, read_only
 from scopa.storage._fanout import Fanout
 from scopa.storage._keys import channel
 from scopa.storage._pubsub import RedisLink
@@ -123,6 +123,12 @@ class RedisClusterStore(RedisStore):
         """HMGET on the key's shard (the cluster client follows redirections)."""
         values: list[bytes | None] = await self._cluster.hmget(key, fields)
         return values
+
+    async def _read_script(self, script: Script, keys: list[str], args: list[Any]) -> Any:
+        """Run ``script``, which only reads, as EVALSHA on the keys' shard (the cluster client
+        routes EVALSHA_RO only after asking a node for its keys); a reply that never came is
+        StorageUnavailable."""
+        return await read_only(self._evalsha(script, keys, args))
 
     async def _evalsha(
         self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from scopa.storage._errors import GameNotFound, read_only
+from scopa.storage._errors import GameNotFound
 from scopa.storage._keys import PREFIX, channel, check_game_id, check_ttl, game_key
 from scopa.storage._scripts import Script
 from scopa.storage._types import Presence, SeatSeen, Snapshot
@@ -64,6 +64,10 @@ class RedisPresence:
             self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False
         ) -> Awaitable[Any]: ...
 
+        def _read_script(
+            self, script: Script, keys: list[str], args: list[Any]
+        ) -> Awaitable[Any]: ...
+
     async def touch_presence(
         self, game_id: str, seat: int | None, connection: str, ttl_s: float, keep_s: float
     ) -> bool:
@@ -81,24 +85,23 @@ class RedisPresence:
         """The game's presence now (lapsed entries are not connected)."""
         check_game_id(game_id)
         with self._index_call("EVALSHA", "presence"):
-            flat = await read_only(
-                self._evalsha(self._presence_script, list(presence_keys(game_id)), ["read"])
+            flat = await self._read_script(
+                self._presence_script, list(presence_keys(game_id)), ["read"]
             )
         return _presence(flat)
 
     async def load_with_presence(self, game_id: str) -> tuple[Snapshot, Presence]:
         """The game (as :meth:`load` without a request) and its presence, in one EVALSHA.
 
-        Only reads: a connection lost after the call was sent is retried once on a fresh one,
-        and a reply that never came is StorageUnavailable.
+        Only reads (EVALSHA_RO: not held by CLIENT PAUSE WRITE): a connection lost after the
+        call was sent is retried on a fresh one, and a reply that never came is
+        StorageUnavailable.
         """
         check_game_id(game_id)
         keys = [*presence_keys(game_id), game_key(game_id)]
         args = ["load", "state", "meta", "version"]
         with self._index_call("EVALSHA", "load_presence"):
-            values, flat = await read_only(
-                self._evalsha(self._presence_script, keys, args, resend=True)
-            )
+            values, flat = await self._read_script(self._presence_script, keys, args)
         state, meta, version = values
         if state is None or meta is None or version is None:
             raise GameNotFound(game_id)

@@ -248,9 +248,13 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
     ) -> None:
         self._pool = pool
         self._client: Redis[bytes] = Redis(connection_pool=pool)
-        # The store's own calls (HMGET, EVALSHA) share one pipelined connection; the client's
-        # commands (pipelines, PING, INFO) take pooled ones.
-        self._pipe = SharedPipe(pool.make_connection, pool.connection_kwargs.get("socket_timeout"))
+        # The store's own calls share two pipelined connections: one for its scripts, one for
+        # its plain reads (HMGET), which a write held by Redis (CLIENT PAUSE WRITE, as in a
+        # coordinated failover) must not hold up. The client's commands (pipelines, PING,
+        # INFO) take pooled ones.
+        timeout = pool.connection_kwargs.get("socket_timeout")
+        self._pipe = SharedPipe(pool.make_connection, timeout)
+        self._reads = SharedPipe(pool.make_connection, timeout)
         self._create = Script("create.lua")
         self._commit = Script("commit.lua")
         self._load_index_scripts()
@@ -452,7 +456,7 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
     async def close(self) -> None:
         """Close the client, the shared subscription, the pipe and every pooled connection."""
         await self._fanout.close()
-        self._pipe.drop()
+        self._drop_pipes()
         await cast(_AsyncClosable, self._client).aclose()
         await self._pool.disconnect()
 
@@ -465,11 +469,28 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
         )
         return values
 
+    def _drop_pipes(self) -> None:
+        """Close both pipes; the next calls open new connections."""
+        self._pipe.drop()
+        self._reads.drop()
+
     async def _read(self, command: bytes) -> Any:
-        reply = await self._pipe.call(command)
+        reply = await self._reads.call(command)
         if isinstance(reply, hiredis.ReplyError):
             raise self._refused(reply)
         return reply
+
+    async def _read_script(self, script: Script, keys: list[str], args: list[Any]) -> Any:
+        """Run ``script``, which only reads, as EVALSHA_RO on the reads' pipe: Redis does not
+        hold it under CLIENT PAUSE WRITE, as it holds every EVALSHA. A connection lost after it
+        was sent is retried like a read; a reply that never came is StorageUnavailable."""
+        command = _pack("EVALSHA_RO", script.sha, len(keys), *keys, *args)
+        try:
+            return await _READ_RETRY.call_with_retry(lambda: self._read(command), _nothing_to_undo)
+        except NoScriptError:
+            # SCRIPT FLUSH or a restarted Redis: NOSCRIPT means nothing ran.
+            await self._read(_pack("SCRIPT", "LOAD", script.text))
+            return await _READ_RETRY.call_with_retry(lambda: self._read(command), _nothing_to_undo)
 
     async def _evalsha(
         self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False
@@ -522,7 +543,7 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
         master, behind Sentinel), and is StorageUnavailable's."""
         error = reply_error(reply)
         if isinstance(error, ReadOnlyError):
-            self._pipe.drop()
+            self._drop_pipes()
             return RedisConnectionError(f"the server is now a replica: {error}")
         return error
 

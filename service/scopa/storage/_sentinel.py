@@ -42,7 +42,7 @@ class SentinelStore(RedisStore):
         with self._call("PING", "ping"):
             master = await pool.get_master_address()
         if self._master is not None and master != self._master:
-            self._pipe.drop()
+            self._drop_pipes()
             await self._fanout.reconnect()
         self._master = master
         await super().ping()
@@ -54,7 +54,7 @@ class SentinelStore(RedisStore):
             return await super()._evalsha(script, keys, args, resend=resend)
         except ResponseError as exc:
             if is_refusal(exc):
-                self._pipe.drop()
+                self._drop_pipes()
                 await self._pool.disconnect()
             raise
 
