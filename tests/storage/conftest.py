@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -10,10 +12,21 @@ from redis.asyncio import Redis
 from support.fake_clock import FakeClock
 from support.redis_cluster import RedisCluster
 from support.redis_sentinel import RedisSentinel
+from support.redis_server import RedisServer, start_redis_server, stop_redis_server
 from support.redis_tls import RedisTls
 
 from scopa.storage import GameStore, MemoryStore, RedisClusterStore, RedisStore, open_store
 from storage.backends import Backend
+
+
+@pytest.fixture
+def own_server() -> Iterator[list[RedisServer]]:
+    """A redis-server of this test only (paused, filled or restarted by it)."""
+    holder = [start_redis_server()]
+    yield holder
+    if holder[0].process.poll() is None:
+        os.kill(holder[0].process.pid, signal.SIGCONT)
+    stop_redis_server(holder[0])
 
 
 @pytest.fixture

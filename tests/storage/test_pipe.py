@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
 from typing import Any
 
 import hiredis
@@ -19,8 +18,6 @@ from redis.exceptions import (  # type: ignore[attr-defined]  # the stubs predat
 from support.redis_server import (
     RedisServer,
     restart_redis_server,
-    start_redis_server,
-    stop_redis_server,
 )
 
 from scopa.storage._pipe import Lost, Pipe, SharedPipe, Stalled, reply_error
@@ -33,22 +30,12 @@ def _pack(*args: str | bytes | int) -> bytes:
     return packed
 
 
-@pytest.fixture
-def server() -> Iterator[list[RedisServer]]:
-    """A redis-server of this test only (paused or restarted by it)."""
-    holder = [start_redis_server()]
-    yield holder
-    if holder[0].process.poll() is None:
-        os.kill(holder[0].process.pid, signal.SIGCONT)
-    stop_redis_server(holder[0])
-
-
 def _connection(server: RedisServer) -> Connection:
     return Connection(host=server.host, port=server.port, socket_timeout=5.0)
 
 
 async def test_each_caller_gets_its_own_reply_and_one_loop_step_is_one_write(
-    server: list[RedisServer], monkeypatch: pytest.MonkeyPatch
+    own_server: list[RedisServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     writes: list[bytes] = []
     real_flush: Any = Pipe._flush
@@ -58,7 +45,7 @@ async def test_each_caller_gets_its_own_reply_and_one_loop_step_is_one_write(
         real_flush(self)
 
     monkeypatch.setattr(Pipe, "_flush", counting_flush)
-    pipe = await Pipe.open(_connection(server[0]), 5.0)
+    pipe = await Pipe.open(_connection(own_server[0]), 5.0)
     try:
         big = b"v" * (3 << 20)  # several reads of the socket for one reply
         assert await pipe.call(_pack("SET", "big", big)) == b"OK"
@@ -74,8 +61,10 @@ async def test_each_caller_gets_its_own_reply_and_one_loop_step_is_one_write(
         pipe.close()
 
 
-async def test_a_cancelled_caller_s_reply_is_read_and_dropped(server: list[RedisServer]) -> None:
-    pipe = await Pipe.open(_connection(server[0]), 5.0)
+async def test_a_cancelled_caller_s_reply_is_read_and_dropped(
+    own_server: list[RedisServer],
+) -> None:
+    pipe = await Pipe.open(_connection(own_server[0]), 5.0)
     try:
         first = pipe.call(_pack("ECHO", "first"))
         second = pipe.call(_pack("ECHO", "second"))
@@ -88,9 +77,9 @@ async def test_a_cancelled_caller_s_reply_is_read_and_dropped(server: list[Redis
 
 
 async def test_an_error_reply_is_a_value_and_redis_py_s_exception_on_demand(
-    server: list[RedisServer],
+    own_server: list[RedisServer],
 ) -> None:
-    pipe = await Pipe.open(_connection(server[0]), 5.0)
+    pipe = await Pipe.open(_connection(own_server[0]), 5.0)
     try:
         missing = await pipe.call(_pack("EVALSHA", "0" * 40, 0))
         wrong = await pipe.call(_pack("INCR", "no", "such", "arity"))
@@ -105,17 +94,17 @@ async def test_an_error_reply_is_a_value_and_redis_py_s_exception_on_demand(
 
 
 async def test_a_stalled_redis_fails_every_call_in_flight_after_the_timeout(
-    server: list[RedisServer],
+    own_server: list[RedisServer],
 ) -> None:
-    pipe = await Pipe.open(_connection(server[0]), 0.3)
-    os.kill(server[0].process.pid, signal.SIGSTOP)
+    pipe = await Pipe.open(_connection(own_server[0]), 0.3)
+    os.kill(own_server[0].process.pid, signal.SIGSTOP)
     try:
         began = asyncio.get_running_loop().time()
         calls = [pipe.call(_pack("ECHO", str(i))) for i in range(3)]
         results = await asyncio.gather(*calls, return_exceptions=True)
         waited = asyncio.get_running_loop().time() - began
     finally:
-        os.kill(server[0].process.pid, signal.SIGCONT)
+        os.kill(own_server[0].process.pid, signal.SIGCONT)
     assert all(isinstance(r, Stalled) for r in results), results
     assert 0.25 < waited < 3
     assert not pipe.usable
@@ -124,10 +113,10 @@ async def test_a_stalled_redis_fails_every_call_in_flight_after_the_timeout(
 
 
 async def test_a_closed_connection_fails_calls_in_flight_and_the_shared_pipe_reopens(
-    server: list[RedisServer],
+    own_server: list[RedisServer],
 ) -> None:
-    url = server[0].url
-    shared = SharedPipe(lambda: _connection(server[0]), 5.0)
+    url = own_server[0].url
+    shared = SharedPipe(lambda: _connection(own_server[0]), 5.0)
     admin: Redis[bytes] = Redis.from_url(url)
     try:
         assert await shared.call(_pack("CLIENT", "SETNAME", "piped")) == b"OK"
@@ -138,7 +127,7 @@ async def test_a_closed_connection_fails_calls_in_flight_and_the_shared_pipe_reo
         with pytest.raises(Lost):
             await held
         assert await shared.call(_pack("CLIENT", "GETNAME")) is None  # a new connection
-        server[0] = restart_redis_server(server[0])
+        own_server[0] = restart_redis_server(own_server[0])
         await asyncio.sleep(0.2)  # the loop reads the closed connection's end of stream
         assert await shared.call(_pack("ECHO", "again")) == b"again"
     finally:
@@ -147,12 +136,12 @@ async def test_a_closed_connection_fails_calls_in_flight_and_the_shared_pipe_reo
 
 
 async def test_concurrent_callers_without_a_pipe_wait_for_one_opening(
-    server: list[RedisServer],
+    own_server: list[RedisServer],
 ) -> None:
     opened: list[Connection] = []
 
     def new_connection() -> Connection:
-        opened.append(_connection(server[0]))
+        opened.append(_connection(own_server[0]))
         return opened[-1]
 
     shared = SharedPipe(new_connection, 5.0)

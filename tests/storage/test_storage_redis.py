@@ -22,8 +22,6 @@ from support.redis_server import (
     RedisServer,
     free_port,
     restart_redis_server,
-    start_redis_server,
-    stop_redis_server,
 )
 
 from scopa.storage import (
@@ -417,16 +415,6 @@ async def test_untraced_operations_make_no_span(redis_url: str) -> None:
     finally:
         await store.close()
     assert [span.name for span in exporter.get_finished_spans()] == ["PING ping"]
-
-
-@pytest.fixture
-def own_server() -> Iterator[list[RedisServer]]:
-    """A redis-server of this test only (paused, filled or restarted by it)."""
-    holder = [start_redis_server()]
-    yield holder
-    if holder[0].process.poll() is None:
-        os.kill(holder[0].process.pid, signal.SIGCONT)
-    stop_redis_server(holder[0])
 
 
 async def test_write_sent_to_a_paused_redis_is_outcome_unknown(
