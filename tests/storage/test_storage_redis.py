@@ -224,7 +224,7 @@ async def test_a_game_and_its_presence_load_in_one_command(
     finally:
         await store.close()
     assert snap.state == b"s" and presence.seats[0].connected
-    assert [span.name for span in exporter.get_finished_spans()] == ["EVALSHA load_presence"]
+    assert [span.name for span in exporter.get_finished_spans()] == ["EVALSHA_RO load_presence"]
     stats = await redis_admin.info("commandstats")
     assert stats["cmdstat_evalsha_ro"]["calls"] == 1
     assert "cmdstat_hmget" not in stats and "cmdstat_evalsha" not in stats

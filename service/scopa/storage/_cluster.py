@@ -48,6 +48,7 @@ class RedisClusterStore(RedisStore):
     """
 
     _publish = "SPUBLISH"
+    _read_command = "EVALSHA"
 
     def __init__(
         self,

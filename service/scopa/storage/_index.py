@@ -52,8 +52,9 @@ def lobby_keys(preset: str, live: bool = False) -> tuple[str, str, str, str, str
 class RedisIndexes:
     """The index operations of the Redis stores (standalone, Sentinel, Cluster).
 
-    Mixed into :class:`~scopa.storage._redis.RedisStore`; uses its client, ``_evalsha`` (which
-    loads a script on a node that lacks it) and ``_call`` (a span, errors mapped).
+    Mixed into :class:`~scopa.storage._redis.RedisStore`; uses its client, ``_evalsha`` and
+    ``_read_script`` (which load a script on a node that lacks it) and ``_call`` (a span, errors
+    mapped).
     """
 
     _client: Any
@@ -61,9 +62,11 @@ class RedisIndexes:
     _deadline: Any
     _lobby: Any
     _time: Any
+    _read_command: str
 
     _call: Callable[[str, str], Any]
     _evalsha: Callable[[Any, list[str], list[Any]], Awaitable[Any]]
+    _read_script: Callable[[Any, list[str], list[Any]], Awaitable[Any]]
 
     def _index_call(self, command: str, operation: str) -> Any:
         """A span named after the Redis command, with the store's server attributes."""
@@ -78,8 +81,8 @@ class RedisIndexes:
 
     async def time(self) -> float:
         """The store's clock, in seconds since the epoch (Redis TIME of deadline shard 0)."""
-        with self._index_call("EVALSHA", "time"):
-            seconds, micros = await read_only(self._evalsha(self._time, [deadline_keys(0)[0]], []))
+        with self._index_call(self._read_command, "time"):
+            seconds, micros = await self._read_script(self._time, [deadline_keys(0)[0]], [])
         return int(seconds) + int(micros) / 1e6
 
     async def set_deadline(self, game_id: str, version: int, deadline_ms: int | None) -> bool:

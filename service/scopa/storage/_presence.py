@@ -57,6 +57,7 @@ class RedisPresence:
 
     _presence_script: Final = Script("presence.lua")
     _publish: str
+    _read_command: str
     _index_call: Callable[[str, str], Any]
     if TYPE_CHECKING:
 
@@ -84,7 +85,7 @@ class RedisPresence:
     async def presence(self, game_id: str) -> Presence:
         """The game's presence now (lapsed entries are not connected)."""
         check_game_id(game_id)
-        with self._index_call("EVALSHA", "presence"):
+        with self._index_call(self._read_command, "presence"):
             flat = await self._read_script(
                 self._presence_script, list(presence_keys(game_id)), ["read"]
             )
@@ -100,7 +101,7 @@ class RedisPresence:
         check_game_id(game_id)
         keys = [*presence_keys(game_id), game_key(game_id)]
         args = ["load", "state", "meta", "version"]
-        with self._index_call("EVALSHA", "load_presence"):
+        with self._index_call(self._read_command, "load_presence"):
             values, flat = await self._read_script(self._presence_script, keys, args)
         state, meta, version = values
         if state is None or meta is None or version is None:

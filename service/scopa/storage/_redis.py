@@ -239,6 +239,9 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
     _publish = "PUBLISH"
     """The command commit.lua announces a new version with (SPUBLISH on a Redis Cluster)."""
 
+    _read_command = "EVALSHA_RO"
+    """The command :meth:`_read_script` sends, which names its spans (EVALSHA on a Cluster)."""
+
     def __init__(
         self,
         pool: ConnectionPool[Connection],
