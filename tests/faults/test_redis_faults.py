@@ -264,7 +264,8 @@ async def test_reads_go_on_while_redis_holds_writes(
         assert not held.done()
         with pytest.raises(grpc.aio.AioRpcError) as unknown:
             await held
-        assert error_info(unknown.value).reason == "OUTCOME_UNKNOWN"  # type: ignore[union-attr]
+        info = error_info(unknown.value)
+        assert info is not None and info.reason == "OUTCOME_UNKNOWN", unknown.value.details()
     finally:
         admin.execute_command("CLIENT", "UNPAUSE")
     await channel.close()

@@ -484,6 +484,35 @@ async def test_a_load_is_not_held_up_by_a_write_redis_pauses(redis_url: str) -> 
         await store.close()
 
 
+async def test_a_write_refused_by_a_replica_is_unavailable_and_the_store_reconnects(
+    own_server: list[RedisServer],
+) -> None:
+    """A server turned replica (a demoted master) answers a write READONLY: nothing ran, so
+    STORAGE_UNAVAILABLE (not OUTCOME_UNKNOWN, not an unmapped error), and the store drops its
+    connections; once the server is a master again, the next write goes through."""
+    server = own_server[0]
+    store = RedisStore.from_url(server.url)
+    admin: Redis[bytes] = Redis.from_url(server.url)
+    ids: Any = admin  # client_id and execute_command are untyped in the stubs
+    try:
+        await store.create("demoted", b"s", b"m", [], TTL)
+        await store.load("demoted")
+        before = {c["id"] for c in await admin.client_list()}
+        await ids.execute_command("REPLICAOF", "127.0.0.1", str(free_port()))
+        with pytest.raises(StorageUnavailable) as refused:
+            await store.commit("demoted", 1, b"s2", b"m", [], TTL)
+        assert not isinstance(refused.value, OutcomeUnknown)
+        await ids.execute_command("REPLICAOF", "NO", "ONE")
+        assert await store.commit("demoted", 1, b"s2", b"m", [], TTL) == 2
+        await store.load("demoted")
+        after = {c["id"] for c in await admin.client_list()}
+        own = await ids.client_id()
+        assert not (before - {str(own)}) & after, "the store's connections were opened again"
+    finally:
+        await admin.connection_pool.disconnect()
+        await store.close()
+
+
 async def _load_scripts(store: RedisStore) -> None:
     """Create and commit a throwaway game, so that Redis has the scripts (no NOSCRIPT later)."""
     name = f"warm-{os.getpid()}-{id(store)}"

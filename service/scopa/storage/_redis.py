@@ -457,14 +457,14 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
             raise StorageFull("used_memory has reached maxmemory")
 
     async def close(self) -> None:
-        """Close the client, the shared subscription, the pipe and every pooled connection."""
+        """Close the client, the shared subscription, both pipes and every pooled connection."""
         await self._fanout.close()
         self._drop_pipes()
         await cast(_AsyncClosable, self._client).aclose()
         await self._pool.disconnect()
 
     async def _hmget(self, key: str, fields: list[str]) -> list[bytes | None]:
-        """HMGET through the shared pipe; a lost connection is retried on a fresh one with the
+        """HMGET through the reads' pipe; a lost connection is retried on a fresh one with the
         pool's retry policy (a read changes nothing), as the client does."""
         command = _pack("HMGET", key, *fields)
         values: list[bytes | None] = await _READ_RETRY.call_with_retry(
