@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,3 +124,29 @@ def test_rematch_links_round_trip_and_older_metas_have_none() -> None:
     assert GameMeta.load(meta.dump()) == meta
     plain = GameMeta.load(GameMeta(seats).dump())
     assert (plain.rematch, plain.rematch_of, plain.tokens_of) == ("", "", "")
+
+
+def _unlike_default(field: dataclasses.Field[Any]) -> Any:
+    """A value of ``field``'s type that is not its default."""
+    if field.name == "seats":
+        return (SeatMeta("ann", False, True), SeatMeta("", True, False))
+    examples: dict[str, Any] = {
+        "int": 7,
+        "str": "x",
+        "bool": True,
+        "bytes": b"log",
+        "Unknown": (("later_key", "1"),),
+        "tuple[tuple[str, bytes], ...]": (("later_blob", b"b"),),
+    }
+    value = examples[str(field.type)]
+    assert value != field.default
+    return value
+
+
+def test_a_committed_copy_changes_only_the_log_entry_and_deadline() -> None:
+    """``committed`` keeps every other field, a field added later included: the meta here
+    sets each field to a value that is not its default."""
+    meta = GameMeta(**{f.name: _unlike_default(f) for f in dataclasses.fields(GameMeta)})
+    committed = meta.committed(b"next", 1234)
+    assert committed == dataclasses.replace(meta, last_events=b"next", deadline_ms=1234)
+    assert committed.resigned == meta.resigned and committed.last_events == b"next"

@@ -91,6 +91,19 @@ def test_json_lines_carry_an_iso_utc_timestamp_and_repr_what_json_cannot_hold() 
     assert first["value"] == repr({1, 2})
 
 
+def test_json_lines_hold_what_orjson_refuses_and_keep_names_as_utf8() -> None:
+    """A line with an integer beyond 64 bits or a non-string key is still written (by the
+    standard library's encoder for the integer), and a name keeps its letters."""
+    stream = io.StringIO()
+    configure_logging(Settings(log_format="json"), stream)
+    get_logger("scopa.test").info("big", value=2**70)
+    get_logger("scopa.test").info("keyed", by_seat={0: "Nicolò"})
+    big, keyed = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert big["value"] == 2**70
+    assert keyed["by_seat"] == {"0": "Nicolò"}
+    assert "Nicolò" in stream.getvalue().splitlines()[1]
+
+
 def test_console_format_is_not_json() -> None:
     """Console format renders for people, not as JSON."""
     stream = io.StringIO()

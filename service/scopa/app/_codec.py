@@ -10,8 +10,9 @@ A format above :data:`FORMAT` (a newer release's) raises ``FormatTooNew``.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
+
+import orjson
 
 from scopa.rules import FormatTooNew, InvalidState
 
@@ -21,9 +22,6 @@ FORMAT: Final = 2
 """The current format; 1 was the unversioned, positional layout."""
 
 _HEAD: Final = 5
-
-_COMPACT: Final = json.JSONEncoder(separators=(",", ":"))
-"""``json.dumps(..., separators=(",", ":"))`` without making an encoder per call."""
 
 
 def is_keyed(blob: bytes) -> bool:
@@ -35,7 +33,7 @@ def pack(record: dict[str, Any], blobs: dict[str, bytes] | None = None) -> bytes
     """``record`` (JSON-ready, keyed) and the named ``blobs`` as one versioned byte string."""
     parts = blobs or {}
     head = {**record, "blobs": {name: len(data) for name, data in parts.items()}}
-    text = _COMPACT.encode(head).encode()
+    text = orjson.dumps(head)
     return bytes([FORMAT]) + len(text).to_bytes(4, "big") + text + b"".join(parts.values())
 
 
@@ -47,7 +45,7 @@ def unpack(blob: bytes) -> tuple[dict[str, Any], dict[str, bytes]]:
         raise InvalidState("unknown stored format")
     try:
         size = int.from_bytes(blob[1:_HEAD], "big")
-        record = json.loads(blob[_HEAD : _HEAD + size])
+        record = orjson.loads(blob[_HEAD : _HEAD + size])
         at = _HEAD + size
         blobs: dict[str, bytes] = {}
         for name, length in record.pop("blobs").items():

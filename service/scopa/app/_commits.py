@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import replace
 
 import structlog
 
@@ -85,7 +84,7 @@ class Commits:
         blob = rules.dump_state(state)
         log = encode_log(events)
         before = meta
-        meta = replace(meta, last_events=log, deadline_ms=games.deadline(state, meta))
+        meta = meta.committed(log, games.deadline(state, meta))
         if meta.deadline_ms and not 0 < before.deadline_ms <= meta.deadline_ms:
             await store.lower_deadline(game_id, meta.deadline_ms)
         if state.finished:  # marked before the commit: no process death loses the record

@@ -14,6 +14,8 @@ import zlib
 from collections.abc import Sequence
 from typing import Any, Final, NamedTuple
 
+import orjson
+
 from scopa import rules
 
 from ._codec import is_keyed, pack, unpack
@@ -103,9 +105,9 @@ part of the format: changing it needs a new entry prefix (old entries keep their
 
 def encode_log(events: Sequence[AppEvent]) -> bytes:
     """One log entry holding ``events`` in order, joins and engine events alike."""
-    body = COMPACT.encode({"v": rules.FORMAT_VERSION, "e": log_records(events)})
+    body = orjson.dumps({"v": rules.FORMAT_VERSION, "e": log_records(events)})
     deflate = _LOG_DEFLATE.copy()
-    return _LOG + deflate.compress(body.encode()) + deflate.flush()
+    return _LOG + deflate.compress(body) + deflate.flush()
 
 
 def log_records(events: Sequence[AppEvent]) -> list[dict[str, Any]]:
@@ -153,7 +155,7 @@ def decode_log(payload: bytes) -> list[AppEvent]:
     """The events of one log entry, of this or an earlier format."""
     kind = payload[:1]
     if kind == b"J":
-        return [SeatJoined(seat, name) for seat, name in json.loads(payload[1:])]
+        return [SeatJoined(seat, name) for seat, name in orjson.loads(payload[1:])]
     if kind == b"R":
         return list(rules.load_events(payload[1:]))
     if kind not in (_LOG, _LOG_ZLIB):
@@ -165,7 +167,7 @@ def decode_log(payload: bytes) -> list[AppEvent]:
             metadata={"log_entry": kind.hex()},
         )
     try:
-        body = json.loads(_inflate_log(payload))
+        body = orjson.loads(_inflate_log(payload))
         records, version = body["e"], body["v"]
         engine = [r for r in records if r["t"] not in _APP_RECORDS]
         decoded = iter(rules.events_from_records(engine, version))
@@ -183,7 +185,7 @@ def entry_records(payload: bytes) -> list[dict[str, Any]]:
     writing them again), one of an earlier format decoded and written again."""
     if payload[:1] in (_LOG, _LOG_ZLIB):
         try:
-            body = json.loads(_inflate_log(payload))
+            body = orjson.loads(_inflate_log(payload))
         except (zlib.error, ValueError) as exc:
             raise rules.InvalidState("corrupt log entry") from exc
         if body.get("v") == rules.FORMAT_VERSION:

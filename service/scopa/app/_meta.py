@@ -142,6 +142,29 @@ class GameMeta:
         seats[seat] = replace(seats[seat], timeouts=seats[seat].timeouts + 1)
         return replace(self, seats=tuple(seats))
 
+    def committed(self, last_events: bytes, deadline_ms: int) -> GameMeta:
+        """A copy with a new version's event log entry and deadline: what every commit
+        changes (``dataclasses.replace`` walks every field on each move; this does not)."""
+        return GameMeta(
+            self.seats,
+            self.resigned,
+            last_events,
+            self.turn_timeout_s,
+            self.on_timeout,
+            self.forfeit_after,
+            deadline_ms,
+            self.public,
+            self.created_ms,
+            self.timeout_bot,
+            self.rematch,
+            self.rematch_of,
+            self.tokens_of,
+            self.unknown,
+            self.unknown_blobs,
+            self.webhook_url,
+            self.spectators_invite,
+        )
+
     def dump(self) -> bytes:
         """Serialise for the store in the keyed format of :mod:`scopa.app._codec`."""
         seats = [

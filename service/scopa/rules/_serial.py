@@ -48,10 +48,11 @@ so the migration 7 -> 8 changes nothing; a format-7 reader cannot decompress it 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Final, TypeVar, assert_never
+
+import orjson
 
 from ._compress import CorruptPayload, compress, decompress
 from ._errors import FormatTooNew, GameUnplayable, InvalidOption, InvalidState, RulesError
@@ -97,12 +98,9 @@ FORMAT_VERSION: Final = 8
 
 Record = dict[str, Any]
 
-_ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
-
 
 def _pack(payload: Any) -> bytes:
-    raw = _ENCODER.encode(payload).encode()
-    return bytes([FORMAT_VERSION]) + compress(raw, FORMAT_VERSION)
+    return bytes([FORMAT_VERSION]) + compress(orjson.dumps(payload), FORMAT_VERSION)
 
 
 def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
@@ -112,7 +110,7 @@ def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
     if blob[0] > FORMAT_VERSION:
         raise FormatTooNew.of("stored game", blob[0], FORMAT_VERSION)
     try:
-        payload = json.loads(decompress(blob[1:], blob[0]))
+        payload = orjson.loads(decompress(blob[1:], blob[0]))
     except (CorruptPayload, ValueError) as exc:
         raise InvalidState("corrupt state") from exc
     try:
@@ -357,35 +355,35 @@ def events_from_records(rows: list[Record], version: int) -> list[Event]:
 # --- state ---------------------------------------------------------------------------------
 
 
-_HISTORY_TEXTS: ByIdentity[Event, str] = ByIdentity(4096)
+_HISTORY_TEXTS: ByIdentity[Event, bytes] = ByIdentity(4096)
 """JSON texts of history events by the event object: each play stays in the history, and in
 every state dumped, until its hand ends."""
-_RESULT_TEXTS: ByIdentity[HandResult, str] = ByIdentity(4096)
+_RESULT_TEXTS: ByIdentity[HandResult, bytes] = ByIdentity(4096)
 """JSON texts of hand results by the result object, likewise: each stays in every later state."""
-_HISTORY_SLOT: Final = ',"history":[],"scores":'
+_HISTORY_SLOT: Final = b',"history":[],"scores":'
 """Where the history goes in a state's JSON (with its neighbours: no option name is either)."""
-_RESULTS_SLOT: Final = ',"results":[],"winners":'
+_RESULTS_SLOT: Final = b',"results":[],"winners":'
 """Where the hand results go, likewise."""
 
 _Kept = TypeVar("_Kept")
 
 
 def _kept_texts(
-    items: tuple[_Kept, ...], kept: ByIdentity[_Kept, str], out: Callable[[_Kept], Any]
-) -> str:
+    items: tuple[_Kept, ...], kept: ByIdentity[_Kept, bytes], out: Callable[[_Kept], Any]
+) -> bytes:
     """The JSON texts of ``items`` joined by commas, each written once and kept by its object."""
     texts = []
     for item in items:
         found = kept.get(item)
         if found is None:
-            found = kept.put(item, _ENCODER.encode(out(item)))
+            found = kept.put(item, orjson.dumps(out(item)))
         texts.append(found)
-    return ",".join(texts)
+    return b",".join(texts)
 
 
-def _history_text(history: tuple[Event, ...]) -> str:
+def _history_text(history: tuple[Event, ...]) -> bytes:
     """The JSON text of a state's history, each event's text written once."""
-    return '"history":[' + _kept_texts(history, _HISTORY_TEXTS, _event_out) + "]"
+    return b'"history":[' + _kept_texts(history, _HISTORY_TEXTS, _event_out) + b"]"
 
 
 def dump_state(state: MatchState) -> bytes:
@@ -395,15 +393,15 @@ def dump_state(state: MatchState) -> bytes:
     (:func:`_kept_texts`) into the slots the encoder leaves for them: the same bytes as encoding
     them with the rest.
     """
-    # json writes tuples as lists, so the fields go in as they are.
-    text = _ENCODER.encode(_state_record(state, history=[], results=[]))
+    # orjson writes tuples as lists, so the fields go in as they are.
+    text = orjson.dumps(_state_record(state, history=[], results=[]))
     if state.results:
         results = _kept_texts(state.results, _RESULT_TEXTS, _result_out)
-        text = text.replace(_RESULTS_SLOT, f',"results":[{results}],"winners":', 1)
+        text = text.replace(_RESULTS_SLOT, b',"results":[' + results + b'],"winners":', 1)
     if state.history:
-        slot = f',{_history_text(state.history)},"scores":'
+        slot = b"," + _history_text(state.history) + b',"scores":'
         text = text.replace(_HISTORY_SLOT, slot, 1)
-    return bytes([FORMAT_VERSION]) + compress(text.encode(), FORMAT_VERSION)
+    return bytes([FORMAT_VERSION]) + compress(text, FORMAT_VERSION)
 
 
 def _state_record(

@@ -16,6 +16,7 @@ import time
 from collections.abc import MutableMapping
 from typing import Any, TextIO
 
+import orjson
 import structlog
 from opentelemetry import trace
 
@@ -85,9 +86,12 @@ _ENCODER = json.JSONEncoder(default=_json_default)
 
 
 def _dumps(event: Any, **_kw: Any) -> str:
-    """``json.dumps`` with one encoder made once (``json.dumps(..., default=...)`` makes a new
-    encoder for every line)."""
-    return _ENCODER.encode(event)
+    """The line's JSON by orjson (non-ASCII text as UTF-8, not escaped); what orjson refuses
+    (an integer beyond 64 bits) by the standard library's encoder."""
+    try:
+        return orjson.dumps(event, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return _ENCODER.encode(event)
 
 
 def _use_console(settings: Settings, stream: TextIO) -> bool:
