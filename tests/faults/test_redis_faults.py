@@ -237,10 +237,16 @@ async def test_reads_go_on_while_redis_holds_writes(
     start_servers: StartServers, own_redis: list[RedisServer], admin: redis.Redis[bytes]
 ) -> None:
     """Under CLIENT PAUSE WRITE (as in a coordinated failover) Redis holds every EVALSHA and
-    whatever follows it on the same connection. GetState reads with EVALSHA_RO on the store's
-    reads connection, so it is answered while a move waits for the pause to end."""
+    whatever follows it on the same connection. GetState and the lobby's page read with
+    EVALSHA_RO on the store's reads connection, so they are answered while a move waits for
+    the pause to end."""
     (server,) = start_servers(1)
     channel, stub = async_stub(server.target)
+    open_seats = [pb.SeatSpec(display_name="host"), pb.SeatSpec(open=True)]
+    listed = await stub.CreateGame(
+        pb.CreateGameRequest(preset="scopa", seats=open_seats, public=True),
+        timeout=CALL_TIMEOUT_S,
+    )
     game = await create_game(stub, seed=5)
     request = pb.GetStateRequest(name=game.name)
     seat = bearer_metadata(game.tokens[0])
@@ -261,6 +267,8 @@ async def test_reads_go_on_while_redis_holds_writes(
         for _ in range(3):
             again = await stub.GetState(request, metadata=seat, timeout=0.9)
             assert again.view.name == game.name
+        lobby = await stub.ListGames(pb.ListGamesRequest(preset="scopa"), timeout=0.9)
+        assert [g.name for g in lobby.games] == [listed.name]
         assert not held.done()
         with pytest.raises(grpc.aio.AioRpcError) as unknown:
             await held

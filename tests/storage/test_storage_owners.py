@@ -73,9 +73,9 @@ async def test_owned_games_page_after_the_cursor(backend: Backend) -> None:
     assert [g for g, _ in first + second + third] == ["d", "c", "b", "a", "e"]
 
 
-async def test_expired_and_removed_entries_are_dropped_when_read(backend: Backend) -> None:
-    """An entry past its game's expiry is never listed, even among many, and is dropped when
-    a page meets it (listing as of an earlier time no longer shows it); a removed one too."""
+async def test_expired_and_removed_entries_are_never_listed(backend: Backend) -> None:
+    """An entry past its game's expiry is never listed, even among many; nor is a removed
+    one."""
     store = backend.store
     for i in range(40):
         await store.index_owned("alice", f"stale{i:02}", A, 2000 + i, 4000, b"")
@@ -84,7 +84,30 @@ async def test_expired_and_removed_entries_are_dropped_when_read(backend: Backen
     await store.unindex_owned("alice", "gone")
     await store.unindex_owned("alice", "never-indexed")
     assert await _rows(backend, "alice", A, 5000, 2) == [("live", 1000)]
-    assert await _rows(backend, "alice", "", 3000, 100) == [("live", 1000)]
+    assert await _rows(backend, "alice", "", 5000, 100) == [("live", 1000)]
+
+
+async def test_a_page_only_reads_and_a_put_drops_what_expired(
+    redis_store: RedisStore, redis_admin: Redis[bytes]
+) -> None:
+    """On Redis a page changes nothing (it runs as EVALSHA_RO): an entry it skips as expired
+    is listed again as of an earlier time. A put drops up to 16 entries expired by Redis'
+    clock, so a player's index does not grow with games long gone."""
+    now_ms = int(time.time() * 1000)
+    await redis_store.index_owned("bob", "later", A, 1000, now_ms + 60_000, b"")
+    assert await _owned(redis_store, "bob", now_ms + 120_000) == []
+    assert await _owned(redis_store, "bob", now_ms) == ["later"]
+    expiries = owner_keys("bob")[4]
+    for i in range(20):
+        await redis_admin.zadd(expiries, {f"gone{i:02}": 4000})
+    await redis_store.index_owned("bob", "new", A, 2000, now_ms + 60_000, b"")
+    assert await redis_admin.zcard(expiries) == 2 + 20 - 16
+    await redis_store.index_owned("bob", "newer", A, 3000, now_ms + 60_000, b"")
+    assert await redis_admin.zcard(expiries) == 3
+
+
+async def _owned(store: RedisStore, owner: str, now_ms: int) -> list[str]:
+    return [game for game, _, _ in await store.owned_games(owner, "", now_ms, 10)]
 
 
 async def test_bad_owners_and_statuses_are_refused(backend: Backend) -> None:

@@ -484,6 +484,29 @@ async def test_a_load_is_not_held_up_by_a_write_redis_pauses(redis_url: str) -> 
         await store.close()
 
 
+async def test_pages_are_not_held_up_by_a_write_redis_pauses(redis_url: str) -> None:
+    """The lobby's and an owner's pages only read (EVALSHA_RO on the reads' connection): under
+    CLIENT PAUSE WRITE they are answered while a write waits."""
+    store = RedisStore.from_url(redis_url, socket_timeout=2.0)
+    admin: Redis[bytes] = Redis.from_url(redis_url)
+    try:
+        await store.create("paged", b"s", b"m", [], TTL)
+        await store.list_public("paged", "scopa", 1000, 10**13)
+        await store.index_owned("ann", "paged", "active", 1000, 10**13, b"")
+        paused: Any = admin  # execute_command is untyped in the stubs
+        await paused.execute_command("CLIENT", "PAUSE", "1000", "WRITE")
+        held = asyncio.ensure_future(store.commit("paged", 1, b"s2", b"m", [], TTL))
+        await asyncio.sleep(0.1)
+        lobby = await asyncio.wait_for(store.public_games("", 5000, 10), 0.5)
+        owned = await asyncio.wait_for(store.owned_games("ann", "", 5000, 10), 0.5)
+        assert [g[0] for g in lobby] == ["paged"] == [g[0] for g in owned]
+        assert not held.done()
+        assert await held == 2
+    finally:
+        await admin.connection_pool.disconnect()
+        await store.close()
+
+
 async def test_a_write_refused_by_a_replica_is_unavailable_and_the_store_reconnects(
     own_server: list[RedisServer],
 ) -> None:

@@ -15,7 +15,6 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from scopa.storage._errors import read_only
 from scopa.storage._keys import PREFIX
 from scopa.storage._scripts import Script
 from scopa.storage._types import PublicGame
@@ -156,14 +155,15 @@ class RedisIndexes:
     ) -> list[PublicGame]:
         """Listed games, newest first, with their summaries, after the cursor ``before``.
 
-        ``preset`` "" lists every preset. One script: expired entries met on the way are
-        dropped and skipped, so the page is short only when no more live entries exist.
+        ``preset`` "" lists every preset. One script that only reads (EVALSHA_RO: Redis does
+        not hold it under CLIENT PAUSE WRITE): expired entries met on the way are skipped (the
+        sweepers drop them), so the page is short only when no more live entries exist.
         """
         keys = list(lobby_keys(preset, live))
         args: list[Any] = ["page", _preset_prefix(live), now_ms, limit, "1" if preset else "0"]
         args += ["", ""] if before is None else [before[0], before[1]]
-        with self._index_call("EVALSHA", "lobby"):
-            flat = await read_only(self._evalsha(self._lobby, keys, args))
+        with self._index_call(self._read_command, "lobby"):
+            flat = await self._read_script(self._lobby, keys, args)
         return [
             PublicGame(flat[i].decode(), int(flat[i + 1]), bytes(flat[i + 2]))
             for i in range(0, len(flat), 3)

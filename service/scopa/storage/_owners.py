@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
-from scopa.storage._errors import read_only
 from scopa.storage._keys import PREFIX
 from scopa.storage._scripts import Script
 from scopa.storage._types import PublicGame
@@ -45,8 +44,10 @@ class RedisOwnerIndex:
     per operation, on the owner's slot. Mixed into the Redis store like its other indexes."""
 
     _owned: Any
+    _read_command: str
     _index_call: Callable[[str, str], Any]
     _evalsha: Callable[[Any, list[str], list[Any]], Awaitable[Any]]
+    _read_script: Callable[[Any, list[str], list[Any]], Awaitable[Any]]
 
     def _load_owner_script(self) -> None:
         self._owned = Script("owned.lua")
@@ -81,12 +82,13 @@ class RedisOwnerIndex:
         before: tuple[int, str] | None = None,
     ) -> list[PublicGame]:
         """Up to ``limit`` live entries of ``owner`` (of ``status``; "" every status), newest
-        first, after the cursor ``before``; expired entries met are dropped."""
+        first, after the cursor ``before``; expired entries met are skipped (a ``put`` drops
+        them). Only reads (EVALSHA_RO: Redis does not hold it under CLIENT PAUSE WRITE)."""
         check_owned(owner, status)
         args: list[Any] = ["page", now_ms, limit, status]
         args += ["", ""] if before is None else [before[0], before[1]]
-        with self._index_call("EVALSHA", "owned"):
-            flat = await read_only(self._evalsha(self._owned, owner_keys(owner), args))
+        with self._index_call(self._read_command, "owned"):
+            flat = await self._read_script(self._owned, owner_keys(owner), args)
         return [
             PublicGame(flat[i].decode(), int(flat[i + 1]), bytes(flat[i + 2]))
             for i in range(0, len(flat), 3)

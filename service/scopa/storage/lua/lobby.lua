@@ -18,8 +18,9 @@
 -- 'page':   ARGV[3] now in ms, ARGV[4] page size, ARGV[5] '1': list KEYS[2] (one preset), '0':
 --           KEYS[1]; ARGV[6] cursor creation time ('' none: from the newest), ARGV[7] cursor
 --           game id: the page holds entries strictly after it (older, or as old with a smaller
---           id). Expired entries met on the way are dropped and never count, so the page is
---           only short when no more live entries exist.
+--           id). It only reads (EVALSHA_RO): expired entries met on the way are skipped and
+--           never count, so the page is only short when no more live entries exist; the
+--           sweepers' 'purge' drops them.
 -- Returns 1 ('add', 'remove'), the number of entries dropped ('purge'), or the page as a flat
 -- list {game id, creation ms, summary ('' none), ...} ('page').
 local all, by_preset, expiry, presets, summaries = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -74,4 +75,4 @@ local listed = all
 if ARGV[5] == '1' then
   listed = by_preset
 end
-return newest_page(listed, expiry, summaries, now, size, ARGV[6], ARGV[7], drop)
+return newest_page(listed, expiry, summaries, now, size, ARGV[6], ARGV[7], nil)

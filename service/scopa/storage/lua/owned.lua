@@ -14,13 +14,14 @@
 -- KEYS[7]  hash: game id -> its summary (opaque bytes)
 -- ARGV[1]  mode: 'put' (add or refresh), 'remove' or 'page'
 -- 'put':    ARGV[2] game id, ARGV[3] status, ARGV[4] creation ms, ARGV[5] expiry ms,
---           ARGV[6] summary
+--           ARGV[6] summary; first drops up to 16 entries expired by Redis' clock (a page only
+--           reads), so the index of a player who goes on playing does not grow with games gone
 -- 'remove': ARGV[2] game id
 -- 'page':   ARGV[2] now in ms, ARGV[3] page size, ARGV[4] status ('' every entry),
 --           ARGV[5] cursor creation time ('' none: from the newest), ARGV[6] cursor game id:
 --           the page holds entries strictly after it (older, or as old with a smaller id).
---           Expired entries met on the way are dropped and never count, so the page is only
---           short when no more live entries exist.
+--           It only reads (EVALSHA_RO): expired entries met on the way are skipped and never
+--           count, so the page is only short when no more live entries exist.
 -- Returns 1 ('put', 'remove') or the page as a flat list {game id, creation ms, summary, ...}.
 local all, expiry, statuses, summaries = KEYS[1], KEYS[5], KEYS[6], KEYS[7]
 local by_status = {waiting_for_players = KEYS[2], active = KEYS[3], finished = KEYS[4]}
@@ -44,6 +45,11 @@ if mode == 'put' then
   local listed = by_status[status]
   if not listed then
     return redis.error_reply('unknown status')
+  end
+  local clock = redis.call('TIME')
+  local now_ms = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', expiry, '-inf', now_ms, 'LIMIT', 0, 16)) do
+    drop(gone)
   end
   local old = redis.call('HGET', statuses, game)
   if old and old ~= status and by_status[old] then
@@ -73,4 +79,4 @@ if ARGV[4] ~= '' then
     return redis.error_reply('unknown status')
   end
 end
-return newest_page(listed, expiry, summaries, now, size, ARGV[5], ARGV[6], drop)
+return newest_page(listed, expiry, summaries, now, size, ARGV[5], ARGV[6], nil)

@@ -9,8 +9,10 @@
 -- cursor, cursor_game  the previous page's last creation time ('' none: from the newest) and
 --            game id: the page holds entries strictly after it (older, or as old with a
 --            smaller id)
--- drop       drop(game) removes an entry: expired entries met on the way are dropped and never
---            count, so the page is only short when no more live entries exist
+-- drop       nil: the page only reads (EVALSHA_RO, which Redis runs under CLIENT PAUSE WRITE),
+--            skipping expired entries; or drop(game), which removes an entry: expired entries
+--            met on the way are dropped. Either way they never count, so the page is only
+--            short when no more live entries exist.
 -- Returns the page as a flat list {game id, creation ms, summary, ...}.
 local function newest_page(listed, expiry, summaries, now, size, cursor, cursor_game, drop)
   local top, cursor_ms = '+inf', nil
@@ -30,7 +32,9 @@ local function newest_page(listed, expiry, summaries, now, size, cursor, cursor_
       local game, created = rows[i], rows[i + 1]
       local expires = redis.call('ZSCORE', expiry, game)
       if not expires or tonumber(expires) <= now then
-        drop(game)
+        if drop then
+          drop(game)
+        end
       else
         kept = kept + 1
         if count < size and not (cursor_ms and tonumber(created) == cursor_ms and game >= cursor_game) then
@@ -44,7 +48,11 @@ local function newest_page(listed, expiry, summaries, now, size, cursor, cursor_
     if #rows < 2 * chunk then
       break
     end
-    offset = offset + kept
+    if drop then
+      offset = offset + kept -- the dropped entries left the set
+    else
+      offset = offset + #rows / 2
+    end
   end
   return page
 end
