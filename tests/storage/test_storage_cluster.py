@@ -138,3 +138,39 @@ async def test_a_cluster_that_refuses_is_unavailable_not_an_error() -> None:
         finally:
             await admin.aclose()
             await store.close()
+
+
+async def test_reads_go_on_while_a_shard_holds_writes(
+    store: RedisClusterStore, redis_cluster: RedisCluster
+) -> None:
+    """GetState's read (the game and its presence) goes as EVALSHA_RO on the game's shard,
+    routed by its keys (no COMMAND GETKEYS to any node): under CLIENT PAUSE WRITE on that
+    shard it is answered while a commit waits."""
+    await store.create("held", b"s", b"m", [], TTL)
+    getkeys = await _getkeys_calls(redis_cluster)
+    await store.load_with_presence("held")  # the script is loaded on the shard
+    assert await _getkeys_calls(redis_cluster) == getkeys
+    client: Any = Redis(host=redis_cluster.host, port=await _owner(redis_cluster, game_key("held")))
+    try:
+        await client.execute_command("CLIENT", "PAUSE", "1000", "WRITE")
+        held = asyncio.ensure_future(store.commit("held", 1, b"s2", b"m", [], TTL))
+        await asyncio.sleep(0.1)
+        snapshot, _ = await asyncio.wait_for(store.load_with_presence("held"), 0.5)
+        assert snapshot.version == 1 and not held.done()
+        assert await held == 2
+    finally:
+        await client.execute_command("CLIENT", "UNPAUSE")
+        await client.aclose()
+
+
+async def _getkeys_calls(cluster: RedisCluster) -> int:
+    """COMMAND GETKEYS calls the cluster's primaries have answered."""
+    calls = 0
+    for port in cluster.ports:
+        client: Any = Redis(host=cluster.host, port=port)
+        try:
+            stats = await client.info("commandstats")
+            calls += int(stats.get("cmdstat_command|getkeys", {}).get("calls", 0))
+        finally:
+            await client.aclose()
+    return calls

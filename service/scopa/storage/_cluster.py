@@ -21,7 +21,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from scopa._spans import LeafSpans
-from scopa.storage._errors import OutcomeUnknown, StorageUnavailable, read_only
+from scopa.storage._errors import OutcomeUnknown, StorageUnavailable
 from scopa.storage._fanout import Fanout
 from scopa.storage._keys import channel
 from scopa.storage._pubsub import RedisLink
@@ -38,6 +38,19 @@ ran, so it is StorageUnavailable like a lost connection."""
 _LINK_SKIPPED = ("health_check_interval", "retry", "connection_class")
 
 
+class _ScriptRoutedCluster(RedisCluster):  # type: ignore[type-arg]
+    """redis-py's cluster client, routing EVALSHA_RO by its keys as it routes EVALSHA (it asks
+    a node ``COMMAND GETKEYS`` for any other command with keys in its arguments)."""
+
+    async def _determine_slot(self, command: str, *args: Any) -> int:
+        if command.upper() in ("EVAL_RO", "EVALSHA_RO") and len(args) >= 2:
+            slots = {self.keyslot(key) for key in args[2 : 2 + int(args[1])]}
+            if len(slots) == 1:
+                return slots.pop()
+        slot: int = await super()._determine_slot(command, *args)  # type: ignore[misc]
+        return slot
+
+
 class RedisClusterStore(RedisStore):
     """A GameStore on a Redis Cluster (``redis+cluster://`` / ``rediss+cluster://``).
 
@@ -48,7 +61,7 @@ class RedisClusterStore(RedisStore):
     """
 
     _publish = "SPUBLISH"
-    _read_command = "EVALSHA"
+    _read_command = "EVALSHA_RO"
 
     def __init__(
         self,
@@ -84,7 +97,7 @@ class RedisClusterStore(RedisStore):
         tracer_provider: trace.TracerProvider | None = None,
     ) -> RedisClusterStore:
         """Build a store on the cluster whose seed nodes ``target`` lists."""
-        cluster: RedisCluster[bytes] = RedisCluster(
+        cluster: RedisCluster[bytes] = _ScriptRoutedCluster(
             startup_nodes=[ClusterNode(host, port) for host, port in target.nodes],
             username=target.username,
             password=target.password,
@@ -126,10 +139,18 @@ class RedisClusterStore(RedisStore):
         return values
 
     async def _read_script(self, script: Script, keys: list[str], args: list[Any]) -> Any:
-        """Run ``script``, which only reads, as EVALSHA on the keys' shard (the cluster client
-        routes EVALSHA_RO only after asking a node for its keys); a reply that never came is
-        StorageUnavailable."""
-        return await read_only(self._evalsha(script, keys, args))
+        """Run ``script``, which only reads, as EVALSHA_RO on the keys' shard (not held under
+        CLIENT PAUSE WRITE), loading it first if that shard lacks it; a reply that never came
+        is StorageUnavailable."""
+        cluster = self._cluster
+        try:
+            try:
+                return await cluster.evalsha_ro(script.sha, len(keys), *keys, *args)
+            except NoScriptError:  # a new or flushed shard: nothing ran
+                await cluster.script_load(script.text)
+                return await cluster.evalsha_ro(script.sha, len(keys), *keys, *args)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            raise StorageUnavailable(str(exc)) from exc
 
     async def _evalsha(
         self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False
