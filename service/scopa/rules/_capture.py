@@ -72,21 +72,30 @@ def _sums(ranks: tuple[int, ...], limit: int) -> tuple[tuple[tuple[int, ...], ..
     so solving a table for every played rank walks its subsets once, not once per rank.
     """
     found: list[list[tuple[int, ...]]] = [[] for _ in range(limit + 1)]
-    n = len(ranks)
-
-    def walk(start: int, total: int, chosen: list[int]) -> None:
-        for i in range(start, n):
-            reached = total + ranks[i]
-            if reached > limit:
-                return  # sorted: nothing further fits
-            chosen.append(i)
-            found[reached].append(tuple(chosen))
-            if reached < limit:
-                walk(i + 1, reached, chosen)
-            chosen.pop()
-
-    walk(0, 0, [])
+    _walk(ranks, limit, found, 0, 0, [])
     return tuple([tuple(sets) for sets in found])
+
+
+def _walk(
+    ranks: tuple[int, ...],
+    limit: int,
+    found: list[list[tuple[int, ...]]],
+    start: int,
+    total: int,
+    chosen: list[int],
+) -> None:
+    """Add to ``found`` the index sets that extend ``chosen`` (adding up to ``total``) with
+    positions from ``start`` on. A module function, not a closure: a nested function calling
+    itself is a reference cycle, left for the garbage collector on every call."""
+    for i in range(start, len(ranks)):
+        reached = total + ranks[i]
+        if reached > limit:
+            return  # sorted: nothing further fits
+        chosen.append(i)
+        found[reached].append(tuple(chosen))
+        if reached < limit:
+            _walk(ranks, limit, found, i + 1, reached, chosen)
+        chosen.pop()
 
 
 def _subsets(ranks: tuple[int, ...], target: int) -> tuple[tuple[int, ...], ...]:
