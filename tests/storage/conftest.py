@@ -45,8 +45,11 @@ async def memory_store(clock: FakeClock) -> AsyncIterator[MemoryStore]:
 
 @pytest.fixture
 async def redis_admin(redis_url: str) -> AsyncIterator[Redis[bytes]]:
-    """A plain client on the throwaway server for inspecting keys; flushes it afterwards."""
+    """A plain client on the throwaway server for inspecting keys; flushes it before (the
+    session's server also holds what other modules' servers wrote, such as public games) and
+    afterwards."""
     client: Redis[bytes] = Redis.from_url(redis_url)
+    await client.flushdb()
     yield client
     await client.flushdb()
     await client.connection_pool.disconnect()
