@@ -19,8 +19,10 @@ from scopa.rules import (
     InvalidOption,
     Options,
     Redealt,
+    dump_state,
     legal_moves,
     list_options,
+    load_state,
     make_ruleset,
     may_never_end,
     new_match,
@@ -565,3 +567,14 @@ def test_a_new_game_whose_scores_can_fall_gets_a_hand_limit(
     if limit:
         stored = make_ruleset(preset, {**overrides, "hand_limit": 0}, stored=True)
         assert stored.options.hand_limit == 0
+
+
+def test_equal_rulesets_are_one_object() -> None:
+    """Games of the same rules share one ruleset object (and what the engine derives from it by
+    the object, such as capture tables), whether created or loaded; other rules get another."""
+    first = make_ruleset("scopa", {"target_score": 21})
+    assert make_ruleset("scopa", {"target_score": 21}) is first
+    state, _ = new_match(first, rng=random.Random(1))
+    assert load_state(dump_state(state)).ruleset is first
+    assert make_ruleset("scopa", {"target_score": 16}) is not first
+    assert make_ruleset("scopone", {"target_score": 21}) is not first

@@ -447,7 +447,27 @@ def make_ruleset(
     if not stored:  # ... and its scoring, no hand limit included
         _check_scores_something(options)
         options = _with_hand_limit(options, "hand_limit" in chosen)
-    return Ruleset(preset, options)
+    return _interned(Ruleset(preset, options))
+
+
+_INTERNED: dict[Ruleset, Ruleset] = {}
+_INTERNED_LIMIT: Final = 256
+
+
+def _interned(ruleset: Ruleset) -> Ruleset:
+    """The one object of rulesets equal to ``ruleset``. A game's state keeps its ruleset, and
+    the engine keeps what it derives from one by the object (capture tables, the encoded
+    overrides): games of the same rules then share those, where each game created made its own
+    (thousands of objects held by a replica's caches, for the garbage collector to walk)."""
+    try:
+        found = _INTERNED.get(ruleset)
+    except TypeError:  # an unhashable option value: keep the object as it is
+        return ruleset
+    if found is None:
+        if len(_INTERNED) >= _INTERNED_LIMIT:
+            _INTERNED.clear()
+        found = _INTERNED[ruleset] = ruleset
+    return found
 
 
 def scores_can_fall(options: Options) -> bool:
