@@ -11,6 +11,7 @@ from redis.asyncio import Redis
 from support.redis_cluster import RedisCluster, running_redis_cluster
 
 from scopa.storage import (
+    OutcomeUnknown,
     RedisClusterStore,
     StorageUnavailable,
     channel,
@@ -174,3 +175,31 @@ async def _getkeys_calls(cluster: RedisCluster) -> int:
         finally:
             await client.aclose()
     return calls
+
+
+async def test_a_read_a_stalled_shard_never_answers_is_unavailable(
+    redis_cluster: RedisCluster,
+) -> None:
+    """A read sent to a shard that stops answering (CLIENT PAUSE ALL) fails as
+    STORAGE_UNAVAILABLE once the store's timeout passes: retry; not OUTCOME_UNKNOWN, which
+    tells of a write that may have been applied."""
+    store = open_store(redis_cluster.url, timeout_s=0.3)
+    client: Any = None
+    try:
+        await store.create("stalled", b"s", b"m", [], TTL)
+        await store.load_with_presence("stalled")
+        port = await _owner(redis_cluster, game_key("stalled"))
+        client = Redis(host=redis_cluster.host, port=port)
+        await client.execute_command("CLIENT", "PAUSE", "4000", "ALL")
+        with pytest.raises(StorageUnavailable) as unavailable:
+            await store.load_with_presence("stalled")
+        assert not isinstance(unavailable.value, OutcomeUnknown)
+    finally:
+        if client is not None:
+            await client.execute_command("CLIENT", "UNPAUSE")
+            await client.aclose()
+        await store.close()
+        for port in redis_cluster.ports:
+            flusher: Any = Redis(host=redis_cluster.host, port=port)
+            await flusher.flushall()
+            await flusher.aclose()

@@ -8,7 +8,7 @@ game's channel, which hashes to the same slot. Watchers share ONE pub/sub link p
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import Any, cast
@@ -140,33 +140,34 @@ class RedisClusterStore(RedisStore):
 
     async def _read_script(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """Run ``script``, which only reads, as EVALSHA_RO on the keys' shard (not held under
-        CLIENT PAUSE WRITE), loading it first if that shard lacks it; a reply that never came
-        is StorageUnavailable."""
-        cluster = self._cluster
+        CLIENT PAUSE WRITE); a reply that never came is StorageUnavailable."""
         try:
-            try:
-                return await cluster.evalsha_ro(script.sha, len(keys), *keys, *args)
-            except NoScriptError:  # a new or flushed shard: nothing ran
-                await cluster.script_load(script.text)
-                return await cluster.evalsha_ro(script.sha, len(keys), *keys, *args)
+            return await self._on_shard(self._cluster.evalsha_ro, script, keys, args)
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StorageUnavailable(str(exc)) from exc
 
     async def _evalsha(
         self, script: Script, keys: list[str], args: list[Any], *, resend: bool = False
     ) -> Any:
-        """Run ``script`` on the keys' shard, loading it first if that shard lacks it.
+        """Run ``script`` on the keys' shard; a reply that never came is OutcomeUnknown.
 
         ``resend`` is the standalone store's (a write safe to run twice); the cluster client
         reconnects to a shard on its own."""
         try:
-            try:
-                return await self._cluster.evalsha(script.sha, len(keys), *keys, *args)
-            except NoScriptError:  # a new or flushed shard: nothing ran
-                await self._cluster.script_load(script.text)
-                return await self._cluster.evalsha(script.sha, len(keys), *keys, *args)
+            return await self._on_shard(self._cluster.evalsha, script, keys, args)
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise OutcomeUnknown(str(exc)) from exc
+
+    async def _on_shard(
+        self, run: Callable[..., Awaitable[Any]], script: Script, keys: list[str], args: list[Any]
+    ) -> Any:
+        """``run`` (EVALSHA or EVALSHA_RO) of ``script``, loading the script first on a shard
+        that lacks it (a new or flushed one: NOSCRIPT means nothing ran)."""
+        try:
+            return await run(script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            await self._cluster.script_load(script.text)
+            return await run(script.sha, len(keys), *keys, *args)
 
     @asynccontextmanager
     async def _subscribe(self, name: str) -> AsyncIterator[AsyncIterator[int]]:

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import TypeVar
-
 from scopa.storage._types import Snapshot
-
-_T = TypeVar("_T")
 
 
 class StorageError(Exception):
@@ -30,16 +25,6 @@ class OutcomeUnknown(StorageUnavailable):
         "the game store did not confirm the write, which may have been applied; retry with the "
         "same request_id to learn its outcome"
     )
-
-
-async def read_only(call: Awaitable[_T]) -> _T:
-    """Await a script call that changes nothing a client asked for (a read, or a page that
-    also drops expired entries): a reply lost after it was sent is StorageUnavailable (retry),
-    not OutcomeUnknown, whose words tell of a write that may have been applied."""
-    try:
-        return await call
-    except OutcomeUnknown as exc:
-        raise StorageUnavailable(str(exc)) from exc
 
 
 class StorageFull(StorageError):

@@ -240,7 +240,7 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
     """The command commit.lua announces a new version with (SPUBLISH on a Redis Cluster)."""
 
     _read_command = "EVALSHA_RO"
-    """The command :meth:`_read_script` sends, which names its spans (EVALSHA on a Cluster)."""
+    """The command :meth:`_read_script` sends, which names its spans."""
 
     def __init__(
         self,

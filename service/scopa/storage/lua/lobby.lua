@@ -75,4 +75,4 @@ local listed = all
 if ARGV[5] == '1' then
   listed = by_preset
 end
-return newest_page(listed, expiry, summaries, now, size, ARGV[6], ARGV[7], nil)
+return newest_page(listed, expiry, summaries, now, size, ARGV[6], ARGV[7])

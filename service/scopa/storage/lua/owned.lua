@@ -79,4 +79,4 @@ if ARGV[4] ~= '' then
     return redis.error_reply('unknown status')
   end
 end
-return newest_page(listed, expiry, summaries, now, size, ARGV[5], ARGV[6], nil)
+return newest_page(listed, expiry, summaries, now, size, ARGV[5], ARGV[6])

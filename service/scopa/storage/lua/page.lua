@@ -9,12 +9,11 @@
 -- cursor, cursor_game  the previous page's last creation time ('' none: from the newest) and
 --            game id: the page holds entries strictly after it (older, or as old with a
 --            smaller id)
--- drop       nil: the page only reads (EVALSHA_RO, which Redis runs under CLIENT PAUSE WRITE),
---            skipping expired entries; or drop(game), which removes an entry: expired entries
---            met on the way are dropped. Either way they never count, so the page is only
---            short when no more live entries exist.
+-- The page only reads (EVALSHA_RO, which Redis runs under CLIENT PAUSE WRITE): expired entries
+-- met on the way are skipped and never count, so the page is only short when no more live
+-- entries exist.
 -- Returns the page as a flat list {game id, creation ms, summary, ...}.
-local function newest_page(listed, expiry, summaries, now, size, cursor, cursor_game, drop)
+local function newest_page(listed, expiry, summaries, now, size, cursor, cursor_game)
   local top, cursor_ms = '+inf', nil
   if cursor ~= '' then
     top = cursor
@@ -27,32 +26,21 @@ local function newest_page(listed, expiry, summaries, now, size, cursor, cursor_
     if #rows == 0 then
       break
     end
-    local kept = 0
     for i = 1, #rows, 2 do
       local game, created = rows[i], rows[i + 1]
       local expires = redis.call('ZSCORE', expiry, game)
-      if not expires or tonumber(expires) <= now then
-        if drop then
-          drop(game)
-        end
-      else
-        kept = kept + 1
-        if count < size and not (cursor_ms and tonumber(created) == cursor_ms and game >= cursor_game) then
-          page[#page + 1] = game
-          page[#page + 1] = created
-          page[#page + 1] = redis.call('HGET', summaries, game) or ''
-          count = count + 1
-        end
+      local live = expires and tonumber(expires) > now
+      if live and count < size and not (cursor_ms and tonumber(created) == cursor_ms and game >= cursor_game) then
+        page[#page + 1] = game
+        page[#page + 1] = created
+        page[#page + 1] = redis.call('HGET', summaries, game) or ''
+        count = count + 1
       end
     end
     if #rows < 2 * chunk then
       break
     end
-    if drop then
-      offset = offset + kept -- the dropped entries left the set
-    else
-      offset = offset + #rows / 2
-    end
+    offset = offset + #rows / 2
   end
   return page
 end
