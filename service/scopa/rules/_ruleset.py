@@ -459,10 +459,7 @@ def _interned(ruleset: Ruleset) -> Ruleset:
     the engine keeps what it derives from one by the object (capture tables, the encoded
     overrides): games of the same rules then share those, where each game created made its own
     (thousands of objects held by a replica's caches, for the garbage collector to walk)."""
-    try:
-        found = _INTERNED.get(ruleset)
-    except TypeError:  # an unhashable option value: keep the object as it is
-        return ruleset
+    found = _INTERNED.get(ruleset)  # every option value is hashable (checked by _coerce)
     if found is None:
         if len(_INTERNED) >= _INTERNED_LIMIT:
             _INTERNED.clear()
