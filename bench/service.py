@@ -74,7 +74,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import random
@@ -83,7 +82,6 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -94,40 +92,17 @@ import grpc.aio
 import service_http as http_clients
 import service_players as players
 import service_procs as procs
+import service_report as report
+from service_report import PhaseResult
 
-from scopa.storage import events_key, game_key
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc as pb_grpc
 
-_RPCS = ("CreateGame", "GetState", "PlayCard")
-_PROTOCOLS = ("grpc", "rest", "connect")
 _START_TIMEOUT_S = 20.0
 _FINISHED_SAMPLE = 4
 _ROUNDS = 3
-_RUNTIME_INTERVAL_S = 1.0
 _LATE_PREPARE_S = 300.0
 """The longest the ``late`` phase's games take to prepare before the phase runs with fewer."""
-
-
-@dataclass(frozen=True)
-class PhaseResult:
-    """Client recordings and server-side deltas of one phase."""
-
-    name: str
-    rec: players.Recorder
-    elapsed_s: float
-    cpu_s: float
-    client_cpu_s: float
-    redis_cmds: int
-    redis_roundtrips: int
-    windows: tuple[tuple[float, float], ...] = ()
-    """The wall-clock (epoch seconds) start and end of each round merged into this result."""
-    sys_s: float = 0.0
-    """The system (kernel) part of ``cpu_s``."""
-
-    def total_calls(self) -> int:
-        """Successful calls of every RPC in the phase."""
-        return sum(len(v) for v in self.rec.latencies.values())
 
 
 class Bench:
@@ -174,62 +149,6 @@ class Bench:
             ((wall0, time.time()),),
             sys1 - sys0,
         )
-
-
-def _line(**fields: object) -> str:
-    return " ".join(f"{k}={_fmt(v)}" for k, v in fields.items())
-
-
-def _fmt(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.3f}" if abs(value) < 100 else f"{value:.0f}"
-    return str(value)
-
-
-def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **extra: object) -> str:
-    """One RPC's line; server costs are divided by ``per_call_calls`` (see the module doc)."""
-    times = sorted(phase.rec.latencies.get(rpc, ()))
-    divisor = max(1, per_call_calls)
-    p50, p99 = players.percentile(times, 0.50), players.percentile(times, 0.99)
-    # The documented keys first, in the documented order (README); then the extras.
-    return _line(
-        rpc=rpc,
-        conc=conc,
-        calls_per_s=len(times) / phase.elapsed_s,
-        p50_ms=p50 * 1000,
-        p99_ms=p99 * 1000,
-        cpu_us_per_call=phase.cpu_s * 1e6 / divisor,
-        redis_cmds_per_call=phase.redis_cmds / divisor,
-        phase=phase.name,
-        calls=len(times),
-        errors=phase.rec.errors.get(rpc, 0),
-        redis_roundtrips_per_call=phase.redis_roundtrips / divisor,
-        client_cpu_us_per_call=phase.client_cpu_s * 1e6 / divisor,
-        p99_over_p50=p99 / p50 if p50 else 0.0,
-        cpu_sys_us_per_call=phase.sys_s * 1e6 / divisor,
-        **extra,
-    )
-
-
-def _game_bytes(client: Any, names: Sequence[str], limit: int = 50) -> float:
-    """Mean MEMORY USAGE of a finished game's keys: its hash plus its event log (a list)."""
-    sizes = []
-    for name in names[:limit]:
-        game_id = name.removeprefix("games/")
-        total = 0
-        for key in (game_key(game_id), events_key(game_id)):
-            total += int(client.memory_usage(key, samples=0) or 0)
-        sizes.append(total)
-    return statistics.fmean(sizes) if sizes else 0.0
-
-
-def _state_bytes(client: Any, names: Sequence[str], limit: int = 50) -> int:
-    """Mean size of the state plus meta fields of some games (the floor writes that much)."""
-    sizes = []
-    for name in names[:limit]:
-        state, meta = client.hmget(game_key(name.removeprefix("games/")), ["state", "meta"])
-        sizes.append(len(state or b"") + len(meta or b""))
-    return round(statistics.fmean(sizes)) if sizes else 256
 
 
 @dataclass(frozen=True)
@@ -320,29 +239,6 @@ def _parse(argv: Sequence[str] | None) -> Args:
     )
 
 
-def _merge(parts: Sequence[PhaseResult]) -> PhaseResult:
-    """One result for several rounds of the same phase."""
-    rec = players.Recorder()
-    for part in parts:
-        for name, times in part.rec.latencies.items():
-            rec.latencies.setdefault(name, []).extend(times)
-        for name, sizes in part.rec.sizes.items():
-            rec.sizes.setdefault(name, []).extend(sizes)
-        for name, count in part.rec.errors.items():
-            rec.errors[name] = rec.errors.get(name, 0) + count
-    return PhaseResult(
-        parts[0].name,
-        rec,
-        sum(p.elapsed_s for p in parts),
-        sum(p.cpu_s for p in parts),
-        sum(p.client_cpu_s for p in parts),
-        sum(p.redis_cmds for p in parts),
-        sum(p.redis_roundtrips for p in parts),
-        tuple(w for p in parts for w in p.windows),
-        sum(p.sys_s for p in parts),
-    )
-
-
 def _mean_size(rec: players.Recorder, key: str, default: int) -> int:
     sizes = rec.sizes.get(key)
     return round(statistics.fmean(sizes)) if sizes else default
@@ -369,7 +265,7 @@ async def _start_floor(
     """Start the ``stack`` floor with PlayCard's payload sizes; return a runner and a closer."""
     args = run.args
     names = [g.name for g in pools.fresh] or pools.finished_stacked
-    state_bytes = run.floor_sizes.get("state") or _state_bytes(run.store.client, names)
+    state_bytes = run.floor_sizes.get("state") or report.state_bytes(run.store.client, names)
     request_bytes = _mean_size(play.rec, players.request_size_key("PlayCard"), 40)
     request_bytes += _mean_size(create.rec, "token", 60)
     response_bytes = _mean_size(play.rec, players.response_size_key("PlayCard"), 600)
@@ -482,14 +378,14 @@ async def _phases(
         return worker
 
     first_play = await bench.phase("play", play, round_s)
-    play_parts: dict[str, list[PhaseResult]] = {p: [] for p in _PROTOCOLS}
-    floor_parts: dict[str, list[PhaseResult]] = {p: [] for p in _PROTOCOLS}
+    play_parts: dict[str, list[PhaseResult]] = {p: [] for p in report.PROTOCOLS}
+    floor_parts: dict[str, list[PhaseResult]] = {p: [] for p in report.PROTOCOLS}
     floors = {}
-    for proto in _PROTOCOLS:
+    for proto in report.PROTOCOLS:
         floors[proto] = await _start_floor(run, results[0], first_play, pools, proto)
         await bench.phase("warmup", play_over(proto), min(1.0, args.seconds / 5))
     for round_index in range(_ROUNDS):
-        for proto in _PROTOCOLS:
+        for proto in report.PROTOCOLS:
             while len(pools.fresh) < 4 * args.conc:
                 # Unmeasured gRPC creates, so that no protocol's PlayCard phase pays for
                 # CreateGame with a stacked deck (its JSON is 40 cards).
@@ -502,7 +398,7 @@ async def _phases(
     for _round, close in floors.values():
         await close()
     await http.aclose()
-    results.append(_merge(play_parts["grpc"]))
+    results.append(report.merge(play_parts["grpc"]))
     if args.late_hands:
         results += await _late_phases(bench, stub, args, rngs, play_parts["grpc"][0])
     results.append(await bench.phase("games", games, args.seconds))
@@ -524,7 +420,9 @@ async def _phases(
             )
         )
     await channel.close()
-    by_proto = {p: (_merge(play_parts[p]), _merge(floor_parts[p])) for p in _PROTOCOLS}
+    by_proto = {
+        p: (report.merge(play_parts[p]), report.merge(floor_parts[p])) for p in report.PROTOCOLS
+    }
     return results, by_proto, pools
 
 
@@ -567,7 +465,7 @@ async def _late_phases(
         early_parts.append(await bench.phase("early", play_early, round_s, spies[0]))
         batch, late[:] = late[:per_round], late[per_round:]
         late_parts.append(await _late_round(bench, stub, batch, rngs, round_s, spies[1]))
-    return [_merge(early_parts), _merge(late_parts)]
+    return [report.merge(early_parts), report.merge(late_parts)]
 
 
 async def _late_round(
@@ -597,7 +495,7 @@ def run(args: Args) -> list[str]:
     mean = anchors.mean_cpu((before, after))
     key = f"vs_{anchors.SHORT.get(before.name, before.name)}"
     out = [before.line("before"), after.line("after")]
-    out += [_with_ratio(text, key, mean) for text in lines]
+    out += [report.with_ratio(text, key, mean) for text in lines]
     return out
 
 
@@ -605,18 +503,6 @@ def _anchor_run(args: Args) -> anchors.AnchorRun | None:
     if args.anchor is None:
         return None
     return anchors.run(args.anchor, args.anchor_matches, args.seconds)
-
-
-_RATIO_PLACEHOLDER = "vs_anchor=?"
-
-
-def _with_ratio(text: str, key: str, anchor_us: float) -> str:
-    """``text`` with its placeholder replaced by ``key=`` our CPU per call over ``anchor_us``."""
-    if _RATIO_PLACEHOLDER not in text:
-        return text
-    fields = dict(part.split("=", 1) for part in text.split())
-    ratio = float(fields["cpu_us_per_call"]) / anchor_us if anchor_us else 0.0
-    return text.replace(_RATIO_PLACEHOLDER, f"{key}={ratio:.2f}")
 
 
 def _run_ours(args: Args, anchor: anchors.AnchorRun | None) -> list[str]:
@@ -635,7 +521,7 @@ def _run_ours(args: Args, anchor: anchors.AnchorRun | None) -> list[str]:
             http_port,
             store.url,
             tracing=args.tracing,
-            runtime_stats_s=_RUNTIME_INTERVAL_S,
+            runtime_stats_s=report.RUNTIME_INTERVAL_S,
         )
         if args.server_path is not None:
             env["PYTHONPATH"] = args.server_path
@@ -647,11 +533,13 @@ def _run_ours(args: Args, anchor: anchors.AnchorRun | None) -> list[str]:
         if code != 0:
             print(f"# warning: server exited with {code}; see {server.log_path}", file=sys.stderr)
         finished = pools.finished or pools.finished_stacked
-        lines = _report(args, results, by_proto, anchor is not None)
-        lines.append(_runtime_line(server.log_path, by_proto["grpc"][0].windows))
-        lines.append(_line(redis_bytes_per_game=round(_game_bytes(store.client, finished))))
+        lines = report.report(args.conc, args.late_hands, results, by_proto, anchor is not None)
+        lines.append(report.runtime_line(server.log_path, by_proto["grpc"][0].windows))
         lines.append(
-            _line(
+            report.line(redis_bytes_per_game=round(report.game_bytes(store.client, finished)))
+        )
+        lines.append(
+            report.line(
                 payload_bytes="floor",
                 **state.floor_sizes,
                 finished_games=len(pools.finished),
@@ -665,118 +553,8 @@ def _run_ours(args: Args, anchor: anchors.AnchorRun | None) -> list[str]:
         store.close()
 
 
-def _report(
-    args: Args,
-    results: Sequence[PhaseResult],
-    by_proto: dict[str, tuple[PhaseResult, PhaseResult]],
-    anchored: bool = False,
-) -> list[str]:
-    by_name = {r.name: r for r in results}
-    lines = []
-    vs: dict[str, object] = {"vs_anchor": "?"} if anchored else {}
-    isolated = (
-        ("create", "CreateGame", "grpc"),
-        ("get", "GetState", "grpc"),
-        ("get_rest", "GetState", "rest"),
-        ("get_connect", "GetState", "connect"),
-    )
-    for phase_name, rpc, proto in isolated:
-        phase = by_name[phase_name]
-        ratio: dict[str, object] = {}
-        if rpc == "GetState":
-            floor_cpu = _cpu_per_call(by_proto[proto][1], "floor")
-            ratio["cpu_ratio_vs_floor"] = _ratio(_cpu_per_call(phase, rpc), floor_cpu)
-            ratio.update(vs)
-        lines.append(
-            _rpc_line(
-                rpc,
-                phase,
-                args.conc,
-                phase.total_calls(),
-                cpu_attrib="isolated",
-                proto=proto,
-                **ratio,
-            )
-        )
-    grpc_cpu = _cpu_per_call(by_proto["grpc"][0], "PlayCard")
-    for proto in _PROTOCOLS:
-        play, floor = by_proto[proto]
-        floor_rate = floor.rec.calls("floor") / floor.elapsed_s
-        rate = play.rec.calls("PlayCard") / play.elapsed_s
-        cpu = _cpu_per_call(play, "PlayCard")
-        extra: dict[str, object] = {
-            "cpu_attrib": "isolated",
-            "proto": proto,
-            "extra_creates": play.rec.calls("CreateGame"),
-            "ratio_vs_floor": rate / floor_rate if floor_rate else 0.0,
-            "cpu_vs_grpc": _ratio(cpu, grpc_cpu),
-            "cpu_ratio_vs_floor": _ratio(cpu, _cpu_per_call(floor, "floor")),
-            **vs,
-        }
-        lines.append(_rpc_line("PlayCard", play, args.conc, play.total_calls(), **extra))
-    if "late" in by_name:
-        early, late = by_name["early"], by_name["late"]
-        for phase in (early, late):
-            hand = 1 if phase is early else args.late_hands + 1
-            extra = {"cpu_attrib": "isolated", "proto": "grpc", "hand": hand, **vs}
-            extra["extra_creates"] = phase.rec.calls("CreateGame")
-            if phase is late:
-                extra["vs_start"] = _ratio(_cpu_per_call(late, ""), _cpu_per_call(early, ""))
-            lines.append(_rpc_line("PlayCard", phase, args.conc, phase.total_calls(), **extra))
-    games = by_name["games"]
-    for rpc in _RPCS:
-        lines.append(
-            _rpc_line(
-                rpc, games, args.conc, games.total_calls(), cpu_attrib="phase_avg", proto="grpc"
-            )
-        )
-    for proto in _PROTOCOLS:
-        floor = by_proto[proto][1]
-        lines.append(
-            _rpc_line(
-                "floor", floor, args.conc, floor.total_calls(), cpu_attrib="isolated", proto=proto
-            )
-        )
-    return lines
-
-
-def _runtime_line(log_path: Path, windows: Sequence[tuple[float, float]]) -> str:
-    """Where the server's calls waited during the gRPC PlayCard rounds, from its runtime lines.
-
-    Each ``runtime`` log line covers the second before it; the ones logged at least a second
-    into a round and before its end are summed: the median and worst of their loop-lag p50 and
-    p99, the longest lag, and GC collections (count, total and longest pause) by generation.
-    """
-    picked = []
-    for text in log_path.read_text(errors="replace").splitlines():
-        if '"runtime"' not in text:
-            continue
-        record = json.loads(text)
-        at = datetime.fromisoformat(record["timestamp"].replace("Z", "+00:00")).timestamp()
-        if any(start + _RUNTIME_INTERVAL_S <= at <= end for start, end in windows):
-            picked.append(record)
-    fields: dict[str, object] = {"runtime": "play", "proto": "grpc", "intervals": len(picked)}
-    if picked:
-        fields["loop_lag_p50_ms"] = statistics.median(r["loop_lag_p50_ms"] for r in picked)
-        fields["loop_lag_p99_ms"] = max(r["loop_lag_p99_ms"] for r in picked)
-        fields["loop_lag_max_ms"] = max(r["loop_lag_max_ms"] for r in picked)
-        for gen in range(3):
-            fields[f"gc{gen}_count"] = sum(r[f"gc{gen}_count"] for r in picked)
-            fields[f"gc{gen}_ms"] = sum(r[f"gc{gen}_total_ms"] for r in picked)
-            fields[f"gc{gen}_max_ms"] = max(r[f"gc{gen}_max_ms"] for r in picked)
-    return _line(**fields)
-
-
-def _cpu_per_call(phase: PhaseResult, rpc: str) -> float:
-    return phase.cpu_s / max(1, phase.total_calls())
-
-
-def _ratio(value: float, baseline: float) -> float:
-    return value / baseline if baseline else 0.0
-
-
 def _env_line(args: Args) -> str:
-    return _line(
+    return report.line(
         env="bench/service.py",
         python=platform.python_version(),
         grpc=grpc.__version__,
