@@ -156,6 +156,29 @@ class GameSnapshot:
         """Opaque tag of this version, for optimistic concurrency."""
         return f"v{self.version}"
 
+    def with_presence(self, presence: Presence | None) -> GameSnapshot:
+        """This snapshot with ``presence``: ``dataclasses.replace(self, presence=...)``, without
+        its field-by-field introspection (a watch and a session do it on every version)."""
+        return GameSnapshot(
+            self.game_id,
+            self.version,
+            self.status,
+            self.seats,
+            self.view,
+            self.last_events,
+            self.resigned,
+            self.deadline_ms,
+            self.turn_timeout_s,
+            self.public,
+            self.created_ms,
+            self.timeout_bot,
+            self.rematch_game_id,
+            self.previous_game_id,
+            presence,
+            self.spectators_invite,
+            self.spectator_token,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class LobbyGame:
@@ -209,6 +232,11 @@ class PlayResult:
     presence: tuple[PresenceChange, ...] | None = None
     """Watch only: set on a presence message (no new version; a seat connected or left): the
     seats that did."""
+
+    def with_snapshot(self, snapshot: GameSnapshot) -> PlayResult:
+        """This result with ``snapshot`` instead (as ``dataclasses.replace``, without its
+        introspection)."""
+        return PlayResult(self.events, snapshot, self.truncated, self.presence)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,6 @@ import asyncio
 import math
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from typing import Final
 
 from scopa.storage import PRESENCE, RESYNC, Event, GameNotFound, Snapshot
@@ -109,8 +108,8 @@ class Watches:
                 update, last, done, due_at = first
                 assert update is not None
                 seen = await self._presences.read(game_id)
-                shown = replace(update.snapshot, presence=seen)
-                yield replace(update, snapshot=shown)
+                shown = update.snapshot.with_presence(seen)
+                yield update.with_snapshot(shown)
                 if done:
                     return
                 notices = aiter(versions)
@@ -156,8 +155,8 @@ class Watches:
                         continue
                     result, last, done, due_at = caught
                     if result is not None:
-                        shown = replace(result.snapshot, presence=seen)
-                        yield replace(result, snapshot=shown)
+                        shown = result.snapshot.with_presence(seen)
+                        yield result.with_snapshot(shown)
                     if done:
                         return
                     idle_until = _now() + idle_s

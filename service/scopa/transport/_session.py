@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any, Final, NamedTuple
 
 import grpc
@@ -295,7 +294,7 @@ class Session:
         if snapshot.presence is not None:
             self._presence = snapshot.presence
         elif self._presence is not None:
-            snapshot = replace(snapshot, presence=self._presence)
+            snapshot = snapshot.with_presence(self._presence)
         if request_id:
             first = result.events[0].version if result.events else None
             if version <= self.delivered or first != self.delivered + 1:
