@@ -11,11 +11,16 @@ the calls, ``-i off``, ``-d``). ``--floor`` does the same for that protocol's fl
 
     .venv/bin/python bench/callgrind.py --proto rest [--calls 200] [--conc 8] [--out DIR]
     .venv/bin/python bench/callgrind.py --proto rest --floor
+    .venv/bin/python bench/callgrind.py --proto session [--calls 200] [--conc 8]
 
-Output: one ``callgrind proto=<p> target=playcard|floor calls=<n> instr_per_call=<n>`` line; the
-dump stays in ``--out`` (default: a temporary directory) for ``callgrind_annotate``. Counts are
-user-space instructions of every thread of the process (no kernel time), so a ratio to the
-floor is higher than the CPU-time ratio, whose floor is mostly system calls.
+``--proto session`` counts a realtime move instead: ``--conc`` games whose two seats each hold a
+WebSocket session with view patches and play closed loop (``bench/sessions.py``'s seats), every
+seat's update included, per move acknowledged.
+
+Output: one ``callgrind proto=<p> target=playcard|floor|move calls=<n> instr_per_call=<n>``
+line; the dump stays in ``--out`` (default: a temporary directory) for ``callgrind_annotate``.
+Counts are user-space instructions of every thread of the process (no kernel time), so a ratio
+to the floor is higher than the CPU-time ratio, whose floor is mostly system calls.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from typing import Any
 
 import _floor
 import grpc.aio
+import httpx
 import service_http as http_clients
 import service_players as players
 import service_procs as procs
@@ -215,11 +221,62 @@ async def _floor_run(args: argparse.Namespace, out: Path, store: procs.BenchRedi
         procs.stop(floor, 120)
 
 
+async def _session_run(args: argparse.Namespace, out: Path, store: procs.BenchRedis) -> int:
+    """``--proto session``: ``--conc`` games of two seats, each seat a WebSocket session with
+    view patches playing closed loop (``bench/sessions.py``'s seats); the instructions from the
+    start of the count to the ``--calls``-th acknowledged move, divided by the moves
+    acknowledged meanwhile (moves in flight at either end are a few of hundreds)."""
+    import sessions  # noqa: PLC0415 (its client's session module: not in older trees)
+
+    port, http_port = procs.free_port(), procs.free_port()
+    env = procs.server_env(port, http_port, store.url)
+    env["SCOPA_SWEEP_INTERVAL_S"] = "3600"
+    env["SCOPA_SESSION_ACTION_RATE"] = "off"  # closed loop: faster than any person
+    server = _start("server", ["-m", "scopa.server"], env, out, port)
+    seats: list[asyncio.Future[None]] = []
+    try:
+        base = f"http://{procs.HOST}:{http_port}"
+        async with httpx.AsyncClient(base_url=base, timeout=120) as http:
+            await _wait_until(server, lambda: http.get("/readyz"))
+            games = [await sessions.create_game(http) for _ in range(args.conc)]
+        rec, running = sessions.Recorder(), asyncio.Event()
+        rng = random.Random(args.seed)
+        url = f"ws://{procs.HOST}:{http_port}/v1/session"
+        seats = [
+            asyncio.ensure_future(sessions.play_seat(url, name, token, rec, rng, running))
+            for name, tokens in games
+            for token in tokens
+        ]
+        running.set()
+
+        async def moves(count: int) -> None:
+            rec.moves, rec.measuring = 0, True
+            while rec.moves < count and not all(s.done() for s in seats):
+                await asyncio.sleep(0.05)
+            rec.measuring = False
+
+        await moves(args.warmup)
+        await _counted(server.process.pid, lambda: moves(args.calls))
+        counted, calls = rec.moves, int(args.calls)
+        running.clear()
+        if rec.errors or counted < calls:
+            raise RuntimeError(f"{rec.errors} error frames, {counted} of {calls} moves")
+        # main() divides by --calls: the total scaled to exactly that many moves
+        return _totals(out, "server", server.process.pid) * calls // counted
+    finally:
+        for seat in seats:
+            seat.cancel()
+        await asyncio.gather(*seats, return_exceptions=True)
+        procs.stop(server, 120)
+
+
 async def _amain(args: argparse.Namespace, out: Path) -> int:
     store = procs.start_redis_mode("standalone")
     try:
         if args.floor:
             return await _floor_run(args, out, store)
+        if args.proto == "session":
+            return await _session_run(args, out, store)
         return await _server_run(args, out, store)
     finally:
         store.close()
@@ -228,7 +285,7 @@ async def _amain(args: argparse.Namespace, out: Path) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Count and print the instructions per call."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--proto", choices=("grpc", "rest", "connect"), default="grpc")
+    parser.add_argument("--proto", choices=("grpc", "rest", "connect", "session"), default="grpc")
     parser.add_argument("--floor", action="store_true", help="the protocol's floor instead")
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=60)
@@ -237,12 +294,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="directory for the dump and logs")
     args = parser.parse_args(argv)
+    if args.floor and args.proto == "session":
+        parser.error("--floor: a unary protocol's (grpc, rest, connect)")
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         raise SystemExit("needs valgrind (apt-get install valgrind)")
     out = args.out or Path(tempfile.mkdtemp(prefix="scopa-callgrind-"))
     out.mkdir(parents=True, exist_ok=True)
     total = asyncio.run(_amain(args, out))
-    target = "floor" if args.floor else "playcard"
+    target = "floor" if args.floor else "move" if args.proto == "session" else "playcard"
     print(
         f"callgrind proto={args.proto} target={target} calls={args.calls} conc={args.conc} "
         f"instr_per_call={total // args.calls} out={out}"

@@ -105,7 +105,7 @@ def _quantile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _seat(
+async def play_seat(
     url: str,
     name: str,
     token: str,
@@ -161,7 +161,7 @@ async def _seat(
         await ws.close()
 
 
-async def _create(http: httpx.AsyncClient) -> tuple[str, list[str]]:
+async def create_game(http: httpx.AsyncClient) -> tuple[str, list[str]]:
     body = {
         "preset": "scopa",
         "seats": [{"displayName": "a"}, {"displayName": "b"}],
@@ -196,9 +196,9 @@ async def _run_scopa(
     running = asyncio.Event()
     rng = random.Random(index)
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        games = [await _create(http) for _ in range(matches)]
+        games = [await create_game(http) for _ in range(matches)]
     seats = [
-        asyncio.ensure_future(_seat(url, name, token, rec, rng, running, impl == "scopa"))
+        asyncio.ensure_future(play_seat(url, name, token, rec, rng, running, impl == "scopa"))
         for name, tokens in games
         for token in tokens
     ]
@@ -260,7 +260,7 @@ async def _run_idle(server: procs.Proc, http_port: int, args: Args) -> str:
     url = f"ws://{procs.HOST}:{http_port}/v1/session"
     opened: list[ClientConnection] = []
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        games = [await _create(http) for _ in range((args.idle + 1) // 2)]
+        games = [await create_game(http) for _ in range((args.idle + 1) // 2)]
     for start in range(0, len(games), 50):  # 100 handshakes at a time
         await asyncio.gather(
             *(
