@@ -163,7 +163,7 @@ bench-service: $(STAMP)
 # changes, the other sources copied again on every use.
 MYPYC_STAMP := build/mypyc/.built
 
-$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py service/scopa/bots/*.py service/scopa/app/*.py)
+$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py service/scopa/bots/*.py service/scopa/app/*.py service/scopa/transport/_convert.py service/scopa/transport/_rest_json.py service/scopa/transport/_view_patch.py)
 	$(PY) tools/build_mypyc.py
 	touch $@
 
@@ -174,11 +174,13 @@ mypyc: $(MYPYC_STAMP)
 # interpreted_only: they patch a module constant compiled code inlined, or the like).
 ifneq ($(HAVE_CC),)
 pytest-compiled: mypyc
-	PYTHONPATH=build/mypyc $(PY) -c "import scopa.app._views as v, scopa.rules._game as g; \
-	  assert v.__file__.endswith('.so') and g.__file__.endswith('.so'), 'not compiled'"
+	PYTHONPATH=build/mypyc:clients/python/src $(PY) -c "import scopa.app._views as v, \
+	  scopa.rules._game as g, scopa.transport._convert as c; \
+	  assert all(m.__file__.endswith('.so') for m in (v, g, c)), 'not compiled'"
 	SCOPA_SKIPPED_NAME=pytest-compiled PYTHONPATH=build/mypyc:clients/python/src \
 	  $(PY) -m pytest -q -n auto -p no:cacheprovider -m "not interpreted_only" \
-	  tests/rules tests/app tests/bots
+	  tests/rules tests/app tests/bots tests/transport/test_convert.py \
+	  tests/transport/test_rest_json.py tests/transport/test_view_patches.py
 else
 pytest-compiled:
 	@if [ -n "$$SCOPA_REQUIRE_ALL" ]; then echo "pytest-compiled: no C compiler (cc, gcc)"; exit 1; fi

@@ -131,6 +131,27 @@ def test_the_app_pure_modules_are_compiled_and_its_async_shell_is_not(
     assert shell == str(app / "_actions.py")
 
 
+_WHERE_THE_TRANSPORT_COMES_FROM = """
+from scopa.transport import _convert, _rest_json, _view_patch, _session, _rest
+print(_convert.__file__, _rest_json.__file__, _view_patch.__file__)
+print(_session.__file__, _rest.__file__)
+"""
+
+
+def test_the_transport_conversions_are_compiled_and_its_handlers_are_not(
+    compiled_tree: Path,
+) -> None:
+    """The build compiles the transports' pure conversions (TRANSPORT_MODULES) and leaves the
+    handlers (a session, the REST app) interpreted, beside them in the same package."""
+    done = run_python("-c", _WHERE_THE_TRANSPORT_COMES_FROM, pythonpath=str(compiled_tree))
+    assert done.returncode == 0, done.stderr[-4000:]
+    lines = done.stdout.splitlines()
+    transport = compiled_tree / "scopa" / "transport"
+    pure, handlers = lines[-2].split(), lines[-1].split()
+    assert all(Path(path).parent == transport and path.endswith(".so") for path in pure)
+    assert handlers == [str(transport / "_session.py"), str(transport / "_rest.py")]
+
+
 def test_sync_copies_the_sources_again_and_keeps_the_extensions(tmp_path: Path) -> None:
     """--sync brings every source of the package into a build (a changed or new file too) and
     leaves the compiled extensions there."""

@@ -42,7 +42,8 @@ StreamCall = Callable[[Any, str | None, str], AsyncIterator[Message]]
 
 def to_json(message: Message) -> dict[str, Any]:
     """The proto3 JSON mapping of ``message``, with fields at their default values too."""
-    return to_json_dict(message)
+    mapped: dict[str, Any] = to_json_dict(message)  # GameService's messages: never a WKT
+    return mapped
 
 
 async def send_json(

@@ -168,11 +168,10 @@ def _json_value(message: Message) -> Any:
     return out
 
 
-def to_json_dict(message: Message) -> dict[str, Any]:
-    """The proto3 JSON mapping of ``message`` as a dict, every field without presence included
-    (any message but the well-known types that map to a string or another JSON value)."""
-    mapped: dict[str, Any] = _json_value(message)
-    return mapped
+def to_json_dict(message: Message) -> Any:
+    """The proto3 JSON mapping of ``message``: a dict, every field without presence included,
+    or for a well-known type that maps to a string or another JSON value, that value."""
+    return _json_value(message)
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
