@@ -73,8 +73,10 @@ def hooked(hooked_replicas: tuple[ServerProcess, ServerProcess]) -> Iterator[tup
         yield stubs
 
 
-def _of(receiver: Receiver, game: str) -> list[dict[str, Any]]:
-    return [d for d in receiver.deliveries() if json.loads(d["body"])["data"]["game_id"] == game]
+def _of(deliveries: list[dict[str, Any]], game: str) -> list[dict[str, Any]]:
+    """The deliveries of ``game``'s notices (a predicate of ``Receiver.wait_for`` must look at
+    the deliveries it is given: they are what it returns, a later read may hold more)."""
+    return [d for d in deliveries if json.loads(d["body"])["data"]["game_id"] == game]
 
 
 def _types(deliveries: list[dict[str, Any]]) -> list[str]:
@@ -100,7 +102,7 @@ def test_each_event_is_delivered_signed(hooked: tuple[Stub, Stub], receiver: Rec
     tokens = {**tokens_of(created), 1: joined.token}
     assert joined.view.turn in (0, 1)
     found = receiver.wait_for(
-        lambda ds: {"game.seat_joined", "game.your_turn"} <= set(_types(_of(receiver, game))),
+        lambda ds: {"game.seat_joined", "game.your_turn"} <= set(_types(_of(ds, game))),
         "the join's notices",
     )
     mine = [d for d in found if json.loads(d["body"])["data"]["game_id"] == game]
@@ -112,9 +114,7 @@ def test_each_event_is_delivered_signed(hooked: tuple[Stub, Stub], receiver: Rec
     for seat, token in tokens.items():
         created_both.credentials.add(seat=seat, token=token)
     final = play_to_end(list(hooked), created_both, random.Random(7)).final
-    finished = receiver.wait_for(
-        lambda ds: "game.finished" in _types(_of(receiver, game)), "the finish"
-    )
+    finished = receiver.wait_for(lambda ds: "game.finished" in _types(_of(ds, game)), "the finish")
     mine = [d for d in finished if json.loads(d["body"])["data"]["game_id"] == game]
     assert all(d["valid"] and d["status"] == 204 for d in mine), mine
     assert len({d["id"] for d in mine}) == len(mine)  # one request per notice, each its id
@@ -136,7 +136,7 @@ def test_a_turn_clock_running_out_is_delivered(
     created = hooked[0].CreateGame(request, timeout=10)
     game = _game_id(created.name)
     found = receiver.wait_for(
-        lambda ds: "game.turn_timed_out" in _types(_of(receiver, game)), "the timeout"
+        lambda ds: "game.turn_timed_out" in _types(_of(ds, game)), "the timeout"
     )
     mine = [d for d in found if json.loads(d["body"])["data"]["game_id"] == game]
     timed = next(b for b in bodies(mine) if b["type"] == "game.turn_timed_out")
@@ -162,8 +162,8 @@ def test_a_rematch_offer_is_delivered_and_the_rematch_notifies_too(
     rematch = _game_id(asked.game)
     found = receiver.wait_for(
         lambda ds: (
-            "game.rematch_offered" in _types(_of(receiver, game))
-            and "game.your_turn" in _types(_of(receiver, rematch))
+            "game.rematch_offered" in _types(_of(ds, game))
+            and "game.your_turn" in _types(_of(ds, rematch))
         ),
         "the rematch's notices",
     )
@@ -177,7 +177,7 @@ def test_a_rematch_offer_is_delivered_and_the_rematch_notifies_too(
         pb.RematchGameRequest(name=created.name), metadata=auth(tokens[0]), timeout=20
     )
     time.sleep(1)
-    assert _types(_of(receiver, game)).count("game.rematch_offered") == 1
+    assert _types(_of(receiver.deliveries(), game)).count("game.rematch_offered") == 1
 
 
 def test_no_payload_holds_a_card_a_name_or_a_token(
@@ -195,7 +195,7 @@ def test_no_payload_holds_a_card_a_name_or_a_token(
         timeout=10,
     )
     game = _game_id(created.name)
-    receiver.wait_for(lambda ds: len(_of(receiver, game)) >= 2, "the join's notices")
+    receiver.wait_for(lambda ds: len(_of(ds, game)) >= 2, "the join's notices")
     tokens = [c.token for c in created.credentials]
     for delivery in receiver.deliveries():
         body = json.loads(delivery["body"])
@@ -218,13 +218,13 @@ def test_the_receiver_down_then_failing_then_back_gets_it_with_the_same_id() -> 
             _wait_log(server, "webhook_failed", game)
             assert _logged(server, "webhook_failed", game)[0]["status"] == 0  # no answer
             receiver.start(fail=True)
-            tries = receiver.wait_for(lambda ds: len(_of(receiver, game)) >= 2, "two attempts")
+            tries = receiver.wait_for(lambda ds: len(_of(ds, game)) >= 2, "two attempts")
             ids = {d["id"] for d in tries if json.loads(d["body"])["data"]["game_id"] == game}
             assert len(ids) == 1 and all(d["valid"] and d["status"] == 503 for d in tries)
             receiver.stop()
             receiver.start()
             done = receiver.wait_for(
-                lambda ds: any(d["status"] == 204 for d in _of(receiver, game)), "the delivery"
+                lambda ds: any(d["status"] == 204 for d in _of(ds, game)), "the delivery"
             )
             delivered = [d for d in done if d["status"] == 204]
             assert [d["id"] for d in delivered] == list(ids)
@@ -244,7 +244,7 @@ def test_a_receiver_that_always_fails_gets_dead_letters() -> None:
                 game = _game_id(create(stub).name)
             _wait_log(server, "webhook_dead_lettered", game)
             time.sleep(1.5)  # a fourth attempt would have come by now (backoff 0.2 s doubling)
-            attempts = _of(receiver, game)
+            attempts = _of(receiver.deliveries(), game)
             assert len(attempts) == 3 and len({d["id"] for d in attempts}) == 1
             assert [r["attempts"] for r in _logged(server, "webhook_failed", game)] == [1, 2]
         finally:
@@ -277,10 +277,10 @@ def test_a_games_own_url_gets_its_notices_where_allowed() -> None:
                     preset="scopa", webhook=pb.GameWebhook(url=receiver.url)
                 )
                 own = _game_id(stub.CreateGame(request, timeout=10).name)
-            found = receiver.wait_for(lambda ds: bool(_of(receiver, own)), "the game's notice")
+            found = receiver.wait_for(lambda ds: bool(_of(ds, own)), "the game's notice")
             assert all(d["valid"] for d in found)
             time.sleep(1)  # the plain game's notice would have come by now
-            assert _of(receiver, plain) == []
+            assert _of(receiver.deliveries(), plain) == []
         finally:
             stop_server(server)
 
@@ -326,7 +326,7 @@ def test_on_a_redis_cluster_too(redis_cluster: RedisCluster) -> None:
                     both.credentials.add(seat=seat, token=token)
                 play_to_end(list(stubs), both, random.Random(3))
             found = receiver.wait_for(
-                lambda ds: "game.finished" in _types(_of(receiver, game)), "the finish"
+                lambda ds: "game.finished" in _types(_of(ds, game)), "the finish"
             )
         mine = [d for d in found if json.loads(d["body"])["data"]["game_id"] == game]
         assert {"game.seat_joined", "game.your_turn"} <= set(_types(mine))
