@@ -43,7 +43,8 @@ export interface ReplayStep {
   readonly hand: number;
   /** The game's version that made the step. */
   readonly version: number;
-  /** What happened, in words (messages.ts announce), the step's event first. */
+  /** What happened, in words (messages.ts announce), in order: the step's event, then the deals
+   * and joins that followed it; a hand's first step begins with any void deals before it. */
   readonly told: readonly string[];
   /** Every seat's hand, by seat. */
   readonly hands: readonly (readonly Card[])[];
@@ -81,10 +82,10 @@ export function cardOfCode(code: string): Card {
   return { $typeName: "scopa.v1.Card", suit, rank, copy };
 }
 
-/** Events that make a step of their own; the others (a deal, a join) join the step before. */
+/** Events that make a step of their own; the others (a deal, a join) join the step before, and
+ * a void deal (redealt) is told in the step of the hand it deals (Reader.apply). */
 const STEP_KINDS = new Set([
   "hand_started",
-  "redealt",
   "card_played",
   "sweep_claimed",
   "claim_answered",
@@ -135,6 +136,8 @@ class Reader {
   private table: Card[] = [];
   private farms: ReplayFarm[] = [];
   private scores: number[];
+  /** The words of the void deals since the last hand began, told when the next one begins. */
+  private voided: string[] = [];
   private readonly steps: ReplayStep[] = [];
   private readonly handFirsts: { hand: number; first: number }[] = [];
 
@@ -169,9 +172,9 @@ class Reader {
         this.handFirsts.push({ hand: this.hand, first: this.steps.length });
         break;
       case "redealt":
-        this.hands = this.hands.map(() => []);
-        this.table = this.cards(e["table"]);
-        break;
+        // Before its hand's hand_started, so after the last hand's scoring: the next hand's.
+        if (words) this.voided.push(words);
+        return;
       case "cards_dealt":
         this.hands[Number(e["seat"])]?.push(...this.cards(e["cards"]));
         break;
@@ -201,7 +204,9 @@ class Reader {
       if (last !== undefined) this.steps[this.steps.length - 1] = { ...last, ...this.snapshot(), told: words ? [...last.told, words] : last.told };
       return;
     }
-    this.steps.push({ ...this.snapshot(), version, told: words ? [words] : [], ...step } as ReplayStep);
+    const told = [...this.voided, ...(words ? [words] : [])];
+    this.voided = [];
+    this.steps.push({ ...this.snapshot(), version, told, ...step } as ReplayStep);
   }
 
   private played(e: Rec): Partial<Mutable<ReplayStep>> {
