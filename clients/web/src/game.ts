@@ -23,7 +23,7 @@ import {
   ScopaSessionClosed,
   ScopaSessionError,
 } from "@scopa/client";
-import { create } from "@bufbuild/protobuf";
+import { create, equals } from "@bufbuild/protobuf";
 import type { CallOptions } from "@connectrpc/connect";
 import { requestId, type Bearer } from "./api.js";
 import {
@@ -91,6 +91,9 @@ export class GameScreen {
   /** How the screen follows the game: a session, or (no session could be opened) WatchGame. */
   private transport: "session" | "stream" = "session";
   private busy = false;
+  /** A play or action asked for while another was on its way (the stream may show the turn
+   * before that request's answer is in): taken once it has its answer, if still offered. */
+  private queued: (() => void) | undefined;
   /** The Resign button was pressed: the screen asks to confirm before ResignGame. */
   private confirmingResign = false;
   /** The request id of the resignation being confirmed: a retried Yes resends the same request. */
@@ -350,7 +353,13 @@ export class GameScreen {
   }
 
   private async play(card: Card, move: LegalMove | undefined): Promise<void> {
-    if (this.busy) return;
+    if (this.busy) {
+      this.queued = () => {
+        const offered = this.movesOf(card).some((m) => move !== undefined && m.capture.length === move.capture.length && m.capture.every((c, i) => sameCard(c, move.capture[i] ?? c)));
+        if (offered && this.view?.turn === this.view?.seat) void this.play(card, move);
+      };
+      return;
+    }
     this.busy = true;
     this.error = undefined;
     const id = requestId();
@@ -377,14 +386,27 @@ export class GameScreen {
     } catch (error) {
       this.error = errorInWords(error);
     } finally {
-      this.busy = false;
-      this.render();
+      this.settle();
     }
+  }
+
+  /** A request has its answer: the screen redrawn, then the play or action queued behind it. */
+  private settle(): void {
+    this.busy = false;
+    this.render();
+    const next = this.queued;
+    this.queued = undefined;
+    next?.();
   }
 
   /** Takes one of the view's legal actions other than a play (a declaration, a claimed sweep, an answer). */
   private async act(action: Action): Promise<void> {
-    if (this.busy) return;
+    if (this.busy) {
+      this.queued = () => {
+        if (this.view?.legalActions.some((a) => equals(ActionSchema, a, action))) void this.act(action);
+      };
+      return;
+    }
     this.busy = true;
     this.error = undefined;
     const id = requestId();
@@ -398,8 +420,7 @@ export class GameScreen {
     } catch (error) {
       this.error = errorInWords(error);
     } finally {
-      this.busy = false;
-      this.render();
+      this.settle();
     }
   }
 
