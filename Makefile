@@ -76,10 +76,13 @@ typecheck: $(STAMP)
 
 # The suite on every core and one more (pytest-xdist): each test starts its own redis-server and
 # servers on free ports, so workers share nothing; many wait on their servers, so one worker more
-# than the cores keeps them busy (3 on 2 cores: 484 s against 524 s for the suite).
+# than the cores keeps them busy (3 on 2 cores: 484 s against 524 s for the suite). A worker
+# that runs out of tests takes queued ones from the others (worksteal): the slow fault tests
+# no longer finish on one worker while the rest wait (387 s against 471 s on a slow machine).
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 pytest: $(STAMP) $(OIDC_STAMP) $(RUN_BUILD)
-	$(if $(HAVE_CC),SCOPA_MYPYC_BUILD=$(CURDIR)/build/mypyc) $(PY) -m pytest -q -n $(PYTEST_WORKERS)
+	$(if $(HAVE_CC),SCOPA_MYPYC_BUILD=$(CURDIR)/build/mypyc) $(PY) -m pytest -q -n $(PYTEST_WORKERS) \
+	  --dist worksteal
 
 # tsc --strict, then node --test: complete games against real server processes on real Redis
 # (the signed-in tests with the OIDC provider of tests/oidc).
@@ -178,7 +181,7 @@ pytest-compiled: mypyc
 	  scopa.rules._game as g, scopa.transport._convert as c; \
 	  assert all(m.__file__.endswith('.so') for m in (v, g, c)), 'not compiled'"
 	SCOPA_SKIPPED_NAME=pytest-compiled PYTHONPATH=build/mypyc:clients/python/src \
-	  $(PY) -m pytest -q -n auto -p no:cacheprovider -m "not interpreted_only" \
+	  $(PY) -m pytest -q -n auto --dist worksteal -p no:cacheprovider -m "not interpreted_only" \
 	  tests/rules tests/app tests/bots tests/transport/test_convert.py \
 	  tests/transport/test_rest_json.py tests/transport/test_view_patches.py
 else

@@ -89,7 +89,14 @@ def _env(
 def wait_serving(target: str, service: str = GAME_SERVICE, timeout_s: float = 20.0) -> None:
     """Block until the health service reports `service` SERVING at `target`."""
     deadline = time.monotonic() + timeout_s
-    with grpc.insecure_channel(target) as channel:
+    # A refused connection (the server still importing) would hold the channel in grpc's
+    # reconnect backoff, a second at first: retry at the pace of the polls instead.
+    options = [
+        ("grpc.initial_reconnect_backoff_ms", 50),
+        ("grpc.min_reconnect_backoff_ms", 50),
+        ("grpc.max_reconnect_backoff_ms", 100),
+    ]
+    with grpc.insecure_channel(target, options=options) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             try:
