@@ -14,12 +14,12 @@ import asyncio
 import enum
 import json
 from dataclasses import replace
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
 from scopa import rules
-from scopa.archive import ArchivedGame, ArchiveError, GameArchive
+from scopa.archive import ArchivedGame, ArchiveError
 from scopa.storage import GameNotFound, Snapshot, StorageError, StorageUnavailable
 
 from ._checks import check_game_id
@@ -29,6 +29,9 @@ from ._eventlog import COMPACT, entry_records
 from ._games import Games
 from ._meta import GameMeta, SeatMeta
 from ._paging import page_size, page_token, read_page_token
+
+if TYPE_CHECKING:
+    from scopa.archive import GameArchive
 
 __all__ = ["RECORD_FORMAT", "ArchiveUnavailable", "Archiving", "GameNotFinished"]
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from opentelemetry import trace
 
 from scopa import rules
-from scopa.archive import GameArchive
 from scopa.identity import Identity
 from scopa.storage import GameStore
 
@@ -60,6 +60,9 @@ from ._seating import Seating
 from ._tokens import TokenAuthority
 from ._turns import Turns
 from ._watching import Watches
+
+if TYPE_CHECKING:
+    from scopa.archive import GameArchive
 
 __all__ = ["GameCore"]
 

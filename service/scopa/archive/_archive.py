@@ -15,7 +15,7 @@ import time
 import weakref
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -29,6 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from scopa.archive._schema import OWNERS, RECORDS
+from scopa.archive._types import ArchivedGame, ArchiveError
 
 __all__ = ["ArchiveError", "ArchivedGame", "GameArchive", "open_archive"]
 
@@ -44,27 +45,6 @@ _MIGRATING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] =
 """One migration at a time per event loop: Alembic's ``context`` and ``op`` are module globals."""
 
 _log = structlog.get_logger("scopa.archive")
-
-
-class ArchiveError(Exception):
-    """The archive database failed or could not be reached; nothing is known to be written."""
-
-
-@dataclass(frozen=True)
-class ArchivedGame:
-    """A finished game's row: what lists show, and the record's JSON (empty in lists)."""
-
-    game_id: str
-    preset: str
-    public: bool
-    created_ms: int
-    finished_ms: int
-    record: bytes = b""
-    summary: bytes = b""
-    """What a list shows of the game (opaque, small), read without the record."""
-    owners: tuple[tuple[str, int], ...] = ()
-    """(owner digest, seat) of each signed-in player who held a seat (its lowest); in a
-    list of one owner's games, that owner's only."""
 
 
 def async_url(url: str) -> str:
