@@ -232,3 +232,23 @@ async def test_a_cancellation_during_a_normal_exits_drop_is_not_swallowed() -> N
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_a_replica_closing_after_a_drain_waits_for_its_streams_drops() -> None:
+    """A drain cancels its streams again until they end, so a stream whose entry drop is slow
+    ends before the drop does; the replica's close waits for that drop (before its store
+    closes), so no spectator is left behind to lapse."""
+    store = _SlowDrop()
+    core = _core(store)
+    created, _ = await two_seat_game(core)
+    game = created.game_id
+    stream = core.watch(game, None)
+    await _next(stream)
+    pending = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.05)
+    while not pending.done():  # as Drain.end_streams does, every 50 ms
+        pending.cancel()
+        await asyncio.sleep(0.05)
+    await core.close()
+    state = await GameCore(store, TokenAuthority(SECRET), CoreSettings()).get_state(game, None)
+    assert state.presence is not None and state.presence.spectators == 0

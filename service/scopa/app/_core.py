@@ -66,6 +66,9 @@ if TYPE_CHECKING:
 
 __all__ = ["GameCore"]
 
+_DROP_WAIT_S = 2.0
+"""How long a closing replica waits for the presence drops of its streams that just ended."""
+
 
 class GameCore:
     """Use cases of the game service, on top of a :class:`GameStore` and the rules."""
@@ -252,6 +255,8 @@ class GameCore:
 
     async def close(self) -> None:
         """Stop the bots' work of this replica (games played in the background, the search
-        workers); what they leave due, a sweeper takes."""
+        workers); what they leave due, a sweeper takes. The presence entries of streams that
+        just ended are dropped first."""
+        await self._presences.close(_DROP_WAIT_S)
         await self._turns.close()
         await self._archiving.close()

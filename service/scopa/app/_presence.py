@@ -80,7 +80,9 @@ class Attendance:
         if exc_type is not None and issubclass(exc_type, WatchIdle):
             return  # the client watches again at once: no "left" and "joined"; else it lapses
         try:
-            await asyncio.shield(self._presences.drop(self))  # goes on if the task is cancelled
+            # Goes on if the task is cancelled (a drain cancels its streams again and again
+            # until they end); the replica's close waits for it (Presences.close).
+            await asyncio.shield(self._presences.dropping(self))
         except asyncio.CancelledError:
             if exc_type is None:
                 raise  # a cancellation during a normal exit is the task's, not ours to drop
@@ -96,6 +98,7 @@ class Presences:
         self._kept: BoundedMap[int, tuple[GameSnapshot, GameSnapshot]] = BoundedMap(
             DECODED_CACHE_SIZE
         )
+        self._drops: set[asyncio.Task[None]] = set()
 
     async def read(self, game_id: str, since: float | None = None) -> Presence:
         """The game's presence, read after ``since`` (on the loop's clock; None: now): one
@@ -137,6 +140,19 @@ class Presences:
         """A presence entry for ``seat`` (None: a spectator), held while the ``async with``
         block runs; its drop is best effort (a store error leaves the entry to lapse)."""
         return Attendance(self, game_id, seat)
+
+    def dropping(self, here: Attendance) -> asyncio.Task[None]:
+        """:meth:`drop` as a task of its own, which :meth:`close` waits for."""
+        task = asyncio.create_task(self.drop(here))
+        self._drops.add(task)
+        task.add_done_callback(self._drops.discard)
+        return task
+
+    async def close(self, timeout_s: float) -> None:
+        """Wait up to ``timeout_s`` for the drops of closed streams still on their way (a
+        draining replica's streams end just before it closes its store)."""
+        if self._drops:
+            await asyncio.wait(set(self._drops), timeout=timeout_s)
 
     async def drop(self, here: Attendance) -> None:
         """Drop a closed stream's entry (a store error is logged: the entry lapses)."""
