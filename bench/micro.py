@@ -9,7 +9,9 @@ pass added the pieces of a PlayCard in play (a game nine moves in, its last move
 call so that the view's own text is never taken from the kept ones), ``rest_bind_playcard``
 (a REST PlayCard body bound to its request) and ``dump_state`` (that game's state); issue 26's
 GetState pass ``rest_get_state`` (a whole REST GetState of an unchanged game through the HTTP
-app, on the embedded store). Each is
+app, on the embedded store); issue 36's ``snapshot_with_presence`` (a view snapshot copied with
+a presence, as a watch and a session do three times a realtime move) beside
+``snapshot_replace`` (the same copy by ``dataclasses.replace``, as before). Each is
 timed with :mod:`timeit` (best of ``--repeat`` rounds) and printed as
 ``micro=<name> us_per_call=<x>``, after a ``baseline=empty_call`` line timed the same way::
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import inspect
 import itertools
 import json
@@ -50,7 +53,7 @@ from scopa.app import (
 )
 from scopa.config import Settings
 from scopa.rules import MatchState, apply_move, dump_state, legal_moves, make_ruleset, new_match
-from scopa.storage import MemoryStore
+from scopa.storage import MemoryStore, Presence
 from scopa.telemetry import ServerTelemetry, configure_logging, get_logger
 from scopa.transport import _convert
 from scopa.transport._convert import card_to_pb, events_to_pb, view_to_pb
@@ -258,6 +261,19 @@ def _cases() -> dict[str, Callable[[], object]]:
         "token_verify": lambda: tokens.verify(token, game_id),
         **_tail_cases(),
         "rest_get_state": _rest_get_state((provider, MeterProvider())),
+        **_copy_cases(snapshot),
+    }
+
+
+def _copy_cases(snapshot: GameSnapshot) -> dict[str, Callable[[], object]]:
+    """A snapshot copied with a presence: its own method and ``dataclasses.replace`` (none on a
+    tree without ``GameSnapshot.with_presence``)."""
+    presence = Presence(now_ms=1, seats={}, spectators=2)
+    if not hasattr(snapshot, "with_presence"):
+        return {}
+    return {
+        "snapshot_with_presence": lambda: snapshot.with_presence(presence),
+        "snapshot_replace": lambda: dataclasses.replace(snapshot, presence=presence),
     }
 
 

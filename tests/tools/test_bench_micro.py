@@ -19,6 +19,8 @@ PIECES = {
     "rest_bind_playcard",
     "dump_state",
     "rest_get_state",
+    "snapshot_with_presence",
+    "snapshot_replace",
 }
 
 
