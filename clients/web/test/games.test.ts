@@ -180,6 +180,18 @@ describe("the web client in headless Chromium", { skip }, () => {
     return { page, context };
   }
 
+  /** Plays the first card of the hand that has a legal play, with the keyboard (its first capture). */
+  async function playByKeyboard(page: Page): Promise<void> {
+    const card = (await handOf(page)).find((c) => c.choices > 0);
+    assert.ok(card);
+    await page.locator(`.hand button[data-card='${card.code}']`).focus();
+    await page.keyboard.press("Enter");
+    if (card.choices > 1) {
+      await page.locator(".choice [data-choice='0']:focus").waitFor();
+      await page.keyboard.press("Enter");
+    }
+  }
+
   /**
    * Two people: Ann creates the game on a desktop, Bob joins from the link on a phone. With
    * `noWebSocket` their browsers have none (the pages fall back to WatchGame and calls).
@@ -459,6 +471,44 @@ describe("the web client in headless Chromium", { skip }, () => {
       await error.waitFor();
       assert.equal(await error.getAttribute("data-reason"), "INVITE_INVALID");
       assert.match((await error.textContent()) ?? "", /invite link is not valid/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("a card played while the answer to the last play is still on its way is played once that answer is in", TEST_TIMEOUT, async () => {
+    assert.ok(browser && server);
+    const context = await browser.newContext({ viewport: DESKTOP, baseURL: server.httpUrl });
+    context.setDefaultTimeout(STEP_MS);
+    await context.addInitScript(() => Reflect.deleteProperty(window, "WebSocket")); // plays by PlayCard calls
+    const page = await context.newPage();
+    try {
+      await page.goto("/");
+      await createTwoPlayerGame(page, "scopa", "Ann", { target_score: "21", hand_limit: "1" });
+      await page.locator("[data-seat-kind='1']").selectOption("bot:greedy");
+      await page.locator("#create").click();
+      await page.locator(".seats tr[data-seat='1']", { hasText: "bot: greedy" }).waitFor();
+      await page.locator(".banner[data-turn='mine']").waitFor();
+      // The answer to Ann's first play is held back: WatchGame shows the bot's reply, and Ann's
+      // turn, before it.
+      let heldUntil = 0;
+      await page.route("**/scopa.v1.GameService/PlayCard", async (route) => {
+        const response = await route.fetch();
+        if (heldUntil === 0) {
+          heldUntil = Date.now() + 3000;
+          await sleep(3000);
+        }
+        await route.fulfill({ response });
+      });
+      const version = await versionOf(page);
+      await playByKeyboard(page);
+      await waitForVersion(page, version + 2); // Ann's play, then the bot's
+      await page.locator(".banner[data-turn='mine']").waitFor();
+      assert.ok(Date.now() < heldUntil, "the first play's answer is still held");
+      await playByKeyboard(page);
+      await waitForVersion(page, version + 3);
+      assert.ok(Date.now() >= heldUntil, "the second play went after the first one's answer");
+      await page.unrouteAll({ behavior: "wait" }); // its answer may come after WatchGame's
     } finally {
       await context.close();
     }
