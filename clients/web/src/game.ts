@@ -19,6 +19,7 @@ import {
   type LegalMove,
   type ScopaClient,
   ActionSchema,
+  LegalMoveSchema,
   ScopaSession,
   ScopaSessionClosed,
   ScopaSessionError,
@@ -355,7 +356,7 @@ export class GameScreen {
   private async play(card: Card, move: LegalMove | undefined): Promise<void> {
     if (this.busy) {
       this.queued = () => {
-        const offered = this.movesOf(card).some((m) => move !== undefined && m.capture.length === move.capture.length && m.capture.every((c, i) => sameCard(c, move.capture[i] ?? c)));
+        const offered = move !== undefined && this.movesOf(card).some((m) => equals(LegalMoveSchema, m, move));
         if (offered && this.view?.turn === this.view?.seat) void this.play(card, move);
       };
       return;

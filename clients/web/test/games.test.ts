@@ -180,14 +180,17 @@ describe("the web client in headless Chromium", { skip }, () => {
     return { page, context };
   }
 
-  /** Plays the first card of the hand that has a legal play, with the keyboard (its first capture). */
-  async function playByKeyboard(page: Page): Promise<void> {
+  /** Plays the first card of the hand that has a legal play, with the keyboard; of several
+   * captures, the first (which has the focus) or, with `tab`, the next one. */
+  async function playByKeyboard(page: Page, tab = false): Promise<void> {
     const card = (await handOf(page)).find((c) => c.choices > 0);
     assert.ok(card);
     await page.locator(`.hand button[data-card='${card.code}']`).focus();
     await page.keyboard.press("Enter");
     if (card.choices > 1) {
+      // The first option has the focus (its cards highlighted); Tab reaches the next one.
       await page.locator(".choice [data-choice='0']:focus").waitFor();
+      if (tab) await page.keyboard.press("Tab");
       await page.keyboard.press("Enter");
     }
   }
@@ -439,16 +442,7 @@ describe("the web client in headless Chromium", { skip }, () => {
         const version = await versionOf(page);
         const labels = await page.locator(".hand button.card").evaluateAll((b) => b.map((e) => e.getAttribute("aria-label") ?? ""));
         for (const label of labels) assert.match(label, /^Play \S+ di (coppe|denari|bastoni|spade) \(.+ of (cups|coins|clubs|swords)\)/);
-        const card = (await handOf(page)).find((c) => c.choices > 0);
-        assert.ok(card);
-        await page.locator(`.hand button[data-card='${card.code}']`).focus();
-        await page.keyboard.press("Enter");
-        if (card.choices > 1) {
-          // The first option has the focus (its cards highlighted); Tab reaches the next one.
-          await page.locator(".choice [data-choice='0']:focus").waitFor();
-          await page.keyboard.press("Tab");
-          await page.keyboard.press("Enter");
-        }
+        await playByKeyboard(page, true);
         await waitForVersion(page, version + 1);
       }
       const state = await getState(name);
