@@ -11,12 +11,22 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from opentelemetry import trace
 from redis.asyncio import RedisCluster
 from redis.asyncio.cluster import ClusterNode
-from redis.exceptions import ClusterError, NoScriptError, RedisClusterException, TryAgainError
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import (
+    ClusterDownError,
+    ClusterError,
+    NoScriptError,
+    RedisClusterException,
+    RedisError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -36,11 +46,24 @@ _CLUSTER_DOWN = (ClusterError, RedisClusterException, TryAgainError)
 """The cluster refused the command (a slot without a primary, a failover under way): nothing
 ran, so it is StorageUnavailable like a lost connection."""
 _LINK_SKIPPED = ("health_check_interval", "retry", "connection_class")
+_RETRIES = 2
+"""Calls the cluster client sends again after reading the slot map anew (a failover moved a
+slot, a primary refused a connection). redis-py's default of ten made a call to a stalled
+shard wait eleven socket timeouts."""
 
 
 class _ScriptRoutedCluster(RedisCluster):  # type: ignore[type-arg]
     """redis-py's cluster client, routing EVALSHA_RO by its keys as it routes EVALSHA (it asks
-    a node ``COMMAND GETKEYS`` for any other command with keys in its arguments)."""
+    a node ``COMMAND GETKEYS`` for any other command with keys in its arguments).
+
+    A call that timed out is not sent again: the shard may have run it (a write's outcome is
+    then unknown, and a resent commit would read as a conflict), and a stalled shard would
+    stall the retry too."""
+
+    ERRORS_ALLOW_RETRY: ClassVar[tuple[type[RedisError], ...]] = cast(
+        "tuple[type[RedisError], ...]",  # the stubs' SlotNotCoveredError is no RedisError
+        (RedisConnectionError, ClusterDownError, SlotNotCoveredError),
+    )
 
     async def _determine_slot(self, command: str, *args: Any) -> int:
         if command.upper() in ("EVAL_RO", "EVALSHA_RO") and len(args) >= 2:
@@ -103,6 +126,7 @@ class RedisClusterStore(RedisStore):
             password=target.password,
             socket_timeout=socket_timeout,
             socket_connect_timeout=socket_timeout,
+            retry=Retry(NoBackoff(), _RETRIES),  # type: ignore[arg-type]  # stubs: sync Retry
             decode_responses=False,
             **target.connection_options(),
         )
