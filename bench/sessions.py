@@ -37,8 +37,9 @@ played closed loop beside them: ``idle_sessions=<n> p50_ms=<x> p99_ms=<x>
 server_cpu_us_per_move=<x> server_rss_mb=<x>`` (``--matches`` with no value: that phase only).
 ``--py-spy FILE`` samples our server with py-spy during the first measured run of ours (raw
 collapsed stacks, as ``bench/service.py --py-spy``; ``bench/profile.py FILE`` sums them by
-component). Absolute figures vary several-fold between machines; the ratios measured in one run are
-the figures to quote (docs/performance.md).
+component). Sampling costs the server CPU, so that run's line says ``sampled=py-spy`` and the
+medians leave it out (run two rounds or more). Absolute figures vary several-fold between
+machines; the ratios measured in one run are the figures to quote (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -239,6 +240,7 @@ async def _run_scopa(
             "client_cpu_util": round(client_s / elapsed, 3),
             "errors": rec.errors,
             "games_finished": rec.finished,
+            **({"sampled": "py-spy"} if sampler is not None else {}),
         },
     )
 
@@ -406,7 +408,7 @@ def _summary(matches: int, results: Sequence[Figures]) -> str:
         values = [
             float(str(f.extra["redis_cpu_us_per_move"])) if redis else f.server_cpu_us_per_move
             for f in results
-            if f.impl == impl and f.matches == matches
+            if f.impl == impl and f.matches == matches and "sampled" not in f.extra
         ]
         return statistics.median(values) if values else float("nan")
 
