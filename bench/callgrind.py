@@ -19,6 +19,10 @@ seat's update included, per move acknowledged.
 
 Output: one ``callgrind proto=<p> target=playcard|floor|move calls=<n> instr_per_call=<n>``
 line; the dump stays in ``--out`` (default: a temporary directory) for ``callgrind_annotate``.
+
+``--syscalls`` runs the process at full speed instead and attaches ``perf stat`` (as root, or
+with ``kernel.perf_event_paranoid`` at -1) for the same counted calls: ``syscalls proto=<p> ...
+syscalls_per_call=<x> context_switches_per_call=<x> cpu_us_per_call=<x>``, every thread.
 Counts are user-space instructions of every thread of the process (no kernel time), so a ratio
 to the floor is higher than the CPU-time ratio, whose floor is mostly system calls.
 """
@@ -29,6 +33,7 @@ import argparse
 import asyncio
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -55,18 +60,93 @@ _FLOOR_SIZES = {"request": 174, "response": 1441, "state": 560}
 """The floor's payload sizes: a PlayCard request with its token, a response and a state blob."""
 
 
-def _valgrind(out: Path, name: str) -> list[str]:
-    """The command that runs a python child under callgrind, counting nothing until told."""
-    return [
-        "valgrind",
-        "--tool=callgrind",
-        "--instr-atstart=no",
-        f"--callgrind-out-file={out}/{name}.%p",
-    ]
+class Callgrind:
+    """Counts the user-space instructions of every thread under callgrind."""
+
+    unit = "instr"
+
+    def wrapper(self, out: Path, name: str) -> list[str]:
+        """The command that runs a python child under callgrind, counting nothing until told."""
+        return [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}/{name}.%p",
+        ]
+
+    async def count(
+        self, pid: int, run: Callable[[], Awaitable[None]], out: Path, name: str
+    ) -> None:
+        """Count what the process does while ``run`` runs, then dump it."""
+        _control(pid, "-z")
+        _control(pid, "-i", "on")
+        try:
+            await run()
+        finally:
+            _control(pid, "-i", "off")
+            _control(pid, "-d")
+
+    def totals(self, out: Path, name: str, pid: int) -> dict[str, float]:
+        """The instructions of the last dump."""
+        dumps = sorted(out.glob(f"{name}.{pid}.*"), key=lambda p: p.stat().st_mtime)
+        if not dumps:
+            raise RuntimeError(f"no callgrind dump of {name} in {out}")
+        for line in dumps[-1].read_text(errors="replace").splitlines():
+            if line.startswith("totals:"):
+                return {"instr": int(line.split()[1])}
+        raise RuntimeError(f"no totals in {dumps[-1]}")
 
 
-def _start(name: str, args: Sequence[str], env: dict[str, str], out: Path, port: int) -> procs.Proc:
-    return procs.start_python(name, args, env, out, port, wrapper=_valgrind(out, name))
+class PerfStat:
+    """``--syscalls``: counts system calls, context switches and CPU time of every thread with
+    ``perf stat`` attached for the counted calls (the process runs at full speed)."""
+
+    unit = "syscalls"
+    EVENTS = {
+        "raw_syscalls:sys_enter": "syscalls",
+        "context-switches": "context_switches",
+        "task-clock": "cpu_ms",
+    }
+
+    def wrapper(self, out: Path, name: str) -> list[str]:
+        """No wrapper: perf attaches to the running process."""
+        return []
+
+    async def count(
+        self, pid: int, run: Callable[[], Awaitable[None]], out: Path, name: str
+    ) -> None:
+        """Count while ``run`` runs (perf stat -p, stopped by SIGINT)."""
+        events = ",".join(self.EVENTS)
+        perf = subprocess.Popen(
+            ["perf", "stat", "-x", ",", "-e", events, "-p", str(pid), "-o", f"{out}/{name}.perf"]
+        )
+        await asyncio.sleep(0.5)  # attached before the first counted call
+        try:
+            await run()
+        finally:
+            perf.send_signal(signal.SIGINT)
+            perf.wait()
+
+    def totals(self, out: Path, name: str, pid: int) -> dict[str, float]:
+        """Each event's count (CSV lines: value,unit,event,...)."""
+        counts: dict[str, float] = {}
+        for line in (out / f"{name}.perf").read_text().splitlines():
+            parts = line.split(",")
+            if len(parts) > 2 and parts[2] in self.EVENTS and parts[0][:1].isdigit():
+                counts[self.EVENTS[parts[2]]] = float(parts[0])
+        missing = [e for e, key in self.EVENTS.items() if key not in counts]
+        if missing:
+            raise RuntimeError(f"perf stat counted no {missing} (root, or perf_event_paranoid)")
+        return counts
+
+
+Counter = Callgrind | PerfStat
+
+
+def _start(
+    name: str, args: Sequence[str], env: dict[str, str], out: Path, port: int, counter: Counter
+) -> procs.Proc:
+    return procs.start_python(name, args, env, out, port, wrapper=counter.wrapper(out, name))
 
 
 async def _wait_until(proc: procs.Proc, probe: Callable[[], Awaitable[object]]) -> None:
@@ -74,28 +154,13 @@ async def _wait_until(proc: procs.Proc, probe: Callable[[], Awaitable[object]]) 
     await procs.wait_until(proc, _START_TIMEOUT_S, probe, interval_s=1.0, retry_on=(Exception,))
 
 
+def _counter(args: argparse.Namespace) -> Counter:
+    counter: Counter = args.counter
+    return counter
+
+
 def _control(pid: int, *flags: str) -> None:
     subprocess.run(["callgrind_control", *flags, str(pid)], check=True, capture_output=True)
-
-
-def _totals(out: Path, name: str, pid: int) -> int:
-    dumps = sorted(out.glob(f"{name}.{pid}.*"), key=lambda p: p.stat().st_mtime)
-    if not dumps:
-        raise RuntimeError(f"no callgrind dump of {name} in {out}")
-    for line in dumps[-1].read_text(errors="replace").splitlines():
-        if line.startswith("totals:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no totals in {dumps[-1]}")
-
-
-async def _counted(pid: int, run: Callable[[], Awaitable[None]]) -> None:
-    _control(pid, "-z")
-    _control(pid, "-i", "on")
-    try:
-        await run()
-    finally:
-        _control(pid, "-i", "off")
-        _control(pid, "-d")
 
 
 class _Budget:
@@ -137,13 +202,15 @@ async def _play(stub: Any, games: list[players.Game], budget: _Budget, rng: rand
     raise RuntimeError("out of games: raise --games")
 
 
-async def _server_run(args: argparse.Namespace, out: Path, store: procs.BenchRedis) -> int:
+async def _server_run(
+    args: argparse.Namespace, out: Path, store: procs.BenchRedis
+) -> dict[str, float]:
     port, http_port = procs.free_port(), procs.free_port()
     env = procs.server_env(port, http_port, store.url)
     # The sweeper's once-a-second pass would be charged to the window by its wall time (+/-8%
     # between runs on a loaded machine): the bench's games have no clocks to sweep.
     env["SCOPA_SWEEP_INTERVAL_S"] = "3600"
-    server = _start("server", ["-m", "scopa.server"], env, out, port)
+    server = _start("server", ["-m", "scopa.server"], env, out, port, _counter(args))
     try:
         channel = grpc.aio.insecure_channel(server.target)
         stub: Any = pb_grpc.GameServiceStub(channel)
@@ -167,14 +234,16 @@ async def _server_run(args: argparse.Namespace, out: Path, store: procs.BenchRed
             )
 
         await phase(args.warmup)
-        await _counted(server.process.pid, lambda: phase(args.calls))
+        await _counter(args).count(server.process.pid, lambda: phase(args.calls), out, "server")
         await channel.close()
-        return _totals(out, "server", server.process.pid)
+        return _counter(args).totals(out, "server", server.process.pid)
     finally:
         procs.stop(server, 120)
 
 
-async def _floor_run(args: argparse.Namespace, out: Path, store: procs.BenchRedis) -> int:
+async def _floor_run(
+    args: argparse.Namespace, out: Path, store: procs.BenchRedis
+) -> dict[str, float]:
     port = procs.free_port()
     floor_args = [
         str(Path(__file__).with_name("_floor.py")),
@@ -184,7 +253,7 @@ async def _floor_run(args: argparse.Namespace, out: Path, store: procs.BenchRedi
         "--state-bytes", str(_FLOOR_SIZES["state"]),
         "--response-bytes", str(_FLOOR_SIZES["response"]),
     ]  # fmt: skip
-    floor = _start("floor", floor_args, {}, out, port)
+    floor = _start("floor", floor_args, {}, out, port, _counter(args))
     try:
         for i in range(args.conc):
             store.client.hset(
@@ -215,13 +284,15 @@ async def _floor_run(args: argparse.Namespace, out: Path, store: procs.BenchRedi
             await asyncio.gather(*(worker(i, share[i]) for i in range(args.conc)))
 
         await phase(args.warmup)
-        await _counted(floor.process.pid, lambda: phase(args.calls))
-        return _totals(out, "floor", floor.process.pid)
+        await _counter(args).count(floor.process.pid, lambda: phase(args.calls), out, "floor")
+        return _counter(args).totals(out, "floor", floor.process.pid)
     finally:
         procs.stop(floor, 120)
 
 
-async def _session_run(args: argparse.Namespace, out: Path, store: procs.BenchRedis) -> int:
+async def _session_run(
+    args: argparse.Namespace, out: Path, store: procs.BenchRedis
+) -> dict[str, float]:
     """``--proto session``: ``--conc`` games of two seats, each seat a WebSocket session with
     view patches playing closed loop (``bench/sessions.py``'s seats); the instructions from the
     start of the count to the ``--calls``-th acknowledged move, divided by the moves
@@ -232,7 +303,7 @@ async def _session_run(args: argparse.Namespace, out: Path, store: procs.BenchRe
     env = procs.server_env(port, http_port, store.url)
     env["SCOPA_SWEEP_INTERVAL_S"] = "3600"
     env["SCOPA_SESSION_ACTION_RATE"] = "off"  # closed loop: faster than any person
-    server = _start("server", ["-m", "scopa.server"], env, out, port)
+    server = _start("server", ["-m", "scopa.server"], env, out, port, _counter(args))
     seats: list[asyncio.Future[None]] = []
     try:
         base = f"http://{procs.HOST}:{http_port}"
@@ -256,13 +327,14 @@ async def _session_run(args: argparse.Namespace, out: Path, store: procs.BenchRe
             rec.measuring = False
 
         await moves(args.warmup)
-        await _counted(server.process.pid, lambda: moves(args.calls))
+        await _counter(args).count(server.process.pid, lambda: moves(args.calls), out, "server")
         counted, calls = rec.moves, int(args.calls)
         running.clear()
         if rec.errors or counted < calls:
             raise RuntimeError(f"{rec.errors} error frames, {counted} of {calls} moves")
         # main() divides by --calls: the total scaled to exactly that many moves
-        return _totals(out, "server", server.process.pid) * calls // counted
+        totals = _counter(args).totals(out, "server", server.process.pid)
+        return {key: value * calls / counted for key, value in totals.items()}
     finally:
         for seat in seats:
             seat.cancel()
@@ -270,7 +342,7 @@ async def _session_run(args: argparse.Namespace, out: Path, store: procs.BenchRe
         procs.stop(server, 120)
 
 
-async def _amain(args: argparse.Namespace, out: Path) -> int:
+async def _amain(args: argparse.Namespace, out: Path) -> dict[str, float]:
     store = procs.start_redis_mode("standalone")
     try:
         if args.floor:
@@ -283,7 +355,7 @@ async def _amain(args: argparse.Namespace, out: Path) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Count and print the instructions per call."""
+    """Count and print the instructions (or, with ``--syscalls``, system calls) per call."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--proto", choices=("grpc", "rest", "connect", "session"), default="grpc")
     parser.add_argument("--floor", action="store_true", help="the protocol's floor instead")
@@ -293,20 +365,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=24, help="stacked games created up front")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="directory for the dump and logs")
+    parser.add_argument(
+        "--syscalls",
+        action="store_true",
+        help="count system calls, context switches and CPU time with perf stat instead",
+    )
     args = parser.parse_args(argv)
     if args.floor and args.proto == "session":
         parser.error("--floor: a unary protocol's (grpc, rest, connect)")
-    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+    args.counter = PerfStat() if args.syscalls else Callgrind()
+    if args.syscalls and shutil.which("perf") is None:
+        raise SystemExit("needs perf (apt-get install linux-perf)")
+    if not args.syscalls and (
+        shutil.which("valgrind") is None or shutil.which("callgrind_control") is None
+    ):
         raise SystemExit("needs valgrind (apt-get install valgrind)")
     out = args.out or Path(tempfile.mkdtemp(prefix="scopa-callgrind-"))
     out.mkdir(parents=True, exist_ok=True)
-    total = asyncio.run(_amain(args, out))
-    target = "floor" if args.floor else "move" if args.proto == "session" else "playcard"
-    print(
-        f"callgrind proto={args.proto} target={target} calls={args.calls} conc={args.conc} "
-        f"instr_per_call={total // args.calls} out={out}"
-    )
+    totals = asyncio.run(_amain(args, out))
+    print(line(args, totals, out))
     return 0
+
+
+def line(args: argparse.Namespace, totals: dict[str, float], out: Path) -> str:
+    """The output line: the counts per call."""
+    target = "floor" if args.floor else "move" if args.proto == "session" else "playcard"
+    head = f"proto={args.proto} target={target} calls={args.calls} conc={args.conc}"
+    if "instr" in totals:
+        return f"callgrind {head} instr_per_call={int(totals['instr']) // args.calls} out={out}"
+    per_call = {key: value / args.calls for key, value in totals.items()}
+    return (
+        f"syscalls {head} syscalls_per_call={per_call['syscalls']:.1f} "
+        f"context_switches_per_call={per_call['context_switches']:.1f} "
+        f"cpu_us_per_call={per_call['cpu_ms'] * 1000:.0f} out={out}"
+    )
 
 
 if __name__ == "__main__":
