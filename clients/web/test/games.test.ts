@@ -508,6 +508,43 @@ describe("the web client in headless Chromium", { skip }, () => {
     }
   });
 
+  it("an action taken while the answer to the last play is still on its way is taken once that answer is in", TEST_TIMEOUT, async () => {
+    // Scopa fidasse, Ann 2C 5D 6S, Bob 1B 6B 9S; the table 3D 4S 8C 9B. Both play by PlayCard calls.
+    const links = await createStackedGame("fidasse", ["2C", "1B", "5D", "6B", "6S", "9S", "3D", "4S", "8C", "9B"]);
+    const { ann, bob, contexts } = await twoPeople(true);
+    const pages = [ann, bob];
+    try {
+      await join(ann, links[0] ?? "", "Ann");
+      await join(bob, links[1] ?? "", "Bob");
+      for (const page of pages) await page.locator(".game[data-status='ACTIVE']").waitFor();
+      let version = await versionOf(ann);
+      await bothAt(pages, version);
+      // The answer to Ann's play is held back while WatchGame shows Bob's reply and Ann's turn.
+      let heldUntil = 0;
+      await ann.route("**/scopa.v1.GameService/PlayCard", async (route) => {
+        const response = await route.fetch();
+        if (heldUntil === 0) {
+          heldUntil = Date.now() + 5000;
+          await sleep(5000);
+        }
+        await route.fulfill({ response });
+      });
+      await ann.locator(".hand button[data-card='2C']").click();
+      await bothAt(pages, (version += 1));
+      await bob.locator(".hand button[data-card='1B']").click();
+      await bothAt(pages, (version += 1));
+      await ann.locator(".banner[data-turn='mine']").waitFor();
+      assert.ok(Date.now() < heldUntil, "the play's answer is still held");
+      await ann.locator(".declarations button[data-card='5D']").click();
+      await bothAt(pages, (version += 1));
+      assert.ok(Date.now() >= heldUntil, "the claim went after the play's answer");
+      for (const page of pages) await announced(page, "Ann plays a card face down and claims a sweep: ti fidi?");
+      await ann.unrouteAll({ behavior: "wait" });
+    } finally {
+      for (const context of contexts) await context.close();
+    }
+  });
+
   it("a public game with a turn clock: the other person finds it in the lobby, joins with its Join button (no invite link), it leaves the lobby, and each plays", TEST_TIMEOUT, async () => {
     const { ann, bob, contexts } = await twoPeople();
     try {
