@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from scopa.config import Settings
 from scopa.server import GAME_SERVICE, READINESS_SERVICE, ScopaServer
-from scopa.server._server import REFLECTION_V1, _server_options
+from scopa.server._server import REFLECTION_V1, GenericHandlersOnly, _server_options
 from scopa.storage import RedisStore
 from server.fakes import FAKE_SERVICE, Harness, register_fake, session_loop
 
@@ -186,6 +186,40 @@ async def test_reflection_lists_registered_services(harness: Harness) -> None:
     async for response in stub.ServerReflectionInfo(iter([request])):
         names |= {service.name for service in response.list_services_response.service}
     assert {FAKE_SERVICE, "grpc.health.v1.Health"} <= names
+
+
+class _Recorder:
+    """A grpc server that records what registration code hands it."""
+
+    def __init__(self) -> None:
+        self.generic: list[object] = []
+        self.registered: list[str] = []
+
+    def add_generic_rpc_handlers(self, handlers: object) -> None:
+        self.generic.append(handlers)
+
+    def add_registered_method_handlers(self, service: str, handlers: object) -> None:
+        self.registered.append(service)
+
+
+def test_generated_registration_reaches_the_server_as_generic_handlers_only() -> None:
+    """grpc.aio waits on one future per registered method for every call it takes: health's
+    generated registration (a generic handler and the same methods registered) hands the
+    server its generic handler alone."""
+    recorder = _Recorder()
+    health_pb2_grpc.add_HealthServicer_to_server(
+        health_pb2_grpc.HealthServicer(), GenericHandlersOnly(recorder)
+    )
+    assert (len(recorder.generic), recorder.registered) == (1, [])
+
+
+@session_loop
+async def test_health_and_reflection_answer_through_generic_handlers(harness: Harness) -> None:
+    """The server's only handlers are generic ones, and every service still answers."""
+    assert await _status(harness.channel, "") == SERVING
+    stub = reflection_pb2_grpc.ServerReflectionStub(harness.channel)
+    request = reflection_pb2.ServerReflectionRequest(list_services="")
+    assert [r async for r in stub.ServerReflectionInfo(iter([request]))]
 
 
 @session_loop

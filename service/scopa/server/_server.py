@@ -71,7 +71,25 @@ REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 serves only v1alpha, whose messages are the same on the wire."""
 
 
-def _enable_reflection(service_names: tuple[str, ...], server: grpc.aio.Server) -> None:
+class GenericHandlersOnly:
+    """A grpc.aio server as generated registration code (``add_*Servicer_to_server``) sees it:
+    it takes their generic handlers and drops their registered methods, which serve the same
+    calls. grpc.aio keeps one request for the next call per registered method and waits on all
+    of them for every call it takes (``asyncio.wait``): health's and reflection's added a
+    future each to every gRPC call's wait."""
+
+    def __init__(self, server: grpc.aio.Server) -> None:
+        self._server = server
+
+    def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
+        """Serve these handlers."""
+        self._server.add_generic_rpc_handlers(handlers)
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
+        """Nothing: the same handlers came as a generic one."""
+
+
+def _enable_reflection(service_names: tuple[str, ...], server: Any) -> None:
     """Serve reflection as both grpc.reflection.v1 and v1alpha, each listing both."""
     names = (*service_names, REFLECTION_V1, reflection.SERVICE_NAME)
     servicer = reflection.aio.ReflectionServicer(names)
@@ -146,12 +164,13 @@ class ScopaServer:
             interceptors=[*outer, guard],  # the guard innermost: its errors are mapped, logged
             options=_server_options(settings),
         )
+        registering = GenericHandlersOnly(self._server)
         for register in registrars:
-            register(self._server)
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)
+            register(registering)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, registering)
         _enable_reflection(
             (*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),
-            self._server,
+            registering,
         )
 
     async def start(self) -> int:
