@@ -120,7 +120,8 @@ async def test_span_continues_the_callers_trace(harness: Harness) -> None:
 
 @session_loop
 async def test_one_access_line_per_rpc_with_trace_ids(harness: Harness) -> None:
-    """Each RPC logs one line with method, outcome, duration, peer and the span's ids."""
+    """Each RPC logs one line with method, outcome, duration, peer, protocol (``grpc``, as the
+    HTTP port's lines name theirs) and the span's ids."""
     await harness.echo(b"hi")
     with pytest.raises(grpc.aio.AioRpcError):
         await harness.echo(b"bad-seat")
@@ -137,6 +138,7 @@ async def test_one_access_line_per_rpc_with_trace_ids(harness: Harness) -> None:
         assert line["event"] == "rpc"
         assert line["duration_ms"] >= 0
         assert line["peer"].startswith("ipv4:127.0.0.1:")
+        assert line["protocol"] == "grpc"
         assert line["trace_id"] == format(span.context.trace_id, "032x")
         assert line["span_id"] == format(span.context.span_id, "016x")
 

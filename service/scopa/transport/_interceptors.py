@@ -267,6 +267,7 @@ class AccessLogInterceptor(RpcInterceptor):
                     outcome=code.name,
                     duration_ms=round((time.perf_counter() - start) * 1000, 3),
                     peer=context.peer(),
+                    protocol="grpc",
                     **extra,
                 )
 
