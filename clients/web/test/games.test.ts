@@ -145,6 +145,21 @@ describe("the web client in headless Chromium", { skip }, () => {
     });
   }
 
+  /** Holds back the answer to the page's first PlayCard call for `ms`; the result tells when
+   * that hold ends (0 until the play is made). */
+  async function holdFirstPlay(page: Page, ms: number): Promise<() => number> {
+    let heldUntil = 0;
+    await page.route("**/scopa.v1.GameService/PlayCard", async (route) => {
+      const response = await route.fetch();
+      if (heldUntil === 0) {
+        heldUntil = Date.now() + ms;
+        await sleep(ms);
+      }
+      await route.fulfill({ response });
+    });
+    return () => heldUntil;
+  }
+
   /** Ann (seat 0, desktop) and Bob (seat 1, phone) join a game created by createStackedGame. */
   async function seatedPeople(links: readonly string[]): Promise<{ ann: Page; bob: Page; contexts: BrowserContext[]; name: string }> {
     const people = await twoPeople();
@@ -485,23 +500,15 @@ describe("the web client in headless Chromium", { skip }, () => {
       await page.locator(".banner[data-turn='mine']").waitFor();
       // The answer to Ann's first play is held back: WatchGame shows the bot's reply, and Ann's
       // turn, before it.
-      let heldUntil = 0;
-      await page.route("**/scopa.v1.GameService/PlayCard", async (route) => {
-        const response = await route.fetch();
-        if (heldUntil === 0) {
-          heldUntil = Date.now() + 3000;
-          await sleep(3000);
-        }
-        await route.fulfill({ response });
-      });
+      const heldUntil = await holdFirstPlay(page, 3000);
       const version = await versionOf(page);
       await playByKeyboard(page);
       await waitForVersion(page, version + 2); // Ann's play, then the bot's
       await page.locator(".banner[data-turn='mine']").waitFor();
-      assert.ok(Date.now() < heldUntil, "the first play's answer is still held");
+      assert.ok(Date.now() < heldUntil(), "the first play's answer is still held");
       await playByKeyboard(page);
       await waitForVersion(page, version + 3);
-      assert.ok(Date.now() >= heldUntil, "the second play went after the first one's answer");
+      assert.ok(Date.now() >= heldUntil(), "the second play went after the first one's answer");
       await page.unrouteAll({ behavior: "wait" }); // its answer may come after WatchGame's
     } finally {
       await context.close();
@@ -520,24 +527,16 @@ describe("the web client in headless Chromium", { skip }, () => {
       let version = await versionOf(ann);
       await bothAt(pages, version);
       // The answer to Ann's play is held back while WatchGame shows Bob's reply and Ann's turn.
-      let heldUntil = 0;
-      await ann.route("**/scopa.v1.GameService/PlayCard", async (route) => {
-        const response = await route.fetch();
-        if (heldUntil === 0) {
-          heldUntil = Date.now() + 5000;
-          await sleep(5000);
-        }
-        await route.fulfill({ response });
-      });
+      const heldUntil = await holdFirstPlay(ann, 5000);
       await ann.locator(".hand button[data-card='2C']").click();
       await bothAt(pages, (version += 1));
       await bob.locator(".hand button[data-card='1B']").click();
       await bothAt(pages, (version += 1));
       await ann.locator(".banner[data-turn='mine']").waitFor();
-      assert.ok(Date.now() < heldUntil, "the play's answer is still held");
+      assert.ok(Date.now() < heldUntil(), "the play's answer is still held");
       await ann.locator(".declarations button[data-card='5D']").click();
       await bothAt(pages, (version += 1));
-      assert.ok(Date.now() >= heldUntil, "the claim went after the play's answer");
+      assert.ok(Date.now() >= heldUntil(), "the claim went after the play's answer");
       for (const page of pages) await announced(page, "Ann plays a card face down and claims a sweep: ti fidi?");
       await ann.unrouteAll({ behavior: "wait" });
     } finally {
