@@ -20,6 +20,7 @@ from scopa.config import Settings
 from scopa.server import GAME_SERVICE, READINESS_SERVICE, ScopaServer
 from scopa.server._server import REFLECTION_V1, GenericHandlersOnly, _server_options
 from scopa.storage import RedisStore
+from scopa.transport import GameServicer, add_game_service
 from server.fakes import FAKE_SERVICE, Harness, register_fake, session_loop
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -202,24 +203,15 @@ class _Recorder:
         self.registered.append(service)
 
 
-def test_generated_registration_reaches_the_server_as_generic_handlers_only() -> None:
+def test_registration_reaches_the_server_as_generic_handlers_only() -> None:
     """grpc.aio waits on one future per registered method for every call it takes: health's
-    generated registration (a generic handler and the same methods registered) hands the
-    server its generic handler alone."""
+    generated registration and the game service's (each a generic handler and the same
+    methods registered) hand the server their generic handlers alone."""
     recorder = _Recorder()
-    health_pb2_grpc.add_HealthServicer_to_server(
-        health_pb2_grpc.HealthServicer(), GenericHandlersOnly(recorder)
-    )
-    assert (len(recorder.generic), recorder.registered) == (1, [])
-
-
-@session_loop
-async def test_health_and_reflection_answer_through_generic_handlers(harness: Harness) -> None:
-    """The server's only handlers are generic ones, and every service still answers."""
-    assert await _status(harness.channel, "") == SERVING
-    stub = reflection_pb2_grpc.ServerReflectionStub(harness.channel)
-    request = reflection_pb2.ServerReflectionRequest(list_services="")
-    assert [r async for r in stub.ServerReflectionInfo(iter([request]))]
+    registering = GenericHandlersOnly(recorder)
+    health_pb2_grpc.add_HealthServicer_to_server(health_pb2_grpc.HealthServicer(), registering)
+    add_game_service(GameServicer.__new__(GameServicer), registering)
+    assert (len(recorder.generic), recorder.registered) == (2, [])
 
 
 @session_loop
