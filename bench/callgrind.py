@@ -19,12 +19,12 @@ seat's update included, per move acknowledged.
 
 Output: one ``callgrind proto=<p> target=playcard|floor|move calls=<n> instr_per_call=<n>``
 line; the dump stays in ``--out`` (default: a temporary directory) for ``callgrind_annotate``.
+Counts are user-space instructions of every thread of the process (no kernel time), so a ratio
+to the floor is higher than the CPU-time ratio, whose floor is mostly system calls.
 
 ``--syscalls`` runs the process at full speed instead and attaches ``perf stat`` (as root, or
 with ``kernel.perf_event_paranoid`` at -1) for the same counted calls: ``syscalls proto=<p> ...
 syscalls_per_call=<x> context_switches_per_call=<x> cpu_us_per_call=<x>``, every thread.
-Counts are user-space instructions of every thread of the process (no kernel time), so a ratio
-to the floor is higher than the CPU-time ratio, whose floor is mostly system calls.
 """
 
 from __future__ import annotations
@@ -63,8 +63,6 @@ _FLOOR_SIZES = {"request": 174, "response": 1441, "state": 560}
 class Callgrind:
     """Counts the user-space instructions of every thread under callgrind."""
 
-    unit = "instr"
-
     def wrapper(self, out: Path, name: str) -> list[str]:
         """The command that runs a python child under callgrind, counting nothing until told."""
         return [
@@ -101,7 +99,6 @@ class PerfStat:
     """``--syscalls``: counts system calls, context switches and CPU time of every thread with
     ``perf stat`` attached for the counted calls (the process runs at full speed)."""
 
-    unit = "syscalls"
     EVENTS = {
         "raw_syscalls:sys_enter": "syscalls",
         "context-switches": "context_switches",

@@ -268,9 +268,9 @@ def _cases() -> dict[str, Callable[[], object]]:
 def _copy_cases(snapshot: GameSnapshot) -> dict[str, Callable[[], object]]:
     """A snapshot copied with a presence: its own method and ``dataclasses.replace`` (none on a
     tree without ``GameSnapshot.with_presence``)."""
-    presence = Presence(now_ms=1, seats={}, spectators=2)
     if not hasattr(snapshot, "with_presence"):
         return {}
+    presence = Presence(now_ms=1, seats={}, spectators=2)
     return {
         "snapshot_with_presence": lambda: snapshot.with_presence(presence),
         "snapshot_replace": lambda: dataclasses.replace(snapshot, presence=presence),

@@ -191,8 +191,8 @@ async def test_a_call_to_a_stalled_shard_fails_within_a_few_timeouts(
 ) -> None:
     """A read sent to a shard that stops answering (CLIENT PAUSE ALL) fails as
     STORAGE_UNAVAILABLE (retry; not OUTCOME_UNKNOWN, which tells of a write that may have been
-    applied); a write fails as OUTCOME_UNKNOWN and is not sent again by the cluster client. Both
-    within a few of the store's timeouts, not the client's ten retries."""
+    applied), a write as OUTCOME_UNKNOWN; both within a few of the store's timeouts (the
+    cluster client sends neither again after its timeout), not redis-py's ten retries."""
     store = open_store(redis_cluster.url, timeout_s=STALL_TIMEOUT_S)
     client: Any = None
     try:
