@@ -185,11 +185,13 @@ describe("the web client in headless Chromium", { skip }, () => {
     await page.locator(".events li", { hasText: text }).waitFor();
   }
 
-  /** A page of one person at `/`, on a desktop. */
-  async function onePerson(): Promise<{ page: Page; context: BrowserContext }> {
+  /** A page of one person at `/`, on a desktop; with `noWebSocket` its browser has none (the
+   * page plays by calls and follows by WatchGame). */
+  async function onePerson(noWebSocket = false): Promise<{ page: Page; context: BrowserContext }> {
     assert.ok(browser && server);
     const context = await browser.newContext({ viewport: DESKTOP, baseURL: server.httpUrl });
     context.setDefaultTimeout(STEP_MS);
+    if (noWebSocket) await context.addInitScript(() => Reflect.deleteProperty(window, "WebSocket"));
     const page = await context.newPage();
     await page.goto("/");
     return { page, context };
@@ -486,13 +488,8 @@ describe("the web client in headless Chromium", { skip }, () => {
   });
 
   it("a card played while the answer to the last play is still on its way is played once that answer is in", TEST_TIMEOUT, async () => {
-    assert.ok(browser && server);
-    const context = await browser.newContext({ viewport: DESKTOP, baseURL: server.httpUrl });
-    context.setDefaultTimeout(STEP_MS);
-    await context.addInitScript(() => Reflect.deleteProperty(window, "WebSocket")); // plays by PlayCard calls
-    const page = await context.newPage();
+    const { page, context } = await onePerson(true); // plays by PlayCard calls
     try {
-      await page.goto("/");
       await createTwoPlayerGame(page, "scopa", "Ann", { target_score: "21", hand_limit: "1" });
       await page.locator("[data-seat-kind='1']").selectOption("bot:greedy");
       await page.locator("#create").click();
