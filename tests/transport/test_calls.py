@@ -137,3 +137,35 @@ async def test_after_a_hand_the_results_go_to_the_tail_in_wire_bytes_and_json() 
             state = await plain.get_state(get, tokens[0])
             assert list(whole.view.hand_results) == list(state.view.hand_results)
             assert json.loads(dumps(bare, tail)) == json.loads(dumps(whole))
+
+
+async def test_a_json_only_action_answers_the_json_of_its_response_message() -> None:
+    """PlayCard and TakeAction of ``json_unary`` (REST's) answer the proto3 JSON of the response
+    the message methods build: the view GetState then shows (but presence), the action's
+    events (the view's last events), and the game's etag."""
+    calls = _calls(options_tail=True)
+    created, tokens = await _two_seat_game(calls)
+    request = pb.GetStateRequest(name=created.name)
+    assert set(calls.json_unary) == {"PlayCard", "TakeAction"}
+    for method in ("PlayCard", "TakeAction"):
+        seat = (await calls.get_state(request, tokens[0])).view.turn
+        move = (await calls.get_state(request, tokens[seat])).view.legal_moves[0]
+        calls.take_tail()
+        play = pb.PlayCardRequest(
+            name=created.name, card=move.card, capture=pb.CaptureChoice(cards=move.capture)
+        )
+        action = pb.TakeActionRequest(
+            name=created.name,
+            action=pb.Action(play_card=pb.PlayCardAction(card=move.card, capture=play.capture)),
+        )
+        answered = await calls.json_unary[method](
+            play if method == "PlayCard" else action, tokens[seat]
+        )
+        state = await calls.get_state(request, tokens[seat])
+        shown = json.loads(dumps(state, calls.take_tail()))["view"]
+        del shown["spectatorCount"]  # GetState reads who is here; an action's answer does not
+        for seat_view in shown["seats"]:
+            del seat_view["connected"]
+        body = json.loads(answered.body)
+        assert body["view"] == shown and body["events"] == shown["lastEvents"] != []
+        assert answered.etag == state.view.etag == f"v{state.view.version}"

@@ -23,7 +23,7 @@ from typing import Any, Final, NamedTuple, TypeVar
 from google.protobuf.message import Message
 
 from scopa import rules
-from scopa.app import AppError, GameCore, GameSnapshot, GameStatus, InvalidArgument
+from scopa.app import AppError, GameCore, GameSnapshot, GameStatus, InvalidArgument, PlayResult
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import (
@@ -39,8 +39,17 @@ from ._convert import (
     with_view,
 )
 from ._convert_presence import presence_to_pb
+from ._view_json import view_json
 
-__all__ = ["Encoded", "GameCalls", "UnaryCall", "request_fields", "serialize_response"]
+__all__ = [
+    "Encoded",
+    "GameCalls",
+    "JsonCall",
+    "JsonOnly",
+    "UnaryCall",
+    "request_fields",
+    "serialize_response",
+]
 
 _KEPT_RESPONSES: Final = 1024
 """GetState responses kept per GameCalls (see GameCalls.get_state), each with its encodings:
@@ -106,6 +115,32 @@ def _locate_option(exc: rules.InvalidOption, request: pb.CreateGameRequest) -> N
         exc.field = "seats"
     elif name != "first_dealer":
         exc.field = f"options.{name}"
+
+
+class JsonOnly(NamedTuple):
+    """A response already written as proto3 JSON (:attr:`GameCalls.json_unary`), and the etag
+    of the game its view shows."""
+
+    body: bytes
+    etag: str
+
+
+JsonCall = Callable[[Any, str | None], Awaitable[JsonOnly]]
+"""A unary method whose response is JSON already: (request message, bearer token or None)."""
+
+
+def _events(result: PlayResult) -> tuple[list[pb.Event] | None, list[pb.Event]]:
+    """An action's events as messages, and the view's last events: the same list when they are
+    the very events of the action (usual: converted once), None to convert them apart."""
+    events = events_to_pb(result.events)
+    return (events if result.snapshot.last_events is result.events else None), events
+
+
+def _json_only(response: type[Message], result: PlayResult) -> JsonOnly:
+    """The proto3 JSON of ``response`` (PlayCard's or TakeAction's) for an action's result."""
+    last_events, events = _events(result)
+    body = view_json(response, result.snapshot, last_events, events=events)
+    return JsonOnly(body, result.snapshot.etag)
 
 
 def _wire(message: Message, tail: bytes) -> bytes:
@@ -308,33 +343,46 @@ class GameCalls:
         self, request: pb.PlayCardRequest, token: str | None
     ) -> pb.PlayCardResponse:
         """Play a card."""
-        game_id = game_id_from_name(request.name)
-        with request_fields():
-            result = await self._core.play_card(
-                game_id, token, move_from_pb(request), request.etag, request.request_id
-            )
-        events = events_to_pb(result.events)
-        # The view's last events are usually the very events of the move: convert them once.
-        same = result.snapshot.last_events is result.events
-        return self._viewed(
-            pb.PlayCardResponse, result.snapshot, events if same else None, events=events
-        )
+        result = await self._play(request, token)
+        last_events, events = _events(result)
+        return self._viewed(pb.PlayCardResponse, result.snapshot, last_events, events=events)
 
     async def take_action(
         self, request: pb.TakeActionRequest, token: str | None
     ) -> pb.TakeActionResponse:
         """Take one action of any kind (a play, a declaration)."""
+        result = await self._act(request, token)
+        last_events, events = _events(result)
+        return self._viewed(pb.TakeActionResponse, result.snapshot, last_events, events=events)
+
+    @property
+    def json_unary(self) -> Mapping[str, JsonCall]:
+        """The methods whose responses a JSON-only transport (REST) gets written already: the
+        same JSON as the response message's (:func:`._view_json.view_json`), no message built."""
+        return {"PlayCard": self.play_card_json, "TakeAction": self.take_action_json}
+
+    async def play_card_json(self, request: pb.PlayCardRequest, token: str | None) -> JsonOnly:
+        """:meth:`play_card`, its response as proto3 JSON."""
+        return _json_only(pb.PlayCardResponse, await self._play(request, token))
+
+    async def take_action_json(self, request: pb.TakeActionRequest, token: str | None) -> JsonOnly:
+        """:meth:`take_action`, its response as proto3 JSON."""
+        return _json_only(pb.TakeActionResponse, await self._act(request, token))
+
+    async def _play(self, request: pb.PlayCardRequest, token: str | None) -> PlayResult:
+        game_id = game_id_from_name(request.name)
+        with request_fields():
+            return await self._core.play_card(
+                game_id, token, move_from_pb(request), request.etag, request.request_id
+            )
+
+    async def _act(self, request: pb.TakeActionRequest, token: str | None) -> PlayResult:
         game_id = game_id_from_name(request.name)
         action = action_from_pb(request.action)
         with request_fields():
-            result = await self._core.take_action(
+            return await self._core.take_action(
                 game_id, token, action, request.etag, request.request_id
             )
-        events = events_to_pb(result.events)
-        same = result.snapshot.last_events is result.events
-        return self._viewed(
-            pb.TakeActionResponse, result.snapshot, events if same else None, events=events
-        )
 
     async def join_game(
         self, request: pb.JoinGameRequest, token: str | None

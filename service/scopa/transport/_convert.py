@@ -47,6 +47,7 @@ __all__ = [
     "results_view",
     "rulesets_to_pb",
     "token_from_metadata",
+    "view_fields",
     "view_tail",
     "view_to_pb",
     "with_view",
@@ -431,8 +432,7 @@ def events_to_pb(events: Iterable[VersionedEvent]) -> list[pb.Event]:
 
 @functools.lru_cache(maxsize=4096)
 def _legal_move(move: rules.Move) -> pb.LegalMove:
-    # Built once per distinct move, like _CARDS: only passed to the GameView constructor, which
-    # copies it; never handed out or mutated.
+    # Built once per distinct move, like _CARDS: only ever copied, never handed out or mutated.
     return pb.LegalMove(card=_CARDS[move.card], capture=cards_to_pb(move.capture or ()))
 
 
@@ -444,7 +444,7 @@ def _legal_action(action: rules.Action) -> pb.Action:
 
 def view_to_pb(snapshot: GameSnapshot, last_events: list[pb.Event] | None = None) -> pb.GameView:
     """A caller's snapshot to the GameView message (``last_events``: already converted)."""
-    message = pb.GameView(**_view_fields(snapshot, last_events))
+    message = pb.GameView(**view_fields(snapshot, last_events))
     _add_view_extras(message, snapshot)
     message.MergeFromString(_options_view(snapshot.view.options))
     return message
@@ -503,7 +503,7 @@ def with_view(
     message is ~3% of a gRPC PlayCard's instructions). ``results=False`` leaves out the hand
     results likewise (:func:`results_tail`).
     """
-    message = response(view=_view_fields(snapshot, last_events, results), **fields)
+    message = response(view=view_fields(snapshot, last_events, results), **fields)
     view = cast(pb.GameView, getattr(message, "view"))  # noqa: B009
     _add_view_extras(view, snapshot)
     if options:
@@ -585,11 +585,11 @@ def _add_view_extras(message: pb.GameView, snapshot: GameSnapshot) -> None:
         message.create_time.FromMilliseconds(snapshot.created_ms)
 
 
-def _view_fields(
+def view_fields(
     snapshot: GameSnapshot, last_events: list[pb.Event] | None, results: bool = True
 ) -> dict[str, Any]:
-    """The GameView's constructor arguments (a dict initialises a submessage in place);
-    without the hand results when not ``results``."""
+    """The GameView's constructor arguments (dicts fill submessages in place); ``results``: with
+    the hand results."""
     view = snapshot.view
     options = view.options
     playing = snapshot.status is GameStatus.ACTIVE and view.turn >= 0

@@ -260,7 +260,7 @@ def build_http_app(
     service = pb.DESCRIPTOR.services_by_name["GameService"]
     rest = RestApp(
         routes_of(service),
-        calls.unary,
+        {**calls.unary, **calls.json_unary},
         calls.streams,
         max_body_bytes=max_body_bytes,
         keepalive_s=keepalive_s,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 from urllib.parse import parse_qsl
@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from scopa.app import InvalidArgument, StaleEtag
 from scopa.transport._errors import RequestTooLarge, http_error_headers, to_http_error
 
-from ._calls import Encoded, GameCalls, UnaryCall
+from ._calls import Encoded, GameCalls, JsonOnly
 from ._convert import token_from_metadata
 from ._http_errors import MethodNotAllowed, RouteNotFound
 from ._http_guard import HttpGuard
@@ -38,6 +38,9 @@ _MATCHED = "scopa.rest_route"
 
 StreamCall = Callable[[Any, str | None, str], AsyncIterator[Message]]
 """One server-streaming method: (request, token, client) -> messages ("" = client not counted)."""
+RestCall = Callable[[Any, str | None], Awaitable[Message | JsonOnly]]
+"""One unary method: (request message, bearer token or None) -> response, or its JSON already
+(``GameCalls.json_unary``)."""
 
 
 def to_json(message: Message) -> dict[str, Any]:
@@ -154,7 +157,7 @@ class RestApp:
     def __init__(
         self,
         routes: Sequence[Route],
-        unary: Mapping[str, UnaryCall],
+        unary: Mapping[str, RestCall],
         streams: Mapping[str, StreamCall],
         *,
         max_body_bytes: int,
@@ -236,6 +239,9 @@ class RestApp:
             response = await handler(request, token)
         else:
             response = await self._guard.unary(scope, rpc_method, handler, request, token)
+        if isinstance(response, JsonOnly):  # a POST: no If-Match check on the result, no 304
+            await send_payload(send, 200, response.body, [(b"etag", f'"{response.etag}"'.encode())])
+            return
         await self._respond(route, scope, send, GameCalls.encoded(response), if_match)
 
     def _guarded_stream(self, scope: Scope, rpc_method: str) -> AbstractAsyncContextManager[None]:
