@@ -182,8 +182,9 @@ pytest-compiled: mypyc
 	  assert all(m.__file__.endswith('.so') for m in (v, g, c)), 'not compiled'"
 	SCOPA_SKIPPED_NAME=pytest-compiled PYTHONPATH=build/mypyc:clients/python/src \
 	  $(PY) -m pytest -q -n auto --dist worksteal -p no:cacheprovider -m "not interpreted_only" \
-	  tests/rules tests/app tests/bots tests/transport/test_convert.py \
-	  tests/transport/test_rest_json.py tests/transport/test_view_patches.py
+	  tests/rules tests/app tests/bots tests/test_frozen.py tests/transport/test_convert.py \
+	  tests/transport/test_rest_json.py tests/transport/test_view_patches.py \
+	  tests/transport/test_dict_json.py tests/transport/test_view_json.py
 else
 pytest-compiled:
 	@if [ -n "$$SCOPA_REQUIRE_ALL" ]; then echo "pytest-compiled: no C compiler (cc, gcc)"; exit 1; fi

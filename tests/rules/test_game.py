@@ -20,6 +20,7 @@ from rules_helpers import (
 )
 
 from scopa.rules import (
+    PRESETS,
     AceReturned,
     AcesOnTable,
     BonusScored,
@@ -48,9 +49,12 @@ from scopa.rules import (
     RulesError,
     Ruleset,
     SeatResigned,
+    apply_action,
     apply_move,
     check_deck,
     dump_state,
+    is_stuck,
+    legal_actions,
     legal_moves,
     make_ruleset,
     new_match,
@@ -1009,3 +1013,24 @@ def test_the_hand_limit_ends_the_match_with_the_best_score(
             (finished,) = of_type(events, GameFinished)
             assert finished.reason is FinishReason.HAND_LIMIT
             assert finished.winners == after.winners == winners
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_is_stuck_is_a_game_in_play_without_legal_actions(preset: str) -> None:
+    """is_stuck's shortcut (a card in hand always makes a move) answers as its definition on
+    every state of random games, every move type's phase included; and a seat in play with an
+    empty hand is stuck."""
+    rng = random.Random(7)
+    state, _ = new_match(make_ruleset(preset), rng=rng)
+    for _ in range(300):
+        actions = legal_actions(state)
+        playing = state.finish_reason is FinishReason.NONE
+        assert is_stuck(state) == (playing and not actions)
+        if not actions:
+            break
+        state, _ = apply_action(state, state.turn, rng.choice(actions), rng)
+    state, _ = new_match(make_ruleset(preset), rng=rng)
+    hands = list(state.hands)
+    hands[state.turn] = ()
+    emptied = replace(state, hands=tuple(hands))
+    assert is_stuck(emptied) == (state.phase == "play") == (not legal_actions(emptied))

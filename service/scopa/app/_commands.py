@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from scopa import bots, rules
+from scopa._frozen import frozen_init
 from scopa.storage import Presence
 
 from ._eventlog import VersionedEvent
@@ -151,6 +152,64 @@ class GameSnapshot:
     spectator_token: str = ""
     """The spectator token, in a seat's view of a game with ``spectators_invite``."""
 
+    def __init__(  # compiled by mypyc, unlike the generated one (scopa._frozen)
+        self,
+        game_id: str,
+        version: int,
+        status: GameStatus,
+        seats: tuple[SeatMeta, ...],
+        view: rules.SeatView,
+        last_events: tuple[VersionedEvent, ...] = (),
+        resigned: int = -1,
+        deadline_ms: int = 0,
+        turn_timeout_s: int = 0,
+        public: bool = False,
+        created_ms: int = 0,
+        timeout_bot: str = "",
+        rematch_game_id: str = "",
+        previous_game_id: str = "",
+        presence: Presence | None = None,
+        spectators_invite: bool = False,
+        spectator_token: str = "",
+    ) -> None:
+        (
+            self.game_id,  # type: ignore[misc]
+            self.version,  # type: ignore[misc]
+            self.status,  # type: ignore[misc]
+            self.seats,  # type: ignore[misc]
+            self.view,  # type: ignore[misc]
+            self.last_events,  # type: ignore[misc]
+            self.resigned,  # type: ignore[misc]
+            self.deadline_ms,  # type: ignore[misc]
+            self.turn_timeout_s,  # type: ignore[misc]
+            self.public,  # type: ignore[misc]
+            self.created_ms,  # type: ignore[misc]
+            self.timeout_bot,  # type: ignore[misc]
+            self.rematch_game_id,  # type: ignore[misc]
+            self.previous_game_id,  # type: ignore[misc]
+            self.presence,  # type: ignore[misc]
+            self.spectators_invite,  # type: ignore[misc]
+            self.spectator_token,  # type: ignore[misc]
+        ) = (
+            game_id,
+            version,
+            status,
+            seats,
+            view,
+            last_events,
+            resigned,
+            deadline_ms,
+            turn_timeout_s,
+            public,
+            created_ms,
+            timeout_bot,
+            rematch_game_id,
+            previous_game_id,
+            presence,
+            spectators_invite,
+            spectator_token,
+        )
+
     @property
     def etag(self) -> str:
         """Opaque tag of this version, for optimistic concurrency."""
@@ -233,6 +292,20 @@ class PlayResult:
     """Watch only: set on a presence message (no new version; a seat connected or left): the
     seats that did."""
 
+    def __init__(  # compiled by mypyc, unlike the generated one (scopa._frozen)
+        self,
+        events: tuple[VersionedEvent, ...],
+        snapshot: GameSnapshot,
+        truncated: bool = False,
+        presence: tuple[PresenceChange, ...] | None = None,
+    ) -> None:
+        (self.events, self.snapshot, self.truncated, self.presence) = (  # type: ignore[misc]
+            events,
+            snapshot,
+            truncated,
+            presence,
+        )
+
     def with_snapshot(self, snapshot: GameSnapshot) -> PlayResult:
         """This result with ``snapshot`` instead (as ``dataclasses.replace``, without its
         introspection)."""
@@ -263,3 +336,7 @@ class JoinResult:
     seat: int
     token: str
     snapshot: GameSnapshot
+
+
+frozen_init(GameSnapshot)
+frozen_init(PlayResult)

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from scopa._frozen import frozen_init
 from scopa.rules import InvalidState
 
 from ._codec import is_keyed, pack, unpack
@@ -77,6 +78,28 @@ class SeatMeta:
     unknown: Unknown = ()
     """This seat's keys written by a newer release, kept to be written back."""
 
+    def __init__(  # compiled by mypyc, unlike the generated one (scopa._frozen)
+        self,
+        name: str,
+        open: bool,
+        joined: bool,
+        invite_digest: str = "",
+        bot: str = "",
+        timeouts: int = 0,
+        owner: str = "",
+        unknown: Unknown = (),
+    ) -> None:
+        (
+            self.name,  # type: ignore[misc]
+            self.open,  # type: ignore[misc]
+            self.joined,  # type: ignore[misc]
+            self.invite_digest,  # type: ignore[misc]
+            self.bot,  # type: ignore[misc]
+            self.timeouts,  # type: ignore[misc]
+            self.owner,  # type: ignore[misc]
+            self.unknown,  # type: ignore[misc]
+        ) = (name, open, joined, invite_digest, bot, timeouts, owner, unknown)
+
 
 @dataclass(frozen=True, slots=True)
 class GameMeta:
@@ -116,6 +139,64 @@ class GameMeta:
     """The game's own webhook URL (CreateGame ``webhook``); never shown to anyone."""
     spectators_invite: bool = False
     """Spectators need the game's spectator token (CreateGame's ``spectators`` option)."""
+
+    def __init__(  # compiled by mypyc, unlike the generated one (scopa._frozen)
+        self,
+        seats: tuple[SeatMeta, ...],
+        resigned: int = -1,
+        last_events: bytes = b"",
+        turn_timeout_s: int = 0,
+        on_timeout: str = "bot",
+        forfeit_after: int = 0,
+        deadline_ms: int = 0,
+        public: bool = False,
+        created_ms: int = 0,
+        timeout_bot: str = "",
+        rematch: str = "",
+        rematch_of: str = "",
+        tokens_of: str = "",
+        unknown: Unknown = (),
+        unknown_blobs: tuple[tuple[str, bytes], ...] = (),
+        webhook_url: str = "",
+        spectators_invite: bool = False,
+    ) -> None:
+        (
+            self.seats,  # type: ignore[misc]
+            self.resigned,  # type: ignore[misc]
+            self.last_events,  # type: ignore[misc]
+            self.turn_timeout_s,  # type: ignore[misc]
+            self.on_timeout,  # type: ignore[misc]
+            self.forfeit_after,  # type: ignore[misc]
+            self.deadline_ms,  # type: ignore[misc]
+            self.public,  # type: ignore[misc]
+            self.created_ms,  # type: ignore[misc]
+            self.timeout_bot,  # type: ignore[misc]
+            self.rematch,  # type: ignore[misc]
+            self.rematch_of,  # type: ignore[misc]
+            self.tokens_of,  # type: ignore[misc]
+            self.unknown,  # type: ignore[misc]
+            self.unknown_blobs,  # type: ignore[misc]
+            self.webhook_url,  # type: ignore[misc]
+            self.spectators_invite,  # type: ignore[misc]
+        ) = (
+            seats,
+            resigned,
+            last_events,
+            turn_timeout_s,
+            on_timeout,
+            forfeit_after,
+            deadline_ms,
+            public,
+            created_ms,
+            timeout_bot,
+            rematch,
+            rematch_of,
+            tokens_of,
+            unknown,
+            unknown_blobs,
+            webhook_url,
+            spectators_invite,
+        )
 
     @property
     def waiting(self) -> bool:
@@ -259,3 +340,7 @@ class GameMeta:
             return cls(seats, resigned, bytes(blob[4 + size :]))
         except (ValueError, TypeError) as exc:
             raise InvalidState("corrupt game meta") from exc
+
+
+frozen_init(SeatMeta)
+frozen_init(GameMeta)

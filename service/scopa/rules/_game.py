@@ -415,7 +415,13 @@ def is_stuck(state: MatchState) -> bool:
     """Whether the game is not over and the seat it awaits has no legal action: a state the
     engine must never reach (tools/fuzz_rules.py looks for one), which the service refuses to
     serve rather than leave every seat waiting."""
-    return state.finish_reason is _PLAYING and not legal_actions(state)
+    if state.finish_reason is not _PLAYING:
+        return False
+    if state.phase == PLAY and state.hands[state.turn]:
+        card_play = _plan(state.ruleset.options).card_play
+        if card_play is None or not card_play.active(state):
+            return False  # each card in hand makes a move (:func:`_moves`): a capture, or laid
+    return not legal_actions(state)
 
 
 def _actions(state: MatchState, plan: _Plan) -> list[Action]:
