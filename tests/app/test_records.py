@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 
 import pytest
@@ -29,6 +31,21 @@ def test_a_fingerprint_tells_the_rpc_and_every_argument_apart() -> None:
     assert len(prints) == 4
     assert fingerprint("ResignGame") == fingerprint("ResignGame")
     assert len(fingerprint("ResignGame")) == 16
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("TakeAction", '["move", 12, [3, 7]]', "v12"),
+        ("TakeAction", "".join(map(chr, range(128))), 'quote " back \\ slash /'),
+        ("ResignGame", "caffè", "☃ \u2028 \U0001f600", "\x00\x1f\x7f"),
+    ],
+)
+def test_a_fingerprint_is_the_digest_of_the_compact_ascii_json(arguments: tuple[str, ...]) -> None:
+    """The digest of one request never changes from release to release (a retry may reach
+    another): sha256 of the arguments' compact JSON, non-ASCII text escaped, as json writes it."""
+    text = json.dumps(list(arguments), separators=(",", ":"))
+    assert fingerprint(*arguments) == hashlib.sha256(text.encode()).digest()[:16]
 
 
 def test_an_action_is_canonical_whatever_its_capture_order() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -21,6 +22,18 @@ from support.server_process import ServerProcess, start_server, stop_server
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
+from scopa.app import (
+    CoreSettings,
+    CreateGameCommand,
+    GameCore,
+    GameSnapshot,
+    GameStatus,
+    SeatSpec,
+    TokenAuthority,
+)
+from scopa.storage import MemoryStore, Presence, SeatSeen
+from scopa.transport._convert import events_to_pb, with_view
+from scopa.transport._view_patch import ViewPatches
 from scopa_client.session import JSON_SUBPROTOCOL, PROTO_SUBPROTOCOL, open_session
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1 import scopa_pb2_grpc
@@ -286,3 +299,40 @@ async def test_the_python_client_plays_a_game_through_patches(server: ServerProc
         finally:
             for session in [*seats.values(), whole]:
                 await session.close()
+
+
+async def test_patches_rebuild_every_view_of_a_clocked_game_with_presence_in_process() -> None:
+    """In process, over a whole game with a turn clock (its deadline moves, then goes when the
+    game ends), presence shown on some versions, and last events given both as messages and
+    as wire bytes: applying each patch to the view before gives the whole view."""
+
+    async def versions() -> list[GameSnapshot]:
+        core = GameCore(MemoryStore(), TokenAuthority(b"k" * 32), CoreSettings(), random.Random(3))
+        seats = [SeatSpec("ann"), SeatSpec("bob")]
+        command = CreateGameCommand("scopa", {"target_score": 1}, seats, turn_timeout_s=30)
+        created = await core.create_game(command)
+        tokens, rng = dict(created.tokens), random.Random(4)
+        shown = [await core.get_state(created.game_id, tokens[0])]
+        while shown[-1].status is GameStatus.ACTIVE:
+            turn = shown[-1].view.turn
+            actions = (await core.get_state(created.game_id, tokens[turn])).view.legal_actions
+            await core.take_action(created.game_id, tokens[turn], rng.choice(actions))
+            shown.append(await core.get_state(created.game_id, tokens[0]))
+        return shown
+
+    snapshots = await versions()
+    seen = Presence(1_700_000_000_000, {0: SeatSeen(True, 1_700_000_000_000)}, spectators=1)
+    patches = ViewPatches()
+    first = snapshots[0]
+    bare = with_view(pb.SessionWelcome, first, options=False, results=False).view
+    patches.sent_whole(bare, first)
+    view = with_view(pb.SessionWelcome, first).view
+    for i, version in enumerate(snapshots[1:]):
+        snapshot = version.with_presence(seen) if i % 3 == 1 else version
+        encoded = None
+        if i % 2:
+            encoded = [e.SerializeToString() for e in events_to_pb(snapshot.last_events)]
+        update = pb.SessionUpdate.FromString(patches.patch(snapshot, encoded))
+        view = _apply(view, update.view_patch)
+        assert view == with_view(pb.SessionWelcome, snapshot).view, snapshot.version
+    assert len(snapshots) > 30 and not view.HasField("turn_deadline") and view.hand_results

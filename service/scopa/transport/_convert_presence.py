@@ -10,13 +10,24 @@ from typing import Any
 from scopa.app import GameSnapshot, PresenceChange
 from scopa_client.v1 import scopa_pb2 as pb
 
-__all__ = ["presence_to_pb", "spectator_fields"]
+__all__ = ["presence_to_pb", "spectator_fields", "view_times"]
 
 
 def _time(ms: int) -> dict[str, int]:
     """A Timestamp's constructor arguments for ``ms`` since the epoch."""
     seconds, millis = divmod(ms, 1000)
     return dict(seconds=seconds, nanos=millis * 1_000_000)
+
+
+def view_times(snapshot: GameSnapshot) -> dict[str, Any]:
+    """The view's timestamps (its turn's deadline, its creation) as constructor arguments; the
+    same fields as ``_convert.with_view`` sets on the message (from milliseconds, as here)."""
+    times: dict[str, Any] = {}
+    if snapshot.deadline_ms:
+        times["turn_deadline"] = _time(snapshot.deadline_ms)
+    if snapshot.created_ms:
+        times["create_time"] = _time(snapshot.created_ms)
+    return times
 
 
 def spectator_fields(snapshot: GameSnapshot, seats: list[dict[str, Any]]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from scopa.app import GameSnapshot
 from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import options_view, results_view, view_fields
+from ._convert_presence import view_times
 from ._dict_json import Rendered, dict_text, field_text
 from ._rest_json import _text_plan
 
@@ -74,11 +75,6 @@ def _list_text(name: str, source: tuple[Any, ...], value: Any) -> Rendered:
     return text
 
 
-def _time(ms: int) -> dict[str, int]:
-    seconds, millis = divmod(ms, 1000)
-    return {"seconds": seconds, "nanos": millis * 1_000_000}
-
-
 def view_json(
     response: type[Message],
     snapshot: GameSnapshot,
@@ -91,10 +87,7 @@ def view_json(
     values = view_fields(snapshot, last_events, results=False)
     for name in _KEPT_LISTS:
         values[name] = _list_text(name, getattr(view, name), values[name])
-    if snapshot.deadline_ms:
-        values["turn_deadline"] = _time(snapshot.deadline_ms)
-    if snapshot.created_ms:
-        values["create_time"] = _time(snapshot.created_ms)
+    values.update(view_times(snapshot))
     values.update(_options_texts(view.options))
     values.update(_results_texts(view.results))
     events = fields.get("events")
