@@ -18,7 +18,6 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import replace
 
 import structlog
 
@@ -132,7 +131,7 @@ class Presences:
         kept = self._kept.get(id(snapshot))
         if kept is not None and kept[0] is snapshot and same_presence(kept[1].presence, presence):
             return kept[1]
-        shown = replace(snapshot, presence=presence)
+        shown = snapshot.with_presence(presence)
         self._kept.put(id(snapshot), (snapshot, shown))
         return shown
 
