@@ -21,7 +21,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from ._json_parse import _repeated
-from ._rest_json import _QUOTE, _map_key, _message_text, _scalar_text, _text_plan
+from ._rest_json import _QUOTE, _map_key, _message_text, _scalar_text, _text_plan, kept_plan
 
 __all__ = ["Rendered", "dict_text", "field_text"]
 
@@ -114,12 +114,7 @@ _PLANS: dict[Descriptor, _Plan | None] = {}
 
 def _plan(descriptor: Any) -> _Plan | None:
     """The type's plan; None for a well-known type (written from a message, as json_format)."""
-    try:
-        return _PLANS[descriptor]
-    except KeyError:
-        plan = None if descriptor.full_name.startswith("google.protobuf.") else _Plan(descriptor)
-        _PLANS[descriptor] = plan
-        return plan
+    return kept_plan(_PLANS, descriptor, _Plan)
 
 
 _CLASSES: dict[Descriptor, Callable[..., Message]] = {}

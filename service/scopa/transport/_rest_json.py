@@ -32,6 +32,7 @@ __all__ = [
     "FastJsonCodec",
     "dumps",
     "from_json_dict",
+    "kept_plan",
     "to_json_dict",
 ]  # from_json_dict: _json_parse's
 
@@ -127,13 +128,22 @@ def _field_plan(field: FieldDescriptor) -> tuple[_Convert, Callable[[], Any] | N
     return convert, lambda: zero
 
 
-def _plan(descriptor: Any) -> _Plan | None:
+_P = TypeVar("_P")
+
+
+def kept_plan(plans: dict[Any, _P | None], descriptor: Any, make: Callable[[Any], _P]) -> _P | None:
+    """The plan of the message type ``descriptor`` in ``plans``, made once by ``make``; None
+    for a well-known type (``google.protobuf.*``), which json_format converts."""
     try:
-        return _PLANS[descriptor]
+        return plans[descriptor]
     except KeyError:
-        plan = None if descriptor.full_name.startswith("google.protobuf.") else _Plan(descriptor)
-        _PLANS[descriptor] = plan
+        plan = None if descriptor.full_name.startswith("google.protobuf.") else make(descriptor)
+        plans[descriptor] = plan
         return plan
+
+
+def _plan(descriptor: Any) -> _Plan | None:
+    return kept_plan(_PLANS, descriptor, _Plan)
 
 
 _MESSAGE_TO_DICT: Final[Callable[..., Any]] = json_format.MessageToDict
@@ -217,12 +227,7 @@ _TEXTS: dict[Descriptor, _Text | None] = {}
 
 
 def _text_plan(descriptor: Any) -> _Text | None:
-    try:
-        return _TEXTS[descriptor]
-    except KeyError:
-        plan = None if descriptor.full_name.startswith("google.protobuf.") else _Text(descriptor)
-        _TEXTS[descriptor] = plan
-        return plan
+    return kept_plan(_TEXTS, descriptor, _Text)
 
 
 def _bool_text(value: bool) -> str:
