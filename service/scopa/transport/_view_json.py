@@ -4,8 +4,9 @@
 the built message as text (:func:`._rest_json.dumps`): two passes over every field, and the
 message's nested messages serialized once more to find their kept texts. :func:`view_json`
 writes the same text from the same dicts (``_convert.view_fields``) with
-:func:`._dict_json.dict_text`; the view's options, deck size, hand results and timestamps,
-which are the same objects from version to version, are written once per object and kept.
+:func:`._dict_json.dict_text`. What repeats from view to view is written once and kept: the
+options and deck size by the game's options object, the hand results by the game's results
+tuple, the cards in hand and on the table and the legal moves and actions by the rules' values.
 """
 
 from __future__ import annotations
