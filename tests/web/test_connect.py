@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import random
 import uuid
@@ -271,3 +272,18 @@ def test_views_carry_the_whole_options_map_and_deck_size(
         watched = next(iter(client.watch_game(pb.WatchGameRequest(name=created.name)))).view
     for view in (own, played, watched):
         assert dict(view.options) == options and view.deck_size == 40
+
+
+def test_a_client_that_accepts_gzip_gets_the_fastest_level(http_server: ServerProcess) -> None:
+    """A Connect answer to a client that accepts gzip is gzip at level 1 (its header's XFL byte
+    says 4, "fastest"; connectrpc's default, 6, says 0), and reads back as the answer."""
+    with httpx.stream(
+        "POST",
+        f"{http_server.http_url}/scopa.v1.GameService/CreateGame",
+        json={"preset": "scopa", "seats": [{"displayName": "a"}, {"displayName": "b"}]},
+        headers={"Accept-Encoding": "gzip"},
+    ) as answer:
+        raw = b"".join(answer.iter_raw())
+    assert answer.status_code == 200 and answer.headers["content-encoding"] == "gzip"
+    assert raw[:2] == b"\x1f\x8b" and raw[8] == 4, raw[:10]
+    assert json.loads(gzip.decompress(raw))["view"]["preset"] == "scopa"

@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 
 from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_binary_codec
+from connectrpc.compression.gzip import GzipCompression
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 
@@ -303,6 +304,9 @@ def connect_app(calls: GameCalls, read_max_bytes: int, guard: HttpGuard | None =
     app = GameServiceASGIApplication(
         ConnectGameService(calls, guard),
         read_max_bytes=_LIBRARY_LIMIT_FACTOR * read_max_bytes,
+        # gzip at level 1, not connectrpc's 6: a 4.5 KB PlayCard answer in 20 us instead of 33,
+        # 10% more bytes (browsers ask for gzip on every call)
+        compressions=[GzipCompression(level=1)],
         codecs=[
             _LimitedCodec(google_protobuf_binary_codec(), read_max_bytes, Encoded.serialize),
             _LimitedCodec(FastJsonCodec(), read_max_bytes, _json_tailed),
