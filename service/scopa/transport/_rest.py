@@ -137,6 +137,11 @@ def etag_of(message: Message) -> str | None:
     return None
 
 
+def _etag_headers(etag: str | None) -> list[tuple[bytes, bytes]]:
+    """The ``ETag`` header of a response whose game has ``etag`` (none without one)."""
+    return [(b"etag", f'"{etag}"'.encode())] if etag else []
+
+
 def _apply_if_match(route: Route, request: Message, tags: list[str] | None) -> None:
     if tags is None or tags == ["*"]:
         return
@@ -240,7 +245,7 @@ class RestApp:
         else:
             response = await self._guard.unary(scope, rpc_method, handler, request, token)
         if isinstance(response, JsonOnly):  # a POST: no If-Match check on the result, no 304
-            await send_payload(send, 200, response.body, [(b"etag", f'"{response.etag}"'.encode())])
+            await send_payload(send, 200, response.body, _etag_headers(response.etag))
             return
         await self._respond(route, scope, send, GameCalls.encoded(response), if_match)
 
@@ -292,7 +297,7 @@ class RestApp:
             (response.message, response.tail) if isinstance(response, Encoded) else (response, b"")
         )
         etag = etag_of(message)
-        headers = [(b"etag", f'"{etag}"'.encode())] if etag else []
+        headers = _etag_headers(etag)
         if route.http_method == "GET" and etag is not None:
             if if_match is not None and if_match != ["*"] and etag not in if_match:
                 raise StaleEtag(", ".join(if_match), etag, field="If-Match")
