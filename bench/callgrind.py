@@ -7,17 +7,19 @@ under ``valgrind --tool=callgrind --instr-atstart=no``, creates games with stack
 gRPC, plays ``--warmup`` PlayCards over ``--proto`` unmeasured, then counts the instructions of
 exactly ``--calls`` PlayCards at ``--conc`` calls in flight (``callgrind_control -z``, ``-i on``,
 the calls, ``-i off``, ``-d``). ``--floor`` does the same for that protocol's floor
-(``bench/_floor.py``: HMGET + Lua CAS behind a bare endpoint of the same stack)::
+(``bench/_floor.py``: HMGET + Lua CAS behind a bare endpoint of the same stack), and
+``--rpc getstate`` for GetState of the unchanged games (seat 0's view, round robin)::
 
     .venv/bin/python bench/callgrind.py --proto rest [--calls 200] [--conc 8] [--out DIR]
     .venv/bin/python bench/callgrind.py --proto rest --floor
+    .venv/bin/python bench/callgrind.py --proto rest --rpc getstate
     .venv/bin/python bench/callgrind.py --proto session [--calls 200] [--conc 8]
 
 ``--proto session`` counts a realtime move instead: ``--conc`` games whose two seats each hold a
 WebSocket session with view patches and play closed loop (``bench/sessions.py``'s seats), every
 seat's update included, per move acknowledged.
 
-Output: one ``callgrind proto=<p> target=playcard|floor|move calls=<n> instr_per_call=<n>``
+Output: one ``callgrind proto=<p> target=playcard|getstate|floor|move calls=<n> instr_per_call=<n>``
 line; the dump stays in ``--out`` (default: a temporary directory) for ``callgrind_annotate``.
 Counts are user-space instructions of every thread of the process (no kernel time), so a ratio
 to the floor is higher than the CPU-time ratio, whose floor is mostly system calls.
@@ -199,6 +201,16 @@ async def _play(stub: Any, games: list[players.Game], budget: _Budget, rng: rand
     raise RuntimeError("out of games: raise --games")
 
 
+async def _get(stub: Any, games: list[players.Game], budget: _Budget, rng: random.Random) -> None:
+    """GetState of seat 0's view of ``games`` (unchanged between calls) until the budget is
+    spent, from a random one on, round robin."""
+    index = rng.randrange(len(games))
+    while budget.take():
+        game = games[index % len(games)]
+        index += 1
+        await stub.GetState(pb.GetStateRequest(name=game.name), metadata=game.seats[0])
+
+
 async def _server_run(
     args: argparse.Namespace, out: Path, store: procs.BenchRedis
 ) -> dict[str, float]:
@@ -224,10 +236,12 @@ async def _server_run(
         per_worker = [games[i :: args.conc] for i in range(args.conc)]
         rngs = [random.Random(args.seed * 1_000_003 + i) for i in range(args.conc)]
 
+        call = _get if args.rpc == "getstate" else _play
+
         async def phase(calls: int) -> None:
             budget = _Budget(calls)
             await asyncio.gather(
-                *(_play(target, per_worker[i], budget, rngs[i]) for i in range(args.conc))
+                *(call(target, per_worker[i], budget, rngs[i]) for i in range(args.conc))
             )
 
         await phase(args.warmup)
@@ -356,6 +370,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--proto", choices=("grpc", "rest", "connect", "session"), default="grpc")
     parser.add_argument("--floor", action="store_true", help="the protocol's floor instead")
+    parser.add_argument(
+        "--rpc", choices=("playcard", "getstate"), default="playcard", help="the call measured"
+    )
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=60)
     parser.add_argument("--conc", type=int, default=8)
@@ -370,6 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.floor and args.proto == "session":
         parser.error("--floor: a unary protocol's (grpc, rest, connect)")
+    if args.rpc != "playcard" and (args.floor or args.proto == "session"):
+        parser.error("--rpc: for a unary protocol's server (grpc, rest, connect)")
     args.counter = PerfStat() if args.syscalls else Callgrind()
     if args.syscalls and shutil.which("perf") is None:
         raise SystemExit("needs perf (apt-get install linux-perf)")
@@ -386,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def line(args: argparse.Namespace, totals: dict[str, float], out: Path) -> str:
     """The output line: the counts per call."""
-    target = "floor" if args.floor else "move" if args.proto == "session" else "playcard"
+    target = "floor" if args.floor else "move" if args.proto == "session" else args.rpc
     head = f"proto={args.proto} target={target} calls={args.calls} conc={args.conc}"
     if "instr" in totals:
         return f"callgrind {head} instr_per_call={int(totals['instr']) // args.calls} out={out}"

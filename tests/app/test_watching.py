@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 import pytest
 from support.fake_clock import FakeClock
@@ -21,6 +23,7 @@ from scopa.app import (
     GameCore,
     GameNotFoundError,
     InvalidArgument,
+    PlayResult,
     SeatJoined,
     SeatSpec,
     TokenAuthority,
@@ -28,6 +31,7 @@ from scopa.app import (
     WatchIdle,
 )
 from scopa.storage import Event, MemoryStore, Snapshot
+from scopa.storage._fanout import VersionQueue
 
 
 async def test_watch_resumes_and_hides_other_hands() -> None:
@@ -252,5 +256,98 @@ async def test_versions_the_caller_has_pass_without_a_view() -> None:
         assert update.snapshot.version == version == skipped + 1
         assert {e.version for e in update.events} == {version}
         assert update.snapshot.last_events == update.events, "the view's last events"
+    finally:
+        await stream.aclose()
+
+
+class HeldNotices(MemoryStore):
+    """The embedded store, telling its subscribers of a commit only on :meth:`release`, as
+    Redis pub/sub tells them after the commit returned; it counts the log reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queues: dict[str, list[VersionQueue]] = {}
+        self.held: list[tuple[str, int]] = []
+        self.log_reads = 0
+
+    @asynccontextmanager
+    async def subscribe(
+        self, game_id: str, skip: Callable[[int], bool] | None = None
+    ) -> AsyncIterator[AsyncIterator[int]]:
+        queue = VersionQueue(64, skip)
+        self.queues.setdefault(game_id, []).append(queue)
+        try:
+            yield queue
+        finally:
+            self.queues[game_id].remove(queue)
+
+    async def commit(self, game_id: str, *args: object, **kw: object) -> int:
+        version = await super().commit(game_id, *args, **kw)  # type: ignore[arg-type]
+        self.held.append((game_id, version))
+        return version
+
+    async def events_since(self, game_id: str, version: int) -> list[Event]:
+        self.log_reads += 1
+        return await super().events_since(game_id, version)
+
+    def release(self) -> None:
+        held, self.held = self.held, []
+        for game_id, version in held:
+            for queue in self.queues.get(game_id, ()):
+                queue.put(version)
+
+
+async def _own_move(core: GameCore, game: str, token: str) -> int:
+    mine = await core.get_state(game, token)
+    result = await core.play_card(game, token, mine.view.legal_moves[0])
+    return result.snapshot.version
+
+
+async def _watched_own_move(
+    clock_s: int,
+) -> tuple[HeldNotices, GameCore, str, dict[int, str], int, AsyncGenerator[PlayResult, None], int]:
+    """A two-seat game on a :class:`HeldNotices` store, the seat to play's watch stream (as a
+    session's: ``delivered``), and that seat's move, sent by the session, then told."""
+    store = HeldNotices()
+    core = GameCore(store, TokenAuthority(SECRET), CoreSettings(), rng=random.Random(3))
+    created, tokens = await two_seat_game(core, turn_timeout_s=clock_s)
+    game = created.game_id
+    seat = (await core.get_state(game, None)).view.turn
+    delivered = [0]
+    stream = core.watch(game, tokens[seat], delivered=lambda: delivered[0])
+    first = await anext(stream)
+    delivered[0] = first.snapshot.version
+    own = await _own_move(core, game, tokens[seat])
+    delivered[0] = own  # the session sent its own action's update
+    store.release()
+    return store, core, game, tokens, seat, stream, own
+
+
+async def test_a_stream_is_not_woken_by_the_plain_versions_its_caller_sent() -> None:
+    """A session's own action's version, told after the session sent it, does not wake its
+    watch when nothing is due after it (no turn clock, no bot, not over); the stream takes it
+    as caught up with, so the next version comes with its own events only, without a log
+    read."""
+    store, core, game, tokens, seat, stream, own = await _watched_own_move(0)
+    try:
+        [queue] = store.queues[game]
+        assert queue.pending == 0
+        other = await _own_move(core, game, tokens[1 - seat])
+        store.release()
+        update = await asyncio.wait_for(anext(stream), 5)
+        assert update.snapshot.version == other == own + 1
+        assert {e.version for e in update.events} == {other}
+        assert store.log_reads == 0
+    finally:
+        await stream.aclose()
+
+
+async def test_a_version_that_sets_a_turn_clock_wakes_the_stream() -> None:
+    """The caller's own version that starts the next seat's turn clock is queued as before:
+    the stream must learn the deadline (it takes the run-out turn when due)."""
+    store, _core, game, _tokens, _seat, stream, _own = await _watched_own_move(60)
+    try:
+        [queue] = store.queues[game]
+        assert queue.pending == 1
     finally:
         await stream.aclose()

@@ -241,6 +241,25 @@ async def test_subscribe_receives_committed_versions(backend: Backend) -> None:
         assert [await _next(versions), await _next(versions)] == [2, 3]
 
 
+async def test_subscribe_leaves_out_the_versions_skip_is_true_for(backend: Backend) -> None:
+    """``skip`` is asked of each committed version as it is published; the subscriber is not
+    woken for those it is true for."""
+    await _new_game(backend.store)
+    asked: list[int] = []
+
+    def skip(version: int) -> bool:
+        asked.append(version)
+        return version == 3
+
+    async with backend.store.subscribe("g1", skip) as versions:
+        for version in (1, 2, 3):
+            await backend.store.commit("g1", version, b"s", b"m", [], TTL)
+        assert [await _next(versions), await _next(versions)] == [2, 4]
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(anext(versions), timeout=0.2)
+    assert asked == [2, 3, 4]
+
+
 async def test_subscribe_ignores_other_games(backend: Backend) -> None:
     """A subscriber of one game is not woken by commits to another game."""
     await _new_game(backend.store, "g1")

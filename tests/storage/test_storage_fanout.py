@@ -23,6 +23,23 @@ async def test_queue_drops_oldest_when_full() -> None:
     assert [v async for v in queue] == [4, 5]
 
 
+async def test_queue_leaves_out_the_versions_skip_is_true_for() -> None:
+    """``skip`` is asked of versions only (not of presence or resync notices, nor the close)."""
+    asked: list[int] = []
+
+    def skip(version: int) -> bool:
+        asked.append(version)
+        return version % 2 == 0
+
+    queue = VersionQueue(maxsize=8, skip=skip)
+    for entry in (1, 2, PRESENCE, 3, RESYNC, 4):
+        queue.put(entry)
+    assert queue.pending == 4
+    queue.close()
+    assert [v async for v in queue] == [1, PRESENCE, 3, RESYNC]
+    assert asked == [1, 2, 3, 4]
+
+
 async def test_close_wakes_a_waiting_reader() -> None:
     """A reader blocked on an empty queue stops iterating when the queue is closed."""
     queue = VersionQueue(maxsize=4)

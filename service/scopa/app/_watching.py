@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Final
@@ -95,10 +96,11 @@ class Watches:
                 f"from_version must be between 0 and the game's version {snap.version}",
                 field="from_version",
             )
+        own = None if delivered is None else _OwnVersions(games, game_id, delivered)
         with self._watchers.admit(client):
             async with (
                 self._watching(),
-                games.store.subscribe(game_id) as versions,
+                games.store.subscribe(game_id, own) as versions,
                 self._presences.attend(game_id, seat) as here,
             ):
                 first = await self._catch_up(
@@ -122,9 +124,13 @@ class Watches:
                         return  # the store is closing
                     if _now() >= here.beat_at:
                         await here.beat()
+                    if own is not None and own.upto > last:  # as if told of them and caught up
+                        last, due_at, idle_until = own.upto, math.inf, _now() + idle_s
                     if version == _QUIET:
-                        if _now() < wake_at:
-                            continue  # only the presence refresh was due
+                        # Only the presence refresh was due, or a skipped version moved the
+                        # idle limit or the deadline the stream woke for.
+                        if _now() < min(idle_until, due_at, probe_at):
+                            continue
                         version = RESYNC
                     probe_at = _now() + games.settings.watch_probe_s
                     if version in (PRESENCE, RESYNC):
@@ -279,5 +285,36 @@ class Watches:
         return PlayResult(tuple(shown), snapshot, truncated), snap.version, done, due_at
 
 
-def _now() -> float:
-    return asyncio.get_running_loop().time()
+class _OwnVersions:
+    """Which versions a stream's reader sent already and need not wake the stream (the
+    store's ``subscribe(skip=...)``): a session's own action's version (up to ``delivered()``)
+    that this replica committed, plain: no deadline (a turn clock, a bot's turn), nothing
+    awaited from a joining seat, not over. The stream takes ``upto``, the latest skipped, as
+    caught up with, as its notice would have had it; any other version wakes it as before.
+    """
+
+    __slots__ = ("_delivered", "_game_id", "_games", "upto")
+
+    def __init__(self, games: Games, game_id: str, delivered: Callable[[], int]) -> None:
+        self._games = games
+        self._game_id = game_id
+        self._delivered = delivered
+        self.upto = 0
+
+    def __call__(self, version: int) -> bool:
+        if version > self._delivered():
+            return False
+        games = self._games
+        known = games.known.get(self._game_id)
+        if known is None or known.version != version:
+            return False
+        meta = games.metas.load(known.meta)
+        if meta.deadline_ms or meta.waiting or games.states.load(known.state).finished:
+            return False
+        self.upto = max(self.upto, version)
+        return True
+
+
+_now = time.monotonic
+"""The streams' clock: the event loop's (``loop.time()``), without looking the loop up (in
+Python 3.11 a ``getpid`` system call each time)."""

@@ -142,9 +142,12 @@ class RedisClusterStore(RedisStore):
         """The shared subscription of each shard (by node name) that has had a watcher."""
         return self._fanouts
 
-    def subscribe(self, game_id: str) -> AbstractAsyncContextManager[AsyncIterator[int]]:
-        """Yield the versions published while the context is open (SSUBSCRIBE on its shard)."""
-        return self._subscribe(channel(game_id))
+    def subscribe(
+        self, game_id: str, skip: Callable[[int], bool] | None = None
+    ) -> AbstractAsyncContextManager[AsyncIterator[int]]:
+        """Yield the versions published while the context is open (SSUBSCRIBE on its shard),
+        but those ``skip`` is true for."""
+        return self._subscribe(channel(game_id), skip)
 
     async def ping(self) -> None:
         """Raise StorageUnavailable unless every primary answers PING."""
@@ -194,7 +197,9 @@ class RedisClusterStore(RedisStore):
             return await run(script.sha, len(keys), *keys, *args)
 
     @asynccontextmanager
-    async def _subscribe(self, name: str) -> AsyncIterator[AsyncIterator[int]]:
+    async def _subscribe(
+        self, name: str, skip: Callable[[int], bool] | None
+    ) -> AsyncIterator[AsyncIterator[int]]:
         try:
             await self._cluster.initialize()
             node = self._cluster.get_node_from_key(name)
@@ -202,7 +207,7 @@ class RedisClusterStore(RedisStore):
             raise StorageUnavailable(str(exc)) from exc
         if node is None:
             raise StorageUnavailable(f"no node serves the slot of {name!r}")
-        async with self._shard_fanout(node).subscribe(name) as versions:
+        async with self._shard_fanout(node).subscribe(name, skip) as versions:
             yield versions
 
     def _shard_fanout(self, node: ClusterNode) -> Fanout:

@@ -35,8 +35,10 @@ PRESENCE_NOTICE = b"p"
 class VersionQueue:
     """A bounded queue of versions that drops the oldest entry instead of blocking the writer."""
 
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int, skip: Callable[[int], bool] | None = None) -> None:
         self._queue: asyncio.Queue[int] = asyncio.Queue(maxsize=maxsize)
+        self._skip = skip
+        """Versions for which this is true are not queued (see :meth:`Fanout.subscribe`)."""
         self._closed = False
         self._presence = False
         """A PRESENCE entry is pending (another one would say nothing more)."""
@@ -46,6 +48,8 @@ class VersionQueue:
 
     def put(self, version: int) -> None:
         """Enqueue ``version``, discarding the oldest pending one when full."""
+        if version > 0 and self._skip is not None and self._skip(version):
+            return
         if version == PRESENCE:
             self.presence_at = time.monotonic()
         if self._closed or (version == PRESENCE and self._presence):
@@ -54,6 +58,11 @@ class VersionQueue:
             self._presence = False
         self._presence = self._presence or version == PRESENCE
         self._queue.put_nowait(version)
+
+    @property
+    def pending(self) -> int:
+        """How many entries wait to be read."""
+        return self._queue.qsize()
 
     def close(self) -> None:
         """End the stream; a waiting reader stops after the pending versions."""
@@ -144,12 +153,16 @@ class Fanout:
         return sum(len(q) for q in self._queues.values())
 
     @asynccontextmanager
-    async def subscribe(self, channel: str) -> AsyncIterator[AsyncIterator[int]]:
-        """Yield the versions published on ``channel`` while the block runs (once confirmed)."""
+    async def subscribe(
+        self, channel: str, skip: Callable[[int], bool] | None = None
+    ) -> AsyncIterator[AsyncIterator[int]]:
+        """Yield the versions published on ``channel`` while the block runs (once confirmed),
+        but those ``skip`` is true for (asked as each is published: the reader has them by
+        other means, and is not woken for them)."""
         if self._closed:
             raise StorageUnavailable("the store is closed")
         self._start()
-        queue = VersionQueue(self._queue_size)
+        queue = VersionQueue(self._queue_size, skip)
         queues = self._queues.setdefault(channel, set())
         queues.add(queue)
         try:

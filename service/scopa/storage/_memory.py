@@ -145,10 +145,13 @@ class MemoryStore(MemoryOutbox, MemoryOwnerIndex):
         return [event for event in game.events if event.version > version]
 
     @asynccontextmanager
-    async def subscribe(self, game_id: str) -> AsyncIterator[AsyncIterator[int]]:
-        """Yield the stream of versions committed while the context is open."""
+    async def subscribe(
+        self, game_id: str, skip: Callable[[int], bool] | None = None
+    ) -> AsyncIterator[AsyncIterator[int]]:
+        """Yield the stream of versions committed while the context is open, but those
+        ``skip`` is true for."""
         self._check_open()
-        queue = VersionQueue(self._queue_size)
+        queue = VersionQueue(self._queue_size, skip)
         queues = self._subscribers.setdefault(game_id, set())
         queues.add(queue)
         try:

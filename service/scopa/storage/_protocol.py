@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 
@@ -79,11 +79,15 @@ class GameStore(Protocol):
         """Return the events tagged with a version greater than ``version``, oldest first."""
         ...
 
-    def subscribe(self, game_id: str) -> AbstractAsyncContextManager[AsyncIterator[int]]:
+    def subscribe(
+        self, game_id: str, skip: Callable[[int], bool] | None = None
+    ) -> AbstractAsyncContextManager[AsyncIterator[int]]:
         """Return a context manager yielding the stream of newly committed versions.
 
         The subscription is active once the context is entered, so a caller can enter it, then
-        read ``events_since`` and never miss a version.
+        read ``events_since`` and never miss a version. ``skip``, asked as each version is
+        published, leaves out those it is true for: the caller has them by other means and is
+        not woken for them.
         """
         ...
 

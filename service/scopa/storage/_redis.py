@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any, Final, Protocol, cast
@@ -439,12 +439,15 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
             for entry_id, fields in legacy
         ]
 
-    def subscribe(self, game_id: str) -> AbstractAsyncContextManager[AsyncIterator[int]]:
-        """Yield the versions published while the context is open (subscription confirmed).
+    def subscribe(
+        self, game_id: str, skip: Callable[[int], bool] | None = None
+    ) -> AbstractAsyncContextManager[AsyncIterator[int]]:
+        """Yield the versions published while the context is open (subscription confirmed),
+        but those ``skip`` is true for.
 
         Every subscription of this store shares one pub/sub connection; none uses the pool.
         """
-        return self._fanout.subscribe(channel(game_id))
+        return self._fanout.subscribe(channel(game_id), skip)
 
     async def ping(self) -> None:
         """Raise StorageUnavailable unless Redis answers PING, StorageFull at maxmemory."""
