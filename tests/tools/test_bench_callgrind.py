@@ -22,7 +22,13 @@ _PERF_CSV = """\
 
 
 def _args(**overrides: object) -> argparse.Namespace:
-    fields: dict[str, object] = {"proto": "grpc", "floor": False, "calls": 2000, "conc": 64}
+    fields: dict[str, object] = {
+        "proto": "grpc",
+        "floor": False,
+        "rpc": "playcard",
+        "calls": 2000,
+        "conc": 64,
+    }
     return argparse.Namespace(**{**fields, **overrides})
 
 
@@ -50,3 +56,18 @@ def test_instructions_are_read_from_the_last_dump(tmp_path: Path) -> None:
     assert line == (
         f"callgrind proto=rest target=floor calls=400 conc=8 instr_per_call=308641 out={tmp_path}"
     )
+
+
+def test_the_line_names_the_call_measured(tmp_path: Path) -> None:
+    """``--rpc getstate`` counts GetState; a session counts moves whatever ``--rpc`` says."""
+    (tmp_path / "server.7.1").write_text("events: Ir\ntotals: 8000\n")
+    totals = callgrind.Callgrind().totals(tmp_path, "server", 7)
+    get = callgrind.line(_args(rpc="getstate", calls=4, conc=8), totals, tmp_path)
+    assert get.startswith("callgrind proto=grpc target=getstate calls=4 conc=8 instr_per_call=2000")
+    move = callgrind.line(_args(proto="session", calls=4), totals, tmp_path)
+    assert move.startswith("callgrind proto=session target=move ")
+
+
+def test_getstate_is_for_a_unary_protocol() -> None:
+    with pytest.raises(SystemExit):
+        callgrind.main(["--proto", "session", "--rpc", "getstate"])
