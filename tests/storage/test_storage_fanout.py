@@ -40,6 +40,19 @@ async def test_queue_leaves_out_the_versions_skip_is_true_for() -> None:
     assert asked == [1, 2, 3, 4]
 
 
+async def test_a_skip_that_raises_queues_the_version() -> None:
+    """``skip`` runs in the writer's task (the shared link's, an embedded commit's): when it
+    raises, the version is queued and the writer goes on."""
+
+    def skip(version: int) -> bool:
+        raise ValueError(version)
+
+    queue = VersionQueue(maxsize=4, skip=skip)
+    queue.put(1)
+    queue.close()
+    assert [v async for v in queue] == [1]
+
+
 async def test_close_wakes_a_waiting_reader() -> None:
     """A reader blocked on an empty queue stops iterating when the queue is closed."""
     queue = VersionQueue(maxsize=4)

@@ -15,6 +15,7 @@ within ``presence_ttl_s`` plus a third of it.
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -164,5 +165,6 @@ class Presences:
             _log.warning("presence_drop_failed", error=type(exc).__name__)
 
 
-def _now() -> float:
-    return asyncio.get_running_loop().time()
+_now = time.monotonic
+"""The clock of presence refreshes and watch streams: the event loop's (``loop.time()``),
+without looking the loop up (in Python 3.11 a ``getpid`` system call each time)."""

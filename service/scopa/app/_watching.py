@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Final
@@ -24,7 +23,7 @@ from ._commands import PlayResult
 from ._errors import GameNotFoundError, InvalidArgument, WatchIdle
 from ._eventlog import VersionedEvent, visible
 from ._games import Games
-from ._presence import Presences
+from ._presence import Presences, _now
 from ._presence_changes import presence_message
 from ._turns import Turns
 from ._watch import SharedReads, WatchCounter
@@ -288,9 +287,10 @@ class Watches:
 class _OwnVersions:
     """Which versions a stream's reader sent already and need not wake the stream (the
     store's ``subscribe(skip=...)``): a session's own action's version (up to ``delivered()``)
-    that this replica committed, plain: no deadline (a turn clock, a bot's turn), nothing
-    awaited from a joining seat, not over. The stream takes ``upto``, the latest skipped, as
-    caught up with, as its notice would have had it; any other version wakes it as before.
+    that this replica holds (``Games.known``: it committed it), plain: no deadline (a turn
+    clock, a bot's turn), nothing awaited from a joining seat, not over. The stream takes
+    ``upto``, the latest skipped, as caught up with, as its notice would have had it; any
+    other version wakes it as before.
     """
 
     __slots__ = ("_delivered", "_game_id", "_games", "upto")
@@ -313,8 +313,3 @@ class _OwnVersions:
             return False
         self.upto = max(self.upto, version)
         return True
-
-
-_now = time.monotonic
-"""The streams' clock: the event loop's (``loop.time()``), without looking the loop up (in
-Python 3.11 a ``getpid`` system call each time)."""

@@ -38,7 +38,9 @@ class VersionQueue:
     def __init__(self, maxsize: int, skip: Callable[[int], bool] | None = None) -> None:
         self._queue: asyncio.Queue[int] = asyncio.Queue(maxsize=maxsize)
         self._skip = skip
-        """Versions for which this is true are not queued (see :meth:`Fanout.subscribe`)."""
+        """Versions for which this is true are not queued (see :meth:`Fanout.subscribe`); a
+        ``skip`` that raises queues the version (it runs in the writer's task: the shared
+        link's, or a commit's on the embedded store, which must not fail for one reader)."""
         self._closed = False
         self._presence = False
         """A PRESENCE entry is pending (another one would say nothing more)."""
@@ -48,7 +50,7 @@ class VersionQueue:
 
     def put(self, version: int) -> None:
         """Enqueue ``version``, discarding the oldest pending one when full."""
-        if version > 0 and self._skip is not None and self._skip(version):
+        if version > 0 and self._skip is not None and self._skips(version):
             return
         if version == PRESENCE:
             self.presence_at = time.monotonic()
@@ -58,6 +60,13 @@ class VersionQueue:
             self._presence = False
         self._presence = self._presence or version == PRESENCE
         self._queue.put_nowait(version)
+
+    def _skips(self, version: int) -> bool:
+        assert self._skip is not None
+        try:
+            return self._skip(version)
+        except Exception:  # the reader is woken and reads the version itself
+            return False
 
     @property
     def pending(self) -> int:
