@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from redis.asyncio import Redis
+from support import redis_cluster as cluster_support
 from support.redis_cluster import RedisCluster, running_redis_cluster
+from support.redis_server import free_port
 
 from scopa.storage import (
     OutcomeUnknown,
@@ -139,6 +142,31 @@ async def test_a_cluster_that_refuses_is_unavailable_not_an_error() -> None:
         finally:
             await admin.aclose()
             await store.close()
+
+
+async def test_a_node_whose_port_was_taken_starts_the_set_again_on_fresh_ports(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Parallel workers can take a port between ``free_port`` and the node binding it: that
+    node exits, and the test cluster starts again on other ports rather than timing out."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        taken = held.getsockname()[1]
+        first = iter([taken])
+        monkeypatch.setattr(
+            cluster_support, "free_port", lambda host: next(first, None) or free_port(host)
+        )
+        cluster = await asyncio.to_thread(cluster_support.start_redis_cluster)
+        try:
+            assert taken not in cluster.ports
+            admin: Any = Redis(host=cluster.host, port=cluster.ports[0])
+            try:
+                assert (await admin.cluster("INFO"))["cluster_state"] == "ok"
+            finally:
+                await admin.aclose()
+        finally:
+            cluster_support.stop_redis_cluster(cluster)
 
 
 async def test_reads_go_on_while_a_shard_holds_writes(

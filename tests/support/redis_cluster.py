@@ -15,6 +15,7 @@ from support.redis_server import free_port
 from support.tools import system_tool
 
 _SLOTS = 16384
+_START_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -33,13 +34,13 @@ class RedisCluster:
         return f"redis+cluster://{nodes}"
 
 
-def _cli(host: str, port: int, *args: str) -> str:
+def _cli(host: str, port: int, *args: str, timeout_s: float = 10) -> str:
     binary = system_tool("redis-cli")
     done = subprocess.run(
         [binary, "-h", host, "-p", str(port), *args],
         capture_output=True,
         check=True,
-        timeout=10,
+        timeout=timeout_s,
         text=True,
     )
     return done.stdout
@@ -94,28 +95,64 @@ def _ready(host: str, ports: tuple[int, ...]) -> bool:
     return True
 
 
-def start_redis_cluster(primaries: int = 3, host: str = "127.0.0.1") -> RedisCluster:
-    """Start ``primaries`` cluster-enabled redis-servers, join them and wait for state ok."""
-    workdir = Path(tempfile.mkdtemp(prefix="scopa-cluster-"))
+def _launch_nodes(host: str, primaries: int, workdir: Path) -> tuple[RedisCluster, tuple[int, ...]]:
     ports = tuple(free_port(host) for _ in range(primaries))
     bus_ports = tuple(free_port(host) for _ in range(primaries))
     processes = tuple(
         _launch(host, port, bus, workdir) for port, bus in zip(ports, bus_ports, strict=True)
     )
-    cluster = RedisCluster(host, ports, processes, workdir)
+    return RedisCluster(host, ports, processes, workdir), bus_ports
+
+
+def _serves(host: str, port: int, process: subprocess.Popen[bytes]) -> bool:
+    """Whether ``process`` answers on ``port`` (not another server that took the port)."""
     try:
-        for port in ports:
-            _wait(lambda p=port: _cli(host, p, "PING").strip() == "PONG", 10, "start-up")
-        _assign_slots(host, ports, bus_ports)
-        _wait(lambda: _ready(host, ports), 20, "joining")
-    except BaseException:
-        stop_redis_cluster(cluster)
-        raise
-    return cluster
+        info = _cli(host, port, "INFO", "server", timeout_s=1)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        return False
+    return f"process_id:{process.pid}\r" in info or f"process_id:{process.pid}\n" in info
 
 
-def stop_redis_cluster(cluster: RedisCluster) -> None:
-    """Stop every node and remove the cluster's directory."""
+def _all_answer(cluster: RedisCluster, timeout_s: float) -> bool:
+    """Wait until every node answers: False as soon as one has exited.
+
+    A node exits when another process took its port (or bus port) between ``free_port``
+    releasing it and the node binding it, which parallel test workers make likely.
+    """
+    deadline = time.monotonic() + timeout_s
+    for port, process in zip(cluster.ports, cluster.processes, strict=True):
+        while not _serves(cluster.host, port, process):
+            if process.poll() is not None:
+                return False
+            if time.monotonic() > deadline:
+                raise RuntimeError("Redis Cluster: start-up timed out")
+            time.sleep(0.05)
+    return True
+
+
+def start_redis_cluster(primaries: int = 3, host: str = "127.0.0.1") -> RedisCluster:
+    """Start ``primaries`` cluster-enabled redis-servers, join them and wait for state ok.
+
+    A node that exits at start (its port was taken meanwhile) restarts the whole set on
+    fresh ports, up to ``_START_ATTEMPTS`` times.
+    """
+    workdir = Path(tempfile.mkdtemp(prefix="scopa-cluster-"))
+    for _ in range(_START_ATTEMPTS):
+        cluster, bus_ports = _launch_nodes(host, primaries, workdir)
+        try:
+            if _all_answer(cluster, 10):
+                _assign_slots(host, cluster.ports, bus_ports)
+                _wait(lambda c=cluster: _ready(host, c.ports), 20, "joining")
+                return cluster
+        except BaseException:
+            stop_redis_cluster(cluster)
+            raise
+        _stop_nodes(cluster)
+    shutil.rmtree(workdir, ignore_errors=True)
+    raise RuntimeError(f"Redis Cluster: no start in {_START_ATTEMPTS} attempts")
+
+
+def _stop_nodes(cluster: RedisCluster) -> None:
     for process in cluster.processes:
         if process.poll() is None:
             process.terminate()
@@ -125,6 +162,11 @@ def stop_redis_cluster(cluster: RedisCluster) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def stop_redis_cluster(cluster: RedisCluster) -> None:
+    """Stop every node and remove the cluster's directory."""
+    _stop_nodes(cluster)
     shutil.rmtree(cluster.workdir, ignore_errors=True)
 
 
