@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -32,8 +32,18 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 class BrokenArchive(GameArchive):
     """An archive whose writes fail, as if the replica died before writing."""
 
-    async def put(self, game: ArchivedGame, archived_ms: int) -> bool:
+    async def put_many(self, games: Sequence[ArchivedGame], archived_ms: int) -> set[str]:
         raise ArchiveError("down")
+
+
+class CountingArchive(GameArchive):
+    """An archive that counts its batched writes and the games in each."""
+
+    batches: list[int]
+
+    async def put_many(self, games: Sequence[ArchivedGame], archived_ms: int) -> set[str]:
+        self.batches.append(len(games))
+        return await super().put_many(games, archived_ms)
 
 
 @pytest.fixture
@@ -152,6 +162,30 @@ async def test_a_replica_lost_before_archiving_leaves_it_to_a_sweep(
     for core in [finishing, *others]:
         await core.close()
     await broken.close()
+
+
+async def test_games_finishing_together_are_written_in_batches(tmp_path: Path) -> None:
+    """A game finishing alone is written at once, alone; games finishing while a write is
+    under way go together in the next one: every record is written and every mark cleared,
+    in fewer archive transactions than games."""
+    counting = CountingArchive((await open_archive(f"sqlite:///{tmp_path}/n.db"))._engine)
+    counting.batches = []
+    core = _core(MemoryStore(), counting)
+    alone, alone_tokens = await two_seat_game(core)
+    await core.resign(alone.game_id, alone_tokens[0])
+    await core._archiving.settled()
+    assert counting.batches == [1]
+    games = [await two_seat_game(core) for _ in range(12)]
+    await asyncio.gather(*(core.resign(c.game_id, tokens[0]) for c, tokens in games))
+    await core._archiving.settled()
+    assert sum(counting.batches) == 13 and len(counting.batches) < 13
+    assert max(counting.batches) > 1
+    for created, _tokens in games:
+        found = await counting.get(created.game_id)
+        assert found is not None and json.loads(found.record)["result"]["winners"] == [1]
+    assert await core.due_games(100) == []  # every mark cleared
+    await core.close()
+    await counting.close()
 
 
 async def test_a_game_finished_without_an_archive_is_not_marked() -> None:

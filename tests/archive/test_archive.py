@@ -57,6 +57,25 @@ async def test_racing_writers_write_one_record(archive: GameArchive) -> None:
     assert sorted(wrote) == [False] * 7 + [True]
 
 
+async def test_put_many_writes_the_new_records_in_one_call(archive: GameArchive) -> None:
+    """A batch writes the records not there yet and their owners (a record already there
+    keeps its own, and its owners are not added); it names the ids it wrote."""
+    kept = dataclasses.replace(_game("kept", 100), owners=(("alice", 0),))
+    assert await archive.put(kept, 200)
+    batch = [
+        dataclasses.replace(_game("kept", 900, preset="other"), owners=(("bob", 1),)),
+        dataclasses.replace(_game("a", 300), owners=(("bob", 0),)),
+        _game("b", 400),
+    ]
+    assert await archive.put_many(batch, 1000) == {"a", "b"}
+    assert await archive.get("kept") == kept
+    assert await archive.get("a") == batch[1]
+    assert await archive.get("b") == batch[2]
+    assert [g.game_id for g in await archive.owned("bob", 10)] == ["a"]
+    assert await archive.put_many(batch, 2000) == set()
+    assert await archive.put_many([], 2000) == set()
+
+
 async def test_finished_lists_latest_first_in_pages(archive: GameArchive) -> None:
     for n, ms in enumerate([300, 100, 200, 200]):
         await archive.put(_game(f"g{n}", ms), 1000)

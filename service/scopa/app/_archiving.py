@@ -13,14 +13,16 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
+import orjson
 import structlog
 
 from scopa import rules
 from scopa.archive import ArchivedGame, ArchiveError
-from scopa.storage import GameNotFound, Snapshot, StorageError, StorageUnavailable
+from scopa.storage import Event, GameNotFound, Snapshot, StorageError, StorageUnavailable
 
 from ._checks import check_game_id
 from ._commands import GameStatus, LobbyGame
@@ -41,6 +43,8 @@ RECORD_FORMAT: Final = 1
 """The ``format`` of a record's JSON (docs/api.md, "Game records")."""
 
 _PURGE_BATCH: Final = 500
+_WRITE_BATCH: Final = 64
+"""The most finished games one background archive write takes (one transaction)."""
 
 
 class GameNotFinished(AppError):
@@ -101,7 +105,7 @@ def build_record(
     if meta.rematch_of:  # a rematch: whose seat tokens act for its seats (and its record)
         record["rematch_of"] = f"games/{meta.rematch_of}"
         record["tokens_of"] = f"games/{meta.tokens_of or meta.rematch_of}"
-    return COMPACT.encode(record).encode()
+    return orjson.dumps(record)
 
 
 def _listed(row: ArchivedGame) -> LobbyGame:
@@ -126,7 +130,8 @@ class Archiving:
         self._games = games
         self._archive = archive
         self._retention_ms = retention_days * 86_400_000
-        self._later: set[asyncio.Task[None]] = set()
+        self._pending: dict[str, Snapshot] = {}
+        self._writer: asyncio.Task[None] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -138,22 +143,54 @@ class Archiving:
         if self._archive is not None:
             await self._games.store.lower_deadline(game_id, self._games.clock.now_ms())
 
-    def archive_later(self, game_id: str, version: int) -> None:
-        """Write a just-finished game's record in a task of its own (the move is answered
-        first); a failure leaves the mark, for a sweep."""
+    def archive_later(self, game_id: str, snap: Snapshot) -> None:
+        """Write a just-finished game's record (``snap``: its finishing commit) in the
+        background, after the move is answered; a failure leaves the mark, for a sweep.
+
+        One writer task writes the games pending when it starts in one batch (one archive
+        transaction), then those that finished meanwhile: under load a batch holds every game
+        finished during the previous batch's write, and a game finishing alone is written
+        alone, at once.
+        """
         if self._archive is None:
             return
-        task = asyncio.create_task(self._archive_quietly(game_id, version))
-        self._later.add(task)
-        task.add_done_callback(self._later.discard)
+        self._pending[game_id] = snap
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_pending())
 
-    async def _archive_quietly(self, game_id: str, version: int) -> None:
-        try:
-            await self.archive(game_id)
-        except (ArchiveError, StorageError, GameNotFound) as exc:
-            _log.warning("archive_deferred", game_id=game_id, error=type(exc).__name__)
-        except Exception:  # the mark stays: a sweep tries again (logged without locals)
-            _log.exception("archive_failed", game_id=game_id)
+    async def settled(self) -> None:
+        """Wait until the background writer has nothing pending (tests and the bench)."""
+        while self._writer is not None and not self._writer.done():
+            await asyncio.wait([self._writer])
+
+    async def _write_pending(self) -> None:
+        while self._pending:
+            batch = list(self._pending.items())[:_WRITE_BATCH]
+            for game_id, _snap in batch:
+                del self._pending[game_id]
+            try:
+                await self._write(batch)
+            except (ArchiveError, StorageError) as exc:
+                ids = [game_id for game_id, _snap in batch]
+                _log.warning("archive_deferred", game_ids=ids, error=type(exc).__name__)
+            except Exception:  # the marks stay: a sweep tries again (logged without locals)
+                _log.exception("archive_failed", game_ids=[game_id for game_id, _ in batch])
+
+    async def _write(self, batch: list[tuple[str, Snapshot]]) -> None:
+        """Write one batch's records in one archive transaction, then clear their marks."""
+        archive = self._archive
+        assert archive is not None
+        games = self._games
+        logs = await asyncio.gather(*(games.store.events_since(g, 0) for g, _ in batch))
+        records = [
+            self._record(g, games.states.load(snap.state), games.metas.load(snap.meta), log)
+            for (g, snap), log in zip(batch, logs, strict=True)
+        ]
+        wrote = await archive.put_many(records, games.clock.now_ms())
+        for record in records:
+            if record.game_id in wrote:
+                _log.info("game_archived", game_id=record.game_id, bytes=len(record.record))
+        await asyncio.gather(*(games.store.set_deadline(g, s.version, None) for g, s in batch))
 
     async def archive(self, game_id: str, snap: Snapshot | None = None) -> bool:
         """Write a finished game's record (if not written yet) and clear its mark; True if
@@ -166,16 +203,18 @@ class Archiving:
             snap = await games.store.load(game_id)
         state = games.states.load(snap.state)
         meta = games.metas.load(snap.meta)
-        record = await self._record(game_id, state, meta)
+        log = await games.store.events_since(game_id, 0)
+        record = self._record(game_id, state, meta, log)
         wrote = await archive.put(record, games.clock.now_ms())
         if wrote:
             _log.info("game_archived", game_id=game_id, bytes=len(record.record))
         await games.store.set_deadline(game_id, snap.version, None)
         return wrote
 
-    async def _record(self, game_id: str, state: rules.MatchState, meta: GameMeta) -> ArchivedGame:
-        entries = await self._games.store.events_since(game_id, 0)
-        versions = [(e.version, entry_records(e.payload)) for e in entries]
+    def _record(
+        self, game_id: str, state: rules.MatchState, meta: GameMeta, log: Sequence[Event]
+    ) -> ArchivedGame:
+        versions = [(e.version, entry_records(e.payload)) for e in log]
         now = self._games.clock.now_ms()
         blob = build_record(game_id, state, meta, versions, now)
         preset = state.ruleset.preset
@@ -284,7 +323,7 @@ class Archiving:
 
     async def close(self) -> None:
         """Let the background archive writes end (a killed one leaves its mark)."""
-        if self._later:
-            await asyncio.wait(list(self._later), timeout=5)
-        for task in list(self._later):
-            task.cancel()
+        writer = self._writer
+        if writer is not None and not writer.done():
+            await asyncio.wait([writer], timeout=5)
+            writer.cancel()

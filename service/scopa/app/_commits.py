@@ -126,13 +126,14 @@ class Commits:
         games.states.remember(blob, state)
         games.metas.remember(meta_blob, meta)
         games.logs.remember(log, tuple(events))  # what decode_log(log) gives back
-        games.known.put(game_id, Snapshot(blob, meta_blob, new_version))
+        committed = Snapshot(blob, meta_blob, new_version)
+        games.known.put(game_id, committed)
         if state.finished:
             games.hooks.finished(state.ruleset.preset, state.finish_reason.value)
         games.hooks.active(game_id, state.finished)
         await self.indexed(game_id, new_version, before, state, meta)
         if state.finished:
-            self._archiving.archive_later(game_id, new_version)
+            self._archiving.archive_later(game_id, committed)
         return self.result(game_id, seat, new_version, state, meta, events), meta
 
     async def outbox(

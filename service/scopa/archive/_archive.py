@@ -126,34 +126,47 @@ class GameArchive:
 
     async def put(self, game: ArchivedGame, archived_ms: int) -> bool:
         """Write a game's record unless one is there already; True if this call wrote it."""
+        return game.game_id in await self.put_many([game], archived_ms)
+
+    async def put_many(self, games: Sequence[ArchivedGame], archived_ms: int) -> set[str]:
+        """Write each game's record unless one is there already, all in one transaction (one
+        statement for the records, one for their owners); the ids of those this call wrote."""
+        if not games:
+            return set()
         await self._ready()
         insert: Any = postgresql.insert if self._dialect == "postgresql" else sqlite.insert
+        rows = [
+            {
+                "game_id": game.game_id,
+                "preset": game.preset,
+                "public": game.public,
+                "created_ms": game.created_ms,
+                "finished_ms": game.finished_ms,
+                "archived_ms": archived_ms,
+                "record": zlib.compress(game.record, 9),
+                "summary": game.summary,
+            }
+            for game in {game.game_id: game for game in games}.values()
+        ]
         statement = (
             insert(RECORDS)
-            .values(
-                game_id=game.game_id,
-                preset=game.preset,
-                public=game.public,
-                created_ms=game.created_ms,
-                finished_ms=game.finished_ms,
-                archived_ms=archived_ms,
-                record=zlib.compress(game.record, 9),
-                summary=game.summary,
-            )
             .on_conflict_do_nothing(index_elements=["game_id"])
+            .returning(RECORDS.c.game_id)
         )
-        owners = [
-            {"owner": o, "game_id": game.game_id, "seat": seat, "finished_ms": game.finished_ms}
-            for o, seat in game.owners
-        ]
         try:
             async with self._engine.begin() as conn:
-                result = await conn.execute(statement)
-                if result.rowcount and owners:
+                wrote = {str(row[0]) for row in await conn.execute(statement, rows)}
+                owners = [
+                    {"owner": o, "game_id": g.game_id, "seat": seat, "finished_ms": g.finished_ms}
+                    for g in games
+                    if g.game_id in wrote
+                    for o, seat in g.owners
+                ]
+                if owners:
                     await conn.execute(insert(OWNERS).on_conflict_do_nothing(), owners)
         except (SQLAlchemyError, OSError) as exc:
             raise ArchiveError(f"archive write failed: {type(exc).__name__}") from exc
-        return bool(result.rowcount)
+        return wrote
 
     async def get(self, game_id: str) -> ArchivedGame | None:
         """A game's record (with its owners), or None when the archive has none (never
