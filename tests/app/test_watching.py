@@ -351,3 +351,31 @@ async def test_a_version_that_sets_a_turn_clock_wakes_the_stream() -> None:
         assert queue.pending == 1
     finally:
         await stream.aclose()
+
+
+async def test_skipped_versions_keep_the_stream_from_idling() -> None:
+    """Versions the caller sent already are skipped, not lost: each moves the stream's idle
+    limit as a told version would, so a game moving faster than the limit keeps its stream
+    open although no version wakes it."""
+    store = HeldNotices()
+    settings = CoreSettings(watch_idle_s=1.0, watch_probe_s=0.05)
+    core = GameCore(store, TokenAuthority(SECRET), settings, rng=random.Random(3))
+    created, tokens = await two_seat_game(core)
+    game = created.game_id
+    delivered = [0]
+    stream = core.watch(game, tokens[0], delivered=lambda: delivered[0])
+    delivered[0] = (await anext(stream)).snapshot.version
+    nxt = asyncio.ensure_future(anext(stream))
+    try:
+        rng = random.Random(5)
+        for _ in range(15):  # 3 s of moves, 0.2 s apart: three idle limits
+            await asyncio.sleep(0.2)
+            delivered[0] = await play_one(core, game, tokens, rng)
+            store.release()
+            assert not nxt.done(), "a skipped version woke the stream, or it idled out"
+        [queue] = store.queues[game]
+        assert queue.pending == 0
+    finally:
+        nxt.cancel()
+        await asyncio.gather(nxt, return_exceptions=True)
+        await stream.aclose()
