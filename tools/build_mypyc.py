@@ -77,6 +77,7 @@ summaries and webhook notices, a rematch's set-up and what a presence read chang
 TRANSPORT_MODULES: Final = (
     "_convert",
     "_dict_json",
+    "_json_parse",
     "_rest_json",
     "_rest_rules",
     "_view_json",
