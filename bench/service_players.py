@@ -64,6 +64,8 @@ class Recorder:
 
     latencies: dict[str, list[float]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
+    places: dict[str, list[float]] = field(default_factory=dict)
+    """gRPC PlayCard's latencies by the move's place in its game (:data:`PLACES`)."""
     sizes: dict[str, list[int]] = field(default_factory=dict)
     """Sampled sizes (bytes): ``token``, and per RPC under :func:`request_size_key` and
     :func:`response_size_key`."""
@@ -217,6 +219,10 @@ async def _play_card(
     return response
 
 
+PLACES = ("first", "mid", "last")
+"""A move's place in its game: its first move, the one that finishes it, any other."""
+
+
 async def _play_mirrored(
     stub: pb_grpc.GameServiceAsyncStub,
     rec: Recorder,
@@ -227,15 +233,19 @@ async def _play_mirrored(
     """Play random legal moves computed locally; True when the game finished."""
     state = game.mirror
     assert state is not None
+    place = "first"
     while not state.finished and time.monotonic() < deadline:
         seat = state.turn
         move = rng.choice(rules.legal_moves(state))
         response = await _play_card(stub, rec, game, seat, move)
+        latency = rec.latencies["PlayCard"][-1]
         try:
             state, _events = rules.apply_move(state, seat, move)
         except rules.InvalidDeck:
             # A tie after the stacked hand: the server shuffled a deck we cannot know.
             return False
+        rec.places.setdefault("last" if state.finished else place, []).append(latency)
+        place = "mid"
         if len(response.view.hand) != len(state.hands[seat]):
             raise RuntimeError(f"{game.name}: the local mirror diverged from the server")
     return state.finished

@@ -91,8 +91,20 @@ def _rpc_line(rpc: str, phase: PhaseResult, conc: int, per_call_calls: int, **ex
         client_cpu_us_per_call=phase.client_cpu_s * 1e6 / divisor,
         p99_over_p50=p99 / p50 if p50 else 0.0,
         cpu_sys_us_per_call=phase.sys_s * 1e6 / divisor,
+        **(_place_fields(phase.rec) if rpc == "PlayCard" else {}),
         **extra,
     )
+
+
+def _place_fields(rec: players.Recorder) -> dict[str, float]:
+    """p50 and p99 (ms) of the moves at each place in their game, where the phase has them."""
+    fields = {}
+    for place in players.PLACES:
+        times = sorted(rec.places.get(place, ()))
+        if times:
+            fields[f"p50_ms_{place}"] = players.percentile(times, 0.50) * 1000
+            fields[f"p99_ms_{place}"] = players.percentile(times, 0.99) * 1000
+    return fields
 
 
 def game_bytes(client: Any, names: Sequence[str], limit: int = 50) -> float:
@@ -126,6 +138,8 @@ def merge(parts: Sequence[PhaseResult]) -> PhaseResult:
             rec.sizes.setdefault(name, []).extend(sizes)
         for name, count in part.rec.errors.items():
             rec.errors[name] = rec.errors.get(name, 0) + count
+        for place, times in part.rec.places.items():
+            rec.places.setdefault(place, []).extend(times)
     return PhaseResult(
         parts[0].name,
         rec,

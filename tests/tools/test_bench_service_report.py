@@ -40,6 +40,21 @@ def test_an_rpc_line_divides_the_server_costs_by_the_calls() -> None:
     assert fields["p99_over_p50"] == "5.000"
 
 
+def test_a_playcard_line_splits_the_moves_by_their_place_in_the_game() -> None:
+    """A game's first and last moves get their own p50 and p99 (the archive's cost shows on
+    them), kept across merged rounds; a line without them has none of these keys."""
+    first = _phase("play", {"PlayCard": [0.01] * 4}, 0.01)
+    first.rec.places.update({"first": [0.02], "mid": [0.01, 0.01], "last": [0.3]})
+    second = _phase("play", {"PlayCard": [0.01]}, 0.01)
+    second.rec.places.update({"last": [0.5]})
+    merged = report.merge([first, second])
+    fields = dict(kv.split("=", 1) for kv in report._rpc_line("PlayCard", merged, 64, 5).split())
+    assert fields["p99_ms_first"] == "20.000" and fields["p50_ms_mid"] == "10.000"
+    assert fields["p99_ms_last"] == "500" and fields["p50_ms_last"] == "500"
+    plain = report._rpc_line("PlayCard", _phase("play", {"PlayCard": [0.01]}, 0.01), 64, 1)
+    assert "_first" not in plain
+
+
 def test_the_anchor_ratio_replaces_the_placeholder_only() -> None:
     text = report.line(rpc="PlayCard", cpu_us_per_call=600, vs_anchor="?")
     assert report.with_ratio(text, "vs_bgio", 240.0).endswith("vs_bgio=2.50")
