@@ -8,6 +8,7 @@ the proto by ``make generate``); this module only takes the bearer token from th
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar, cast
@@ -22,7 +23,7 @@ from scopa.transport._errors import MalformedRequest, RequestTooLarge, to_connec
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1.scopa_connect import GameServiceASGIApplication
 
-from ._calls import Encoded, GameCalls
+from ._calls import Encoded, GameCalls, JsonCall, JsonOnly
 from ._convert import token_from_metadata
 from ._http_errors import MethodNotAllowed
 from ._http_guard import HttpGuard
@@ -33,6 +34,10 @@ from ._rest_json import FastJsonCodec, dumps
 __all__ = ["ConnectGameService", "connect_app"]
 
 _SERVICE = "/scopa.v1.GameService/"
+
+_DECODED_BY: contextvars.ContextVar[str] = contextvars.ContextVar("_DECODED_BY", default="")
+"""The codec that decoded this request (set in the request's task before its method runs): its
+response is encoded by the same one."""
 
 Req = TypeVar("Req")
 Res = TypeVar("Res")
@@ -109,17 +114,27 @@ class ConnectGameService:
         """A finished game's record."""
         return await self._unary("GetGameRecord", self._calls.get_game_record, request, ctx)
 
+    def _json_or(self, name: str, call: Callable[[Any, str | None], Awaitable[Any]]) -> Any:
+        """``call``, or, for a request in JSON, the method whose response is written as JSON
+        already (:attr:`GameCalls.json_unary`: no message built; the codec sends its bytes)."""
+        json_call: JsonCall | None = None
+        if _DECODED_BY.get() == "json":
+            json_call = self._calls.json_unary.get(name)
+        return call if json_call is None else json_call
+
     async def play_card(
         self, request: pb.PlayCardRequest, ctx: RequestContext[Any, Any]
     ) -> pb.PlayCardResponse:
         """Play a card."""
-        return await self._unary("PlayCard", self._calls.play_card, request, ctx)
+        call = self._json_or("PlayCard", self._calls.play_card)
+        return await self._unary("PlayCard", call, request, ctx)
 
     async def take_action(
         self, request: pb.TakeActionRequest, ctx: RequestContext[Any, Any]
     ) -> pb.TakeActionResponse:
         """Take a non-card action (a declaration, a special play)."""
-        return await self._unary("TakeAction", self._calls.take_action, request, ctx)
+        call = self._json_or("TakeAction", self._calls.take_action)
+        return await self._unary("TakeAction", call, request, ctx)
 
     async def join_game(
         self, request: pb.JoinGameRequest, ctx: RequestContext[Any, Any]
@@ -227,9 +242,13 @@ class _LimitedCodec(Codec[Any, Any]):
         return self._codec.name()
 
     def encode(self, message: Any) -> bytes:
-        """Encode with the wrapped codec (an :class:`Encoded` response with ``tailed``)."""
+        """Encode with the wrapped codec (an :class:`Encoded` response with ``tailed``; a
+        :class:`JsonOnly` one, for a JSON request, is its bytes)."""
         if isinstance(message, Encoded):
             return self._tailed(message)
+        if isinstance(message, JsonOnly):
+            assert self._codec.name() == "json", "a JSON-only response for a JSON request only"
+            return message.body
         return self._codec.encode(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
@@ -237,6 +256,7 @@ class _LimitedCodec(Codec[Any, Any]):
         (with its ErrorInfo, as gRPC answers) for bytes that are not the method's message."""
         if len(data) > self._limit:
             raise _too_large(self._limit)
+        _DECODED_BY.set(self._codec.name())
         try:
             return self._codec.decode(data, message_class)
         except Exception as exc:  # client bytes only: never INTERNAL (connectrpc would say
