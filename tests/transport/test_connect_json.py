@@ -66,7 +66,7 @@ async def test_a_json_request_gets_json_written_from_the_view_a_binary_one_the_m
     binary = _LimitedCodec(google_protobuf_binary_codec(), _LIMIT, Encoded.serialize)
     request, token = await _next_play(core, game, tokens)
     decoded = binary.decode(request.SerializeToString(), pb.PlayCardRequest)
-    response = await service.play_card(decoded, _Context(token))  # type: ignore[arg-type]
+    response = await service.play_card(decoded, _Context(token))
     assert not isinstance(response, JsonOnly)
     answer = pb.PlayCardResponse.FromString(binary.encode(response))
     assert answer.view.version == version + 2
