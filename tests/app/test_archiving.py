@@ -24,7 +24,7 @@ from scopa.app import (
     TokenAuthority,
 )
 from scopa.archive import ArchivedGame, ArchiveError, GameArchive, open_archive
-from scopa.storage import MemoryStore
+from scopa.storage import Event, MemoryStore, StorageUnavailable
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -186,6 +186,38 @@ async def test_games_finishing_together_are_written_in_batches(tmp_path: Path) -
     assert await core.due_games(100) == []  # every mark cleared
     await core.close()
     await counting.close()
+
+
+class OneLogLost(MemoryStore):
+    """The embedded store, failing to read one game's log (as a shard that stopped answering)."""
+
+    lost = ""
+
+    async def events_since(self, game_id: str, version: int) -> list[Event]:
+        if game_id == self.lost:
+            raise StorageUnavailable("the shard stopped answering")
+        return await super().events_since(game_id, version)
+
+
+async def test_a_game_whose_log_cannot_be_read_keeps_its_mark_and_not_the_batch(
+    archive: GameArchive,
+) -> None:
+    """The store failing one game of a batch leaves that game marked for a sweep; the games
+    finished with it are written and their marks cleared."""
+    store = OneLogLost()
+    core = _core(store, archive)
+    games = [await two_seat_game(core) for _ in range(4)]
+    store.lost = games[1][0].game_id
+    await asyncio.gather(*(core.resign(c.game_id, tokens[0]) for c, tokens in games))
+    await core._archiving.settled()
+    kept = [c.game_id for c, _tokens in games if await archive.get(c.game_id) is not None]
+    assert kept == [c.game_id for c, _tokens in games if c.game_id != store.lost]
+    assert [g for g, _ in await core.due_games(100)] == [store.lost]
+    store.lost = ""
+    await Sweeper(core).sweep()  # the next sweep writes it
+    assert await archive.get(games[1][0].game_id) is not None
+    assert await core.due_games(100) == []
+    await core.close()
 
 
 async def test_a_game_finished_without_an_archive_is_not_marked() -> None:

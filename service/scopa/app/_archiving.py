@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 import orjson
 import structlog
@@ -41,6 +41,8 @@ _log = structlog.get_logger("scopa.app.archive")
 
 RECORD_FORMAT: Final = 1
 """The ``format`` of a record's JSON (docs/api.md, "Game records")."""
+
+_T = TypeVar("_T")
 
 _PURGE_BATCH: Final = 500
 _WRITE_BATCH: Final = 64
@@ -123,6 +125,20 @@ def _listed(row: ArchivedGame) -> LobbyGame:
     )
 
 
+async def _each(calls: Iterable[Awaitable[_T]]) -> list[_T | StorageError]:
+    """Every call's result, a store error in place of its result (any other error raised)."""
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(result, StorageError):
+            raise result
+    return cast(list[_T | StorageError], results)
+
+
+def _deferred(game_id: str, error: StorageError) -> None:
+    """Log a game whose archiving the store failed: it keeps its mark, for a sweep."""
+    _log.warning("archive_deferred", game_ids=[game_id], error=type(error).__name__)
+
+
 class Archiving:
     """Writes finished games to the archive (None: no archive) and serves their records."""
 
@@ -177,20 +193,29 @@ class Archiving:
                 _log.exception("archive_failed", game_ids=[game_id for game_id, _ in batch])
 
     async def _write(self, batch: list[tuple[str, Snapshot]]) -> None:
-        """Write one batch's records in one archive transaction, then clear their marks."""
+        """Write one batch's records in one archive transaction, then clear their marks. A game
+        whose log or mark the store fails to read or clear keeps its mark (the others go on)."""
         archive = self._archive
         assert archive is not None
         games = self._games
-        logs = await asyncio.gather(*(games.store.events_since(g, 0) for g, _ in batch))
-        records = [
-            self._record(g, games.states.load(snap.state), games.metas.load(snap.meta), log)
-            for (g, snap), log in zip(batch, logs, strict=True)
-        ]
+        logs = await _each(games.store.events_since(g, 0) for g, _ in batch)
+        records = []
+        for (game_id, snap), log in zip(batch, logs, strict=True):
+            if isinstance(log, StorageError):
+                _deferred(game_id, log)
+                continue
+            state, meta = games.states.load(snap.state), games.metas.load(snap.meta)
+            records.append(self._record(game_id, state, meta, log))
         wrote = await archive.put_many(records, games.clock.now_ms())
         for record in records:
             if record.game_id in wrote:
                 _log.info("game_archived", game_id=record.game_id, bytes=len(record.record))
-        await asyncio.gather(*(games.store.set_deadline(g, s.version, None) for g, s in batch))
+        written = {record.game_id for record in records}
+        done = [(g, snap) for g, snap in batch if g in written]
+        cleared = await _each(games.store.set_deadline(g, s.version, None) for g, s in done)
+        for (game_id, _snap), result in zip(done, cleared, strict=True):
+            if isinstance(result, StorageError):
+                _deferred(game_id, result)
 
     async def archive(self, game_id: str, snap: Snapshot | None = None) -> bool:
         """Write a finished game's record (if not written yet) and clear its mark; True if
