@@ -51,7 +51,7 @@ p99_ms=<x> cpu_us_per_call=<x> redis_cmds_per_call=<x> phase=<phase> ...`` line 
 and phase, ``redis_bytes_per_game=<n>`` (a finished 2-player game, every request carrying a
 request_id as the default client sends), the floor's ``rpc=floor`` line and ``ratio_vs_floor``
 on the ``phase=play`` PlayCard line (PlayCard-only calls/s over floor calls/s). Every RPC line
-has ``p99_over_p50`` (its tail), gRPC's PlayCard lines ``p50_ms_<place>`` and ``p99_ms_<place>``
+has ``p99_over_p50`` (its tail), the PlayCard lines ``p50_ms_<place>`` and ``p99_ms_<place>``
 (``first``, ``mid``, ``last``: the moves at that place in their game); the isolated PlayCard
 and GetState lines (each protocol against its own stack's floor) have ``cpu_ratio_vs_floor``:
 server CPU per call over the floor's, the figure the performance goals are set in. A

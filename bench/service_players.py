@@ -65,7 +65,7 @@ class Recorder:
     latencies: dict[str, list[float]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     places: dict[str, list[float]] = field(default_factory=dict)
-    """gRPC PlayCard's latencies by the move's place in its game (:data:`PLACES`)."""
+    """PlayCard's latencies by the move's place in its game (:data:`PLACES`)."""
     sizes: dict[str, list[int]] = field(default_factory=dict)
     """Sampled sizes (bytes): ``token``, and per RPC under :func:`request_size_key` and
     :func:`response_size_key`."""
@@ -220,7 +220,7 @@ async def _play_card(
 
 
 PLACES = ("first", "mid", "last")
-"""A move's place in its game: its first move, the one that finishes it, any other."""
+"""A move's place in its game: its first move in the phase, the one that finishes it, any other."""
 
 
 async def _play_mirrored(
