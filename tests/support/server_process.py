@@ -19,8 +19,6 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from support.redis_server import free_port
-
 GAME_SERVICE = "scopa.v1.GameService"
 TOKEN_SECRET = "integration-test-secret-0123456789"
 GRACE_S = 2.0
@@ -123,19 +121,21 @@ def start_server(
     of None leaves SCOPA_TOKEN_SECRET unset, so the server generates a random key; `env`
     adds or overrides variables (rate limits are off unless set here).
     """
-    port = free_port()
     log_dir = Path(tempfile.mkdtemp(prefix="scopa-it-"))
-    log_path = log_dir / f"server-{port}.log"
+    log_path = log_dir / "server.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "scopa.server"],
-            env=_env(redis_url, port, stacked, token_secret, env),
+            # Port 0: the server binds a free port itself and announces it (a port picked here
+            # and released could be taken by another test worker before the server binds it).
+            env=_env(redis_url, 0, stacked, token_secret, env),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    server = ServerProcess(process, port, log_path)
+    server = ServerProcess(process, 0, log_path)
     try:
+        server = dataclasses.replace(server, port=_wait_announced(server, "grpc", 20.0))
         wait_serving(server.target)
     except AssertionError:
         stop_server(server)
@@ -143,12 +143,28 @@ def start_server(
     return dataclasses.replace(server, http_port=announced_http_port(server))
 
 
-def announced_http_port(server: ServerProcess) -> int:
-    """The port of the server's `listening` log line for protocol http (0 when there is none)."""
+def _announced(server: ServerProcess, protocol: str) -> int:
+    """The port of the server's `listening` log line for ``protocol`` (0 when there is none)."""
     for record in server.log_records():
-        if record.get("event") == "listening" and record.get("protocol") == "http":
+        if record.get("event") == "listening" and record.get("protocol") == protocol:
             return int(record["port"])
     return 0
+
+
+def _wait_announced(server: ServerProcess, protocol: str, timeout_s: float) -> int:
+    """The port the server announces for ``protocol``, once it does (AssertionError if it
+    exits or stays silent for ``timeout_s``)."""
+    deadline = time.monotonic() + timeout_s
+    while not (port := _announced(server, protocol)):
+        if server.process.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"no {protocol} port announced")
+        time.sleep(0.05)
+    return port
+
+
+def announced_http_port(server: ServerProcess) -> int:
+    """The port of the server's `listening` log line for protocol http (0 when there is none)."""
+    return _announced(server, "http")
 
 
 def stop_server(server: ServerProcess, timeout_s: float = GRACE_S + 5) -> int:
