@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 from connectrpc.compat import google_protobuf_binary_codec
 from google.protobuf import json_format
@@ -12,7 +13,7 @@ from support.games import make_core, two_seat_game
 
 from scopa.app import GameCore
 from scopa.transport._calls import Encoded, GameCalls, JsonOnly
-from scopa.transport._connect import ConnectGameService, _json_tailed, _LimitedCodec
+from scopa.transport._connect import ConnectGameService, _json_tailed, _LimitedCodec, connect_app
 from scopa.transport._convert import card_to_pb
 from scopa.transport._rest_json import FastJsonCodec
 from scopa_client.v1 import scopa_pb2 as pb
@@ -71,3 +72,48 @@ async def test_a_json_request_gets_json_written_from_the_view_a_binary_one_the_m
     answer = pb.PlayCardResponse.FromString(binary.encode(response))
     assert answer.view.version == version + 2
     assert answer.view.options and answer.view.deck_size == 40
+
+
+class _CountingCalls(GameCalls):
+    """GameCalls counting PlayCard's two methods: the message one and the JSON-only one."""
+
+    messages = 0
+    json_only = 0
+
+    async def play_card(self, request: pb.PlayCardRequest, token: str | None) -> Any:
+        self.messages += 1
+        return await super().play_card(request, token)
+
+    async def play_card_json(self, request: pb.PlayCardRequest, token: str | None) -> JsonOnly:
+        self.json_only += 1
+        return await super().play_card_json(request, token)
+
+
+async def test_through_connectrpc_a_json_play_takes_the_json_only_method() -> None:
+    """The whole Connect application in process: the codec's note that it decoded JSON reaches
+    the method (connectrpc decodes in the request's task), so no response message is built;
+    a binary play builds one. Both answers show the move."""
+    core = make_core()
+    calls = _CountingCalls(core, options_tail=True)
+    app = connect_app(calls, _LIMIT)
+    created, tokens = await two_seat_game(core)
+    transport = httpx.ASGITransport(app=app)
+    url = "/scopa.v1.GameService/PlayCard"
+    async with httpx.AsyncClient(transport=transport, base_url="http://scopa") as http:
+        request, token = await _next_play(core, created.game_id, tokens)
+        auth = {"authorization": f"Bearer {token}"}
+        body = json_format.MessageToJson(request)
+        json_headers = {**auth, "content-type": "application/json"}
+        answer = await http.post(url, content=body, headers=json_headers)
+        assert answer.status_code == 200, answer.text
+        played = json_format.Parse(answer.content, pb.PlayCardResponse())
+        assert played.view.version == created.snapshot.version + 1
+        assert (calls.json_only, calls.messages) == (1, 0)
+        request, token = await _next_play(core, created.game_id, tokens)
+        proto_headers = {"authorization": f"Bearer {token}", "content-type": "application/proto"}
+        answer = await http.post(url, content=request.SerializeToString(), headers=proto_headers)
+        assert answer.status_code == 200, answer.text
+        assert (
+            pb.PlayCardResponse.FromString(answer.content).view.version == played.view.version + 1
+        )
+        assert (calls.json_only, calls.messages) == (1, 1)
