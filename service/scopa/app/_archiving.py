@@ -199,19 +199,18 @@ class Archiving:
         assert archive is not None
         games = self._games
         logs = await _each(games.store.events_since(g, 0) for g, _ in batch)
-        records = []
+        records, done = [], []
         for (game_id, snap), log in zip(batch, logs, strict=True):
             if isinstance(log, StorageError):
                 _deferred(game_id, log)
                 continue
             state, meta = games.states.load(snap.state), games.metas.load(snap.meta)
             records.append(self._record(game_id, state, meta, log))
+            done.append((game_id, snap))
         wrote = await archive.put_many(records, games.clock.now_ms())
         for record in records:
             if record.game_id in wrote:
                 _log.info("game_archived", game_id=record.game_id, bytes=len(record.record))
-        written = {record.game_id for record in records}
-        done = [(g, snap) for g, snap in batch if g in written]
         cleared = await _each(games.store.set_deadline(g, s.version, None) for g, s in done)
         for (game_id, _snap), result in zip(done, cleared, strict=True):
             if isinstance(result, StorageError):

@@ -68,7 +68,7 @@ class Attendance:
         except StorageError as exc:
             _log.warning("presence_refresh_failed", error=type(exc).__name__)
             interval = min(interval, _RETRY_S)
-        self.beat_at = _now() + interval
+        self.beat_at = now_s() + interval
 
     async def __aenter__(self) -> Attendance:
         await self.beat()
@@ -103,7 +103,7 @@ class Presences:
     async def read(self, game_id: str, since: float | None = None) -> Presence:
         """The game's presence, read after ``since`` (on the loop's clock; None: now): one
         read shared by the streams that ask for the same notice."""
-        at = _now() if since is None else since
+        at = now_s() if since is None else since
         return await self._reads.read(game_id, at, lambda: self._read(game_id))
 
     async def _read(self, game_id: str) -> Presence:
@@ -165,6 +165,6 @@ class Presences:
             _log.warning("presence_drop_failed", error=type(exc).__name__)
 
 
-_now = time.monotonic
+now_s = time.monotonic
 """The clock of presence refreshes and watch streams: the event loop's (``loop.time()``),
 without looking the loop up (in Python 3.11 a ``getpid`` system call each time)."""

@@ -23,7 +23,7 @@ from ._commands import PlayResult
 from ._errors import GameNotFoundError, InvalidArgument, WatchIdle
 from ._eventlog import VersionedEvent, visible
 from ._games import Games
-from ._presence import Presences, _now
+from ._presence import Presences, now_s
 from ._presence_changes import presence_message
 from ._turns import Turns
 from ._watch import SharedReads, WatchCounter
@@ -86,7 +86,7 @@ class Watches:
         check_game_id(game_id)
         caller = await games.caller(token)
         snap, _ = await self._reads.read(
-            (game_id, None, RESYNC), _now(), lambda: self._watched(game_id, None)
+            (game_id, None, RESYNC), now_s(), lambda: self._watched(game_id, None)
         )
         state = games.state(game_id, snap)
         seat = games.viewer_of(caller, game_id, state, games.metas.load(snap.meta))
@@ -114,24 +114,24 @@ class Watches:
                 if done:
                     return
                 notices = aiter(versions)
-                start = _now()
+                start = now_s()
                 idle_until, probe_at = start + idle_s, start + games.settings.watch_probe_s
                 while True:
                     wake_at = min(idle_until, due_at, probe_at)
                     version = await self._next_notice(notices, min(wake_at, here.beat_at))
                     if version is None:
                         return  # the store is closing
-                    if _now() >= here.beat_at:
+                    if now_s() >= here.beat_at:
                         await here.beat()
                     if own is not None and own.upto > last:  # as if told of them and caught up
-                        last, due_at, idle_until = own.upto, math.inf, _now() + idle_s
+                        last, due_at, idle_until = own.upto, math.inf, now_s() + idle_s
                     if version == _QUIET:
                         # Only the presence refresh was due, or a skipped version moved the
                         # idle limit or the deadline the stream woke for.
-                        if _now() < min(idle_until, due_at, probe_at):
+                        if now_s() < min(idle_until, due_at, probe_at):
                             continue
                         version = RESYNC
-                    probe_at = _now() + games.settings.watch_probe_s
+                    probe_at = now_s() + games.settings.watch_probe_s
                     if version in (PRESENCE, RESYNC):
                         since = getattr(versions, "presence_at", None)  # shared by the notice
                         fresh = await self._presences.read(
@@ -150,9 +150,9 @@ class Watches:
                         game_id, seat, last, version, delivered, follow=follow_rematch
                     )
                     if caught is None:
-                        if _now() >= due_at:  # not taken yet (a rounding early): look again soon
-                            due_at = _now() + _DUE_RETRY_S
-                        if _now() >= idle_until:
+                        if now_s() >= due_at:  # not taken yet (a rounding early): look again soon
+                            due_at = now_s() + _DUE_RETRY_S
+                        if now_s() >= idle_until:
                             raise WatchIdle(
                                 f"no new version for {idle_s:g} s; "
                                 f"watch again from version {last} to resume"
@@ -164,13 +164,13 @@ class Watches:
                         yield result.with_snapshot(shown)
                     if done:
                         return
-                    idle_until = _now() + idle_s
+                    idle_until = now_s() + idle_s
 
     async def _next_notice(self, notices: AsyncIterator[int], wake_at: float) -> int | None:
         """The next notice (a version, PRESENCE or RESYNC); _QUIET when ``wake_at`` (on the
-        ``_now`` clock: a probe, the stream's idle limit, its game's deadline or its presence
+        ``now_s`` clock: a probe, the stream's idle limit, its game's deadline or its presence
         refresh) comes first; None once the store closed."""
-        wait = max(0.0, wake_at - _now())
+        wait = max(0.0, wake_at - now_s())
         try:
             async with asyncio.timeout(wait):  # no task of its own, unlike wait_for (3.11)
                 return await anext(notices)
@@ -240,7 +240,7 @@ class Watches:
     ) -> tuple[PlayResult | None, int, bool, float] | None:
         """The current view and the events after ``last``, the version, whether the stream is
         done (the game is over; with ``follow``, and its rematch linked) and when (on the
-        ``_now`` clock) its awaited action is due; None when nothing is new. No view (None)
+        ``now_s`` clock) its awaited action is due; None when nothing is new. No view (None)
         for a version up to ``delivered()``: the caller has it.
 
         ``last`` None means the current view with no past events. The ``first`` message always
@@ -250,7 +250,7 @@ class Watches:
         games = self._games
         read = self._next_known(game_id, last, notice)
         if read is None:
-            since = _now() if notice == RESYNC else float("-inf")
+            since = now_s() if notice == RESYNC else float("-inf")
             read = await self._reads.read(
                 (game_id, last, notice), since, lambda: self._watched(game_id, last, notice)
             )
@@ -263,7 +263,7 @@ class Watches:
         due_at = math.inf
         if meta.deadline_ms:  # store-clock ms to this process's monotonic clock
             wait_ms = max(0, meta.deadline_ms - games.clock.now_ms()) + _DUE_MARGIN_MS
-            due_at = _now() + wait_ms / 1000
+            due_at = now_s() + wait_ms / 1000
         if not first and delivered is not None and snap.version <= delivered():
             return None, snap.version, done, due_at
         if last is None or snap.version <= last:
