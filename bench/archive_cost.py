@@ -2,7 +2,9 @@
 
 Plays two-seat games to 61 points (random legal moves, fixed seeds) on the embedded store, on a
 core without an archive and on one with a SQLite archive, and prints, from the same run, the
-CPU of the last move (the archive's write awaited) and the compressed record's bytes::
+CPU of the last move (the archive's write awaited) and the compressed record's bytes; then the
+CPU of writing the same records again (under new ids) one transaction each and in batches of 8
+and 32 (``GameArchive.put_many``, as the background writer batches games that end together)::
 
     .venv/bin/python bench/archive_cost.py [--games 10]
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import random
 import statistics
 import tempfile
@@ -24,7 +27,7 @@ from scopa.app import (
     SeatSpec,
     TokenAuthority,
 )
-from scopa.archive import GameArchive, open_archive
+from scopa.archive import ArchivedGame, GameArchive, open_archive
 from scopa.storage import MemoryStore
 
 
@@ -64,6 +67,17 @@ async def _run(
     return lasts, others, ids
 
 
+async def _write_cpu(archive: GameArchive, records: list[ArchivedGame], batch: int) -> float:
+    """CPU seconds per record of writing ``records`` (new ids) ``batch`` to a transaction."""
+    copies = [
+        dataclasses.replace(r, game_id=f"{r.game_id}-{batch}-{i}") for i, r in enumerate(records)
+    ]
+    start = time.process_time()
+    for at in range(0, len(copies), batch):
+        await archive.put_many(copies[at : at + batch], 0)
+    return (time.process_time() - start) / len(copies)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=10)
@@ -73,6 +87,9 @@ async def main() -> None:
         plain_last, plain_other, _ = await _run(args.games, None)
         kept_last, _, ids = await _run(args.games, archive)
         sizes = [await archive.stored_bytes(game) for game in ids]
+        found = [await archive.get(game) for game in ids]
+        records = [r for r in found if r is not None] * max(1, 64 // len(ids))
+        writes = {batch: await _write_cpu(archive, records, batch) for batch in (1, 8, 32)}
         await archive.close()
     base, kept = statistics.median(plain_last), statistics.median(kept_last)
     move = statistics.median(plain_other)
@@ -84,6 +101,11 @@ async def main() -> None:
     print(
         f"archive bytes per finished game: median {statistics.median(sizes):.0f} "
         f"(min {min(sizes)}, max {max(sizes)}), zlib-compressed JSON"
+    )
+    print(
+        f"archive write CPU per record ({len(records)} records): {writes[1] * 1e3:.2f} ms one "
+        f"transaction each, {writes[8] * 1e3:.2f} ms in batches of 8, "
+        f"{writes[32] * 1e3:.2f} ms in batches of 32"
     )
 
 
