@@ -18,6 +18,7 @@ from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.compression.gzip import GzipCompression
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
+from isal import igzip
 
 from scopa.transport._errors import MalformedRequest, RequestTooLarge, to_connect_error
 from scopa_client.v1 import scopa_pb2 as pb
@@ -31,7 +32,7 @@ from ._http_telemetry import ASGIApp, Message, Receive, Scope, Send, current_exc
 from ._rest import header
 from ._rest_json import FastJsonCodec, dumps
 
-__all__ = ["ConnectGameService", "connect_app"]
+__all__ = ["ConnectGameService", "FastGzip", "connect_app"]
 
 _SERVICE = "/scopa.v1.GameService/"
 
@@ -41,6 +42,15 @@ response is encoded by the same one."""
 
 Req = TypeVar("Req")
 Res = TypeVar("Res")
+
+
+class FastGzip(GzipCompression):
+    """gzip as connectrpc's, its answers written by ISA-L (python-isal) at its level 1:
+    a 3.5-4.5 KB PlayCard answer in about a sixth of zlib's level 1 time, and smaller. Requests
+    are read by zlib, as before (any gzip reader reads either)."""
+
+    def compress(self, data: bytes | bytearray | memoryview) -> bytes:
+        return igzip.compress(data, compresslevel=1)
 
 
 def _token(ctx: RequestContext[Any, Any]) -> str | None:
@@ -324,9 +334,8 @@ def connect_app(calls: GameCalls, read_max_bytes: int, guard: HttpGuard | None =
     app = GameServiceASGIApplication(
         ConnectGameService(calls, guard),
         read_max_bytes=_LIBRARY_LIMIT_FACTOR * read_max_bytes,
-        # gzip at level 1, not connectrpc's 6: a 4.5 KB PlayCard answer in 20 us instead of 33,
-        # 10% more bytes (browsers ask for gzip on every call)
-        compressions=[GzipCompression(level=1)],
+        # browsers ask for gzip on every call: ISA-L's level 1, not zlib's 6 (FastGzip)
+        compressions=[FastGzip()],
         codecs=[
             _LimitedCodec(google_protobuf_binary_codec(), read_max_bytes, Encoded.serialize),
             _LimitedCodec(FastJsonCodec(), read_max_bytes, _json_tailed),
