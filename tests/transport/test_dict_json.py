@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 
-from scopa.transport._dict_json import Rendered, dict_text
+from scopa.transport._dict_json import Rendered, dict_text, element_text
 from scopa.transport._rest_json import dumps
 from scopa_client.v1 import scopa_pb2 as pb
 
@@ -81,6 +81,18 @@ def test_a_map_s_members_are_the_built_map_s() -> None:
     text = dict_text(pb.GameView.DESCRIPTOR, values)
     assert text.startswith('{"options":{"a":{"intValue":3},"b":{"boolValue":false},"c":{}},')
     assert json.loads(text) == json.loads(dumps(pb.GameView(**values)))
+
+
+def test_the_elements_of_a_list_join_into_the_list_s_text() -> None:
+    """Each element's text, joined as a list, is the text of the field holding them all."""
+    moves: list[dict[str, Any]] = [
+        {"card": {"suit": pb.SUIT_COPPE, "rank": 7}},
+        {"card": {"suit": pb.SUIT_SPADE, "rank": 3}, "capture": [{"suit": 2, "rank": 3}]},
+    ]
+    parts = [element_text(pb.GameView.DESCRIPTOR, "legal_moves", m) for m in moves]
+    built = dict_text(pb.GameView.DESCRIPTOR, {"legal_moves": moves})
+    assert built.startswith('{"legalMoves":[' + ",".join(parts) + "],")
+    assert parts[0] == '{"card":{"suit":"SUIT_COPPE","rank":7,"copy":0},"capture":[]}'
 
 
 def test_a_field_the_message_lacks_is_refused() -> None:

@@ -23,7 +23,7 @@ from google.protobuf.message import Message
 from ._json_parse import _repeated
 from ._rest_json import _QUOTE, _map_key, _message_text, _scalar_text, _text_plan, kept_plan
 
-__all__ = ["Rendered", "dict_text", "field_text"]
+__all__ = ["Rendered", "dict_text", "element_text", "field_text"]
 
 _FD = FieldDescriptor
 
@@ -214,3 +214,13 @@ def field_text(descriptor: Any, name: str, value: Any) -> Rendered:
     assert plan is not None
     text = None if value is None else _text(plan.by_name[name], value)
     return Rendered(text or "")
+
+
+def element_text(descriptor: Any, name: str, value: Any) -> str:
+    """The text of one element ``value`` of the repeated message field ``name`` in a message of
+    type ``descriptor``, as :func:`dict_text` writes it inside the field's list."""
+    plan = _plan(descriptor)
+    assert plan is not None
+    field = plan.by_name[name]
+    assert field.kind == _REPEATED_MESSAGE and field.sub is not None
+    return _value_text(field.sub, value)

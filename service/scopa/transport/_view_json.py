@@ -6,7 +6,7 @@ message's nested messages serialized once more to find their kept texts. :func:`
 writes the same text from the same dicts (``_convert.view_fields``) with
 :func:`._dict_json.dict_text`. What repeats from view to view is written once and kept: the
 options and deck size by the game's options object, the hand results by the game's results
-tuple, the cards in hand and on the table and the legal moves and actions by the rules' values.
+tuple, each card in hand and on the table and each legal move and action by its rules value.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from scopa_client.v1 import scopa_pb2 as pb
 
 from ._convert import options_view, results_view, view_fields
 from ._convert_presence import view_times
-from ._dict_json import Rendered, dict_text, field_text
+from ._dict_json import Rendered, dict_text, element_text, field_text
 from ._rest_json import _text_plan
 
 __all__ = ["view_json"]
@@ -57,23 +57,30 @@ def _results_texts(results: tuple[rules.HandResult, ...]) -> dict[str, Rendered]
     return kept if kept is not None else _RESULTS.put(results, _texts(results_view(results)))
 
 
-_LISTS: dict[tuple[str, tuple[type, ...], tuple[Any, ...]], Rendered] = {}
-"""The texts of a view's cards and legal moves and actions, by field and the rules' values they
-were made from (the same from view to view); all dropped when full."""
-_LISTS_KEPT: Final = 8192
+_ELEMENTS: dict[tuple[str, type, Any], str] = {}
+"""The texts of a view's cards in hand and on the table and of its legal moves and actions, by
+field and the rules' value each was made from (a card, a move: few distinct ones, seen in every
+game, where the lists they make up change with every move); all dropped when full."""
+_ELEMENTS_KEPT: Final = 16384
 _KEPT_LISTS: Final = ("hand", "table", "legal_moves", "legal_actions")
 
 
-def _list_text(name: str, source: tuple[Any, ...], value: Any) -> Rendered:
-    """The text of the view's field ``name``, ``value``, made from the rules' ``source``."""
-    # an action's type is part of it: a Move and a Steal may be equal tuples
-    key = (name, tuple(map(type, source)) if name == "legal_actions" else (), source)
-    text = _LISTS.get(key)
-    if text is None:
-        if len(_LISTS) >= _LISTS_KEPT:
-            _LISTS.clear()
-        text = _LISTS[key] = field_text(pb.GameView.DESCRIPTOR, name, value)
-    return text
+def _list_text(name: str, source: tuple[Any, ...], values: list[Any]) -> Rendered:
+    """The text of the view's field ``name``, whose elements ``values`` were made from the
+    rules' ``source``, joined from each element's kept text."""
+    if not source:
+        return Rendered("")
+    parts: list[str] = []
+    for item, value in zip(source, values, strict=True):
+        # an action's type is part of it: a Move and a Steal may be equal tuples
+        key = (name, type(item), item)
+        text = _ELEMENTS.get(key)
+        if text is None:
+            if len(_ELEMENTS) >= _ELEMENTS_KEPT:
+                _ELEMENTS.clear()
+            text = _ELEMENTS[key] = element_text(pb.GameView.DESCRIPTOR, name, value)
+        parts.append(text)
+    return Rendered("[" + ",".join(parts) + "]")
 
 
 def view_json(
