@@ -100,7 +100,7 @@ async def main() -> None:
     )
     print(
         f"archive bytes per finished game: median {statistics.median(sizes):.0f} "
-        f"(min {min(sizes)}, max {max(sizes)}), zlib-compressed JSON"
+        f"(min {min(sizes)}, max {max(sizes)}), zstd-compressed JSON"
     )
     print(
         f"archive write CPU per record ({len(records)} records): {writes[1] * 1e3:.2f} ms one "

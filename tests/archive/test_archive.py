@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 from support.postgres_server import PostgresServer
 
 from scopa.archive import ArchivedGame, ArchiveError, GameArchive, open_archive
-from scopa.archive._archive import async_url
+from scopa.archive._archive import async_url, pack_record, unpack_record
+from scopa.archive._schema import RECORDS
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -50,6 +52,27 @@ async def test_a_record_is_written_once_and_read_back(archive: GameArchive) -> N
     assert await archive.get("g1") == game
     assert await archive.get("missing") is None
     assert await archive.stored_bytes("g1") > 0
+
+
+async def test_a_record_is_stored_as_zstd_and_one_stored_as_zlib_still_reads(
+    archive: GameArchive,
+) -> None:
+    """Records are written as zstd frames; one written by an earlier release (zlib, level 9)
+    reads back the same."""
+    record = b'{"game":"games/z","events":[' + b'{"t":"card_played","seat":0},' * 50 + b"{}]}"
+    assert pack_record(record)[:4] == b"\x28\xb5\x2f\xfd"
+    assert unpack_record(pack_record(record)) == record
+    assert unpack_record(zlib.compress(record, 9)) == record
+    game = dataclasses.replace(_game("z", 5000), record=record)
+    assert await archive.put(game, 6000)
+    assert (await archive.get("z")) == game
+    assert await archive.stored_bytes("z") == len(pack_record(record))
+    old = dataclasses.replace(_game("old", 5000), record=record)
+    async with archive._engine.begin() as conn:  # a row as the earlier release wrote it
+        row = {f: getattr(old, f) for f in ("game_id", "preset", "public", "summary")}
+        row.update(created_ms=4000, finished_ms=5000, archived_ms=6000)
+        await conn.execute(RECORDS.insert(), [{**row, "record": zlib.compress(record, 9)}])
+    assert (await archive.get("old")) == old
 
 
 async def test_racing_writers_write_one_record(archive: GameArchive) -> None:

@@ -31,7 +31,8 @@ RECORDS: Final = Table(
     Column("archived_ms", BigInteger, nullable=False),
     # What a list shows of the game (JSON, small): read without the record.
     Column("summary", LargeBinary, nullable=False),
-    # The record's JSON (docs/api.md, "Game records"), zlib-compressed.
+    # The record's JSON (docs/api.md, "Game records"), a zstd frame (zlib in earlier releases,
+    # still read).
     Column("record", LargeBinary, nullable=False),
     Index("game_records_finished", "finished_ms", "game_id"),
 )
