@@ -9,7 +9,6 @@ import os
 import signal
 import time
 import uuid
-import zlib
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -20,6 +19,7 @@ from support.redis_server import free_port
 
 from faults.conftest import StartServers
 from faults.ledger import async_stub, create_game
+from scopa.archive._archive import unpack_record
 from scopa_client import bearer_metadata, error_info
 from scopa_client.v1 import scopa_pb2 as pb
 
@@ -63,7 +63,7 @@ async def test_a_replica_killed_before_archiving_loses_no_record_and_doubles_non
     assert len(rows) == 1, "the finished game was not archived"
     await asyncio.sleep(1)  # more sweeps: still one record
     assert await db.fetchval("SELECT count(*) FROM game_records WHERE game_id=$1", game_id) == 1
-    record = json.loads(zlib.decompress(rows[0]["record"]))
+    record = json.loads(unpack_record(rows[0]["record"]))
     assert record["game"] == game.name
     assert record["result"]["reason"] == "resigned"
     events = [e["t"] for v in record["versions"] for e in v["events"]]
