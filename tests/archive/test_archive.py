@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import sqlite3
 import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -73,6 +75,17 @@ async def test_a_record_is_stored_as_zstd_and_one_stored_as_zlib_still_reads(
         row.update(created_ms=4000, finished_ms=5000, archived_ms=6000)
         await conn.execute(RECORDS.insert(), [{**row, "record": zlib.compress(record, 9)}])
     assert (await archive.get("old")) == old
+
+
+async def test_a_sqlite_archive_is_in_write_ahead_mode(tmp_path: Path) -> None:
+    """A SQLite archive's file keeps a write-ahead log (no rollback journal per commit)."""
+    opened = await open_archive(f"sqlite:///{tmp_path}/games.db")
+    try:
+        assert await opened.put(_game("w", 100), 100)
+    finally:
+        await opened.close()
+    with contextlib.closing(sqlite3.connect(tmp_path / "games.db")) as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
 async def test_racing_writers_write_one_record(archive: GameArchive) -> None:
