@@ -63,6 +63,7 @@ def test_list_options_covers_every_field_with_its_default() -> None:
     infos = list_options()
     assert [i.name for i in infos] == [f.name for f in dataclasses.fields(Options)]
     assert all(i.description and i.source for i in infos)
+    assert list_options() is infos  # built once: every finished game's record lists them
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ resolves a preset plus overrides into a validated :class:`~scopa.rules.Ruleset`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
@@ -602,8 +603,10 @@ def _option_type(f: dataclasses.Field[Any]) -> tuple[str, tuple[str, ...]]:
     return "int", ()
 
 
+@functools.cache
 def list_options() -> tuple[OptionInfo, ...]:
-    """Every option with its type, default, description and source."""
+    """Every option with its type, default, description and source; built once (the options
+    never change; building them took ~1.1M instructions, at every finished game's record)."""
     infos = []
     for f in dataclasses.fields(Options):
         kind, choices = _option_type(f)
