@@ -329,8 +329,8 @@ class GameArchive:
 def _write_ahead(connection: Any, _record: Any) -> None:
     """A SQLite connection's journal: write-ahead (a commit appends to the log, one fsync, and
     readers do not wait for writers) instead of a rollback journal created and deleted by every
-    commit (~30% of a record's write CPU; ``bench/archive_cost.py``). The file must be on a
-    local disk (its readers and writers on one host)."""
+    commit, which cost 10-30% more CPU a record's write. The file must be on a local disk (its
+    readers and writers on one host)."""
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.close()
