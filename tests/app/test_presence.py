@@ -252,3 +252,34 @@ async def test_a_replica_closing_after_a_drain_waits_for_its_streams_drops() -> 
     await core.close()
     state = await GameCore(store, TokenAuthority(SECRET), CoreSettings()).get_state(game, None)
     assert state.presence is not None and state.presence.spectators == 0
+
+
+class _SlowTouchReply(MemoryStore):
+    """A store that applies a presence touch at once but answers it a while later (a reply on
+    its way back from Redis)."""
+
+    async def touch_presence(
+        self, game_id: str, seat: int | None, connection: str, ttl_s: float, keep_s: float
+    ) -> bool:
+        changed = await super().touch_presence(game_id, seat, connection, ttl_s, keep_s)
+        await asyncio.sleep(0.3)
+        return changed
+
+
+async def test_a_stream_cancelled_while_its_entry_is_written_drops_it() -> None:
+    """A drain that cancels a stream while its first touch is on its way (applied, not yet
+    answered) leaves no spectator behind: the entry is dropped as a closing stream's is, and
+    the replica's close waits for that drop."""
+    store = _SlowTouchReply()
+    core = _core(store)
+    created, _ = await two_seat_game(core)
+    game = created.game_id
+    first = asyncio.ensure_future(anext(core.watch(game, None)))
+    await asyncio.sleep(0.1)  # the touch is applied; its answer is not in yet
+    assert (await store.presence(game)).spectators == 1
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    await core.close()
+    state = await GameCore(store, TokenAuthority(SECRET), CoreSettings()).get_state(game, None)
+    assert state.presence is not None and state.presence.spectators == 0

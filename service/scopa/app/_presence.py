@@ -71,7 +71,14 @@ class Attendance:
         self.beat_at = now_s() + interval
 
     async def __aenter__(self) -> Attendance:
-        await self.beat()
+        try:
+            await self.beat()
+        except BaseException:
+            # Cancelled (a drain) while the entry's first touch was on its way: the store may
+            # have applied it, and no __aexit__ follows. Dropped as a closing stream's entry
+            # is; the replica's close waits for it (Presences.close).
+            self._presences.dropping(self)
+            raise
         return self
 
     async def __aexit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
