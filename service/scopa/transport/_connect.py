@@ -46,8 +46,8 @@ Res = TypeVar("Res")
 
 class FastGzip(GzipCompression):
     """gzip as connectrpc's, its answers written by ISA-L (python-isal) at its level 1:
-    a 3.5-4.5 KB PlayCard answer in about a sixth of zlib's level 1 time, and smaller. Requests
-    are read by zlib, as before (any gzip reader reads either)."""
+    ``bench/callgrind.py --proto connect`` counts 2.11M instructions a PlayCard against 2.34M
+    with zlib's level 1. Requests are read by zlib, as before (any gzip reader reads either)."""
 
     def compress(self, data: bytes | bytearray | memoryview) -> bytes:
         return igzip.compress(data, compresslevel=1)
