@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import threading
 import zlib
 
 import pytest
@@ -68,3 +69,29 @@ def test_corrupt_payloads_raise_corrupt_payload(version: int, data: bytes) -> No
     """Bytes neither compression can read raise CorruptPayload, not the library's error."""
     with pytest.raises(CorruptPayload):
         decompress(data, version)
+
+
+def test_each_thread_compresses_with_its_own_zstd_pair() -> None:
+    """zstandard's compressors are not thread-safe: each thread gets its own pair, and threads
+    compressing at once each read back their own texts (the pair was one object shared by every
+    thread in the compiled build)."""
+    texts = _texts()
+    start = threading.Barrier(4)
+    pairs: list[object] = []
+    failures: list[int] = []
+
+    def work(index: int) -> None:
+        start.wait()
+        pairs.append(_compress._zstd())
+        for text in texts[index::4] * 20:
+            if decompress(compress(text, ZSTD_FROM), ZSTD_FROM) != text:
+                failures.append(index)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
+    assert len({id(pair) for pair in pairs}) == 4
+    assert _compress._zstd() is _compress._zstd()  # the calling thread's, made once

@@ -75,8 +75,9 @@ class CorruptPayload(Exception):
     """A payload its format's compression cannot read."""
 
 
-class _Zstd(threading.local):
-    """A compressor and a decompressor per thread (zstandard's are not thread-safe)."""
+class _Zstd:
+    """A zstd compressor and decompressor (zstandard's are not thread-safe: one pair per
+    thread, see :func:`_zstd`)."""
 
     def __init__(self) -> None:
         self.compressor = zstandard.ZstdCompressor(
@@ -85,13 +86,25 @@ class _Zstd(threading.local):
         self.decompressor = zstandard.ZstdDecompressor(dict_data=_ZSTD_DICT)
 
 
-_ZSTD: Final = _Zstd()
+_LOCAL: Final = threading.local()
+"""Each thread's :class:`_Zstd`. A plain ``threading.local`` read by attribute: a subclass of
+it compiled by mypyc became one native object shared by every thread (and crashed the
+interpreter when interpreted code read its attributes)."""
+
+
+def _zstd() -> _Zstd:
+    """This thread's zstd pair, made on its first use in the thread."""
+    codecs: _Zstd | None = getattr(_LOCAL, "zstd", None)
+    if codecs is None:
+        codecs = _Zstd()
+        _LOCAL.zstd = codecs
+    return codecs
 
 
 def compress(raw: bytes, version: int) -> bytes:
     """``raw`` compressed as format ``version`` stores it."""
     if version >= ZSTD_FROM:
-        frame: bytes = _ZSTD.compressor.compress(raw)
+        frame: bytes = _zstd().compressor.compress(raw)
         return frame
     deflate = zlib.compressobj(_ZLIB_LEVEL, zlib.DEFLATED, _ZLIB_WBITS, _ZLIB_MEM_LEVEL)
     return deflate.compress(raw) + deflate.flush()
@@ -101,7 +114,7 @@ def decompress(data: bytes, version: int) -> bytes:
     """The raw payload of a format-``version`` blob (after its format byte)."""
     try:
         if version >= ZSTD_FROM:
-            raw: bytes = _ZSTD.decompressor.decompress(data)
+            raw: bytes = _zstd().decompressor.decompress(data)
             return raw
         return zlib.decompress(data)
     except (zlib.error, zstandard.ZstdError) as exc:
