@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 from typing import get_args
@@ -41,6 +42,7 @@ from scopa.transport._convert import (
     view_to_pb,
     with_view,
 )
+from scopa.transport._view_json import view_json
 from scopa_client.v1 import scopa_pb2 as pb
 
 
@@ -686,3 +688,24 @@ def test_a_lobby_game_becomes_a_game_view_of_its_summary() -> None:
     assert (view.turn_timeout_s, view.timeout_bot) == (30, "greedy")
     assert view.create_time.ToMilliseconds() == 1_800_000_000_123
     assert not view.hand and not view.table and not view.HasField("seat")
+
+
+def test_a_views_cards_name_their_copy_in_an_80_card_deck() -> None:
+    """Every card of a hand and of the table keeps its copy (80-card decks hold two of each), in
+    the message and in the JSON written from the same fields: a client plays the card it sees
+    (the second copy was shown as the first, which that seat could not play)."""
+    rng = random.Random(5)
+    state, _ = rules.new_match(rules.make_ruleset("marescialla_80"), rng=rng)
+    seats = tuple(SeatMeta(f"p{i}", False, True) for i in range(len(state.hands)))
+    seen = 0
+    for seat in range(len(state.hands)):
+        snapshot = GameSnapshot("g5", 1, GameStatus.ACTIVE, seats, rules.observe(state, seat))
+        view = view_to_pb(snapshot)
+        for shown, cards in ((view.hand, state.hands[seat]), (view.table, state.table)):
+            assert [card_from_pb(c, "card") for c in shown] == list(cards)
+            seen += sum(1 for c in shown if c.copy == 1)
+        written = json.loads(view_json(pb.GetStateResponse, snapshot))["view"]
+        assert [c.get("copy", 0) for c in written["hand"]] == [
+            rules.copy_of(c) for c in state.hands[seat]
+        ]
+    assert seen > 0  # the deal held second copies

@@ -108,9 +108,9 @@ _CARDS: Final = tuple(card_to_pb(card) for card in range(rules.MAX_CARD))
 (cheaper than building each card from keyword arguments); never handed out or mutated."""
 
 
-_CARD_DICTS: Final = tuple({"suit": m.suit, "rank": m.rank} for m in _CARDS)
-"""Each card's fields, for a view's hand and table: a constructor fills a repeated field's
-elements from dicts in place (a message given would be copied in). Never mutated."""
+_CARD_DICTS: Final = tuple({"suit": m.suit, "rank": m.rank, "copy": m.copy} for m in _CARDS)
+"""Each card's fields (its copy too: 80-card decks hold two of each), for a view's hand and
+table: a constructor fills a repeated field's elements from dicts in place. Never mutated."""
 
 
 def cards_to_pb(cards: Iterable[rules.Card]) -> list[pb.Card]:
