@@ -166,7 +166,7 @@ bench-service: $(STAMP)
 # changes, the other sources copied again on every use.
 MYPYC_STAMP := build/mypyc/.built
 
-$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py service/scopa/bots/*.py service/scopa/app/*.py $(addprefix service/scopa/transport/,_convert.py _dict_json.py _json_parse.py _rest_json.py _rest_rules.py _view_json.py _view_patch.py))
+$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py service/scopa/bots/*.py service/scopa/app/*.py $(addprefix service/scopa/transport/,_convert.py _dict_json.py _json_parse.py _rest_json.py _rest_rules.py _view_json.py _view_patch.py _view_wire.py))
 	$(PY) tools/build_mypyc.py
 	touch $@
 
@@ -185,7 +185,7 @@ pytest-compiled: mypyc
 	  tests/rules tests/app tests/bots tests/test_frozen.py tests/transport/test_convert.py \
 	  tests/transport/test_rest_json.py tests/transport/test_rest_rules.py \
 	  tests/transport/test_view_patches.py tests/transport/test_dict_json.py \
-	  tests/transport/test_view_json.py
+	  tests/transport/test_view_json.py tests/transport/test_view_wire.py
 else
 pytest-compiled:
 	@if [ -n "$$SCOPA_REQUIRE_ALL" ]; then echo "pytest-compiled: no C compiler (cc, gcc)"; exit 1; fi

@@ -12,7 +12,7 @@ from google.protobuf import json_format
 from support.games import make_core, two_seat_game
 
 from scopa.app import GameCore
-from scopa.transport._calls import Encoded, GameCalls, JsonOnly
+from scopa.transport._calls import Encoded, GameCalls, JsonOnly, WireOnly
 from scopa.transport._connect import ConnectGameService, _json_tailed, _LimitedCodec, connect_app
 from scopa.transport._convert import card_to_pb
 from scopa.transport._rest_json import FastJsonCodec
@@ -68,17 +68,20 @@ async def test_a_json_request_gets_json_written_from_the_view_a_binary_one_the_m
     request, token = await _next_play(core, game, tokens)
     decoded = binary.decode(request.SerializeToString(), pb.PlayCardRequest)
     response = await service.play_card(decoded, _Context(token))
-    assert not isinstance(response, JsonOnly)
-    answer = pb.PlayCardResponse.FromString(binary.encode(response))
+    assert isinstance(response, WireOnly)  # written already, no message built
+    assert binary.encode(response) == response.body
+    answer = pb.PlayCardResponse.FromString(response.body)
     assert answer.view.version == version + 2
     assert answer.view.options and answer.view.deck_size == 40
 
 
 class _CountingCalls(GameCalls):
-    """GameCalls counting PlayCard's two methods: the message one and the JSON-only one."""
+    """GameCalls counting PlayCard's three methods: the message one, the JSON-only one and the
+    wire-only one."""
 
     messages = 0
     json_only = 0
+    wire_only = 0
 
     async def play_card(self, request: pb.PlayCardRequest, token: str | None) -> Any:
         self.messages += 1
@@ -88,11 +91,16 @@ class _CountingCalls(GameCalls):
         self.json_only += 1
         return await super().play_card_json(request, token)
 
+    async def play_card_wire(self, request: pb.PlayCardRequest, token: str | None) -> WireOnly:
+        self.wire_only += 1
+        return await super().play_card_wire(request, token)
 
-async def test_through_connectrpc_a_json_play_takes_the_json_only_method() -> None:
-    """The whole Connect application in process: the codec's note that it decoded JSON reaches
-    the method (connectrpc decodes in the request's task), so no response message is built;
-    a binary play builds one. Both answers show the move."""
+
+async def test_through_connectrpc_a_play_takes_the_method_of_its_codec() -> None:
+    """The whole Connect application in process: the codec's note that it decoded JSON (or
+    binary) reaches the method (connectrpc decodes in the request's task), so no response
+    message is built: a JSON play takes the JSON-only method, a binary one the wire-only one.
+    Both answers show the move."""
     core = make_core()
     calls = _CountingCalls(core, options_tail=True)
     app = connect_app(calls, _LIMIT)
@@ -108,7 +116,7 @@ async def test_through_connectrpc_a_json_play_takes_the_json_only_method() -> No
         assert answer.status_code == 200, answer.text
         played = json_format.Parse(answer.content, pb.PlayCardResponse())
         assert played.view.version == created.snapshot.version + 1
-        assert (calls.json_only, calls.messages) == (1, 0)
+        assert (calls.json_only, calls.wire_only, calls.messages) == (1, 0, 0)
         request, token = await _next_play(core, created.game_id, tokens)
         proto_headers = {"authorization": f"Bearer {token}", "content-type": "application/proto"}
         answer = await http.post(url, content=request.SerializeToString(), headers=proto_headers)
@@ -116,4 +124,4 @@ async def test_through_connectrpc_a_json_play_takes_the_json_only_method() -> No
         assert (
             pb.PlayCardResponse.FromString(answer.content).view.version == played.view.version + 1
         )
-        assert (calls.json_only, calls.messages) == (1, 1)
+        assert (calls.json_only, calls.wire_only, calls.messages) == (1, 1, 0)

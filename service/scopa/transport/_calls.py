@@ -40,6 +40,7 @@ from ._convert import (
 )
 from ._convert_presence import presence_to_pb
 from ._view_json import view_json
+from ._view_wire import action_response_wire
 
 __all__ = [
     "Encoded",
@@ -47,6 +48,8 @@ __all__ = [
     "JsonCall",
     "JsonOnly",
     "UnaryCall",
+    "WireCall",
+    "WireOnly",
     "request_fields",
     "serialize_response",
 ]
@@ -129,6 +132,17 @@ JsonCall = Callable[[Any, str | None], Awaitable[JsonOnly]]
 """A unary method whose response is JSON already: (request message, bearer token or None)."""
 
 
+class WireOnly(NamedTuple):
+    """A response already written in the protobuf wire format (:attr:`GameCalls.wire_unary`)."""
+
+    body: bytes
+
+
+WireCall = Callable[[Any, str | None], Awaitable[WireOnly]]
+"""A unary method whose response is wire bytes already: (request message, bearer token or
+None)."""
+
+
 def _events(result: PlayResult) -> tuple[list[pb.Event] | None, list[pb.Event]]:
     """An action's events as messages, and the view's last events: the same list when they are
     the very events of the action (usual: converted once), None to convert them apart."""
@@ -174,10 +188,13 @@ class Encoded(NamedTuple):
         return data
 
 
-def serialize_response(response: Message | Encoded) -> bytes:
-    """A response serializer taking both messages and :class:`Encoded` responses."""
+def serialize_response(response: Message | Encoded | WireOnly) -> bytes:
+    """A response serializer taking messages, :class:`Encoded` and :class:`WireOnly`
+    responses."""
     if isinstance(response, Encoded):
         return response.serialize()
+    if isinstance(response, WireOnly):
+        return response.body
     data: bytes = response.SerializeToString()
     return data
 
@@ -368,6 +385,23 @@ class GameCalls:
     async def take_action_json(self, request: pb.TakeActionRequest, token: str | None) -> JsonOnly:
         """:meth:`take_action`, its response as proto3 JSON."""
         return _json_only(pb.TakeActionResponse, await self._act(request, token))
+
+    @property
+    def wire_unary(self) -> Mapping[str, WireCall]:
+        """The methods whose responses a transport sending the protobuf wire format (gRPC,
+        Connect's binary codec) gets written already (:func:`._view_wire.action_response_wire`:
+        the bytes of the response message, its tail included; no message built)."""
+        return {"PlayCard": self.play_card_wire, "TakeAction": self.take_action_wire}
+
+    async def play_card_wire(self, request: pb.PlayCardRequest, token: str | None) -> WireOnly:
+        """:meth:`play_card`, its response in the wire format."""
+        result = await self._play(request, token)
+        return WireOnly(action_response_wire(pb.PlayCardResponse, result))
+
+    async def take_action_wire(self, request: pb.TakeActionRequest, token: str | None) -> WireOnly:
+        """:meth:`take_action`, its response in the wire format."""
+        result = await self._act(request, token)
+        return WireOnly(action_response_wire(pb.TakeActionResponse, result))
 
     async def _play(self, request: pb.PlayCardRequest, token: str | None) -> PlayResult:
         game_id = game_id_from_name(request.name)

@@ -24,7 +24,7 @@ from scopa.transport._errors import MalformedRequest, RequestTooLarge, to_connec
 from scopa_client.v1 import scopa_pb2 as pb
 from scopa_client.v1.scopa_connect import GameServiceASGIApplication
 
-from ._calls import Encoded, GameCalls, JsonCall, JsonOnly
+from ._calls import Encoded, GameCalls, JsonCall, JsonOnly, WireCall, WireOnly
 from ._convert import token_from_metadata
 from ._http_errors import MethodNotAllowed
 from ._http_guard import HttpGuard
@@ -125,12 +125,15 @@ class ConnectGameService:
         return await self._unary("GetGameRecord", self._calls.get_game_record, request, ctx)
 
     def _json_or(self, name: str, call: Callable[[Any, str | None], Awaitable[Any]]) -> Any:
-        """``call``, or, for a request in JSON, the method whose response is written as JSON
-        already (:attr:`GameCalls.json_unary`: no message built; the codec sends its bytes)."""
-        json_call: JsonCall | None = None
+        """``call``, or the method whose response is written already in the request's codec
+        (:attr:`GameCalls.json_unary`, :attr:`GameCalls.wire_unary`: no message built; the
+        codec sends its bytes)."""
+        written: JsonCall | WireCall | None = None
         if _DECODED_BY.get() == "json":
-            json_call = self._calls.json_unary.get(name)
-        return call if json_call is None else json_call
+            written = self._calls.json_unary.get(name)
+        elif _DECODED_BY.get() == "proto":
+            written = self._calls.wire_unary.get(name)
+        return call if written is None else written
 
     async def play_card(
         self, request: pb.PlayCardRequest, ctx: RequestContext[Any, Any]
@@ -258,6 +261,9 @@ class _LimitedCodec(Codec[Any, Any]):
             return self._tailed(message)
         if isinstance(message, JsonOnly):
             assert self._codec.name() == "json", "a JSON-only response for a JSON request only"
+            return message.body
+        if isinstance(message, WireOnly):
+            assert self._codec.name() == "proto", "a wire-only response for a binary request only"
             return message.body
         return self._codec.encode(message)
 

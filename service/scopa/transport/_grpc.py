@@ -16,7 +16,7 @@ from scopa.app import GameCore
 from scopa.transport._guard import peer_host
 from scopa_client.v1 import scopa_pb2 as pb
 
-from ._calls import Encoded, GameCalls, serialize_response
+from ._calls import Encoded, GameCalls, WireOnly, serialize_response
 from ._convert import token_from_metadata
 from ._grpc_session import GrpcSessions
 from ._interceptors import write_whole
@@ -82,13 +82,13 @@ class GameServicer:
         """A finished game's record."""
         return await self._calls.get_game_record(request, _token(context))
 
-    async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> Message | Encoded:
-        """Play a card."""
-        return self._encoded(await self._calls.play_card(request, _token(context)))
+    async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> WireOnly:
+        """Play a card (the response written in the wire format, no message built)."""
+        return await self._calls.play_card_wire(request, _token(context))
 
-    async def TakeAction(self, request: pb.TakeActionRequest, context: Any) -> Message | Encoded:
+    async def TakeAction(self, request: pb.TakeActionRequest, context: Any) -> WireOnly:
         """Take one action of any kind (a play, a declaration)."""
-        return self._encoded(await self._calls.take_action(request, _token(context)))
+        return await self._calls.take_action_wire(request, _token(context))
 
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
         """Claim an open seat."""

@@ -51,6 +51,7 @@ from ._convert_presence import presence_to_pb
 from ._http_telemetry import map_error
 from ._rest_json import dumps
 from ._view_patch import ViewPatches
+from ._view_wire import event_bytes
 
 __all__ = [
     "SESSION_METHOD",
@@ -304,7 +305,7 @@ class Session:
         elif version <= self.delivered:
             return
         events = tuple(e for e in result.events if e.version > self.delivered)
-        encoded = [e.SerializeToString() for e in events_to_pb(events)]
+        encoded = [event_bytes(e) for e in events]
         latest = events == snapshot.last_events  # the view's last events: the same bytes
         if self._patches is not None:
             patch = self._patches.patch(snapshot, encoded if latest else None)

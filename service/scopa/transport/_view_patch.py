@@ -17,7 +17,8 @@ from scopa import rules
 from scopa.app import GameSnapshot, split_fields, varint
 from scopa_client.v1 import scopa_pb2 as pb
 
-from ._convert import options_view, results_view, with_view
+from ._convert import options_view, results_view
+from ._view_wire import view_wire_fields
 
 __all__ = ["ViewPatches"]
 
@@ -27,8 +28,6 @@ _PATHS: Final = {
     for field in pb.GameView.DESCRIPTOR.fields
 }
 """Each GameView field's entry of FieldMask.paths (field 1) on the wire, by field number."""
-_LAST_EVENTS: Final = pb.GameView.DESCRIPTOR.fields_by_name["last_events"].number
-_LAST_EVENTS_KEY: Final = varint(_LAST_EVENTS << 3 | 2)
 _MASK_KEY: Final = b"\x0a"
 """ViewPatch.update_mask (field 1, length-delimited)."""
 _PATCH_VIEW_KEY: Final = b"\x12"
@@ -65,38 +64,21 @@ class ViewPatches:
     def sent_whole(self, view: pb.GameView, snapshot: GameSnapshot) -> None:
         """The session sent ``view`` whole (its welcome's: without options and hand results,
         which are ``snapshot``'s)."""
-        self._sent = self._fields(view.SerializeToString(), snapshot, None)
+        fields = split_fields(view.SerializeToString())
+        fields.update(_options_fields(snapshot.view.options))
+        fields.update(_results_fields(snapshot.view.results))
+        self._sent = fields
 
     def patch(self, snapshot: GameSnapshot, last_events: list[bytes] | None) -> bytes:
         """The wire bytes of a SessionUpdate holding only the view patch from the view sent
         last to ``snapshot``'s, which then counts as sent. ``last_events``: the view's last
         events already serialized (each an Event's wire bytes), or None to convert them."""
-        holder = with_view(
-            pb.ViewPatch,
-            snapshot,
-            None if last_events is None else [],
-            options=False,
-            results=False,
-        )
-        fields = self._fields(holder.view.SerializeToString(), snapshot, last_events)
+        fields = view_wire_fields(snapshot, last_events)
+        fields.update(_options_fields(snapshot.view.options))
+        fields.update(_results_fields(snapshot.view.results))
         sent, self._sent = self._sent, fields
         changed = sorted(n for n in fields.keys() | sent.keys() if fields.get(n) != sent.get(n))
         mask = b"".join(_PATHS[n] for n in changed)
         view = b"".join(fields.get(n, b"") for n in changed)
         body = _MASK_KEY + varint(len(mask)) + mask + _PATCH_VIEW_KEY + varint(len(view)) + view
         return _UPDATE_PATCH_KEY + varint(len(body)) + body
-
-    @staticmethod
-    def _fields(
-        part: bytes, snapshot: GameSnapshot, last_events: list[bytes] | None
-    ) -> dict[int, bytes]:
-        """A whole view's fields: those of ``part`` (a view without options, deck size and
-        hand results, and without its last events when ``last_events`` is set) and the rest."""
-        fields = split_fields(part)
-        if last_events:
-            fields[_LAST_EVENTS] = b"".join(
-                _LAST_EVENTS_KEY + varint(len(e)) + e for e in last_events
-            )
-        fields.update(_options_fields(snapshot.view.options))
-        fields.update(_results_fields(snapshot.view.results))
-        return fields

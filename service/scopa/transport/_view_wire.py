@@ -1,0 +1,390 @@
+"""A caller's view in the protobuf wire format, written field by field from the snapshot.
+
+The bytes of the GameView that ``with_view(..., options=False, results=False)`` builds (the
+options, deck size and hand results are the tails of :mod:`._convert`), from the same values as
+:func:`._convert.view_fields`, without building a message: each field's key comes from the
+GameView descriptor, scalars are encoded here, and each element of a repeated field (a card, a
+seat, a side, a legal move or action, a farm) is encoded once by upb, from the constructor
+arguments ``view_fields`` would give, and its bytes kept by the values it is made from. Those
+recur from move to move, so a view is mostly joined, not encoded: upb building the whole
+message from dicts was most of a gRPC PlayCard's response and of a realtime view patch.
+
+``tests/transport/test_view_wire.py`` checks these bytes equal upb's for every preset's views
+through whole games, with presence and a turn clock: a field added to ``view_fields`` and not
+here fails it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Final
+
+from google.protobuf.message import Message
+
+from scopa import rules
+from scopa.app import GameSnapshot, GameStatus, PlayResult, VersionedEvent, varint
+from scopa_client.v1 import scopa_pb2 as pb
+
+from ._convert import (
+    _FINISH,
+    _NAME_PREFIX,
+    _STATUS,
+    _legal_action,
+    _legal_move,
+    _phase,
+    card_to_pb,
+    event_to_pb,
+    farm_to_pb,
+    view_tail,
+)
+from ._convert_presence import _time
+
+__all__ = ["action_response_wire", "event_bytes", "framed", "view_wire", "view_wire_fields"]
+
+_SMALL: Final = tuple(varint(n) for n in range(1 << 14))
+"""The varints of 0 to 16383 (one or two bytes), made once: most lengths and values."""
+
+
+def _varint(value: int) -> bytes:
+    return _SMALL[value] if 0 <= value < 16384 else varint(value)
+
+
+def _signed(value: int) -> bytes:
+    """An int32/enum value as upb writes it: a negative one in 10 bytes (two's complement)."""
+    return _varint(value) if value >= 0 else varint(value + (1 << 64))
+
+
+def framed(key: bytes, data: bytes) -> bytes:
+    """A length-delimited field's element: its key, the length of ``data``, ``data``."""
+    return key + _varint(len(data)) + data
+
+
+def _text(key: bytes, text: str) -> bytes:
+    return framed(key, text.encode())
+
+
+_NUMBERS: Final = {f.name: f.number for f in pb.GameView.DESCRIPTOR.fields}
+
+
+def _number(name: str) -> int:
+    return _NUMBERS[name]
+
+
+def _key(name: str, wire_type: int) -> bytes:
+    """The field's key on the wire (wire type 0: varint, 2: length-delimited)."""
+    return varint(_NUMBERS[name] << 3 | wire_type)
+
+
+_NAME, _K_NAME = _number("name"), _key("name", 2)
+_PRESET, _K_PRESET = _number("preset"), _key("preset", 2)
+_VERSION, _K_VERSION = _number("version"), _key("version", 0)
+_ETAG, _K_ETAG = _number("etag"), _key("etag", 2)
+_STATUS_N, _K_STATUS = _number("status"), _key("status", 0)
+_SEAT, _K_SEAT = _number("seat"), _key("seat", 0)
+_HAND, _K_HAND = _number("hand"), _key("hand", 2)
+_SEATS, _K_SEATS = _number("seats"), _key("seats", 2)
+_TABLE, _K_TABLE = _number("table"), _key("table", 2)
+_STOCK, _K_STOCK = _number("stock_size"), _key("stock_size", 0)
+_DEALER, _K_DEALER = _number("dealer"), _key("dealer", 0)
+_TURN, _K_TURN = _number("turn"), _key("turn", 0)
+_HAND_NUMBER, _K_HAND_NUMBER = _number("hand_number"), _key("hand_number", 0)
+_SIDES, _K_SIDES = _number("sides"), _key("sides", 2)
+_MOVES, _K_MOVES = _number("legal_moves"), _key("legal_moves", 2)
+_EVENTS, _K_EVENTS = _number("last_events"), _key("last_events", 2)
+_WINNERS, _K_WINNERS = _number("winners"), _key("winners", 2)  # packed
+_FINISH_N, _K_FINISH = _number("finish_reason"), _key("finish_reason", 0)
+_ACTIONS, _K_ACTIONS = _number("legal_actions"), _key("legal_actions", 2)
+_DEADLINE, _K_DEADLINE = _number("turn_deadline"), _key("turn_deadline", 2)
+_TIMEOUT, _K_TIMEOUT = _number("turn_timeout_s"), _key("turn_timeout_s", 0)
+_PUBLIC, _K_PUBLIC = _number("public"), _key("public", 0)
+_CREATED, _K_CREATED = _number("create_time"), _key("create_time", 2)
+_PHASE, _K_PHASE = _number("phase"), _key("phase", 2)
+_FARMS, _K_FARMS = _number("farms"), _key("farms", 2)
+_BOT, _K_BOT = _number("timeout_bot"), _key("timeout_bot", 2)
+_REMATCH, _K_REMATCH = _number("rematch_game"), _key("rematch_game", 2)
+_PREVIOUS, _K_PREVIOUS = _number("previous_game"), _key("previous_game", 2)
+_WATCHERS, _K_WATCHERS = _number("spectator_count"), _key("spectator_count", 0)
+_ACCESS, _K_ACCESS = _number("spectators"), _key("spectators", 0)
+_SPECTATE, _K_SPECTATE = _number("spectator_token"), _key("spectator_token", 2)
+
+_CARDS: Final = tuple(card_to_pb(card).SerializeToString() for card in range(rules.MAX_CARD))
+_HAND_CARDS: Final = tuple(framed(_K_HAND, card) for card in _CARDS)
+_TABLE_CARDS: Final = tuple(framed(_K_TABLE, card) for card in _CARDS)
+
+_KEPT_LIMIT: Final = 8192
+"""Kept elements per kind; when full, the kept ones are dropped at once (a view's elements are
+few and recur, so they come back with the next views)."""
+_KEPT: dict[Hashable, bytes] = {}
+"""Each element's bytes (its key and length included) by its field and the values it is made
+from."""
+
+
+def _kept(key: Hashable) -> bytes | None:
+    return _KEPT.get(key)
+
+
+def _keep(key: Hashable, data: bytes) -> bytes:
+    if len(_KEPT) >= _KEPT_LIMIT:
+        _KEPT.clear()
+    _KEPT[key] = data
+    return data
+
+
+def _serialized(message: Message) -> bytes:
+    data: bytes = message.SerializeToString()
+    return data
+
+
+def _timestamp(key: bytes, ms: int) -> bytes:
+    """A Timestamp field as ``FromMilliseconds(ms)`` sets it (kept: a game's creation time is
+    in every view, a deadline in every view of its turn)."""
+    kept = _kept((key, ms))
+    if kept is not None:
+        return kept
+    seconds, millis = divmod(ms, 1000)
+    data = b"\x08" + _signed(seconds) if seconds else b""
+    if millis:
+        data += b"\x10" + _varint(millis * 1_000_000)
+    return _keep((key, ms), framed(key, data))
+
+
+_EVENT_LIMIT: Final = 1024
+_EVENTS_KEPT: dict[object, bytes] = {}
+"""Events' bytes by their value, for a little while: each seat's realtime session sends the
+same events of a move (a hidden card aside: those differ by value)."""
+
+
+def event_bytes(versioned: VersionedEvent) -> bytes:
+    """An event's wire bytes (an Event message's), kept by its kind and value (events are
+    tuples: two kinds of one field are equal tuples)."""
+    key = (type(versioned.event), versioned)
+    try:
+        data = _EVENTS_KEPT.get(key)
+    except TypeError:  # some part is not hashable: not kept
+        return _serialized(event_to_pb(versioned))
+    if data is None:
+        if len(_EVENTS_KEPT) >= _EVENT_LIMIT:
+            _EVENTS_KEPT.clear()
+        data = _EVENTS_KEPT[key] = _serialized(event_to_pb(versioned))
+    return data
+
+
+def _seats(snapshot: GameSnapshot, view: rules.SeatView, playing: bool) -> bytes:
+    """The seats as ``view_fields`` and ``spectator_fields`` describe them."""
+    presence = snapshot.presence
+    answering = view.turn if playing and view.claim is not None else -1
+    parts = []
+    for i, meta in enumerate(snapshot.seats):
+        connected: bool | None = None  # known only with presence (the field has presence)
+        seen_ms = -1
+        if presence is not None:
+            seen = presence.seats.get(i)
+            connected = seen is not None and seen.connected
+            if seen is not None:
+                seen_ms = presence.now_ms if seen.connected else seen.last_seen_ms
+        key = (
+            _SEATS,
+            i,
+            meta.name,
+            view.side_of_seat[i],
+            view.hand_sizes[i],
+            meta.open and not meta.joined,
+            snapshot.resigned == i,
+            meta.bot,
+            meta.timeouts,
+            i in view.out,
+            i == answering,
+            connected,
+            seen_ms,
+        )
+        data = _kept(key)
+        if data is None:
+            seat = pb.SeatInfo(
+                seat=i,
+                display_name=meta.name,
+                side=view.side_of_seat[i],
+                hand_size=view.hand_sizes[i],
+                open=meta.open and not meta.joined,
+                resigned=snapshot.resigned == i,
+                bot=meta.bot,
+                timeouts=meta.timeouts,
+                out=i in view.out,
+                answering=i == answering,
+                connected=connected,
+                last_seen_time=_time(seen_ms) if seen_ms >= 0 else None,  # type: ignore[arg-type]
+            )
+            data = _keep(key, framed(_K_SEATS, _serialized(seat)))
+        parts.append(data)
+    return b"".join(parts)
+
+
+def _sides(view: rules.SeatView) -> bytes:
+    parts = []
+    for side in range(view.options.sides):
+        score, captured, sweeps = view.scores[side], view.captured_counts[side], view.sweeps[side]
+        key = (_SIDES, side, view.side_of_seat, score, captured, sweeps)
+        data = _kept(key)
+        if data is None:
+            info = pb.SideInfo(
+                side=side,
+                seats=[s for s, of in enumerate(view.side_of_seat) if of == side],
+                score=score,
+                captured_count=captured,
+                sweeps=sweeps,
+            )
+            data = _keep(key, framed(_K_SIDES, _serialized(info)))
+        parts.append(data)
+    return b"".join(parts)
+
+
+def _moves(moves: tuple[rules.Move, ...]) -> bytes:
+    parts = []
+    for move in moves:
+        key = (_MOVES, move)
+        data = _kept(key)
+        if data is None:
+            data = _keep(key, framed(_K_MOVES, _serialized(_legal_move(move))))
+        parts.append(data)
+    return b"".join(parts)
+
+
+def _actions(actions: tuple[rules.Action, ...]) -> bytes:
+    parts = []
+    for action in actions:
+        key = (_ACTIONS, type(action), action)  # typed: a Move and a Steal may be equal tuples
+        data = _kept(key)
+        if data is None:
+            data = _keep(key, framed(_K_ACTIONS, _serialized(_legal_action(action))))
+        parts.append(data)
+    return b"".join(parts)
+
+
+def _phase_bytes(view: rules.SeatView) -> bytes:
+    key = (_PHASE, view.claim)
+    data = _kept(key)
+    if data is None:
+        phase = _phase(view, True)
+        assert phase is not None
+        data = _keep(key, framed(_K_PHASE, _serialized(phase)))
+    return data
+
+
+def _farms(farms: tuple[rules.Farm, ...]) -> bytes:
+    parts = []
+    for farm in farms:
+        key = (_FARMS, farm)
+        data = _kept(key)
+        if data is None:
+            data = _keep(key, framed(_K_FARMS, _serialized(farm_to_pb(farm))))
+        parts.append(data)
+    return b"".join(parts)
+
+
+def view_wire_fields(snapshot: GameSnapshot, last_events: list[bytes] | None) -> dict[int, bytes]:
+    """Each present field of the view's GameView (without options, deck size and hand
+    results) as its wire bytes, by number, in number order. ``last_events``: each of the view's
+    last events already serialized (an Event's bytes), or None to convert them here."""
+    view = snapshot.view
+    playing = snapshot.status is GameStatus.ACTIVE and view.turn >= 0
+    out: dict[int, bytes] = {_NAME: _text(_K_NAME, _NAME_PREFIX + snapshot.game_id)}
+    if view.preset:
+        out[_PRESET] = _text(_K_PRESET, view.preset)
+    if snapshot.version:
+        out[_VERSION] = _K_VERSION + _signed(snapshot.version)
+    if snapshot.etag:
+        out[_ETAG] = _text(_K_ETAG, snapshot.etag)
+    status = _STATUS[snapshot.status]
+    if status:
+        out[_STATUS_N] = _K_STATUS + _signed(status)
+    if view.seat is not None:
+        out[_SEAT] = _K_SEAT + _signed(view.seat)
+    if view.hand:
+        out[_HAND] = b"".join([_HAND_CARDS[card] for card in view.hand])
+    if snapshot.seats:
+        out[_SEATS] = _seats(snapshot, view, playing)
+    if view.table:
+        out[_TABLE] = b"".join([_TABLE_CARDS[card] for card in view.table])
+    if view.stock_size:
+        out[_STOCK] = _K_STOCK + _signed(view.stock_size)
+    if view.dealer:
+        out[_DEALER] = _K_DEALER + _signed(view.dealer)
+    if playing:
+        out[_TURN] = _K_TURN + _signed(view.turn)
+    if view.hand_number:
+        out[_HAND_NUMBER] = _K_HAND_NUMBER + _signed(view.hand_number)
+    if view.options.sides:
+        out[_SIDES] = _sides(view)
+    if view.legal_moves:
+        out[_MOVES] = _moves(view.legal_moves)
+    if last_events is None:
+        last_events = [event_bytes(e) for e in snapshot.last_events]
+    if last_events:
+        out[_EVENTS] = b"".join([framed(_K_EVENTS, e) for e in last_events])
+    if view.winners:
+        out[_WINNERS] = framed(_K_WINNERS, b"".join([_signed(w) for w in view.winners]))
+    finish = _FINISH[view.finish_reason]
+    if finish:
+        out[_FINISH_N] = _K_FINISH + _signed(finish)
+    if view.legal_actions:
+        out[_ACTIONS] = _actions(view.legal_actions)
+    if snapshot.deadline_ms:
+        out[_DEADLINE] = _timestamp(_K_DEADLINE, snapshot.deadline_ms)
+    if snapshot.turn_timeout_s:
+        out[_TIMEOUT] = _K_TIMEOUT + _signed(snapshot.turn_timeout_s)
+    if snapshot.public:
+        out[_PUBLIC] = _K_PUBLIC + b"\x01"
+    if snapshot.created_ms:
+        out[_CREATED] = _timestamp(_K_CREATED, snapshot.created_ms)
+    if playing:
+        out[_PHASE] = _phase_bytes(view)
+    if view.farms:
+        out[_FARMS] = _farms(view.farms)
+    if snapshot.timeout_bot:
+        out[_BOT] = _text(_K_BOT, snapshot.timeout_bot)
+    if snapshot.rematch_game_id:
+        out[_REMATCH] = _text(_K_REMATCH, _NAME_PREFIX + snapshot.rematch_game_id)
+    if snapshot.previous_game_id:
+        out[_PREVIOUS] = _text(_K_PREVIOUS, _NAME_PREFIX + snapshot.previous_game_id)
+    if snapshot.presence is not None:
+        out[_WATCHERS] = _K_WATCHERS + _signed(snapshot.presence.spectators)
+    access = (
+        pb.SPECTATOR_ACCESS_INVITE_ONLY
+        if snapshot.spectators_invite
+        else pb.SPECTATOR_ACCESS_PUBLIC
+    )
+    if access:
+        out[_ACCESS] = _K_ACCESS + _signed(access)
+    if snapshot.spectator_token:
+        out[_SPECTATE] = _text(_K_SPECTATE, snapshot.spectator_token)
+    return out
+
+
+def view_wire(snapshot: GameSnapshot, last_events: list[bytes] | None = None) -> bytes:
+    """The wire bytes of the view's GameView without options, deck size and hand results:
+    those of ``with_view``'s view field (see :func:`view_wire_fields`)."""
+    return b"".join(view_wire_fields(snapshot, last_events).values())
+
+
+_RESPONSE_KEYS: dict[type[Message], tuple[bytes, bytes]] = {}
+
+
+def _response_keys(response: type[Message]) -> tuple[bytes, bytes]:
+    """The keys of ``response``'s fields ``events`` and ``view``."""
+    keys = _RESPONSE_KEYS.get(response)
+    if keys is None:
+        fields = response.DESCRIPTOR.fields_by_name
+        events, view = fields["events"].number, fields["view"].number
+        keys = _RESPONSE_KEYS[response] = (varint(events << 3 | 2), varint(view << 3 | 2))
+    return keys
+
+
+def action_response_wire(response: type[Message], result: PlayResult) -> bytes:
+    """The complete wire bytes of ``response`` (PlayCard's or TakeAction's) for an action's
+    result: its events, then its view with the options and hand results tail."""
+    events_key, view_key = _response_keys(response)
+    events = [event_bytes(e) for e in result.events]
+    snapshot = result.snapshot
+    latest = snapshot.last_events is result.events  # the view's last events: the same bytes
+    view = view_wire(snapshot, events if latest else None)
+    written = b"".join([framed(events_key, e) for e in events])
+    return written + framed(view_key, view) + view_tail(response, snapshot.view)
