@@ -7,11 +7,13 @@ import random
 import zlib
 from pathlib import Path
 
+import orjson
 import pytest
 
 from scopa import rules
 from scopa.app._eventlog import (
     _LOG_DICT,
+    AppEvent,
     SeatJoined,
     TurnTimedOut,
     decode_log,
@@ -172,6 +174,25 @@ def test_a_log_entry_decodes_to_the_events_it_was_encoded_from(preset: str) -> N
     state, events = rules.new_match(ruleset, rng=rng)
     for _ in range(120):
         assert decode_log(encode_log(events)) == list(events)
+        actions = list(rules.legal_actions(state)) if not state.finished else []
+        if not actions:
+            break
+        state, events = rules.apply_action(state, state.turn, rng.choice(actions), rng)
+
+
+@pytest.mark.parametrize("preset", sorted(rules.PRESETS))
+def test_a_log_entrys_json_is_its_records_as_orjson_writes_them(preset: str) -> None:
+    """An entry's JSON is written from each engine event's kept text: byte for byte the JSON of
+    its records (``log_records``) as orjson writes the whole body, joins and timeouts among
+    them, and again for events whose texts were kept by an earlier entry."""
+    rng = random.Random(6)
+    state, events = rules.new_match(rules.make_ruleset(preset), rng=rng)
+    for _ in range(80):
+        batch: list[AppEvent] = [SeatJoined(0, "Ann"), *events, TurnTimedOut(1, 2, False, "")]
+        for _twice in range(2):
+            entry = encode_log(batch)
+            body = zlib.decompressobj(-zlib.MAX_WBITS, zdict=_LOG_DICT).decompress(entry[1:])
+            assert body == orjson.dumps({"v": rules.FORMAT_VERSION, "e": log_records(batch)})
         actions = list(rules.legal_actions(state)) if not state.finished else []
         if not actions:
             break

@@ -103,9 +103,20 @@ _LOG_DICT: Final = (
 part of the format: changing it needs a new entry prefix (old entries keep theirs)."""
 
 
+_BODY_HEAD: Final = b'{"v":%d,"e":[' % rules.FORMAT_VERSION
+
+
 def encode_log(events: Sequence[AppEvent]) -> bytes:
-    """One log entry holding ``events`` in order, joins and engine events alike."""
-    body = orjson.dumps({"v": rules.FORMAT_VERSION, "e": log_records(events)})
+    """One log entry holding ``events`` in order, joins and engine events alike. Its JSON is
+    ``{"v": FORMAT_VERSION, "e": log_records(events)}`` as orjson writes it, an engine event's
+    record from its kept text (:func:`rules.event_text`)."""
+    texts = [
+        orjson.dumps(log_records([e])[0])
+        if isinstance(e, (SeatJoined, TurnTimedOut))
+        else rules.event_text(e)
+        for e in events
+    ]
+    body = _BODY_HEAD + b",".join(texts) + b"]}"
     deflate = _LOG_DEFLATE.copy()
     return _LOG + deflate.compress(body) + deflate.flush()
 

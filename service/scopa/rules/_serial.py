@@ -89,6 +89,7 @@ __all__ = [
     "dump_events",
     "dump_state",
     "event_records",
+    "event_text",
     "events_from_records",
     "load_events",
     "load_state",
@@ -379,6 +380,16 @@ def _kept_texts(
             found = kept.put(item, orjson.dumps(out(item)))
         texts.append(found)
     return b",".join(texts)
+
+
+def event_text(event: Event) -> bytes:
+    """The JSON text of :func:`event_records`' record of ``event``, written once per event
+    object (a move's played card is the same object in its state's history: its text is the
+    one :func:`dump_state` wrote)."""
+    found = _HISTORY_TEXTS.get(event)
+    if found is None:
+        found = _HISTORY_TEXTS.put(event, orjson.dumps(_event_out(event)))
+    return found
 
 
 def _history_text(history: tuple[Event, ...]) -> bytes:
