@@ -10,7 +10,6 @@ version to version: their fields are split once per object and kept, as the tail
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
 from scopa import rules
@@ -40,19 +39,19 @@ _SPLIT: rules.ByIdentity[object, dict[int, bytes]] = rules.ByIdentity(4096)
 made from (as _convert's tails): a game's objects are the same from version to version."""
 
 
-def _kept_split(source: object, view: Callable[[], bytes]) -> dict[int, bytes]:
-    """The fields of ``view()`` (a GameView's wire bytes made from ``source``), split once per
-    ``source`` object and kept."""
-    kept = _SPLIT.get(source)
-    return kept if kept is not None else _SPLIT.put(source, split_fields(view()))
-
-
 def _options_fields(options: rules.Options) -> dict[int, bytes]:
-    return _kept_split(options, lambda: options_view(options))
+    """The fields of a GameView holding only ``options`` and the deck size, split once per
+    Options object and kept."""
+    kept = _SPLIT.get(options)
+    return kept if kept is not None else _SPLIT.put(options, split_fields(options_view(options)))
 
 
 def _results_fields(results: tuple[rules.HandResult, ...]) -> dict[int, bytes]:
-    return _kept_split(results, lambda: results_view(results)) if results else {}
+    """The hand results' field, likewise per results tuple (none: no field)."""
+    if not results:
+        return {}
+    kept = _SPLIT.get(results)
+    return kept if kept is not None else _SPLIT.put(results, split_fields(results_view(results)))
 
 
 class ViewPatches:
@@ -75,10 +74,13 @@ class ViewPatches:
         events already serialized (each an Event's wire bytes), or None to convert them."""
         fields = view_wire_fields(snapshot, last_events)
         fields.update(_options_fields(snapshot.view.options))
-        fields.update(_results_fields(snapshot.view.results))
+        if snapshot.view.results:
+            fields.update(_results_fields(snapshot.view.results))
         sent, self._sent = self._sent, fields
-        changed = sorted(n for n in fields.keys() | sent.keys() if fields.get(n) != sent.get(n))
-        mask = b"".join(_PATHS[n] for n in changed)
-        view = b"".join(fields.get(n, b"") for n in changed)
+        changed = [n for n, data in fields.items() if sent.get(n) != data]
+        changed += [n for n in sent if n not in fields]  # cleared: in the mask, not the view
+        changed.sort()
+        mask = b"".join([_PATHS[n] for n in changed])
+        view = b"".join([fields.get(n, b"") for n in changed])
         body = _MASK_KEY + varint(len(mask)) + mask + _PATCH_VIEW_KEY + varint(len(view)) + view
         return _UPDATE_PATCH_KEY + varint(len(body)) + body

@@ -16,8 +16,8 @@ here fails it.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Final
+from collections.abc import Callable, Hashable
+from typing import Any, Final
 
 from google.protobuf.message import Message
 
@@ -237,24 +237,17 @@ def _sides(view: rules.SeatView) -> bytes:
     return b"".join(parts)
 
 
-def _moves(moves: tuple[rules.Move, ...]) -> bytes:
+def _joined(
+    number: int, key: bytes, items: tuple[Hashable, ...], encode: Callable[[Any], Message]
+) -> bytes:
+    """A repeated field's elements, each ``encode(item)``'s bytes kept by the item's kind and
+    value (typed: a Move and a Steal may be equal tuples)."""
     parts = []
-    for move in moves:
-        key = (_MOVES, move)
-        data = _kept(key)
+    for item in items:
+        kept_key = (number, type(item), item)
+        data = _kept(kept_key)
         if data is None:
-            data = _keep(key, framed(_K_MOVES, _serialized(_legal_move(move))))
-        parts.append(data)
-    return b"".join(parts)
-
-
-def _actions(actions: tuple[rules.Action, ...]) -> bytes:
-    parts = []
-    for action in actions:
-        key = (_ACTIONS, type(action), action)  # typed: a Move and a Steal may be equal tuples
-        data = _kept(key)
-        if data is None:
-            data = _keep(key, framed(_K_ACTIONS, _serialized(_legal_action(action))))
+            data = _keep(kept_key, framed(key, _serialized(encode(item))))
         parts.append(data)
     return b"".join(parts)
 
@@ -267,17 +260,6 @@ def _phase_bytes(view: rules.SeatView) -> bytes:
         assert phase is not None
         data = _keep(key, framed(_K_PHASE, _serialized(phase)))
     return data
-
-
-def _farms(farms: tuple[rules.Farm, ...]) -> bytes:
-    parts = []
-    for farm in farms:
-        key = (_FARMS, farm)
-        data = _kept(key)
-        if data is None:
-            data = _keep(key, framed(_K_FARMS, _serialized(farm_to_pb(farm))))
-        parts.append(data)
-    return b"".join(parts)
 
 
 def view_wire_fields(snapshot: GameSnapshot, last_events: list[bytes] | None) -> dict[int, bytes]:
@@ -315,7 +297,7 @@ def view_wire_fields(snapshot: GameSnapshot, last_events: list[bytes] | None) ->
     if view.options.sides:
         out[_SIDES] = _sides(view)
     if view.legal_moves:
-        out[_MOVES] = _moves(view.legal_moves)
+        out[_MOVES] = _joined(_MOVES, _K_MOVES, view.legal_moves, _legal_move)
     if last_events is None:
         last_events = [event_bytes(e) for e in snapshot.last_events]
     if last_events:
@@ -326,7 +308,7 @@ def view_wire_fields(snapshot: GameSnapshot, last_events: list[bytes] | None) ->
     if finish:
         out[_FINISH_N] = _K_FINISH + _signed(finish)
     if view.legal_actions:
-        out[_ACTIONS] = _actions(view.legal_actions)
+        out[_ACTIONS] = _joined(_ACTIONS, _K_ACTIONS, view.legal_actions, _legal_action)
     if snapshot.deadline_ms:
         out[_DEADLINE] = _timestamp(_K_DEADLINE, snapshot.deadline_ms)
     if snapshot.turn_timeout_s:
@@ -338,7 +320,7 @@ def view_wire_fields(snapshot: GameSnapshot, last_events: list[bytes] | None) ->
     if playing:
         out[_PHASE] = _phase_bytes(view)
     if view.farms:
-        out[_FARMS] = _farms(view.farms)
+        out[_FARMS] = _joined(_FARMS, _K_FARMS, view.farms, farm_to_pb)
     if snapshot.timeout_bot:
         out[_BOT] = _text(_K_BOT, snapshot.timeout_bot)
     if snapshot.rematch_game_id:
