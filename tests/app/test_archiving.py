@@ -24,6 +24,7 @@ from scopa.app import (
     TokenAuthority,
 )
 from scopa.archive import ArchivedGame, ArchiveError, GameArchive, open_archive
+from scopa.archive._schema import RECORDS
 from scopa.storage import Event, MemoryStore, StorageUnavailable
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -99,6 +100,22 @@ async def test_a_finished_game_is_archived_with_its_cards(archive: GameArchive) 
     with pytest.raises(PermissionDenied):  # a private game's record is for its seats
         await core.game_record(game_id, None)
     assert await core.due_games(10) == []  # the archiving mark is cleared
+    await core.close()
+
+
+async def test_a_record_that_cannot_be_read_is_invalid_state(archive: GameArchive) -> None:
+    """A finished game whose archived record's bytes cannot be read back is an invalid state
+    (INTERNAL with its reason, as a stored game that cannot be read), not an outage to retry
+    and not a codec's error."""
+    core = _core(MemoryStore(), archive)
+    created, tokens = await two_seat_game(core)
+    await core.resign(created.game_id, tokens[1])
+    await _archived(archive, created.game_id)
+    async with archive._engine.begin() as conn:
+        where = RECORDS.c.game_id == created.game_id
+        await conn.execute(RECORDS.update().where(where).values(record=b"garbage"))
+    with pytest.raises(rules.InvalidState):
+        await core.game_record(created.game_id, tokens[0])
     await core.close()
 
 

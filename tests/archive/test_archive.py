@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from support.postgres_server import PostgresServer
 
-from scopa.archive import ArchivedGame, ArchiveError, GameArchive, open_archive
+from scopa.archive import ArchiveCorrupt, ArchivedGame, ArchiveError, GameArchive, open_archive
 from scopa.archive._archive import async_url, pack_record, unpack_record
 from scopa.archive._schema import RECORDS
 
@@ -75,6 +75,23 @@ async def test_a_record_is_stored_as_zstd_and_one_stored_as_zlib_still_reads(
         row.update(created_ms=4000, finished_ms=5000, archived_ms=6000)
         await conn.execute(RECORDS.insert(), [{**row, "record": zlib.compress(record, 9)}])
     assert (await archive.get("old")) == old
+
+
+async def test_a_record_that_cannot_be_read_is_archive_corrupt(archive: GameArchive) -> None:
+    """A row whose record is neither a zstd frame nor zlib (a damaged database) raises
+    ArchiveCorrupt, not a codec's error; the rows around it still read."""
+    game = _game("bad", 5000)
+    async with archive._engine.begin() as conn:
+        row = {f: getattr(game, f) for f in ("game_id", "preset", "public", "summary")}
+        row.update(created_ms=4000, finished_ms=5000, archived_ms=6000)
+        broken = [b"\x28\xb5\x2f\xfd broken frame", b"not a record at all"]
+        rows = [{**row, "game_id": f"bad{i}", "record": data} for i, data in enumerate(broken)]
+        await conn.execute(RECORDS.insert(), rows)
+    for game_id in ("bad0", "bad1"):
+        with pytest.raises(ArchiveCorrupt):
+            await archive.get(game_id)
+    assert await archive.put(_game("good", 5000), 6000)
+    assert (await archive.get("good")) == _game("good", 5000)
 
 
 async def test_a_sqlite_archive_is_in_write_ahead_mode(tmp_path: Path) -> None:

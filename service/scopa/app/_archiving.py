@@ -21,7 +21,7 @@ import orjson
 import structlog
 
 from scopa import rules
-from scopa.archive import ArchivedGame, ArchiveError
+from scopa.archive import ArchiveCorrupt, ArchivedGame, ArchiveError
 from scopa.storage import Event, GameNotFound, Snapshot, StorageError, StorageUnavailable
 
 from ._checks import check_game_id
@@ -304,6 +304,8 @@ class Archiving:
             return await self._record_of(game_id, token)
         except ArchiveError as exc:
             raise ArchiveUnavailable(f"the archive failed: {exc}") from None
+        except ArchiveCorrupt as exc:  # as a stored game that cannot be read: the server's fault
+            raise rules.InvalidState(f"the archived record of games/{game_id} is corrupt") from exc
 
     async def _record_of(self, game_id: str, token: str | None) -> bytes:
         check_game_id(game_id)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scopa.archive._types import ArchivedGame, ArchiveError
+from scopa.archive._types import ArchiveCorrupt, ArchivedGame, ArchiveError
 
 if TYPE_CHECKING:
     from scopa.archive._archive import GameArchive
 
-__all__ = ["ArchiveError", "ArchivedGame", "GameArchive", "open_archive"]
+__all__ = ["ArchiveCorrupt", "ArchiveError", "ArchivedGame", "GameArchive", "open_archive"]
 
 
 async def open_archive(url: str) -> GameArchive:

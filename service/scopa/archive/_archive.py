@@ -30,7 +30,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from scopa.archive._schema import OWNERS, RECORDS
-from scopa.archive._types import ArchivedGame, ArchiveError
+from scopa.archive._types import ArchiveCorrupt, ArchivedGame, ArchiveError
 
 __all__ = ["ArchiveError", "ArchivedGame", "GameArchive", "open_archive"]
 
@@ -192,7 +192,7 @@ class GameArchive:
 
     async def get(self, game_id: str) -> ArchivedGame | None:
         """A game's record (with its owners), or None when the archive has none (never
-        finished, or purged)."""
+        finished, or purged); ArchiveCorrupt when its stored bytes cannot be read."""
         await self._ready()
         try:
             async with self._engine.connect() as conn:
@@ -214,13 +214,17 @@ class GameArchive:
             raise ArchiveError(f"archive read failed: {type(exc).__name__}") from exc
         if row is None:
             return None
+        try:
+            record = unpack_record(bytes(row.record))
+        except (zlib.error, zstandard.ZstdError) as exc:
+            raise ArchiveCorrupt(f"games/{game_id}: its stored record cannot be read") from exc
         return ArchivedGame(
             row.game_id,
             row.preset,
             bool(row.public),
             row.created_ms,
             row.finished_ms,
-            unpack_record(bytes(row.record)),
+            record,
             bytes(row.summary),
             tuple((str(owner), int(seat)) for owner, seat in owners),
         )

@@ -10,6 +10,11 @@ class ArchiveError(Exception):
     """The archive database failed or could not be reached; nothing is known to be written."""
 
 
+class ArchiveCorrupt(Exception):
+    """A stored record cannot be read back: its bytes are neither a zstd frame nor zlib (not an
+    outage: reading it again gives the same bytes)."""
+
+
 @dataclass(frozen=True)
 class ArchivedGame:
     """A finished game's row: what lists show, and the record's JSON (empty in lists)."""
