@@ -166,7 +166,7 @@ bench-service: $(STAMP)
 # changes, the other sources copied again on every use.
 MYPYC_STAMP := build/mypyc/.built
 
-$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py service/scopa/bots/*.py service/scopa/app/*.py $(addprefix service/scopa/transport/,_convert.py _dict_json.py _json_parse.py _rest_json.py _rest_rules.py _view_json.py _view_patch.py _view_wire.py))
+$(MYPYC_STAMP): $(STAMP) tools/build_mypyc.py $(wildcard service/scopa/rules/*.py service/scopa/bots/*.py service/scopa/app/*.py $(addprefix service/scopa/transport/,_convert.py _convert_presence.py _dict_json.py _json_parse.py _rest_json.py _rest_rules.py _view_json.py _view_patch.py _view_wire.py))
 	$(PY) tools/build_mypyc.py
 	touch $@
 

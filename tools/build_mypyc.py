@@ -76,6 +76,7 @@ decoding, checks, encoding and views run through them, each commit's lobby and o
 summaries and webhook notices, a rematch's set-up and what a presence read changes."""
 TRANSPORT_MODULES: Final = (
     "_convert",
+    "_convert_presence",
     "_dict_json",
     "_json_parse",
     "_rest_json",

@@ -25,7 +25,7 @@ from scopa.app import (
 )
 from scopa_client.v1 import scopa_pb2 as pb
 
-from ._convert_presence import spectator_fields
+from ._convert_presence import seat_fields, spectator_fields
 
 __all__ = [
     "STATUS_FROM_PB",
@@ -604,21 +604,8 @@ def view_fields(
         )
         for side in range(options.sides)
     ]
-    seats = [
-        dict(
-            seat=i,
-            display_name=meta.name,
-            side=view.side_of_seat[i],
-            hand_size=view.hand_sizes[i],
-            open=meta.open and not meta.joined,
-            resigned=snapshot.resigned == i,
-            bot=meta.bot,
-            timeouts=meta.timeouts,
-            out=i in view.out,
-            answering=playing and view.claim is not None and i == view.turn,
-        )
-        for i, meta in enumerate(snapshot.seats)
-    ]
+    answering = view.turn if playing and view.claim is not None else -1
+    seats = [seat_fields(snapshot, i, i == answering) for i in range(len(snapshot.seats))]
     return dict(
         name=_NAME_PREFIX + snapshot.game_id,
         preset=view.preset,
@@ -649,7 +636,7 @@ def view_fields(
         previous_game=(
             _NAME_PREFIX + snapshot.previous_game_id if snapshot.previous_game_id else ""
         ),
-        **spectator_fields(snapshot, seats),
+        **spectator_fields(snapshot),
     )
 
 

@@ -1,4 +1,4 @@
-"""Presence to messages: a view's ``connected`` / ``last_seen_time`` per seat, its spectator
+"""Presence to messages: a view's seats (with ``connected`` / ``last_seen_time``), its spectator
 fields, and a presence message's ``PresenceChanged`` list (constructor-argument dicts, filled
 in place by upb as the rest of a view)."""
 
@@ -10,7 +10,7 @@ from typing import Any
 from scopa.app import GameSnapshot, PresenceChange
 from scopa_client.v1 import scopa_pb2 as pb
 
-__all__ = ["presence_to_pb", "spectator_fields", "view_times"]
+__all__ = ["presence_to_pb", "seat_fields", "spectator_fields", "view_times"]
 
 
 def _time(ms: int) -> dict[str, int]:
@@ -30,17 +30,35 @@ def view_times(snapshot: GameSnapshot) -> dict[str, Any]:
     return times
 
 
-def spectator_fields(snapshot: GameSnapshot, seats: list[dict[str, Any]]) -> dict[str, Any]:
-    """The view's spectator fields; sets each seat dict's presence when the snapshot has it."""
+def seat_fields(snapshot: GameSnapshot, i: int, answering: bool) -> dict[str, Any]:
+    """Seat ``i``'s SeatInfo constructor arguments, with its presence (``connected``,
+    ``last_seen_time``) when the snapshot has it; ``answering``: it is to answer a claim."""
+    view, meta = snapshot.view, snapshot.seats[i]
+    seat: dict[str, Any] = dict(
+        seat=i,
+        display_name=meta.name,
+        side=view.side_of_seat[i],
+        hand_size=view.hand_sizes[i],
+        open=meta.open and not meta.joined,
+        resigned=snapshot.resigned == i,
+        bot=meta.bot,
+        timeouts=meta.timeouts,
+        out=i in view.out,
+        answering=answering,
+    )
     presence = snapshot.presence
     if presence is not None:
-        for i, seat in enumerate(seats):
-            seen = presence.seats.get(i)
-            seat["connected"] = seen is not None and seen.connected
-            if seen is not None:
-                seat["last_seen_time"] = _time(
-                    presence.now_ms if seen.connected else seen.last_seen_ms
-                )
+        seen = presence.seats.get(i)
+        seat["connected"] = seen is not None and seen.connected
+        if seen is not None:
+            ms = presence.now_ms if seen.connected else seen.last_seen_ms
+            seat["last_seen_time"] = _time(ms)
+    return seat
+
+
+def spectator_fields(snapshot: GameSnapshot) -> dict[str, Any]:
+    """The view's spectator fields."""
+    presence = snapshot.presence
     invite = snapshot.spectators_invite
     return dict(
         spectator_count=None if presence is None else presence.spectators,

@@ -37,7 +37,7 @@ from ._convert import (
     farm_to_pb,
     view_tail,
 )
-from ._convert_presence import _time
+from ._convert_presence import seat_fields
 
 __all__ = ["action_response_wire", "event_bytes", "framed", "view_wire", "view_wire_fields"]
 
@@ -170,50 +170,16 @@ def event_bytes(versioned: VersionedEvent) -> bytes:
 
 
 def _seats(snapshot: GameSnapshot, view: rules.SeatView, playing: bool) -> bytes:
-    """The seats as ``view_fields`` and ``spectator_fields`` describe them."""
-    presence = snapshot.presence
+    """The seats, each from ``seat_fields``' arguments and kept by them."""
     answering = view.turn if playing and view.claim is not None else -1
     parts = []
-    for i, meta in enumerate(snapshot.seats):
-        connected: bool | None = None  # known only with presence (the field has presence)
-        seen_ms = -1
-        if presence is not None:
-            seen = presence.seats.get(i)
-            connected = seen is not None and seen.connected
-            if seen is not None:
-                seen_ms = presence.now_ms if seen.connected else seen.last_seen_ms
-        key = (
-            _SEATS,
-            i,
-            meta.name,
-            view.side_of_seat[i],
-            view.hand_sizes[i],
-            meta.open and not meta.joined,
-            snapshot.resigned == i,
-            meta.bot,
-            meta.timeouts,
-            i in view.out,
-            i == answering,
-            connected,
-            seen_ms,
-        )
+    for i in range(len(snapshot.seats)):
+        seat = seat_fields(snapshot, i, i == answering)
+        values = tuple([tuple(v.values()) if isinstance(v, dict) else v for v in seat.values()])
+        key = (_SEATS, tuple(seat), values)
         data = _kept(key)
         if data is None:
-            seat = pb.SeatInfo(
-                seat=i,
-                display_name=meta.name,
-                side=view.side_of_seat[i],
-                hand_size=view.hand_sizes[i],
-                open=meta.open and not meta.joined,
-                resigned=snapshot.resigned == i,
-                bot=meta.bot,
-                timeouts=meta.timeouts,
-                out=i in view.out,
-                answering=i == answering,
-                connected=connected,
-                last_seen_time=_time(seen_ms) if seen_ms >= 0 else None,  # type: ignore[arg-type]
-            )
-            data = _keep(key, framed(_K_SEATS, _serialized(seat)))
+            data = _keep(key, framed(_K_SEATS, _serialized(pb.SeatInfo(**seat))))
         parts.append(data)
     return b"".join(parts)
 
