@@ -183,6 +183,7 @@ pytest-compiled: mypyc
 	SCOPA_SKIPPED_NAME=pytest-compiled PYTHONPATH=build/mypyc:clients/python/src \
 	  $(PY) -m pytest -q -n auto --dist worksteal -p no:cacheprovider -m "not interpreted_only" \
 	  tests/rules tests/app tests/bots tests/test_frozen.py tests/transport/test_convert.py \
+	  tests/transport/test_convert_presence.py \
 	  tests/transport/test_rest_json.py tests/transport/test_rest_rules.py \
 	  tests/transport/test_view_patches.py tests/transport/test_dict_json.py \
 	  tests/transport/test_view_json.py tests/transport/test_view_wire.py

@@ -37,7 +37,7 @@ from ._convert import (
     farm_to_pb,
     view_tail,
 )
-from ._convert_presence import seat_fields
+from ._convert_presence import seat_args, seat_kwargs
 
 __all__ = ["action_response_wire", "event_bytes", "framed", "view_wire", "view_wire_fields"]
 
@@ -170,16 +170,15 @@ def event_bytes(versioned: VersionedEvent) -> bytes:
 
 
 def _seats(snapshot: GameSnapshot, view: rules.SeatView, playing: bool) -> bytes:
-    """The seats, each from ``seat_fields``' arguments and kept by them."""
+    """The seats, each from ``seat_args``' values and kept by them."""
     answering = view.turn if playing and view.claim is not None else -1
     parts = []
     for i in range(len(snapshot.seats)):
-        seat = seat_fields(snapshot, i, i == answering)
-        values = tuple([tuple(v.values()) if isinstance(v, dict) else v for v in seat.values()])
-        key = (_SEATS, tuple(seat), values)
+        args = seat_args(snapshot, i, i == answering)
+        key = (_SEATS, args)
         data = _kept(key)
         if data is None:
-            data = _keep(key, framed(_K_SEATS, _serialized(pb.SeatInfo(**seat))))
+            data = _keep(key, framed(_K_SEATS, _serialized(pb.SeatInfo(**seat_kwargs(args)))))
         parts.append(data)
     return b"".join(parts)
 
