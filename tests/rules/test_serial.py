@@ -107,8 +107,9 @@ def test_state_blobs_from_kept_history_texts_are_the_same_bytes(
     """A state's blob written from the kept texts of its history events and hand results is
     byte for byte the blob encoded in one go, also when the kept texts are dropped mid-hand (a
     small bound)."""
-    monkeypatch.setattr(_serial, "_HISTORY_TEXTS", ByIdentity(kept))
-    monkeypatch.setattr(_serial, "_RESULT_TEXTS", ByIdentity(kept))
+    if kept != 4096:  # not the module's own bound: compiled code reads its (Final) binding
+        monkeypatch.setattr(_serial, "_HISTORY_TEXTS", ByIdentity(kept))
+        monkeypatch.setattr(_serial, "_RESULT_TEXTS", ByIdentity(kept))
     rng = random.Random(8)
     state, _ = new_match(make_ruleset("scopone", {"target_score": 11}), rng=rng)
     blobs = with_results = 0

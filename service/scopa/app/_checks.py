@@ -25,12 +25,12 @@ __all__ = [
     "check_webhook",
 ]
 
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+_REQUEST_ID: Final = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 GAME_ID_PATTERN: Final = "[A-Za-z0-9_-]{1,64}"
 """A game id (the part of a name after ``games/``); the OpenAPI document's path pattern."""
-_GAME_ID = re.compile(GAME_ID_PATTERN)
-_NAME_LIMIT = 64
-_NAME_REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+_GAME_ID: Final = re.compile(GAME_ID_PATTERN)
+_NAME_LIMIT: Final = 64
+_NAME_REFUSED: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Unicode categories a display name may not contain: control characters (NUL, ESC of ANSI
 escapes), format characters (bidi overrides, zero-width), surrogates, private use, unassigned
 code points and line/paragraph separators."""

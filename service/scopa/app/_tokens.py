@@ -13,15 +13,16 @@ import binascii
 import hashlib
 import hmac
 import secrets
+from typing import Final
 
 from ._errors import PermissionDenied, Unauthenticated
 
 __all__ = ["TokenAuthority"]
 
-_NONCE_BYTES = 16
-_SPECTATOR = "v"
+_NONCE_BYTES: Final = 16
+_SPECTATOR: Final = "v"
 """The seat part of a spectator token (a seat token's is a number)."""
-_VERIFIED_MAX = 8192
+_VERIFIED_MAX: Final = 8192
 """Tokens kept as verified (the seat games of a replica's recent callers); cleared when full."""
 
 

@@ -257,7 +257,7 @@ def _mask_totals(
     return out
 
 
-_LINES: dict[int, tuple[Options, tuple[_Line, ...] | None]] = {}
+_LINES: Final[dict[int, tuple[Options, tuple[_Line, ...] | None]]] = {}
 _MAX_LINES: Final = 256
 
 
@@ -295,7 +295,7 @@ def _score(
 _WORTH_SAMPLES: Final = 240
 
 
-_POINTS: dict[int, tuple[Options, tuple[float, ...]]] = {}
+_POINTS: Final[dict[int, tuple[Options, tuple[float, ...]]]] = {}
 _MAX_POINTS: Final = 256
 _ANY_TARGET: Final = 1
 """The ``target_score`` every ruleset is scored with for :func:`card_points`: no hand's score

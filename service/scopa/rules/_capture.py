@@ -581,7 +581,7 @@ class CaptureTable:
         return sets if only is None else only(table, card, sets)
 
 
-_TABLES: ByIdentity[Options, CaptureTable] = ByIdentity(4096)
+_TABLES: Final[ByIdentity[Options, CaptureTable]] = ByIdentity(4096)
 """Capture tables by their options object (a game's is one object from move to move)."""
 
 

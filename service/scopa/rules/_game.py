@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from bisect import insort
 from dataclasses import replace
+from typing import Final
 
 from ._capture import TABLE_KEY_OF, capture_table, pick
 from ._cards import _RANKS, Card, card_code
@@ -123,8 +124,8 @@ def new_match(
     return state, events
 
 
-_PLANS: dict[int, _Plan] = {}
-_MAX_PLANS = 256
+_PLANS: Final[dict[int, _Plan]] = {}
+_MAX_PLANS: Final = 256
 
 
 def _plan(options: Options) -> _Plan:

@@ -450,7 +450,7 @@ def make_ruleset(
     return _interned(Ruleset(preset, options))
 
 
-_INTERNED: dict[Ruleset, Ruleset] = {}
+_INTERNED: Final[dict[Ruleset, Ruleset]] = {}
 _INTERNED_LIMIT: Final = 256
 
 

@@ -533,7 +533,7 @@ def _scorer(rule: ScoringRule) -> Scorer:
     return rule.score
 
 
-_RULES: dict[int, tuple[Options, tuple[ScoringRule, ...], tuple[Scorer, ...]]] = {}
+_RULES: Final[dict[int, tuple[Options, tuple[ScoringRule, ...], tuple[Scorer, ...]]]] = {}
 _MAX_RULES: Final = 256
 
 

@@ -125,8 +125,8 @@ def _unpack(blob: bytes, migrations: dict[int, Callable[[Any], Any]]) -> Any:
 # --- rulesets ------------------------------------------------------------------------------
 
 _CACHE_LIMIT: Final = 256
-_RULESETS: dict[tuple[str, tuple[tuple[str, Any], ...]], Ruleset] = {}
-_OVERRIDES: ByIdentity[Ruleset, dict[str, Any]] = ByIdentity(4096)
+_RULESETS: Final[dict[tuple[str, tuple[tuple[str, Any], ...]], Ruleset]] = {}
+_OVERRIDES: Final[ByIdentity[Ruleset, dict[str, Any]]] = ByIdentity(4096)
 
 
 def _overrides(ruleset: Ruleset) -> dict[str, Any]:
@@ -356,10 +356,10 @@ def events_from_records(rows: list[Record], version: int) -> list[Event]:
 # --- state ---------------------------------------------------------------------------------
 
 
-_HISTORY_TEXTS: ByIdentity[Event, bytes] = ByIdentity(4096)
+_HISTORY_TEXTS: Final[ByIdentity[Event, bytes]] = ByIdentity(4096)
 """JSON texts of history events by the event object: each play stays in the history, and in
 every state dumped, until its hand ends."""
-_RESULT_TEXTS: ByIdentity[HandResult, bytes] = ByIdentity(4096)
+_RESULT_TEXTS: Final[ByIdentity[HandResult, bytes]] = ByIdentity(4096)
 """JSON texts of hand results by the result object, likewise: each stays in every later state."""
 _HISTORY_SLOT: Final = b',"history":[],"scores":'
 """Where the history goes in a state's JSON (with its neighbours: no option name is either)."""

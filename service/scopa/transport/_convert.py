@@ -53,15 +53,15 @@ __all__ = [
     "with_view",
 ]
 
-_NAME_PREFIX = "games/"
-_STATUS = {
+_NAME_PREFIX: Final = "games/"
+_STATUS: Final = {
     GameStatus.WAITING_FOR_PLAYERS: pb.GAME_STATUS_WAITING_FOR_PLAYERS,
     GameStatus.ACTIVE: pb.GAME_STATUS_ACTIVE,
     GameStatus.FINISHED: pb.GAME_STATUS_FINISHED,
 }
 STATUS_FROM_PB: Final = {value: status for status, value in _STATUS.items()}
 """A proto GameStatus (but UNSPECIFIED) as the core's."""
-_FINISH = {
+_FINISH: Final = {
     rules.FinishReason.NONE: pb.FINISH_REASON_UNSPECIFIED,
     rules.FinishReason.TARGET: pb.FINISH_REASON_TARGET,
     rules.FinishReason.NAPOLEONE: pb.FINISH_REASON_NAPOLEONE,
@@ -70,13 +70,13 @@ _FINISH = {
     rules.FinishReason.ELIMINATION: pb.FINISH_REASON_LAST_LEFT,
     rules.FinishReason.HAND_LIMIT: pb.FINISH_REASON_HAND_LIMIT,
 }
-_TIMEOUT_ACTIONS = {
+_TIMEOUT_ACTIONS: Final = {
     pb.TIMEOUT_ACTION_UNSPECIFIED: "",
     pb.TIMEOUT_ACTION_BOT_PLAYS: TimeoutAction.BOT.value,
     pb.TIMEOUT_ACTION_FORFEIT: TimeoutAction.FORFEIT.value,
 }
 """CreateGameRequest.timeout_action to the core's; an unknown number becomes "?" (refused)."""
-_OPTION_TYPES = {
+_OPTION_TYPES: Final = {
     "bool": pb.OPTION_TYPE_BOOL,
     "int": pb.OPTION_TYPE_INT,
     "enum": pb.OPTION_TYPE_STRING,

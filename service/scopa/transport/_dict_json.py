@@ -25,7 +25,7 @@ from ._rest_json import _QUOTE, _map_key, _message_text, _scalar_text, _text_pla
 
 __all__ = ["Rendered", "dict_text", "element_text", "field_text"]
 
-_FD = FieldDescriptor
+_FD: Final = FieldDescriptor
 
 _SCALAR: Final = 0
 """A scalar without presence: written when it is not its zero."""
@@ -109,7 +109,7 @@ def _field(field: FieldDescriptor, key: str) -> _Field:
     return _Field(field.number, key, _SCALAR, write, field.default_value, numbers, None, None)
 
 
-_PLANS: dict[Descriptor, _Plan | None] = {}
+_PLANS: Final[dict[Descriptor, _Plan | None]] = {}
 
 
 def _plan(descriptor: Any) -> _Plan | None:
@@ -117,7 +117,7 @@ def _plan(descriptor: Any) -> _Plan | None:
     return kept_plan(_PLANS, descriptor, _Plan)
 
 
-_CLASSES: dict[Descriptor, Callable[..., Message]] = {}
+_CLASSES: Final[dict[Descriptor, Callable[..., Message]]] = {}
 
 
 def _value_text(descriptor: Descriptor, value: Any) -> str:

@@ -19,9 +19,15 @@ from google.protobuf.message import Message
 
 __all__ = ["DECODER", "NESTED_TOO_DEEPLY", "from_json_dict"]
 
-_FD = FieldDescriptor
+_FD: Final = FieldDescriptor
 _V = TypeVar("_V", bound=Message)
-_INT64 = {_FD.TYPE_INT64, _FD.TYPE_SINT64, _FD.TYPE_SFIXED64, _FD.TYPE_UINT64, _FD.TYPE_FIXED64}
+_INT64: Final = {
+    _FD.TYPE_INT64,
+    _FD.TYPE_SINT64,
+    _FD.TYPE_SFIXED64,
+    _FD.TYPE_UINT64,
+    _FD.TYPE_FIXED64,
+}
 
 
 def _repeated(field: FieldDescriptor) -> bool:
@@ -36,11 +42,11 @@ class _Slow(Exception):
 
 
 _Setter = Callable[[Message, Any, int, bool], None]
-_INT32 = {
+_INT32: Final = {
     _FD.TYPE_INT32, _FD.TYPE_SINT32, _FD.TYPE_SFIXED32, _FD.TYPE_UINT32, _FD.TYPE_FIXED32
 } | _INT64  # fmt: skip
-_EXACT_INT = 2**53
-_MAX_DEPTH = 100
+_EXACT_INT: Final = 2**53
+_MAX_DEPTH: Final = 100
 """json_format's default max_recursion_depth; deeper input goes to json_format, which refuses it."""
 
 
@@ -196,7 +202,7 @@ def _setter(field: FieldDescriptor) -> _Setter | None:
 
 
 _ParsePlan = dict[str, tuple[FieldDescriptor, _Setter, Any]]
-_PARSE_PLANS: dict[Descriptor, _ParsePlan | None] = {}
+_PARSE_PLANS: Final[dict[Descriptor, _ParsePlan | None]] = {}
 
 
 def _parse_plan(descriptor: Any) -> _ParsePlan | None:

@@ -37,7 +37,7 @@ __all__ = [
 ]  # from_json_dict: _json_parse's
 
 _Convert = Callable[[Any], Any]
-_FD = FieldDescriptor
+_FD: Final = FieldDescriptor
 
 
 class _Plan:
@@ -58,10 +58,11 @@ class _Plan:
         self.defaults: tuple[tuple[str, Callable[[], Any]], ...] = tuple(defaults)
 
 
-_PLANS: dict[Descriptor, _Plan | None] = {}
+_PLANS: Final[dict[Descriptor, _Plan | None]] = {}
 """Per message type; None for the well-known types, which json_format converts."""
 _V = TypeVar("_V", bound=Message)
-_SHORTEST_FLOAT: Callable[[float], float] = getattr(json_format, "type_checkers").ToShortestFloat  # noqa: B009
+_CHECKERS: Final = getattr(json_format, "type_checkers")  # noqa: B009
+_SHORTEST_FLOAT: Final[Callable[[float], float]] = _CHECKERS.ToShortestFloat
 
 
 def _same(value: Any) -> Any:
@@ -184,8 +185,8 @@ def to_json_dict(message: Message) -> Any:
     return _json_value(message)
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
-_QUOTE: Callable[[str], str] = getattr(json.encoder, "encode_basestring_ascii")  # noqa: B009
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
+_QUOTE: Final[Callable[[str], str]] = getattr(json.encoder, "encode_basestring_ascii")  # noqa: B009
 """json's own string encoder (in C), as ``json.dumps`` uses it: quoted, non-ASCII escaped."""
 _TEXTS_KEPT = 4096
 """Texts of nested messages kept per message type (see _message_text); all dropped when full."""
@@ -223,7 +224,7 @@ def _is_flat(descriptor: Any) -> bool:
     )
 
 
-_TEXTS: dict[Descriptor, _Text | None] = {}
+_TEXTS: Final[dict[Descriptor, _Text | None]] = {}
 
 
 def _text_plan(descriptor: Any) -> _Text | None:
@@ -333,7 +334,7 @@ def _fields_text(plan: _Text, message: Message) -> str:
     return "{" + ",".join(parts) + "}"
 
 
-_KNOWN_TEXTS: dict[tuple[Any, bytes], str] = {}
+_KNOWN_TEXTS: Final[dict[tuple[Any, bytes], str]] = {}
 """Texts of well-known types (a view's timestamps) by type and wire bytes; dropped when full."""
 
 
@@ -372,7 +373,7 @@ class _Overlay:
         """Merged texts of messages by their wire bytes (as _Text.texts)."""
 
 
-_OVERLAYS: dict[tuple[Any, bytes], _Overlay | None] = {}
+_OVERLAYS: Final[dict[tuple[Any, bytes], _Overlay | None]] = {}
 _OVERLAYS_KEPT: Final = 1024
 """Overlays by message type and tail: a tail per response type and distinct options, and per
 game in play once a hand has ended (its hand results); the oldest dropped when full."""

@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 from urllib.parse import unquote
 
 from google.api import annotations_pb2, http_pb2  # type: ignore[import-untyped]
@@ -36,8 +36,8 @@ from ._json_parse import NESTED_TOO_DEEPLY, from_json_dict
 
 __all__ = ["PathTemplate", "Route", "bind_request", "is_repeated", "routes_of"]
 
-_HTTP_METHODS = ("get", "put", "post", "delete", "patch")
-_VARIABLE = re.compile(r"\{([a-zA-Z_][\w.]*)(?:=([^}]*))?\}")
+_HTTP_METHODS: Final = ("get", "put", "post", "delete", "patch")
+_VARIABLE: Final = re.compile(r"\{([a-zA-Z_][\w.]*)(?:=([^}]*))?\}")
 
 
 def _segment_regex(segment: str) -> str:
@@ -239,7 +239,7 @@ def _parse(data: Any, message: Message, descriptor: Descriptor, where: str) -> N
         raise InvalidArgument(f"{where}: {path}: {reason}", field=path) from None
 
 
-_FAILED_FIELD = re.compile(r"Failed to parse (\w+) field: ")
+_FAILED_FIELD: Final = re.compile(r"Failed to parse (\w+) field: ")
 
 
 def _parse_error_path(text: str) -> tuple[str, str]:
@@ -304,7 +304,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+_DECODER: Final = json.JSONDecoder(object_pairs_hook=_unique_keys)
 
 
 def _check_path_fields(request: Message, path_values: Mapping[str, str]) -> None:

@@ -27,10 +27,10 @@ from ._rest_json import _text_plan
 __all__ = ["view_json"]
 
 _KEPT: Final = 4096
-_OPTIONS: rules.ByIdentity[rules.Options, dict[str, Rendered]] = rules.ByIdentity(_KEPT)
+_OPTIONS: Final[rules.ByIdentity[rules.Options, dict[str, Rendered]]] = rules.ByIdentity(_KEPT)
 """The texts of a view's options and deck size, by the options object (a game's own)."""
-_RESULTS: rules.ByIdentity[tuple[rules.HandResult, ...], dict[str, Rendered]] = rules.ByIdentity(
-    _KEPT
+_RESULTS: Final[rules.ByIdentity[tuple[rules.HandResult, ...], dict[str, Rendered]]] = (
+    rules.ByIdentity(_KEPT)
 )
 """The text of a view's hand results, by the results tuple (a game's until a hand ends)."""
 
@@ -57,7 +57,7 @@ def _results_texts(results: tuple[rules.HandResult, ...]) -> dict[str, Rendered]
     return kept if kept is not None else _RESULTS.put(results, _texts(results_view(results)))
 
 
-_ELEMENTS: dict[tuple[str, type, Any], str] = {}
+_ELEMENTS: Final[dict[tuple[str, type, Any], str]] = {}
 """The texts of a view's cards in hand and on the table and of its legal moves and actions, by
 field and the rules' value each was made from (a card, a move: few distinct ones, seen in every
 game, where the lists they make up change with every move); all dropped when full."""

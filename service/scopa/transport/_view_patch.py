@@ -34,7 +34,7 @@ _PATCH_VIEW_KEY: Final = b"\x12"
 _UPDATE_PATCH_KEY: Final = b"\x32"
 """SessionUpdate.view_patch (field 6)."""
 
-_SPLIT: rules.ByIdentity[object, dict[int, bytes]] = rules.ByIdentity(4096)
+_SPLIT: Final[rules.ByIdentity[object, dict[int, bytes]]] = rules.ByIdentity(4096)
 """The fields of a view's options (and deck size) or hand results, by the object they were
 made from (as _convert's tails): a game's objects are the same from version to version."""
 

@@ -75,37 +75,68 @@ def _key(name: str, wire_type: int) -> bytes:
     return varint(_NUMBERS[name] << 3 | wire_type)
 
 
-_NAME, _K_NAME = _number("name"), _key("name", 2)
-_PRESET, _K_PRESET = _number("preset"), _key("preset", 2)
-_VERSION, _K_VERSION = _number("version"), _key("version", 0)
-_ETAG, _K_ETAG = _number("etag"), _key("etag", 2)
-_STATUS_N, _K_STATUS = _number("status"), _key("status", 0)
-_SEAT, _K_SEAT = _number("seat"), _key("seat", 0)
-_HAND, _K_HAND = _number("hand"), _key("hand", 2)
-_SEATS, _K_SEATS = _number("seats"), _key("seats", 2)
-_TABLE, _K_TABLE = _number("table"), _key("table", 2)
-_STOCK, _K_STOCK = _number("stock_size"), _key("stock_size", 0)
-_DEALER, _K_DEALER = _number("dealer"), _key("dealer", 0)
-_TURN, _K_TURN = _number("turn"), _key("turn", 0)
-_HAND_NUMBER, _K_HAND_NUMBER = _number("hand_number"), _key("hand_number", 0)
-_SIDES, _K_SIDES = _number("sides"), _key("sides", 2)
-_MOVES, _K_MOVES = _number("legal_moves"), _key("legal_moves", 2)
-_EVENTS, _K_EVENTS = _number("last_events"), _key("last_events", 2)
-_WINNERS, _K_WINNERS = _number("winners"), _key("winners", 2)  # packed
-_FINISH_N, _K_FINISH = _number("finish_reason"), _key("finish_reason", 0)
-_ACTIONS, _K_ACTIONS = _number("legal_actions"), _key("legal_actions", 2)
-_DEADLINE, _K_DEADLINE = _number("turn_deadline"), _key("turn_deadline", 2)
-_TIMEOUT, _K_TIMEOUT = _number("turn_timeout_s"), _key("turn_timeout_s", 0)
-_PUBLIC, _K_PUBLIC = _number("public"), _key("public", 0)
-_CREATED, _K_CREATED = _number("create_time"), _key("create_time", 2)
-_PHASE, _K_PHASE = _number("phase"), _key("phase", 2)
-_FARMS, _K_FARMS = _number("farms"), _key("farms", 2)
-_BOT, _K_BOT = _number("timeout_bot"), _key("timeout_bot", 2)
-_REMATCH, _K_REMATCH = _number("rematch_game"), _key("rematch_game", 2)
-_PREVIOUS, _K_PREVIOUS = _number("previous_game"), _key("previous_game", 2)
-_WATCHERS, _K_WATCHERS = _number("spectator_count"), _key("spectator_count", 0)
-_ACCESS, _K_ACCESS = _number("spectators"), _key("spectators", 0)
-_SPECTATE, _K_SPECTATE = _number("spectator_token"), _key("spectator_token", 2)
+_NAME: Final = _number("name")
+_K_NAME: Final = _key("name", 2)
+_PRESET: Final = _number("preset")
+_K_PRESET: Final = _key("preset", 2)
+_VERSION: Final = _number("version")
+_K_VERSION: Final = _key("version", 0)
+_ETAG: Final = _number("etag")
+_K_ETAG: Final = _key("etag", 2)
+_STATUS_N: Final = _number("status")
+_K_STATUS: Final = _key("status", 0)
+_SEAT: Final = _number("seat")
+_K_SEAT: Final = _key("seat", 0)
+_HAND: Final = _number("hand")
+_K_HAND: Final = _key("hand", 2)
+_SEATS: Final = _number("seats")
+_K_SEATS: Final = _key("seats", 2)
+_TABLE: Final = _number("table")
+_K_TABLE: Final = _key("table", 2)
+_STOCK: Final = _number("stock_size")
+_K_STOCK: Final = _key("stock_size", 0)
+_DEALER: Final = _number("dealer")
+_K_DEALER: Final = _key("dealer", 0)
+_TURN: Final = _number("turn")
+_K_TURN: Final = _key("turn", 0)
+_HAND_NUMBER: Final = _number("hand_number")
+_K_HAND_NUMBER: Final = _key("hand_number", 0)
+_SIDES: Final = _number("sides")
+_K_SIDES: Final = _key("sides", 2)
+_MOVES: Final = _number("legal_moves")
+_K_MOVES: Final = _key("legal_moves", 2)
+_EVENTS: Final = _number("last_events")
+_K_EVENTS: Final = _key("last_events", 2)
+_WINNERS: Final = _number("winners")
+_K_WINNERS: Final = _key("winners", 2)  # packed
+_FINISH_N: Final = _number("finish_reason")
+_K_FINISH: Final = _key("finish_reason", 0)
+_ACTIONS: Final = _number("legal_actions")
+_K_ACTIONS: Final = _key("legal_actions", 2)
+_DEADLINE: Final = _number("turn_deadline")
+_K_DEADLINE: Final = _key("turn_deadline", 2)
+_TIMEOUT: Final = _number("turn_timeout_s")
+_K_TIMEOUT: Final = _key("turn_timeout_s", 0)
+_PUBLIC: Final = _number("public")
+_K_PUBLIC: Final = _key("public", 0)
+_CREATED: Final = _number("create_time")
+_K_CREATED: Final = _key("create_time", 2)
+_PHASE: Final = _number("phase")
+_K_PHASE: Final = _key("phase", 2)
+_FARMS: Final = _number("farms")
+_K_FARMS: Final = _key("farms", 2)
+_BOT: Final = _number("timeout_bot")
+_K_BOT: Final = _key("timeout_bot", 2)
+_REMATCH: Final = _number("rematch_game")
+_K_REMATCH: Final = _key("rematch_game", 2)
+_PREVIOUS: Final = _number("previous_game")
+_K_PREVIOUS: Final = _key("previous_game", 2)
+_WATCHERS: Final = _number("spectator_count")
+_K_WATCHERS: Final = _key("spectator_count", 0)
+_ACCESS: Final = _number("spectators")
+_K_ACCESS: Final = _key("spectators", 0)
+_SPECTATE: Final = _number("spectator_token")
+_K_SPECTATE: Final = _key("spectator_token", 2)
 
 _CARDS: Final = tuple(card_to_pb(card).SerializeToString() for card in range(rules.MAX_CARD))
 _HAND_CARDS: Final = tuple(framed(_K_HAND, card) for card in _CARDS)
@@ -114,7 +145,7 @@ _TABLE_CARDS: Final = tuple(framed(_K_TABLE, card) for card in _CARDS)
 _KEPT_LIMIT: Final = 8192
 """Kept elements per kind; when full, the kept ones are dropped at once (a view's elements are
 few and recur, so they come back with the next views)."""
-_KEPT: dict[Hashable, bytes] = {}
+_KEPT: Final[dict[Hashable, bytes]] = {}
 """Each element's bytes (its key and length included) by its field and the values it is made
 from."""
 
@@ -149,7 +180,7 @@ def _timestamp(key: bytes, ms: int) -> bytes:
 
 
 _EVENT_LIMIT: Final = 1024
-_EVENTS_KEPT: dict[object, bytes] = {}
+_EVENTS_KEPT: Final[dict[object, bytes]] = {}
 """Events' bytes by their value, for a little while: each seat's realtime session sends the
 same events of a move (a hidden card aside: those differ by value)."""
 
@@ -312,7 +343,7 @@ def view_wire(snapshot: GameSnapshot, last_events: list[bytes] | None = None) ->
     return b"".join(view_wire_fields(snapshot, last_events).values())
 
 
-_RESPONSE_KEYS: dict[type[Message], tuple[bytes, bytes]] = {}
+_RESPONSE_KEYS: Final[dict[type[Message], tuple[bytes, bytes]]] = {}
 
 
 def _response_keys(response: type[Message]) -> tuple[bytes, bytes]:
