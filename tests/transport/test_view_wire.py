@@ -60,3 +60,12 @@ def test_an_events_kept_bytes_are_its_kind_s() -> None:
     assert returned == resigned  # as tuples
     for event in (returned, resigned, returned):
         assert event_bytes(event) == event_to_pb(event).SerializeToString()
+
+
+def test_an_event_kept_at_one_version_is_written_at_another() -> None:
+    """An event's bytes are kept without its version (a play recurs from game to game), and
+    written with each version it comes with, as upb writes it (none at version 0)."""
+    played = rules.CardPlayed(1, 7, (3, 4), True, True, (("picula", 1),))
+    for version in (5, 0, 300, 20_000, 5):
+        event = VersionedEvent(version, played)
+        assert event_bytes(event) == event_to_pb(event).SerializeToString()

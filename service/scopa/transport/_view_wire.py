@@ -179,16 +179,21 @@ def _timestamp(key: bytes, ms: int) -> bytes:
     return _keep((key, ms), framed(key, data))
 
 
-_EVENT_LIMIT: Final = 1024
+_EVENT_LIMIT: Final = 8192
 _EVENTS_KEPT: Final[dict[object, bytes]] = {}
-"""Events' bytes by their value, for a little while: each seat's realtime session sends the
-same events of a move (a hidden card aside: those differ by value)."""
+"""Events' bytes without their version, by the event's kind and value: each seat's realtime
+session sends the same events of a move, and a play's event recurs from game to game (a
+hidden card aside: those differ by value)."""
+_K_EVENT_VERSION: Final = b"\x08"
+"""Event.version (field 1, a varint): first on the wire, before the event's kind."""
 
 
 def event_bytes(versioned: VersionedEvent) -> bytes:
-    """An event's wire bytes (an Event message's), kept by its kind and value (events are
-    tuples: two kinds of one field are equal tuples)."""
-    key = (type(versioned.event), versioned)
+    """An event's wire bytes (an Event message's): its version, then its kind's bytes, kept
+    by the event's kind and value (events are tuples: two kinds of one field are equal
+    tuples)."""
+    event = versioned.event
+    key = (type(event), event)
     try:
         data = _EVENTS_KEPT.get(key)
     except TypeError:  # some part is not hashable: not kept
@@ -196,8 +201,9 @@ def event_bytes(versioned: VersionedEvent) -> bytes:
     if data is None:
         if len(_EVENTS_KEPT) >= _EVENT_LIMIT:
             _EVENTS_KEPT.clear()
-        data = _EVENTS_KEPT[key] = _serialized(event_to_pb(versioned))
-    return data
+        data = _EVENTS_KEPT[key] = _serialized(event_to_pb(VersionedEvent(0, event)))
+    version = versioned.version
+    return _K_EVENT_VERSION + _signed(version) + data if version else data
 
 
 def _seats(snapshot: GameSnapshot, view: rules.SeatView, playing: bool) -> bytes:
