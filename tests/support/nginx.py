@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from support.ports import PortTaken, on_free_port
 from support.redis_server import free_port
 from support.tools import system_tool
 
@@ -103,10 +104,25 @@ def start_nginx(
     grpc_ports: Sequence[int], http_ports: Sequence[int] = (), timeout_s: float = 10.0
 ) -> Nginx:
     """Start nginx balancing ``grpc_ports`` (and ``http_ports`` when given) on free ports."""
+    return on_free_port(
+        lambda grpc: _start_on(
+            grpc, free_port() if http_ports else None, grpc_ports, http_ports, timeout_s
+        )
+    )
+
+
+def _start_on(
+    grpc_port: int,
+    http_port: int | None,
+    grpc_ports: Sequence[int],
+    http_ports: Sequence[int],
+    timeout_s: float,
+) -> Nginx:
+    """nginx listening on ``grpc_port`` (and ``http_port``) once its pid file says it bound
+    them: a port that merely accepts connections may be another process's (PortTaken: nginx
+    could not bind, and gave up or is retrying)."""
     binary = system_tool("nginx")
     prefix = Path(tempfile.mkdtemp(prefix="scopa-nginx-"))
-    grpc_port = free_port()
-    http_port = free_port() if http_ports else None
     http_block = (
         _HTTP_BLOCK.format(http_servers=_servers(http_ports), http_port=http_port)
         if http_ports
@@ -131,9 +147,12 @@ def start_nginx(
     )
     nginx = Nginx(process, grpc_port, http_port, prefix)
     deadline = time.monotonic() + timeout_s
-    while not _listening(grpc_port):
-        if process.poll() is not None or time.monotonic() > deadline:
-            log = nginx.error_log()
+    while not ((prefix / "nginx.pid").exists() and _listening(grpc_port)):
+        log = nginx.error_log()
+        if process.poll() is not None or "Address already in use" in log:
+            stop_nginx(nginx)
+            raise PortTaken(f"nginx could not bind its ports:\n{log}")
+        if time.monotonic() > deadline:
             stop_nginx(nginx)
             raise RuntimeError(f"nginx did not start:\n{log}")
         time.sleep(0.02)

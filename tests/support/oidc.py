@@ -24,6 +24,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from support.ports import ATTEMPTS, PortTaken
 from support.redis_server import free_port
 from support.tools import require_all, system_tool
 
@@ -62,8 +63,23 @@ class OidcProvider:
         self.keys = keys
         self._dir = Path(tempfile.mkdtemp(prefix="scopa-oidc-"))
         self._process: subprocess.Popen[bytes] | None = None
+        self._started = False
 
     def start(self) -> None:
+        """Start the provider; a first start whose port was taken in between picks another
+        (the issuer names the port: once started, a provider keeps it)."""
+        for attempt in range(ATTEMPTS):
+            try:
+                self._start_once()
+                self._started = True
+                return
+            except PortTaken:
+                if self._started or attempt == ATTEMPTS - 1:
+                    raise
+                self.port = free_port()
+                self.issuer = f"http://127.0.0.1:{self.port}"
+
+    def _start_once(self) -> None:
         config = {
             "issuer": self.issuer,
             "port": self.port,
@@ -89,6 +105,8 @@ class OidcProvider:
         line = self._process.stdout.readline()
         if line.strip() != b"ready":
             self.stop()
+            if "EADDRINUSE" in self.log_text():
+                raise PortTaken(f"oidc provider's port {self.port} was taken")
             raise AssertionError(f"oidc provider did not start: {self.log_text()}")
 
     def stop(self) -> None:
@@ -110,7 +128,7 @@ class OidcProvider:
             try:
                 self.start()
                 return
-            except AssertionError:
+            except (AssertionError, PortTaken):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)

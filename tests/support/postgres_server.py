@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from support.redis_server import free_port
+from support.ports import PortTaken, on_free_port
 from support.tools import find_tool, system_tool
 
 
@@ -76,7 +76,26 @@ def running_postgres_server(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    port = port or free_port()
+    try:
+        server = (
+            _start_on(port, postgres, datadir, workdir, timeout_s)
+            if port is not None
+            else on_free_port(lambda free: _start_on(free, postgres, datadir, workdir, timeout_s))
+        )
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    try:
+        yield server
+    finally:
+        _stop(server.process)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _start_on(
+    port: int, postgres: str, datadir: Path, workdir: Path, timeout_s: float
+) -> PostgresServer:
+    """postgres on ``port`` once it is ready (PortTaken: it exited first)."""
     command = [
         postgres, "-D", str(datadir), "-p", str(port), "-k", str(workdir),
         "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
@@ -85,18 +104,21 @@ def running_postgres_server(
         process = subprocess.Popen(
             _as_owner(command), stdin=subprocess.DEVNULL, stdout=log, stderr=log
         )
+    deadline = time.monotonic() + timeout_s
+    while not _answers(port, workdir / "postgres.log"):
+        if process.poll() is not None:
+            raise PortTaken(f"postgres exited on port {port}; see {workdir}/postgres.log")
+        if time.monotonic() > deadline:
+            _stop(process)
+            raise RuntimeError(f"postgres did not start; see {workdir}/postgres.log")
+        time.sleep(0.05)
+    return PostgresServer(port, process, datadir)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
     try:
-        deadline = time.monotonic() + timeout_s
-        while not _answers(port, workdir / "postgres.log"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"postgres did not start; see {workdir}/postgres.log")
-            time.sleep(0.05)
-        yield PostgresServer(port, process, datadir)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        shutil.rmtree(workdir, ignore_errors=True)
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from support.redis_server import free_port
+from support.ports import PortTaken, on_free_port
 from support.tools import system_tool
 
 
@@ -66,7 +66,10 @@ def start_redis_tls(timeout_s: float = 10.0) -> RedisTls:
     """Start redis-server with only a TLS port (no plain one) and wait until it answers."""
     workdir = Path(tempfile.mkdtemp(prefix="scopa-redis-tls-"))
     cert, key = _certificate(workdir)
-    port = free_port()
+    return on_free_port(lambda port: _start_on(port, workdir, cert, key, timeout_s))
+
+
+def _start_on(port: int, workdir: Path, cert: Path, key: Path, timeout_s: float) -> RedisTls:
     command = [
         system_tool("redis-server"),
         "--port", "0",
@@ -85,7 +88,9 @@ def start_redis_tls(timeout_s: float = 10.0) -> RedisTls:
     server = RedisTls(port, process, cert, workdir)
     deadline = time.monotonic() + timeout_s
     while not _answers_ping(port, cert):
-        if process.poll() is not None or time.monotonic() > deadline:
+        if process.poll() is not None:
+            raise PortTaken(f"redis-server with TLS exited on port {port}")
+        if time.monotonic() > deadline:
             stop_redis_tls(server)
             raise RuntimeError("redis-server with TLS did not start")
         time.sleep(0.05)

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from support.ports import PortTaken, on_free_port
 from support.redis_server import free_port
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -42,7 +43,10 @@ class Receiver:
         command += (["--fail"] if fail else []) + (["--hang"] if hang else [])
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE)
         assert self.process.stdout is not None
-        assert self.process.stdout.readline().strip() == b"listening"
+        if self.process.stdout.readline().strip() != b"listening":
+            self.process.wait(timeout=10)
+            self.process = None
+            raise PortTaken(f"the webhook receiver could not listen on port {self.port}")
 
     def stop(self) -> None:
         """Stop the process: deliveries fail (connection refused) until it starts again."""
@@ -85,13 +89,19 @@ def bodies(deliveries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def running_receiver(*, started: bool = True, fail: bool = False) -> Iterator[Receiver]:
     """A receiver on a free port (not started yet unless ``started``), stopped on exit."""
     record = Path(tempfile.mkdtemp(prefix="scopa-webhooks-")) / "deliveries.jsonl"
-    receiver = Receiver(free_port(), record)
     if started:
-        receiver.start(fail=fail)
+        receiver = on_free_port(lambda port: _started(Receiver(port, record), fail))
+    else:
+        receiver = Receiver(free_port(), record)
     try:
         yield receiver
     finally:
         receiver.stop()
+
+
+def _started(receiver: Receiver, fail: bool) -> Receiver:
+    receiver.start(fail=fail)
+    return receiver
 
 
 def webhook_env(receiver: Receiver, **extra: str) -> dict[str, str]:
