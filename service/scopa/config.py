@@ -188,6 +188,14 @@ ENV_VARS: tuple[EnvVar, ...] = (
         "`postgresql://USER:PASSWORD@HOST:PORT/DB`; `off` keeps none.",
     ),
     EnvVar(
+        "SCOPA_ARCHIVE_TIMEOUT_S",
+        "`5`",
+        "Seconds a PostgreSQL archive's statement (a lock it waits for included) and a "
+        "connection attempt may take: a stalled archive answers `UNAVAILABLE / "
+        "STORAGE_UNAVAILABLE` instead of holding the call, and a record it did not take is "
+        "written by a later sweep.",
+    ),
+    EnvVar(
         "SCOPA_ARCHIVE_RETENTION_DAYS",
         "`365`",
         "Finished games' records older than this many days are deleted (every replica's "
@@ -406,6 +414,7 @@ class Settings:
     game_ttl_s: int = 7 * _DAY_S
     finished_ttl_s: int = _DAY_S
     archive_url: str | None = DEFAULT_ARCHIVE_URL
+    archive_timeout_s: float = 5.0
     archive_retention_days: int = 365
     waiting_ttl_s: int = 3600
     watch_idle_s: float = 600.0
@@ -498,6 +507,7 @@ class Settings:
             game_ttl_s=env.get("SCOPA_GAME_TTL_S", 7 * _DAY_S, _positive_int),
             finished_ttl_s=env.get("SCOPA_FINISHED_TTL_S", _DAY_S, _positive_int),
             archive_url=env.get("SCOPA_ARCHIVE_URL", _ARCHIVE_DEFAULT, _archive_url),
+            archive_timeout_s=env.get("SCOPA_ARCHIVE_TIMEOUT_S", 5.0, _positive_float),
             archive_retention_days=env.get("SCOPA_ARCHIVE_RETENTION_DAYS", 365, _positive_int),
             waiting_ttl_s=env.get("SCOPA_WAITING_TTL_S", 3600, _positive_int),
             watch_idle_s=env.get("SCOPA_WATCH_IDLE_S", 600.0, _positive_float),

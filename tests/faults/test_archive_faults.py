@@ -9,7 +9,7 @@ import os
 import signal
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg  # type: ignore[import-untyped]
 import grpc
@@ -18,10 +18,13 @@ from support.postgres_server import PostgresServer, running_postgres_server
 from support.redis_server import free_port
 
 from faults.conftest import StartServers
-from faults.ledger import async_stub, create_game
+from faults.ledger import Game, async_stub, create_game
 from scopa.archive._archive import unpack_record
 from scopa_client import bearer_metadata, error_info
 from scopa_client.v1 import scopa_pb2 as pb
+
+if TYPE_CHECKING:
+    from faults.ledger import AsyncStub
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -119,3 +122,64 @@ async def test_a_replica_starts_with_the_archive_down_and_archives_once_it_is_up
         assert record is not None, "the game finished while the archive was down was not archived"
         assert json.loads(record.record.record_json)["game"] == game.name
     await channel.close()
+
+
+async def test_a_stalled_archive_answers_unavailable_and_archives_once_it_moves(
+    start_servers: StartServers, postgres_server: PostgresServer
+) -> None:
+    """The archive's table locked (a stalled database): a record asked for is UNAVAILABLE /
+    STORAGE_UNAVAILABLE after SCOPA_ARCHIVE_TIMEOUT_S, not held until the caller's deadline; a
+    game finished meanwhile is answered at once and archived, once, after the stall."""
+    url = postgres_server.url
+    [replica] = start_servers(
+        1, SCOPA_ARCHIVE_URL=url, SCOPA_SWEEP_INTERVAL_S="0.2", SCOPA_ARCHIVE_TIMEOUT_S="1"
+    )
+    db = await asyncpg.connect(url.replace("postgresql://", "postgres://"))
+    channel, stub = async_stub(replica.target)
+    first, second = await create_game(stub, seed=13), await create_game(stub, seed=14)
+    await _resign(stub, first)
+    asked = pb.GetGameRecordRequest(name=first.name)
+    owner = bearer_metadata(first.tokens[0])
+    query = "SELECT count(*) FROM game_records WHERE game_id=$1"
+    deadline = time.monotonic() + 20
+    while not await db.fetchval(query, first.name.removeprefix("games/")):
+        assert time.monotonic() < deadline, "the first game was not archived"
+        await asyncio.sleep(0.1)
+    assert (await stub.GetGameRecord(asked, metadata=owner, timeout=10)).record.record_json
+    blocker = db.transaction()
+    await blocker.start()
+    await db.execute("LOCK TABLE game_records IN ACCESS EXCLUSIVE MODE")
+    started = time.monotonic()
+    with pytest.raises(grpc.aio.AioRpcError) as stalled:
+        await stub.GetGameRecord(asked, metadata=owner, timeout=20)
+    assert stalled.value.code() == grpc.StatusCode.UNAVAILABLE, stalled.value.details()
+    info = error_info(stalled.value)
+    assert info is not None and info.reason == "STORAGE_UNAVAILABLE"
+    assert time.monotonic() - started < 10  # the archive's timeout, not the call's deadline
+    await _resign(stub, second)  # the finishing move does not wait on the archive
+    await asyncio.sleep(1.5)  # the replica's write and a sweep time out on the lock
+    await blocker.rollback()
+    deadline = time.monotonic() + 20
+    while not await db.fetchval(query, second.name.removeprefix("games/")):
+        assert time.monotonic() < deadline, "the game finished during the stall was not archived"
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(1)  # more sweeps: still one record
+    assert await db.fetchval(query, second.name.removeprefix("games/")) == 1
+    record = await stub.GetGameRecord(
+        pb.GetGameRecordRequest(name=second.name),
+        metadata=bearer_metadata(second.tokens[0]),
+        timeout=10,
+    )
+    assert json.loads(record.record.record_json)["game"] == second.name
+    await db.execute("DELETE FROM game_records")
+    await db.close()
+    await channel.close()
+
+
+async def _resign(stub: AsyncStub, game: Game) -> None:
+    """Seat 0 resigns ``game``: it is finished (in Redis) once this returns."""
+    await stub.ResignGame(
+        pb.ResignGameRequest(name=game.name, request_id=uuid.uuid4().hex),
+        metadata=bearer_metadata(game.tokens[0]),
+        timeout=10,
+    )

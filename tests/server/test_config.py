@@ -261,6 +261,7 @@ DOCUMENTED_VARIABLES = [
     "SCOPA_WAITING_TTL_S",
     "SCOPA_FINISHED_TTL_S",
     "SCOPA_ARCHIVE_URL",
+    "SCOPA_ARCHIVE_TIMEOUT_S",
     "SCOPA_ARCHIVE_RETENTION_DAYS",
     "SCOPA_WATCH_IDLE_S",
     "SCOPA_PRESENCE_TTL_S",
@@ -332,6 +333,10 @@ def test_the_archive_settings() -> None:
     assert Settings.from_env({"SCOPA_ARCHIVE_URL": pg}).archive_url == pg
     assert Settings.from_env({"SCOPA_ARCHIVE_URL": "OFF"}).archive_url is None
     assert Settings.from_env({"SCOPA_ARCHIVE_RETENTION_DAYS": "30"}).archive_retention_days == 30
+    assert Settings.from_env({}).archive_timeout_s == 5.0
+    assert Settings.from_env({"SCOPA_ARCHIVE_TIMEOUT_S": "0.5"}).archive_timeout_s == 0.5
+    with pytest.raises(ConfigError, match="SCOPA_ARCHIVE_TIMEOUT_S"):
+        Settings.from_env({"SCOPA_ARCHIVE_TIMEOUT_S": "0"})
     with pytest.raises(ConfigError, match="SCOPA_ARCHIVE_URL"):
         Settings.from_env({"SCOPA_ARCHIVE_URL": "mysql://db/scopa"})
     with pytest.raises(ConfigError, match="SCOPA_ARCHIVE_RETENTION_DAYS"):

@@ -17,11 +17,11 @@ if TYPE_CHECKING:
 __all__ = ["ArchiveCorrupt", "ArchiveError", "ArchivedGame", "GameArchive", "open_archive"]
 
 
-async def open_archive(url: str) -> GameArchive:
+async def open_archive(url: str, timeout_s: float = 5.0) -> GameArchive:
     """The archive at the SQLAlchemy URL ``url``, its schema migrated (see ``_archive``)."""
     from scopa.archive import _archive  # noqa: PLC0415 - the database libraries, on first use
 
-    return await _archive.open_archive(url)
+    return await _archive.open_archive(url, timeout_s)
 
 
 def __getattr__(name: str) -> Any:

@@ -340,12 +340,27 @@ def _write_ahead(connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-async def open_archive(url: str) -> GameArchive:
+def _server_limits(timeout_s: float) -> dict[str, Any]:
+    """asyncpg's connection arguments that bound every statement by ``timeout_s``: the server
+    cancels one that runs or waits for a lock longer (``statement_timeout``, ``lock_timeout``),
+    the client gives up on one whose answer does not come (``command_timeout``: a stalled
+    network), and a connection attempt is bounded too (``timeout``). A stalled database then
+    fails the call (:class:`ArchiveError`: UNAVAILABLE) instead of holding it."""
+    ms = str(max(1, round(timeout_s * 1000)))
+    return {
+        "timeout": timeout_s,
+        "command_timeout": timeout_s,
+        "server_settings": {"statement_timeout": ms, "lock_timeout": ms},
+    }
+
+
+async def open_archive(url: str, timeout_s: float = 5.0) -> GameArchive:
     """Connect to the archive at ``url`` (sqlite:/// or postgresql://) and migrate its schema.
 
     A database that cannot be reached does not stop the opening (logged): the archive migrates
-    on the first call that reaches it. A SQLite file's directory is created if missing; its
-    writers wait up to 30 s for a lock; it is kept in write-ahead mode (:func:`_write_ahead`).
+    on the first call that reaches it. A PostgreSQL statement may take ``timeout_s``
+    (:func:`_server_limits`). A SQLite file's directory is created if missing; its writers
+    wait up to 30 s for a lock; it is kept in write-ahead mode (:func:`_write_ahead`).
     """
     full = async_url(url)
     parsed = make_url(full)
@@ -355,6 +370,8 @@ async def open_archive(url: str) -> GameArchive:
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         connect_args["timeout"] = 30
+    elif parsed.get_backend_name() == "postgresql":
+        connect_args = _server_limits(timeout_s)
     # A file does not drop connections: no ping before each transaction (a round trip to
     # aiosqlite's thread); a server's connection is checked before use.
     engine = create_async_engine(full, connect_args=connect_args, pool_pre_ping=not sqlite_file)

@@ -112,7 +112,11 @@ def _webhook_worker(settings: Settings, store: GameStore) -> WebhookWorker | Non
 async def build_services(settings: Settings) -> Wiring:
     """Build the servicers to register, the readiness check and the clean-up for ``settings``."""
     store = open_store(settings.redis_url, settings.redis_timeout_s)
-    archive = await open_archive(settings.archive_url) if settings.archive_url else None
+    archive = (
+        await open_archive(settings.archive_url, settings.archive_timeout_s)
+        if settings.archive_url
+        else None
+    )
     core = GameCore(
         store,
         TokenAuthority(settings.token_secret),
