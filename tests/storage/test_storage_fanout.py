@@ -62,6 +62,45 @@ async def test_close_wakes_a_waiting_reader() -> None:
     assert await asyncio.wait_for(reader, timeout=1.0) is None
 
 
+async def test_a_bounded_wait_ends_empty_handed_when_nothing_comes() -> None:
+    """``next_within`` returns None once its wait is over with nothing put, and the queue
+    still works after it."""
+    queue = VersionQueue(maxsize=4)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    assert await queue.next_within(0.05) is None
+    assert loop.time() - started >= 0.04
+    queue.put(3)
+    assert await queue.next_within(0.05) == 3
+
+
+async def test_a_put_wakes_a_bounded_wait_at_once() -> None:
+    """A version put while ``next_within`` waits is returned without waiting out its time."""
+    queue = VersionQueue(maxsize=4)
+    reader = asyncio.create_task(queue.next_within(30))
+    await asyncio.sleep(0)
+    queue.put(7)
+    assert await asyncio.wait_for(reader, timeout=1.0) == 7
+
+
+async def test_a_bounded_wait_on_a_closed_queue_stops_after_its_versions() -> None:
+    queue = VersionQueue(maxsize=4)
+    queue.put(1)
+    queue.close()
+    assert await queue.next_within(1) == 1
+    with pytest.raises(StopAsyncIteration):
+        await queue.next_within(1)
+
+
+async def test_a_queue_of_size_zero_is_unbounded() -> None:
+    """As asyncio.Queue's: maxsize 0 drops nothing."""
+    queue = VersionQueue(maxsize=0)
+    for version in range(1, 100):
+        queue.put(version)
+    queue.close()
+    assert [v async for v in queue] == list(range(1, 100))
+
+
 async def test_closed_queue_ignores_puts_and_stays_closed() -> None:
     """After close, new versions are ignored and every further read ends at once."""
     queue = VersionQueue(maxsize=4)

@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Final
 
-from scopa.storage import PRESENCE, RESYNC, Event, GameNotFound, Snapshot
+from scopa.storage import PRESENCE, RESYNC, Event, GameNotFound, Snapshot, VersionQueue
 
 from ._checks import check_game_id
 from ._commands import PlayResult
@@ -172,6 +172,9 @@ class Watches:
         refresh) comes first; None once the store closed."""
         wait = max(0.0, wake_at - now_s())
         try:
+            if isinstance(notices, VersionQueue):  # the stores': a wait with no timeout context
+                version = await notices.next_within(wait)
+                return _QUIET if version is None else version
             async with asyncio.timeout(wait):  # no task of its own, unlike wait_for (3.11)
                 return await anext(notices)
         except TimeoutError:

@@ -12,7 +12,7 @@ from scopa.storage._errors import (
     VersionConflict,
 )
 from scopa.storage._factory import open_store
-from scopa.storage._fanout import PRESENCE, RESYNC
+from scopa.storage._fanout import PRESENCE, RESYNC, VersionQueue
 from scopa.storage._index import DEADLINE_SHARDS, deadline_shard
 from scopa.storage._keys import channel, events_key, game_key
 from scopa.storage._log import read_log_entries
@@ -71,6 +71,7 @@ __all__ = [
     "StorageFull",
     "StorageUnavailable",
     "VersionConflict",
+    "VersionQueue",
     "basis_digest",
     "channel",
     "deadline_shard",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import NamedTuple, Protocol
@@ -33,10 +34,17 @@ PRESENCE_NOTICE = b"p"
 
 
 class VersionQueue:
-    """A bounded queue of versions that drops the oldest entry instead of blocking the writer."""
+    """A bounded queue of versions that drops the oldest entry instead of blocking the writer.
+
+    One reader: ``async for`` (:meth:`__anext__`) or :meth:`next_within`, which also wakes
+    after a while. Entries wait in a deque; a waiting reader holds one future, which a put
+    completes (no ``asyncio.Queue`` and no timeout context per read: a watch stream waits for
+    every version of its game)."""
 
     def __init__(self, maxsize: int, skip: Callable[[int], bool] | None = None) -> None:
-        self._queue: asyncio.Queue[int] = asyncio.Queue(maxsize=maxsize)
+        self._entries: deque[int] = deque()
+        self._maxsize = maxsize
+        self._waiter: asyncio.Future[None] | None = None
         self._skip = skip
         """Versions for which this is true are not queued (see :meth:`Fanout.subscribe`); a
         ``skip`` that raises queues the version (it runs in the writer's task: the shared
@@ -56,10 +64,14 @@ class VersionQueue:
             self.presence_at = time.monotonic()
         if self._closed or (version == PRESENCE and self._presence):
             return
-        if self._queue.full() and self._queue.get_nowait() == PRESENCE:
+        entries = self._entries
+        if 0 < self._maxsize <= len(entries) and entries.popleft() == PRESENCE:
             self._presence = False
         self._presence = self._presence or version == PRESENCE
-        self._queue.put_nowait(version)
+        entries.append(version)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def _skips(self, version: int) -> bool:
         assert self._skip is not None
@@ -71,7 +83,7 @@ class VersionQueue:
     @property
     def pending(self) -> int:
         """How many entries wait to be read."""
-        return self._queue.qsize()
+        return len(self._entries)
 
     def close(self) -> None:
         """End the stream; a waiting reader stops after the pending versions."""
@@ -82,13 +94,45 @@ class VersionQueue:
         return self
 
     async def __anext__(self) -> int:
-        version = await self._queue.get()
+        while not self._entries:
+            await self._wait(None)
+        return self._take()
+
+    async def next_within(self, wait_s: float) -> int | None:
+        """The next entry, or None when ``wait_s`` seconds pass first; StopAsyncIteration
+        once the queue is closed and read."""
+        if not self._entries:
+            await self._wait(wait_s)
+            if not self._entries:
+                return None
+        return self._take()
+
+    async def _wait(self, wait_s: float | None) -> None:
+        """Until an entry is put (or ``wait_s`` passed)."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._waiter = waiter
+        timer = None if wait_s is None else loop.call_later(wait_s, _wake, waiter)
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+            if timer is not None:
+                timer.cancel()
+
+    def _take(self) -> int:
+        version = self._entries.popleft()
         if version == _CLOSED:
-            self._queue.put_nowait(_CLOSED)
+            self._entries.appendleft(_CLOSED)
             raise StopAsyncIteration
         if version == PRESENCE:
             self._presence = False
         return version
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class Message(NamedTuple):
