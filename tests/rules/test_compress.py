@@ -1,4 +1,5 @@
-"""Tests of the stored formats' compression: zlib up to format 7, zstd with a dictionary since 8."""
+"""Tests of the stored formats' compression: zlib up to format 7, zstd with a dictionary since 8,
+in two frames since 9."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ import pytest
 from rules_helpers import random_move
 
 from scopa.rules import _compress, apply_move, dump_state, make_ruleset, new_match
-from scopa.rules._compress import ZSTD_FROM, CorruptPayload, compress, decompress
+from scopa.rules._compress import (
+    PARTS_FROM,
+    ZSTD_FROM,
+    CorruptPayload,
+    compress,
+    compress_parts,
+    decompress,
+    frame,
+)
 
 
 def _texts() -> list[bytes]:
@@ -28,17 +37,29 @@ def _texts() -> list[bytes]:
 
 
 def test_each_format_reads_back_what_it_writes() -> None:
-    """zlib for formats 1-7, zstd from 8 on: each reads back its own bytes, not the other's."""
+    """zlib for formats 1-7, one zstd frame for 8, two from 9 on: each reads back its own
+    bytes, not the others'."""
     texts = _texts()
     assert max(map(len, texts)) > 4096  # past the zlib format's 8 KB window's half
     for text in texts:
-        old, new = compress(text, ZSTD_FROM - 1), compress(text, ZSTD_FROM)
+        old, one = compress(text, ZSTD_FROM - 1), compress(text, ZSTD_FROM)
+        parts = compress(text, PARTS_FROM)
         assert zlib.decompress(old) == text == decompress(old, 1)
-        assert decompress(new, ZSTD_FROM) == text == decompress(new, 255)
-        with pytest.raises(CorruptPayload):
-            decompress(old, ZSTD_FROM)
-        with pytest.raises(CorruptPayload):
-            decompress(new, ZSTD_FROM - 1)
+        assert decompress(one, ZSTD_FROM) == text
+        assert decompress(parts, PARTS_FROM) == text == decompress(parts, 255)
+        for data, wrong in ((old, ZSTD_FROM), (one, ZSTD_FROM - 1), (parts, ZSTD_FROM)):
+            with pytest.raises(CorruptPayload):
+                decompress(data, wrong)
+
+
+def test_a_payload_in_two_parts_reads_back_as_their_texts_joined() -> None:
+    """The first part's frame, written once, joins any second part (format 9)."""
+    first = frame(b'{"results":[1,2],')
+    for rest in (b'"a":1}', b'"a":2,"b":[3]}'):
+        assert decompress(compress_parts(first, rest), PARTS_FROM) == b'{"results":[1,2],' + rest
+    assert decompress(compress_parts(b"", b"{}"), PARTS_FROM) == b"{}"
+    long_first = frame(bytes(range(256)) * 4)  # a two-byte length
+    assert decompress(compress_parts(long_first, b"x"), PARTS_FROM) == bytes(range(256)) * 4 + b"x"
 
 
 def test_the_zlib_format_reads_texts_beyond_its_window() -> None:
@@ -63,8 +84,10 @@ def test_the_dictionary_is_pinned() -> None:
     assert json.loads(_compress.STATE_DICT)["preset"] == "scopa"
 
 
-@pytest.mark.parametrize("version", [1, 7, 8])
-@pytest.mark.parametrize("data", [b"", b"garbage", b"\x28\xb5\x2f\xfd\x00"])
+@pytest.mark.parametrize("version", [1, 7, 8, 9])
+@pytest.mark.parametrize(
+    "data", [b"", b"garbage", b"\x28\xb5\x2f\xfd\x00", b"\x7f\x28\xb5", b"\xff\xff\xff\xff\xff\xff"]
+)
 def test_corrupt_payloads_raise_corrupt_payload(version: int, data: bytes) -> None:
     """Bytes neither compression can read raise CorruptPayload, not the library's error."""
     with pytest.raises(CorruptPayload):

@@ -35,6 +35,7 @@ from scopa.rules import (
     MatchState,
     PendingClaim,
     SweepClaimed,
+    _compress,
     _serial,
     apply_move,
     dump_events,
@@ -79,43 +80,44 @@ def test_state_and_events_round_trip_through_a_whole_game(preset: str) -> None:
 
 
 def _dumped_whole(state: MatchState) -> bytes:
-    """The state's blob with its history encoded together with the rest, in one go, by the
-    standard library's encoder (so the blobs are also the bytes json wrote before orjson)."""
+    """The state's JSON with its history encoded together with the rest, in one go, by the
+    standard library's encoder (so the texts are also the bytes json wrote before orjson)."""
     history = [_serial._event_out(event) for event in state.history]
     text = json.JSONEncoder(separators=(",", ":")).encode(_serial._state_record(state, history))
-    return _blob(text.encode())
+    return text.encode()
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_every_preset_s_state_blobs_are_the_bytes_json_wrote(preset: str) -> None:
+def test_every_preset_s_state_texts_are_the_bytes_json_wrote(preset: str) -> None:
     """The state's JSON (orjson, with kept history texts) is byte for byte what the standard
     library's encoder writes, for the states of a hand of every preset (its option values,
     special cards, farms and claims included)."""
     rng = random.Random(13)
     state, _ = new_match(make_ruleset(preset, {"hand_limit": 1}), rng=rng)
     for _ in range(120):
-        assert dump_state(state) == _dumped_whole(state)
+        assert _raw(dump_state(state)) == _dumped_whole(state)
         if state.finished:
             break
         state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
 
 
 @pytest.mark.parametrize("kept", [4096, pytest.param(3, marks=pytest.mark.interpreted_only)])
-def test_state_blobs_from_kept_history_texts_are_the_same_bytes(
+def test_state_texts_from_kept_history_texts_are_the_same_bytes(
     kept: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A state's blob written from the kept texts of its history events and hand results is
-    byte for byte the blob encoded in one go, also when the kept texts are dropped mid-hand (a
-    small bound)."""
+    """A state's JSON written from the kept texts of its history events and hand results (and
+    the kept first part, its results) is byte for byte the JSON encoded in one go, also when
+    the kept texts are dropped mid-hand (a small bound)."""
     if kept != 4096:  # not the module's own bound: compiled code reads its (Final) binding
         monkeypatch.setattr(_serial, "_HISTORY_TEXTS", ByIdentity(kept))
         monkeypatch.setattr(_serial, "_RESULT_TEXTS", ByIdentity(kept))
+        monkeypatch.setattr(_serial, "_RESULT_FRAMES", ByIdentity(kept))
     rng = random.Random(8)
     state, _ = new_match(make_ruleset("scopone", {"target_score": 11}), rng=rng)
     blobs = with_results = 0
     while not state.finished:
         state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
-        assert dump_state(state) == _dumped_whole(state)
+        assert _raw(dump_state(state)) == _dumped_whole(state)
         blobs += bool(state.history)
         with_results += len(state.results) > 1
     assert blobs > 30 and with_results > 30
@@ -447,9 +449,50 @@ def test_version_6_zlib_blobs_load_and_are_written_back_as_zstd(name: str) -> No
     )
     loaded = load(blob)
     again = dump(loaded)  # type: ignore[arg-type]
-    assert again[0] == FORMAT_VERSION == 8 and _payload(again) == _as_written(want)
+    assert again[0] == FORMAT_VERSION == 9 and _payload(again) == _as_written(want)
     assert len(again) < len(blob)
     assert load(again) == loaded
+
+
+V8_BLOBS = V6_BLOBS
+"""Written by format 8 (zstd in one frame, the last before format 9) from the format-6 blobs."""
+
+
+@pytest.mark.parametrize("name", V8_BLOBS)
+def test_version_8_blobs_load_and_are_written_back_in_two_parts(name: str) -> None:
+    """A stored format-8 state or event batch (main's before format 9) loads, and written
+    again as format 9 holds the same JSON payload."""
+    blob = (BLOBS / f"{name}.v8.bin").read_bytes()
+    assert blob[0] == 8
+    want = json.loads((BLOBS / f"{name}.v8.json").read_text())
+    assert json.loads(decompress(blob[1:], 8)) == want
+    load, dump = (
+        (load_events, dump_events) if name.startswith("events") else (load_state, dump_state)
+    )
+    loaded = load(blob)
+    again = dump(loaded)  # type: ignore[arg-type]
+    assert again[0] == FORMAT_VERSION == 9 and _payload(again) == want
+    assert load(again) == loaded
+
+
+def test_a_hands_states_share_their_first_part_the_hand_results() -> None:
+    """A format-9 state's JSON starts with its hand results, the payload's first part: the
+    states of one hand carry the very same first frame, and the next hand's a new one."""
+    rng = random.Random(5)
+    state, _ = new_match(make_ruleset("scopa", {"target_score": 61}), rng=rng)
+    firsts: dict[int, set[bytes]] = {}
+    while state.hand_number < 4 and not state.finished:
+        state, _ = apply_move(state, state.turn, random_move(state, rng), rng)
+        blob = dump_state(state)
+        size, start = _compress._read_varint(blob[1:])
+        if state.results:
+            assert size > 0 and _raw(blob).startswith(b'{"results":[{')
+            firsts.setdefault(state.hand_number, set()).add(blob[1 + start : 1 + start + size])
+        else:
+            assert size == 0 and _raw(blob).startswith(b'{"results":[],')
+        assert load_state(blob) == state
+    assert len(firsts) >= 2 and all(len(parts) == 1 for parts in firsts.values())
+    assert len({part for parts in firsts.values() for part in parts}) == len(firsts)
 
 
 def test_version_3_state_blobs_hold_the_keys_added_under_format_3() -> None:

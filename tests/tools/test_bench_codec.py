@@ -21,4 +21,5 @@ def test_codec_prints_each_codec_against_zlib() -> None:
     assert set(rows) == {"zlib", "zstd_dict", "zstd", "stored"}, done.stdout
     assert rows["zlib"][-2:] == ("1.00", "1.00")
     assert all(float(v) > 0 for row in rows.values() for v in row)
-    assert int(rows["stored"][3]) - int(rows["zstd_dict"][3]) in (0, 1, 2)
+    # Format 9's two frames: a length, a second frame's header, the results compressed apart.
+    assert 0 <= int(rows["stored"][3]) - int(rows["zstd_dict"][3]) <= 32

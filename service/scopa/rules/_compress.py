@@ -2,7 +2,10 @@
 
 :func:`compress` writes a payload as a format stores it and :func:`decompress` reads it back;
 both are told the format version, so a blob of any earlier format still reads. Corrupt input
-raises :class:`CorruptPayload`. zstd at level 1 with the raw-content dictionary
+raises :class:`CorruptPayload`. Since format 9 a payload is two zstd frames whose texts join
+into it: ``varint(len(first)) + first + second`` (the first may be empty), so a part that
+stays the same from write to write (a state's hand results, :func:`compress_parts`) is
+compressed once and its frame reused. zstd at level 1 with the raw-content dictionary
 :data:`STATE_DICT` encodes and decodes a state in about a third of zlib's time and two thirds
 of its bytes (``bench/codec.py``; docs/performance.md).
 """
@@ -15,10 +18,20 @@ from typing import Final
 
 import zstandard
 
-__all__ = ["ZSTD_FROM", "CorruptPayload", "compress", "decompress"]
+__all__ = [
+    "PARTS_FROM",
+    "ZSTD_FROM",
+    "CorruptPayload",
+    "compress",
+    "compress_parts",
+    "decompress",
+    "frame",
+]
 
 ZSTD_FROM: Final = 8
 """The first format compressed with zstd."""
+PARTS_FROM: Final = 9
+"""The first format whose payload is two zstd frames (a length-prefixed first, then a second)."""
 
 _ZLIB_LEVEL: Final = 1
 """zlib's fastest level: about half level 6's CPU on a state (~1.4 KB of JSON), ~11% larger
@@ -101,11 +114,24 @@ def _zstd() -> _Zstd:
     return codecs
 
 
+def frame(raw: bytes) -> bytes:
+    """``raw`` as one zstd frame (with the dictionary): a first part of :func:`compress_parts`."""
+    data: bytes = _zstd().compressor.compress(raw)
+    return data
+
+
+def compress_parts(first: bytes, second: bytes) -> bytes:
+    """A format-9 payload whose text is ``first``'s (a :func:`frame`, or empty) then
+    ``second``'s (compressed here)."""
+    return _varint(len(first)) + first + frame(second)
+
+
 def compress(raw: bytes, version: int) -> bytes:
     """``raw`` compressed as format ``version`` stores it."""
+    if version >= PARTS_FROM:
+        return compress_parts(b"", raw)
     if version >= ZSTD_FROM:
-        frame: bytes = _zstd().compressor.compress(raw)
-        return frame
+        return frame(raw)
     deflate = zlib.compressobj(_ZLIB_LEVEL, zlib.DEFLATED, _ZLIB_WBITS, _ZLIB_MEM_LEVEL)
     return deflate.compress(raw) + deflate.flush()
 
@@ -113,9 +139,38 @@ def compress(raw: bytes, version: int) -> bytes:
 def decompress(data: bytes, version: int) -> bytes:
     """The raw payload of a format-``version`` blob (after its format byte)."""
     try:
+        if version >= PARTS_FROM:
+            size, start = _read_varint(data)
+            end = start + size
+            if end > len(data):
+                raise CorruptPayload("the first part is cut short")
+            decompressor = _zstd().decompressor
+            first: bytes = decompressor.decompress(data[start:end]) if size else b""
+            second: bytes = decompressor.decompress(data[end:])
+            return first + second
         if version >= ZSTD_FROM:
             raw: bytes = _zstd().decompressor.decompress(data)
             return raw
         return zlib.decompress(data)
     except (zlib.error, zstandard.ZstdError) as exc:
         raise CorruptPayload(str(exc)) from exc
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _read_varint(data: bytes) -> tuple[int, int]:
+    """The varint at the start of ``data`` and where it ends."""
+    value = shift = 0
+    for i, byte in enumerate(data[:5]):
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, i + 1
+        shift += 7
+    raise CorruptPayload("no length at the start of the payload")

@@ -2,11 +2,12 @@
 format.
 
 Format: one byte, the format version, then the compressed JSON (:mod:`._compress`: zstd with a
-dictionary since format 8, zlib before). Since format 2 every record is
-an object keyed by field name (an event also carries its kind under ``"t"``), so adding a field
-is a new format version plus a migration, never a reshuffle of positions. :func:`load_state` and
-:func:`load_events` read every earlier version: the payload goes through the migrations in
-``_STATE_MIGRATIONS`` / ``_EVENT_MIGRATIONS`` one version at a time up to :data:`FORMAT_VERSION`.
+dictionary since format 8, in two frames since format 9, zlib before). Since format 2 every
+record is an object keyed by field name (an event also carries its kind under ``"t"``), so
+adding a field is a new format version plus a migration, never a reshuffle of positions.
+:func:`load_state` and :func:`load_events` read every earlier version: the payload goes through
+the migrations in ``STATE_MIGRATIONS`` / ``EVENT_MIGRATIONS`` (:mod:`._migrations`) one version
+at a time up to :data:`FORMAT_VERSION`.
 Format 1 (positional lists) also stored a ``version`` counter in the state; the store owns the
 game's version, so the migration drops it. Corrupt input raises :class:`InvalidState`; a version
 above :data:`FORMAT_VERSION` (written by a newer release) raises its subclass
@@ -44,6 +45,11 @@ with format 7), so it refuses format 7 as a whole.
 
 Format 8 changed only the compression (zstd at level 1 with a dictionary, :mod:`._compress`),
 so the migration 7 -> 8 changes nothing; a format-7 reader cannot decompress it and refuses it.
+
+Format 9 changed only the framing: a payload is two zstd frames, and a state's JSON starts with
+its hand results, which are the first frame (compressed once per hand, :func:`dump_state`), so
+the migration 8 -> 9 changes nothing; a format-8 reader would read only the length byte's frame
+and refuses it. The tests' ``blobs/*.v8.bin`` were written by format 8 (main at 8ed65a9).
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ from typing import Any, Final, TypeVar, assert_never
 
 import orjson
 
-from ._compress import CorruptPayload, compress, decompress
+from ._compress import CorruptPayload, compress, compress_parts, decompress, frame
 from ._errors import FormatTooNew, GameUnplayable, InvalidOption, InvalidState, RulesError
 from ._events import (
     AceReturned,
@@ -78,6 +84,7 @@ from ._events import (
 )
 from ._farms import Farm
 from ._kept import ByIdentity
+from ._migrations import EVENT_MIGRATIONS, STATE_MIGRATIONS
 from ._options import list_options
 from ._presets import PRESETS
 from ._ruleset import Ruleset, make_ruleset
@@ -95,7 +102,7 @@ __all__ = [
     "load_state",
 ]
 
-FORMAT_VERSION: Final = 8
+FORMAT_VERSION: Final = 9
 
 Record = dict[str, Any]
 
@@ -324,7 +331,7 @@ def dump_events(events: list[Event] | tuple[Event, ...]) -> bytes:
 
 def load_events(blob: bytes) -> list[Event]:
     """Read a batch written by :func:`dump_events` of this or any earlier format version."""
-    rows = _unpack(blob, _EVENT_MIGRATIONS)
+    rows = _unpack(blob, EVENT_MIGRATIONS)
     if not isinstance(rows, list):
         raise InvalidState("corrupt event batch")
     try:
@@ -347,7 +354,7 @@ def events_from_records(rows: list[Record], version: int) -> list[Event]:
         raise InvalidState(f"unknown event record format {version}")
     try:
         for step in range(version, FORMAT_VERSION):
-            rows = _EVENT_MIGRATIONS[step](rows)
+            rows = EVENT_MIGRATIONS[step](rows)
         return [_event_in(r) for r in rows]
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
         raise InvalidState("corrupt event records") from exc
@@ -363,8 +370,11 @@ _RESULT_TEXTS: Final[ByIdentity[HandResult, bytes]] = ByIdentity(4096)
 """JSON texts of hand results by the result object, likewise: each stays in every later state."""
 _HISTORY_SLOT: Final = b',"history":[],"scores":'
 """Where the history goes in a state's JSON (with its neighbours: no option name is either)."""
-_RESULTS_SLOT: Final = b',"results":[],"winners":'
-"""Where the hand results go, likewise."""
+_RESULTS_HEAD: Final = b'{"results":[],'
+"""How a state's JSON starts: its hand results come first (:func:`dump_state`)."""
+_RESULT_FRAMES: Final[ByIdentity[tuple[HandResult, ...], bytes]] = ByIdentity(4096)
+"""The compressed first part of a state's payload, its hand results (``{"results":[...],``),
+by the results tuple: a game's states share one from a hand's end to the next."""
 
 _Kept = TypeVar("_Kept")
 
@@ -400,25 +410,32 @@ def _history_text(history: tuple[Event, ...]) -> bytes:
 def dump_state(state: MatchState) -> bytes:
     """Serialise ``state`` (hidden parts included: this is for the server's store only).
 
-    The history's events and the hand results are written from their kept texts
-    (:func:`_kept_texts`) into the slots the encoder leaves for them: the same bytes as encoding
-    them with the rest.
+    The JSON starts with the hand results: they are the payload's first part
+    (:func:`._compress.compress_parts`), compressed once per results tuple and kept; the rest is
+    the second part, compressed on every write. The history's events and the hand results are
+    written from their kept texts (:func:`_kept_texts`) into the slots the encoder leaves for
+    them: the same bytes as encoding them with the rest.
     """
     # orjson writes tuples as lists, so the fields go in as they are.
     text = orjson.dumps(_state_record(state, history=[], results=[]))
-    if state.results:
-        results = _kept_texts(state.results, _RESULT_TEXTS, _result_out)
-        text = text.replace(_RESULTS_SLOT, b',"results":[' + results + b'],"winners":', 1)
     if state.history:
         slot = b"," + _history_text(state.history) + b',"scores":'
         text = text.replace(_HISTORY_SLOT, slot, 1)
-    return bytes([FORMAT_VERSION]) + compress(text, FORMAT_VERSION)
+    results = state.results
+    if not results:
+        return bytes([FORMAT_VERSION]) + compress_parts(b"", text)
+    first = _RESULT_FRAMES.get(results)
+    if first is None:
+        head = b'{"results":[' + _kept_texts(results, _RESULT_TEXTS, _result_out) + b"],"
+        first = _RESULT_FRAMES.put(results, frame(head))
+    return bytes([FORMAT_VERSION]) + compress_parts(first, text[len(_RESULTS_HEAD) :])
 
 
 def _state_record(
     state: MatchState, history: list[Record], results: list[Record] | None = None
 ) -> Record:
     record: Record = {
+        "results": [_result_out(r) for r in state.results] if results is None else results,
         "preset": state.ruleset.preset,
         "overrides": _overrides(state.ruleset),
         "hand_number": state.hand_number,
@@ -437,7 +454,6 @@ def _state_record(
         "last_laid": state.last_laid,
         "history": history,
         "scores": state.scores,
-        "results": [_result_out(r) for r in state.results] if results is None else results,
         "winners": state.winners,
         "finish_reason": state.finish_reason.value,
         "decks": state.decks,
@@ -501,7 +517,7 @@ def load_state(blob: bytes) -> MatchState:
     that only refuse a new game (``make_ruleset(stored=True)``); rules this release cannot
     build at all raise :class:`GameUnplayable`, not a corrupt state.
     """
-    r = _unpack(blob, _STATE_MIGRATIONS)
+    r = _unpack(blob, STATE_MIGRATIONS)
     try:
         _check_known_names(r["preset"], r["overrides"])
         ruleset = _ruleset(r["preset"], r["overrides"])
@@ -551,140 +567,3 @@ def load_state(blob: bytes) -> MatchState:
     if len(state.hands) != options.players or sides != (options.sides,) * 3:
         raise InvalidState("corrupt state: its seats and sides are not its rules'")
     return state
-
-
-# --- migrations ----------------------------------------------------------------------------
-
-_STATE_FIELDS_1: Final = (
-    "preset", "overrides", "version", "hand_number", "dealer", "turn", "hands", "table",
-    "stock", "piles", "sweeps", "picule", "bagher", "last_capturer", "last_laid", "history",
-    "scores", "results", "winners", "finish_reason", "decks",
-)  # fmt: skip
-"""Format 1: the state as a list in this order."""
-
-_EVENT_FIELDS_1: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
-    "hs": ("hand_started", ("hand_number", "dealer", "table")),
-    "rd": ("redealt", ("hand_number", "reason", "table")),
-    "ar": ("ace_returned", ("card",)),
-    "cd": ("cards_dealt", ("seat", "n_cards", "cards")),
-    "cp": (
-        "card_played",
-        ("seat", "card", "captured", "taken", "sweep", "picula", "bagher_points"),
-    ),
-    "lt": ("leftover_taken", ("seat", "cards")),
-    "sc": ("hand_scored", ("result",)),
-    "gf": ("game_finished", ("winners", "reason", "scores")),
-    "sr": ("seat_resigned", ("seat",)),
-}
-"""Format 1: an event as ``[short tag, *fields]``, by short tag: the kind and the field order."""
-
-
-def _result_1_to_2(row: list[Any]) -> Record:
-    hand_number, components, hand_totals, napoleone, totals = row
-    return {"hand_number": hand_number, "components": components, "hand_totals": hand_totals,
-            "napoleone": napoleone, "totals": totals}  # fmt: skip
-
-
-def _event_1_to_2(row: list[Any]) -> Record:
-    tag, fields = _EVENT_FIELDS_1[row[0]]
-    values = row[1:]
-    if len(values) != len(fields):
-        raise ValueError(f"event {tag} has {len(values)} fields, not {len(fields)}")
-    record: Record = {"t": tag, **dict(zip(fields, values, strict=True))}
-    if tag == "hand_scored":
-        record["result"] = _result_1_to_2(record["result"])
-    return record
-
-
-def _state_1_to_2(row: list[Any]) -> Record:
-    if len(row) != len(_STATE_FIELDS_1):
-        raise ValueError("a format-1 state has 21 fields")
-    record: Record = dict(zip(_STATE_FIELDS_1, row, strict=True))
-    del record["version"]  # the store owns the game's version
-    record["history"] = [_event_1_to_2(["cp", *p]) for p in record["history"]]
-    record["results"] = [_result_1_to_2(r) for r in record["results"]]
-    return record
-
-
-def _events_1_to_2(rows: list[list[Any]]) -> list[Record]:
-    return [_event_1_to_2(r) for r in rows]
-
-
-def _specials_2_to_3(picula: int, bagher: int) -> list[list[Any]]:
-    """Format 2's picula count and bagher points as format 3's specials (rule order)."""
-    return [[name, n] for name, n in (("picula", int(picula)), ("bagher", bagher)) if n]
-
-
-def _played_2_to_3(record: Record) -> Record:
-    record = dict(record)
-    record["specials"] = _specials_2_to_3(record.pop("picula"), record.pop("bagher_points"))
-    return record
-
-
-def _event_2_to_3(record: Record) -> Record:
-    return _played_2_to_3(record) if record["t"] == "card_played" else record
-
-
-def _state_2_to_3(record: Record) -> Record:
-    record = dict(record)
-    picule, bagher = record.pop("picule"), record.pop("bagher")
-    record["specials"] = [_specials_2_to_3(p, b) for p, b in zip(picule, bagher, strict=True)]
-    record["history"] = [_played_2_to_3(p) for p in record["history"]]
-    record["phase"] = "play"
-    record["declared"] = []
-    return record
-
-
-def _events_2_to_3(rows: list[Record]) -> list[Record]:
-    return [_event_2_to_3(r) for r in rows]
-
-
-def _same(payload: Any) -> Any:
-    """A format that changes none of the payload's records (format 4 only names what builds of
-    format 3 already wrote, format 5 only adds values: see the module docstring)."""
-    return payload
-
-
-def _pinned(presets: frozenset[str], option: str) -> Callable[[Record], Record]:
-    """The state migration to a format whose ``presets`` set ``option`` where the format before
-    left it at its default: a state of theirs without an ``option`` override gets the default
-    (0) written into its overrides, so it keeps the rules it was created with."""
-
-    def migrate(record: Record) -> Record:
-        if record["preset"] not in presets or option in record["overrides"]:
-            return record
-        record = dict(record)
-        record["overrides"] = {**record["overrides"], option: 0}
-        return record
-
-    return migrate
-
-
-_state_5_to_6: Final = _pinned(
-    frozenset({"marescialla", "marescialla_80", "modulo_sette"}), "hand_limit"
-)
-"""Format 6: the presets whose scores can fall set ``hand_limit``."""
-_state_6_to_7: Final = _pinned(frozenset({"cirulla"}), "napola_top")
-"""Format 7: Cirulla's piccola stops at the 7."""
-
-
-_STATE_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
-    1: _state_1_to_2,
-    2: _state_2_to_3,
-    3: _same,
-    4: _same,
-    5: _state_5_to_6,
-    6: _state_6_to_7,
-    7: _same,
-}
-"""``n -> f``: ``f`` turns a format-``n`` state payload into a format-``n + 1`` one."""
-_EVENT_MIGRATIONS: Final[dict[int, Callable[[Any], Any]]] = {
-    1: _events_1_to_2,
-    2: _events_2_to_3,
-    3: _same,
-    4: _same,
-    5: _same,
-    6: _same,
-    7: _same,
-}
-"""``n -> f``: ``f`` turns a format-``n`` event batch into a format-``n + 1`` one."""
