@@ -1,32 +1,13 @@
 """Protobuf wire-format pieces the transports' frames are written from, pure so they compile:
-a varint, and a message's bytes split by top-level field (a session's view patches compare a
-view's fields by their bytes, :mod:`scopa.transport._view_patch`)."""
+a varint (:func:`scopa.rules.varint`, which the stored format uses too), and a message's bytes
+split by top-level field (a session's view patches compare a view's fields by their bytes,
+:mod:`scopa.transport._view_patch`)."""
 
 from __future__ import annotations
 
+from scopa.rules import read_varint, varint
+
 __all__ = ["split_fields", "varint"]
-
-
-def varint(value: int) -> bytes:
-    """``value`` (>= 0) as a protobuf varint."""
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    """The varint at ``pos`` and the position after it."""
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
 
 
 def split_fields(data: bytes) -> dict[int, bytes]:
@@ -37,13 +18,13 @@ def split_fields(data: bytes) -> dict[int, bytes]:
     run, start = -1, 0
     while pos < end:
         at = pos
-        key, pos = _read_varint(data, pos)
+        key, pos = read_varint(data, pos)
         wire = key & 7
         if wire == 2:
-            length, pos = _read_varint(data, pos)
+            length, pos = read_varint(data, pos)
             pos += length
         elif wire == 0:
-            _, pos = _read_varint(data, pos)
+            _, pos = read_varint(data, pos)
         elif wire == 1:
             pos += 8
         elif wire == 5:

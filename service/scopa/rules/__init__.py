@@ -187,6 +187,7 @@ from ._specials import (
     table_bonus_rules,
 )
 from ._state import PLAY, MatchState, Move
+from ._varint import read_varint, varint
 
 __all__ = [
     "ALL_CARDS",
@@ -343,6 +344,7 @@ __all__ = [
     "observe",
     "parse_card",
     "rank_of",
+    "read_varint",
     "resign",
     "returned_aces",
     "score_hand",
@@ -357,6 +359,7 @@ __all__ = [
     "sweeps_score",
     "table_bonus_rules",
     "unseen_cards",
+    "varint",
     "visible_event",
     "visible_events",
     "void_deal_chance",

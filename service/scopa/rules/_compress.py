@@ -18,6 +18,8 @@ from typing import Final
 
 import zstandard
 
+from ._varint import read_varint, varint
+
 __all__ = [
     "PARTS_FROM",
     "ZSTD_FROM",
@@ -123,7 +125,7 @@ def frame(raw: bytes) -> bytes:
 def compress_parts(first: bytes, second: bytes) -> bytes:
     """A format-9 payload whose text is ``first``'s (a :func:`frame`, or empty) then
     ``second``'s (compressed here)."""
-    return _varint(len(first)) + first + frame(second)
+    return varint(len(first)) + first + frame(second)
 
 
 def compress(raw: bytes, version: int) -> bytes:
@@ -140,7 +142,10 @@ def decompress(data: bytes, version: int) -> bytes:
     """The raw payload of a format-``version`` blob (after its format byte)."""
     try:
         if version >= PARTS_FROM:
-            size, start = _read_varint(data)
+            try:
+                size, start = read_varint(data, 0)
+            except ValueError as exc:
+                raise CorruptPayload("no length at the start of the payload") from exc
             end = start + size
             if end > len(data):
                 raise CorruptPayload("the first part is cut short")
@@ -154,23 +159,3 @@ def decompress(data: bytes, version: int) -> bytes:
         return zlib.decompress(data)
     except (zlib.error, zstandard.ZstdError) as exc:
         raise CorruptPayload(str(exc)) from exc
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _read_varint(data: bytes) -> tuple[int, int]:
-    """The varint at the start of ``data`` and where it ends."""
-    value = shift = 0
-    for i, byte in enumerate(data[:5]):
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, i + 1
-        shift += 7
-    raise CorruptPayload("no length at the start of the payload")
