@@ -273,7 +273,7 @@ class HeldNotices(MemoryStore):
     @asynccontextmanager
     async def subscribe(
         self, game_id: str, skip: Callable[[int], bool] | None = None
-    ) -> AsyncIterator[AsyncIterator[int]]:
+    ) -> AsyncIterator[VersionQueue]:
         queue = VersionQueue(64, skip)
         self.queues.setdefault(game_id, []).append(queue)
         try:

@@ -10,7 +10,6 @@ so a run-out clock or a bot turn left by a dead replica is taken (as GetState wo
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -113,12 +112,11 @@ class Watches:
                 yield update.with_snapshot(shown)
                 if done:
                     return
-                notices = aiter(versions)
                 start = now_s()
                 idle_until, probe_at = start + idle_s, start + games.settings.watch_probe_s
                 while True:
                     wake_at = min(idle_until, due_at, probe_at)
-                    version = await self._next_notice(notices, min(wake_at, here.beat_at))
+                    version = await self._next_notice(versions, min(wake_at, here.beat_at))
                     if version is None:
                         return  # the store is closing
                     if now_s() >= here.beat_at:
@@ -133,7 +131,7 @@ class Watches:
                         version = RESYNC
                     probe_at = now_s() + games.settings.watch_probe_s
                     if version in (PRESENCE, RESYNC):
-                        since = getattr(versions, "presence_at", None)  # shared by the notice
+                        since = versions.presence_at  # shared by the notice
                         fresh = await self._presences.read(
                             game_id, since if version == PRESENCE else None
                         )
@@ -166,21 +164,15 @@ class Watches:
                         return
                     idle_until = now_s() + idle_s
 
-    async def _next_notice(self, notices: AsyncIterator[int], wake_at: float) -> int | None:
+    async def _next_notice(self, notices: VersionQueue, wake_at: float) -> int | None:
         """The next notice (a version, PRESENCE or RESYNC); _QUIET when ``wake_at`` (on the
         ``now_s`` clock: a probe, the stream's idle limit, its game's deadline or its presence
         refresh) comes first; None once the store closed."""
-        wait = max(0.0, wake_at - now_s())
         try:
-            if isinstance(notices, VersionQueue):  # the stores': a wait with no timeout context
-                version = await notices.next_within(wait)
-                return _QUIET if version is None else version
-            async with asyncio.timeout(wait):  # no task of its own, unlike wait_for (3.11)
-                return await anext(notices)
-        except TimeoutError:
-            return _QUIET
+            version = await notices.next_within(max(0.0, wake_at - now_s()))
         except StopAsyncIteration:
             return None
+        return _QUIET if version is None else version
 
     async def _watched(
         self, game_id: str, last: int | None, notice: int = RESYNC

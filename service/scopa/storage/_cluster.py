@@ -32,7 +32,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from scopa._spans import LeafSpans
 from scopa.storage._errors import OutcomeUnknown, StorageUnavailable
-from scopa.storage._fanout import Fanout
+from scopa.storage._fanout import Fanout, VersionQueue
 from scopa.storage._keys import channel
 from scopa.storage._pubsub import RedisLink
 from scopa.storage._redis import RedisStore, _Call, span_attributes
@@ -144,7 +144,7 @@ class RedisClusterStore(RedisStore):
 
     def subscribe(
         self, game_id: str, skip: Callable[[int], bool] | None = None
-    ) -> AbstractAsyncContextManager[AsyncIterator[int]]:
+    ) -> AbstractAsyncContextManager[VersionQueue]:
         """Yield the versions published while the context is open (SSUBSCRIBE on its shard),
         but those ``skip`` is true for."""
         return self._subscribe(channel(game_id), skip)
@@ -199,7 +199,7 @@ class RedisClusterStore(RedisStore):
     @asynccontextmanager
     async def _subscribe(
         self, name: str, skip: Callable[[int], bool] | None
-    ) -> AsyncIterator[AsyncIterator[int]]:
+    ) -> AsyncIterator[VersionQueue]:
         try:
             await self._cluster.initialize()
             node = self._cluster.get_node_from_key(name)

@@ -69,9 +69,8 @@ class VersionQueue:
             self._presence = False
         self._presence = self._presence or version == PRESENCE
         entries.append(version)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if self._waiter is not None:
+            _wake(self._waiter)
 
     def _skips(self, version: int) -> bool:
         assert self._skip is not None
@@ -208,7 +207,7 @@ class Fanout:
     @asynccontextmanager
     async def subscribe(
         self, channel: str, skip: Callable[[int], bool] | None = None
-    ) -> AsyncIterator[AsyncIterator[int]]:
+    ) -> AsyncIterator[VersionQueue]:
         """Yield the versions published on ``channel`` while the block runs (once confirmed),
         but those ``skip`` is true for (asked as each is published: the reader has them by
         other means, and is not woken for them)."""

@@ -147,7 +147,7 @@ class MemoryStore(MemoryOutbox, MemoryOwnerIndex):
     @asynccontextmanager
     async def subscribe(
         self, game_id: str, skip: Callable[[int], bool] | None = None
-    ) -> AsyncIterator[AsyncIterator[int]]:
+    ) -> AsyncIterator[VersionQueue]:
         """Yield the stream of versions committed while the context is open, but those
         ``skip`` is true for."""
         self._check_open()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 
+from scopa.storage._fanout import VersionQueue
 from scopa.storage._outbox import OutboxClaim, OutboxItem
 from scopa.storage._types import CreateResult, Event, Presence, PublicGame, Snapshot
 
@@ -81,7 +82,7 @@ class GameStore(Protocol):
 
     def subscribe(
         self, game_id: str, skip: Callable[[int], bool] | None = None
-    ) -> AbstractAsyncContextManager[AsyncIterator[int]]:
+    ) -> AbstractAsyncContextManager[VersionQueue]:
         """Return a context manager yielding the stream of newly committed versions.
 
         The subscription is active once the context is entered, so a caller can enter it, then

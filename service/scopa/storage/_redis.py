@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any, Final, Protocol, cast
@@ -37,7 +37,7 @@ from scopa.storage._errors import (
     StorageUnavailable,
     VersionConflict,
 )
-from scopa.storage._fanout import Fanout
+from scopa.storage._fanout import Fanout, VersionQueue
 from scopa.storage._index import RedisIndexes
 from scopa.storage._keys import (
     channel,
@@ -441,7 +441,7 @@ class RedisStore(RedisIndexes, RedisOutbox, RedisPresence, RedisOwnerIndex):
 
     def subscribe(
         self, game_id: str, skip: Callable[[int], bool] | None = None
-    ) -> AbstractAsyncContextManager[AsyncIterator[int]]:
+    ) -> AbstractAsyncContextManager[VersionQueue]:
         """Yield the versions published while the context is open (subscription confirmed),
         but those ``skip`` is true for.
 
