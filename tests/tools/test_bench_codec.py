@@ -23,3 +23,9 @@ def test_codec_prints_each_codec_against_zlib() -> None:
     assert all(float(v) > 0 for row in rows.values() for v in row)
     # Format 9's two frames: a length, a second frame's header, the results compressed apart.
     assert 0 <= int(rows["stored"][3]) - int(rows["zstd_dict"][3]) <= 32
+    hands = re.findall(
+        r"^dump_state hand=(\d+) states=(\d+) encode_us=([\d.]+) bytes=(\d+)$", done.stdout, re.M
+    )
+    assert [int(h[0]) for h in hands] == [1, 5, 10, 20], done.stdout
+    assert all(int(h[1]) > 0 and float(h[2]) > 0 for h in hands)
+    assert int(hands[-1][3]) > int(hands[0][3])  # later states carry more hand results
